@@ -1,0 +1,29 @@
+"""Fixtures shared by every test."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point HOME and the XDG folders into ``tmp_path`` and clear every TOKENSALES_* variable.
+
+    No test may read or write the user's real config, data or cache.
+    """
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for variable, folder in (
+        ("XDG_CONFIG_HOME", ".config"),
+        ("XDG_DATA_HOME", ".local/share"),
+        ("XDG_CACHE_HOME", ".cache"),
+    ):
+        monkeypatch.setenv(variable, str(home / folder))
+    for variable in list(os.environ):
+        if variable.startswith("TOKENSALES_"):
+            monkeypatch.delenv(variable)
+    return home

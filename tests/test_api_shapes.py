@@ -1,0 +1,215 @@
+"""Each response shape the client accepts where the interface says "not shown"."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from tokensales_tui.api import UnexpectedResponse, ValidationError, shapes
+
+from .apifakes import FakeServer, json_response, make_jwt
+
+ITEM = {
+    "id": "itm_1",
+    "title": "Gold pass",
+    "currency": "USD",
+    "price": 10,
+    "description": "",
+    "imageUrl": "",
+}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        [ITEM],
+        {"items": [ITEM]},
+        {"data": [ITEM]},
+        {"results": [ITEM], "count": 1},
+        {"data": {"items": [ITEM]}, "page": 1},
+        {"page": 1, "things": [ITEM]},
+    ],
+    ids=["bare", "items", "data", "results", "nested-data", "only-list"],
+)
+async def test_item_list_shapes(body: object) -> None:
+    server = FakeServer({("GET", "/v1/items"): json_response(200, body)})
+    async with server.client() as client:
+        items = await client.list_items()
+    assert [i.id for i in items] == ["itm_1"]
+    assert items[0].raw == ITEM
+
+
+@pytest.mark.parametrize("key", ["assets", "data", "results"])
+async def test_asset_list_keys_and_id_keys(key: str) -> None:
+    rows = [{"assetId": "a1", "symbol": "USDC"}, {"_id": 7, "symbol": "ETH"}, {"name": "no id"}]
+    server = FakeServer({("GET", "/v1/assets"): json_response(200, {key: rows})})
+    async with server.client() as client:
+        assets = await client.list_assets()
+    assert [a.id for a in assets] == ["a1", "7", None]
+    assert assets[0].raw["symbol"] == "USDC"
+
+
+@pytest.mark.parametrize("id_key", ["id", "_id", "tokenId", "token_id", "collectionId"])
+async def test_collection_id_keys(id_key: str) -> None:
+    row = {id_key: "col_9", "name": "Genesis", "whitelisted": True}
+    server = FakeServer({("GET", "/collections"): json_response(200, {"collections": [row]})})
+    async with server.client() as client:
+        (collection,) = await client.list_collections()
+    assert collection.id == "col_9"
+    assert collection.is_whitelisted is True
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"accessToken": "T"},
+        {"access_token": "T", "expires_in": 30},
+        {"token": "T"},
+        {"jwt": "T"},
+        {"data": {"accessToken": "T", "expiresIn": "30"}},
+        "T",
+    ],
+)
+def test_token_shapes(body: object) -> None:
+    token, expires = shapes.extract_token(body)
+    assert token == "T"
+    assert expires in (None, 30.0)
+
+
+def test_token_shape_without_token_is_rejected() -> None:
+    with pytest.raises(ValueError):
+        shapes.extract_token({"ok": True})
+
+
+async def test_token_response_without_token_is_unexpected() -> None:
+    server = FakeServer({("POST", "/auth/getAccessToken"): json_response(200, {"ok": True})})
+    async with server.client() as client:
+        with pytest.raises(UnexpectedResponse, match="no access token"):
+            await client.list_webhooks()
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ({"message": "url is required"}, "url is required"),
+        ({"error": "bad url"}, "bad url"),
+        ({"error": {"message": "nested"}}, "nested"),
+        ({"detail": "too short"}, "too short"),
+        (
+            {"title": "Bad Request", "errors": ["events must not be empty"]},
+            "Bad Request — events must not be empty",
+        ),
+        ({"errors": [{"field": "url", "message": "invalid"}]}, "url: invalid"),
+        (
+            {
+                "type": "about:blank",
+                "title": "Invalid",
+                "validation": [{"field": "name", "message": "required"}],
+            },
+            "Invalid — name: required",
+        ),
+        ({"message": "is invalid", "field": "whitelisted"}, "whitelisted: is invalid"),
+        ({"errors": {"url": ["is not a URL"]}}, "url: is not a URL"),
+    ],
+)
+def test_error_bodies_become_one_line(body: object, expected: str) -> None:
+    assert shapes.error_message(body) == expected
+
+
+async def test_server_message_reaches_validation_error() -> None:
+    server = FakeServer(
+        {
+            ("POST", "/v1/platform-webhooks"): json_response(
+                422, {"message": "events must not be empty", "field": "events"}
+            )
+        }
+    )
+    from tokensales_tui.api.models import WebhookCreate
+
+    async with server.client() as client:
+        with pytest.raises(ValidationError) as caught:
+            await client.create_webhook(WebhookCreate(url="https://x.example", events=[]))
+    assert str(caught.value) == "events must not be empty"
+    assert caught.value.status == 422
+
+
+@pytest.mark.parametrize(
+    ("content", "content_type", "fragment"),
+    [
+        (
+            b"<html><body>502 Bad Gateway</body></html>",
+            "text/html",
+            "not valid JSON (HTTP 200, text/html",
+        ),
+        (b"", "application/json", "empty body"),
+        (b"\xff\xfe\xfa", "application/json", "not valid JSON"),
+        (b"[" * 10_000 + b"]" * 10_000, "application/json", "not valid JSON"),
+        (b'{"items": "nope"}', "application/json", "no list in it"),
+        (b'["a", "b"]', "application/json", "entry 0 is not an object"),
+        (
+            b'{"items": [{"id": null, "title": "x", "currency": "USD", "price": 1}]}',
+            "application/json",
+            "items[0]",
+        ),
+        (
+            b'{"items": [{"id": "1", "title": "x", "currency": "USD", "price": "cheap"}]}',
+            "application/json",
+            "price",
+        ),
+    ],
+    ids=[
+        "html",
+        "empty",
+        "bad-utf8",
+        "deep",
+        "object-not-list",
+        "strings",
+        "null-id",
+        "bad-number",
+    ],
+)
+async def test_bodies_that_fit_no_shape(content: bytes, content_type: str, fragment: str) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=content, headers={"content-type": content_type})
+
+    server = FakeServer({("GET", "/v1/items"): handler})
+    async with server.client() as client:
+        with pytest.raises(UnexpectedResponse) as caught:
+            await client.list_items()
+    assert fragment in str(caught.value)
+
+
+async def test_numbers_sent_as_strings_are_accepted() -> None:
+    row = dict(ITEM, price="12.50")
+    server = FakeServer({("GET", "/v1/items"): json_response(200, [row])})
+    async with server.client() as client:
+        (item,) = await client.list_items()
+    assert item.price == 12.5
+
+
+async def test_single_asset_wrapped_under_data() -> None:
+    server = FakeServer(
+        {
+            ("GET", "/v1/assets/a%2F1"): json_response(
+                200, {"data": {"assetId": "a/1", "name": "USDC"}}
+            )
+        }
+    )
+    async with server.client() as client:
+        asset = await client.get_asset("a/1")
+    assert asset.id == "a/1"
+    assert asset.raw["name"] == "USDC"
+
+
+async def test_large_list_is_decoded_off_the_loop() -> None:
+    rows = [dict(ITEM, id=f"itm_{i}") for i in range(5000)]
+    server = FakeServer({("GET", "/v1/items"): json_response(200, {"items": rows})})
+    async with server.client() as client:
+        items = await client.list_items()
+    assert len(items) == 5000 and items[-1].id == "itm_4999"
+
+
+def test_jwt_helper_is_a_jwt() -> None:
+    from tokensales_tui.api.auth import jwt_claims
+
+    assert jwt_claims(make_jwt(iat=10, lifetime=5))["exp"] == 15

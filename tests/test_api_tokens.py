@@ -1,0 +1,154 @@
+"""Token lifetime, proactive refresh, single-flight and the 401 retry, on a controlled clock."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import pytest
+
+from tokensales_tui.api import AuthError, NetworkError
+
+from .apifakes import FakeClock, FakeServer, json_response, make_jwt
+
+
+def webhooks_ok() -> FakeServer:
+    return FakeServer({("GET", "/v1/platform-webhooks"): json_response(200, [])})
+
+
+async def test_twenty_concurrent_calls_make_one_token_request() -> None:
+    server = webhooks_ok()
+    async with server.client() as client:
+        results = await asyncio.gather(*(client.list_webhooks() for _ in range(20)))
+    assert len(results) == 20
+    assert server.count("POST", "/auth/getAccessToken") == 1
+    assert server.count("GET", "/v1/platform-webhooks") == 20
+
+
+async def test_twenty_concurrent_calls_on_an_expired_token_refresh_once() -> None:
+    clock = FakeClock()
+    server = webhooks_ok()
+    async with server.client(clock) as client:
+        await client.list_webhooks()
+        clock.now += 3600  # expired
+        await asyncio.gather(*(client.list_webhooks() for _ in range(20)))
+    assert server.count("POST", "/auth/getAccessToken") == 2
+
+
+async def test_refresh_happens_sixty_seconds_before_expiry() -> None:
+    clock = FakeClock()
+    server = webhooks_ok()
+    async with server.client(clock) as client:
+        await client.list_webhooks()
+        clock.now += 3600 - 61
+        await client.list_webhooks()
+        assert server.count("POST", "/auth/getAccessToken") == 1
+        clock.now += 2  # now inside the last minute
+        await client.list_webhooks()
+        assert server.count("POST", "/auth/getAccessToken") == 2
+        state = client.token_state
+        assert state.status == "valid"
+        assert state.expires_in == pytest.approx(3600)
+
+
+async def test_expiry_uses_lifetime_not_the_wall_clock() -> None:
+    # The token's iat/exp are decades off the local wall clock; only exp - iat matters.
+    clock = FakeClock()
+    server = webhooks_ok()
+    server.routes[("POST", "/auth/getAccessToken")] = json_response(
+        200, {"accessToken": make_jwt(iat=100, lifetime=600)}
+    )
+    async with server.client(clock) as client:
+        for _ in range(5):
+            await client.list_webhooks()
+    assert server.count("POST", "/auth/getAccessToken") == 1
+
+
+async def test_short_lived_tokens_refresh_once_per_expiry() -> None:
+    clock = FakeClock()
+    server = webhooks_ok()
+    server.token_lifetime = 5
+    async with server.client(clock) as client:
+        for _ in range(10):  # 10 calls over 25 s of 5-second tokens
+            await client.list_webhooks()
+            clock.now += 2.5
+    assert server.count("POST", "/auth/getAccessToken") == 5
+
+
+async def test_a_401_refreshes_once_and_retries_once() -> None:
+    server = webhooks_ok()
+    calls = {"n": 0}
+
+    def sometimes_401(request: httpx.Request) -> httpx.Response:
+        calls["n"] += 1
+        return httpx.Response(401 if calls["n"] == 1 else 200, json=[])
+
+    server.routes[("GET", "/v1/platform-webhooks")] = sometimes_401
+    async with server.client() as client:
+        assert await client.list_webhooks() == []
+    assert server.count("POST", "/auth/getAccessToken") == 2
+    tokens = [
+        r.headers["authorization"] for r in server.seen if r.url.path == "/v1/platform-webhooks"
+    ]
+    assert tokens[0] != tokens[1]
+
+
+async def test_a_second_401_is_an_auth_error_naming_the_profile() -> None:
+    server = FakeServer(
+        {("GET", "/v1/platform-webhooks"): json_response(401, {"message": "expired"})}
+    )
+    async with server.client() as client:
+        with pytest.raises(AuthError, match="staging"):
+            await client.list_webhooks()
+    assert server.count("GET", "/v1/platform-webhooks") == 2
+    assert server.count("POST", "/auth/getAccessToken") == 2
+
+
+async def test_refused_credentials_name_the_profile_and_do_not_storm() -> None:
+    server = FakeServer(
+        {("POST", "/auth/getAccessToken"): json_response(401, {"message": "bad key"})}
+    )
+    async with server.client() as client:
+        results = await asyncio.gather(
+            *(client.list_webhooks() for _ in range(10)), return_exceptions=True
+        )
+    assert all(isinstance(r, AuthError) for r in results)
+    assert "staging" in str(results[0])
+    assert server.count("POST", "/auth/getAccessToken") == 1
+    assert "secret-ZZZZ9999" not in str(results[0])
+
+
+async def test_token_failure_reaches_every_waiter_and_the_next_call_retries() -> None:
+    server = webhooks_ok()
+    state = {"down": True}
+
+    def token(request: httpx.Request) -> httpx.Response:
+        if state["down"]:
+            raise httpx.ConnectError("connection refused")
+        return server.issue_token(request)
+
+    server.routes[("POST", "/auth/getAccessToken")] = token
+    async with server.client() as client:
+        results = await asyncio.gather(
+            *(client.list_webhooks() for _ in range(20)), return_exceptions=True
+        )
+        assert all(isinstance(r, NetworkError) for r in results)
+        assert "auth.example.test" in str(results[0])
+        assert client.token_state.status == "failed"
+        state["down"] = False
+        assert await client.list_webhooks() == []
+        assert client.token_state.status == "valid"
+
+
+async def test_token_request_body_is_the_management_key_and_secret() -> None:
+    server = webhooks_ok()
+    async with server.client() as client:
+        await client.list_webhooks()
+    (token_request,) = [r for r in server.seen if r.url.path == "/auth/getAccessToken"]
+    import json
+
+    assert json.loads(token_request.content) == {
+        "apiKey": "key-AAAA1111",
+        "apiSecret": "secret-ZZZZ9999",
+    }
+    assert str(token_request.url).startswith("https://auth.example.test/")

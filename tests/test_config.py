@@ -1,0 +1,539 @@
+"""The config file: reading, atomic saving, locking and choosing a profile."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import stat
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import tomli_w
+
+from tokensales_tui import config as cfg
+from tokensales_tui.api.secret import Secret
+from tokensales_tui.config import (
+    ConfigError,
+    ConfigFile,
+    NoConfiguration,
+    Overrides,
+    Profile,
+    load_config,
+    resolve_profile,
+    save_config,
+    update_config,
+    upsert_profile,
+    validate_url,
+)
+
+KEY = "key-5f1e2d9c"
+SECRET = "secret-8a7b6c5d"
+VALID = b'default_profile = "prod"\n\n[profiles.prod]\nbase_url = "https://api.example.com"\n'
+
+
+def mode_of(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def leftovers(folder: Path) -> list[str]:
+    return [name for name in os.listdir(folder) if name.endswith(".tmp")]
+
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    old = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+@pytest.fixture
+def full() -> ConfigFile:
+    return ConfigFile(
+        default_profile="prod",
+        profiles={
+            "prod": Profile(
+                base_url="https://api.example.com",
+                auth_url="https://auth.example.com",
+                console_url="https://console.example.com",
+                api_key=Secret(KEY),
+                api_secret=Secret(SECRET),
+                read_only=True,
+                label="PRODUCTION",
+            ),
+            "local": Profile(base_url="http://127.0.0.1:8000", api_key=Secret("k")),
+        },
+    )
+
+
+# -- Paths and round trip ----------------------------------------------------------------
+
+
+def test_paths_honour_xdg(isolated_home: Path) -> None:
+    assert cfg.config_path() == isolated_home / ".config/tokensales-tui/config.toml"
+    assert cfg.data_dir() == isolated_home / ".local/share/tokensales-tui"
+
+
+def test_missing_file_is_empty_config() -> None:
+    assert load_config() == ConfigFile()
+
+
+def test_round_trip_keeps_secrets_and_masks_them(full: ConfigFile) -> None:
+    save_config(full)
+
+    loaded = load_config()
+
+    assert loaded == full
+    prod = loaded.profiles["prod"]
+    assert prod.api_key is not None and prod.api_key.reveal() == KEY
+    assert prod.api_secret is not None and prod.api_secret.reveal() == SECRET
+    for text in (repr(loaded), str(loaded), repr(prod), str(prod)):
+        assert KEY not in text and SECRET not in text
+    assert b"read_only = false" not in cfg.config_path().read_bytes()  # defaults are omitted
+
+
+def test_trailing_slashes_are_stripped_on_load(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[profiles.p]\nbase_url = "https://api.example.com//"\n')
+
+    assert load_config(path).profiles["p"].base_url == "https://api.example.com"
+
+
+# -- Modes, symlinks, atomicity ----------------------------------------------------------
+
+
+@pytest.mark.usefixtures("umask_022")
+def test_new_file_is_0600_in_a_0700_folder(full: ConfigFile) -> None:
+    save_config(full)
+
+    path = cfg.config_path()
+    assert mode_of(path) == 0o600
+    assert mode_of(path.parent) == 0o700
+    assert cfg.permission_warnings() == []
+
+
+@pytest.mark.usefixtures("umask_022")
+def test_loose_file_is_warned_and_fixed_on_save(tmp_path: Path, full: ConfigFile) -> None:
+    folder = tmp_path / "conf"
+    folder.mkdir(mode=0o700)
+    path = folder / "config.toml"
+    path.write_bytes(VALID)
+    path.chmod(0o644)
+
+    warnings = cfg.permission_warnings(path)
+    assert len(warnings) == 1 and str(path) in warnings[0] and "0644" in warnings[0]
+
+    save_config(full, path)
+
+    assert mode_of(path) == 0o600
+    assert cfg.permission_warnings(path) == []
+
+
+@pytest.mark.usefixtures("umask_022")
+def test_existing_loose_folder_is_left_but_warned(tmp_path: Path, full: ConfigFile) -> None:
+    folder = tmp_path / "shared"
+    folder.mkdir(mode=0o755)
+
+    save_config(full, folder / "config.toml")
+
+    assert mode_of(folder) == 0o755
+    assert any(
+        str(folder) in warning for warning in cfg.permission_warnings(folder / "config.toml")
+    )
+
+
+def test_symlinked_config_keeps_its_link(tmp_path: Path, full: ConfigFile) -> None:
+    real = tmp_path / "dotfiles" / "tokensales.toml"
+    real.parent.mkdir()
+    real.write_bytes(VALID)
+    link = tmp_path / "config.toml"
+    link.symlink_to(real)
+
+    save_config(full, link)
+
+    assert link.is_symlink() and link.resolve() == real
+    assert load_config(real) == full
+    assert mode_of(real) == 0o600
+    assert leftovers(real.parent) == [] and leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("failing", ["replace", "fsync", "write"])
+def test_failed_save_keeps_old_bytes_and_no_temp_file(
+    tmp_path: Path, full: ConfigFile, monkeypatch: pytest.MonkeyPatch, failing: str
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_bytes(VALID)
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    if failing == "write":
+        monkeypatch.setattr(os, "fdopen", lambda fd, mode: _FailingFile(fd))
+    else:
+        monkeypatch.setattr(os, failing, boom)
+
+    with pytest.raises(ConfigError) as caught:
+        save_config(full, path)
+
+    assert caught.value.message == "not saved: No space left on device"
+    assert path.read_bytes() == VALID
+    assert leftovers(tmp_path) == []
+
+
+class _FailingFile:
+    """Stands in for the temp file object: closes the descriptor, fails to write."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def __enter__(self) -> _FailingFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self.fd)
+
+    def write(self, data: bytes) -> int:
+        raise OSError(28, "No space left on device")
+
+
+def test_serialisation_failure_touches_nothing(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bad = ConfigFile(profiles={"p": Profile(base_url="https://a.example", label=object())})  # type: ignore[arg-type]
+
+    with pytest.raises(ConfigError, match=r"^not saved: "):
+        save_config(bad)
+    assert not (isolated_home / ".config").exists()
+
+    path = isolated_home / "config.toml"
+    path.write_bytes(VALID)
+
+    def broken(obj: object) -> str:
+        raise TypeError("Object of type X is not TOML serializable")
+
+    monkeypatch.setattr(tomli_w, "dumps", broken)
+    with pytest.raises(ConfigError, match=r"^not saved: "):
+        save_config(ConfigFile(), path)
+    assert path.read_bytes() == VALID
+    assert sorted(os.listdir(isolated_home)) == ["config.toml"]
+
+
+def test_save_refuses_a_config_that_would_not_load(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    bad = ConfigFile(profiles={"p": Profile(base_url="example.com")})
+
+    with pytest.raises(ConfigError, match=r"^not saved: \[profiles.p\] base_url"):
+        save_config(bad, path)
+    assert not path.exists()
+
+
+def test_atomic_write_sets_mode_whatever_the_umask(tmp_path: Path) -> None:
+    old = os.umask(0o077)
+    try:
+        cfg.atomic_write(tmp_path / "records" / "payouts.json", b"[]", mode=0o640)
+    finally:
+        os.umask(old)
+
+    assert (tmp_path / "records" / "payouts.json").read_bytes() == b"[]"
+    assert mode_of(tmp_path / "records" / "payouts.json") == 0o640
+    assert mode_of(tmp_path / "records") == 0o700
+
+
+# -- Corrupt files -----------------------------------------------------------------------
+
+CORRUPT = [
+    pytest.param(
+        b'[profiles.prod]\nbase_url = "https://api.example.com\n',
+        (2, 36),
+        "not valid TOML: Illegal character",
+        id="unterminated-string",
+    ),
+    pytest.param(
+        b'[profiles.prod]\nbase_url = "https://a.example"\nbase_url = "https://b.example"\n',
+        (3, 31),
+        "defined twice",
+        id="duplicate-key",
+    ),
+    pytest.param(b"\xef\xbb\xbf" + VALID, (1, 1), "byte order mark", id="bom"),
+    pytest.param(
+        b'[profiles.prod]\nbase_url = "https://a.example"\nlabel = "PR\xc3\xa9\xffD"\n',
+        (3, 13),
+        "byte 0xff is not valid UTF-8",
+        id="invalid-utf8",
+    ),
+    pytest.param(
+        b'[profiles.prod]\nbase_url = "https://a.example"\n  read_only = "yes"\n',
+        (3, 3),
+        '[profiles.prod] read_only must be true or false, not "yes"',
+        id="wrong-type",
+    ),
+    pytest.param(
+        b'[profiles.prod]\nbase_ur = "https://a.example"\n',
+        (2, 1),
+        'unknown key "base_ur" in [profiles.prod] — did you mean "base_url"?',
+        id="unknown-key",
+    ),
+    pytest.param(
+        b'[profiles.prod]\nbase_url = "example.com"\n',
+        (2, 1),
+        '[profiles.prod] base_url "example.com" needs a scheme and host, e.g. https://example.com',
+        id="url-without-scheme",
+    ),
+    pytest.param(
+        b'default_profile = "stage"\n[profiles.prod]\nbase_url = "https://a.example"\n'
+        b'[profiles.dev]\nbase_url = "https://b.example"\n',
+        (1, 1),
+        'default_profile "stage" is not a profile in this file; existing profiles: prod, dev',
+        id="missing-default",
+    ),
+]
+
+
+@pytest.mark.parametrize(("content", "where", "message"), CORRUPT)
+def test_corrupt_file_is_located_and_never_overwritten(
+    tmp_path: Path, full: ConfigFile, content: bytes, where: tuple[int, int], message: str
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_bytes(content)
+
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    error = caught.value
+    assert (error.path, error.line, error.column) == (path, *where)
+    assert message in error.message
+    assert str(error) == f"{path}:{where[0]}:{where[1]}: {error.message}"
+
+    with pytest.raises(ConfigError, match="not saved"):
+        save_config(full, path)
+    with pytest.raises(ConfigError, match="not saved"):
+        update_config(upsert_profile("new", Profile(base_url="https://n.example")), path)
+    assert path.read_bytes() == content
+    assert leftovers(tmp_path) == []
+
+    save_config(full, path, force=True)
+    assert load_config(path) == full
+
+
+def test_wrong_typed_secret_is_not_echoed(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    for value in ("12345678", '["hunter2-secret"]', "{ x = 'hunter2-secret' }"):
+        path.write_text(f'[profiles.p]\nbase_url = "https://a.example"\napi_secret = {value}\n')
+        with pytest.raises(ConfigError) as caught:
+            load_config(path)
+        text = str(caught.value) + repr(caught.value)
+        assert "api_secret must be text" in text and (caught.value.line, caught.value.column) == (
+            3,
+            1,
+        )
+        assert "12345678" not in text and "hunter2" not in text
+
+
+def test_config_error_str_omits_unknown_parts() -> None:
+    assert str(ConfigError("m")) == "m"
+    assert str(ConfigError("m", path=Path("/c.toml"))) == "/c.toml: m"
+    assert str(ConfigError("m", path=Path("/c.toml"), line=3)) == "/c.toml:3: m"
+
+
+# -- Concurrency -------------------------------------------------------------------------
+
+
+def _add_slowly(path: str, name: str) -> None:
+    def mutate(config: ConfigFile) -> None:
+        time.sleep(0.2)  # widen the read-modify-write window so a missing lock would show
+        upsert_profile(name, Profile(base_url=f"https://{name}.example"))(config)
+
+    update_config(mutate, Path(path))
+
+
+def test_concurrent_updates_in_threads_lose_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    threads = [threading.Thread(target=_add_slowly, args=(str(path), n)) for n in ("a", "b", "c")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert sorted(load_config(path).profiles) == ["a", "b", "c"]
+
+
+def test_concurrent_updates_in_processes_lose_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    context = multiprocessing.get_context("fork")
+    processes = [context.Process(target=_add_slowly, args=(str(path), n)) for n in ("a", "b")]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(timeout=30)
+
+    assert [process.exitcode for process in processes] == [0, 0]
+    assert sorted(load_config(path).profiles) == ["a", "b"]
+
+
+def test_upsert_can_make_default(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    update_config(upsert_profile("a", Profile(base_url="https://a.example")), path)
+    saved = update_config(upsert_profile("b", Profile(base_url="https://b.example"), True), path)
+
+    assert cfg.profile_names(saved) == ["a", "b"]
+    assert load_config(path).default_profile == "b"
+
+
+# -- URLs --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://127.0.0.1:8000", "http://127.9.9.9", "http://localhost:8000/", "http://[::1]:9000"],
+)
+def test_plain_http_allowed_to_loopback(url: str) -> None:
+    assert validate_url(url, field="base_url", allow_insecure_http=False) == url.rstrip("/")
+
+
+def test_plain_http_refused_elsewhere_unless_allowed() -> None:
+    with pytest.raises(ConfigError) as caught:
+        validate_url("http://api.example.com", field="--base-url", allow_insecure_http=False)
+    assert "plain http://" in caught.value.message
+    assert "allow_insecure_http = true" in caught.value.message
+    assert caught.value.message.startswith('--base-url "http://api.example.com"')
+
+    allowed = validate_url("http://10.0.0.5:8000/", field="x", allow_insecure_http=True)
+    assert allowed == "http://10.0.0.5:8000"
+
+
+def test_allow_insecure_http_in_file(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[profiles.p]\nbase_url = "http://10.0.0.5"\nallow_insecure_http = true\n')
+
+    assert load_config(path).profiles["p"].base_url == "http://10.0.0.5"
+
+
+@pytest.mark.parametrize("url", ["example.com", "localhost:8000", "ftp://example.com", "https://"])
+def test_url_needs_scheme_and_host(url: str) -> None:
+    with pytest.raises(ConfigError, match="needs a scheme and host"):
+        validate_url(url, field="base_url", allow_insecure_http=False)
+
+
+def test_url_with_password_is_refused_without_echo() -> None:
+    with pytest.raises(ConfigError) as caught:
+        validate_url("https://me:hunter2@a.example", field="base_url", allow_insecure_http=False)
+    assert "hunter2" not in str(caught.value)
+
+
+# -- Choosing a profile ------------------------------------------------------------------
+
+
+def test_cli_beats_environment_beats_file(full: ConfigFile) -> None:
+    env = {"TOKENSALES_BASE_URL": "https://env.example", "TOKENSALES_API_KEY": "env-key"}
+
+    from_file = resolve_profile(full, cli=Overrides(), env={})
+    from_env = resolve_profile(full, cli=Overrides(), env=env)
+    from_cli = resolve_profile(
+        full, cli=Overrides(base_url="https://cli.example/", read_only=False), env=env
+    )
+
+    assert (from_file.base_url, from_file.api_key.reveal()) == ("https://api.example.com", KEY)
+    assert (
+        from_file.source == "config file"
+        and from_file.read_only
+        and from_file.label == "PRODUCTION"
+    )
+    assert (from_env.base_url, from_env.api_key.reveal()) == ("https://env.example", "env-key")
+    assert from_env.auth_url == "https://auth.example.com"  # still from the file
+    assert from_env.api_secret.reveal() == SECRET
+    assert from_env.source == "environment + config file"
+    assert from_cli.base_url == "https://cli.example" and not from_cli.read_only
+    assert from_cli.source == "command line + environment + config file"
+
+
+def test_profile_name_precedence(full: ConfigFile) -> None:
+    env = {"TOKENSALES_PROFILE": "local"}
+
+    assert resolve_profile(full, cli=Overrides(), env={}).name == "prod"
+    assert resolve_profile(full, cli=Overrides(), env=env).name == "local"
+    assert resolve_profile(full, cli=Overrides(profile="prod"), env=env).name == "prod"
+
+
+def test_only_profile_is_chosen_without_default() -> None:
+    config = ConfigFile(
+        profiles={"solo": Profile(base_url="https://s.example", api_key=Secret("k"))}
+    )
+
+    assert resolve_profile(config, cli=Overrides(), env={}).name == "solo"
+
+
+def test_several_profiles_without_default_is_an_error(full: ConfigFile) -> None:
+    full.default_profile = None
+
+    with pytest.raises(ConfigError, match=r"none is chosen.*existing profiles: prod, local"):
+        resolve_profile(full, cli=Overrides(), env={})
+
+
+def test_environment_alone_is_enough() -> None:
+    env = {
+        "TOKENSALES_BASE_URL": "https://api.example.com/",
+        "TOKENSALES_API_KEY": KEY,
+        "TOKENSALES_API_SECRET": SECRET,
+    }
+
+    resolved = resolve_profile(load_config(), cli=Overrides(), env=env)
+
+    assert resolved.name == "default"
+    assert (
+        resolved.base_url == resolved.auth_url == resolved.console_url == "https://api.example.com"
+    )
+    assert resolved.source == "environment"
+    assert resolved.connection().api_secret.reveal() == SECRET
+    assert resolved.connection().profile == "default"
+    assert not cfg.config_path().exists()
+
+
+def test_missing_profile_lists_existing_ones(full: ConfigFile) -> None:
+    with pytest.raises(ConfigError) as caught:
+        resolve_profile(full, cli=Overrides(profile="stage"), env={})
+
+    assert not isinstance(caught.value, NoConfiguration)
+    assert caught.value.message == 'there is no profile "stage"; existing profiles: prod, local'
+
+
+def test_missing_profile_is_fine_when_environment_gives_urls(full: ConfigFile) -> None:
+    env = {"TOKENSALES_BASE_URL": "https://ci.example", "TOKENSALES_API_KEY": "k"}
+
+    resolved = resolve_profile(full, cli=Overrides(profile="ci"), env=env)
+
+    assert (resolved.name, resolved.base_url, resolved.label) == ("ci", "https://ci.example", None)
+
+
+def test_nothing_configured_raises_no_configuration() -> None:
+    with pytest.raises(NoConfiguration) as caught:
+        resolve_profile(load_config(), cli=Overrides(), env={})
+
+    assert isinstance(caught.value, ConfigError)
+    assert "TOKENSALES_BASE_URL" in caught.value.message
+
+
+def test_missing_api_key_is_an_error() -> None:
+    with pytest.raises(ConfigError, match="has no API key"):
+        resolve_profile(
+            ConfigFile(), cli=Overrides(), env={"TOKENSALES_BASE_URL": "https://a.example"}
+        )
+
+
+def test_insecure_environment_url_is_refused() -> None:
+    env = {"TOKENSALES_BASE_URL": "http://api.example.com", "TOKENSALES_API_KEY": "k"}
+
+    with pytest.raises(
+        ConfigError, match=r'^TOKENSALES_BASE_URL "http://api.example.com" uses plain'
+    ):
+        resolve_profile(ConfigFile(), cli=Overrides(), env=env)
+
+
+def test_no_secret_in_any_text(full: ConfigFile) -> None:
+    resolved = resolve_profile(full, cli=Overrides(), env={})
+
+    for thing in (full, full.profiles["prod"], resolved, resolved.connection()):
+        assert KEY not in repr(thing) and KEY not in str(thing)
+        assert SECRET not in repr(thing) and SECRET not in str(thing)

@@ -1,0 +1,791 @@
+"""The embedded emulator: tokens, every endpoint, validation, seed data, faults, serving."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import msgspec
+import pytest
+from starlette.applications import Starlette
+
+from tokensales_tui.api import models
+from tokensales_tui.api.secret import Secret
+from tokensales_tui.emulator import (
+    DEMO_API_KEY,
+    DEMO_API_SECRET,
+    FAULTS,
+    Emulator,
+    create_app,
+)
+from tokensales_tui.emulator.addresses import address_problem
+from tokensales_tui.emulator.server import EmulatorServer, serve
+
+ISO_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+CREDENTIALS = {"apiKey": DEMO_API_KEY, "apiSecret": DEMO_API_SECRET}
+WALLET = "0x52908400098527886E0F7030069857D2E4169EE7"  # an EIP-55 test vector
+
+
+class ListedItem(msgspec.Struct):
+    id: str
+    title: str
+    price: float
+
+
+class Listing(msgspec.Struct):
+    items: list[ListedItem]
+    total: int
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, now: float = 1_800_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def app(clock: Clock) -> Starlette:
+    return create_app(seed=0, clock=clock)
+
+
+@pytest.fixture
+def emulator(app: Starlette) -> Emulator:
+    return app.state.emulator
+
+
+@pytest.fixture
+async def anonymous(app: Starlette) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://emulator") as client:
+        yield client
+
+
+@pytest.fixture
+async def client(anonymous: httpx.AsyncClient) -> httpx.AsyncClient:
+    anonymous.headers["Authorization"] = f"Bearer {await token(anonymous)}"
+    return anonymous
+
+
+async def token(client: httpx.AsyncClient) -> str:
+    response = await client.post("/auth/getAccessToken", json=CREDENTIALS)
+    assert response.status_code == 200, response.text
+    return str(response.json()["accessToken"])
+
+
+def claims_of(jwt: str) -> dict[str, Any]:
+    payload = jwt.split(".")[1]
+    return msgspec.json.decode(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+
+
+def collection(**overrides: Any) -> dict[str, Any]:
+    body = {
+        "name": "Harbour Lights",
+        "blockchain": "polygon",
+        "contractAddress": WALLET,
+        "whitelisted": "true",
+        "whitelistingInfo": {"list": {"wallets": [WALLET]}, "emails": ["ana@example.pt"]},
+    }
+    body.update(overrides)
+    return body
+
+
+# --- tokens ------------------------------------------------------------------------
+
+
+async def test_token_for_demo_credentials(anonymous: httpx.AsyncClient, clock: Clock) -> None:
+    response = await anonymous.post("/auth/getAccessToken", json=CREDENTIALS)
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["expiresIn"] == 3600
+    claims = claims_of(body["accessToken"])
+    assert claims["sub"] == DEMO_API_KEY
+    assert claims["iat"] == int(clock.now)
+    assert claims["exp"] == int(clock.now) + 3600
+    assert isinstance(claims["jti"], str) and claims["jti"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"apiKey": DEMO_API_KEY, "apiSecret": "wrong"},
+        {"apiKey": "other-key", "apiSecret": DEMO_API_SECRET},
+        {"apiKey": "", "apiSecret": ""},
+    ],
+)
+async def test_wrong_credentials_are_refused(
+    anonymous: httpx.AsyncClient, body: dict[str, str]
+) -> None:
+    response = await anonymous.post("/auth/getAccessToken", json=body)
+
+    assert response.status_code == 401
+    assert response.json() == {"message": "invalid API key or secret"}
+
+
+@pytest.mark.parametrize(
+    "content", [b"", b"{not json", b"[]", b'{"apiKey": "demo-key-7f3a"}', b'{"apiKey": 1}']
+)
+async def test_malformed_token_request_is_400(anonymous: httpx.AsyncClient, content: bytes) -> None:
+    response = await anonymous.post("/auth/getAccessToken", content=content)
+
+    assert response.status_code == 400
+    assert response.json()["message"]
+
+
+async def test_token_lifetime_is_settable(anonymous: httpx.AsyncClient, emulator: Emulator) -> None:
+    emulator.token_lifetime = 90.0
+
+    response = await anonymous.post("/auth/getAccessToken", json=CREDENTIALS)
+
+    assert response.json()["expiresIn"] == 90
+
+
+@pytest.mark.parametrize(
+    ("header", "word"),
+    [
+        (None, "missing"),
+        ("Basic abc", "invalid"),
+        ("Bearer not-a-jwt", "not a JWT"),
+        ("Bearer a.b.c", "not a JWT"),
+    ],
+)
+async def test_requests_without_a_good_token_are_401(
+    anonymous: httpx.AsyncClient, header: str | None, word: str
+) -> None:
+    headers = {"Authorization": header} if header else {}
+
+    response = await anonymous.get("/v1/items", headers=headers)
+
+    assert response.status_code == 401
+    assert word in response.json()["message"]
+
+
+async def test_token_of_another_emulator_is_invalid(anonymous: httpx.AsyncClient) -> None:
+    other = create_app()
+    transport = httpx.ASGITransport(app=other)
+    async with httpx.AsyncClient(transport=transport, base_url="http://other") as client:
+        foreign = await token(client)
+
+    response = await anonymous.get("/collections", headers={"Authorization": f"Bearer {foreign}"})
+
+    assert response.status_code == 401
+    assert "signature is invalid" in response.json()["message"]
+
+
+async def test_expired_token_is_401(client: httpx.AsyncClient, clock: Clock) -> None:
+    assert (await client.get("/v1/assets")).status_code == 200
+    clock.now += 3600
+
+    response = await client.get("/v1/assets")
+
+    assert response.status_code == 401
+    assert "expired" in response.json()["message"]
+
+
+# --- webhooks ----------------------------------------------------------------------
+
+
+async def test_webhook_round_trip(
+    client: httpx.AsyncClient, emulator: Emulator, clock: Clock
+) -> None:
+    before = len((await client.get("/v1/platform-webhooks")).json())
+    created = await client.post(
+        "/v1/platform-webhooks",
+        json={"url": "https://hooks.example.org/in", "events": ["item.sold"], "secret": "s3cr3t"},
+    )
+    assert (created.status_code, created.content) == (201, b"")
+
+    listed = (await client.get("/v1/platform-webhooks")).json()
+    assert len(listed) == before + 1
+    new = listed[-1]
+    assert new["url"] == "https://hooks.example.org/in"
+    assert new["events"] == ["item.sold"]
+    assert new["isActive"] is True
+    assert ISO_UTC.fullmatch(new["createdAt"]) and new["createdAt"] == new["lastUpdatedAt"]
+    assert "secret" not in new
+    assert emulator.webhooks[new["id"]]["secret"] == "s3cr3t"
+
+    clock.now += 61
+    updated = await client.put(
+        f"/v1/platform-webhooks/{new['id']}", json={"events": ["payout.completed", "item.sold"]}
+    )
+    assert (updated.status_code, updated.content) == (200, b"")
+    after = {w["id"]: w for w in (await client.get("/v1/platform-webhooks")).json()}[new["id"]]
+    assert after["events"] == ["payout.completed", "item.sold"]
+    assert after["url"] == new["url"] and after["createdAt"] == new["createdAt"]
+    assert after["lastUpdatedAt"] > new["lastUpdatedAt"]
+    assert emulator.webhooks[new["id"]]["secret"] == "s3cr3t"
+
+    paused = await client.put(f"/v1/platform-webhooks/{new['id']}", json={"isActive": False})
+    assert paused.status_code == 200
+    assert emulator.webhooks[new["id"]]["isActive"] is False
+
+    deleted = await client.delete(f"/v1/platform-webhooks/{new['id']}")
+    assert (deleted.status_code, deleted.content) == (200, b"")
+    ids = [w["id"] for w in (await client.get("/v1/platform-webhooks")).json()]
+    assert new["id"] not in ids
+
+    again = await client.delete(f"/v1/platform-webhooks/{new['id']}")
+    assert again.status_code == 404
+    assert again.json()["message"] == f"webhook {new['id']} not found"
+    missing = await client.put(
+        "/v1/platform-webhooks/wh_000000000000", json={"url": "https://a.io"}
+    )
+    assert missing.status_code == 404
+
+
+async def test_webhook_list_never_holds_a_secret(
+    client: httpx.AsyncClient, emulator: Emulator
+) -> None:
+    assert any("secret" in w for w in emulator.webhooks.values())
+
+    response = await client.get("/v1/platform-webhooks")
+
+    assert b"secret" not in response.content
+    assert len(response.json()) == len(emulator.webhooks)
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "field"),
+    [
+        ({"events": ["item.sold"]}, 422, "url"),
+        ({"url": 5, "events": ["item.sold"]}, 422, "url"),
+        ({"url": "ftp://files.example.org", "events": ["item.sold"]}, 422, "url"),
+        ({"url": "hooks.example.org/in", "events": ["item.sold"]}, 422, "url"),
+        ({"url": "https://", "events": ["item.sold"]}, 422, "url"),
+        ({"url": "https://a.io"}, 422, "events"),
+        ({"url": "https://a.io", "events": []}, 422, "events"),
+        ({"url": "https://a.io", "events": "item.sold"}, 422, "events"),
+        ({"url": "https://a.io", "events": ["item.sold", 3]}, 422, "events[1]"),
+        ({"url": "https://a.io", "events": ["a", "a"]}, 422, "events[1]"),
+        ({"url": "https://a.io", "events": ["a"], "secret": 7}, 422, "secret"),
+        (["https://a.io"], 400, None),
+    ],
+)
+async def test_webhook_create_validation_names_the_field(
+    client: httpx.AsyncClient, body: Any, status: int, field: str | None
+) -> None:
+    response = await client.post("/v1/platform-webhooks", json=body)
+
+    assert response.status_code == status
+    error = response.json()
+    assert error.get("field") == field
+    if field:
+        assert error["message"].startswith(field + " ")
+
+
+async def test_webhook_update_validation(client: httpx.AsyncClient, emulator: Emulator) -> None:
+    webhook_id = next(iter(emulator.webhooks))
+    bad_json = await client.put(f"/v1/platform-webhooks/{webhook_id}", content=b"{")
+    bad_flag = await client.put(f"/v1/platform-webhooks/{webhook_id}", json={"isActive": "no"})
+    no_events = await client.put(f"/v1/platform-webhooks/{webhook_id}", json={"events": []})
+
+    assert bad_json.status_code == 400
+    assert (bad_flag.status_code, bad_flag.json()["field"]) == (422, "isActive")
+    assert (no_events.status_code, no_events.json()["field"]) == (422, "events")
+
+
+# --- items and assets --------------------------------------------------------------
+
+
+async def test_item_round_trip(client: httpx.AsyncClient, emulator: Emulator) -> None:
+    listing = (await client.get("/v1/items")).json()
+    assert listing["total"] == len(listing["items"]) == 40
+    first = listing["items"][0]
+
+    fetched = await client.get(f"/v1/items/{first['id']}")
+    assert fetched.json() == first
+
+    deleted = await client.delete(f"/v1/items/{first['id']}")
+    assert (deleted.status_code, deleted.content) == (200, b"")
+    assert (await client.get(f"/v1/items/{first['id']}")).status_code == 404
+    assert (await client.delete(f"/v1/items/{first['id']}")).json() == {
+        "message": f"item {first['id']} not found"
+    }
+    listing = (await client.get("/v1/items")).json()
+    assert listing["total"] == 39
+    assert first["id"] not in {item["id"] for item in listing["items"]}
+
+    emulator.items.clear()  # direct changes invalidate the cached body too
+    assert (await client.get("/v1/items")).json() == {"items": [], "total": 0}
+    emulator.items = {first["id"]: first}
+    assert (await client.get("/v1/items")).json() == {"items": [first], "total": 1}
+
+
+async def test_assets(client: httpx.AsyncClient) -> None:
+    assets = (await client.get("/v1/assets")).json()["assets"]
+    assert len(assets) == 12
+
+    one = await client.get(f"/v1/assets/{assets[3]['id']}")
+    assert one.json() == assets[3]
+    assert (await client.get("/v1/assets/ast_nothing")).status_code == 404
+
+
+async def test_hundred_thousand_items_are_served_fast() -> None:
+    started = time.perf_counter()
+    app = create_app(items=100_000)
+    assert time.perf_counter() - started < 3.0
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://emulator") as client:
+        client.headers["Authorization"] = f"Bearer {await token(client)}"
+        started = time.perf_counter()
+        response = await client.get("/v1/items")  # encodes the body and caches it
+        assert time.perf_counter() - started < 1.0
+        assert (await client.get("/v1/items")).content == response.content
+
+    listing = msgspec.json.decode(response.content, type=Listing)
+    assert listing.total == len(listing.items) == 100_000
+    assert len({item.id for item in listing.items}) == 100_000
+
+
+# --- payouts -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"type": "free", "name": "No payout"},
+        {"type": "fiat", "name": "EU bank", "fiatDetails": {"provider": "stripe"}},
+        {
+            "type": "stablecoin",
+            "name": "USDC on Base",
+            "stablecoinDetails": {"blockchainId": "base", "tokenId": "usdc", "spender": WALLET},
+        },
+        {"type": "native", "name": "ETH", "nativeDetails": {"blockchainId": "ethereum"}},
+        {"type": "revenue-split", "name": "Unknown types are accepted"},
+    ],
+)
+async def test_payout_is_added(
+    client: httpx.AsyncClient, emulator: Emulator, body: dict[str, Any]
+) -> None:
+    response = await client.post("/v1/payouts/add", json=body)
+
+    assert (response.status_code, response.content) == (201, b"")
+    stored = emulator.payouts[-1]
+    assert stored["id"].startswith("po_")
+    assert {k: stored[k] for k in body} == body
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "field"),
+    [
+        ({"name": "x"}, 422, "type"),
+        ({"type": "", "name": "x"}, 422, "type"),
+        ({"type": "free"}, 422, "name"),
+        ({"type": "fiat", "name": "x"}, 422, "fiatDetails"),
+        ({"type": "stablecoin", "name": "x"}, 422, "stablecoinDetails"),
+        ({"type": "native", "name": "x", "fiatDetails": {}}, 422, "nativeDetails"),
+        ({"type": "fiat", "name": "x", "fiatDetails": "stripe"}, 422, "fiatDetails"),
+        ({"type": "free", "name": "x", "nativeDetails": []}, 422, "nativeDetails"),
+        (
+            {"type": "fiat", "name": "x", "fiatDetails": {"provider": 1}},
+            422,
+            "fiatDetails.provider",
+        ),
+        ("free", 400, None),
+    ],
+)
+async def test_payout_validation_names_the_field(
+    client: httpx.AsyncClient, emulator: Emulator, body: Any, status: int, field: str | None
+) -> None:
+    response = await client.post("/v1/payouts/add", json=body)
+
+    assert response.status_code == status
+    assert response.json().get("field") == field
+    assert emulator.payouts == []
+
+
+# --- collections -------------------------------------------------------------------
+
+
+async def test_collection_round_trip(client: httpx.AsyncClient) -> None:
+    sent = [
+        collection(),
+        collection(
+            name="Sol Riders",
+            blockchain="solana",
+            whitelisted="false",
+            contractAddress="7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV",
+            whitelistingInfo={"list": {"wallets": []}, "emails": []},
+        ),
+    ]
+    before = (await client.get("/collections")).json()["collections"]
+
+    created = await client.post("/collections", json=sent)
+
+    assert created.status_code == 201
+    names = [c["name"] for c in created.json()["created"]]
+    assert names == ["Harbour Lights", "Sol Riders"]
+    listed = (await client.get("/collections")).json()["collections"]
+    assert len(listed) == len(before) + 2
+    new_id = created.json()["created"][0]["id"]
+    assert {c["id"]: c for c in listed}[new_id] == {"id": new_id, **sent[0]}
+
+    deleted = await client.delete(f"/collection/{new_id}")
+    assert (deleted.status_code, deleted.json()) == (200, {"deleted": new_id})
+    assert new_id not in {c["id"] for c in (await client.get("/collections")).json()["collections"]}
+    gone = await client.delete(f"/collection/{new_id}")
+    assert (gone.status_code, gone.json()["message"]) == (404, f"collection {new_id} not found")
+
+
+@pytest.mark.parametrize(
+    ("element", "field"),
+    [
+        ({"name": None}, "name"),
+        ({"blockchain": ""}, "blockchain"),
+        ({"contractAddress": "0x123"}, "contractAddress"),
+        ({"whitelisted": True}, "whitelisted"),
+        ({"whitelisted": "yes"}, "whitelisted"),
+        ({"whitelistingInfo": {"emails": []}}, "whitelistingInfo.list"),
+        (
+            {"whitelistingInfo": {"list": {"wallets": "0xabc"}, "emails": []}},
+            "whitelistingInfo.list.wallets",
+        ),
+        ({"whitelistingInfo": {"list": {"wallets": [WALLET.lower()]}}}, "whitelistingInfo.emails"),
+        (
+            {"whitelistingInfo": {"list": {"wallets": [1]}, "emails": []}},
+            "whitelistingInfo.list.wallets[0]",
+        ),
+        (
+            {"whitelistingInfo": {"list": {"wallets": [WALLET.replace("E7", "e7")]}, "emails": []}},
+            "whitelistingInfo.list.wallets[0]",
+        ),
+        (
+            {"whitelistingInfo": {"list": {"wallets": []}, "emails": ["not-an-email"]}},
+            "whitelistingInfo.emails[0]",
+        ),
+        ({"whitelistingInfo": []}, "whitelistingInfo"),
+    ],
+)
+async def test_collection_validation_names_the_field(
+    client: httpx.AsyncClient, emulator: Emulator, element: dict[str, Any], field: str
+) -> None:
+    before = dict(emulator.collections)
+
+    response = await client.post("/collections", json=[collection(), collection(**element)])
+
+    assert response.status_code == 422
+    error = response.json()
+    assert (error["field"], error["index"]) == (field, 1)
+    assert emulator.collections == before  # all or nothing
+
+
+async def test_boolean_whitelisted_message(client: httpx.AsyncClient) -> None:
+    response = await client.post("/collections", json=[collection(whitelisted=True)])
+
+    assert response.json()["message"] == 'whitelisted must be the string "true" or "false"'
+
+
+@pytest.mark.parametrize("body", [collection(), "x", None, [collection(), 3]])
+async def test_collections_body_of_wrong_shape_is_400(client: httpx.AsyncClient, body: Any) -> None:
+    response = await client.post("/collections", content=msgspec.json.encode(body))
+
+    assert response.status_code == 400
+    assert "array" in response.json()["message"] or "object" in response.json()["message"]
+
+
+# --- the client's wire shapes ------------------------------------------------------
+
+
+async def test_accepts_what_the_client_sends_and_answers_what_it_reads(
+    client: httpx.AsyncClient, emulator: Emulator
+) -> None:
+    bodies = {
+        "/v1/platform-webhooks": models.WebhookCreate(
+            url="https://hooks.example.org/in", events=["item.sold"], secret=Secret("s")
+        ),
+        "/v1/payouts/add": models.PayoutDefinition(
+            type="fiat", name="EU bank", fiat_details=models.FiatDetails(provider="stripe")
+        ),
+        "/collections": [
+            models.NewCollection.build(
+                name="Harbour Lights",
+                blockchain="polygon",
+                contract_address=WALLET,
+                whitelisted=True,
+                wallets=[WALLET],
+                emails=["ana@example.pt"],
+            )
+        ],
+    }
+    for path, body in bodies.items():
+        response = await client.post(path, content=models.encode(body))
+        assert response.status_code == 201, response.text
+
+    webhooks = (await client.get("/v1/platform-webhooks")).json()
+    items = (await client.get("/v1/items")).json()["items"]
+    assets = (await client.get("/v1/assets")).json()["assets"]
+    collections = (await client.get("/collections")).json()["collections"]
+    assert [models.from_raw(w, models.Webhook).id for w in webhooks] == list(emulator.webhooks)
+    parsed_items = [models.from_raw(i, models.Item) for i in items]
+    assert len(parsed_items) == 40 and any(i.contract_function for i in parsed_items)
+    assert [models.from_raw(a, models.Asset).id for a in assets] == list(emulator.assets)
+    parsed = [models.from_raw(c, models.Collection) for c in collections]
+    assert parsed[-1].is_whitelisted is True and parsed[-1].wallets == [WALLET]
+
+
+# --- general -----------------------------------------------------------------------
+
+
+async def test_unknown_path_and_method_answer_json(
+    client: httpx.AsyncClient, emulator: Emulator
+) -> None:
+    unknown = await client.get("/v1/nothing")
+    wrong = await client.patch("/v1/items/itm_1")
+
+    assert (unknown.status_code, unknown.json()) == (404, {"message": "no such path"})
+    assert wrong.status_code == 405
+    assert all(path != "/v1/nothing" for _, path in emulator.counts)
+
+
+async def test_counts_by_route_template(client: httpx.AsyncClient, emulator: Emulator) -> None:
+    item_id = next(iter(emulator.items))
+    await client.get(f"/v1/items/{item_id}")
+    await client.get("/v1/items/itm_missing")
+    await client.post("/v1/platform-webhooks", json={})
+
+    assert emulator.counts[("POST", "/auth/getAccessToken")] == 1
+    assert emulator.counts[("GET", "/v1/items/{id}")] == 2
+    assert emulator.counts[("POST", "/v1/platform-webhooks")] == 1
+    assert emulator.counts[("GET", "/v1/items")] == 0
+
+
+def test_seed_is_deterministic() -> None:
+    def data(seed: int) -> tuple[Any, ...]:
+        e: Emulator = create_app(seed=seed).state.emulator
+        return e.webhooks, e.items, e.assets, e.collections
+
+    assert data(7) == data(7)
+    assert all(a != b for a, b in zip(data(7), data(8), strict=True))
+
+
+def test_seed_data_exercises_a_ui(emulator: Emulator) -> None:
+    titles = [item["title"] for item in emulator.items.values()]
+    text = " ".join(titles)
+    assert any(len(title) > 120 for title in titles)
+    assert re.search(r"[\u3040-\u30ff]", text) and re.search(r"[\u0600-\u06ff]", text)
+    assert re.search(r"[\u0400-\u04ff]", text) and re.search(r"[\U0001F300-\U0001FAFF]", text)
+    assert "[b]not bold[/b]" in text and "Limited [Gold] Edition" in text
+    assert len({item["currency"] for item in emulator.items.values()}) >= 6
+    assert {item["payout"]["type"] for item in emulator.items.values()} == {
+        "free",
+        "fiat",
+        "stablecoin",
+        "native",
+    }
+    functions = [i["contractFunction"] for i in emulator.items.values() if "contractFunction" in i]
+    for function in functions:
+        contract = function["contract"]
+        assert address_problem(contract["address"], contract["blockchainId"]) is None
+        assert function["functionSignature"].startswith(contract["abi"][0]["name"] + "(")
+
+    webhooks = list(emulator.webhooks.values())
+    assert len(webhooks) >= 8
+    assert {w["isActive"] for w in webhooks} == {True, False}
+    assert len(emulator.assets) == 12 and len(emulator.collections) == 6
+    for c in emulator.collections.values():
+        for wallet in [c["contractAddress"], *c["whitelistingInfo"]["list"]["wallets"]]:
+            assert address_problem(wallet, c["blockchain"]) is None
+
+
+def test_items_scale() -> None:
+    assert len(create_app(items=3).state.emulator.items) == 3
+    assert len(create_app(items=1000).state.emulator.items) == 1000
+
+
+def test_emulator_does_not_import_textual() -> None:
+    code = "import sys, tokensales_tui.emulator.server; sys.exit('textual' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+# --- faults ------------------------------------------------------------------------
+
+
+def test_unknown_fault_is_refused(emulator: Emulator) -> None:
+    with pytest.raises(ValueError, match=r"known faults: .*slow.*token-down"):
+        emulator.set_faults(["slow", "wobbly"])
+    with pytest.raises(ValueError, match="wobbly"):
+        create_app(faults=["wobbly"])
+    assert set(FAULTS) == {
+        "slow",
+        "flaky",
+        "ratelimit",
+        "expiring",
+        "garbage",
+        "hang",
+        "token-down",
+    }
+
+    emulator.set_faults(["flaky", "slow"])
+    assert emulator.faults == frozenset({"flaky", "slow"})
+
+
+async def test_flaky(client: httpx.AsyncClient, emulator: Emulator) -> None:
+    emulator.set_faults(["flaky"])
+    emulator.fault_rate = 1.0
+    before = len(emulator.webhooks)
+
+    response = await client.post(
+        "/v1/platform-webhooks", json={"url": "https://a.io", "events": ["a"]}
+    )
+
+    assert response.status_code in {500, 502, 503}
+    assert response.json()["message"]
+    assert len(emulator.webhooks) == before
+    assert emulator.counts[("POST", "/v1/platform-webhooks")] == 1
+
+
+async def test_flaky_share_follows_the_rate(client: httpx.AsyncClient, emulator: Emulator) -> None:
+    emulator.set_faults(["flaky"])
+
+    statuses = [(await client.get("/v1/assets")).status_code for _ in range(60)]
+
+    assert 5 <= sum(s >= 500 for s in statuses) <= 35
+    assert 200 in statuses
+
+
+async def test_fault_draws_are_deterministic() -> None:
+    async def statuses() -> list[int]:
+        app = create_app(seed=3, faults=["flaky", "ratelimit"])
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://e") as client:
+            return [(await client.get("/v1/assets")).status_code for _ in range(20)]
+
+    first = await statuses()
+    assert first == await statuses()
+    assert {429, 401} <= set(first)
+
+
+async def test_ratelimit(client: httpx.AsyncClient, emulator: Emulator) -> None:
+    emulator.set_faults(["ratelimit"])
+    emulator.fault_rate = 1.0
+
+    response = await client.get("/v1/items")
+
+    assert response.status_code == 429
+    assert response.headers["Retry-After"] == "2"
+
+
+async def test_expiring(anonymous: httpx.AsyncClient, emulator: Emulator, clock: Clock) -> None:
+    emulator.set_faults(["expiring"])
+    response = await anonymous.post("/auth/getAccessToken", json=CREDENTIALS)
+    assert response.json()["expiresIn"] == 5
+    headers = {"Authorization": f"Bearer {response.json()['accessToken']}"}
+    assert (await anonymous.get("/collections", headers=headers)).status_code == 200
+
+    clock.now += 5
+
+    expired = await anonymous.get("/collections", headers=headers)
+    assert (expired.status_code, "expired" in expired.json()["message"]) == (401, True)
+
+
+async def test_garbage_spoils_gets_only(client: httpx.AsyncClient, emulator: Emulator) -> None:
+    emulator.set_faults(["garbage"])
+    emulator.fault_rate = 1.0
+
+    for _ in range(8):
+        response = await client.get("/v1/platform-webhooks")
+        if response.headers["content-type"].startswith("application/json"):
+            with pytest.raises(ValueError):
+                response.json()
+        else:
+            assert response.headers["content-type"].startswith("text/html")
+            assert response.text.startswith("<!DOCTYPE html>")
+    created = await client.post(
+        "/v1/platform-webhooks", json={"url": "https://a.io", "events": ["a"]}
+    )
+    assert created.status_code == 201
+
+
+async def test_hang_never_answers(client: httpx.AsyncClient, emulator: Emulator) -> None:
+    emulator.set_faults(["hang"])
+
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(client.get("/v1/items"), timeout=0.2)
+    assert emulator.counts[("GET", "/v1/items")] == 1
+
+    hung = asyncio.create_task(client.get("/v1/assets"))
+    await asyncio.sleep(0.05)
+    assert not hung.done()
+    emulator.injector.release_hung()  # what a server does when it shuts down
+    assert (await hung).status_code == 503
+
+
+async def test_token_down(client: httpx.AsyncClient, emulator: Emulator) -> None:
+    emulator.set_faults(["token-down"])
+
+    down = await client.post("/auth/getAccessToken", json=CREDENTIALS)
+
+    assert down.status_code == 503
+    assert (await client.get("/v1/assets")).status_code == 200  # the issued token still works
+
+
+async def test_slow_waits_before_answering(client: httpx.AsyncClient, emulator: Emulator) -> None:
+    delays: list[float] = []
+
+    async def record(seconds: float) -> None:
+        delays.append(seconds)
+
+    emulator.injector.sleep = record
+    emulator.set_faults(["slow"])
+
+    assert (await client.get("/v1/assets")).status_code == 200
+    assert len(delays) == 1 and 0.3 <= delays[0] <= 1.5
+
+    emulator.injector.sleep = asyncio.sleep
+    emulator.injector.slow_range = (0.05, 0.05)
+    started = time.perf_counter()
+    await client.get("/v1/assets")
+    assert time.perf_counter() - started >= 0.05
+
+
+# --- serving on a socket -----------------------------------------------------------
+
+
+def test_server_on_loopback() -> None:
+    server = EmulatorServer("127.0.0.1", 0, items=5)
+    ready = threading.Event()
+    urls: list[str] = []
+
+    def on_ready(url: str) -> None:
+        urls.append(url)
+        ready.set()
+
+    thread = threading.Thread(target=server.run, args=(on_ready,), daemon=True)
+    thread.start()
+    try:
+        assert ready.wait(10)
+        assert urls == [server.url] and server.url.startswith("http://127.0.0.1:")
+        response = httpx.post(f"{server.url}/auth/getAccessToken", json=CREDENTIALS, timeout=5)
+        assert response.status_code == 200
+        assert server.emulator.counts[("POST", "/auth/getAccessToken")] == 1
+    finally:
+        server.stop()
+        thread.join(10)
+    assert not thread.is_alive()
+
+
+def test_serve_refuses_a_taken_port() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        with pytest.raises(OSError):
+            serve("127.0.0.1", taken.getsockname()[1])

@@ -1,0 +1,186 @@
+"""The access token: obtaining it, knowing when it expires, refreshing it once for everyone.
+
+The client cannot verify the JWT's signature (it has no key), so it only reads the
+``exp`` and ``iat`` claims to plan refreshes. Expiry is computed on the local
+monotonic clock as *receive time + (exp - iat)*, so a skewed wall clock cannot
+cause a refresh loop; without ``iat`` the advertised ``expiresIn`` is used, and
+without either the token is used until the server answers 401.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import msgspec
+
+from .secret import Secret
+
+REFRESH_MARGIN = 60.0
+"""Refresh this many seconds before expiry (less for short-lived tokens)."""
+
+TokenStatus = Literal["none", "valid", "refreshing", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class TokenGrant:
+    """A token as the token endpoint returned it."""
+
+    token: Secret
+    expires_in: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TokenState:
+    """What the header shows about the token."""
+
+    status: TokenStatus
+    expires_in: float | None = None
+    error: str | None = None
+
+
+def jwt_claims(token: str) -> dict[str, Any]:
+    """The payload claims of a JWT, unverified; empty when the token is not a JWT."""
+    parts = token.split(".")
+    if len(parts) != 3:
+        return {}
+    segment = parts[1] + "=" * (-len(parts[1]) % 4)
+    try:
+        claims = msgspec.json.decode(base64.urlsafe_b64decode(segment))
+    except (binascii.Error, ValueError, msgspec.DecodeError):
+        return {}
+    return claims if isinstance(claims, dict) else {}
+
+
+def lifetime_of(token: str, advertised: float | None) -> float | None:
+    """Seconds the token lives from the moment it was received, when that can be known."""
+    claims = jwt_claims(token)
+    exp, iat = _number(claims.get("exp")), _number(claims.get("iat"))
+    if exp is not None and iat is not None and exp > iat:
+        return exp - iat
+    if advertised:
+        return advertised
+    if exp is not None:
+        # No iat: fall back on the wall clock, the only reference left.
+        remaining = exp - time.time()
+        return remaining if remaining > 0 else 0.0
+    return None
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+class TokenManager:
+    """Holds the current token and refreshes it single-flight.
+
+    However many requests find the token expired at once, one token request is
+    made and all of them wait for it; if it fails, every waiter gets that error
+    and the next call tries again.
+    """
+
+    def __init__(
+        self,
+        fetch: Callable[[], Awaitable[TokenGrant]],
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        margin: float = REFRESH_MARGIN,
+    ) -> None:
+        self._fetch = fetch
+        self._clock = clock
+        self._margin = margin
+        self._token: Secret | None = None
+        self._expires_at: float | None = None
+        self._refresh_at: float | None = None
+        self._inflight: asyncio.Future[Secret] | None = None
+        self._error: str | None = None
+        self.requests = 0
+        """How many token requests were made (for the header and the benchmarks)."""
+
+    @property
+    def state(self) -> TokenState:
+        """Status and remaining lifetime of the token."""
+        if self._inflight is not None:
+            return TokenState("refreshing", self._remaining())
+        if self._error is not None:
+            return TokenState("failed", None, self._error)
+        if self._token is None:
+            return TokenState("none")
+        return TokenState("valid", self._remaining())
+
+    def _remaining(self) -> float | None:
+        if self._expires_at is None:
+            return None
+        return max(0.0, self._expires_at - self._clock())
+
+    def _fresh(self) -> bool:
+        if self._token is None:
+            return False
+        return self._refresh_at is None or self._clock() < self._refresh_at
+
+    async def token(self) -> Secret:
+        """A token that is not about to expire, fetching one if needed."""
+        if self._fresh():
+            assert self._token is not None
+            return self._token
+        return await self._refresh()
+
+    async def renew(self, rejected: Secret) -> Secret:
+        """A new token after the server rejected ``rejected`` (a 401).
+
+        When another request has already replaced that token, its replacement is
+        returned without a new token request.
+        """
+        if self._token is not None and self._token != rejected and self._fresh():
+            return self._token
+        if self._inflight is None and self._token == rejected:
+            self._token = None
+        return await self._refresh()
+
+    def forget(self) -> None:
+        """Drop the token (e.g. when the profile's credentials change)."""
+        self._token = None
+        self._expires_at = self._refresh_at = None
+
+    async def _refresh(self) -> Secret:
+        if self._inflight is None:
+            loop = asyncio.get_running_loop()
+            future: asyncio.Future[Secret] = loop.create_future()
+            self._inflight = future
+            task = loop.create_task(self._run(future))
+            task.add_done_callback(lambda _t: None)
+        # Shielded so that one cancelled waiter does not cancel the request for the others.
+        return await asyncio.shield(self._inflight)
+
+    async def _run(self, future: asyncio.Future[Secret]) -> None:
+        self.requests += 1
+        try:
+            grant = await self._fetch()
+        except BaseException as error:  # every waiter gets the same error
+            self._error = str(error) or type(error).__name__
+            self._inflight = None
+            if not future.done():
+                future.set_exception(error)
+                future.exception()  # mark retrieved: nobody may be waiting any more
+            if not isinstance(error, Exception):
+                raise
+            return
+        now = self._clock()
+        lifetime = lifetime_of(grant.token.reveal(), grant.expires_in)
+        self._token = grant.token
+        self._error = None
+        if lifetime is None:
+            self._expires_at = self._refresh_at = None
+        else:
+            self._expires_at = now + lifetime
+            self._refresh_at = now + max(0.0, lifetime - min(self._margin, lifetime * 0.2))
+        self._inflight = None
+        if not future.done():
+            future.set_result(grant.token)

@@ -1,0 +1,35 @@
+"""Where and as whom the client connects: the resolved settings of one profile."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from .secret import Secret
+
+
+@dataclass(frozen=True, slots=True)
+class Connection:
+    """The three addresses and the credentials the client uses.
+
+    ``base_url`` serves ``/v1/...``, ``auth_url`` serves ``/auth/getAccessToken`` and
+    ``console_url`` serves ``/collections`` and ``/collection/{id}``.
+    """
+
+    base_url: str
+    auth_url: str
+    console_url: str
+    api_key: Secret = field(default_factory=lambda: Secret(""))
+    api_secret: Secret = field(default_factory=lambda: Secret(""))
+    profile: str = "default"
+
+    @property
+    def host(self) -> str:
+        """The host of ``base_url``, for messages and the header."""
+        return host_of(self.base_url)
+
+
+def host_of(url: str) -> str:
+    """The host (and port, when given) of ``url``; the URL itself when it has none."""
+    parts = urlsplit(url)
+    return parts.netloc.rsplit("@", 1)[-1] or url

@@ -1,0 +1,105 @@
+"""The errors the API layer raises, one hierarchy with a one-line message for people.
+
+Every failure of a call made through :class:`~tokensales_tui.api.client.ApiClient`
+arrives as a subclass of :class:`ApiError`; nothing else escapes the client.
+
+``ApiError``
+    ``AuthError``            the token could not be obtained, or the server refused it twice (401/403).
+    ``NotFoundError``        404: the object does not exist (any more).
+    ``ValidationError``      400/409/422: the server rejected the request; carries its message.
+    ``RateLimitedError``     429 after the retries; carries ``retry_after`` in seconds.
+    ``ServerError``          5xx after the retries.
+    ``NetworkError``         the host could not be reached (refused, DNS, TLS); names the host.
+    ``TimeoutError_``        no answer in time; for a POST this is ``OutcomeUnknownError``.
+    ``OutcomeUnknownError``  a write was sent but its answer never came: refresh to check.
+    ``UnexpectedResponse``   a body that fits no accepted shape; names status, type and size.
+    ``RedirectError``        the server redirected; the client never follows (the token must not travel).
+
+``str(error)`` is the one-line message; ``error.hint`` says what to do, where that is known.
+No message ever contains a secret or a token.
+"""
+
+from __future__ import annotations
+
+
+class ApiError(Exception):
+    """Base of every error the API layer raises."""
+
+    hint: str = ""
+
+    def __init__(self, message: str, *, status: int | None = None, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        if hint is not None:
+            self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message
+
+    @property
+    def one_line(self) -> str:
+        """The message and the hint on one line."""
+        return f"{self.message} — {self.hint}" if self.hint else self.message
+
+
+class AuthError(ApiError):
+    """The token could not be obtained or was refused."""
+
+    hint = "check the API key and secret of the profile"
+
+
+class NotFoundError(ApiError):
+    """The object does not exist."""
+
+    hint = "refresh the list"
+
+
+class ValidationError(ApiError):
+    """The server rejected the request; the message is the server's."""
+
+
+class RateLimitedError(ApiError):
+    """The server asked us to slow down."""
+
+    def __init__(
+        self, message: str, *, retry_after: float | None = None, status: int | None = 429
+    ) -> None:
+        super().__init__(message, status=status, hint="wait, then press r to retry")
+        self.retry_after = retry_after
+
+
+class ServerError(ApiError):
+    """The server failed (5xx)."""
+
+    hint = "the server is having trouble; press r to retry later"
+
+
+class NetworkError(ApiError):
+    """The host could not be reached."""
+
+    def __init__(self, message: str, *, host: str, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint or "check the address and your network, then press r")
+        self.host = host
+
+
+class TimeoutError_(NetworkError):
+    """No answer in time."""
+
+
+class OutcomeUnknownError(ApiError):
+    """A write was sent but no answer came: it may or may not have happened."""
+
+    hint = "refresh to check before trying again"
+
+
+class UnexpectedResponse(ApiError):
+    """The body fits none of the shapes the client accepts."""
+
+    hint = "the server answered in a way this client does not understand"
+
+
+class RedirectError(ApiError):
+    """The server answered with a redirect, which the client never follows."""
+
+    hint = "check the profile's address: the server redirects elsewhere"

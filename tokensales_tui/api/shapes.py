@@ -1,0 +1,219 @@
+"""Reading the response bodies the interface does not fix.
+
+The interface leaves several shapes open ("not shown"). Each function here accepts
+the shapes real servers commonly send and raises :class:`UnexpectedResponse` for
+anything else; the README lists the choices under "How the gaps in the interface
+are handled".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+
+from .errors import UnexpectedResponse
+
+TOKEN_KEYS = ("accessToken", "access_token", "token", "jwt")
+EXPIRY_KEYS = ("expiresIn", "expires_in")
+LIST_KEYS = ("items", "data", "results", "assets", "collections")
+COLLECTION_ID_KEYS = ("id", "_id", "tokenId", "token_id", "collectionId")
+ASSET_ID_KEYS = ("id", "_id", "assetId", "asset_id")
+MESSAGE_KEYS = ("message", "error", "detail", "title", "error_description")
+MAX_MESSAGE = 300
+
+
+def describe_body(status: int, content_type: str, size: int) -> str:
+    """What arrived, for an :class:`UnexpectedResponse` message."""
+    kind = content_type.split(";", 1)[0].strip() or "no content type"
+    return f"HTTP {status}, {kind}, {_size(size)}"
+
+
+def _size(size: int) -> str:
+    if size < 1024:
+        return f"{size} bytes"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    return f"{size / 1024 / 1024:.1f} MB"
+
+
+def decode_json(body: bytes, *, status: int, content_type: str, what: str) -> Any:
+    """Decode a JSON body, or raise :class:`UnexpectedResponse` naming what arrived.
+
+    Invalid UTF-8, HTML, truncated documents and absurd nesting all end here.
+    """
+    if not body.strip():
+        raise UnexpectedResponse(
+            f"{what}: expected JSON, got an empty body ({describe_body(status, content_type, 0)})",
+            status=status,
+        )
+    try:
+        return msgspec.json.decode(body)
+    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError, ValueError):
+        raise UnexpectedResponse(
+            f"{what}: the body is not valid JSON ({describe_body(status, content_type, len(body))})",
+            status=status,
+        ) from None
+
+
+def extract_token(payload: Any) -> tuple[str, float | None]:
+    """The access token and its advertised lifetime (seconds) from a token response.
+
+    Accepts ``accessToken``/``access_token``/``token``/``jwt``, any of them nested
+    under ``data``, or a bare JSON string; ``expiresIn``/``expires_in`` when present.
+    """
+    if isinstance(payload, str) and payload.strip():
+        return payload.strip(), None
+    for candidate in (payload, payload.get("data") if isinstance(payload, dict) else None):
+        if not isinstance(candidate, dict):
+            continue
+        for key in TOKEN_KEYS:
+            token = candidate.get(key)
+            if isinstance(token, str) and token.strip():
+                return token.strip(), _expiry(candidate) or _expiry(payload)
+    raise ValueError("no access token in the response")
+
+
+def _expiry(obj: Any) -> float | None:
+    if not isinstance(obj, dict):
+        return None
+    for key in EXPIRY_KEYS:
+        value = obj.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+            return float(value)
+        if isinstance(value, str):
+            try:
+                number = float(value)
+            except ValueError:
+                continue
+            if number > 0:
+                return number
+    return None
+
+
+def extract_list(payload: Any, preferred: Iterable[str] = LIST_KEYS) -> list[Any]:
+    """The list in a list response.
+
+    Accepts a bare array, an object holding the list under one of ``preferred``
+    (``items``/``data``/``results``/``assets``/``collections``), ``data`` holding such an
+    object, or an object whose only list-valued field is the list.
+    """
+    if isinstance(payload, list):
+        return payload
+    if not isinstance(payload, dict):
+        raise ValueError(f"expected a list, got {_json_kind(payload)}")
+    keys = tuple(preferred)
+    for key in keys:
+        value = payload.get(key)
+        if isinstance(value, list):
+            return value
+    data = payload.get("data")
+    if isinstance(data, dict):
+        for key in keys:
+            value = data.get(key)
+            if isinstance(value, list):
+                return value
+    lists = [value for value in payload.values() if isinstance(value, list)]
+    if len(lists) == 1:
+        return lists[0]
+    if not lists:
+        raise ValueError("expected a list, got an object with no list in it")
+    raise ValueError("expected a list, got an object with several lists")
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+def find_id(obj: dict[str, Any], keys: Iterable[str]) -> str | None:
+    """The first identifier-looking value under ``keys``, as a string."""
+    for key in keys:
+        value = obj.get(key)
+        if isinstance(value, str) and value:
+            return value
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+    return None
+
+
+def error_message(payload: Any) -> str | None:
+    """One line from an error body, or None when the body says nothing usable.
+
+    Reads ``message``, ``error`` (text or an object with a message), ``detail``,
+    ``title``, ``errors[]`` (texts or objects with ``message``/``field``) and
+    problem+json ``validation[]``.
+    """
+    if isinstance(payload, str):
+        return _one_line(payload)
+    if not isinstance(payload, dict):
+        return None
+    parts: list[str] = []
+    for key in MESSAGE_KEYS:
+        value = payload.get(key)
+        if isinstance(value, str) and value.strip():
+            parts.append(value)
+            break
+        if isinstance(value, dict):
+            inner = error_message(value)
+            if inner:
+                parts.append(inner)
+                break
+    for key in ("errors", "validation"):
+        details = _detail_lines(payload.get(key))
+        if details:
+            parts.append("; ".join(details))
+    if not parts:
+        return None
+    field = payload.get("field")
+    if isinstance(field, str) and field and field not in parts[0]:
+        parts[0] = f"{field}: {parts[0]}"
+    return _one_line(" — ".join(dict.fromkeys(parts)))
+
+
+def _detail_lines(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        # {"field": ["msg", ...]} as some frameworks send
+        return [
+            f"{key}: {', '.join(map(str, msgs)) if isinstance(msgs, list) else msgs}"
+            for key, msgs in value.items()
+        ][:5]
+    if not isinstance(value, list):
+        return []
+    lines: list[str] = []
+    for entry in value[:5]:
+        if isinstance(entry, str):
+            lines.append(entry)
+        elif isinstance(entry, dict):
+            text = next(
+                (
+                    entry[k]
+                    for k in ("message", "detail", "msg", "error")
+                    if isinstance(entry.get(k), str)
+                ),
+                None,
+            )
+            field = next(
+                (entry[k] for k in ("field", "path", "loc", "pointer") if entry.get(k)),
+                None,
+            )
+            if isinstance(field, list):
+                field = ".".join(map(str, field))
+            if text:
+                lines.append(f"{field}: {text}" if field else text)
+    return lines
+
+
+def _one_line(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= MAX_MESSAGE else line[: MAX_MESSAGE - 1] + "…"

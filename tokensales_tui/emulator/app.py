@@ -1,0 +1,196 @@
+"""The Starlette application: every path of the three addresses in one app.
+
+The interface leaves some bodies and all errors open; the emulator answers so:
+
+- ``POST /auth/getAccessToken`` → 200 ``{"accessToken": "<jwt>", "expiresIn": seconds}``;
+  wrong credentials 401, a malformed body 400.
+- ``GET /v1/platform-webhooks`` → 200 JSON array of webhooks, never with ``secret``;
+  ``POST`` → 201 and ``PUT``/``DELETE`` → 200, all without a body. ``PUT`` also takes
+  ``isActive``.
+- ``GET /v1/items`` → 200 ``{"items": [...], "total": N}``; ``GET /v1/items/{id}`` → the item.
+- ``GET /v1/assets`` → 200 ``{"assets": [...]}``; ``GET /v1/assets/{id}`` → the asset, with
+  ``id``, ``name``, ``symbol``, ``blockchainId``, ``decimals``, ``type`` (ERC20, ERC721,
+  ERC1155, native), ``contractAddress`` (null for native coins) and ``createdAt``.
+- ``POST /v1/payouts/add`` → 201 without a body. ``type`` and ``name`` are required; types
+  ``fiat``, ``stablecoin`` and ``native`` require ``fiatDetails``, ``stablecoinDetails`` and
+  ``nativeDetails`` respectively; any other type is accepted, since the interface shows no
+  allowed values beyond ``free``.
+- ``POST /collections`` (a JSON array) → 201 ``{"created": [{"id", "name"}, ...]}``, all or
+  none; ``GET /collections`` → 200 ``{"collections": [...]}``, each with ``id`` and the
+  posted fields (``whitelisted`` kept as the string sent);
+  ``DELETE /collection/{token_Id}`` → 200 ``{"deleted": id}``.
+- Errors: ``{"message": "...", "field": "..."}`` (``field`` when one field is at fault,
+  ``index`` too for an element of the collections array). 400 malformed JSON or a body of
+  the wrong shape, 401 missing, invalid or expired bearer token, 404 unknown id or path,
+  405 wrong method, 422 a field that fails validation; faults add 429, 500, 502 and 503.
+- Validation beyond types: webhook ``url`` absolute http(s) with a host, ``events`` a
+  non-empty array without repeats; a collection's ``contractAddress`` and wallets must be
+  base58 on ``solana`` and 0x + 40 hex (EIP-55 when mixed case) elsewhere, e-mails must look
+  like e-mails. Unknown fields are ignored.
+- Ids: ``wh_``, ``itm_``, ``ast_``, ``col_`` and ``po_`` + 12 hex digits, deterministic per seed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Iterable
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from . import validation
+from .errors import ApiError, json_response
+from .state import Emulator
+
+TOKEN_PATH = "/auth/getAccessToken"
+
+Handler = Callable[[Request, Emulator], Awaitable[Response]]
+
+
+def create_app(
+    *,
+    seed: int = 0,
+    items: int = 40,
+    token_lifetime: float = 3600.0,
+    faults: Iterable[str] = (),
+    clock: Callable[[], float] = time.time,
+) -> Starlette:
+    """A new emulated service with its own state, reachable as ``app.state.emulator``.
+
+    Serve it in-process with ``httpx.ASGITransport(app=app)`` or on a socket with
+    :func:`tokensales_tui.emulator.server.serve`. Raises ValueError for an unknown fault.
+    """
+    emulator = Emulator(
+        seed=seed, items=items, token_lifetime=token_lifetime, faults=faults, clock=clock
+    )
+    app = Starlette(
+        routes=_routes(),
+        exception_handlers={HTTPException: _http_exception},  # type: ignore[dict-item]
+    )
+    app.state.emulator = emulator
+    return app
+
+
+def _route(method: str, path: str, handler: Handler, *, auth: bool = True) -> Route:
+    """A route that counts, injects faults and authenticates before ``handler`` runs."""
+
+    async def endpoint(request: Request) -> Response:
+        emulator: Emulator = request.app.state.emulator
+        emulator.counts[(method, path)] += 1
+        try:
+            await emulator.injector.before(token_endpoint=path == TOKEN_PATH)
+            if auth:
+                emulator.authenticate(request.headers.get("authorization"))
+            response = await handler(request, emulator)
+        except ApiError as exc:
+            response = exc.to_response()
+        return emulator.injector.after(method, response)
+
+    return Route(path, endpoint, methods=[method], name=f"{method} {path}")
+
+
+async def _http_exception(request: Request, exc: HTTPException) -> Response:
+    # Unknown paths and wrong methods answer in the same JSON shape as every other error.
+    message = {404: "no such path", 405: "method not allowed"}.get(exc.status_code, exc.detail)
+    return json_response({"message": message}, exc.status_code, headers=dict(exc.headers or {}))
+
+
+async def _json(request: Request) -> object:
+    return validation.parse_json(await request.body())
+
+
+def _param(request: Request, name: str) -> str:
+    return str(request.path_params[name])
+
+
+# --- handlers ----------------------------------------------------------------------
+
+
+async def get_token(request: Request, emulator: Emulator) -> Response:
+    api_key, api_secret = validation.credentials(await _json(request))
+    return json_response(emulator.issue_token(api_key, api_secret))
+
+
+async def list_webhooks(request: Request, emulator: Emulator) -> Response:
+    return json_response(emulator.webhook_list())
+
+
+async def create_webhook(request: Request, emulator: Emulator) -> Response:
+    emulator.add_webhook(validation.webhook_create(await _json(request)))
+    return Response(status_code=201)
+
+
+async def update_webhook(request: Request, emulator: Emulator) -> Response:
+    webhook_id = _param(request, "id")
+    emulator.get(emulator.webhooks, webhook_id, "webhook")  # 404 before 4xx about the body
+    emulator.update_webhook(webhook_id, validation.webhook_update(await _json(request)))
+    return Response(status_code=200)
+
+
+async def delete_webhook(request: Request, emulator: Emulator) -> Response:
+    emulator.delete(emulator.webhooks, _param(request, "id"), "webhook")
+    return Response(status_code=200)
+
+
+async def list_items(request: Request, emulator: Emulator) -> Response:
+    return Response(emulator.items_body(), media_type="application/json")
+
+
+async def get_item(request: Request, emulator: Emulator) -> Response:
+    return json_response(emulator.get(emulator.items, _param(request, "id"), "item"))
+
+
+async def delete_item(request: Request, emulator: Emulator) -> Response:
+    emulator.delete(emulator.items, _param(request, "id"), "item")
+    return Response(status_code=200)
+
+
+async def list_assets(request: Request, emulator: Emulator) -> Response:
+    return json_response({"assets": list(emulator.assets.values())})
+
+
+async def get_asset(request: Request, emulator: Emulator) -> Response:
+    return json_response(emulator.get(emulator.assets, _param(request, "id"), "asset"))
+
+
+async def add_payout(request: Request, emulator: Emulator) -> Response:
+    emulator.add_payout(validation.payout(await _json(request)))
+    return Response(status_code=201)
+
+
+async def create_collections(request: Request, emulator: Emulator) -> Response:
+    stored = emulator.add_collections(validation.collections(await _json(request)))
+    created = [{"id": c["id"], "name": c["name"]} for c in stored]
+    return json_response({"created": created}, 201)
+
+
+async def list_collections(request: Request, emulator: Emulator) -> Response:
+    return json_response({"collections": list(emulator.collections.values())})
+
+
+async def delete_collection(request: Request, emulator: Emulator) -> Response:
+    collection_id = _param(request, "token_Id")
+    emulator.delete(emulator.collections, collection_id, "collection")
+    return json_response({"deleted": collection_id})
+
+
+def _routes() -> list[Route]:
+    return [
+        _route("POST", TOKEN_PATH, get_token, auth=False),
+        _route("GET", "/v1/platform-webhooks", list_webhooks),
+        _route("POST", "/v1/platform-webhooks", create_webhook),
+        _route("PUT", "/v1/platform-webhooks/{id}", update_webhook),
+        _route("DELETE", "/v1/platform-webhooks/{id}", delete_webhook),
+        _route("GET", "/v1/items", list_items),
+        _route("GET", "/v1/items/{id}", get_item),
+        _route("DELETE", "/v1/items/{id}", delete_item),
+        _route("GET", "/v1/assets", list_assets),
+        _route("GET", "/v1/assets/{id}", get_asset),
+        _route("POST", "/v1/payouts/add", add_payout),
+        _route("POST", "/collections", create_collections),
+        _route("GET", "/collections", list_collections),
+        _route("DELETE", "/collection/{token_Id}", delete_collection),
+    ]

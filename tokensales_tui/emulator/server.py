@@ -1,0 +1,105 @@
+"""Serving the emulator on a socket with uvicorn, for clients outside this process."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import time
+from collections.abc import Callable, Iterable
+
+import uvicorn
+from starlette.applications import Starlette
+
+from .app import create_app
+from .state import Emulator
+
+
+class EmulatorServer:
+    """An emulator app bound to ``host``:``port`` (0 picks a free port) and its uvicorn server.
+
+    The socket is bound on construction, so :attr:`url` is known before :meth:`run`.
+    """
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8765,
+        *,
+        items: int = 40,
+        seed: int = 0,
+        faults: Iterable[str] = (),
+        token_lifetime: float = 3600.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.app: Starlette = create_app(
+            seed=seed, items=items, faults=faults, token_lifetime=token_lifetime, clock=clock
+        )
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self._socket = socket.socket(family, socket.SOCK_STREAM)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            self._socket.bind((host, port))
+        except OSError:
+            self._socket.close()
+            raise
+        bound_port = self._socket.getsockname()[1]
+        self.url = (
+            f"http://[{host}]:{bound_port}"
+            if family == socket.AF_INET6
+            else (f"http://{host}:{bound_port}")
+        )
+        # A hung request (the hang fault) must not hold up shutdown for long.
+        config = uvicorn.Config(
+            self.app, log_level="warning", timeout_graceful_shutdown=1, lifespan="off"
+        )
+        self.server = uvicorn.Server(config)
+
+    @property
+    def emulator(self) -> Emulator:
+        """The state of the served app."""
+        emulator: Emulator = self.app.state.emulator
+        return emulator
+
+    def run(self, on_ready: Callable[[str], None] | None = None) -> None:
+        """Serve until :meth:`stop` or Ctrl+C; ``on_ready`` gets :attr:`url` once it accepts."""
+        asyncio.run(self._serve(on_ready))
+
+    def stop(self) -> None:
+        """Ask a running :meth:`run` to finish (from any thread)."""
+        self.server.should_exit = True
+
+    async def _serve(self, on_ready: Callable[[str], None] | None) -> None:
+        task = asyncio.create_task(self.server.serve(sockets=[self._socket]))
+        while not self.server.started and not task.done():
+            await asyncio.sleep(0.01)
+        if self.server.started and on_ready is not None:
+            on_ready(self.url)
+        while not task.done():
+            if self.server.should_exit:
+                self.emulator.injector.release_hung()
+            await asyncio.wait({task}, timeout=0.05)
+        await task
+
+
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    *,
+    items: int = 40,
+    seed: int = 0,
+    faults: Iterable[str] = (),
+    token_lifetime: float = 3600.0,
+    on_ready: Callable[[str], None] | None = None,
+) -> None:
+    """Serve a new emulator with uvicorn until Ctrl+C, then return.
+
+    ``on_ready`` receives the base URL (e.g. ``http://127.0.0.1:8765``), which serves all
+    three addresses. Prints nothing itself; uvicorn logs warnings only.
+    Raises OSError when the address is taken, ValueError for an unknown fault.
+    """
+    server = EmulatorServer(
+        host, port, items=items, seed=seed, faults=faults, token_lifetime=token_lifetime
+    )
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run(on_ready)
