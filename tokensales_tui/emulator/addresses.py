@@ -1,24 +1,17 @@
-"""Blockchain address formats: EIP-55 checksums for EVM chains, base58 for Solana."""
+"""Blockchain addresses for the seed data and the emulator's checks.
+
+The checks are the client's own (:mod:`tokensales_tui.validation`), so the emulator
+rejects exactly what a careful form would; only the chain mapping differs: Solana
+takes base58 keys and every other chain is taken to be EVM.
+"""
 
 from __future__ import annotations
 
-import re
+from ..validation import check_address, to_checksum_address
 
-from eth_hash.auto import keccak
-
-_EVM = re.compile(r"0x[0-9a-fA-F]{40}")
 _BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
-_SOLANA = re.compile(f"[{_BASE58}]{{32,44}}")
 
-
-def checksum(address: str) -> str:
-    """``address`` (0x + 40 hex digits) with EIP-55 mixed-case checksum."""
-    digits = address[2:].lower()
-    hashed = keccak(digits.encode("ascii")).hex()
-    return "0x" + "".join(
-        c.upper() if c.isalpha() and int(h, 16) >= 8 else c
-        for c, h in zip(digits, hashed[:40], strict=True)
-    )
+checksum = to_checksum_address
 
 
 def evm_from_bytes(raw: bytes) -> str:
@@ -37,16 +30,6 @@ def solana_from_bytes(raw: bytes) -> str:
 
 
 def address_problem(value: str, blockchain: str) -> str | None:
-    """Why ``value`` is not an address on ``blockchain``, or None when it is one.
-
-    Solana takes base58 keys; every other chain is taken to be EVM. An all-lower or
-    all-upper EVM address carries no checksum; a mixed-case one must match EIP-55.
-    """
-    if blockchain.strip().lower() == "solana":
-        return None if _SOLANA.fullmatch(value) else "must be a base58 Solana address"
-    if not _EVM.fullmatch(value):
-        return "must be an address of 0x and 40 hex digits"
-    body = value[2:]
-    if body != body.lower() and body != body.upper() and checksum(value) != value:
-        return "has an invalid EIP-55 checksum"
-    return None
+    """Why ``value`` is not an address on ``blockchain``, or None when it is one."""
+    chain = "solana" if blockchain.strip().lower() == "solana" else "ethereum"
+    return check_address(value, chain)

@@ -1,0 +1,84 @@
+"""Helpers for Pilot tests of the whole app against the in-process emulator."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
+from tokensales_tui.ui.app import Launch, TokenSalesApp
+
+EMULATOR_URL = "http://127.0.0.1:9"
+"""A loopback address for profiles served by the in-process transport (no socket opens)."""
+
+
+class Rigged(httpx.AsyncBaseTransport):
+    """The in-process emulator, with per-path failures and delays for one test."""
+
+    def __init__(self, app: Any) -> None:
+        self.inner = httpx.ASGITransport(app=app)
+        self.fail: dict[str, int] = {}
+        self.delay: dict[str, float] = {}
+        self.hook: Callable[[httpx.Request], None] | None = None
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        if self.hook:
+            self.hook(request)
+        if path in self.delay:
+            await asyncio.sleep(self.delay[path])
+        if path in self.fail:
+            return httpx.Response(self.fail[path], json={"message": "emulated failure"})
+        return await self.inner.handle_async_request(request)
+
+
+def emulator_env() -> dict[str, str]:
+    """Environment for a profile pointing at the emulator, demo credentials."""
+    return {
+        "TOKENSALES_BASE_URL": EMULATOR_URL,
+        "TOKENSALES_API_KEY": DEMO_API_KEY,
+        "TOKENSALES_API_SECRET": DEMO_API_SECRET,
+    }
+
+
+def rigged_app(**launch: Any) -> tuple[TokenSalesApp, Rigged]:
+    """An app on an environment-only profile served by a rigged emulator."""
+    emulator = create_app(seed=0)
+    transport = Rigged(emulator)
+    app = TokenSalesApp(
+        Launch(env=launch.pop("env", emulator_env()), transport_factory=lambda: transport, **launch)
+    )
+    app.rigged_emulator = emulator.state.emulator  # type: ignore[attr-defined]
+    return app, transport
+
+
+async def wait_for(condition: Callable[[], bool], pilot: Any, timeout: float = 5.0) -> None:
+    """Let the app run until ``condition()`` holds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached in time")
+        await pilot.pause(0.02)
+
+
+async def loaded(app: TokenSalesApp, pilot: Any, *keys: str) -> None:
+    """Wait until the named tabs (default: all) have loaded or failed."""
+    tabs = (
+        [app.query_one(f"#{key}-tab") for key in keys] if keys else list(app.query("ResourceTab"))
+    )
+    await wait_for(lambda: all(t.loaded_once or t.error for t in tabs), pilot)
+
+
+def screen_text(app: TokenSalesApp) -> str:
+    """Everything on the current screen as plain text, one line per row."""
+    strips = app.screen._compositor.render_strips()
+    return "\n".join(strip.text for strip in strips)
+
+
+def screen_segments(app: TokenSalesApp) -> list[Any]:
+    """Every segment on the current screen (to check styles, links and actions)."""
+    return [segment for strip in app.screen._compositor.render_strips() for segment in strip]

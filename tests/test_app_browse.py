@@ -1,0 +1,250 @@
+"""Pilot tests of the main screen on the in-process emulator."""
+
+from __future__ import annotations
+
+import json
+
+from tokensales_tui.ui.app import Launch, TokenSalesApp
+from tokensales_tui.ui.tabs import ResourceTab
+
+from .apphelpers import loaded, rigged_app, screen_text, wait_for
+
+SIZE = (120, 40)
+
+
+def demo(**kwargs: object) -> TokenSalesApp:
+    return TokenSalesApp(Launch(demo=True, **kwargs))  # type: ignore[arg-type]
+
+
+async def test_all_tabs_load_and_number_keys_switch() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        expected = {
+            "1": "webhooks",
+            "2": "items",
+            "3": "assets",
+            "4": "payouts",
+            "5": "collections",
+        }
+        for key, name in expected.items():
+            await pilot.press(key)
+            assert app.active_tab.resource.key == name
+            assert app.active_tab.table.total_count > 0
+            assert app.focused is app.active_tab.table
+        assert "DEMO" in screen_text(app)
+
+
+async def test_tabs_switch_by_mouse() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.click("#--content-tab-items")
+        assert app.active_tab.resource.key == "items"
+        await pilot.click("#--content-tab-collections")
+        assert app.active_tab.resource.key == "collections"
+
+
+async def test_filter_narrows_and_escape_clears() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2", "slash")
+        assert app.focused is app.active_tab.filter_input
+        total = app.active_tab.table.total_count
+        await pilot.press(*"usdc")
+        table = app.active_tab.table
+        assert 0 < table.shown_count < total
+        assert all("usdc" in "|".join(table.cells_at(i)).lower() for i in range(table.shown_count))
+        assert f"{table.shown_count} of {total}" in screen_text(app)
+        await pilot.press("escape")
+        assert table.shown_count == total
+        assert app.focused is table
+
+
+async def test_filter_matching_nothing_says_so() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("1", "slash", *"zzzzqqq")
+        assert app.active_tab.table.shown_count == 0
+        assert "No rows match" in screen_text(app)
+
+
+async def test_sort_keys_and_header_click() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2")
+        table = app.active_tab.table
+        await pilot.press("s")
+        assert table.sort_column == table.columns[0].key
+        await pilot.press("s", "s")  # id → title → price
+        assert table.sort_column == "price"
+        prices = [row.price for row in table.shown_rows]
+        assert prices == sorted(prices)
+        await pilot.press("S")
+        prices = [row.price for row in table.shown_rows]
+        assert prices == sorted(prices, reverse=True)
+        # clicking the "Title" header sorts by title
+        title_x = sum(table._widths[:1]) + 2
+        await pilot.click("#items-table", offset=(title_x, 0))
+        assert table.sort_column == "title"
+
+
+async def test_copy_id_and_json() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2")
+        row = app.active_tab.highlighted
+        await pilot.press("c")
+        assert app.clipboard == row.id
+        await pilot.press("y")
+        assert json.loads(app.clipboard) == row.raw
+
+
+async def test_delete_asks_and_cancel_keeps_the_row() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("1")
+        tab = app.active_tab
+        before = tab.table.total_count
+        row = tab.highlighted
+        await pilot.press("d")
+        assert type(app.screen).__name__ == "ConfirmScreen"
+        assert row.url in screen_text(app)
+        await pilot.press("enter")  # the default button is Cancel
+        assert type(app.screen).__name__ != "ConfirmScreen"
+        assert tab.table.total_count == before
+        assert row.id in app.emulator.webhooks
+
+
+async def test_delete_confirmed_removes_it_on_the_server_and_in_the_table() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("5")
+        tab = app.active_tab
+        before = tab.table.total_count
+        row = tab.highlighted
+        await pilot.press("d", "right", "enter")
+        await wait_for(lambda: row.id not in app.emulator.collections, pilot)
+        await wait_for(lambda: tab.table.total_count == before - 1, pilot)
+        assert all(r.id != row.id for r in tab.table.shown_rows)
+
+
+async def test_failed_delete_leaves_the_row_and_says_why() -> None:
+    app, transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2")
+        tab = app.active_tab
+        row = tab.highlighted
+        transport.fail[f"/v1/items/{row.id}"] = 422
+        await pilot.press("d", "right", "enter")
+        await wait_for(lambda: any("not deleted" in n.message for n in app._notifications), pilot)
+        assert any(r is row for r in tab.table.shown_rows)
+
+
+async def test_delete_is_not_offered_where_the_service_has_none() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("3")
+        assert "Delete" not in screen_text(app).splitlines()[-1]
+        await pilot.press("d")
+        assert any("no way to delete" in n.message for n in app._notifications)
+
+
+async def test_error_in_one_tab_shows_there_and_r_retries() -> None:
+    app, transport = rigged_app()
+    transport.fail["/v1/assets"] = 500
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        assets = app.query_one("#assets-tab", ResourceTab)
+        assert assets.error is not None
+        assert app.query_one("#items-tab", ResourceTab).error is None
+        await pilot.press("3")
+        text = screen_text(app)
+        assert "Loading assets failed" in text and "127.0.0.1:9" in text
+        del transport.fail["/v1/assets"]
+        await pilot.press("r")
+        await wait_for(lambda: assets.error is None and assets.table.total_count == 12, pilot)
+        assert "Loading assets failed" not in screen_text(app)
+
+
+async def test_a_slow_tab_does_not_block_another() -> None:
+    app, transport = rigged_app()
+    transport.delay["/v1/items"] = 30
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot, "webhooks", "collections")
+        items = app.query_one("#items-tab", ResourceTab)
+        assert not items.loaded_once and items.table.loading
+        await pilot.press("5")
+        assert app.active_tab.resource.key == "collections"
+        await pilot.press("2", "escape")  # escape cancels the wait
+        await wait_for(lambda: not items.table.loading, pilot)
+        assert "cancelled" in screen_text(app)
+
+
+async def test_header_shows_profile_host_and_token() -> None:
+    app, _transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.pause(1.1)
+        first = screen_text(app).splitlines()[0]
+        assert "profile default" in first
+        assert "127.0.0.1:9" in first
+        assert "token: valid" in first
+
+
+async def test_read_only_hides_mutations_and_says_so() -> None:
+    from tokensales_tui.config import Overrides
+
+    app = demo(overrides=Overrides(read_only=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("1")
+        text = screen_text(app)
+        assert "READ-ONLY" in text.splitlines()[0]
+        assert "Delete" not in text.splitlines()[-1]
+        count = app.active_tab.table.total_count
+        await pilot.press("d")
+        assert type(app.screen).__name__ != "ConfirmScreen"
+        assert any("read-only profile" in n.message for n in app._notifications)
+        assert app.active_tab.table.total_count == count
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Delete" not in titles and "Refresh" in titles
+
+
+async def test_enter_opens_the_detail_with_the_current_version() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2")
+        row = app.active_tab.highlighted
+        stored = dict(app.emulator.items[row.id], title="Renamed on the server")
+        app.emulator.items[row.id] = stored
+        await pilot.press("enter")
+        assert type(app.screen).__name__ == "DetailScreen"
+        await wait_for(lambda: "Renamed on the server" in screen_text(app), pilot)
+        text = screen_text(app)
+        assert row.id in text and '"contractFunction"' in text
+        await pilot.press("y")
+        assert json.loads(app.clipboard)["title"] == "Renamed on the server"
+        await pilot.press("escape")
+        assert type(app.screen).__name__ != "DetailScreen"
+
+
+async def test_help_lists_the_keys() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("question_mark")
+        text = screen_text(app)
+        for words in ("Refresh", "Copy JSON", "Profile", "Filter", "Quit"):
+            assert words in text
+        await pilot.press("escape")
+        assert type(app.screen).__name__ != "HelpScreen"

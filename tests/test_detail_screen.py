@@ -1,0 +1,266 @@
+"""The detail screen: literal server text, copying, search, refresh and hostile sizes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+from textual.app import App
+from textual.geometry import Offset
+from textual.pilot import Pilot
+
+from tokensales_tui.api.errors import NotFoundError
+from tokensales_tui.ui.screens.detail import (
+    CAPPED_NOTICE,
+    FETCHING,
+    DetailScreen,
+    full_json,
+    preview_json,
+)
+
+MARKUP = "[@click=app.quit]x[/]"
+BROKEN = "a [/] b"
+OSC52 = "\x1b]52;c;SGVsbG8=\x07"
+
+RAW = {
+    "id": "itm_4f3a",
+    "name": "Hat",
+    "note": MARKUP,
+    "tags": ["red", BROKEN],
+    "price": {"amount": "12.50", "currency": "EUR"},
+    "sold": False,
+}
+FIELDS: list[tuple[str, object]] = [("Name", MARKUP), ("Tags", BROKEN), ("Sold", False)]
+
+
+class Host(App[None]):
+    """Hosts one detail screen over an empty default screen."""
+
+    def __init__(self, detail: DetailScreen) -> None:
+        super().__init__()
+        self.detail = detail
+        self.notices: list[tuple[str, bool]] = []
+
+    def notify(self, message: str, *, markup: bool = True, **kwargs: object) -> None:
+        self.notices.append((message, markup))
+        super().notify(message, markup=markup, **kwargs)  # type: ignore[arg-type]
+
+    def on_mount(self) -> None:
+        self.push_screen(self.detail)
+
+
+def detail_screen(
+    raw: object = RAW, fields: list[tuple[str, object]] | None = None, **kwargs: object
+) -> DetailScreen:
+    kwargs.setdefault("object_id", "itm_4f3a")
+    return DetailScreen("Item", FIELDS if fields is None else fields, raw, **kwargs)  # type: ignore[arg-type]
+
+
+def screen_lines(app: App[object]) -> list[str]:
+    """What a person sees, one string per terminal row."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+def find(app: App[object], needle: str) -> Offset:
+    for y, line in enumerate(screen_lines(app)):
+        if needle in line:
+            return Offset(line.index(needle), y)
+    raise AssertionError(f"{needle!r} is not on screen")
+
+
+async def test_shows_title_fields_and_json() -> None:
+    app = Host(detail_screen())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        lines = screen_lines(app)
+        assert lines[0].strip().startswith("Item  itm_4f3a")
+        text = "\n".join(lines)
+        assert "Name" in text and "Sold" in text and "no" in text
+        assert '"currency": "EUR"' in text
+        assert app.detail.json_view.lines == json.dumps(RAW, indent=2).split("\n")
+        assert not app.detail.query_one("#detail-notice").display
+
+
+async def test_markup_in_server_text_is_literal_and_inert() -> None:
+    app = Host(detail_screen())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        field = find(app, MARKUP)  # the field value comes first
+        assert find(app, BROKEN).y < find(app, f'"{BROKEN}"').y
+        json_line = find(app, f'"note": "{MARKUP}"')
+        await pilot.click(offset=field + Offset(1, 0))
+        await pilot.click(offset=json_line + Offset(len('"note": "') + 1, 0))
+        await pilot.pause()
+        assert app.is_running
+        assert app.screen is app.detail
+
+
+async def test_control_characters_never_reach_the_terminal() -> None:
+    raw = {"id": OSC52, "csi": "\x9b2J", "bidi": "\u202egnp.exe", "del": "a\x7fb"}
+    app = Host(detail_screen(raw, [("Id", OSC52), ("Csi", "x\x9b2J")], object_id=OSC52))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        text = "\n".join(screen_lines(app))
+        code = app.detail.json_view.code
+        for shown in (text, code):
+            assert not any(char in shown for char in "\x1b\x07\x9b\x7f\u202e")
+        assert '"id": "\\u001b]52;c;SGVsbG8=\\u0007"' in code
+        assert '"csi": "\\u009b2J"' in code
+        assert "␛]52;c;SGVsbG8=␇" in text  # the field and the title
+
+
+async def test_copy_id_and_the_exact_json() -> None:
+    raw = {**RAW, "hostile": OSC52 + "\x9b\u202e\ud800", "deep": [[[{"x": None}]]]}
+    app = Host(detail_screen(raw))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("c")
+        assert app.clipboard == "itm_4f3a"
+        assert app.notices == [("Copied id", False)]
+        await pilot.press("y")
+        assert json.loads(app.clipboard) == raw
+        assert "\x9b" not in app.clipboard and "\u202e" not in app.clipboard
+
+
+async def test_copy_id_without_an_id_says_so() -> None:
+    app = Host(detail_screen(object_id=None))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("c")
+        assert app.clipboard == ""
+        assert app.notices == [("This object has no id", False)]
+
+
+async def search(pilot: Pilot[None], query: str) -> None:
+    await pilot.press("slash", *query, "enter")
+
+
+def matches_label(app: App[object]) -> str:
+    return str(app.screen.query_one("#detail-matches").render())
+
+
+async def test_search_counts_moves_and_closes() -> None:
+    raw = {"a": "Apple pie", "b": ["APPLE", "pineapple"], "c": "pear"}
+    app = Host(detail_screen(raw))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await search(pilot, "apple")
+        view = app.detail.json_view
+        assert view.match_count == 3
+        assert matches_label(app) == "match 1 of 3"
+        await pilot.press("n")
+        assert matches_label(app) == "match 2 of 3"
+        await pilot.press("N", "N")
+        assert matches_label(app) == "match 3 of 3"  # wraps around
+        await pilot.press("escape")
+        assert not app.detail.has_class("-searching")
+        assert view.match_count == 0
+        assert app.screen is app.detail
+        await pilot.press("escape")
+        assert app.screen is not app.detail
+
+
+async def test_search_scrolls_to_the_match_and_reports_none() -> None:
+    raw = {f"key{i}": i for i in range(200)} | {"needle": "Found me"}
+    app = Host(detail_screen(raw, []))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await search(pilot, "found ME")
+        view = app.detail.json_view
+        assert view.scroll_y > 100
+        assert '"needle": "Found me"' in "\n".join(screen_lines(app))
+        await pilot.press("slash", "ctrl+a", "x", "y", "z", "enter")
+        assert view.match_count == 0
+        assert matches_label(app) == "no matches"
+
+
+async def test_refresh_replaces_the_data() -> None:
+    release = asyncio.Event()
+    new_raw = {"id": "itm_4f3a", "name": "Cap"}
+
+    async def refresh() -> tuple[list[tuple[str, object]], object]:
+        await release.wait()
+        return [("Name", "Cap")], new_raw
+
+    app = Host(detail_screen(refresh=refresh))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert FETCHING in "\n".join(screen_lines(app))
+        release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        text = "\n".join(screen_lines(app))
+        assert '"name": "Cap"' in text and "Cap" in text
+        assert MARKUP not in text and FETCHING not in text
+        assert app.detail.raw == new_raw
+
+
+@pytest.mark.parametrize(
+    ("error", "shown"),
+    [
+        (NotFoundError("Item [/] is gone"), "Item [/] is gone — refresh the list"),
+        (RuntimeError("boom [b]"), "boom [b]"),
+    ],
+)
+async def test_refresh_failure_keeps_the_old_data(error: Exception, shown: str) -> None:
+    async def refresh() -> tuple[list[tuple[str, object]], object]:
+        raise error
+
+    app = Host(detail_screen(refresh=refresh))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        text = "\n".join(screen_lines(app))
+        assert shown in text
+        assert f'"note": "{MARKUP}"' in text
+        assert app.detail.raw == RAW
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {f"key_{i}": {"name": f"value {i}", "n": i} for i in range(20_000)},
+        {"id": "itm_1", "description": "lorem ipsum " * 90_000},
+    ],
+    ids=["20k-keys", "1MB-string"],
+)
+async def test_huge_objects_open_quickly_and_say_they_are_capped(raw: dict[str, object]) -> None:
+    app = App[None]()
+    async with app.run_test(size=(120, 40)) as pilot:
+        started = time.perf_counter()
+        await app.push_screen(detail_screen(raw, [("Description", raw.get("description"))]))
+        await pilot.pause()
+        lines = screen_lines(app)
+        elapsed = time.perf_counter() - started
+        assert CAPPED_NOTICE in "\n".join(lines)
+        assert elapsed < 2  # ≈ 0.1 s measured; generous for loaded CI machines
+        await pilot.press("y")
+        assert json.loads(app.clipboard) == raw
+
+
+def test_preview_matches_json_dumps_for_ordinary_objects() -> None:
+    raw = {"a": [], "b": {}, "c": [1, 2.5, None, True, {"d": "é"}], "e": {"f": [[]]}}
+    preview = preview_json(raw)
+    assert preview.lines == json.dumps(raw, indent=2, ensure_ascii=False).split("\n")
+    assert not preview.capped
+    assert json.loads("\n".join(preview.lines)) == raw
+
+
+def test_preview_caps_strings_depth_and_size() -> None:
+    deep: dict[str, object] = {}
+    cursor = deep
+    for _ in range(60):
+        cursor["d"] = {"x": 1}
+        cursor = cursor["d"]  # type: ignore[assignment]
+    preview = preview_json({"s": "x" * 10_005, "deep": deep})
+    assert preview.capped
+    assert f'  "s": "{"x" * 10_000}… (5 more characters)",' in preview.lines
+    assert any(line.strip() == '"d": {…}' for line in preview.lines)
+
+    many = preview_json(list(range(5_000)))
+    assert many.capped and len(many.lines) == 2_001 and many.lines[-1] == "…"
+
+
+def test_full_json_escapes_unsafe_characters_but_round_trips() -> None:
+    raw = {"x": "\x9b\u2028\u202e\ud800\x7f"}
+    text = full_json(raw)
+    assert text.isascii()
+    assert json.loads(text) == raw

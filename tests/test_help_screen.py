@@ -1,0 +1,91 @@
+"""The help modal and building its sections from real bindings."""
+
+from __future__ import annotations
+
+import pytest
+from textual.app import App
+from textual.binding import Binding
+
+from tokensales_tui.ui.screens.help import HelpScreen, key_display, sections_from_bindings
+
+SECTIONS = [
+    ("Anywhere", [("1–5", "Switch tab"), ("?", "This help")]),
+    ("Detail view", [("esc", "Back"), ("[b]y[/]", "Copy JSON")]),
+]
+
+
+class Host(App[None]):
+    """An app whose "r" binding a keymap may move, and that shows the help on mount."""
+
+    BINDINGS = [
+        Binding("r", "refresh", "Refresh", id="demo.refresh"),
+        Binding("ctrl+x", "hidden", ""),
+    ]
+
+    def __init__(self, keymap: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.keymap = keymap or {}
+
+    def on_mount(self) -> None:
+        self.set_keymap(self.keymap)
+        self.push_screen(HelpScreen(SECTIONS))
+
+
+def screen_text(app: App[object]) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def test_sections_render_and_escape_closes() -> None:
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = screen_text(app)
+        for heading, rows in SECTIONS:
+            assert heading in text
+            for key, description in rows:
+                assert key in text and description in text
+        assert "Keys" in text and "escape or ? closes" in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+@pytest.mark.parametrize("key", ["question_mark", "q"])
+async def test_question_mark_and_q_close(key: str) -> None:
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press(key)
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_a_remapped_binding_shows_its_new_key() -> None:
+    app = Host({"demo.refresh": "f5"})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        bindings = [active.binding for active in app.screen_stack[0].active_bindings.values()]
+        sections = sections_from_bindings([("App", bindings)], app=app)
+        assert sections[0][0] == "App"
+        rows = dict((description, key) for key, description in sections[0][1])
+        assert rows["Refresh"] == "f5"
+        assert "" not in rows  # bindings without a description are left out
+        await app.push_screen(HelpScreen(sections))
+        await pilot.pause()
+        assert "f5" in screen_text(app)
+
+
+def test_rows_join_keys_and_drop_undescribed_bindings() -> None:
+    bindings = [
+        Binding("escape,q", "back", "Back"),
+        Binding("ctrl+r", "refresh", "Refresh"),
+        Binding("slash", "search", "Search", key_display="/"),
+        Binding("x", "secret", ""),
+        Binding("question_mark", "help", "Help"),
+        Binding("b", "back", "Back"),  # e.g. a second key from a keymap
+    ]
+    assert sections_from_bindings([("Here", bindings), ("Empty", [])]) == [
+        (
+            "Here",
+            [("esc / q / b", "Back"), ("^r", "Refresh"), ("/", "Search"), ("?", "Help")],
+        )
+    ]
+    assert key_display(Binding("shift+tab", "x", "X")) == "shift+tab"

@@ -1,0 +1,172 @@
+"""Server text is data: never markup, never terminal escapes."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.content import Content
+from textual.widgets import Static
+
+from tokensales_tui.ui.safe import clean, clean_line, content, display_value, is_clean, text
+
+MARKUP = [
+    "[@click=app.quit]x[/]",
+    "a [/] b",
+    "[b]bold[/b]",
+    "[link=https://x]y[/link]",
+    "[on red]$accent[/]",
+]
+
+ESCAPES = [
+    "\x1b]52;c;SGVsbG8=\x07",  # OSC 52: write the clipboard
+    "\x1b[31m",
+    "\x9b31m",  # one-byte C1 CSI
+    "\u202e",  # right-to-left override
+    "\x00",
+    "\ud800",  # lone surrogate
+    "\x7f",
+    "\u2066isolated\u2069",
+]
+
+FORBIDDEN = (
+    {chr(code) for code in range(0x20)} - {"\n", "\t"}
+    | {chr(code) for code in range(0x7F, 0xA0)}
+    | {chr(code) for code in range(0x202A, 0x202F)}
+    | {chr(code) for code in range(0x2066, 0x206A)}
+)
+
+
+def _forbidden(value: str) -> set[str]:
+    return {char for char in value if char in FORBIDDEN or 0xD800 <= ord(char) <= 0xDFFF}
+
+
+@pytest.mark.parametrize("value", MARKUP)
+def test_text_is_literal(value: str) -> None:
+    rendered = text(value, "bold")
+    assert isinstance(rendered, Text)
+    assert rendered.plain == value
+    assert rendered.spans == []
+    assert str(rendered.style) == "bold"
+
+
+@pytest.mark.parametrize("value", MARKUP)
+def test_content_is_literal(value: str) -> None:
+    for rendered in (content(value), content(value, "bold")):
+        assert isinstance(rendered, Content)
+        assert rendered.plain == value
+        for span in rendered.spans:  # at most the one style asked for, over everything
+            assert (span.start, span.end, span.style) == (0, len(value), "bold")
+        segments = list(rendered.render_segments())
+        assert all(not (segment.style and segment.style.meta) for segment in segments)
+
+
+class StaticApp(App[None]):
+    def compose(self) -> ComposeResult:
+        for value in MARKUP:
+            yield Static(content(value))
+
+
+async def test_markup_in_a_static_is_shown_and_inert() -> None:
+    app = StaticApp()
+    async with app.run_test(size=(60, 10)) as pilot:
+        await pilot.pause()
+        for value, static in zip(MARKUP, app.query(Static), strict=True):
+            assert static.visual.plain == value  # type: ignore[union-attr]
+            await pilot.click(static, offset=(1, 0))
+        await pilot.pause()
+        assert app.is_running
+        assert app.return_code is None
+
+
+@pytest.mark.parametrize("value", ESCAPES)
+def test_escapes_are_replaced(value: str) -> None:
+    for cleaned in (clean(value), clean_line(value), text(value).plain, content(value).plain):
+        assert not _forbidden(cleaned)
+        assert cleaned  # replaced by a visible marker, not dropped
+
+
+def test_markers() -> None:
+    assert clean("\x1b[31m") == "␛[31m"
+    assert clean("\x00\x07\x7f") == "␀␇␡"
+    assert clean("\x9b31m") == "\ufffd31m"
+    assert clean("a\u202eb") == "a\ufffdb"
+    assert clean("\ud800") == "\ufffd"
+    assert clean("line\n\tindented") == "line\n\tindented"
+
+
+def test_clean_returns_clean_text_unchanged() -> None:
+    value = "plain text, ünïcödé, 中文 ✨"
+    assert clean(value) is value
+    assert clean_line(value) is value
+    assert is_clean(value) and is_clean(value, line=True)
+    assert is_clean("a\nb") and not is_clean("a\nb", line=True)
+    assert not is_clean("\x1b")
+
+
+def test_clean_line_keeps_one_line() -> None:
+    assert clean_line("a\r\nb\tc\nd\re") == "a↵b c↵d↵e"
+    assert clean_line("\x1b[2J") == "␛[2J"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (None, ""),
+        (True, "yes"),
+        (False, "no"),
+        (3, "3"),
+        (3.0, "3"),
+        (2.5, "2.5"),
+        (-0.1, "-0.1"),
+        (10**20, "100000000000000000000"),
+        (1e20, "1e+20"),
+        ("text", "text"),
+        (["a", 1, True], "a, 1, yes"),
+        ([{"k": 1}], '{"k":1}'),
+        ({"a": 1, "b": [1, 2], "c": "ü"}, '{"a":1,"b":[1,2],"c":"ü"}'),
+        (msgspec.UNSET, ""),
+        ("two\nlines", "two↵lines"),
+        ("\x1b[31mred", "␛[31mred"),
+    ],
+)
+def test_display_value(value: object, expected: str) -> None:
+    assert display_value(value) == expected
+
+
+def test_display_value_struct_is_json() -> None:
+    class Point(msgspec.Struct):
+        x: int
+        y: int
+
+    assert display_value(Point(1, 2)) == '{"x":1,"y":2}'
+
+
+def test_display_value_truncates() -> None:
+    assert display_value("abcdef", 4) == "abc…"
+    assert display_value("abcd", 4) == "abcd"
+    assert display_value(123456, 3) == "12…"
+    long = display_value("x" * 100_000 + "\x1b", 200)
+    assert len(long) == 200 and long.endswith("…")
+    assert display_value({"k": "v" * 500}, 10) == '{"k":"vvv…'
+
+
+@given(st.text(st.characters()))
+def test_clean_never_lets_controls_through(value: str) -> None:
+    cleaned = clean(value)
+    assert not _forbidden(cleaned)
+    assert len(cleaned) == len(value)  # one marker per character
+
+
+DANGEROUS = st.sampled_from(["\x1b", "\x9b", "\x07", "\x00", "\r", "\n", "\t", "\u202e", "\ud800"])
+
+
+@given(st.text(st.one_of(st.characters(), DANGEROUS)), st.integers(min_value=1, max_value=50))
+def test_clean_line_and_display_value_are_single_safe_lines(value: str, limit: int) -> None:
+    for cleaned in (clean_line(value), display_value(value), display_value(value, limit)):
+        assert not _forbidden(cleaned)
+        assert "\n" not in cleaned and "\t" not in cleaned
+    assert len(display_value(value, limit)) <= limit

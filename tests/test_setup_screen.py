@@ -1,0 +1,244 @@
+"""The first-run setup screen and the config-error screen, driven through Pilot."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from textual.app import App
+from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widgets import Input, Static
+
+from tokensales_tui import config
+from tokensales_tui.api import ApiClient
+from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
+from tokensales_tui.ui.screens.config_error import ConfigErrorScreen
+from tokensales_tui.ui.screens.setup import SetupResult, SetupScreen
+
+SIZE = (120, 40)
+WRONG_SECRET = "Zq8xK41w"  # typed key by key, so short
+
+
+class Host(App[None]):
+    """Pushes one screen and records what it dismissed with."""
+
+    def __init__(self, screen: Screen[Any]) -> None:
+        super().__init__()
+        self.first = screen
+        self.results: list[Any] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(self.first, self.results.append)
+
+
+def emulator_transport() -> httpx.AsyncBaseTransport:
+    return httpx.ASGITransport(app=create_app())
+
+
+def setup_screen(path: Path) -> SetupScreen:
+    return SetupScreen(transport_factory=emulator_transport, config_path=path)
+
+
+async def fill(pilot: Pilot[Any], **values: str) -> None:
+    """Set fields by id (``base_url`` -> ``#base-url``) and let the screen react, as typing would."""
+    for name, value in values.items():
+        pilot.app.screen.query_one(f"#{name.replace('_', '-')}", Input).value = value
+    await pilot.pause()
+
+
+def static_text(screen: Screen[Any], selector: str) -> str:
+    return str(screen.query_one(selector, Static).render())
+
+
+def screen_text(app: App[Any]) -> str:
+    """Everything a person could see: every Static's text, plus the whole rendered frame."""
+    texts = [str(widget.render()) for widget in app.screen.query(Static)]
+    return "\n".join([*texts, app.export_screenshot()])
+
+
+async def test_save_writes_a_working_profile(tmp_path: Path) -> None:
+    path = tmp_path / "conf" / "config.toml"
+    app = Host(setup_screen(path))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SetupScreen)
+        assert isinstance(app.focused, Input) and app.focused.id == "profile"
+        assert str(path) in screen_text(app)
+        await fill(
+            pilot,
+            profile="work",
+            base_url="https://api.example.test/",
+            api_key=DEMO_API_KEY,
+            api_secret=DEMO_API_SECRET,
+        )
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert app.results == [SetupResult("saved", "work")]
+
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    saved = config.load_config(path)
+    assert saved.default_profile == "work"
+    profile = saved.profiles["work"]
+    assert profile.base_url == "https://api.example.test"
+    assert profile.auth_url is None and profile.console_url is None
+    assert profile.api_key is not None and profile.api_key.reveal() == DEMO_API_KEY
+    assert profile.api_secret is not None and profile.api_secret.reveal() == DEMO_API_SECRET
+
+    resolved = config.resolve_profile(saved, cli=config.Overrides(), env={})
+    async with ApiClient(resolved.connection(), transport=emulator_transport()) as client:
+        assert await client.list_webhooks() is not None
+
+
+async def test_bad_url_shows_the_message_and_does_not_save(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    app = Host(setup_screen(path))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await pilot.click("#base-url")
+        await pilot.press(*"http://a.b")
+        error = static_text(screen, "#base-url-error")
+        assert "uses plain http:// to another machine" in error
+        assert screen.query_one("#base-url", Input).has_class("-invalid")
+
+        await fill(pilot, api_key="key")
+        await pilot.click("#save")
+        assert app.results == []
+        assert not path.exists()
+        assert app.focused is screen.query_one("#base-url", Input)
+        assert screen.query_one("#api-key", Input).value == "key"
+
+
+async def test_empty_required_fields_and_bad_name_are_reported(tmp_path: Path) -> None:
+    app = Host(setup_screen(tmp_path / "config.toml"))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await fill(pilot, profile="my profile")
+        await pilot.click("#save")
+        assert static_text(screen, "#profile-error") == "use only letters, digits, - and _"
+        assert static_text(screen, "#base-url-error") == "base URL is required"
+        assert static_text(screen, "#api-key-error") == "API key is required"
+        assert static_text(screen, "#auth-url-error") == ""
+        assert app.results == []
+
+
+async def test_save_refuses_to_replace_a_corrupt_file_and_keeps_the_fields(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text("default_profile = \n")
+    app = Host(setup_screen(path))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await fill(
+            pilot,
+            base_url="https://api.example.test",
+            api_key=DEMO_API_KEY,
+            api_secret=DEMO_API_SECRET,
+        )
+        await pilot.click("#save")
+        assert static_text(screen, "#status").startswith("not saved: ")
+        assert screen.query_one("#base-url", Input).value == "https://api.example.test"
+        assert screen.query_one("#api-secret", Input).value == DEMO_API_SECRET
+        assert DEMO_API_SECRET not in screen_text(app)
+    assert app.results == []
+    assert path.read_text() == "default_profile = \n"
+
+
+async def test_connection_with_demo_credentials_succeeds(tmp_path: Path) -> None:
+    app = Host(setup_screen(tmp_path / "config.toml"))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await fill(
+            pilot,
+            base_url="https://api.example.test",
+            api_key=DEMO_API_KEY,
+            api_secret=DEMO_API_SECRET,
+        )
+        await pilot.click("#test")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert static_text(screen, "#status") == "Connected — token valid for 60 min"
+        assert screen.query_one("#status").has_class("-ok")
+    assert app.results == []
+    assert not (tmp_path / "config.toml").exists()
+
+
+async def test_connection_with_wrong_secret_fails_without_showing_it(tmp_path: Path) -> None:
+    app = Host(setup_screen(tmp_path / "config.toml"))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await fill(pilot, base_url="https://api.example.test", api_key=DEMO_API_KEY)
+        await pilot.click("#api-secret")
+        await pilot.press(*WRONG_SECRET)
+        await pilot.click("#test")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        status = static_text(screen, "#status")
+        assert "refused the credentials" in status
+        assert screen.query_one("#status").has_class("-error")
+        assert screen.query_one("#test").disabled is False
+        shown = screen_text(app) + "".join(str(n.message) for n in app._notifications)
+        assert DEMO_API_KEY in shown  # the scan does see what fields hold
+        assert WRONG_SECRET not in shown
+
+
+async def test_open_demo_dismisses_with_demo(tmp_path: Path) -> None:
+    app = Host(setup_screen(tmp_path / "config.toml"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.click("#demo")
+        await pilot.pause()
+    assert app.results == [SetupResult("demo", None)]
+
+
+async def test_escape_returns_to_the_first_field_and_keeps_values(tmp_path: Path) -> None:
+    app = Host(setup_screen(tmp_path / "config.toml"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("tab", "tab", "tab", "tab", "tab")
+        assert app.focused is not None and app.focused.id == "api-secret"
+        await pilot.press("x", "escape")
+        assert app.focused is not None and app.focused.id == "profile"
+        assert app.screen.query_one("#api-secret", Input).value == "x"
+    assert app.results == []
+
+
+def corrupt_error(tmp_path: Path) -> config.ConfigError:
+    path = tmp_path / "config.toml"
+    path.write_text('[profiles.prod]\nbase_url = "[@click=app.quit]x[/]"\n')
+    with pytest.raises(config.ConfigError) as caught:
+        config.load_config(path)
+    return caught.value
+
+
+async def test_config_error_screen_shows_where_and_why(tmp_path: Path) -> None:
+    error = corrupt_error(tmp_path)
+    app = Host(ConfigErrorScreen(error))
+    async with app.run_test(size=SIZE) as pilot:
+        text = screen_text(app)
+        assert "The config file could not be read" in text
+        assert f"{tmp_path / 'config.toml'}:2:1" in text
+        assert "[@click=app.quit]x[/]" in text  # shown literally, not as markup
+        assert "left unchanged" in text
+        await pilot.click("#demo")
+        await pilot.pause()
+    assert app.results == ["demo"]
+
+
+@pytest.mark.parametrize(("key", "expected"), [("d", "demo"), ("q", "quit")])
+async def test_config_error_screen_keys(tmp_path: Path, key: str, expected: str) -> None:
+    app = Host(ConfigErrorScreen(corrupt_error(tmp_path)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(key)
+        await pilot.pause()
+    assert app.results == [expected]
+
+
+async def test_config_error_screen_quit_button(tmp_path: Path) -> None:
+    app = Host(ConfigErrorScreen(corrupt_error(tmp_path)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.click("#quit")
+        await pilot.pause()
+    assert app.results == ["quit"]

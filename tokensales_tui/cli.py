@@ -1,0 +1,162 @@
+"""The command line: ``tokensales-tui`` runs the app, ``tokensales-tui emulator`` serves the demo service."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for both commands."""
+    parser = argparse.ArgumentParser(
+        prog="tokensales-tui",
+        description="Browse and edit the webhooks, items, assets, payouts and collections "
+        "of a Token Sales Management Service.",
+        epilog="Environment: TOKENSALES_PROFILE, TOKENSALES_BASE_URL, TOKENSALES_AUTH_URL, "
+        "TOKENSALES_CONSOLE_URL, TOKENSALES_API_KEY, TOKENSALES_API_SECRET. "
+        "Run 'tokensales-tui emulator --help' for the local demo service.",
+    )
+    parser.add_argument("--profile", metavar="NAME", help="profile of the config file to use")
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="run on the embedded demo service (no credentials needed)",
+    )
+    parser.add_argument(
+        "--read-only", action="store_true", help="hide and refuse every action that changes data"
+    )
+    parser.add_argument("--base-url", metavar="URL", help="address of the /v1 API")
+    parser.add_argument("--auth-url", metavar="URL", help="address of the token endpoint")
+    parser.add_argument("--console-url", metavar="URL", help="address of the collections endpoints")
+    parser.add_argument(
+        "--log",
+        metavar="FILE",
+        help="write a debug log of requests (method, URL, status, timing; never secrets) to FILE",
+    )
+    parser.add_argument("--version", action="version", version=f"tokensales-tui {__version__}")
+
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    emulator = commands.add_parser(
+        "emulator",
+        help="serve the embedded demo service on this machine",
+        description="Serve the embedded emulator of the service until Ctrl+C. It first prints "
+        "export lines to paste into another shell, so 'tokensales-tui' there uses it.",
+    )
+    emulator.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
+    )
+    emulator.add_argument(
+        "--port", type=int, default=8765, help="port (default: %(default)s; 0 picks a free one)"
+    )
+    emulator.add_argument(
+        "--items", type=_non_negative, default=40, help="number of items (default: %(default)s)"
+    )
+    emulator.add_argument(
+        "--seed", type=int, default=0, help="seed of the generated data (default: %(default)s)"
+    )
+    emulator.add_argument(
+        "--faults",
+        metavar="NAME[,NAME]",
+        default="",
+        help="misbehave on purpose: slow, flaky, ratelimit, expiring, garbage, hang, token-down",
+    )
+    emulator.add_argument(
+        "--token-lifetime",
+        type=float,
+        default=3600.0,
+        metavar="SECONDS",
+        help="lifetime of issued tokens (default: %(default)s)",
+    )
+    return parser
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``tokensales-tui`` command."""
+    args = build_parser().parse_args(argv)
+    if args.command == "emulator":
+        return run_emulator(args)
+    return run_app(args)
+
+
+def run_emulator(args: argparse.Namespace) -> int:
+    """Serve the emulator until Ctrl+C, after printing the export lines."""
+    from .emulator import DEMO_API_KEY, DEMO_API_SECRET, FAULTS
+    from .emulator.server import serve
+
+    faults = [name.strip() for name in args.faults.split(",") if name.strip()]
+    unknown = [name for name in faults if name not in FAULTS]
+    if unknown:
+        known = ", ".join(FAULTS)
+        print(
+            f"tokensales-tui: unknown fault {', '.join(unknown)} (known: {known})", file=sys.stderr
+        )
+        return 2
+
+    def ready(url: str) -> None:
+        lines = {
+            "TOKENSALES_BASE_URL": url,
+            "TOKENSALES_AUTH_URL": url,
+            "TOKENSALES_CONSOLE_URL": url,
+            "TOKENSALES_API_KEY": DEMO_API_KEY,
+            "TOKENSALES_API_SECRET": DEMO_API_SECRET,
+        }
+        print(
+            "# The emulator is running. Paste these lines into another shell, then run tokensales-tui:"
+        )
+        for name, value in lines.items():
+            print(f"export {name}={shlex.quote(value)}")
+        print("# Demo credentials only. Press Ctrl+C here to stop.", flush=True)
+
+    try:
+        serve(
+            args.host,
+            args.port,
+            items=args.items,
+            seed=args.seed,
+            faults=faults,
+            token_lifetime=args.token_lifetime,
+            on_ready=ready,
+        )
+    except KeyboardInterrupt:
+        pass
+    except OSError as error:
+        print(
+            f"tokensales-tui: cannot serve on {args.host}:{args.port}: {error.strerror or error}",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def run_app(args: argparse.Namespace) -> int:
+    """Run the terminal app."""
+    from .config import Overrides
+    from .ui.app import Launch, TokenSalesApp
+
+    launch = Launch(
+        overrides=Overrides(
+            profile=args.profile,
+            base_url=args.base_url,
+            auth_url=args.auth_url,
+            console_url=args.console_url,
+            read_only=True if args.read_only else None,
+        ),
+        env=dict(os.environ),
+        demo=args.demo,
+        log_file=args.log,
+    )
+    app = TokenSalesApp(launch)
+    app.run()
+    return app.return_code or 0

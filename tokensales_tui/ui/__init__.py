@@ -1,0 +1,1 @@
+"""The Textual user interface: app, screens, resource tabs, modals and widgets."""

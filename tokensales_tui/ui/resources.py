@@ -1,0 +1,463 @@
+"""What each tab shows and can do: columns, loading, identity, detail and delete.
+
+One :class:`Resource` per tab. The tabs themselves are one widget
+(:class:`~tokensales_tui.ui.tabs.ResourceTab`) driven by these descriptions.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..api import ApiClient
+from ..api.models import Asset, Collection, Item, Webhook
+from .widgets.resource_table import Column, numeric_sort_key
+
+KeyFields = list[tuple[str, object]]
+
+
+@dataclass(frozen=True)
+class Resource:
+    """How one resource is listed, identified, shown and deleted."""
+
+    key: str
+    title: str
+    noun: str
+    load: Callable[[ApiClient], Awaitable[Sequence[Any]]]
+    columns: Callable[[Sequence[Any]], list[Column]]
+    row_id: Callable[[Any], str | None]
+    label: Callable[[Any], str]
+    key_fields: Callable[[Any], KeyFields]
+    raw: Callable[[Any], Any] = field(default=lambda row: row.raw)
+    fetch: Callable[[ApiClient, str], Awaitable[Any]] | None = None
+    delete: Callable[[ApiClient, str], Awaitable[None]] | None = None
+    endpoint: str = ""
+    """The list request, as shown in loading and error lines."""
+
+
+def short_time(value: str | None) -> str:
+    """``2026-11-21T09:14:53Z`` → ``2026-11-21 09:14``; other text unchanged."""
+    if not value:
+        return ""
+    if len(value) >= 16 and value[10] in "T " and value[4] == "-":
+        return f"{value[:10]} {value[11:16]}"
+    return value
+
+
+def short_date(value: str | None) -> str:
+    """The date part of an ISO 8601 timestamp (the detail view shows the whole)."""
+    return short_time(value)[:10]
+
+
+def format_price(price: float, currency: str) -> str:
+    """A price with its currency, without float noise."""
+    text = f"{price:,.2f}" if price == round(price, 2) else f"{price:,.8f}".rstrip("0")
+    return f"{text} {currency}".strip()
+
+
+# --- webhooks ------------------------------------------------------------------------
+
+
+def _webhook_columns(_rows: Sequence[Any]) -> list[Column]:
+    return [
+        Column("id", "ID", lambda w: w.id, max_width=18),
+        Column("url", "URL", lambda w: w.url, min_width=20, max_width=48),
+        Column(
+            "active",
+            "Active",
+            lambda w: "● yes" if w.is_active else "○ no",
+            min_width=6,
+            max_width=6,
+        ),
+        Column("events", "Events", lambda w: ", ".join(w.events), max_width=40),
+        Column(
+            "created", "Created", lambda w: short_date(w.created_at), min_width=10, max_width=10
+        ),
+        Column(
+            "updated",
+            "Updated",
+            lambda w: short_date(w.last_updated_at),
+            min_width=10,
+            max_width=10,
+        ),
+    ]
+
+
+def _webhook_fields(w: Webhook) -> KeyFields:
+    return [
+        ("ID", w.id),
+        ("URL", w.url),
+        ("Active", "yes" if w.is_active else "no"),
+        ("Events", ", ".join(w.events)),
+        ("Created", w.created_at or ""),
+        ("Updated", w.last_updated_at or ""),
+    ]
+
+
+WEBHOOKS = Resource(
+    key="webhooks",
+    title="Webhooks",
+    noun="webhook",
+    load=ApiClient.list_webhooks,
+    columns=_webhook_columns,
+    row_id=lambda w: w.id,
+    label=lambda w: w.url,
+    key_fields=_webhook_fields,
+    delete=ApiClient.delete_webhook,
+    endpoint="GET /v1/platform-webhooks",
+)
+
+
+# --- items ---------------------------------------------------------------------------
+
+
+def item_chain(item: Item) -> str:
+    """The chain of an item: its payout's, else its contract's."""
+    if item.payout and item.payout.blockchain_id:
+        return item.payout.blockchain_id
+    contract = item.contract_function.contract if item.contract_function else None
+    return (contract.blockchain_id or "") if contract else ""
+
+
+def _item_columns(_rows: Sequence[Any]) -> list[Column]:
+    return [
+        Column("id", "ID", lambda i: i.id, max_width=16),
+        Column("title", "Title", lambda i: i.title, min_width=16, max_width=44),
+        Column(
+            "price",
+            "Price",
+            lambda i: format_price(i.price, i.currency),
+            align="right",
+            max_width=20,
+            sort_key=lambda text: numeric_sort_key(text.split(" ", 1)[0].replace(",", "")),
+        ),
+        Column("payout", "Payout", lambda i: i.payout.type if i.payout else "", max_width=12),
+        Column("chain", "Chain", item_chain, max_width=16),
+    ]
+
+
+def _item_fields(i: Item) -> KeyFields:
+    fields: KeyFields = [
+        ("ID", i.id),
+        ("Title", i.title),
+        ("Price", format_price(i.price, i.currency)),
+        ("Description", i.description),
+        ("Image", i.image_url),
+    ]
+    if i.payout:
+        p = i.payout
+        fields.append(("Payout", p.type or ""))
+        for label, value in (
+            ("Payout chain", p.blockchain_id),
+            ("Provider account", p.payment_provider_connected_account_id),
+            ("Asset", p.asset_id),
+            ("Spender", p.spender),
+        ):
+            if value:
+                fields.append((label, value))
+    if i.contract_function:
+        f = i.contract_function
+        fields.append(("Function", f.function_signature or ""))
+        if f.contract:
+            fields.append(("Contract", f.contract.address or ""))
+            fields.append(("Contract chain", f.contract.blockchain_id or ""))
+        if f.fixed_function_params:
+            fields.append(("Fixed params", f.fixed_function_params))
+    return fields
+
+
+ITEMS = Resource(
+    key="items",
+    title="Items",
+    noun="item",
+    load=ApiClient.list_items,
+    columns=_item_columns,
+    row_id=lambda i: i.id,
+    label=lambda i: i.title,
+    key_fields=_item_fields,
+    fetch=ApiClient.get_item,
+    delete=ApiClient.delete_item,
+    endpoint="GET /v1/items",
+)
+
+
+# --- assets --------------------------------------------------------------------------
+
+PREFERRED_ASSET_KEYS = (
+    "name",
+    "symbol",
+    "type",
+    "blockchainId",
+    "blockchain",
+    "decimals",
+    "contractAddress",
+)
+
+
+def inferred_columns(
+    rows: Sequence[Any], *, first: Sequence[str] = (), limit: int = 7, sample: int = 500
+) -> list[Column]:
+    """Columns chosen from the data: the keys most rows have, scalar values first."""
+    seen: Counter[str] = Counter()
+    scalar: Counter[str] = Counter()
+    for row in rows[:sample]:
+        raw = row.raw if hasattr(row, "raw") else row
+        if not isinstance(raw, dict):
+            continue
+        for key, value in raw.items():
+            seen[key] += 1
+            if value is None or isinstance(value, str | int | float | bool):
+                scalar[key] += 1
+    keys = [k for k in first if k in seen]
+    ranked = sorted(
+        (k for k in seen if k not in keys and k not in ("id", "_id", "assetId")),
+        key=lambda k: (-scalar[k], -seen[k], k),
+    )
+    keys += ranked[: max(0, limit - len(keys))]
+    columns = [Column("id", "ID", lambda r: r.id or "", max_width=18)]
+    for key in keys:
+        numeric = bool(rows) and all(
+            isinstance(r.raw.get(key), int | float) and not isinstance(r.raw.get(key), bool)
+            for r in rows[:50]
+            if key in r.raw
+        )
+        columns.append(
+            Column(
+                key,
+                _title(key),
+                lambda r, k=key: r.raw.get(k),
+                max_width=30,
+                align="right" if numeric else "left",
+                sort_key=numeric_sort_key if numeric else None,
+            )
+        )
+    return columns
+
+
+def _title(key: str) -> str:
+    out = []
+    for index, char in enumerate(key.replace("_", " ")):
+        if char.isupper() and index and key[index - 1].islower():
+            out.append(" ")
+        out.append(char)
+    text = "".join(out)
+    return text[:1].upper() + text[1:].replace("Id", "ID") if text else key
+
+
+def _raw_fields(row: Any, keys: Sequence[str] = PREFERRED_ASSET_KEYS) -> KeyFields:
+    raw = row.raw
+    fields: KeyFields = [("ID", row.id or "")]
+    fields += [(_title(k), raw[k]) for k in keys if k in raw]
+    return fields
+
+
+ASSETS = Resource(
+    key="assets",
+    title="Assets",
+    noun="asset",
+    load=ApiClient.list_assets,
+    columns=lambda rows: inferred_columns(rows, first=PREFERRED_ASSET_KEYS),
+    row_id=lambda a: a.id,
+    label=lambda a: str(a.raw.get("name") or a.raw.get("symbol") or a.id or "asset"),
+    key_fields=_raw_fields,
+    fetch=ApiClient.get_asset,
+    endpoint="GET /v1/assets",
+)
+
+
+# --- payouts -------------------------------------------------------------------------
+
+
+@dataclass
+class PayoutRow:
+    """One payout setting: used by items, or a definition added from this app."""
+
+    id: str
+    type: str
+    name: str
+    chain: str
+    account: str
+    spender: str
+    used_by: int
+    source: str
+    raw: dict[str, Any]
+
+
+def payout_rows(items: Sequence[Item], added: Sequence[dict[str, Any]] = ()) -> list[PayoutRow]:
+    """Definitions added from here first, then the payout settings items use, with counts."""
+    rows: list[PayoutRow] = []
+    for index, definition in enumerate(added):
+        details = next(
+            (
+                definition[k]
+                for k in ("fiatDetails", "stablecoinDetails", "nativeDetails")
+                if isinstance(definition.get(k), dict)
+            ),
+            {},
+        )
+        rows.append(
+            PayoutRow(
+                id=f"added-{index + 1}",
+                type=str(definition.get("type", "")),
+                name=str(definition.get("name", "")),
+                chain=str(details.get("blockchainId", "")),
+                account=str(
+                    details.get("paymentProviderId")
+                    or details.get("tokenId")
+                    or details.get("provider")
+                    or ""
+                ),
+                spender=str(details.get("spender", "")),
+                used_by=0,
+                source="added from here",
+                raw=definition,
+            )
+        )
+    groups: dict[tuple[Any, ...], list[Item]] = {}
+    for item in items:
+        if item.payout is None:
+            continue
+        p = item.payout
+        key = (
+            p.type,
+            p.blockchain_id,
+            p.payment_provider_connected_account_id,
+            p.asset_id,
+            p.spender,
+        )
+        groups.setdefault(key, []).append(item)
+    for index, (key, members) in enumerate(sorted(groups.items(), key=lambda kv: -len(kv[1]))):
+        kind, chain, account, asset, spender = key
+        payout = members[0].raw.get("payout", {})
+        rows.append(
+            PayoutRow(
+                id=f"in-use-{index + 1}",
+                type=kind or "",
+                name="",
+                chain=chain or "",
+                account=account or asset or "",
+                spender=spender or "",
+                used_by=len(members),
+                source="used by items",
+                raw={
+                    "payout": payout,
+                    "usedBy": len(members),
+                    "items": [m.id for m in members[:50]],
+                },
+            )
+        )
+    return rows
+
+
+def _payout_columns(_rows: Sequence[Any]) -> list[Column]:
+    return [
+        Column("type", "Type", lambda p: p.type, max_width=12),
+        Column("name", "Name", lambda p: p.name, max_width=24),
+        Column("chain", "Chain", lambda p: p.chain, max_width=16),
+        Column("account", "Account / asset", lambda p: p.account, max_width=30),
+        Column("spender", "Spender", lambda p: p.spender, max_width=20),
+        Column(
+            "used",
+            "Items",
+            lambda p: p.used_by,
+            align="right",
+            max_width=6,
+            sort_key=numeric_sort_key,
+        ),
+        Column("source", "Source", lambda p: p.source, max_width=16),
+    ]
+
+
+def _payout_fields(p: PayoutRow) -> KeyFields:
+    return [
+        ("Type", p.type),
+        ("Name", p.name),
+        ("Chain", p.chain),
+        ("Account / asset", p.account),
+        ("Spender", p.spender),
+        ("Used by items", p.used_by),
+        ("Source", p.source),
+    ]
+
+
+PAYOUTS = Resource(
+    key="payouts",
+    title="Payouts",
+    noun="payout setting",
+    load=ApiClient.list_items,  # grouped by the tab; see payout_rows
+    columns=_payout_columns,
+    row_id=lambda p: p.id,
+    label=lambda p: p.name or p.type,
+    key_fields=_payout_fields,
+    endpoint="GET /v1/items",
+)
+
+
+# --- collections ---------------------------------------------------------------------
+
+
+def _whitelisted(c: Collection) -> str:
+    flag = c.is_whitelisted
+    if flag is None:
+        return "" if c.whitelisted is None else str(c.whitelisted)
+    return "● yes" if flag else "○ no"
+
+
+def _collection_columns(_rows: Sequence[Any]) -> list[Column]:
+    return [
+        Column("name", "Name", lambda c: c.name or "", min_width=12, max_width=28),
+        Column("blockchain", "Blockchain", lambda c: c.blockchain or "", max_width=16),
+        Column("contract", "Contract address", lambda c: c.contract_address or "", max_width=44),
+        Column("whitelisted", "Whitelisted", _whitelisted, max_width=11),
+        Column(
+            "wallets",
+            "Wallets",
+            lambda c: len(c.wallets),
+            align="right",
+            max_width=8,
+            sort_key=numeric_sort_key,
+        ),
+        Column(
+            "emails",
+            "Emails",
+            lambda c: len(c.emails),
+            align="right",
+            max_width=8,
+            sort_key=numeric_sort_key,
+        ),
+        Column("id", "ID", lambda c: c.id or "", max_width=18),
+    ]
+
+
+def _collection_fields(c: Collection) -> KeyFields:
+    return [
+        ("ID", c.id or "(none recognised)"),
+        ("Name", c.name or ""),
+        ("Blockchain", c.blockchain or ""),
+        ("Contract", c.contract_address or ""),
+        ("Whitelisted", _whitelisted(c)),
+        ("Wallets", len(c.wallets)),
+        ("Emails", len(c.emails)),
+    ]
+
+
+COLLECTIONS = Resource(
+    key="collections",
+    title="Collections",
+    noun="collection",
+    load=ApiClient.list_collections,
+    columns=_collection_columns,
+    row_id=lambda c: c.id,
+    label=lambda c: c.name or c.id or "collection",
+    key_fields=_collection_fields,
+    delete=ApiClient.delete_collection,
+    endpoint="GET {console}/collections",
+)
+
+RESOURCES: tuple[Resource, ...] = (WEBHOOKS, ITEMS, ASSETS, PAYOUTS, COLLECTIONS)
+"""The tabs, in order: keys 1 to 5."""
+
+__all__ = ["RESOURCES", "PayoutRow", "Resource", "inferred_columns", "payout_rows"]
+_ = Asset  # re-exported types used in annotations above

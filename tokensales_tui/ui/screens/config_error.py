@@ -1,0 +1,85 @@
+"""Shown instead of the app when the config file cannot be read.
+
+The file is never rewritten from here: the user fixes it in an editor, or looks around
+in the demo meanwhile. The message can quote the file's own text, so it is shown
+literally.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Static
+
+from ... import config
+from ..safe import clean
+
+__all__ = ["ConfigErrorChoice", "ConfigErrorScreen"]
+
+ConfigErrorChoice = Literal["demo", "quit"]
+
+
+def location(error: config.ConfigError) -> str:
+    """``path:line:column`` of the error, with the parts that are known."""
+    parts = [str(part) for part in (error.path, error.line, error.column) if part is not None]
+    return ":".join(parts) if parts else "the config file"
+
+
+class ConfigErrorScreen(Screen[ConfigErrorChoice]):
+    """Says where and why the config file is invalid; dismisses with ``"demo"`` or ``"quit"``.
+
+    Args:
+        error: the error :func:`config.load_config` raised.
+    """
+
+    DEFAULT_CSS = """
+    ConfigErrorScreen { align-horizontal: center; }
+    ConfigErrorScreen > VerticalScroll { width: 100%; max-width: 100; padding: 1 2; }
+    ConfigErrorScreen .title { text-style: bold; color: $text-error; }
+    ConfigErrorScreen .where { color: $text-accent; margin-top: 1; }
+    ConfigErrorScreen .message { margin-bottom: 1; }
+    ConfigErrorScreen .hint { color: $text-muted; }
+    ConfigErrorScreen Horizontal { height: auto; margin-top: 1; }
+    ConfigErrorScreen Button { margin-right: 2; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("d", "demo", "Open demo", id="config_error.demo"),
+        Binding("q", "quit", "Quit", id="config_error.quit"),
+    ]
+
+    def __init__(self, error: config.ConfigError) -> None:
+        super().__init__()
+        self.error = error
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(can_focus=False):
+            yield Static("The config file could not be read", classes="title", markup=False)
+            yield Static(Content(clean(location(self.error))), classes="where")
+            yield Static(Content(clean(self.error.message)), classes="message")
+            yield Static(
+                "The file was left unchanged. Fix it in an editor and start again,"
+                " or look around in the demo meanwhile.",
+                classes="hint",
+                markup=False,
+            )
+            with Horizontal():
+                yield Button("Open demo", id="demo", variant="primary")
+                yield Button("Quit", id="quit")
+        yield Footer()
+
+    @on(Button.Pressed, "#demo")
+    def action_demo(self) -> None:
+        """Open the embedded demo; the config file stays as it is."""
+        self.dismiss("demo")
+
+    @on(Button.Pressed, "#quit")
+    def action_quit(self) -> None:
+        """Leave the app."""
+        self.dismiss("quit")

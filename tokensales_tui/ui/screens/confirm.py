@@ -1,0 +1,63 @@
+"""A yes/no question before anything destructive; Cancel is the default."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from ..safe import clean_line
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Asks before a destructive action and names the object concerned.
+
+    Focus starts on Cancel, so an absent-minded enter changes nothing.
+    """
+
+    DEFAULT_CSS = """
+    ConfirmScreen { align: center middle; }
+    ConfirmScreen > Vertical {
+        width: 64; max-width: 95%; height: auto;
+        border: thick $error; background: $surface; padding: 1 2;
+    }
+    ConfirmScreen .question { text-style: bold; }
+    ConfirmScreen .subject { color: $text-muted; margin: 1 0; }
+    ConfirmScreen Horizontal { height: auto; align-horizontal: right; }
+    ConfirmScreen Button { margin-left: 2; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="confirm.cancel"),
+        Binding("left,right", "toggle_focus", "Switch button", show=False, id="confirm.switch"),
+    ]
+
+    def __init__(self, question: str, subject: str, *, confirm_label: str = "Delete") -> None:
+        super().__init__()
+        self.question = question
+        self.subject = subject
+        self.confirm_label = confirm_label
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Content(self.question), classes="question")
+            yield Static(Content(clean_line(self.subject)), classes="subject")
+            with Horizontal():
+                yield Button("Cancel", id="cancel")
+                yield Button(self.confirm_label, id="confirm", variant="error")
+
+    def on_mount(self) -> None:
+        self.query_one("#cancel", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "confirm")
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+    def action_toggle_focus(self) -> None:
+        self.focus_next(Button)

@@ -1,0 +1,169 @@
+"""A modal listing every key, built from the app's real (possibly remapped) bindings."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.cells import cell_len
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Grid, VerticalScroll
+from textual.content import Content
+from textual.keys import format_key
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+__all__ = ["HelpScreen", "Section", "key_display", "sections_from_bindings"]
+
+Section = tuple[str, list[tuple[str, str]]]
+"""A heading and its (key display, description) rows."""
+
+
+def _format(binding: Binding) -> str:
+    # The same formatting as App.get_key_display, for callers without an app.
+    modifiers, key = binding.parse_key()
+    key = format_key(key)
+    if "ctrl" in modifiers:
+        modifiers.remove("ctrl")
+        key = f"^{key}"
+    return "+".join([*modifiers, key])
+
+
+def key_display(binding: Binding, app: App[object] | None = None) -> str:
+    """How to show the key(s) of ``binding``: "esc", "^q", "esc / q".
+
+    Args:
+        binding: A binding; its key may list several keys separated by commas.
+        app: Format with ``app.get_key_display`` (which an app may override).
+
+    Returns:
+        The binding's ``key_display`` if it has one, else each key formatted.
+    """
+    if binding.key_display:
+        return binding.key_display
+    shown: list[str] = []
+    for key in binding.key.split(","):
+        key = key.strip()
+        if not key:
+            continue
+        single = binding.with_key(key)
+        text = app.get_key_display(single) if app is not None else _format(single)
+        if text not in shown:
+            shown.append(text)
+    return " / ".join(shown)
+
+
+def sections_from_bindings(
+    groups: list[tuple[str, list[Binding]]], *, app: App[object] | None = None
+) -> list[Section]:
+    """Turn groups of bindings into help sections.
+
+    Bindings without a description are left out; bindings for the same action and
+    description (one binding per key, as a keymap produces) share a row.
+
+    Args:
+        groups: (heading, bindings) pairs, e.g. the bindings active in each context.
+        app: Format keys with ``app.get_key_display``.
+
+    Returns:
+        Sections for :class:`HelpScreen`; groups left empty are dropped.
+    """
+    sections: list[Section] = []
+    for heading, bindings in groups:
+        rows: dict[tuple[str, str], list[str]] = {}
+        for binding in bindings:
+            if not binding.description:
+                continue
+            keys = rows.setdefault((binding.action, binding.description), [])
+            display = key_display(binding, app)
+            if display not in keys:
+                keys.append(display)
+        if rows:
+            sections.append(
+                (
+                    heading,
+                    [(" / ".join(keys), description) for (_, description), keys in rows.items()],
+                )
+            )
+    return sections
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key of the app, section by section, in a centred scrollable panel.
+
+    Args:
+        sections: (heading, [(key display, description)]) pairs.
+    """
+
+    DEFAULT_CSS = """
+    HelpScreen {
+        align: center middle;
+        & > #help-panel {
+            width: auto;
+            min-width: 40;
+            max-width: 90%;
+            height: auto;
+            max-height: 90%;
+            padding: 0 0 1 2;
+            background: $surface;
+            border: round $accent;
+            border-title-align: center;
+            border-title-color: $text;
+            border-title-style: bold;
+            border-subtitle-align: center;
+            border-subtitle-color: $text-muted;
+        }
+        & .help--rows {
+            width: auto;
+            height: auto;
+            grid-size: 2;
+            grid-columns: auto auto;
+            grid-rows: auto;
+            grid-gutter: 0 3;
+        }
+        & .help--heading {
+            width: auto;
+            margin-top: 1;
+            color: $text-accent;
+            text-style: bold;
+        }
+        & .help--key {
+            width: auto;
+            text-style: bold;
+        }
+        & .help--description {
+            width: auto;
+            padding-right: 2;
+            color: $text-muted;
+        }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,question_mark,q", "close", "Close", id="help.close"),
+    ]
+
+    def __init__(self, sections: list[Section]) -> None:
+        super().__init__()
+        self._sections = sections
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-panel") as panel:
+            panel.border_title = "Keys"
+            panel.border_subtitle = "escape or ? closes"
+            # Every section's key column gets the same width, so they line up.
+            key_width = max(
+                (cell_len(key) for _, rows in self._sections for key, _ in rows), default=1
+            )
+            for heading, rows in self._sections:
+                # Keys may come from a user's keymap: literal text, never markup.
+                yield Static(Content(heading), classes="help--heading")
+                with Grid(classes="help--rows") as grid:
+                    grid.styles.grid_columns = f"{key_width} auto"
+                    for key, description in rows:
+                        yield Static(Content(key), classes="help--key")
+                        yield Static(Content(description), classes="help--description")
+
+    def action_close(self) -> None:
+        """Close the help."""
+        self.dismiss()

@@ -1,0 +1,374 @@
+"""First-run setup: enter a service address and credentials, test them, save a profile.
+
+Shown when there is no config file and no ``TOKENSALES_*`` variable. The API secret is
+typed into a password field and never leaves it except into the token request and the
+saved file: no label, status line, notification or error shows it, and it cannot be
+copied out of the field.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Final, Literal
+
+from textual import on, work
+from textual.actions import SkipAction
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.validation import ValidationResult, Validator
+from textual.widgets import Button, Footer, Input, Label, Static
+
+from ... import config
+from ...api import ApiClient, Connection, Secret
+from ...api.connection import host_of
+from ..safe import clean_line
+
+if TYPE_CHECKING:
+    import httpx
+
+    TransportFactory = Callable[[], httpx.AsyncBaseTransport | None]
+
+__all__ = ["SetupResult", "SetupScreen"]
+
+_PROFILE_NAME = re.compile(r"[A-Za-z0-9_-]+")
+# Not on blur: tabbing past an empty field is fine; Save and Test check every field.
+_VALIDATE_ON: Final[tuple[Literal["changed", "submitted"], ...]] = ("changed", "submitted")
+
+
+@dataclass(frozen=True, slots=True)
+class SetupResult:
+    """How the setup screen ended: a profile was saved, or the user chose the demo."""
+
+    action: Literal["saved", "demo"]
+    profile: str | None = None
+    """The saved profile's name; ``None`` for the demo."""
+
+    @classmethod
+    def saved(cls, profile: str) -> SetupResult:
+        """Profile ``profile`` was saved and made the default."""
+        return cls("saved", profile)
+
+    @classmethod
+    def demo(cls) -> SetupResult:
+        """The user chose to open the embedded demo instead."""
+        return cls("demo", None)
+
+
+# -- Validation --------------------------------------------------------------------------
+
+
+class _ProfileName(Validator):
+    def validate(self, value: str) -> ValidationResult:
+        name = value.strip()
+        if not name:
+            return self.failure("a profile needs a name")
+        if not _PROFILE_NAME.fullmatch(name):
+            return self.failure("use only letters, digits, - and _")
+        return self.success()
+
+
+class _Url(Validator):
+    def __init__(self, field: str, *, required: bool) -> None:
+        super().__init__()
+        self.field = field
+        self.required = required
+
+    def validate(self, value: str) -> ValidationResult:
+        url = value.strip()
+        if not url:
+            return self.failure(f"{self.field} is required") if self.required else self.success()
+        try:
+            config.validate_url(url, field=self.field, allow_insecure_http=False)
+        except config.ConfigError as error:
+            return self.failure(error.message)
+        return self.success()
+
+
+class _Required(Validator):
+    def __init__(self, field: str) -> None:
+        super().__init__()
+        self.field = field
+
+    def validate(self, value: str) -> ValidationResult:
+        return self.success() if value.strip() else self.failure(f"{self.field} is required")
+
+
+class SecretInput(Input):
+    """A password field whose text cannot be cut or copied to the clipboard.
+
+    Copying would send the secret to the terminal in an OSC 52 sequence.
+    """
+
+    def action_copy(self) -> None:
+        raise SkipAction()
+
+    def action_cut(self) -> None:
+        raise SkipAction()
+
+
+@dataclass(frozen=True, slots=True)
+class _Form:
+    """The fields, checked and tidied."""
+
+    name: str
+    base_url: str
+    auth_url: str | None
+    console_url: str | None
+    api_key: str
+    api_secret: str
+
+    def connection(self) -> Connection:
+        return Connection(
+            base_url=self.base_url,
+            auth_url=self.auth_url or self.base_url,
+            console_url=self.console_url or self.base_url,
+            api_key=Secret(self.api_key),
+            api_secret=Secret(self.api_secret),
+            profile=self.name,
+        )
+
+    def profile(self) -> config.Profile:
+        return config.Profile(
+            base_url=self.base_url,
+            auth_url=self.auth_url,
+            console_url=self.console_url,
+            api_key=Secret(self.api_key),
+            api_secret=Secret(self.api_secret) if self.api_secret else None,
+        )
+
+
+def _url(value: str) -> str | None:
+    # Only called on values the field's validator accepted.
+    value = value.strip()
+    return config.validate_url(value, field="", allow_insecure_http=False) if value else None
+
+
+# -- The screen --------------------------------------------------------------------------
+
+
+class SetupScreen(Screen[SetupResult]):
+    """Asks for a profile's address and credentials, tests them and saves them.
+
+    Dismisses with :class:`SetupResult` ``("saved", name)`` after a save, or
+    ``("demo", None)`` when the user opens the demo instead.
+
+    Args:
+        transport_factory: makes the httpx transport for "Test connection" (tests pass
+            the in-process emulator); ``None`` uses the network.
+        config_path: the file Save writes; defaults to :func:`config.config_path`.
+    """
+
+    DEFAULT_CSS = """
+    SetupScreen { align-horizontal: center; }
+    SetupScreen > VerticalScroll { width: 100%; max-width: 100; padding: 0 2; }
+    SetupScreen .title { text-style: bold; color: $accent; padding-top: 1; }
+    SetupScreen .welcome { color: $text; }
+    SetupScreen .path { color: $text-muted; padding-bottom: 1; }
+    SetupScreen Label { padding-left: 1; color: $text-muted; }
+    SetupScreen .field-error { color: $text-error; padding-left: 1; display: none; }
+    SetupScreen .field-error.-shown { display: block; }
+    SetupScreen #buttons { height: auto; margin-top: 1; }
+    SetupScreen #buttons Button { margin-right: 2; }
+    SetupScreen #status { height: auto; min-height: 1; padding-left: 1; }
+    SetupScreen #status.-busy { color: $text-muted; }
+    SetupScreen #status.-ok { color: $text-success; }
+    SetupScreen #status.-error { color: $text-error; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "Save", id="setup.save", priority=True),
+        Binding("escape", "first_field", "First field", id="setup.first_field"),
+    ]
+
+    AUTO_FOCUS = "#profile"
+
+    def __init__(
+        self,
+        *,
+        transport_factory: TransportFactory | None = None,
+        config_path: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self._transport_factory = transport_factory
+        self.config_path = config_path or config.config_path()
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(can_focus=False):
+            yield Static("Welcome to tokensales-tui", classes="title", markup=False)
+            yield Static(
+                "To connect, enter the address of the Token Sales service and the API key"
+                " and secret of your account. Save keeps them as a profile in:",
+                classes="welcome",
+                markup=False,
+            )
+            yield Static(Content(clean_line(str(self.config_path))), classes="path")
+            yield from self._field(
+                "Profile name",
+                Input(
+                    "default", id="profile", validators=[_ProfileName()], validate_on=_VALIDATE_ON
+                ),
+            )
+            yield from self._field(
+                "Base URL",
+                Input(
+                    placeholder="https://api.example.com",
+                    id="base-url",
+                    validators=[_Url("base URL", required=True)],
+                    validate_on=_VALIDATE_ON,
+                ),
+            )
+            yield from self._field(
+                "Auth URL",
+                Input(
+                    placeholder="same as base URL",
+                    id="auth-url",
+                    validators=[_Url("auth URL", required=False)],
+                    validate_on=_VALIDATE_ON,
+                ),
+            )
+            yield from self._field(
+                "Console URL",
+                Input(
+                    placeholder="same as base URL",
+                    id="console-url",
+                    validators=[_Url("console URL", required=False)],
+                    validate_on=_VALIDATE_ON,
+                ),
+            )
+            yield from self._field(
+                "API key",
+                Input(id="api-key", validators=[_Required("API key")], validate_on=_VALIDATE_ON),
+            )
+            yield from self._field("API secret", SecretInput(password=True, id="api-secret"))
+            with Horizontal(id="buttons"):
+                yield Button("Test connection", id="test")
+                yield Button("Save", id="save", variant="primary")
+                yield Button("Open demo instead", id="demo")
+            yield Static(id="status", markup=False)
+        yield Footer()
+
+    @staticmethod
+    def _field(label: str, field: Input) -> ComposeResult:
+        yield Label(label, markup=False)
+        yield field
+        yield Static(id=f"{field.id}-error", classes="field-error", markup=False)
+
+    # -- Validation ----------------------------------------------------------------------
+
+    @on(Input.Changed)
+    def _changed(self, event: Input.Changed) -> None:
+        self._show_error(event.input, event.validation_result)
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        self._show_error(event.input, event.validation_result)
+        if event.validation_result is None or event.validation_result.is_valid:
+            self.focus_next()
+
+    def _show_error(self, field: Input, result: ValidationResult | None) -> None:
+        line = self.query_one(f"#{field.id}-error", Static)
+        problems = result.failure_descriptions if result is not None else []
+        line.update(Content(clean_line(problems[0])) if problems else "")
+        line.set_class(bool(problems), "-shown")
+
+    def _read_form(self) -> _Form | None:
+        """The checked fields, or ``None`` after showing every problem."""
+        first_invalid: Input | None = None
+        for field in self.query(Input):
+            result = field.validate(field.value)
+            self._show_error(field, result)
+            if result is not None and not result.is_valid and first_invalid is None:
+                first_invalid = field
+        if first_invalid is not None:
+            first_invalid.focus()
+            return None
+
+        def value(selector: str) -> str:
+            return self.query_one(selector, Input).value
+
+        base_url = _url(value("#base-url"))
+        assert base_url is not None  # required by its validator
+        return _Form(
+            name=value("#profile").strip(),
+            base_url=base_url,
+            auth_url=_url(value("#auth-url")),
+            console_url=_url(value("#console-url")),
+            api_key=value("#api-key").strip(),
+            api_secret=value("#api-secret"),
+        )
+
+    def _set_status(self, text: str, state: Literal["busy", "ok", "error"]) -> None:
+        status = self.query_one("#status", Static)
+        status.update(Content(clean_line(text)))
+        for name in ("busy", "ok", "error"):
+            status.set_class(name == state, f"-{name}")
+        # At 80x24 it sits below the fold; wait for its new height before scrolling.
+        status.call_after_refresh(status.scroll_visible)
+
+    # -- Actions -------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#test")
+    def action_test_connection(self) -> None:
+        """Ask the token endpoint for a token with the typed credentials."""
+        form = self._read_form()
+        if form is not None:
+            connection = form.connection()
+            self._set_status(f"Testing {host_of(connection.auth_url)}…", "busy")
+            self._test_connection(connection)
+
+    @work(exclusive=True, group="setup-test", exit_on_error=False)
+    async def _test_connection(self, connection: Connection) -> None:
+        try:
+            transport = self._transport_factory() if self._transport_factory else None
+            client = ApiClient(connection, transport=transport)
+        except Exception as error:  # shown like any other failure
+            self._set_status(getattr(error, "one_line", str(error)), "error")
+            return
+        try:
+            state = await client.check_credentials()
+        except Exception as error:  # ApiError, or anything unexpected
+            self._set_status(getattr(error, "one_line", str(error)), "error")
+        else:
+            if state.expires_in is None:
+                self._set_status("Connected — token valid", "ok")
+            else:
+                minutes = max(1, round(state.expires_in / 60))
+                self._set_status(f"Connected — token valid for {minutes} min", "ok")
+        finally:
+            await client.aclose()
+
+    @on(Button.Pressed, "#save")
+    def action_save(self) -> None:
+        """Check the fields, write the profile as the default and close the screen."""
+        form = self._read_form()
+        if form is None:
+            return
+        try:
+            # A small file written once, on request; the dismiss must follow it, so it
+            # runs here rather than in a worker.
+            config.update_config(
+                config.upsert_profile(form.name, form.profile(), make_default=True),
+                self.config_path,
+            )
+        except config.ConfigError as error:
+            message = error.message
+            if not message.startswith("not saved"):
+                message = f"not saved: {message}"
+            self._set_status(message, "error")
+            return
+        self.dismiss(SetupResult.saved(form.name))
+
+    @on(Button.Pressed, "#demo")
+    def action_demo(self) -> None:
+        """Close the screen and open the embedded demo."""
+        self.dismiss(SetupResult.demo())
+
+    def action_first_field(self) -> None:
+        """Go back to the first field; nothing typed is lost."""
+        self.query_one("#profile", Input).focus()

@@ -1,0 +1,105 @@
+"""The one-line header: profile, host, token state, read-only marker."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from ...api.auth import TokenState
+from ..safe import clean_line
+
+
+@dataclass(frozen=True)
+class HeaderInfo:
+    """What the header says about the session."""
+
+    profile: str
+    host: str
+    label: str | None = None
+    read_only: bool = False
+    demo: bool = False
+
+
+def describe_token(state: TokenState) -> str:
+    """``token valid 59:12`` and the like."""
+    if state.status == "none":
+        return "token: not yet"
+    if state.status == "failed":
+        return "token: failed"
+    if state.status == "refreshing":
+        return "token: refreshing…"
+    if state.expires_in is None:
+        return "token: valid"
+    seconds = int(state.expires_in)
+    if seconds < 300:  # the last minutes count down by the second
+        return f"token: valid {seconds // 60}:{seconds % 60:02d}"
+    minutes = -(-seconds // 60)
+    if minutes > 120:
+        return f"token: valid {minutes // 60} h"
+    return f"token: valid {minutes} min"
+
+
+class StatusHeader(Horizontal):
+    """Profile (with its label), host and token state on one line.
+
+    A labelled, demo or read-only profile shows its badge in a distinct colour,
+    so production is never mistaken for staging.
+    """
+
+    DEFAULT_CSS = """
+    StatusHeader {
+        height: 1;
+        dock: top;
+        background: $panel;
+        color: $foreground;
+        & > Static { width: auto; padding: 0 1; }
+        & > .app-name { text-style: bold; color: $accent; }
+        & > .badge { display: none; text-style: bold; }
+        & > .badge.-shown { display: block; }
+        & > .label-badge { background: $warning; color: $background; }
+        & > .demo-badge { background: $success; color: $background; }
+        & > .ro-badge { background: $error; color: $background; }
+        & > .host { color: $text-muted; width: 1fr; }
+        & > .token { color: $text-muted; }
+        & > .token.-failed { color: $error; text-style: bold; }
+    }
+    """
+
+    info: reactive[HeaderInfo | None] = reactive(None, layout=True)
+    token: reactive[TokenState] = reactive(TokenState("none"))
+
+    def compose(self) -> ComposeResult:
+        yield Static("tokensales", classes="app-name")
+        yield Static("", classes="profile")
+        yield Static("DEMO", classes="badge demo-badge")
+        yield Static("", classes="badge label-badge")
+        yield Static("READ-ONLY", classes="badge ro-badge")
+        yield Static("", classes="host")
+        yield Static("", classes="token")
+
+    def watch_info(self, info: HeaderInfo | None) -> None:
+        if info is None or not self.is_mounted:
+            return
+        self.query_one(".profile", Static).update(Content(f"profile {clean_line(info.profile)}"))
+        label = self.query_one(".label-badge", Static)
+        label.update(Content(clean_line(info.label or "")))
+        label.set_class(bool(info.label) and not info.demo, "-shown")
+        self.query_one(".demo-badge").set_class(info.demo, "-shown")
+        self.query_one(".ro-badge").set_class(info.read_only, "-shown")
+        self.query_one(".host", Static).update(Content(clean_line(info.host)))
+
+    def on_mount(self) -> None:
+        self.watch_info(self.info)
+        self.watch_token(self.token)
+
+    def watch_token(self, state: TokenState) -> None:
+        if not self.is_mounted:
+            return
+        token = self.query_one(".token", Static)
+        token.update(Content(describe_token(state)))
+        token.set_class(state.status == "failed", "-failed")

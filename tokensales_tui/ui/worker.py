@@ -1,0 +1,159 @@
+"""The one background worker that owns the API client, and so the token and its refresh.
+
+Widgets never see httpx: they ``await app.api.call(ApiClient.list_items)`` (or any
+function of the client) and get the typed result or a typed :class:`ApiError`.
+Calls run concurrently inside the worker, so a slow endpoint never delays another.
+Switching profile stops the worker (closing its connections) and starts a new one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from textual.message import Message
+from textual.worker import Worker
+
+from ..api import ApiClient, Connection, RetryNotice
+from ..api.auth import TokenState
+
+if TYPE_CHECKING:
+    import httpx
+    from textual.app import App
+
+T = TypeVar("T")
+Operation = Callable[[ApiClient], Awaitable[T]]
+
+
+class ApiRetrying(Message):
+    """The client waits before trying a call again (shown as a countdown)."""
+
+    def __init__(self, notice: RetryNotice) -> None:
+        super().__init__()
+        self.notice = notice
+
+
+class ApiWorker:
+    """Runs the API client in a long-lived Textual worker and serves calls to it.
+
+    Args:
+        app: the app whose worker manager runs the worker and receives its messages.
+        connection: addresses and credentials.
+        transport: optional httpx transport (the demo passes the in-process emulator).
+    """
+
+    def __init__(
+        self,
+        app: App[Any],
+        connection: Connection,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self._app = app
+        self.connection = connection
+        self._transport = transport
+        self._queue: asyncio.Queue[tuple[Operation[Any], asyncio.Future[Any]]] = asyncio.Queue()
+        self._client: ApiClient | None = None
+        self._worker: Worker[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._shared: dict[object, asyncio.Future[Any]] = {}
+
+    def start(self) -> None:
+        """Start the worker (idempotent)."""
+        if self._worker is None:
+            self._worker = self._app.run_worker(
+                self._serve(), name="api", group="api", exit_on_error=False
+            )
+
+    async def stop(self) -> None:
+        """Stop the worker, cancelling calls in flight, and close the connections."""
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.cancel()
+            with contextlib.suppress(Exception):
+                await worker.wait()
+
+    @property
+    def token_state(self) -> TokenState:
+        """The token's state, for the header."""
+        if self._client is None:
+            return TokenState("none")
+        return self._client.token_state
+
+    @property
+    def token_requests(self) -> int:
+        """Token requests made by this worker's client."""
+        return 0 if self._client is None else self._client.tokens.requests
+
+    def describe_url(self, path: str, address: str = "base") -> str:
+        """The full URL of ``path`` on one of the three addresses."""
+        root = {
+            "base": self.connection.base_url,
+            "auth": self.connection.auth_url,
+            "console": self.connection.console_url,
+        }[address]
+        return root.rstrip("/") + path
+
+    async def call(self, operation: Operation[T], *, shared: bool = False) -> T:
+        """Run ``operation(client)`` in the worker and return its result.
+
+        With ``shared``, callers asking for the same operation while it is in flight
+        share one request (the Items and Payouts tabs both list items at start-up).
+        Cancelling the caller cancels the call, unless it is shared with another caller.
+        """
+        self.start()
+        if shared:
+            future = self._shared.get(operation)
+            if future is None or future.done():
+                future = asyncio.get_running_loop().create_future()
+                self._shared[operation] = future
+                future.add_done_callback(lambda f: self._forget_shared(operation, f))
+                await self._queue.put((operation, future))
+            return await asyncio.shield(future)
+        own: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        await self._queue.put((operation, own))
+        return await own
+
+    def _forget_shared(self, operation: object, future: asyncio.Future[Any]) -> None:
+        if self._shared.get(operation) is future:
+            del self._shared[operation]
+        if not future.cancelled():
+            future.exception()  # retrieved: every caller that still waits gets it anyway
+
+    async def _serve(self) -> None:
+        client = ApiClient(self.connection, transport=self._transport, on_retry=self._on_retry)
+        self._client = client
+        try:
+            while True:
+                operation, future = await self._queue.get()
+                if future.cancelled():
+                    continue
+                task = asyncio.create_task(self._run(client, operation, future))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+                future.add_done_callback(lambda f, t=task: t.cancel() if f.cancelled() else None)
+        finally:
+            for task in list(self._tasks):
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+            await client.aclose()
+
+    async def _run(
+        self, client: ApiClient, operation: Operation[Any], future: asyncio.Future[Any]
+    ) -> None:
+        try:
+            result = await operation(client)
+        except asyncio.CancelledError:
+            if not future.done():
+                future.cancel()
+            raise
+        except Exception as error:
+            if not future.done():
+                future.set_exception(error)
+        else:
+            if not future.done():
+                future.set_result(result)
+
+    def _on_retry(self, notice: RetryNotice) -> None:
+        self._app.post_message(ApiRetrying(notice))
