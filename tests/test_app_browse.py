@@ -248,3 +248,15 @@ async def test_help_lists_the_keys() -> None:
             assert words in text
         await pilot.press("escape")
         assert type(app.screen).__name__ != "HelpScreen"
+
+
+async def test_keymap_from_the_config_file_rebinds_keys() -> None:
+    from tokensales_tui import config
+
+    config.save_config(config.ConfigFile(keymap={"refresh": "f5", "help": "f1"}))
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("f1")
+        assert type(app.screen).__name__ == "HelpScreen"
+        assert "f5" in screen_text(app).lower()

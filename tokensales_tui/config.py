@@ -122,12 +122,15 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True,
 
     default_profile: str | None = None
     profiles: dict[str, Profile] = msgspec.field(default_factory=dict)
+    keymap: dict[str, str] = msgspec.field(default_factory=dict)
+    """Key bindings to change: binding id → keys, e.g. ``refresh = "f5"`` (Textual keymap)."""
 
 
 class _TopLevel(msgspec.Struct, forbid_unknown_fields=True):
     # The file's top level, with each profile left raw so its errors can name the profile.
     default_profile: str | None = None
     profiles: dict[str, Any] = msgspec.field(default_factory=dict)
+    keymap: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 _SECRET_FIELDS: Final = frozenset({"api_key", "api_secret"})
@@ -306,7 +309,7 @@ class _Validator:
                 (),
                 "default_profile",
             )
-        return ConfigFile(default_profile=default, profiles=profiles)
+        return ConfigFile(default_profile=default, profiles=profiles, keymap=top.keymap)
 
     def profile(self, name: str, raw: object) -> Profile:
         table = ("profiles", name)

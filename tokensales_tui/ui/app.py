@@ -149,11 +149,25 @@ class TokenSalesApp(App[None]):
         return self._api
 
     def _begin(self) -> None:
+        try:
+            loaded = config.load_config(self.launch.config_path)
+        except config.ConfigError as error:
+            if self.launch.demo:
+                self.notify(
+                    str(error), title="Config file ignored", severity="warning", markup=False
+                )
+                loaded = config.ConfigFile()
+            else:
+                self._show_config_error(error)
+                return
+        if loaded.keymap:
+            self.set_keymap(loaded.keymap)
+        for warning in config.permission_warnings(self.launch.config_path):
+            self.notify(warning, severity="warning", markup=False, timeout=10)
         if self.launch.demo:
             self.run_worker(self.start_demo(), exclusive=True, group="session")
             return
         try:
-            loaded = config.load_config(self.launch.config_path)
             profile = config.resolve_profile(loaded, cli=self.launch.overrides, env=self.launch.env)
         except config.NoConfiguration:
             self._show_setup()
@@ -161,8 +175,6 @@ class TokenSalesApp(App[None]):
         except config.ConfigError as error:
             self._show_config_error(error)
             return
-        for warning in config.permission_warnings(self.launch.config_path):
-            self.notify(warning, severity="warning", markup=False, timeout=10)
         self.run_worker(self.start_profile(profile), exclusive=True, group="session")
 
     def _show_setup(self) -> None:
