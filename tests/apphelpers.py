@@ -82,3 +82,10 @@ def screen_text(app: TokenSalesApp) -> str:
 def screen_segments(app: TokenSalesApp) -> list[Any]:
     """Every segment on the current screen (to check styles, links and actions)."""
     return [segment for strip in app.screen._compositor.render_strips() for segment in strip]
+
+
+async def wait_for_screen(app: TokenSalesApp, pilot: Any, name: str) -> None:
+    """Wait until the screen class ``name`` is on top, composed and drawn."""
+    await wait_for(lambda: type(app.screen).__name__ == name and app.screen.is_mounted, pilot)
+    await pilot.pause()
+    await pilot.pause()

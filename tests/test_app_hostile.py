@@ -1,0 +1,92 @@
+"""Server strings are shown as literal text: never markup, never terminal escapes."""
+
+from __future__ import annotations
+
+import pytest
+
+from tokensales_tui.ui.app import Launch, TokenSalesApp
+
+from .apphelpers import loaded, screen_segments, screen_text, wait_for, wait_for_screen
+
+SIZE = (120, 40)
+CLICK = "[@click=app.quit]x[/]"
+CLOSING = "a [/] b"
+OSC52 = "\x1b]52;c;SGVsbG8=\x07pwned"
+
+
+async def app_with_item_title(title: str) -> tuple[TokenSalesApp, str]:
+    app = TokenSalesApp(Launch(demo=True))
+    return app, title
+
+
+async def show_item(app: TokenSalesApp, pilot, title: str) -> str:  # type: ignore[no-untyped-def]
+    await loaded(app, pilot)
+    item_id = next(iter(app.emulator.items))
+    app.emulator.items[item_id] = dict(app.emulator.items[item_id], title=title, description=title)
+    await pilot.press("2", "r")
+    await wait_for(lambda: any(r.title == title for r in app.active_tab.table.rows), pilot)
+    app.active_tab.table.move_cursor_to(lambda r: r.id == item_id)
+    await pilot.pause()
+    return item_id
+
+
+def no_actions_or_escapes(app: TokenSalesApp) -> None:
+    for segment in screen_segments(app):
+        assert "\x1b" not in segment.text and "\x07" not in segment.text
+        style = segment.style
+        if style is not None and style.meta:
+            assert "@click" not in style.meta, style.meta
+
+
+async def test_click_markup_in_a_title_is_text_and_clicking_it_does_nothing() -> None:
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await show_item(app, pilot, CLICK)
+        assert CLICK in screen_text(app)
+        no_actions_or_escapes(app)
+        table = app.active_tab.table
+        y = 1 + table.cursor_row  # the header is line 0
+        await pilot.click("#items-table", offset=(table._starts[1] + 1, y))
+        await pilot.pause()
+        assert app.is_running and app.return_code is None
+
+
+@pytest.mark.parametrize("title", [CLOSING, "[b]b[/b] [link=x]y[/link]", "[/]"])
+async def test_markup_like_titles_show_literally_everywhere(title: str) -> None:
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await show_item(app, pilot, title)
+        assert title in screen_text(app)
+        await pilot.press("enter")  # detail view
+        await wait_for_screen(app, pilot, "DetailScreen")
+        await wait_for(lambda: title in screen_text(app), pilot)
+        no_actions_or_escapes(app)
+        await pilot.press("escape", "d")  # the delete confirmation names the item
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        assert title in screen_text(app)
+        await pilot.press("right", "enter")
+        await wait_for(lambda: any("Deleted item" in n.message for n in app._notifications), pilot)
+        assert any(title in n.message for n in app._notifications)
+        assert app.is_running
+
+
+async def test_osc52_in_a_field_sends_no_escape_to_the_terminal() -> None:
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await show_item(app, pilot, OSC52)
+        text = screen_text(app)
+        assert "\x1b" not in text and "␛]52;c;SGVsbG8=" in text
+        no_actions_or_escapes(app)
+        await pilot.press("enter")
+        await wait_for_screen(app, pilot, "DetailScreen")
+        await wait_for(lambda: "pwned" in screen_text(app), pilot)
+        no_actions_or_escapes(app)
+
+
+async def test_bidi_override_and_c1_are_replaced() -> None:
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await show_item(app, pilot, "abc\u202edcba\x9b31m")
+        text = screen_text(app)
+        assert "\u202e" not in text and "\x9b" not in text
+        assert "abc�dcba�31m" in text

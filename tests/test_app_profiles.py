@@ -1,0 +1,104 @@
+"""First run, profile switching and environment-only use, through the whole app."""
+
+from __future__ import annotations
+
+from tokensales_tui import config
+from tokensales_tui.api import Secret
+from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET
+from tokensales_tui.ui.app import Launch, TokenSalesApp
+
+from .apphelpers import EMULATOR_URL, loaded, rigged_app, screen_text, wait_for, wait_for_screen
+
+SIZE = (120, 40)
+
+
+async def test_first_run_setup_saves_a_working_profile_and_opens_it() -> None:
+    app, transport = rigged_app(env={})
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_screen(app, pilot, "SetupScreen")
+        for selector, value in (
+            ("#profile", "local"),
+            ("#base-url", EMULATOR_URL),
+            ("#api-key", DEMO_API_KEY),
+            ("#api-secret", DEMO_API_SECRET),
+        ):
+            widget = app.screen.query_one(selector)
+            widget.value = value  # type: ignore[attr-defined]
+        await pilot.press("ctrl+s")
+        await wait_for(lambda: app.session is not None and app.session.name == "local", pilot)
+        await loaded(app, pilot)
+        assert app.query_one("#webhooks-tab").table.total_count == 10  # type: ignore[attr-defined]
+        saved = config.load_config()
+        assert saved.default_profile == "local"
+        assert saved.profiles["local"].api_secret == Secret(DEMO_API_SECRET)
+        assert (config.config_path().stat().st_mode & 0o777) == 0o600
+        assert DEMO_API_SECRET not in screen_text(app)
+
+
+async def test_first_run_can_open_the_demo_instead() -> None:
+    app = TokenSalesApp(Launch())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_screen(app, pilot, "SetupScreen")
+        await pilot.click("#demo")
+        await wait_for(lambda: app.session is not None and app.session.demo, pilot)
+        await loaded(app, pilot)
+        assert "DEMO" in screen_text(app).splitlines()[0]
+
+
+async def test_environment_alone_is_enough() -> None:
+    app, _transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        assert not config.config_path().exists()
+        assert app.session is not None and app.session.connection.base_url == EMULATOR_URL
+
+
+async def test_p_switches_profile_without_restarting() -> None:
+    profile = config.Profile(
+        base_url=EMULATOR_URL, api_key=Secret(DEMO_API_KEY), api_secret=Secret(DEMO_API_SECRET)
+    )
+    config.save_config(
+        config.ConfigFile(
+            default_profile="staging",
+            profiles={
+                "staging": profile,
+                "prod": config.Profile(
+                    base_url=EMULATOR_URL,
+                    api_key=Secret(DEMO_API_KEY),
+                    api_secret=Secret(DEMO_API_SECRET),
+                    label="PRODUCTION",
+                    read_only=True,
+                ),
+            },
+        )
+    )
+    app, _transport = rigged_app(env={})
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        assert app.session is not None and app.session.name == "staging"
+        first_worker = app.api
+        await pilot.press("p")
+        assert type(app.screen).__name__ == "ProfileScreen"
+        assert "prod" in screen_text(app)
+        await pilot.press("down", "enter")
+        await wait_for(lambda: app.session is not None and app.session.name == "prod", pilot)
+        await loaded(app, pilot)
+        assert app.api is not first_worker
+        header = screen_text(app).splitlines()[0]
+        assert "PRODUCTION" in header and "READ-ONLY" in header
+        assert "Delete" not in screen_text(app).splitlines()[-1]
+
+
+async def test_corrupt_config_shows_where_and_offers_the_demo() -> None:
+    path = config.config_path()
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b'default_profile = "a\n')
+    before = path.read_bytes()
+    app = TokenSalesApp(Launch())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_screen(app, pilot, "ConfigErrorScreen")
+        await wait_for(lambda: "could not be read" in screen_text(app), pilot)
+        assert "config.toml:1:21" in "".join(screen_text(app).split())  # the long path may wrap
+        await pilot.press("d")
+        await wait_for(lambda: app.session is not None and app.session.demo, pilot)
+    assert path.read_bytes() == before

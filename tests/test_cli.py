@@ -1,0 +1,129 @@
+"""The command line: version, help, and the standalone emulator on loopback."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from tokensales_tui import __version__
+from tokensales_tui.cli import build_parser, main
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == f"tokensales-tui {__version__}"
+
+
+def test_flags_parse() -> None:
+    args = build_parser().parse_args(
+        [
+            "--profile",
+            "prod",
+            "--demo",
+            "--read-only",
+            "--base-url",
+            "https://a.example",
+            "--auth-url",
+            "https://b.example",
+            "--console-url",
+            "https://c.example",
+        ]
+    )
+    assert (args.profile, args.demo, args.read_only) == ("prod", True, True)
+    assert (args.base_url, args.auth_url, args.console_url) == (
+        "https://a.example",
+        "https://b.example",
+        "https://c.example",
+    )
+    emulator = build_parser().parse_args(
+        [
+            "emulator",
+            "--port",
+            "0",
+            "--items",
+            "5",
+            "--seed",
+            "3",
+            "--faults",
+            "slow",
+            "--token-lifetime",
+            "9",
+        ]
+    )
+    assert (emulator.command, emulator.port, emulator.items, emulator.seed) == ("emulator", 0, 5, 3)
+
+
+def test_python_dash_m_shows_help() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "tokensales_tui", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0
+    assert "--demo" in result.stdout and "emulator" in result.stdout
+
+
+def test_unknown_fault_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["emulator", "--faults", "sloww"]) == 2
+    assert "unknown fault sloww" in capsys.readouterr().err
+
+
+def test_emulator_prints_exports_and_serves_the_interface_on_loopback() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOKENSALES_")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tokensales_tui", "emulator", "--port", "0", "--items", "3"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        exports: dict[str, str] = {}
+        deadline = time.monotonic() + 30
+        assert process.stdout is not None
+        while len(exports) < 5 and time.monotonic() < deadline:
+            line = process.stdout.readline()
+            if line.startswith("export "):
+                name, _, value = line.removeprefix("export ").strip().partition("=")
+                exports[name] = value
+        assert set(exports) == {
+            "TOKENSALES_BASE_URL",
+            "TOKENSALES_AUTH_URL",
+            "TOKENSALES_CONSOLE_URL",
+            "TOKENSALES_API_KEY",
+            "TOKENSALES_API_SECRET",
+        }
+        base = exports["TOKENSALES_BASE_URL"]
+        assert base.startswith("http://127.0.0.1:")
+        token = httpx.post(
+            f"{exports['TOKENSALES_AUTH_URL']}/auth/getAccessToken",
+            json={
+                "apiKey": exports["TOKENSALES_API_KEY"],
+                "apiSecret": exports["TOKENSALES_API_SECRET"],
+            },
+            timeout=10,
+        ).json()["accessToken"]
+        headers = {"Authorization": f"Bearer {token}"}
+        assert (
+            httpx.get(f"{base}/v1/platform-webhooks", headers=headers, timeout=10).status_code
+            == 200
+        )
+        assert len(httpx.get(f"{base}/v1/items", headers=headers, timeout=10).json()["items"]) == 3
+        assert httpx.get(f"{base}/v1/items", timeout=10).status_code == 401
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise
+    assert process.returncode == 0

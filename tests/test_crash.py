@@ -1,0 +1,36 @@
+"""Crash output never holds a secret or a token."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from tokensales_tui.ui.crash import crash_report, redact
+
+TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJkZW1vIn0.c2lnbmF0dXJlLXZhbHVl"
+
+
+def test_redact_masks_secrets_jwts_and_bearer_values() -> None:
+    text = f"key=mk_live_123 secret=s3cr3t-value token {TOKEN} Authorization: Bearer abcdefgh12345678"
+    cleaned = redact(text, ["s3cr3t-value", "mk_live_123"])
+    assert "s3cr3t-value" not in cleaned and "mk_live_123" not in cleaned
+    assert TOKEN not in cleaned and "abcdefgh12345678" not in cleaned
+    assert "Bearer ********" in cleaned
+
+
+def test_crash_report_of_an_exception_with_secrets_in_locals_and_message() -> None:
+    def fail() -> None:
+        api_secret = "s3cr3t-value"  # a local the default Textual report would print
+        headers = {"Authorization": "Bearer " + TOKEN}
+        raise RuntimeError(f"boom with {api_secret} and {headers}")
+
+    console = Console(file=io.StringIO(), width=100, color_system=None)
+    try:
+        fail()
+    except RuntimeError:
+        report = crash_report(console, ["s3cr3t-value"])
+    console.print(report)
+    output = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "RuntimeError" in output and "boom with" in output
+    assert "s3cr3t-value" not in output and TOKEN not in output
