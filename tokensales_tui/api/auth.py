@@ -115,6 +115,11 @@ class TokenManager:
             return TokenState("none")
         return TokenState("valid", self._remaining())
 
+    @property
+    def current(self) -> Secret | None:
+        """The token held now, if any (possibly expired)."""
+        return self._token
+
     def _remaining(self) -> float | None:
         if self._expires_at is None:
             return None

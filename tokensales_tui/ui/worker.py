@@ -86,6 +86,11 @@ class ApiWorker:
         """Token requests made by this worker's client."""
         return 0 if self._client is None else self._client.tokens.requests
 
+    def secrets_in_use(self) -> list[str]:
+        """The current token's value, for redacting crash reports; empty when there is none."""
+        token = self._client.tokens.current if self._client is not None else None
+        return [token.reveal()] if token is not None else []
+
     def describe_url(self, path: str, address: str = "base") -> str:
         """The full URL of ``path`` on one of the three addresses."""
         root = {

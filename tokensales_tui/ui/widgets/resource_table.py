@@ -1,18 +1,22 @@
 """A virtualised table of server objects, shared by all resource tabs.
 
-Textual's ``DataTable`` builds renderables per cell and takes about 12 s to load
+Textual's ``DataTable`` builds renderables per cell and takes seconds to load
 100,000 rows. :class:`ResourceTable` draws only the visible lines (a ``ScrollView``
 with ``render_line``) and keeps just enough per row to filter and sort fast:
 
-* a search index: each row's cells, cleaned and case-folded, joined with U+001F;
-  rows are joined with newlines into chunks of :data:`CHUNK` rows, so a chunk
-  without the query is skipped at C speed and there is no per-row string object;
+* a search index: each row's cells, cleaned and case-folded, joined with U+001F, as
+  one UTF-8 ``bytes`` line per row, so a filter is one C-level pass over a list;
 * the rows in view, as an ``array`` of positions (a ``range`` when unfiltered and
-  unsorted), and the last two sort orders computed, also arrays.
+  unsorted), the last two sort orders computed, and the matches of the last few
+  filters (typing a word and deleting it finds each step ready).
+
+Everything computed from the rows at load time (cells, widths, index, the current
+sort order) is built by :func:`prepare_rows`, which touches no widget state, so a tab
+can run it in a thread and hand the result to :meth:`ResourceTable.set_prepared`.
 
 Cells are not stored: a visible line is rebuilt from its row object (a few
 microseconds) and cached. Storing a tuple of strings per row would more than double
-the table's memory, and the budget is a tenth of the data it shows.
+the table's memory.
 
 Cells are server data: they go through :func:`~tokensales_tui.ui.safe.display_value`
 and are drawn as plain ``Segment`` text, never as markup.
@@ -20,14 +24,16 @@ and are drawn as plain ``Segment`` text, never as markup.
 
 from __future__ import annotations
 
-import gc
+import operator
+import threading
+import time
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from itertools import compress, repeat
+from itertools import compress, filterfalse, repeat
 from typing import Any, ClassVar, Literal
 
 from rich.cells import cell_len, set_cell_size
@@ -41,21 +47,25 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ...api.models import paused_gc
 from ..safe import ELLIPSIS, clean_line, display_value, is_clean
 
-__all__ = ["Column", "ResourceTable", "numeric_sort_key"]
+__all__ = ["Column", "PreparedRows", "ResourceTable", "numeric_sort_key", "prepare_rows"]
 
 CELL_LIMIT = 200
 """Longest cell text kept, in characters: more can never be seen in a column."""
 
-CHUNK = 128
-"""Rows per string of the search index."""
+BLOCK = 4096
+"""Rows folded at once when building the search index."""
 
 ORDERS_KEPT = 2
 """Sort orders cached (a column one way and the other, typically)."""
 
+MATCHES_KEPT = 8
+"""Filters whose matches are cached (the steps of a word typed, then deleted)."""
+
 MEASURE_SAMPLE = 20_000
-"""Non-ASCII cells measured per column; beyond this a deterministic stride sample."""
+"""Most non-ASCII cells measured per column (the longest ones)."""
 
 EMPTY_MESSAGE = "Nothing here yet."
 SORT_MARKS = {False: " ▲", True: " ▼"}
@@ -108,6 +118,9 @@ class Column:
         align: "right" for numbers.
         sort_key: Turns the value (what ``get`` returns) into a sort key; by
             default the displayed text, case-folded. Must accept ``None``.
+        row_key: A sort key taken from the row object itself, used instead of
+            ``sort_key``: a column showing a number as formatted text sorts by the
+            number, without formatting and parsing every row again.
     """
 
     key: str
@@ -117,6 +130,7 @@ class Column:
     max_width: int = 40
     align: Literal["left", "right"] = "left"
     sort_key: Callable[[Any], Any] | None = None
+    row_key: Callable[[Any], Any] | None = None
 
 
 @dataclass(slots=True)
@@ -128,22 +142,6 @@ class _Palette:
     even: Style
     cursor: Style
     empty: Style
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC while allocating many small objects.
-
-    Every few hundred allocations the collector walks all tracked objects, and the
-    row objects are hundreds of thousands of them: bulk building is 2x faster without.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _fit(cell: str, width: int, right: bool) -> str:
@@ -174,39 +172,50 @@ def _is_narrow(line: str) -> bool:
     return line.isascii() or line.replace(ELLIPSIS, "").isascii()
 
 
-def _measure(cells: list[str], is_ascii: bool, floor: int, ceiling: int) -> int:
-    """Width a column needs: the widest cell, clamped to ``floor``..``ceiling``."""
+def _measure(cells: list[str], is_ascii: bool, longest: int, floor: int, ceiling: int) -> int:
+    """Width a column needs: the widest cell, clamped to ``floor``..``ceiling``.
+
+    ``longest`` is the most characters in a cell; for ASCII that is the width.
+    """
     if is_ascii:
-        widest = max(map(len, cells), default=0)
+        widest = longest
     else:
-        ascii_cells = [cell for cell in cells if cell.isascii()]
-        widest = max(map(len, ascii_cells), default=0)
+        widest = max(map(len, compress(cells, map(str.isascii, cells))), default=0)
         if widest < ceiling:
-            wide_cells = [cell for cell in cells if not cell.isascii()]
-            step = max(1, len(wide_cells) // MEASURE_SAMPLE)
-            widest = max(widest, max(map(cell_len, wide_cells[::step]), default=0))
+            # A character takes at most two cells: measure the longest others first,
+            # and stop when no cell left can be wider (or after MEASURE_SAMPLE of them).
+            wide = sorted(filterfalse(str.isascii, cells), key=len, reverse=True)
+            for cell in wide[:MEASURE_SAMPLE]:
+                if widest >= ceiling or 2 * len(cell) <= widest:
+                    break
+                widest = max(widest, cell_len(cell))
     return max(floor, min(ceiling, widest))
 
 
-def _column_cells(column: Column, rows: Sequence[Any]) -> tuple[list[str], bool]:
+def _column_cells(column: Column, rows: Sequence[Any]) -> tuple[list[str], bool, int]:
     """The display text of one column for every row, cleaned and capped.
 
     Returns:
-        The cells, and whether they are all ASCII.
+        The cells, whether they are all ASCII, and the most characters in one.
     """
-    cells = [
-        value if value.__class__ is str else display_value(value, CELL_LIMIT)
-        for value in map(column.get, rows)
-    ]
+    cells: list[Any] = list(map(column.get, rows))
+    try:
+        joined = "".join(cells)  # fails unless every value is a string already
+    except TypeError:
+        cells = [
+            value if value.__class__ is str else display_value(value, CELL_LIMIT) for value in cells
+        ]
+        joined = "".join(cells)
+    longest = max(map(len, cells), default=0)
     # Almost every column is clean and short: check it as a whole, fix it if not.
-    joined = "".join(cells)
-    if not is_clean(joined, line=True) or max(map(len, cells), default=0) > CELL_LIMIT:
+    if longest > CELL_LIMIT or not is_clean(joined, line=True):
         cells = [display_value(cell, CELL_LIMIT) for cell in cells]
         joined = "".join(cells)
-    return cells, joined.isascii()
+        longest = max(map(len, cells), default=0)
+    return cells, joined.isascii(), longest
 
 
-def _fold_chunk(lines: list[str]) -> bytes:
+def _fold_block(lines: list[str]) -> bytes:
     """Rows joined by newlines, case-folded, as UTF-8.
 
     ``bytes.lower`` folds ASCII several times faster than ``str.casefold`` folds a
@@ -221,66 +230,166 @@ def _fold_chunk(lines: list[str]) -> bytes:
 class _SearchIndex:
     """The case-folded display text of every row, for substring filtering.
 
-    Rows are joined by newlines into chunks of :data:`CHUNK` rows, stored as UTF-8:
-    a chunk that does not contain the query is rejected without looking at its
-    rows, one object per chunk instead of one per row saves ~50 bytes of header
-    per row, and UTF-8 keeps ASCII rows at one byte a character even when a
-    neighbour holds an emoji (a ``str`` would widen the whole chunk). UTF-8 also
-    sorts like the text it encodes, so :meth:`field` can serve as sort keys.
+    One UTF-8 ``bytes`` object per row: testing 100,000 of them for a substring is a
+    single C-level pass (``map`` of ``operator.contains``), and a line per row costs
+    about 40 bytes more than the text itself. UTF-8 keeps ASCII rows at one byte a
+    character, and sorts like the text it encodes, so :meth:`field` can serve as
+    sort keys.
     """
 
-    __slots__ = ("chunks", "count")
+    __slots__ = ("lines",)
 
     def __init__(self, columns_cells: Sequence[list[str]], count: int) -> None:
         if not columns_cells:
             columns_cells = [[""] * count]
-        self.count = count
-        self.chunks = [
-            _fold_chunk(
-                list(
-                    map(
-                        _FIELD_SEP.join,
-                        zip(
-                            *(cells[start : start + CHUNK] for cells in columns_cells), strict=True
-                        ),
-                    )
-                )
+        lines: list[bytes] = []
+        for start in range(0, count, BLOCK):
+            rows = map(
+                _FIELD_SEP.join,
+                zip(*(cells[start : start + BLOCK] for cells in columns_cells), strict=True),
             )
-            for start in range(0, count, CHUNK)
-        ]
+            lines += _fold_block(list(rows)).split(b"\n")
+        self.lines = lines
 
-    def match(
-        self, query: str, chunk_ids: Iterable[int] | None = None
-    ) -> tuple[bytearray, list[int]]:
-        """Which rows contain ``query`` (already cleaned and case-folded).
+    def match(self, query: str, candidates: Sequence[int] | None = None) -> array[int]:
+        """Positions of the rows that contain ``query`` (cleaned and case-folded).
 
         Args:
             query: Text to look for.
-            chunk_ids: Only look in these chunks (the others cannot match).
+            candidates: Only look at these positions (ascending): the matches of a
+                shorter query that this one contains.
 
         Returns:
-            A mask with 1 for each matching row, and the chunks holding a match.
+            The matching positions, ascending.
         """
         needle = query.encode()
-        mask = bytearray(self.count)
-        hits: list[int] = []
-        chunks = self.chunks
-        for chunk_id in range(len(chunks)) if chunk_ids is None else chunk_ids:
-            chunk = chunks[chunk_id]
-            if needle in chunk:
-                start = chunk_id * CHUNK
-                piece = bytes(map(bytes.__contains__, chunk.split(b"\n"), repeat(needle)))
-                mask[start : start + len(piece)] = piece
-                hits.append(chunk_id)
-        return mask, hits
+        lines = self.lines
+        if candidates is None:
+            found = map(operator.contains, lines, repeat(needle))
+            return array("i", compress(range(len(lines)), found))
+        found = map(operator.contains, map(lines.__getitem__, candidates), repeat(needle))
+        return array("i", compress(candidates, found))
 
     def field(self, place: int) -> list[bytes]:
         """The case-folded text of column ``place`` for every row, as UTF-8."""
-        return [
-            line.split(b"\x1f", place + 1)[place]
-            for chunk in self.chunks
-            for line in chunk.split(b"\n")
+        return [line.split(b"\x1f", place + 1)[place] for line in self.lines]
+
+
+@dataclass(eq=False)
+class PreparedRows:
+    """Rows and what the table computes from them, ready for :meth:`ResourceTable.set_prepared`.
+
+    Built by :func:`prepare_rows`, which may run in a thread.
+    """
+
+    columns: tuple[Column, ...]
+    rows: Sequence[Any]
+    natural: list[int]
+    """The width each column needs, measured over its cells."""
+    index: _SearchIndex
+    orders: dict[tuple[str, bool], array[int]] = field(default_factory=dict)
+    """Sort orders computed ahead (the one in effect when preparing began)."""
+
+
+def prepare_rows(
+    columns: Sequence[Column], rows: Sequence[Any], sort: tuple[str, bool] | None = None
+) -> PreparedRows:
+    """Compute everything the table needs from ``rows``: widths, search index, a sort order.
+
+    Reads the rows and calls the column functions, nothing else: it is safe to run in
+    a thread while the table keeps drawing its current rows.
+
+    Args:
+        columns: Columns to show.
+        rows: Row objects (kept, not copied).
+        sort: The sort to compute ahead, ``(column key, reverse)``, if any.
+
+    Returns:
+        What :meth:`ResourceTable.set_prepared` takes.
+    """
+    columns = tuple(columns)
+    rows = rows if isinstance(rows, list | tuple) else list(rows)
+    with paused_gc():
+        measured = [_column_cells(column, rows) for column in columns]
+        natural = [
+            _natural_width(column, *cells) for column, cells in zip(columns, measured, strict=True)
         ]
+        index = _SearchIndex([cells for cells, _, _ in measured], len(rows))
+        del measured
+    prepared = PreparedRows(columns, rows, natural, index)
+    if sort is not None and any(column.key == sort[0] for column in columns):
+        prepared.orders[sort] = _sort_order(columns, rows, index, *sort)
+    return prepared
+
+
+SAMPLE = 2_000
+"""Rows measured by :meth:`ResourceTable.show_rows`: the first ones and a spread of others."""
+
+
+def _sample_widths(columns: Sequence[Column], rows: Sequence[Any]) -> list[int]:
+    """Column widths measured over a sample of ``rows``."""
+    step = max(1, len(rows) // SAMPLE)
+    sample = [*rows[:SAMPLE], *rows[SAMPLE::step]]
+    return [_natural_width(column, *_column_cells(column, sample)) for column in columns]
+
+
+def _natural_width(column: Column, cells: list[str], is_ascii: bool, longest: int) -> int:
+    ceiling = max(column.max_width, column.min_width, 1)
+    width = _measure(cells, is_ascii, longest, 1, ceiling)
+    # Room for the label and a sort mark, within the column's limits.
+    label = min(cell_len(clean_line(column.label)) + _MARK_WIDTH, ceiling)
+    return max(width, label, column.min_width, 1)
+
+
+def _sort_order(
+    columns: Sequence[Column],
+    rows: Sequence[Any],
+    index: _SearchIndex,
+    column_key: str,
+    reverse: bool,
+) -> array[int]:
+    """All row positions sorted by one column (stable; text columns by folded text)."""
+    place = next(i for i, c in enumerate(columns) if c.key == column_key)
+    with paused_gc():
+        keys = _sort_keys(columns[place], place, rows, index)
+        try:
+            positions = sorted(range(len(keys)), key=keys.__getitem__, reverse=reverse)
+        except TypeError:  # a sort_key returned values that do not compare
+            keys = index.field(place)
+            positions = sorted(range(len(keys)), key=keys.__getitem__, reverse=reverse)
+    return array("i", positions)
+
+
+def _sort_keys(column: Column, place: int, rows: Sequence[Any], index: _SearchIndex) -> list[Any]:
+    try:
+        if column.row_key is not None:
+            return list(map(column.row_key, rows))
+        if column.sort_key is not None:
+            return list(map(column.sort_key, map(column.get, rows)))
+    except Exception:  # server data the key did not expect: sort by the text
+        pass
+    return index.field(place)
+
+
+RELEASE_IN_THREAD = 20_000
+"""Rows let go of in a thread, a slice at a time, when there are more than this."""
+
+
+def _release(rows: Sequence[Any]) -> None:
+    """Let the table's old rows go without freezing the event loop.
+
+    Freeing 100,000 items takes ~60 ms and 1,000,000 ~0.6 s. A thread holds its own
+    list of them and drops it a slice at a time, so the freeing happens there and the
+    event loop gets its turns in between. (Whoever else holds some rows keeps them.)
+    """
+    if len(rows) > RELEASE_IN_THREAD:
+        threading.Thread(target=_drop_slowly, args=(list(rows),), daemon=True).start()
+
+
+def _drop_slowly(rows: list[Any]) -> None:
+    time.sleep(0.05)  # until the table has let go of its own list
+    while rows:
+        del rows[-2_000:]
 
 
 class ResourceTable(ScrollView, can_focus=True):
@@ -421,7 +530,7 @@ class ResourceTable(ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         self._columns: tuple[Column, ...] = ()
         self._rows: Sequence[Any] = ()
-        self._index = _SearchIndex([], 0)
+        self._index: _SearchIndex | None = _SearchIndex([], 0)  # None: being prepared
         self._widths: list[int] = []
         self._natural: list[int] = []
         self._starts: list[int] = []
@@ -431,8 +540,9 @@ class ResourceTable(ScrollView, can_focus=True):
         self._view: Sequence[int] = range(0)
         self._filter = ""
         self._folded = ""
-        self._mask: bytearray | None = None  # rows matching the filter, None: no filter
-        self._hit_chunks: list[int] = []
+        self._hits: array[int] | None = None  # rows matching the filter, None: no filter
+        self._mask: bytearray | None = None  # the same as a byte per row, made when needed
+        self._matches: dict[str, array[int]] = {}  # recent filters and their hits
         self._sort: tuple[str, bool] | None = None
         self._cursor = 0
         self._posted_row: object = _NOTHING
@@ -440,7 +550,7 @@ class ResourceTable(ScrollView, can_focus=True):
         self._palette: _Palette | None = None
         self._header_text: str | None = None
         self._line_cache: LRUCache[tuple[int, bool, int, int], Strip] = LRUCache(1024)
-        self._set_columns(columns)
+        self._set_columns(columns, [])
 
     # --- state ---------------------------------------------------------------------
 
@@ -539,23 +649,38 @@ class ResourceTable(ScrollView, can_focus=True):
             keep_cursor_key: Identity of a row (e.g. its id); when given, the cursor
                 stays on the row with the same identity if it is still shown.
         """
+        self.set_prepared(prepare_rows(columns, rows, self._sort), keep_cursor_key=keep_cursor_key)
+
+    def set_prepared(
+        self, prepared: PreparedRows, *, keep_cursor_key: Callable[[Any], object] | None = None
+    ) -> None:
+        """Show rows prepared by :func:`prepare_rows`, keeping the filter and the sort.
+
+        This is :meth:`set_data` without the work that grows with the rows, which a
+        caller can do beforehand in a thread.
+
+        Args:
+            prepared: The rows, columns, widths and index.
+            keep_cursor_key: As for :meth:`set_data`.
+        """
         previous = self.highlighted
         previous_place = self._cursor
-        rows = rows if isinstance(rows, list | tuple) else list(rows)
-        with _gc_paused():
-            measured = [_column_cells(column, rows) for column in columns]
-            self._set_columns(columns, measured)
-            self._index = _SearchIndex([cells for cells, _ in measured], len(rows))
-            del measured
-        self._rows = rows
-        self._orders = {}
+        if prepared.rows is not self._rows:  # else it completes show_rows: same rows
+            _release(self._rows)
+        self._posted_row = _NOTHING  # holding an old row would keep all its body
+        self._set_columns(prepared.columns, prepared.natural)
+        self._index = prepared.index
+        self._rows = prepared.rows
+        self._orders = dict(prepared.orders)
+        self._matches = {}
         if self._sort and self._sort[0] not in {column.key for column in self._columns}:
             self._sort = None
             self._header_text = None
             self.post_message(self.SortChanged(self, None, False))
-        self._mask, self._hit_chunks = (
-            self._index.match(self._folded) if self._folded else (None, [])
-        )
+        self._hits = prepared.index.match(self._folded) if self._folded else None
+        self._mask = None
+        if self._hits is not None:
+            self._matches[self._folded] = self._hits
         self._view = self._compute_view()
         cursor = min(previous_place, len(self._view) - 1)
         if previous is not None and keep_cursor_key is not None and self._view:
@@ -564,19 +689,62 @@ class ResourceTable(ScrollView, can_focus=True):
                 cursor = found
         self._after_view_change(cursor)
 
-    def _set_columns(
-        self, columns: Sequence[Column], measured: Sequence[tuple[list[str], bool]] = ()
-    ) -> None:
-        """Take the columns and measure their widths (over ``measured`` cells)."""
+    def show_rows(
+        self,
+        columns: Sequence[Column],
+        rows: Sequence[Any],
+        *,
+        keep_cursor_key: Callable[[Any], object] | None = None,
+    ) -> bool:
+        """Show new rows at once, before :func:`prepare_rows` has measured and indexed them.
+
+        Column widths come from a sample of the rows, and the search index is missing
+        until :meth:`set_prepared` brings it (a filter or sort asked for meanwhile
+        builds it on the spot). Only without a filter or sort in effect: those need the
+        index to show anything right.
+
+        Args:
+            columns: Columns to show.
+            rows: Row objects; give the same sequence to :func:`prepare_rows`.
+            keep_cursor_key: As for :meth:`set_data`.
+
+        Returns:
+            Whether the rows are shown (False: a filter or a sort is in effect).
+        """
+        if self._folded or self._sort is not None:
+            return False
+        previous = self.highlighted
+        previous_place = self._cursor
+        _release(self._rows)
+        self._posted_row = _NOTHING  # holding an old row would keep all its body
+        self._set_columns(columns, _sample_widths(columns, rows))
+        self._rows = rows
+        self._index = None
+        self._orders = {}
+        self._matches = {}
+        self._hits, self._mask = None, None
+        self._view = range(len(rows))
+        cursor = min(previous_place, len(self._view) - 1)
+        if previous is not None and keep_cursor_key is not None and self._view:
+            found = self._find(keep_cursor_key, keep_cursor_key(previous), previous_place)
+            if found >= 0:
+                cursor = found
+        self._after_view_change(cursor)
+        return True
+
+    def _search_index(self) -> _SearchIndex:
+        """The search index, built here and now if :meth:`show_rows` left it pending."""
+        if self._index is None:
+            self._index = prepare_rows(self._columns, self._rows).index
+        return self._index
+
+    def _set_columns(self, columns: Sequence[Column], natural: Sequence[int]) -> None:
+        """Take the columns and the widths they need (``natural``; empty: not measured)."""
         self._columns = tuple(columns)
-        self._widths = []
-        for place, column in enumerate(self._columns):
-            ceiling = max(column.max_width, column.min_width, 1)
-            width = _measure(*measured[place], 1, ceiling) if measured else 1
-            # Room for the label and a sort mark, within the column's limits.
-            label = min(cell_len(clean_line(column.label)) + _MARK_WIDTH, ceiling)
-            self._widths.append(max(width, label, column.min_width, 1))
-        self._natural = list(self._widths)
+        if not natural:
+            natural = [_natural_width(column, [], True, 1) for column in self._columns]
+        self._natural = list(natural)
+        self._widths = list(natural)
         self._rights = [column.align == "right" for column in self._columns]
         self._layout()
 
@@ -652,29 +820,42 @@ class ResourceTable(ScrollView, can_focus=True):
         if folded == self._folded:
             return
         highlighted = self._view[self._cursor] if self._view else None
-        if not folded:
-            self._mask, self._hit_chunks = None, []
-        elif self._folded and self._folded in folded:
-            # Rows matching the longer filter matched the old one too: only look in
-            # the chunks that held a match.
-            self._mask, self._hit_chunks = self._index.match(folded, self._hit_chunks)
-        else:
-            self._mask, self._hit_chunks = self._index.match(folded)
+        hits = None
+        if folded:
+            hits = self._matches.pop(folded, None)
+            if hits is None:
+                # Rows matching a longer filter matched the shorter one too.
+                narrower = self._hits is not None and self._folded in folded
+                hits = self._search_index().match(folded, self._hits if narrower else None)
+            self._matches[folded] = hits
+            while len(self._matches) > MATCHES_KEPT:
+                del self._matches[next(iter(self._matches))]
+        self._hits, self._mask = hits, None
         self._folded = folded
         self._view = self._compute_view()
         cursor = 0
-        if highlighted is not None and (self._mask is None or self._mask[highlighted]):
+        if highlighted is not None and (hits is None or self._matched()[highlighted]):
             cursor = self._view.index(highlighted)  # the highlighted row is still shown
         self._after_view_change(cursor)
 
+    def _matched(self) -> bytearray:
+        """One byte per row, 1 where the row matches the filter."""
+        if self._mask is None:
+            mask = bytearray(len(self._rows))
+            if self._hits is not None:
+                deque(map(mask.__setitem__, self._hits, repeat(1)), maxlen=0)
+            self._mask = mask
+        return self._mask
+
     def _compute_view(self) -> Sequence[int]:
         """Positions of the shown rows, in display order."""
-        order, mask = self._order(), self._mask
-        if mask is None:
+        order, hits = self._order(), self._hits
+        if hits is None:
             return order
         if isinstance(order, range):
-            return array("i", compress(order, mask))
-        return array("i", [position for position in order if mask[position]])
+            return hits
+        mask = self._matched()
+        return array("i", compress(order, map(mask.__getitem__, order)))
 
     # --- sort ----------------------------------------------------------------------
 
@@ -723,31 +904,12 @@ class ResourceTable(ScrollView, can_focus=True):
             return range(len(self._rows))
         order = self._orders.get(self._sort)
         if order is None:
-            column_key, reverse = self._sort
-            place = next(i for i, c in enumerate(self._columns) if c.key == column_key)
-            keys = self._sort_keys(place)
-            try:
-                positions = sorted(range(len(keys)), key=keys.__getitem__, reverse=reverse)
-            except TypeError:  # a sort_key returned values that do not compare
-                keys = self._index.field(place)
-                positions = sorted(range(len(keys)), key=keys.__getitem__, reverse=reverse)
-            order = array("i", positions)
+            order = _sort_order(self._columns, self._rows, self._search_index(), *self._sort)
             # Keep the last few orders only: each costs 4 bytes a row.
             while len(self._orders) >= ORDERS_KEPT:
                 del self._orders[next(iter(self._orders))]
             self._orders[self._sort] = order
         return order
-
-    def _sort_keys(self, place: int) -> list[Any]:
-        column = self._columns[place]
-        if column.sort_key is not None:
-            get, key = column.get, column.sort_key
-            try:
-                with _gc_paused():
-                    return [key(get(row)) for row in self._rows]
-            except Exception:  # server data the key did not expect: sort by the text
-                pass
-        return self._index.field(place)
 
     # --- cursor --------------------------------------------------------------------
 

@@ -1,0 +1,229 @@
+"""One headless session of the real app on a standalone emulator; prints JSON measures.
+
+Run by ``run.py`` in a fresh process per session, so resident memory is the app's own.
+The app is ``TokenSalesApp`` on an environment-only profile pointing at the emulator's
+loopback address, with its real API worker, client and httpx transport; the only
+addition is a pass-through transport that notes when ``GET /v1/items`` is sent.
+
+Measures, in this order (so memory is read before the interactive steps allocate):
+
+* ``memory``: resident memory after every tab has loaded and the app is idle;
+* ``load``: ``r`` on the Items tab → list request sent → end of the first frame
+  showing the new rows; with the longest event-loop stall and the frames drawn
+  meanwhile;
+* ``filter``: each key of a typed word and of its deletion → end of the frame
+  showing the filtered rows;
+* ``pagedown``: page-down frames per second, each key sent when the previous frame
+  is out (as a held key would, at the app's pace);
+* ``sort``: ``sort_by("title")`` → end of the frame showing the sorted rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import itertools
+
+from harness import SIZE, FrameClock, StallMonitor, memory, send_key
+
+WORDS = ("edition", "pass", "gems")
+"""Words typed then deleted in the filter (all occur in the emulator's titles)."""
+
+
+class TimedTransport:
+    """The default httpx transport, noting when each list request is sent."""
+
+    def __init__(self) -> None:
+        import httpx
+
+        self.inner = httpx.AsyncHTTPTransport()
+        self.sent: list[float] = []
+
+    async def handle_async_request(self, request: Any) -> Any:
+        if request.method == "GET" and request.url.path == "/v1/items":
+            self.sent.append(time.perf_counter())
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def session(args: argparse.Namespace) -> dict[str, Any]:
+    import httpx
+
+    from tokensales_tui.ui.app import Launch, TokenSalesApp
+    from tokensales_tui.ui.tabs import ResourceTab
+
+    transport = TimedTransport()
+
+    class Transport(httpx.AsyncBaseTransport):
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            response: httpx.Response = await transport.handle_async_request(request)
+            return response
+
+        async def aclose(self) -> None:
+            await transport.aclose()
+
+    env = json.loads(args.env)
+    folder = Path(tempfile.mkdtemp(prefix="tokensales-bench-"))
+    app = TokenSalesApp(
+        Launch(env=env, transport_factory=Transport, config_path=folder / "config.toml")
+    )
+    out: dict[str, Any] = {"items": args.items}
+    async with app.run_test(headless=True, size=SIZE) as pilot:
+        frames = FrameClock(app).install()
+        tabs = list(app.query(ResourceTab))
+        started = time.perf_counter()
+        while not all(tab.loaded_once or tab.error for tab in tabs):
+            await asyncio.sleep(0.02)
+            if time.perf_counter() - started > args.timeout:
+                raise TimeoutError("the tabs did not load")
+        errors = [str(tab.error) for tab in tabs if tab.error]
+        if errors:
+            raise RuntimeError("; ".join(errors))
+        out["first_load_s"] = time.perf_counter() - started
+        await asyncio.sleep(2.0)  # idle: the loads' garbage collected and set aside
+        out["memory"] = memory()
+        out["gc_tracked"] = len(gc.get_objects())
+        started = time.perf_counter()
+        gc.collect()
+        out["full_gc_s"] = time.perf_counter() - started
+
+        send_key(app, "2", "2")  # the Items tab
+        items = app.query_one("#items-tab", ResourceTab)
+        table = items.table
+        await frames.wait(lambda: app.active_tab is items)
+        assert table.total_count == args.items, (table.total_count, args.items)
+
+        if "load" in args.measure:
+            out["load"] = await measure_loads(app, frames, transport, table, args.reps)
+        # The last reload may still be indexing in a thread: measure the steady state.
+        while any(w.group == "load" and w.is_running for w in items.workers):
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.3)
+        if "filter" in args.measure:
+            out["filter"] = await measure_filter(app, frames, table, args.words.split(","))
+        if "pagedown" in args.measure:
+            out["pagedown"] = await measure_pagedown(app, frames, table, args.pages)
+        if "sort" in args.measure:
+            out["sort"] = await measure_sort(frames, table, args.reps)
+        out["memory_end"] = memory()
+        await app.action_quit()
+        await pilot.pause()
+    return out
+
+
+async def measure_loads(
+    app: Any, frames: FrameClock, transport: TimedTransport, table: Any, reps: int
+) -> list[dict[str, float]]:
+    results = []
+    monitor = StallMonitor()
+    for _ in range(reps):
+        await asyncio.sleep(0.5)
+        old = id(table.rows)  # not the list itself: the app must be free to release it
+        sent_before = len(transport.sent)
+        first = len(frames.ends)
+        monitor.start()
+        send_key(app, "r", "r")
+        shown = await frames.wait(lambda old=old: id(table.rows) != old and not table.loading)
+        await asyncio.sleep(0.3)  # the old rows are released after the swap
+        stall = await monitor.stop()
+        sent = transport.sent[sent_before]
+        during = [end for end in frames.ends[first:] if sent <= end <= shown]
+        gaps = [b - a for a, b in itertools.pairwise(during)]
+        results.append(
+            {
+                "seconds": shown - sent,
+                "stall_s": stall,
+                "frames": len(during),
+                "longest_frame_gap_s": max(gaps, default=shown - sent),
+            }
+        )
+    return results
+
+
+async def measure_filter(
+    app: Any, frames: FrameClock, table: Any, words: list[str]
+) -> dict[str, Any]:
+    send_key(app, "slash", "/")
+    await frames.wait(lambda: app.focused is not None and app.focused.id == "items-filter")
+    typed: list[float] = []
+    deleted: list[float] = []
+    for word in words:
+        text = ""
+        for character in word:
+            await asyncio.sleep(0.1)  # a quick typist: ten keys a second
+            text += character
+            started = time.perf_counter()
+            send_key(app, character, character)
+            end = await frames.wait(lambda text=text: table.filter_text == text)
+            typed.append(end - started)
+        for _ in word:
+            await asyncio.sleep(0.1)
+            text = text[:-1]
+            started = time.perf_counter()
+            send_key(app, "backspace")
+            end = await frames.wait(lambda text=text: table.filter_text == text)
+            deleted.append(end - started)
+    send_key(app, "escape")  # clear the filter, back to the table
+    await frames.wait(lambda: app.focused is table)
+    return {"typed_s": typed, "deleted_s": deleted, "rows": table.total_count}
+
+
+async def measure_pagedown(app: Any, frames: FrameClock, table: Any, pages: int) -> dict[str, Any]:
+    if table.cursor_row:
+        send_key(app, "home")
+        await frames.wait(lambda: table.cursor_row == 0)
+    await asyncio.sleep(0.3)
+    latencies = []
+    started = time.perf_counter()
+    for _ in range(pages):
+        before = table.cursor_row
+        sent = time.perf_counter()
+        send_key(app, "pagedown")
+        end = await frames.wait(lambda before=before: table.cursor_row != before)
+        latencies.append(end - sent)
+    total = time.perf_counter() - started
+    return {"fps": pages / total, "latency_s": latencies}
+
+
+async def measure_sort(frames: FrameClock, table: Any, reps: int) -> list[float]:
+    times = []
+    for _ in range(reps):
+        table.sort_by(None)
+        table._orders.clear()  # the table keeps recent orders: measure a sort, not a lookup
+        await asyncio.sleep(0.3)
+        started = time.perf_counter()
+        table.sort_by("title")
+        end = await frames.wait(lambda: table.sort_column == "title")
+        times.append(end - started)
+    table.sort_by(None)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--env", required=True, help="JSON of the TOKENSALES_* variables")
+    parser.add_argument("--items", type=int, required=True)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--pages", type=int, default=60)
+    parser.add_argument("--measure", default="load,filter,pagedown,sort")
+    parser.add_argument("--words", default=WORDS[0], help="comma-separated words to type")
+    parser.add_argument("--timeout", type=float, default=600)
+    args = parser.parse_args()
+    result = asyncio.run(session(args))
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,218 @@
+"""Helpers shared by the benchmark processes: frames, keys, memory, the emulator.
+
+Frames: in headless mode Textual still lays out and renders every frame (the
+compositor asks each dirty widget for its lines) but skips turning the result into
+terminal bytes. :class:`FrameClock` hooks ``App._display`` to do that conversion too,
+as a real terminal session would, and notes when each frame ends.
+
+Keys: :func:`send_key` hands a key to the driver the way a terminal's input thread
+does (``Driver.process_message``), without Pilot's wait for idle (~60 ms a key).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SIZE = (120, 40)
+"""Terminal size of every headless app in the benchmark (columns, lines)."""
+
+
+def memory() -> dict[str, int]:
+    """Resident memory of this process now and at its peak, in bytes (Linux)."""
+    values = {}
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith(("VmRSS:", "VmHWM:")):
+                values[line[:5]] = int(line.split()[1]) * 1024
+    return {"rss": values.get("VmRSS", 0), "peak": values.get("VmHWM", 0)}
+
+
+def isolated_env(home: Path) -> dict[str, str]:
+    """The environment for a child: HOME and XDG folders in ``home``, no TOKENSALES_*."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOKENSALES_")}
+    env["HOME"] = str(home)
+    for variable, folder in (
+        ("XDG_CONFIG_HOME", ".config"),
+        ("XDG_DATA_HOME", ".local/share"),
+        ("XDG_CACHE_HOME", ".cache"),
+    ):
+        env[variable] = str(home / folder)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
+    return env
+
+
+@dataclass
+class FrameClock:
+    """Ends of rendered frames of one app, with waiting for the frame after a change."""
+
+    app: Any
+    ends: list[float] = field(default_factory=list)
+    bytes_out: int = 0
+    _waiters: list[tuple[Callable[[], bool], asyncio.Future[float]]] = field(default_factory=list)
+
+    def install(self) -> FrameClock:
+        """Wrap the app's ``_display`` (call once the app runs)."""
+        from textual._compositor import CompositorUpdate
+
+        original = self.app._display
+        console = self.app.console
+
+        def display(screen: Any, renderable: Any) -> None:
+            original(screen, renderable)
+            if renderable is None:
+                return
+            # What a terminal session would also do: the ANSI text of the update.
+            if isinstance(renderable, CompositorUpdate):
+                self.bytes_out += len(renderable.render_segments(console))
+            now = time.perf_counter()
+            self.ends.append(now)
+            for waiter in list(self._waiters):
+                condition, future = waiter
+                if not future.done() and condition():
+                    future.set_result(now)
+                    self._waiters.remove(waiter)
+
+        self.app._display = display
+        return self
+
+    def next_frame(self, condition: Callable[[], bool] = lambda: True) -> asyncio.Future[float]:
+        """A future for the end of the first frame drawn while ``condition()`` holds.
+
+        A frame is drawn between events, so a frame that ends with the condition true
+        was rendered after the state changed.
+        """
+        future: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+        self._waiters.append((condition, future))
+        return future
+
+    async def wait(self, condition: Callable[[], bool], timeout: float = 120.0) -> float:
+        """Wait for :meth:`next_frame`; the frame's end time."""
+        return await asyncio.wait_for(self.next_frame(condition), timeout)
+
+
+def send_key(app: Any, key: str, character: str | None = None) -> None:
+    """Deliver a key press as the terminal driver does."""
+    from textual import events
+
+    app._driver.process_message(events.Key(key, character))
+
+
+@dataclass
+class StallMonitor:
+    """The longest time the event loop went without running a 5 ms timer."""
+
+    period: float = 0.005
+    longest: float = 0.0
+    _task: asyncio.Task[None] | None = None
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            before = loop.time()
+            await asyncio.sleep(self.period)
+            late = loop.time() - before - self.period
+            self.longest = max(self.longest, late)
+
+    def start(self) -> None:
+        self.longest = 0.0
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> float:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        return self.longest
+
+
+class EmulatorProcess:
+    """``tokensales-tui emulator`` on 127.0.0.1, in its own process."""
+
+    def __init__(self, items: int, *, seed: int = 0, token_lifetime: float = 3600.0) -> None:
+        self.items = items
+        self.args = [
+            sys.executable,
+            "-m",
+            "tokensales_tui",
+            "emulator",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--items",
+            str(items),
+            "--seed",
+            str(seed),
+            "--token-lifetime",
+            str(token_lifetime),
+        ]
+        self.process: subprocess.Popen[str] | None = None
+        self.url = ""
+        self.env: dict[str, str] = {}
+
+    def __enter__(self) -> EmulatorProcess:
+        self.process = subprocess.Popen(
+            self.args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT
+        )
+        assert self.process.stdout is not None
+        deadline = time.monotonic() + 600
+        for line in self.process.stdout:
+            found = re.match(r"export (TOKENSALES_\w+)=(\S+)", line)
+            if found:
+                self.env[found[1]] = found[2].strip("'")
+            if "Ctrl+C" in line or time.monotonic() > deadline:
+                break
+        self.url = self.env.get("TOKENSALES_BASE_URL", "")
+        if not self.url:
+            self.__exit__()
+            raise RuntimeError("the emulator did not start")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+            self.process = None
+
+
+def fetch_items_body(emulator: EmulatorProcess) -> tuple[bytes, float]:
+    """The ``GET /v1/items`` body as the app receives it, and how long a plain GET took."""
+    import httpx
+
+    env = emulator.env
+    with httpx.Client(timeout=600) as client:
+        token = client.post(
+            env["TOKENSALES_AUTH_URL"] + "/auth/getAccessToken",
+            json={"apiKey": env["TOKENSALES_API_KEY"], "apiSecret": env["TOKENSALES_API_SECRET"]},
+        ).json()["accessToken"]
+        headers = {"Authorization": f"Bearer {token}"}
+        client.get(env["TOKENSALES_BASE_URL"] + "/v1/items", headers=headers)  # warm the cache
+        started = time.perf_counter()
+        response = client.get(env["TOKENSALES_BASE_URL"] + "/v1/items", headers=headers)
+        took = time.perf_counter() - started
+        response.raise_for_status()
+        return response.content, took
+
+
+@contextlib.contextmanager
+def timer() -> Iterator[Callable[[], float]]:
+    """``with timer() as took: ...; took()`` → seconds."""
+    started = time.perf_counter()
+    ended: list[float] = []
+    yield lambda: (ended[0] if ended else time.perf_counter()) - started
+    ended.append(time.perf_counter())

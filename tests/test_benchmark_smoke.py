@@ -1,0 +1,34 @@
+"""The benchmark script runs from start to end (at a tiny size: its figures mean nothing).
+
+The benchmark itself is not a test: its timings depend on the machine. This only checks
+that ``python benchmarks/run.py`` still works, prints every figure and writes its
+Markdown.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_benchmark_runs_at_a_tiny_size(tmp_path: Path) -> None:
+    out = tmp_path / "results.md"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    for number in range(1, 9):
+        assert any(line.startswith(f"{number}  ") for line in lines), done.stdout
+    markdown = out.read_text(encoding="utf-8")
+    assert markdown.count("| PASS |") + markdown.count("| FAIL |") == 8
+    assert "## Definitions" in markdown
+    assert "token requests for 100 concurrent calls" in markdown
