@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Final, Literal
 
 from textual import on, work
-from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
@@ -28,6 +27,7 @@ from ... import config
 from ...api import ApiClient, Connection, Secret
 from ...api.connection import host_of
 from ..safe import clean_line
+from ..widgets.secret_input import SecretInput
 
 if TYPE_CHECKING:
     import httpx
@@ -97,19 +97,6 @@ class _Required(Validator):
 
     def validate(self, value: str) -> ValidationResult:
         return self.success() if value.strip() else self.failure(f"{self.field} is required")
-
-
-class SecretInput(Input):
-    """A password field whose text cannot be cut or copied to the clipboard.
-
-    Copying would send the secret to the terminal in an OSC 52 sequence.
-    """
-
-    def action_copy(self) -> None:
-        raise SkipAction()
-
-    def action_cut(self) -> None:
-        raise SkipAction()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,315 @@
+"""The collections form: several collections in one request, address and e-mail checks, imports."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Input, TextArea
+
+from tokensales_tui.ui.forms import collections as collections_module
+from tokensales_tui.ui.forms.collections import CollectionsForm
+from tokensales_tui.ui.forms.import_list import ImportListScreen
+
+from .apphelpers import rigged_app, wait_for
+from .formhelpers import (
+    SIZE,
+    Case,
+    assert_each_blocked,
+    assert_read_only_refuses,
+    demo,
+    fill,
+    hint,
+    messages,
+    open_form,
+    problem,
+    status,
+    submit_and_close,
+)
+
+W1 = "0x39e61A1Ea7BC4554B59455b94AcC848F13AaD484"
+W2 = "0xBE5E7d3D8d9428050fFEE666C84c8B6fEF426716"
+W3 = "0xa7252B4941F1BD0ba78d428861F435A89D9952F2"
+CONTRACT = "0x7241369492Ea20ED060fa4160015A77F2e8C33F2"
+SOLANA = "7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV"
+ADD = ("POST", "/collections")
+
+VALID = {
+    "c1_name": "Founders",
+    "c1_blockchain": "polygon",
+    "c1_contract": CONTRACT,
+}
+
+
+def stored(app: Any, name: str) -> dict[str, Any]:
+    """The emulator's collection called ``name``, without its id."""
+    (found,) = [c for c in app.emulator.collections.values() if c["name"] == name]
+    return {k: v for k, v in found.items() if k != "id"}
+
+
+async def import_file(pilot: Any, path: Path, *, key: str = "ctrl+o") -> str:
+    """Open the import dialog (with ``key``, or a click when it is a selector), give it ``path``.
+
+    Returns the dialog's title.
+    """
+    app = pilot.app
+    if key.startswith("#"):
+        await pilot.click(key)
+    else:
+        await pilot.press(key)
+    await wait_for(lambda: isinstance(app.screen, ImportListScreen), pilot)
+    dialog = app.screen
+    title = str(dialog.query_one(".title").render())
+    dialog.query_one("#path", Input).value = str(path)
+    await pilot.press("enter")
+    return title
+
+
+async def checked(form: CollectionsForm, pilot: Any, field_id: str) -> None:
+    """Wait until the list ``field_id`` has been checked."""
+    await wait_for(lambda: form._fresh(field_id, field_id.split("-")[0]) is not None, pilot)
+    await pilot.pause()
+
+
+async def test_two_collections_in_one_request_with_exactly_the_sent_fields() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        assert isinstance(form, CollectionsForm)
+        assert app.focused is form.query_one("#c1-name")
+        await fill(pilot, **VALID, c1_whitelisted=True)
+        await fill(pilot, c1_wallets=f"{W1}\n\n{W2}\n", c1_emails="a@example.com")
+        await pilot.press("ctrl+n")
+        assert app.focused is form.query_one("#c2-name")
+        await fill(pilot, c2_name="Sol drop", c2_blockchain="solana", c2_contract=SOLANA)
+        before = app.emulator.counts[ADD]
+        await submit_and_close(app, pilot, form)
+        assert app.emulator.counts[ADD] == before + 1
+        assert stored(app, "Founders") == {
+            "name": "Founders",
+            "blockchain": "polygon",
+            "contractAddress": CONTRACT,
+            "whitelisted": "true",
+            "whitelistingInfo": {"list": {"wallets": [W1, W2]}, "emails": ["a@example.com"]},
+        }
+        assert stored(app, "Sol drop") == {
+            "name": "Sol drop",
+            "blockchain": "solana",
+            "contractAddress": SOLANA,
+            "whitelisted": "false",
+            "whitelistingInfo": {"list": {"wallets": []}, "emails": []},
+        }
+        tab = app.active_tab
+        await wait_for(
+            lambda: getattr(tab.highlighted, "name", None) in ("Founders", "Sol drop"), pilot
+        )
+        assert "Created 2 collections: Founders, Sol drop" in messages(app)
+
+
+async def test_the_preview_is_the_json_array_that_is_sent() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await fill(pilot, **VALID, c1_wallets=W1)
+        await checked(form, pilot, "c1-wallets")
+        preview = form.preview
+        assert preview is not None
+        assert preview.request_line == "POST http://demo.tokensales.invalid/collections"
+        assert preview.body == [
+            {
+                "name": "Founders",
+                "blockchain": "polygon",
+                "contractAddress": CONTRACT,
+                "whitelisted": "false",
+                "whitelistingInfo": {"emails": [], "list": {"wallets": [W1]}},
+            }
+        ]
+
+
+BLOCKING: list[Case] = [
+    ({"c1_name": ""}, "c1-name", "enter a name for the collection"),
+    ({"c1_blockchain": ""}, "c1-blockchain", "enter the blockchain"),
+    ({"c1_contract": CONTRACT.replace("E", "e")}, "c1-contract", "checksum does not match"),
+    ({"c1_contract": CONTRACT[:-1]}, "c1-contract", "expected 40 hex digits"),
+    ({"c1_blockchain": "solana"}, "c1-contract", "looks like an EVM (0x) address"),
+    ({"c1_blockchain": "solana", "c1_contract": SOLANA + "0"}, "c1-contract", "base58"),
+    ({"c1_wallets": f"{W1}\n0x12"}, "c1-wallets", "1 invalid wallet"),
+    ({"c1_wallets": W1.replace("A", "a", 1)}, "c1-wallets", "line 1:"),
+    ({"c1_emails": "ok@example.com\nnot-an-email"}, "c1-emails", "line 2: not-an-email"),
+]
+
+
+async def test_each_check_blocks_the_submit() -> None:
+    await assert_each_blocked("5", VALID | {"c1_wallets": "", "c1_emails": ""}, BLOCKING, ADD)
+
+
+async def test_warnings_do_not_block_and_duplicates_are_sent_once() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        long_name = "The Extraordinary Founders Pass"
+        await fill(
+            pilot,
+            **VALID
+            | {
+                "c1_name": long_name,
+                "c1_wallets": f"{W1}\n{W2}\n{W1.lower()}",
+                "c1_emails": "a@example.com\nA@example.com",
+            },
+        )
+        await checked(form, pilot, "c1-wallets")
+        await checked(form, pilot, "c1-emails")
+        assert "cut off in checkout modals" in problem(form, "c1-name")
+        assert "24 characters" in problem(form, "c1-name")
+        assert "1 repeated wallet (line 3) — each is sent once" in problem(form, "c1-wallets")
+        assert "1 repeated e-mail (line 2)" in problem(form, "c1-emails")
+        assert "2 valid, 0 invalid, 1 duplicate" in hint(form, "c1-wallets")
+        await submit_and_close(app, pilot, form)
+        info = stored(app, long_name)["whitelistingInfo"]
+        assert info == {"list": {"wallets": [W1, W2]}, "emails": ["a@example.com"]}
+
+
+async def test_wallets_are_checked_again_when_the_chain_changes() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await fill(pilot, **VALID, c1_wallets=SOLANA)
+        await wait_for(lambda: "invalid wallet" in problem(form, "c1-wallets"), pilot)
+        await fill(pilot, c1_blockchain="solana", c1_contract=SOLANA)
+        await wait_for(lambda: problem(form, "c1-wallets") == "", pilot)
+        assert "1 valid" in hint(form, "c1-wallets")
+
+
+async def test_lists_are_checked_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    threads: list[str] = []
+    original = collections_module.check_entries
+
+    def spy(text: str, check: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        return original(text, check)
+
+    monkeypatch.setattr(collections_module, "check_entries", spy)
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await fill(pilot, **VALID, c1_wallets=W1)
+        await checked(form, pilot, "c1-wallets")
+    assert threads and threading.main_thread().name not in threads
+
+
+async def test_an_unknown_chain_is_a_warning_and_the_server_may_still_refuse() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await fill(pilot, c1_name="Tezos drop", c1_blockchain="tezos", c1_contract="KT1Abc")
+        assert "not a chain this form knows" in problem(form, "c1-blockchain")
+        await pilot.press("ctrl+s")
+        await wait_for(lambda: "refused" in status(form), pilot)
+        assert "contractAddress" in status(form)  # the emulator's own words
+        assert form.text("c1-contract") == "KT1Abc"
+
+
+async def test_import_from_a_csv_with_bad_lines_shows_counts_and_the_lines(tmp_path: Path) -> None:
+    wrong_checksum = W3.replace("B", "b", 1)
+    csv_file = tmp_path / "whitelist.csv"
+    csv_file.write_text(
+        "note,wallet\n"
+        f"first,{W1}\n"
+        f"second,{W2}\n"
+        "short,0x1234\n"
+        "empty,\n"
+        f"again,{W1.lower()}\n"
+        f"typo,{wrong_checksum}\n"
+    )
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await fill(pilot, **VALID)
+        form.query_one("#c1-wallets").focus()
+        assert "the wallets of collection 1" in await import_file(pilot, csv_file)
+        area = form.query_one("#c1-wallets", TextArea)
+        await wait_for(lambda: W1 in area.text, pilot)
+        await checked(form, pilot, "c1-wallets")
+        assert area.text.splitlines() == [W1, W2, "0x1234", W1.lower(), wrong_checksum]
+        text = problem(form, "c1-wallets")
+        assert "2 invalid wallets — correct or delete them:" in text
+        assert "line 3: 0x1234 — the address has 4 characters after 0x" in text
+        assert "line 5: " in text and "checksum does not match" in text
+        note = hint(form, "c1-wallets")
+        assert "2 valid, 2 invalid, 1 duplicate" in note
+        assert "imported 5 from whitelist.csv (column wallet)" in note
+        assert "1 rows had no value (file line 5)" in note
+        await pilot.press("ctrl+s")
+        await wait_for(lambda: "fix the" in status(form), pilot)
+        assert app.emulator.counts[ADD] == 0
+        await fill(pilot, c1_wallets="\n".join([W1, W2, W1.lower(), W3]))
+        await submit_and_close(app, pilot, form)
+        assert stored(app, "Founders")["whitelistingInfo"]["list"]["wallets"] == [W1, W2, W3]
+
+
+async def test_import_of_e_mails_from_a_text_file_adds_to_what_is_typed(tmp_path: Path) -> None:
+    emails = tmp_path / "emails.txt"
+    emails.write_text("email\nb@example.com\nc@example.com\n")
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await fill(pilot, **VALID, c1_emails="a@example.com")
+        await import_file(pilot, emails, key="#c1-import-emails")
+        area = form.query_one("#c1-emails", TextArea)
+        await wait_for(lambda: "c@example.com" in area.text, pilot)
+        assert area.text.splitlines() == ["a@example.com", "b@example.com", "c@example.com"]
+
+
+async def test_a_large_whitelist_imports_and_counts(tmp_path: Path) -> None:
+    wallets = tmp_path / "big.txt"
+    wallets.write_text("\n".join(f"0x{i:040x}" for i in range(5000)))
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await fill(pilot, **VALID)
+        form.query_one("#c1-wallets").focus()
+        await import_file(pilot, wallets)
+        await wait_for(lambda: "5,000 valid" in hint(form, "c1-wallets"), pilot, timeout=15)
+
+
+async def test_an_unreadable_file_says_why(tmp_path: Path) -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await import_file(pilot, tmp_path / "missing.csv")
+        await wait_for(lambda: "Not imported" in status(form), pilot)
+        assert "there is no file at" in status(form)
+
+
+async def test_remove_drops_a_collection_and_renumbers() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        assert not form.query_one("#c1-remove").display  # the only one stays
+        await pilot.press("ctrl+n", "ctrl+n")
+        assert [s.key for s in form.sections] == ["c1", "c2", "c3"]
+        await fill(pilot, c2_name="gone")
+        form.query_one("#c2-remove").press()
+        await wait_for(lambda: len(form.sections) == 2, pilot)
+        assert [s.number for s in form.sections] == [1, 2]
+        assert form.preview is not None and len(form.preview.body) == 2
+
+
+async def test_a_refusal_keeps_every_collection() -> None:
+    app, transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        transport.fail["/collections"] = 409
+        await fill(pilot, **VALID, c1_wallets=W1)
+        await pilot.press("ctrl+n")
+        await fill(pilot, c2_name="Second", c2_blockchain="base", c2_contract=CONTRACT)
+        await pilot.press("ctrl+s")
+        await wait_for(lambda: "emulated failure" in status(form), pilot)
+        assert form.text("c1-wallets") == W1 and form.text("c2-name") == "Second"
+        assert len(app.rigged_emulator.collections) == 6
+
+
+async def test_read_only_refuses() -> None:
+    await assert_read_only_refuses("5")

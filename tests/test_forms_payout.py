@@ -1,0 +1,206 @@
+"""The payout definition form: each kind, the details that follow the type, the local record."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.widgets import Select
+
+from tokensales_tui.payout_record import PayoutRecord, record_path
+from tokensales_tui.ui.forms.payout import OTHER, PayoutForm
+
+from .apphelpers import loaded, rigged_app, wait_for
+from .formhelpers import (
+    SIZE,
+    Case,
+    assert_each_blocked,
+    assert_read_only_refuses,
+    demo,
+    fill,
+    messages,
+    open_form,
+    status,
+    submit_and_close,
+)
+
+SPENDER = "0x39e61A1Ea7BC4554B59455b94AcC848F13AaD484"
+ADD = ("POST", "/v1/payouts/add")
+DETAILS = ("provider", "paymentProviderId", "blockchainId", "tokenId", "spender")
+PAYOUT_FIELDS: dict[str, Any] = {
+    "name": "Payout",
+    "type": "free",
+    "other_type": "",
+    **{f"detail_{name}": "" for name in DETAILS},
+}
+
+KINDS: list[tuple[str, dict[str, str], dict[str, Any]]] = [
+    ("free", {}, {}),
+    (
+        "fiat",
+        {"detail_provider": "stripe", "detail_paymentProviderId": "acct_123"},
+        {"fiatDetails": {"provider": "stripe", "paymentProviderId": "acct_123"}},
+    ),
+    (
+        "stablecoin",
+        {
+            "detail_blockchainId": "polygon",
+            "detail_tokenId": "ast_usdc",
+            "detail_spender": SPENDER,
+        },
+        {
+            "stablecoinDetails": {
+                "blockchainId": "polygon",
+                "tokenId": "ast_usdc",
+                "spender": SPENDER,
+            }
+        },
+    ),
+    ("native", {"detail_blockchainId": "base"}, {"nativeDetails": {"blockchainId": "base"}}),
+]
+
+
+def sent(app: Any) -> dict[str, Any]:
+    """The last payout definition the emulator accepted, without what it added."""
+    stored = dict(app.emulator.payouts[-1])
+    del stored["id"], stored["createdAt"]
+    return stored
+
+
+@pytest.mark.parametrize(("kind", "details", "expected"), KINDS, ids=[k[0] for k in KINDS])
+async def test_each_kind_sends_its_details_only_and_shows_as_added_from_here(
+    kind: str, details: dict[str, str], expected: dict[str, Any]
+) -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "4")
+        assert isinstance(form, PayoutForm)
+        assert app.focused is form.query_one("#name")
+        # details of another type typed first are never sent
+        await fill(pilot, type="fiat", detail_provider="left over")
+        await fill(pilot, name=f"My {kind}", type=kind, **details)
+        await submit_and_close(app, pilot, form)
+        assert sent(app) == {"type": kind, "name": f"My {kind}", **expected}
+        tab = app.active_tab
+        await wait_for(lambda: getattr(tab.highlighted, "name", None) == f"My {kind}", pilot)
+        assert tab.highlighted.source == "added from here"
+        assert f"Added payout definition My {kind} ({kind})" in messages(app)
+
+
+async def test_another_type_is_accepted_without_details() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "4")
+        assert not form.query_one("#other-type-field").display
+        await fill(pilot, name="Crypto", type=OTHER)
+        assert form.query_one("#other-type-field").display
+        await fill(pilot, other_type="crypto-split")
+        await submit_and_close(app, pilot, form)
+        assert sent(app) == {"type": "crypto-split", "name": "Crypto"}
+
+
+async def test_the_detail_section_follows_the_type() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "4")
+
+        def shown() -> list[str]:
+            fields = form.query("#details .form-field")
+            return [
+                f.id.removeprefix("detail-").removesuffix("-field") for f in fields if f.display
+            ]
+
+        assert shown() == []
+        for kind, names in [
+            ("fiat", ["provider", "paymentProviderId"]),
+            ("stablecoin", ["blockchainId", "tokenId", "spender"]),
+            ("native", ["blockchainId"]),
+            ("free", []),
+        ]:
+            await fill(pilot, type=kind)
+            assert shown() == names, kind
+        await fill(pilot, type="stablecoin")
+        await pilot.click("#name")
+        await pilot.press("tab", "tab")  # name → type → the first detail field
+        assert app.focused is form.query_one("#detail-blockchainId")
+
+
+BLOCKING: list[Case] = [
+    ({"name": ""}, "name", "enter a name"),
+    ({"type": None}, "type", "choose a payout type"),
+    ({"type": OTHER, "other_type": "two words"}, "other-type", "is not allowed"),
+    ({"type": "fiat"}, "detail-provider", "enter the provider"),
+    (
+        {"type": "stablecoin", "detail_blockchainId": "polygon", "detail_tokenId": "t"},
+        "detail-spender",
+        "enter the spender address",
+    ),
+    (
+        {
+            "type": "stablecoin",
+            "detail_blockchainId": "polygon",
+            "detail_tokenId": "t",
+            "detail_spender": SPENDER.replace("A", "a", 1),
+        },
+        "detail-spender",
+        "checksum does not match",
+    ),
+]
+
+
+async def test_each_check_blocks_the_submit() -> None:
+    await assert_each_blocked("4", PAYOUT_FIELDS, BLOCKING, ADD)
+
+
+async def test_a_refusal_keeps_the_values() -> None:
+    app, transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "4")
+        transport.fail["/v1/payouts/add"] = 400
+        await fill(pilot, name="EU cards", type="fiat", detail_provider="stripe")
+        await fill(pilot, detail_paymentProviderId="acct_9")
+        await pilot.press("ctrl+s")
+        await wait_for(lambda: "emulated failure" in status(form), pilot)
+        assert form.text("name") == "EU cards" and form.text("detail-provider") == "stripe"
+        assert form.query_one("#type", Select).value == "fiat"
+        assert not record_path("default").exists()
+
+
+async def test_a_profile_keeps_its_record_between_runs() -> None:
+    app, _transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "4")
+        await fill(pilot, name="Native ETH", type="native", detail_blockchainId="ethereum")
+        await submit_and_close(app, pilot, form)
+    recorded = PayoutRecord.for_profile("default").load()
+    assert [(d["name"], d["nativeDetails"]) for d in recorded] == [
+        ("Native ETH", {"blockchainId": "ethereum"})
+    ]
+    again, _transport = rigged_app()
+    async with again.run_test(size=SIZE) as pilot:
+        await loaded(again, pilot)
+        await pilot.press("4")
+        first = again.active_tab.table.rows[0]
+        assert (first.name, first.source, first.chain) == (
+            "Native ETH",
+            "added from here",
+            "ethereum",
+        )
+
+
+async def test_a_damaged_record_is_reported_and_left_alone() -> None:
+    path = record_path("default")
+    path.parent.mkdir(parents=True)
+    path.write_text("{not json")
+    app, _transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "4")
+        await fill(pilot, name="Free", type="free")
+        await submit_and_close(app, pilot, form)
+        await wait_for(lambda: any("not recorded here" in m for m in messages(app)), pilot)
+        assert any("damaged" in m for m in messages(app))
+    assert path.read_text() == "{not json"
+
+
+async def test_read_only_refuses() -> None:
+    await assert_read_only_refuses("4")

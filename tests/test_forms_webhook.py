@@ -1,0 +1,348 @@
+"""The webhook form on the in-process emulator: create, edit, checks, failures, cancel."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import httpx
+from textual.widgets import Input
+
+from tokensales_tui.config import Overrides
+from tokensales_tui.ui.forms import form_bindings
+from tokensales_tui.ui.forms.webhook import WebhookForm
+from tokensales_tui.ui.screens.confirm import ConfirmScreen
+
+from .apphelpers import loaded, rigged_app, screen_text, wait_for
+from .formhelpers import (
+    SIZE,
+    Case,
+    assert_each_blocked,
+    demo,
+    fill,
+    hint,
+    messages,
+    open_form,
+    problem,
+    status,
+    submit_and_close,
+)
+
+SECRET = "whsec-Zq8xK41w"
+CREATE = ("POST", "/v1/platform-webhooks")
+
+
+async def test_create_sends_exactly_the_fields_and_highlights_the_new_row() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "1")
+        assert isinstance(form, WebhookForm)
+        assert app.focused is form.query_one("#url")
+        before = set(app.emulator.webhooks)
+        await fill(pilot, url="https://hooks.example.com/ts", events="item.sold,\npayment.failed")
+        form.query_one("#secret", Input).value = SECRET
+        await submit_and_close(app, pilot, form)
+        (new_id,) = set(app.emulator.webhooks) - before
+        stored = app.emulator.webhooks[new_id]
+        assert {k: stored[k] for k in ("url", "events", "secret")} == {
+            "url": "https://hooks.example.com/ts",
+            "events": ["item.sold", "payment.failed"],
+            "secret": SECRET,
+        }
+        tab = app.active_tab
+        await wait_for(lambda: getattr(tab.highlighted, "id", None) == new_id, pilot)
+        assert "Created webhook https://hooks.example.com/ts" in messages(app)
+        assert all(SECRET not in m for m in messages(app))
+
+
+async def test_no_secret_typed_means_no_secret_sent() -> None:
+    app, transport = rigged_app()
+    bodies: list[bytes] = []
+    transport.hook = lambda r: bodies.append(r.content) if r.method == "POST" else None
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "1")
+        await fill(pilot, url="https://a.example/h", events="item.sold")
+        await submit_and_close(app, pilot, form)
+    sent = [json.loads(b) for b in bodies if b and b"apiKey" not in b]
+    assert sent == [{"url": "https://a.example/h", "events": ["item.sold"]}]
+
+
+BLOCKING: list[Case] = [
+    ({"url": ""}, "url", "enter an address starting with https://"),
+    ({"url": "ftp://files.example/x"}, "url", "use https://"),
+    ({"url": "example.com/hook"}, "url", "full address"),
+    ({"events": ""}, "events", "at least one event name"),
+    ({"events": "item.sold, item sold"}, "events", "no spaces"),
+]
+
+
+async def test_each_check_shows_under_its_field_and_blocks_the_submit() -> None:
+    valid = {"url": "https://ok.example/h", "events": "item.sold"}
+    await assert_each_blocked("1", valid, BLOCKING, CREATE)
+
+
+async def test_problems_show_as_you_type_not_before() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "1")
+        assert problem(form, "url") == ""  # untouched: no scolding yet
+        await pilot.press(*"htp:/x")
+        assert "https://" in problem(form, "url")
+        await pilot.press("tab")
+        assert problem(form, "events") == ""
+
+
+async def test_events_are_suggested_from_existing_webhooks() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "1")
+        known = {e for w in app.emulator.webhooks.values() for e in w["events"]}
+        assert "In use:" in hint(form, "events")
+        await pilot.press("tab", *"payout.c")
+        events = form.query_one("#events", Input)
+        await wait_for(lambda: events._suggestion == "payout.completed", pilot)
+        assert "payout.completed" in known
+        await pilot.press("right")  # accepts the suggestion
+        assert events.value == "payout.completed"
+        await pilot.press(*", tok")
+        assert "token.minted" in hint(form, "events")
+        assert "payout.completed" not in hint(form, "events")  # already in the list
+
+
+async def test_a_pasted_list_of_lines_becomes_a_comma_list() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "1")
+        await pilot.press("tab")
+        events = form.query_one("#events", Input)
+        from textual import events as textual_events
+
+        events.post_message(textual_events.Paste("item.sold\npayment.failed\n"))
+        await pilot.pause()
+        assert events.value == "item.sold, payment.failed"
+
+
+async def test_preview_shows_the_request_and_masks_the_secret() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "1")
+        await fill(pilot, url="https://hooks.example.com/it's", events="item.sold")
+        form.query_one("#secret", Input).value = SECRET
+        await pilot.pause()
+        preview = form.preview
+        assert preview is not None
+        assert preview.request_line == "POST http://demo.tokensales.invalid/v1/platform-webhooks"
+        assert preview.body == {
+            "url": "https://hooks.example.com/it's",
+            "events": ["item.sold"],
+            "secret": "********",
+        }
+        text = screen_text(app)
+        assert "POST http://demo.tokensales.invalid/v1/platform-webhooks" in text
+        assert '"secret": "********"' in text and SECRET not in text
+        await pilot.press("ctrl+y")
+        curl = app.clipboard
+        assert curl.startswith("curl -X POST 'http://demo.tokensales.invalid/v1/platform-webhooks'")
+        assert '"Authorization: Bearer $TOKENSALES_TOKEN"' in curl
+        assert "it'\\''s" in curl  # the quote inside the single-quoted body
+        assert SECRET not in curl and "masked" in messages(app)[-1]
+
+
+async def test_the_server_refusing_keeps_every_value_and_shows_its_message() -> None:
+    app, transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "1")
+        transport.fail["/v1/platform-webhooks"] = 422
+        await fill(pilot, url="https://a.example/h", events="item.sold, token.minted")
+        form.query_one("#secret", Input).value = SECRET
+        await pilot.press("ctrl+s")
+        await wait_for(lambda: "emulated failure" in status(form), pilot)
+        assert "The server refused it" in status(form)
+        assert form.is_attached and not form.sending
+        assert form.text("url") == "https://a.example/h"
+        assert form.text("events") == "item.sold, token.minted"
+        assert form.text("secret") == SECRET
+        assert not form.query_one("#form-body").disabled
+
+
+async def test_a_broken_connection_mid_post_is_outcome_unknown_and_not_retried() -> None:
+    app, transport = rigged_app()
+    posts: list[str] = []
+
+    def hook(request: httpx.Request) -> None:
+        if request.method == "POST" and request.url.path == "/v1/platform-webhooks":
+            posts.append(request.url.path)
+            raise httpx.ReadError("connection reset")
+
+    transport.hook = hook
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "1")
+        await fill(pilot, url="https://a.example/h", events="item.sold")
+        await pilot.press("ctrl+s")
+        await wait_for(lambda: "outcome unknown" in status(form), pilot)
+        assert "refresh to check" in status(form)
+        assert posts == ["/v1/platform-webhooks"]  # sent once, never repeated
+        assert form.text("url") == "https://a.example/h"
+
+
+async def test_while_sending_the_form_is_disabled_and_escape_stops_waiting() -> None:
+    app, transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "1")
+        transport.delay["/v1/platform-webhooks"] = 30
+        await fill(pilot, url="https://a.example/h", events="item.sold")
+        await pilot.press("ctrl+s")
+        await wait_for(lambda: form.sending, pilot)
+        assert form.query_one("#form-body").disabled
+        assert "Sending POST /v1/platform-webhooks" in status(form)
+        await pilot.press("ctrl+s")  # a second submit does nothing while one is out
+        await pilot.press("escape")
+        await wait_for(lambda: not form.sending, pilot)
+        assert "outcome unknown" in status(form)
+        assert form.is_attached and form.text("url") == "https://a.example/h"
+
+
+async def test_cancel_without_typing_closes_at_once() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "1")
+        await pilot.press("escape")
+        await wait_for(lambda: not form.is_attached, pilot)
+        assert app.emulator.counts[CREATE] == 0
+
+
+async def test_cancel_after_typing_asks_and_keeps_the_values_if_not_confirmed() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "1")
+        await pilot.press(*"https://x.example")
+        await pilot.press("escape")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("enter")  # Cancel is the default: keep editing
+        assert app.screen is form and form.text("url") == "https://x.example"
+        await pilot.press("escape", "right", "enter")  # Discard
+        await wait_for(lambda: not form.is_attached, pilot)
+        assert app.emulator.counts[CREATE] == 0
+
+
+async def test_edit_sends_only_what_changed_and_shows_the_diff() -> None:
+    app, transport = rigged_app()
+    puts: list[bytes] = []
+    transport.hook = lambda r: puts.append(r.content) if r.method == "PUT" else None
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        webhook = app.active_tab.highlighted
+        form = await open_form(app, pilot, "1", key="e")
+        assert form.text("url") == webhook.url
+        assert form.text("events") == ", ".join(webhook.events)
+        assert form.text("secret") == ""
+        await fill(pilot, events="item.sold, collection.created")
+        changes = str(form.query_one("#preview-changes").render())
+        assert "events: + item.sold  + collection.created  − token.transferred" in changes
+        await submit_and_close(app, pilot, form)
+        stored = app.rigged_emulator.webhooks[webhook.id]
+        assert stored["events"] == ["item.sold", "collection.created"]
+        assert stored["url"] == webhook.url
+        await wait_for(lambda: any("Updated webhook" in m for m in messages(app)), pilot)
+    assert [json.loads(b) for b in puts] == [{"events": ["item.sold", "collection.created"]}]
+
+
+async def test_edit_with_a_new_secret_sends_it_masked_in_the_preview() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        webhook = app.active_tab.highlighted
+        form = await open_form(app, pilot, "1", key="e")
+        form.query_one("#secret", Input).value = SECRET
+        await pilot.pause()
+        assert form.preview is not None and form.preview.body == {"secret": "********"}
+        assert "secret: replaced" in screen_text(app)
+        await submit_and_close(app, pilot, form)
+        assert app.emulator.webhooks[webhook.id]["secret"] == SECRET
+
+
+async def test_edit_that_changes_nothing_sends_nothing() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        webhook = app.active_tab.highlighted
+        form = await open_form(app, pilot, "1", key="e")
+        # the same names in another order are no change either
+        await fill(pilot, events=", ".join(reversed(webhook.events)) + ",")
+        assert "Nothing changed" in screen_text(app)
+        await submit_and_close(app, pilot, form)
+        assert "Nothing changed — nothing was sent" in messages(app)
+        assert app.emulator.counts[("PUT", "/v1/platform-webhooks/{id}")] == 0
+
+
+async def test_read_only_profiles_never_open_the_forms() -> None:
+    app = demo(overrides=Overrides(read_only=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        for key in ("n", "e"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert not isinstance(app.screen, WebhookForm)
+        assert "read-only profile: creating is turned off" in messages(app)
+        assert "read-only profile: editing is turned off" in messages(app)
+        footer = screen_text(app).splitlines()[-1]
+        assert "New" not in footer and "Edit" not in footer
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "New webhook" not in titles and "Edit webhook" not in titles
+
+
+async def test_forms_are_offered_where_the_service_allows_them() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "New webhook" in titles and "Edit webhook" in titles
+        await pilot.press("2", "n")
+        assert "The service offers no way to add items" in messages(app)
+        await pilot.press("e")
+        assert "The service offers no way to edit items" in messages(app)
+        await pilot.press("4")
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "New payout definition" in titles and "Edit webhook" not in titles
+
+
+async def test_server_text_in_an_edited_webhook_stays_literal_and_is_not_judged() -> None:
+    app, _transport = rigged_app()
+    stored = next(iter(app.rigged_emulator.webhooks.values()))
+    stored["url"] = "not a url [b]bold[/b]"
+    stored["events"] = ["[@click=app.quit]x[/]", "a[/]b", "esc\x1b[31mred"]
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        form = await open_form(app, pilot, "1", key="e")
+        text = screen_text(app)
+        assert "[@click=app.quit]x[/]" in text and "[b]bold[/b]" in text
+        assert form.text("events") == "[@click=app.quit]x[/], a[/]b, esc␛[31mred"
+        await fill(pilot, secret="new-secret")  # change only the secret
+        assert problem(form, "url") == "" and problem(form, "events") == ""
+        await submit_and_close(app, pilot, form)
+        assert stored["secret"] == "new-secret"
+        assert stored["events"][2] == "esc\x1b[31mred"  # untouched on the server
+
+
+def test_every_form_key_has_an_id_and_a_description() -> None:
+    keys = form_bindings()
+    assert {b.id for b in keys} >= {
+        "form.submit",
+        "form.cancel",
+        "form.copy_curl",
+        "form.import_list",
+        "form.add_collection",
+    }
+    assert all(b.description and b.id for b in keys)
+
+
+def test_the_forms_load_only_when_first_used() -> None:
+    # Their checks (email-validator, Keccak) cost ~70 ms the first frame does not need.
+    code = (
+        "import sys, tokensales_tui.ui.app; "
+        "print(sorted(m for m in ('email_validator', 'eth_hash', "
+        "'tokensales_tui.ui.forms.base') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

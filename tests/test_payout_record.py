@@ -1,0 +1,114 @@
+"""The local record of payout definitions added from this app."""
+
+from __future__ import annotations
+
+import json
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+
+from tokensales_tui import config
+from tokensales_tui.payout_record import (
+    PayoutRecord,
+    PayoutRecordError,
+    record_path,
+    safe_profile_name,
+)
+
+FREE = {"type": "free", "name": "Free"}
+FIAT = {"type": "fiat", "name": "Cards", "fiatDetails": {"provider": "stripe"}}
+
+
+def test_a_new_profile_has_an_empty_record() -> None:
+    record = PayoutRecord.for_profile("staging")
+    assert record.load() == []
+    assert not record_path("staging").exists()
+
+
+def test_added_definitions_are_kept_in_order_with_the_time() -> None:
+    record = PayoutRecord.for_profile("staging")
+    record.add(FREE, added_at="2025-01-01T00:00:00Z")
+    record.add(FIAT, added_at="2025-01-02T00:00:00Z")
+    again = PayoutRecord.for_profile("staging").load()
+    assert again == [
+        {**FREE, "addedAt": "2025-01-01T00:00:00Z"},
+        {**FIAT, "addedAt": "2025-01-02T00:00:00Z"},
+    ]
+    path = record_path("staging")
+    assert path.parent == config.data_dir() / "payouts"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert json.loads(path.read_text())["version"] == 1
+
+
+def test_profiles_have_separate_records() -> None:
+    PayoutRecord.for_profile("a").add(FREE)
+    assert PayoutRecord.for_profile("b").load() == []
+
+
+@pytest.mark.parametrize("name", ["prod", "eu-west_2"])
+def test_plain_profile_names_are_the_file_names(name: str) -> None:
+    assert safe_profile_name(name) == name
+
+
+@pytest.mark.parametrize("name", ["../etc", "a/b", "", ".", "naïve", "x" * 80, "a b"])
+def test_other_names_are_made_safe_and_distinct(name: str) -> None:
+    safe = safe_profile_name(name)
+    assert safe and "/" not in safe and not safe.startswith(".") and len(safe) <= 60
+    assert record_path(name).parent == config.data_dir() / "payouts"
+    assert safe != safe_profile_name(name + "!")
+
+
+def test_a_damaged_file_is_reported_and_never_overwritten() -> None:
+    path = record_path("prod")
+    path.parent.mkdir(parents=True)
+    path.write_text('{"version": 1, "definitions": [')
+    record = PayoutRecord.for_profile("prod")
+    with pytest.raises(PayoutRecordError, match="damaged.*not overwritten"):
+        record.load()
+    with pytest.raises(PayoutRecordError, match="damaged"):
+        record.add(FREE)
+    assert path.read_text() == '{"version": 1, "definitions": ['
+
+
+def test_a_newer_version_is_left_alone() -> None:
+    path = record_path("prod")
+    path.parent.mkdir(parents=True)
+    path.write_text('{"version": 2, "definitions": []}')
+    with pytest.raises(PayoutRecordError, match="version 2"):
+        PayoutRecord.for_profile("prod").add(FREE)
+    assert json.loads(path.read_text())["version"] == 2
+
+
+def test_an_unwritable_place_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")  # a file where the folder should be: fails even for root
+    record = PayoutRecord(blocker / "x.json")
+    with pytest.raises(PayoutRecordError, match="could not be written"):
+        record.add(FREE)
+    with pytest.raises(PayoutRecordError, match="cannot be read"):
+        record.load()
+
+
+def test_two_writers_at_once_both_keep_their_definitions() -> None:
+    # Separate objects, as two app instances would have; the lock and re-read do the work.
+    def add_many(tag: str) -> None:
+        record = PayoutRecord.for_profile("shared")
+        for index in range(15):
+            record.add({"type": "free", "name": f"{tag}{index}"})
+
+    threads = [threading.Thread(target=add_many, args=(tag,)) for tag in "ab"]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    names = {d["name"] for d in PayoutRecord.for_profile("shared").load()}
+    assert names == {f"{tag}{i}" for tag in "ab" for i in range(15)}
+
+
+def test_the_in_memory_record_touches_no_file() -> None:
+    record = PayoutRecord.in_memory()
+    entry = record.add(FREE)
+    assert record.load() == [entry] and entry["name"] == "Free" and "addedAt" in entry
+    assert not (config.data_dir() / "payouts").exists()

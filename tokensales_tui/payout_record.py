@@ -1,0 +1,143 @@
+"""The local record of payout definitions added from this app, one file per profile.
+
+The interface can add a payout definition but not list them, so the Payouts tab shows
+the ones added from here from this record. It lives in the platform data folder as
+``payouts/<profile>.json``::
+
+    {"version": 1, "definitions": [{"type": ..., "name": ..., ..., "addedAt": ...}]}
+
+Adding takes the file's lock, reads the file again and replaces it atomically, so two
+instances adding at once both keep their definition. A file that does not parse is
+reported (:class:`PayoutRecordError`) and never overwritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+import msgspec
+
+from . import config
+
+__all__ = ["PayoutRecord", "PayoutRecordError", "record_path", "safe_profile_name"]
+
+VERSION: Final = 1
+_SAFE: Final = re.compile(r"[^A-Za-z0-9_-]")
+
+
+class PayoutRecordError(Exception):
+    """The record cannot be read or written; ``str(error)`` says what to do."""
+
+
+class _File(msgspec.Struct):
+    version: int
+    definitions: list[dict[str, Any]]
+
+
+def safe_profile_name(profile: str) -> str:
+    """A file name for ``profile``: itself when it is letters, digits, ``-`` and ``_``.
+
+    Any other name keeps its safe characters and gains a short hash of the whole name,
+    so two names never share a file.
+    """
+    safe = _SAFE.sub("_", profile)[:48]
+    if safe == profile and profile:
+        return profile
+    digest = hashlib.sha256(profile.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return f"{safe}-{digest}"
+
+
+def record_path(profile: str) -> Path:
+    """Where the record of ``profile`` lives."""
+    return config.data_dir() / "payouts" / f"{safe_profile_name(profile)}.json"
+
+
+class PayoutRecord:
+    """The definitions added from this app for one profile, oldest first.
+
+    Args:
+        path: the record's file; ``None`` keeps the record in memory only (the demo,
+            whose service forgets everything when the app ends, uses that).
+    """
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._memory: list[dict[str, Any]] = []
+
+    @classmethod
+    def for_profile(cls, profile: str) -> PayoutRecord:
+        """The record of a configured profile, in the data folder."""
+        return cls(record_path(profile))
+
+    @classmethod
+    def in_memory(cls) -> PayoutRecord:
+        """A record that lasts as long as the object."""
+        return cls(None)
+
+    def load(self) -> list[dict[str, Any]]:
+        """Every definition recorded, oldest first.
+
+        Raises:
+            PayoutRecordError: the file cannot be read or does not parse.
+        """
+        if self.path is None:
+            return list(self._memory)
+        return self._read(self.path)
+
+    def add(self, definition: dict[str, Any], *, added_at: str | None = None) -> dict[str, Any]:
+        """Record ``definition`` (the body sent) with the time it was added; returns the entry.
+
+        Raises:
+            PayoutRecordError: the file does not parse (it is left as it was), or it
+                cannot be locked or written.
+        """
+        entry = {**definition, "addedAt": added_at or _now()}
+        if self.path is None:
+            self._memory.append(entry)
+            return entry
+        path = self.path
+        try:
+            with config.locked(path):
+                definitions = self._read(path)  # again, under the lock
+                definitions.append(entry)
+                data = msgspec.json.format(
+                    msgspec.json.encode(_File(VERSION, definitions)), indent=2
+                )
+                config.atomic_write(path, data + b"\n")
+        except OSError as error:
+            raise PayoutRecordError(
+                f"the payout record {path} could not be written: {error.strerror or error}"
+            ) from None
+        return entry
+
+    @staticmethod
+    def _read(path: Path) -> list[dict[str, Any]]:
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return []
+        except OSError as error:
+            raise PayoutRecordError(
+                f"the payout record {path} cannot be read: {error.strerror or error}"
+            ) from None
+        try:
+            stored = msgspec.json.decode(data, type=_File)
+        except (msgspec.DecodeError, msgspec.ValidationError) as error:
+            raise PayoutRecordError(
+                f"the payout record {path} is damaged ({error}) — fix or move it;"
+                " it is not overwritten"
+            ) from None
+        if stored.version != VERSION:
+            raise PayoutRecordError(
+                f"the payout record {path} has version {stored.version}, which this version"
+                " of tokensales-tui cannot read — it is not overwritten"
+            )
+        return stored.definitions
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,494 @@
+"""The machinery every create/edit form shares: one modal screen class, three forms on it.
+
+A form subclasses :class:`FormScreen` and says only what is particular to it:
+
+* :meth:`~FormScreen.compose_fields` yields its fields (with :func:`form_field`), in tab order;
+* :meth:`~FormScreen.check` judges the values: a :class:`Problem` per wrong field id;
+* :meth:`~FormScreen.outgoing` builds the request (:class:`Outgoing`), or ``None`` when
+  there is nothing to send;
+* :meth:`~FormScreen.send` makes the call with the API client, and
+  :meth:`~FormScreen.succeeded` turns its answer into the :class:`FormResult` the screen
+  dismisses with.
+
+The base shows each problem under its field (once the field was touched, or after a
+submit), keeps a live preview of the request under the fields, submits with ``ctrl+s``
+(never with a wrong field, and never twice at once), copies the request as curl with
+``ctrl+y``, and asks before ``escape`` throws typed values away. While a request is out the
+fields are disabled; any failure re-enables them with every value as it was and shows the
+message. A POST is never repeated by the form: the user decides, after a refresh.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import (
+    Button,
+    Footer,
+    Input,
+    Label,
+    LoadingIndicator,
+    Select,
+    Static,
+    Switch,
+    TextArea,
+)
+
+from ...api import ApiClient, ApiError, OutcomeUnknownError, ValidationError
+from ...api.client import Endpoint
+from ...api.preview import Change, RequestPreview
+from ..safe import clean, clean_line, content
+from ..screens.confirm import ConfirmScreen
+from ..worker import ApiWorker
+
+__all__ = [
+    "FormResult",
+    "FormScreen",
+    "Outgoing",
+    "Problem",
+    "Problems",
+    "form_field",
+    "show_line",
+    "value_of",
+]
+
+PREVIEW_LINES = 120
+"""Lines of a request body shown in the preview; the copied curl always holds all of it."""
+
+VALUE_WIDGETS = (Input, TextArea, Switch, Select)
+FRAME_ROWS = 10
+"""Rows around the fields: margin 1, border 2, status up to 2, buttons 3, footer 1, one spare."""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """What is wrong with one field; a warning does not stop the submit."""
+
+    message: str
+    warning: bool = False
+
+
+Problems = dict[str, Problem]
+"""Problems by the id of the field they belong to."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """The request a form would send now."""
+
+    endpoint: Endpoint
+    body: Any
+    changes: tuple[Change, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FormResult:
+    """How a form ended, for the app to report and show.
+
+    Attributes:
+        summary: what was created or changed, for a notification.
+        highlight: picks the new or changed row once the tab has reloaded.
+        payout: a payout definition that was added, for the local record.
+        changed: False when nothing was sent (an edit that changed nothing).
+    """
+
+    summary: str
+    highlight: Callable[[Any], bool] | None = None
+    payout: dict[str, Any] | None = None
+    changed: bool = True
+
+
+def form_field(label: str, widget: Widget, *, hint: str | Content = "") -> ComposeResult:
+    """A labelled field: the label, the widget, a hint line and the line for its problem.
+
+    The hint's and problem's ids are the widget's id plus ``-hint`` / ``-problem``.
+    """
+    if isinstance(widget, Input):
+        widget.select_on_focus = False  # a tab or a refused submit must not arm a wipe
+    with Horizontal(classes="form-field", id=f"{widget.id}-field"):
+        yield Label(label, markup=False, classes="form-label")
+        with Vertical(classes="form-control"):
+            yield widget
+            hint_line = Static(id=f"{widget.id}-hint", classes="form-hint")
+            show_line(hint_line, hint)
+            yield hint_line
+            yield Static("", id=f"{widget.id}-problem", classes="form-problem")
+
+
+def show_line(line: Static, text: str | Content) -> None:
+    """Show ``text`` literally in ``line`` (never as markup), or hide the line when it is empty."""
+    line.update(text if isinstance(text, Content) else content(clean(text)))
+    line.display = bool(text)
+
+
+def value_of(widget: Widget) -> Any:
+    """The value a person entered in ``widget`` (text, switch state or selection)."""
+    if isinstance(widget, TextArea):
+        return widget.text
+    if isinstance(widget, Input | Switch | Select):
+        return widget.value
+    raise TypeError(f"{type(widget).__name__} holds no form value")
+
+
+class FormScreen(ModalScreen[FormResult | None]):
+    """A modal form that builds one request, previews it, and sends it through the API worker.
+
+    Args:
+        api: the session's API worker; the form asks it to send and reads the profile's
+            addresses from it for the preview.
+        title: the dialog's title (never server text: titles are markup).
+        discard_question: asked when escape would throw typed values away.
+    """
+
+    DEFAULT_CSS = """
+    FormScreen { align: center top; }
+    FormScreen > #form {
+        width: 104; max-width: 100%; height: auto; max-height: 100%; margin-top: 1;
+        border: round $primary; border-title-style: bold; background: $surface;
+        padding: 0 1;
+    }
+    FormScreen #form-body { height: auto; max-height: 75vh; scrollbar-gutter: stable; }
+    FormScreen .form-field { height: auto; }
+    FormScreen .form-label { width: 21; padding: 1 1 0 0; color: $text-muted; }
+    FormScreen .form-control { width: 1fr; height: auto; }
+    FormScreen .form-hint { color: $text-muted; padding: 0 1; height: auto; }
+    FormScreen .form-problem { display: none; color: $text-error; padding: 0 1; height: auto; }
+    FormScreen .form-problem.-shown { display: block; }
+    FormScreen .form-problem.-warning { color: $text-warning; }
+    FormScreen TextArea { height: 6; }
+    FormScreen Switch { margin-left: 0; }
+    FormScreen #preview {
+        height: auto; margin: 1 0 0 0; padding: 0 1;
+        border: round $panel-lighten-2; border-title-color: $text-muted;
+    }
+    FormScreen #preview-request { text-style: bold; }
+    FormScreen #preview-changes { color: $text-warning; margin-top: 1; }
+    FormScreen #preview-body { color: $text-muted; margin-top: 1; }
+    FormScreen #form-status { height: auto; max-height: 2; padding: 0 1; }
+    FormScreen #form-status.-error { color: $text-error; background: $error 10%; }
+    FormScreen #form-status.-busy { color: $text-muted; }
+    FormScreen #form-progress { display: none; height: 1; }
+    FormScreen #form-progress.-shown { display: block; }
+    FormScreen #form-buttons { height: auto; align-horizontal: right; }
+    FormScreen #form-buttons Button { margin-left: 2; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "submit", "Submit", id="form.submit", priority=True),
+        Binding("escape", "cancel", "Cancel", id="form.cancel"),
+        # Priority: in a text area ctrl+y would otherwise be redo (ctrl+z still undoes).
+        Binding("ctrl+y", "copy_curl", "Copy as curl", id="form.copy_curl", priority=True),
+    ]
+
+    def __init__(self, api: ApiWorker, *, title: str, discard_question: str) -> None:
+        super().__init__()
+        self.api = api
+        self.form_title = title
+        self.discard_question = discard_question
+        self.attempted = False
+        """True once a submit was tried: every problem shows from then on."""
+        self.sending = False
+        self._touched: set[str] = set()
+        self._initial: dict[str, Any] = {}
+        self._focus_before: Widget | None = None
+        self._preview: RequestPreview | None = None
+        self.problems: Problems = {}
+
+    # --- what a form provides --------------------------------------------------------
+
+    def compose_fields(self) -> ComposeResult:
+        """Yield the fields, in the order tab moves through them."""
+        raise NotImplementedError
+        yield  # pragma: no cover
+
+    def check(self) -> Problems:
+        """The problems of the values as they are now; cheap, called on every change."""
+        return {}
+
+    async def check_before_submit(self) -> Problems:
+        """The problems that block a submit; a form with slow checks runs them off the loop."""
+        return self.check()
+
+    def outgoing(self) -> Outgoing | None:
+        """The request to send now, or ``None`` when nothing would change."""
+        raise NotImplementedError
+
+    async def send(self, client: ApiClient, outgoing: Outgoing) -> Any:
+        """Send ``outgoing`` with ``client``; return the answer, if any."""
+        raise NotImplementedError
+
+    def succeeded(self, outgoing: Outgoing, answer: Any) -> FormResult:
+        """What to report once ``outgoing`` was accepted."""
+        raise NotImplementedError
+
+    def nothing_to_send(self) -> FormResult:
+        """The result when :meth:`outgoing` has nothing to send."""
+        return FormResult("Nothing changed — nothing was sent", changed=False)
+
+    def on_copied(self) -> str:
+        """The notification after copying the request as curl."""
+        return "Copied as curl; it reads the token from $TOKENSALES_TOKEN"
+
+    # --- layout ----------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="form") as form:
+            form.border_title = self.form_title
+            with VerticalScroll(id="form-body", can_focus=False):
+                yield from self.compose_fields()
+                with Vertical(id="preview") as preview:
+                    preview.border_title = "Request preview"
+                    yield Static("", id="preview-request")
+                    yield Static("", id="preview-changes")
+                    yield Static("", id="preview-body")
+            yield LoadingIndicator(id="form-progress")
+            yield Static("", id="form-status")
+            with Horizontal(id="form-buttons"):
+                yield Button("Copy as curl", id="form-copy")
+                yield Button("Cancel", id="form-cancel")
+                yield Button("Submit", id="form-submit", variant="primary")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.set_status("", "")
+        self._initial = self.values()
+        first = next(iter(self.fields()), None)
+        if first is not None:
+            first.focus()
+        self.refresh_form()
+
+    def on_resize(self, event: events.Resize) -> None:
+        # The fields scroll; the border, status line, buttons and footer always show.
+        self.query_one("#form-body").styles.max_height = max(6, event.size.height - FRAME_ROWS)
+
+    # --- values and problems ---------------------------------------------------------
+
+    def fields(self) -> Iterable[Widget]:
+        """The value-holding widgets of the form, in tab order."""
+        return (w for w in self.query_one("#form-body").query("*") if isinstance(w, VALUE_WIDGETS))
+
+    def values(self) -> dict[str, Any]:
+        """Every field's value by id (what escape would lose)."""
+        return {w.id or "": value_of(w) for w in self.fields()}
+
+    @property
+    def dirty(self) -> bool:
+        """Whether anything differs from how the form opened."""
+        return self.values() != self._initial
+
+    def text(self, field_id: str) -> str:
+        """The text of an input or text area, as typed."""
+        return str(value_of(self.query_one(f"#{field_id}")))
+
+    def refresh_form(self) -> None:
+        """Check the values again and redraw the problems and the preview."""
+        self.show_problems(self.check())
+        self.refresh_preview()
+
+    def show_problems(self, problems: Problems) -> None:
+        """Show each problem under its field: those of touched fields, or all after a submit."""
+        self.problems = problems
+        for line in self.query(".form-problem").results(Static):
+            field_id = (line.id or "").removesuffix("-problem")
+            problem = problems.get(field_id)
+            shown = problem is not None and (self.attempted or field_id in self._touched)
+            line.update(content(problem.message) if shown and problem else "")
+            line.set_class(shown, "-shown")
+            line.set_class(shown and problem is not None and problem.warning, "-warning")
+
+    def first_error(self, problems: Problems) -> Widget | None:
+        """The first field, in tab order, that has an error."""
+        for widget in self.fields():
+            problem = problems.get(widget.id or "")
+            if problem is not None and not problem.warning:
+                return widget
+        return None
+
+    def touch(self, field_id: str) -> None:
+        """Mark a field as edited, so its problems show from now on."""
+        self._touched.add(field_id)
+
+    # --- preview ---------------------------------------------------------------------
+
+    def refresh_preview(self) -> None:
+        """Rebuild the preview from the values as they are now."""
+        outgoing = self.outgoing()
+        request = self.query_one("#preview-request", Static)
+        changes = self.query_one("#preview-changes", Static)
+        body = self.query_one("#preview-body", Static)
+        if outgoing is None:
+            self._preview = None
+            request.update(Content("Nothing changed — nothing will be sent"))
+            show_line(changes, "")
+            show_line(body, "")
+            return
+        preview = RequestPreview.build(
+            outgoing.endpoint, self.api.connection, outgoing.body, changes=outgoing.changes
+        )
+        self._preview = preview
+        request.update(content(clean_line(preview.request_line)))
+        show_line(changes, "\n".join(clean_line(c.describe()) for c in preview.changes))
+        text, more = preview.body_start(PREVIEW_LINES)
+        show_line(body, text + ("\n… more lines: ctrl+y copies the whole request" if more else ""))
+
+    @property
+    def preview(self) -> RequestPreview | None:
+        """The request as the preview shows it now (secrets masked)."""
+        return self._preview
+
+    # --- reacting to input -----------------------------------------------------------
+
+    @on(Input.Changed)
+    @on(TextArea.Changed)
+    @on(Switch.Changed)
+    @on(Select.Changed)
+    def _value_changed(self, event: Message) -> None:
+        widget = getattr(event, "control", None)
+        if widget is None or widget.id is None or not self.is_mounted:
+            return
+        event.stop()
+        self.touch(widget.id)
+        self.field_changed(widget)
+        self.refresh_form()
+
+    def field_changed(self, widget: Widget) -> None:
+        """Called before the re-check when ``widget``'s value changed."""
+
+    @on(Input.Submitted)
+    def _next_field(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.focus_next()
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        widget = event.widget
+        if (
+            isinstance(widget, VALUE_WIDGETS)
+            and widget.id
+            and value_of(widget) != self._initial.get(widget.id)
+        ):
+            self.touch(widget.id)
+            self.show_problems(self.problems)
+
+    # --- actions ---------------------------------------------------------------------
+
+    @on(Button.Pressed, "#form-submit")
+    def action_submit(self) -> None:
+        """Check every field and send the request, unless something is wrong."""
+        if not self.sending:
+            self._submit()
+
+    @on(Button.Pressed, "#form-cancel")
+    def action_cancel(self) -> None:
+        """Stop waiting for a request in flight; otherwise close, asking first if anything was typed."""
+        if self.sending:
+            for worker in self.workers:
+                if worker.group == "form-submit":
+                    worker.cancel()
+            return
+        if not self.dirty:
+            self.dismiss(None)
+            return
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+
+        self.app.push_screen(
+            ConfirmScreen(
+                self.discard_question,
+                "What you typed will be lost.",
+                confirm_label="Discard",
+            ),
+            answered,
+        )
+
+    @on(Button.Pressed, "#form-copy")
+    def action_copy_curl(self) -> None:
+        """Copy the request as a curl command (token from $TOKENSALES_TOKEN, secrets masked)."""
+        self.refresh_preview()
+        if self._preview is None:
+            self.notify("Nothing to copy: nothing would be sent", severity="warning")
+            return
+        self.app.copy_to_clipboard(self._preview.as_curl())
+        self.notify(self.on_copied(), markup=False)
+
+    # --- sending ---------------------------------------------------------------------
+
+    @work(group="form-submit", exclusive=True, exit_on_error=False)
+    async def _submit(self) -> None:
+        self.attempted = True
+        self.set_status("Checking…", "busy")
+        problems = await self.check_before_submit()
+        self.show_problems(problems)
+        wrong = self.first_error(problems)
+        if wrong is not None:
+            errors = sum(not p.warning for p in problems.values())
+            self.set_status(
+                f"Nothing was sent: fix the {'marked field' if errors == 1 else f'{errors} marked fields'} first",
+                "error",
+            )
+            wrong.focus()
+            return
+        outgoing = self.outgoing()
+        if outgoing is None:
+            self.dismiss(self.nothing_to_send())
+            return
+        self._set_sending(True, outgoing)
+        try:
+            answer = await self.api.call(lambda client: self.send(client, outgoing))
+        except asyncio.CancelledError:
+            self._set_sending(False)
+            self.set_status(
+                "Stopped waiting for the answer: outcome unknown — refresh to check", "error"
+            )
+            raise
+        except ApiError as error:
+            self._set_sending(False)
+            self.set_status(_failure(error), "error")
+            return
+        self.sending = False
+        self.dismiss(self.succeeded(outgoing, answer))
+
+    def _set_sending(self, sending: bool, outgoing: Outgoing | None = None) -> None:
+        self.sending = sending
+        if sending:
+            self._focus_before = self.focused
+        self.query_one("#form-body").disabled = sending
+        self.query_one("#form-submit", Button).disabled = sending
+        self.query_one("#form-copy", Button).disabled = sending
+        self.query_one("#form-progress").set_class(sending, "-shown")
+        cancel = self.query_one("#form-cancel", Button)
+        cancel.label = "Stop waiting" if sending else "Cancel"
+        if sending and outgoing is not None:
+            self.set_status(f"Sending {outgoing.endpoint.method} {outgoing.endpoint.path}…", "busy")
+            cancel.focus()
+        elif not sending and self._focus_before is not None and self._focus_before.is_attached:
+            self._focus_before.focus()
+
+    def set_status(self, text: str, state: str) -> None:
+        """Show a line above the buttons: ``busy``, ``error`` or ``ok``."""
+        status = self.query_one("#form-status", Static)
+        show_line(status, text)
+        for name in ("busy", "error", "ok"):
+            status.set_class(name == state, f"-{name}")
+
+
+def _failure(error: ApiError) -> str:
+    """The failure in a form's words: ctrl+s sends again, nothing is sent by itself."""
+    if isinstance(error, OutcomeUnknownError):
+        return error.message  # "… outcome unknown (why) — refresh to check"
+    if isinstance(error, ValidationError):
+        return f"The server refused it: {error.message} — change the values and press ctrl+s again"
+    hint = error.hint.replace("press r", "press ctrl+s")  # r is a letter in a form
+    return f"Failed: {error.message}" + (f" — {hint}" if hint else "")

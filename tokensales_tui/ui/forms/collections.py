@@ -1,0 +1,469 @@
+"""The collections form: build one or more collections and create them in one request.
+
+Each collection has a name, a blockchain, a contract address, a whitelisted switch and a
+whitelist of wallets and e-mails, one per line. A whitelist of thousands of lines is
+normal, often loaded from a file (``ctrl+o``), so the lists are checked in a thread and
+the checks of a list never hold up typing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.suggester import SuggestFromList
+from textual.widgets import Button, Input, Static, Switch, TextArea
+
+from ...api import ApiClient, shapes
+from ...api.client import Endpoint
+from ...api.models import NewCollection
+from ...validation import (
+    KNOWN_CHAINS,
+    ImportedList,
+    ListFileError,
+    ListReport,
+    chain_family,
+    check_address,
+    check_collection_name,
+    check_email,
+    check_list,
+    check_text,
+    load_list_file,
+    parse_lines,
+)
+from ..safe import clean_line
+from ..worker import ApiWorker
+from .base import FormResult, FormScreen, Outgoing, Problem, Problems, form_field, show_line
+from .import_list import ImportListScreen
+from .inputs import choice_hint
+
+__all__ = ["ADD_COLLECTIONS", "CollectionSection", "CollectionsForm", "check_entries"]
+
+ADD_COLLECTIONS = Endpoint("POST", "console", "/collections")
+SHOWN_PROBLEMS = 3
+"""Invalid lines listed under a list; the count says how many there are in all."""
+CHECK_DELAY = 0.15
+"""Seconds of quiet typing before a list is checked again."""
+
+LISTS = ("wallets", "emails")
+
+
+def check_entries(text: str, check: Callable[[str], str | None]) -> ListReport:
+    """Check the non-blank lines of ``text``, numbered as the text area shows them."""
+    values: list[str] = []
+    numbers: list[int] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if stripped := line.strip():
+            values.append(stripped)
+            numbers.append(number)
+    return check_list(values, check, line_numbers=numbers)
+
+
+def _address_check(chain: str) -> Callable[[str], str | None]:
+    return lambda value: check_address(value, chain)
+
+
+@dataclass(frozen=True, slots=True)
+class _Checked:
+    """A list's report and what it was made from (to know when it is stale)."""
+
+    text: str
+    chain: str
+    report: ListReport
+
+
+class CollectionSection(Vertical):
+    """The fields of one collection; ids start with the section's key (``c1-name`` …).
+
+    Args:
+        key: a key unique in the form, such as ``c2``; it never changes.
+        number: the collection's position, counted from 1, for its heading.
+    """
+
+    def __init__(self, key: str, number: int) -> None:
+        super().__init__(id=key, classes="collection")
+        self.key = key
+        self.number = number
+
+    def compose(self) -> ComposeResult:
+        key = self.key
+        yield Static(Content(f"Collection {self.number}"), classes="collection-title")
+        yield from form_field(
+            "Name", Input(placeholder="short: checkout modals show 24 characters", id=f"{key}-name")
+        )
+        yield from form_field(
+            "Blockchain",
+            Input(
+                placeholder="e.g. polygon",
+                suggester=SuggestFromList(KNOWN_CHAINS, case_sensitive=False),
+                id=f"{key}-blockchain",
+            ),
+            hint=choice_hint("", KNOWN_CHAINS),
+        )
+        yield from form_field(
+            "Contract address", Input(placeholder="0x… or base58", id=f"{key}-contract")
+        )
+        yield from form_field(
+            "Whitelisted", Switch(id=f"{key}-whitelisted"), hint='sent as "true" or "false"'
+        )
+        for kind, label in (("wallets", "Wallets"), ("emails", "E-mails")):
+            yield from form_field(
+                label,
+                TextArea(
+                    id=f"{key}-{kind}",
+                    soft_wrap=False,
+                    show_line_numbers=True,
+                    placeholder="one per line — ctrl+o imports a file",
+                ),
+                hint="",
+            )
+        with Horizontal(classes="collection-actions"):
+            for kind in LISTS:
+                button = Button(
+                    f"Import {kind} file…",
+                    id=f"{key}-import-{kind}",
+                    compact=True,
+                    classes="import",
+                )
+                button.can_focus = False  # ctrl+o does it from the keyboard
+                yield button
+            yield Button(
+                "Remove this collection", id=f"{key}-remove", compact=True, classes="remove"
+            )
+
+    def renumber(self, number: int) -> None:
+        """Show the collection's new position after another was removed."""
+        self.number = number
+        self.query_one(".collection-title", Static).update(Content(f"Collection {number}"))
+
+
+class CollectionsForm(FormScreen):
+    """Creates one or more collections with one ``POST {console_url}/collections``.
+
+    The body is a JSON array; each element has name, blockchain, contractAddress,
+    whitelisted (the string "true" or "false") and whitelistingInfo
+    ``{"list": {"wallets": [...]}, "emails": [...]}``. Invalid list lines stop the submit;
+    repeated ones are flagged and sent once.
+    """
+
+    DEFAULT_CSS = """
+    CollectionsForm .collection {
+        height: auto; margin-bottom: 1; border-top: hkey $panel-lighten-2;
+    }
+    CollectionsForm .collection-title { text-style: bold; color: $accent; }
+    CollectionsForm .collection-actions { height: auto; margin-left: 21; }
+    CollectionsForm .collection-actions Button { margin-right: 2; }
+    CollectionsForm #add-collection { margin-left: 21; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+o", "import_list", "Import list file", id="form.import_list"),
+        Binding("ctrl+n", "add_collection", "Add another", id="form.add_collection"),
+    ]
+
+    def __init__(self, api: ApiWorker) -> None:
+        super().__init__(
+            api,
+            title="New collections",
+            discard_question="Discard these new collections?",
+        )
+        self._next_key = 1
+        self._checked: dict[str, _Checked] = {}
+        self._notes: dict[str, str] = {}
+
+    # --- layout ----------------------------------------------------------------------
+
+    def compose_fields(self) -> ComposeResult:
+        yield self._new_section(1)
+        yield Button("Add another collection", id="add-collection", compact=True)
+
+    def _new_section(self, number: int) -> CollectionSection:
+        key = f"c{self._next_key}"
+        self._next_key += 1
+        return CollectionSection(key, number)
+
+    @property
+    def sections(self) -> list[CollectionSection]:
+        """The collections, in order."""
+        return list(self.query(CollectionSection).results(CollectionSection))
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self._update_remove_buttons()
+
+    @on(Button.Pressed, "#add-collection")
+    async def action_add_collection(self) -> None:
+        """Start the next collection below the others and put the cursor in its name."""
+        section = self._new_section(len(self.sections) + 1)
+        await self.query_one("#form-body").mount(section, before="#add-collection")
+        self._update_remove_buttons()
+        self.query_one(f"#{section.key}-name", Input).focus()
+        section.scroll_visible()
+        self.refresh_form()
+
+    @on(Button.Pressed, ".remove")
+    async def _remove(self, event: Button.Pressed) -> None:
+        section = next(a for a in event.button.ancestors if isinstance(a, CollectionSection))
+        for kind in LISTS:
+            self._checked.pop(f"{section.key}-{kind}", None)
+            self._notes.pop(f"{section.key}-{kind}", None)
+        await section.remove()
+        for number, other in enumerate(self.sections, start=1):
+            other.renumber(number)
+        self._update_remove_buttons()
+        self.refresh_form()
+
+    def _update_remove_buttons(self) -> None:
+        only = len(self.sections) == 1
+        for button in self.query(".remove").results(Button):
+            button.display = not only
+
+    # --- values ----------------------------------------------------------------------
+
+    def _chain(self, key: str) -> str:
+        return self.text(f"{key}-blockchain").strip()
+
+    def _list_check(self, key: str, kind: str) -> Callable[[str], str | None]:
+        return _address_check(self._chain(key)) if kind == "wallets" else check_email
+
+    def _fresh(self, field_id: str, key: str) -> _Checked | None:
+        """The check of a list if it still fits the text and the chain."""
+        checked = self._checked.get(field_id)
+        if checked is None or checked.text != self.text(field_id):
+            return None
+        if field_id.endswith("-wallets") and checked.chain != self._chain(key):
+            return None
+        return checked
+
+    def _entries(self, key: str, kind: str) -> list[str]:
+        field_id = f"{key}-{kind}"
+        checked = self._fresh(field_id, key)
+        return checked.report.valid if checked else parse_lines(self.text(field_id))
+
+    def field_changed(self, widget: Any) -> None:
+        section = next((a for a in widget.ancestors if isinstance(a, CollectionSection)), None)
+        if section is None:
+            return
+        key = section.key
+        if widget.id == f"{key}-blockchain":
+            hint = self.query_one(f"#{key}-blockchain-hint", Static)
+            show_line(hint, choice_hint(widget.value, KNOWN_CHAINS))
+            if self.text(f"{key}-wallets").strip():
+                self._check_soon(f"{key}-wallets")
+        elif widget.id in (f"{key}-wallets", f"{key}-emails"):
+            self._check_soon(widget.id)
+
+    # --- list checks (off the event loop) -----------------------------------------------
+
+    def _check_soon(self, field_id: str) -> None:
+        self._show_list_hint(field_id, checking=True)
+        self.run_worker(
+            self._check_list(field_id, delay=CHECK_DELAY),
+            group=f"check-{field_id}",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    async def _check_list(self, field_id: str, *, delay: float = 0.0) -> _Checked:
+        if delay:
+            await asyncio.sleep(delay)
+        key, kind = field_id.rsplit("-", 1)
+        text, chain = self.text(field_id), self._chain(key)
+        check = self._list_check(key, kind)
+        report = await asyncio.to_thread(check_entries, text, check)
+        checked = _Checked(text, chain, report)
+        if self.query(f"#{field_id}"):  # the section may have been removed meanwhile
+            self._checked[field_id] = checked
+            self._show_list_hint(field_id)
+            self.refresh_form()
+        return checked
+
+    def _show_list_hint(self, field_id: str, *, checking: bool = False) -> None:
+        key = field_id.rsplit("-", 1)[0]
+        hints = self.query(f"#{field_id}-hint")
+        if not hints:
+            return
+        parts = []
+        checked = self._fresh(field_id, key)
+        if checked is not None and not checking:
+            report = checked.report
+            if report.valid or report.problems or report.duplicates:
+                parts.append(report.summary)
+        elif self.text(field_id).strip():
+            parts.append("checking…")
+        if note := self._notes.get(field_id):
+            parts.append(note)
+        show_line(hints.first(Static), " · ".join(parts))
+
+    async def check_before_submit(self) -> Problems:
+        for section in self.sections:
+            for kind in LISTS:
+                field_id = f"{section.key}-{kind}"
+                if self._fresh(field_id, section.key) is None:
+                    await self._check_list(field_id)
+        return self.check()
+
+    # --- checks and request ----------------------------------------------------------
+
+    def check(self) -> Problems:
+        problems: Problems = {}
+        names: dict[str, int] = {}
+        for number, section in enumerate(self.sections, start=1):
+            key = section.key
+            name = self.text(f"{key}-name").strip()
+            error, warning = check_collection_name(name)
+            if error or warning:
+                problems[f"{key}-name"] = Problem(error or warning or "", warning=not error)
+            elif name.casefold() in names:
+                problems[f"{key}-name"] = Problem(
+                    f"collection {names[name.casefold()]} has this name too", warning=True
+                )
+            names.setdefault(name.casefold(), number)
+            chain = self._chain(key)
+            if not chain:
+                problems[f"{key}-blockchain"] = Problem("enter the blockchain, e.g. polygon")
+            elif problem := check_text(chain, "the blockchain"):
+                problems[f"{key}-blockchain"] = Problem(problem)
+            elif chain_family(chain) == "other":
+                problems[f"{key}-blockchain"] = Problem(
+                    "not a chain this form knows — addresses on it are only checked for being"
+                    " non-empty",
+                    warning=True,
+                )
+            if problem := check_address(self.text(f"{key}-contract"), chain):
+                problems[f"{key}-contract"] = Problem(problem)
+            for kind in LISTS:
+                field_id = f"{key}-{kind}"
+                checked = self._fresh(field_id, key)
+                if checked is not None and (flagged := _list_problem(checked.report, kind)):
+                    problems[field_id] = flagged
+        return problems
+
+    def outgoing(self) -> Outgoing:
+        body = [
+            NewCollection.build(
+                name=self.text(f"{s.key}-name").strip(),
+                blockchain=self._chain(s.key),
+                contract_address=self.text(f"{s.key}-contract").strip(),
+                whitelisted=bool(self.query_one(f"#{s.key}-whitelisted", Switch).value),
+                wallets=self._entries(s.key, "wallets"),
+                emails=self._entries(s.key, "emails"),
+            )
+            for s in self.sections
+        ]
+        return Outgoing(ADD_COLLECTIONS, body)
+
+    async def send(self, client: ApiClient, outgoing: Outgoing) -> Any:
+        return await client.add_collections(outgoing.body)
+
+    def succeeded(self, outgoing: Outgoing, answer: Any) -> FormResult:
+        names = [collection.name for collection in outgoing.body]
+        ids = _created_ids(answer)
+        noun = "collection" if len(names) == 1 else f"{len(names)} collections"
+        first = names[0]
+        return FormResult(
+            f"Created {noun}: {', '.join(names)}",
+            highlight=(lambda row: row.id in ids) if ids else (lambda row: row.name == first),
+        )
+
+    # --- import ----------------------------------------------------------------------
+
+    def action_import_list(self) -> None:
+        """Ask for a file and add its wallets or e-mails to the list in focus."""
+        self._ask_import(self._import_target())
+
+    @on(Button.Pressed, ".import")
+    def _import_pressed(self, event: Button.Pressed) -> None:
+        self._ask_import((event.button.id or "").replace("-import-", "-"))
+
+    def _import_target(self) -> str:
+        focused = self.focused
+        section = next(
+            (a for a in (focused.ancestors if focused else []) if isinstance(a, CollectionSection)),
+            self.sections[-1],
+        )
+        if focused is not None and focused.id == f"{section.key}-emails":
+            return focused.id
+        return f"{section.key}-wallets"
+
+    def _ask_import(self, field_id: str) -> None:
+        key, kind = field_id.rsplit("-", 1)
+        number = next(s.number for s in self.sections if s.key == key)
+
+        def chosen(path: str | None) -> None:
+            if path:
+                self._import(field_id, path)
+
+        self.app.push_screen(ImportListScreen(f"the {kind} of collection {number}"), chosen)
+
+    @work(group="import", exclusive=True, exit_on_error=False)
+    async def _import(self, field_id: str, path: str) -> None:
+        kind = field_id.rsplit("-", 1)[1]
+        self.set_status(f"Reading {path}…", "busy")
+        try:
+            imported = await asyncio.to_thread(
+                load_list_file, path, column_hint="wallet" if kind == "wallets" else "email"
+            )
+        except ListFileError as error:
+            self.set_status(f"Not imported: {error}", "error")
+            return
+        self.set_status("", "")
+        area = self.query_one(f"#{field_id}", TextArea)
+        existing = area.text.rstrip("\n")
+        joined = "\n".join(imported.values)
+        area.load_text(f"{existing}\n{joined}" if existing else joined)
+        self._notes[field_id] = _import_note(imported)
+        self.touch(field_id)
+        area.focus()
+
+
+def _list_problem(report: ListReport, kind: str) -> Problem | None:
+    noun = "wallet" if kind == "wallets" else "e-mail"
+    if report.problems:
+        count = len(report.problems)
+        lines = [
+            f"line {p.line_no}: {clean_line(p.value)[:48]} — {p.message}"
+            for p in report.problems[:SHOWN_PROBLEMS]
+        ]
+        if count > SHOWN_PROBLEMS:
+            lines.append(f"… and {count - SHOWN_PROBLEMS:,} more")
+        head = f"{count:,} invalid {noun}{'' if count == 1 else 's'} — correct or delete {'it' if count == 1 else 'them'}:"
+        return Problem("\n".join([head, *lines]))
+    if report.duplicates:
+        count = len(report.duplicates)
+        where = ", ".join(str(d.line_no) for d in report.duplicates[:5])
+        more = ", …" if count > 5 else ""
+        return Problem(
+            f"{count:,} repeated {noun}{'' if count == 1 else 's'} (line {where}{more}) — each is sent once",
+            warning=True,
+        )
+    return None
+
+
+def _import_note(imported: ImportedList) -> str:
+    note = f"imported {len(imported.values):,} from {imported.path.name}"
+    if imported.column:
+        note += f" (column {imported.column})"
+    if imported.warning:
+        note += f" — {imported.warning}"
+    if imported.missing_lines:
+        lines = ", ".join(map(str, imported.missing_lines[:5]))
+        note += f" — {len(imported.missing_lines):,} rows had no value (file line {lines})"
+    return note
+
+
+def _created_ids(answer: Any) -> set[str]:
+    rows = answer.get("created") if isinstance(answer, dict) else answer
+    if not isinstance(rows, list):
+        return set()
+    found = (
+        shapes.find_id(row, shapes.COLLECTION_ID_KEYS) for row in rows if isinstance(row, dict)
+    )
+    return {value for value in found if value}

@@ -1,0 +1,73 @@
+"""A small dialog asking for the path of a list file to import into a form's list."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+from .inputs import PathSuggester
+
+__all__ = ["ImportListScreen"]
+
+
+class ImportListScreen(ModalScreen[str | None]):
+    """Asks for a file path; dismisses with it, or ``None`` on cancel.
+
+    Args:
+        target: what the values go into, e.g. "the wallets of collection 1".
+    """
+
+    DEFAULT_CSS = """
+    ImportListScreen { align: center middle; }
+    ImportListScreen > Vertical {
+        width: 76; max-width: 95%; height: auto;
+        border: thick $primary; background: $surface; padding: 1 2;
+    }
+    ImportListScreen .title { text-style: bold; }
+    ImportListScreen .explain { color: $text-muted; margin: 1 0; }
+    ImportListScreen Horizontal { height: auto; align-horizontal: right; margin-top: 1; }
+    ImportListScreen Button { margin-left: 2; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="import.cancel"),
+    ]
+
+    def __init__(self, target: str) -> None:
+        super().__init__()
+        self.target = target
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Content(f"Import into {self.target}"), classes="title")
+            yield Static(
+                Content(
+                    "A text file with one value per line, or a CSV file with a header "
+                    "(the column is found by its name). The values are added to the list, "
+                    "where the form checks them. → completes the path."
+                ),
+                classes="explain",
+            )
+            yield Input(placeholder="~/whitelist.csv", suggester=PathSuggester(), id="path")
+            with Horizontal():
+                yield Button("Cancel", id="cancel")
+                yield Button("Import", id="import", variant="primary")
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#import")
+    def _import(self) -> None:
+        path = self.query_one("#path", Input).value.strip()
+        if path:
+            self.dismiss(path)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        """Close without importing."""
+        self.dismiss(None)

@@ -1,0 +1,94 @@
+"""Inputs the forms share: lists typed on one line, suggestions, file paths."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from textual import events
+from textual.suggester import Suggester
+from textual.widgets import Input
+
+from ...validation import suggest_events
+
+__all__ = ["ListInput", "ListSuggester", "PathSuggester", "choice_hint"]
+
+_SEPARATOR = re.compile(r"[,\r\n]")
+
+
+class ListInput(Input):
+    """An input for a comma-separated list; a pasted list of lines arrives comma-separated.
+
+    A plain :class:`Input` keeps only the first line of a paste.
+    """
+
+    def _on_paste(self, event: events.Paste) -> None:
+        lines = [line.strip() for line in event.text.splitlines() if line.strip()]
+        if len(lines) > 1:
+            event.prevent_default()
+            event.stop()
+            self.insert_text_at_cursor(", ".join(lines))
+            return
+        super()._on_paste(event)
+
+
+class ListSuggester(Suggester):
+    """Completes the name being typed (after the last comma) from ``known`` names.
+
+    Names already in the list are not suggested again; matching ignores case.
+    """
+
+    def __init__(self, known: Iterable[str]) -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+        self.known = list(known)
+
+    async def get_suggestion(self, value: str) -> str | None:
+        fragment = _SEPARATOR.split(value)[-1].lstrip()
+        if not fragment:
+            return None
+        for name in suggest_events(value, self.known):
+            if name.casefold().startswith(fragment.casefold()) and len(name) > len(fragment):
+                return value + name[len(fragment) :]
+        return None
+
+
+class PathSuggester(Suggester):
+    """Completes a file path from the folder being typed (``~`` is expanded for the lookup)."""
+
+    def __init__(self) -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+
+    async def get_suggestion(self, value: str) -> str | None:
+        if not value:
+            return None
+        folder, slash, start = value.rpartition("/")
+        where = Path(os.path.expanduser(folder + slash)) if slash else Path(".")
+        try:
+            names = sorted(
+                entry.name for entry in os.scandir(where) if entry.name.startswith(start)
+            )
+        except OSError:
+            return None
+        names = [name for name in names if not name.startswith(".") or start.startswith(".")]
+        if not names or names[0] == start:
+            return None
+        name = names[0]
+        suffix = "/" if (where / name).is_dir() else ""
+        return value + name[len(start) :] + suffix
+
+
+def choice_hint(value: str, choices: Sequence[str], *, limit: int = 8, other: bool = True) -> str:
+    """The choices that fit what is typed, e.g. ``polygon · polygon-zkevm — or type another``.
+
+    With nothing typed (or nothing matching) every choice is listed, up to ``limit``.
+    """
+    typed = value.strip().casefold()
+    matching = [c for c in choices if typed and c.casefold().startswith(typed)]
+    matching += [c for c in choices if typed and typed in c.casefold() and c not in matching]
+    shown = matching or list(choices)
+    text = " · ".join(shown[:limit]) + (" · …" if len(shown) > limit else "")
+    if matching and typed in (c.casefold() for c in matching):
+        return text
+    return text + (" — or type another" if other else "")

@@ -1,0 +1,193 @@
+"""The payout form: add a payout definition (name, type, and the details of that type)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.suggester import SuggestFromList
+from textual.widgets import Input, Select, Static
+
+from ...api import ApiClient
+from ...api.client import Endpoint
+from ...api.models import FiatDetails, NativeDetails, PayoutDefinition, StablecoinDetails
+from ...validation import (
+    KNOWN_CHAINS,
+    PAYOUT_TYPES,
+    check_address,
+    check_payout_type,
+    check_text,
+    detail_fields,
+)
+from ..worker import ApiWorker
+from .base import FormResult, FormScreen, Outgoing, Problem, Problems, form_field, show_line
+from .inputs import choice_hint
+
+__all__ = ["ADD_PAYOUT", "OTHER", "PayoutForm"]
+
+ADD_PAYOUT = Endpoint("POST", "base", "/v1/payouts/add")
+OTHER = "other"
+"""The type choice that reveals a field for a type the form does not offer."""
+
+_DETAILS: dict[str, tuple[type[msgspec.Struct], str]] = {
+    "fiat": (FiatDetails, "fiat_details"),
+    "stablecoin": (StablecoinDetails, "stablecoin_details"),
+    "native": (NativeDetails, "native_details"),
+}
+_ALL_DETAILS = ("provider", "paymentProviderId", "blockchainId", "tokenId", "spender")
+_PLACEHOLDERS = {
+    "provider": "e.g. stripe",
+    "paymentProviderId": "the account id at the provider, e.g. acct_1Nv0…",
+    "blockchainId": "e.g. polygon",
+    "tokenId": "the token paid out, e.g. its asset id or contract",
+    "spender": "the address allowed to spend, 0x…",
+}
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
+
+
+class PayoutForm(FormScreen):
+    """Adds a payout definition with ``POST /v1/payouts/add``.
+
+    Fields in order: name, type (free, fiat, stablecoin, native, or another typed in),
+    then the details of that type: fiat → provider and payment provider id; stablecoin →
+    blockchain, token id and spender; native → blockchain; free and other types → none.
+    The body holds type, name and only the details object of the type. Every detail
+    field shown is required (the interface does not say which are; a payout without
+    them could not be paid out), and the spender must fit the chain's address format.
+    """
+
+    DEFAULT_CSS = """
+    PayoutForm #details { height: auto; }
+    """
+
+    def __init__(self, api: ApiWorker) -> None:
+        super().__init__(
+            api,
+            title="New payout definition",
+            discard_question="Discard this new payout definition?",
+        )
+
+    def compose_fields(self) -> ComposeResult:
+        yield from form_field("Name", Input(placeholder="e.g. EU card payouts", id="name"))
+        yield from form_field(
+            "Type",
+            Select(
+                [(kind, kind) for kind in PAYOUT_TYPES] + [("other…", OTHER)],
+                prompt="Choose a type",
+                id="type",
+            ),
+        )
+        yield from form_field(
+            "Other type",
+            Input(placeholder="a type the service accepts, e.g. crypto", id="other-type"),
+        )
+        labels = {
+            name: label for fields in map(detail_fields, PAYOUT_TYPES) for name, label in fields
+        }
+        with Vertical(id="details"):
+            for name in _ALL_DETAILS:
+                chain = name == "blockchainId"
+                yield from form_field(
+                    labels[name],
+                    Input(
+                        placeholder=_PLACEHOLDERS[name],
+                        suggester=SuggestFromList(KNOWN_CHAINS, case_sensitive=False)
+                        if chain
+                        else None,
+                        id=f"detail-{name}",
+                    ),
+                    hint=choice_hint("", KNOWN_CHAINS) if chain else "",
+                )
+
+    def on_mount(self) -> None:
+        self._show_details()
+        super().on_mount()
+
+    @property
+    def payout_type(self) -> str:
+        """The type as it will be sent: a known one in lower case, another as typed."""
+        chosen = self.query_one("#type", Select).value
+        if chosen == OTHER:
+            typed = self.text("other-type").strip()
+            return typed.lower() if typed.lower() in PAYOUT_TYPES else typed
+        return chosen if isinstance(chosen, str) else ""
+
+    def field_changed(self, widget: Any) -> None:
+        if widget.id in ("type", "other-type"):
+            self._show_details()
+        elif widget.id == "detail-blockchainId":
+            hint = self.query_one("#detail-blockchainId-hint", Static)
+            show_line(hint, choice_hint(widget.value, KNOWN_CHAINS))
+
+    def _show_details(self) -> None:
+        other = self.query_one("#type", Select).value == OTHER
+        self.query_one("#other-type-field").display = other
+        wanted = {name for name, _label in detail_fields(self.payout_type)}
+        for name in _ALL_DETAILS:
+            self.query_one(f"#detail-{name}-field").display = name in wanted
+
+    def _details(self) -> dict[str, str]:
+        """The detail fields of the current type, trimmed, by wire name."""
+        return {
+            name: self.text(f"detail-{name}").strip() for name, _ in detail_fields(self.payout_type)
+        }
+
+    # --- checks and request ----------------------------------------------------------
+
+    def check(self) -> Problems:
+        problems: Problems = {}
+        name = self.text("name").strip()
+        if not name:
+            problems["name"] = Problem("enter a name for the payout definition")
+        elif problem := check_text(name, "the name"):
+            problems["name"] = Problem(problem)
+        if self.query_one("#type", Select).value == OTHER:
+            if problem := check_payout_type(self.text("other-type")):
+                problems["other-type"] = Problem(problem)
+        elif problem := check_payout_type(self.payout_type):
+            problems["type"] = Problem(problem)
+        labels = dict(detail_fields(self.payout_type))
+        details = self._details()
+        for name, value in details.items():
+            if not value:
+                problems[f"detail-{name}"] = Problem(
+                    f"enter the {labels[name].lower()} — a {self.payout_type} payout needs it"
+                )
+            elif problem := check_text(value, f"the {labels[name].lower()}"):
+                problems[f"detail-{name}"] = Problem(problem)
+        spender = details.get("spender")
+        if (
+            spender
+            and "detail-spender" not in problems
+            and (problem := check_address(spender, details.get("blockchainId", "")))
+        ):
+            problems["detail-spender"] = Problem(problem)
+        return problems
+
+    def outgoing(self) -> Outgoing:
+        kind = self.payout_type
+        body = PayoutDefinition(type=kind, name=self.text("name").strip())
+        if kind in _DETAILS:
+            details_type, attribute = _DETAILS[kind]
+            values = {_snake(name): value for name, value in self._details().items()}
+            setattr(body, attribute, details_type(**values))
+        return Outgoing(ADD_PAYOUT, body)
+
+    async def send(self, client: ApiClient, outgoing: Outgoing) -> Any:
+        await client.add_payout(outgoing.body)
+
+    def succeeded(self, outgoing: Outgoing, answer: Any) -> FormResult:
+        body: PayoutDefinition = outgoing.body
+        name, kind = body.name, body.type
+        return FormResult(
+            f"Added payout definition {name} ({kind})",
+            highlight=lambda row: (
+                row.source == "added from here" and row.name == name and row.type == kind
+            ),
+            payout=msgspec.to_builtins(body),
+        )

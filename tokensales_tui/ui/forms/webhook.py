@@ -1,0 +1,191 @@
+"""The webhook form: register a webhook, or change the URL, events or secret of one."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from msgspec import UNSET
+from textual.app import ComposeResult
+from textual.widgets import Input, Static
+
+from ...api import ApiClient, Secret
+from ...api.client import Endpoint, webhook_endpoint
+from ...api.models import Webhook, WebhookCreate, WebhookUpdate
+from ...api.preview import Change
+from ...validation import check_events, check_http_url, check_text, parse_events, suggest_events
+from ..safe import clean_line, content
+from ..widgets.secret_input import SecretInput
+from ..worker import ApiWorker
+from .base import FormResult, FormScreen, Outgoing, Problem, Problems, form_field, show_line
+from .inputs import ListInput, ListSuggester
+
+__all__ = ["CREATE_WEBHOOK", "WebhookForm", "known_events"]
+
+CREATE_WEBHOOK = Endpoint("POST", "base", "/v1/platform-webhooks")
+HINT_LIMIT = 5
+
+
+def known_events(webhooks: Sequence[Webhook]) -> list[str]:
+    """Event names existing webhooks use, the most used first (the service lists none).
+
+    Names are server text: control characters show as visible marks, here and wherever a
+    suggestion puts a name into the field.
+    """
+    counts: dict[str, int] = {}
+    for webhook in webhooks:
+        for name in map(clean_line, webhook.events):
+            counts[name] = counts.get(name, 0) + 1
+    return sorted(counts, key=lambda name: (-counts[name], name))
+
+
+class WebhookForm(FormScreen):
+    """Creates a webhook, or edits ``webhook``: URL, events, secret (in that order).
+
+    Creating sends ``POST /v1/platform-webhooks`` with the URL, the events and the secret
+    when one is typed. Editing sends ``PUT /v1/platform-webhooks/{id}`` with only the
+    fields that change; an empty secret leaves the stored one as it is (the service never
+    shows it), and events in another order are no change.
+
+    Args:
+        api: the session's API worker.
+        known_events: event names to suggest (server text, shown literally).
+        webhook: the webhook to edit; ``None`` creates one.
+    """
+
+    def __init__(
+        self,
+        api: ApiWorker,
+        *,
+        known_events: Sequence[str] = (),
+        webhook: Webhook | None = None,
+    ) -> None:
+        super().__init__(
+            api,
+            title="Edit webhook" if webhook else "New webhook",
+            discard_question="Discard your changes?" if webhook else "Discard this new webhook?",
+        )
+        self.webhook = webhook
+        self.known_events = list(known_events)
+        # What the fields show of the stored webhook, and what "unchanged" compares with:
+        # server text with control characters made visible.
+        self.before_url = clean_line(webhook.url) if webhook else ""
+        self.before_events = [clean_line(name) for name in webhook.events] if webhook else []
+
+    def compose_fields(self) -> ComposeResult:
+        webhook = self.webhook
+        if webhook is not None:
+            yield Static(content(f"id {clean_line(webhook.id)}"), classes="form-hint")
+        yield from form_field(
+            "URL",
+            Input(
+                self.before_url,
+                placeholder="https://example.com/hooks/tokensales",
+                id="url",
+            ),
+        )
+        yield from form_field(
+            "Events",
+            ListInput(
+                ", ".join(self.before_events),
+                placeholder="item.sold, payment.succeeded",
+                suggester=ListSuggester(self.known_events),
+                id="events",
+            ),
+            hint=self._events_hint(""),
+        )
+        yield from form_field(
+            "Secret",
+            SecretInput(
+                password=True,
+                placeholder="unchanged — type a new one to replace it"
+                if webhook
+                else "optional — signs the deliveries",
+                id="secret",
+            ),
+        )
+
+    def field_changed(self, widget: Any) -> None:
+        if widget.id == "events":
+            show_line(self.query_one("#events-hint", Static), self._events_hint(widget.value))
+
+    def _events_hint(self, typed: str) -> Any:
+        if not self.known_events:
+            return content("Separate names with commas. The service does not list event kinds.")
+        names = suggest_events(typed, self.known_events)
+        if not names:
+            return content("No webhook uses a name like that yet — it is sent as typed.")
+        more = " · …" if len(names) > HINT_LIMIT else ""
+        return content(
+            "In use: "
+            + " · ".join(clean_line(n) for n in names[:HINT_LIMIT])
+            + more
+            + "  (→ completes)"
+        )
+
+    # --- checks and request ----------------------------------------------------------
+
+    def check(self) -> Problems:
+        # An edit judges only what changed: a stored value the service accepted is not
+        # this form's to refuse, and the user may just want to change another field.
+        problems: Problems = {}
+        url, events = self.text("url"), self.text("events")
+        editing = self.webhook is not None
+        if (not editing or url.strip() != self.before_url) and (problem := check_http_url(url)):
+            problems["url"] = Problem(problem)
+        changed_events = set(parse_events(events)) != set(self.before_events)
+        if (not editing or changed_events) and (problem := check_events(events)):
+            problems["events"] = Problem(problem)
+        secret = self.text("secret")
+        if secret and (problem := check_text(secret.strip(), "the secret")):
+            problems["secret"] = Problem(problem)
+        return problems
+
+    def outgoing(self) -> Outgoing | None:
+        url = self.text("url").strip()
+        events = parse_events(self.text("events"))
+        secret = self.text("secret").strip()
+        if self.webhook is None:
+            body = WebhookCreate(url=url, events=events, secret=Secret(secret) if secret else UNSET)
+            return Outgoing(CREATE_WEBHOOK, body)
+        update = WebhookUpdate()
+        changes: list[Change] = []
+        if url != self.before_url:
+            update.url = url
+            changes.append(Change("url", self.before_url, url))
+        if set(events) != set(self.before_events):
+            update.events = events
+            changes.append(Change("events", self.before_events, events))
+        if secret:
+            update.secret = Secret(secret)
+            changes.append(Change("secret", None, None, secret=True))
+        if update.is_empty():
+            return None
+        return Outgoing(webhook_endpoint("PUT", self.webhook.id), update, tuple(changes))
+
+    async def send(self, client: ApiClient, outgoing: Outgoing) -> Any:
+        if self.webhook is None:
+            await client.create_webhook(outgoing.body)
+        else:
+            await client.update_webhook(self.webhook.id, outgoing.body)
+
+    def succeeded(self, outgoing: Outgoing, answer: Any) -> FormResult:
+        if self.webhook is None:
+            body: WebhookCreate = outgoing.body
+            url, events = body.url, body.events
+            return FormResult(
+                f"Created webhook {url}",
+                highlight=lambda row: row.url == url and row.events == events,
+            )
+        webhook_id = self.webhook.id
+        changed = ", ".join(change.field for change in outgoing.changes)
+        return FormResult(
+            f"Updated webhook {webhook_id}: {changed}",
+            highlight=lambda row: row.id == webhook_id,
+        )
+
+    def on_copied(self) -> str:
+        note = super().on_copied()
+        if self.text("secret"):
+            return note + "; the secret is masked — type it in yourself"
+        return note
