@@ -13,7 +13,7 @@ SIZE = (120, 40)
 
 
 async def test_first_run_setup_saves_a_working_profile_and_opens_it() -> None:
-    app, transport = rigged_app(env={})
+    app, _transport = rigged_app(env={})
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_screen(app, pilot, "SetupScreen")
         for selector, value in (

@@ -12,7 +12,9 @@ TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJkZW1vIn0.c2lnbmF0dXJlLXZhbHVl"
 
 
 def test_redact_masks_secrets_jwts_and_bearer_values() -> None:
-    text = f"key=mk_live_123 secret=s3cr3t-value token {TOKEN} Authorization: Bearer abcdefgh12345678"
+    text = (
+        f"key=mk_live_123 secret=s3cr3t-value token {TOKEN} Authorization: Bearer abcdefgh12345678"
+    )
     cleaned = redact(text, ["s3cr3t-value", "mk_live_123"])
     assert "s3cr3t-value" not in cleaned and "mk_live_123" not in cleaned
     assert TOKEN not in cleaned and "abcdefgh12345678" not in cleaned
@@ -34,3 +36,41 @@ def test_crash_report_of_an_exception_with_secrets_in_locals_and_message() -> No
     output = console.file.getvalue()  # type: ignore[attr-defined]
     assert "RuntimeError" in output and "boom with" in output
     assert "s3cr3t-value" not in output and TOKEN not in output
+
+
+async def test_the_app_crash_report_holds_no_secret_or_token() -> None:
+    import pytest
+
+    from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET
+    from tokensales_tui.ui.app import Launch, TokenSalesApp
+
+    from .apphelpers import loaded
+
+    app = TokenSalesApp(Launch(demo=True))
+    reports: list[str] = []
+    with pytest.raises(RuntimeError, match="exploded"):
+        async with app.run_test(size=(100, 30)) as pilot:
+            await loaded(app, pilot)
+            token = app.api.secrets_in_use()[0]
+            assert token.startswith("eyJ")
+
+            def explode() -> None:
+                api_secret = DEMO_API_SECRET  # noqa: F841 - a local Textual would print
+                raise RuntimeError(f"exploded holding {token}")
+
+            original = app._close_messages_no_wait
+
+            def capture() -> None:
+                console = Console(file=io.StringIO(), width=100, color_system=None)
+                for renderable in app._exit_renderables:
+                    console.print(renderable)
+                reports.append(console.file.getvalue())  # type: ignore[attr-defined]
+                original()
+
+            app._close_messages_no_wait = capture  # type: ignore[method-assign]
+            app.call_later(explode)
+            await pilot.pause(0.5)
+    (report,) = reports
+    assert "RuntimeError" in report and "exploded holding" in report
+    for secret in (DEMO_API_SECRET, DEMO_API_KEY, token):
+        assert secret not in report

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 
 import pytest
 from textual.app import App
@@ -15,6 +14,8 @@ from tokensales_tui.api.errors import NotFoundError
 from tokensales_tui.ui.screens.detail import (
     CAPPED_NOTICE,
     FETCHING,
+    MAX_CHARS,
+    MAX_LINES,
     DetailScreen,
     full_json,
     preview_json,
@@ -222,16 +223,22 @@ async def test_refresh_failure_keeps_the_old_data(error: Exception, shown: str) 
     ],
     ids=["20k-keys", "1MB-string"],
 )
-async def test_huge_objects_open_quickly_and_say_they_are_capped(raw: dict[str, object]) -> None:
+async def test_huge_objects_render_capped_and_say_so(raw: dict[str, object]) -> None:
+    # How fast this opens is measured in the benchmarks; here: only the capped part is built.
     app = App[None]()
     async with app.run_test(size=(120, 40)) as pilot:
-        started = time.perf_counter()
-        await app.push_screen(detail_screen(raw, [("Description", raw.get("description"))]))
+        screen = detail_screen(raw, [("Description", raw.get("description"))])
+        await app.push_screen(screen)
         await pilot.pause()
         lines = screen_lines(app)
-        elapsed = time.perf_counter() - started
         assert CAPPED_NOTICE in "\n".join(lines)
-        assert elapsed < 2  # ≈ 0.1 s measured; generous for loaded CI machines
+        assert screen.query_one("#detail-notice").display
+        shown = screen.json_view.lines
+        assert len(shown) <= MAX_LINES + 1  # the last one is the "…" marking the cut
+        assert sum(len(line) + 1 for line in shown) <= MAX_CHARS + 2
+        view = screen.json_view
+        width = view.scrollable_content_region.width
+        assert view.virtual_size.height <= len(shown) + MAX_CHARS // width + 1  # wrapped rows
         await pilot.press("y")
         assert json.loads(app.clipboard) == raw
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -24,6 +24,8 @@ from textual.widgets import Footer, TabbedContent, TabPane
 from .. import config
 from ..api import ApiError, Connection, Secret
 from ..api.connection import host_of
+from ..payout_record import PayoutRecord, PayoutRecordError
+from .forms import CREATABLE, EDITABLE, NEW_TITLES, edit_form, form_bindings, new_form
 from .resources import RESOURCES, Resource
 from .safe import clean_line
 from .screens.confirm import ConfirmScreen
@@ -36,6 +38,8 @@ from .worker import ApiRetrying, ApiWorker
 if TYPE_CHECKING:
     import httpx
     from textual.screen import Screen
+
+    from .forms.base import FormResult, FormScreen
 
 log = logging.getLogger("tokensales_tui")
 
@@ -50,6 +54,8 @@ TAB_ACTIONS = frozenset(
         "escape",
         "refresh",
         "delete",
+        "new",
+        "edit",
         "copy_id",
         "copy_json",
         "sort",
@@ -57,6 +63,20 @@ TAB_ACTIONS = frozenset(
         "switch_profile",
     }
 )
+
+
+def demo_connection() -> Connection:
+    """The addresses and credentials of the in-process demo service."""
+    from ..emulator import DEMO_API_KEY, DEMO_API_SECRET
+
+    return Connection(
+        base_url=DEMO_URL,
+        auth_url=DEMO_URL,
+        console_url=DEMO_URL,
+        api_key=Secret(DEMO_API_KEY),
+        api_secret=Secret(DEMO_API_SECRET),
+        profile="demo",
+    )
 
 
 @dataclass
@@ -101,11 +121,14 @@ class TokenSalesApp(App[None]):
         Binding("slash", "focus_filter", "Filter", id="filter"),
         Binding("escape", "escape", "Clear filter", show=False, id="clear_filter"),
         Binding("r", "refresh", "Refresh", id="refresh"),
+        Binding("n", "new", "New", id="new"),
+        Binding("e", "edit", "Edit", id="edit"),
         Binding("d", "delete", "Delete", id="delete"),
-        Binding("c", "copy_id", "Copy id", id="copy_id"),
-        Binding("y", "copy_json", "Copy JSON", id="copy_json"),
-        Binding("s", "sort", "Sort", id="sort"),
+        Binding("c", "copy_id", "Copy id", show=False, id="copy_id"),
+        Binding("y", "copy_json", "Copy JSON", show=False, id="copy_json"),
+        Binding("s", "sort", "Sort", show=False, id="sort"),
         Binding("S", "reverse_sort", "Reverse sort", show=False, id="reverse_sort"),
+        Binding("o", "open_link", "Open link", show=False, id="open_link"),
         Binding("p", "switch_profile", "Profile", id="profile"),
         Binding("q", "quit", "Quit", id="quit"),
     ]
@@ -115,10 +138,11 @@ class TokenSalesApp(App[None]):
         self.launch = launch or Launch()
         self.session: Session | None = None
         self._api: ApiWorker | None = None
+        self._payout_record: PayoutRecord | None = None
+        self._row_shown: dict[ResourceTable, bool] = {}
         self.emulator: Any = None
         """The in-process emulator's state in a demo session (tests switch its faults)."""
-        if self.launch.log_file:
-            enable_debug_log(self.launch.log_file)
+        self._log_handler = enable_debug_log(self.launch.log_file) if self.launch.log_file else None
 
     # --- layout --------------------------------------------------------------------
 
@@ -134,6 +158,11 @@ class TokenSalesApp(App[None]):
                         id=f"{resource.key}-tab",
                     )
         yield Footer(compact=True)
+
+    def on_unmount(self) -> None:
+        if self._log_handler is not None:
+            disable_debug_log(self._log_handler)
+            self._log_handler = None
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick)
@@ -208,20 +237,12 @@ class TokenSalesApp(App[None]):
         """Start a session on the in-process emulator."""
         import httpx
 
-        from ..emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
+        from ..emulator import create_app
 
         emulator_app = create_app(seed=self.launch.demo_seed, items=self.launch.demo_items)
         self.emulator = emulator_app.state.emulator
-        connection = Connection(
-            base_url=DEMO_URL,
-            auth_url=DEMO_URL,
-            console_url=DEMO_URL,
-            api_key=Secret(DEMO_API_KEY),
-            api_secret=Secret(DEMO_API_SECRET),
-            profile="demo",
-        )
         read_only = bool(self.launch.overrides.read_only)
-        session = Session("demo", connection, read_only=read_only, label="DEMO", demo=True)
+        session = Session("demo", demo_connection(), read_only=read_only, label="DEMO", demo=True)
         await self._start(session, httpx.ASGITransport(app=emulator_app))
 
     async def start_profile(self, profile: config.ResolvedProfile) -> None:
@@ -236,6 +257,10 @@ class TokenSalesApp(App[None]):
         if old is not None:
             await old.stop()
         self.session = session
+        # The demo service forgets everything when the app ends, so does its record.
+        self._payout_record = (
+            PayoutRecord.in_memory() if session.demo else PayoutRecord.for_profile(session.name)
+        )
         self._api = ApiWorker(self, session.connection, transport)
         self._api.start()
         self.query_one(StatusHeader).info = HeaderInfo(
@@ -267,10 +292,18 @@ class TokenSalesApp(App[None]):
 
     def _tick(self) -> None:
         if self._api is not None:
-            self.query_one(StatusHeader).token = self._api.token_state
+            for header in self.query(StatusHeader):  # none while the app shuts down
+                header.token = self._api.token_state
 
     def _added_payouts(self) -> list[dict[str, Any]]:
-        return []
+        """The payout definitions added from here for this profile, newest first."""
+        if self._payout_record is None:
+            return []
+        try:
+            return list(reversed(self._payout_record.load()))
+        except PayoutRecordError as error:
+            self.notify(str(error), title="Payout record", severity="error", markup=False)
+            return []
 
     # --- the active tab ------------------------------------------------------------
 
@@ -292,8 +325,13 @@ class TokenSalesApp(App[None]):
         self.refresh_bindings()
 
     @on(ResourceTable.RowHighlighted)
-    def _row_highlighted(self) -> None:
-        self.refresh_bindings()
+    def _row_highlighted(self, event: ResourceTable.RowHighlighted) -> None:
+        # Which keys apply depends on whether a row is highlighted, not on which one;
+        # refreshing the bindings recomposes the footer (~10 ms): not on every cursor move.
+        shown = event.row is not None
+        if self._row_shown.get(event.table) is not shown:
+            self._row_shown[event.table] = shown
+            self.refresh_bindings()
 
     @on(ApiRetrying)
     def _retrying(self, event: ApiRetrying) -> None:
@@ -311,12 +349,30 @@ class TokenSalesApp(App[None]):
         if action in TAB_ACTIONS and not self._on_main_screen():
             return False  # the detail view and dialogs have keys of their own
         if action == "delete":
-            return (
-                self.is_mounted
-                and self._tab_ready()
-                and self.active_tab.resource.delete is not None
-            )
+            return self._can_delete()
+        if action == "new":
+            return self._tab_has_form(CREATABLE)
+        if action == "edit":
+            return self._tab_has_form(EDITABLE) and self.active_tab.highlighted is not None
         return True
+
+    def _can_delete(self) -> bool:
+        return (
+            self.session is not None
+            and not self.read_only
+            and self.is_mounted
+            and self._tab_ready()
+            and self.active_tab.resource.delete is not None
+        )
+
+    def _tab_has_form(self, tabs: frozenset[str]) -> bool:
+        return (
+            self.session is not None
+            and not self.read_only
+            and self.is_mounted
+            and self._tab_ready()
+            and self.active_tab.resource.key in tabs
+        )
 
     def _on_main_screen(self) -> bool:
         return self.is_mounted and len(self.screen_stack) == 1
@@ -332,16 +388,25 @@ class TokenSalesApp(App[None]):
         # A hidden action's key still answers, so nobody wonders whether it was heard.
         key = event.key
         if (
-            key == "d"
+            key in _CHANGE_VERBS
             and self.session is not None
             and self._on_main_screen()
             and not isinstance(self.focused, _TEXT_INPUTS)
         ):
+            resource = self.active_tab.resource
+            noun = resource.title.lower()
             if self.read_only:
-                self.notify("read-only profile: deleting is turned off", severity="warning")
-            elif self.active_tab.resource.delete is None:
-                noun = self.active_tab.resource.title.lower()
+                self.notify(
+                    f"read-only profile: {_CHANGE_VERBS[key]} is turned off", severity="warning"
+                )
+            elif key == "d" and resource.delete is None:
                 self.notify(f"The service offers no way to delete {noun}", severity="warning")
+            elif key == "n" and resource.key not in CREATABLE:
+                self.notify(f"The service offers no way to add {noun}", severity="warning")
+            elif key == "e" and resource.key not in EDITABLE:
+                self.notify(f"The service offers no way to edit {noun}", severity="warning")
+            elif key == "e" and self.active_tab.highlighted is None:
+                self.notify("Nothing is highlighted", severity="warning")
 
     # --- actions -------------------------------------------------------------------
 
@@ -433,6 +498,43 @@ class TokenSalesApp(App[None]):
             )
         )
 
+    def action_open_link(self) -> None:
+        """Open the highlighted object's address (webhook URL, item image) after showing it."""
+        import webbrowser
+
+        from .links import can_launch_browser, link_problem
+
+        picked = self._highlighted()
+        if picked is None:
+            return
+        resource, row = picked
+        get = LINKS.get(resource.key)
+        url = (get(row) or "") if get else ""
+        if not url:
+            self.notify(f"This {resource.noun} has no address to open", severity="warning")
+            return
+        shown = clean_line(url)
+        problem = link_problem(url)
+        if problem:
+            self.notify(f"Not opened: {problem}: {shown}", severity="warning", markup=False)
+            return
+        if not can_launch_browser():
+            self.copy_to_clipboard(url)
+            self.notify(
+                f"No browser can open here (SSH session or no display), so it was copied: {shown}",
+                markup=False,
+            )
+            return
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                webbrowser.open(url)
+
+        self.push_screen(
+            ConfirmScreen("Open this address in your browser?", url, confirm_label="Open"),
+            answered,
+        )
+
     def action_delete(self) -> None:
         """Delete the highlighted object, after confirmation."""
         picked = self._highlighted()
@@ -448,13 +550,17 @@ class TokenSalesApp(App[None]):
             )
             return
         tab = self.active_tab
-        subject = f"{resource.label(row)}  ·  {object_id}"
 
         def answered(confirmed: bool | None) -> None:
             if confirmed:
                 self._delete(tab, row, object_id)
 
-        self.push_screen(ConfirmScreen(f"Delete this {resource.noun}?", subject), answered)
+        self.push_screen(
+            ConfirmScreen(
+                f"Delete this {resource.noun}?", resource.label(row), detail=f"id {object_id}"
+            ),
+            answered,
+        )
 
     @work(group="delete", exit_on_error=False)
     async def _delete(self, tab: ResourceTab, row: Any, object_id: str) -> None:
@@ -475,6 +581,49 @@ class TokenSalesApp(App[None]):
         tab.remove_row(row)
         self.notify(f"Deleted {resource.noun} {label}", markup=False)
         tab.reload()
+
+    def action_new(self) -> None:
+        """Open the form that creates an object of the current tab."""
+        tab = self.active_tab
+        form = new_form(tab.resource.key, self.api, webhooks=self._webhooks())
+        if form is not None:
+            self._open_form(tab, form)
+
+    def action_edit(self) -> None:
+        """Open the highlighted webhook in the edit form."""
+        tab = self.active_tab
+        row = tab.highlighted
+        form = edit_form(tab.resource.key, self.api, row, webhooks=self._webhooks())
+        if row is not None and form is not None:
+            self._open_form(tab, form)
+
+    def _webhooks(self) -> Sequence[Any]:
+        return self.query_one("#webhooks-tab", ResourceTab).table.rows
+
+    def _open_form(self, tab: ResourceTab, form: FormScreen) -> None:
+        def done(result: FormResult | None) -> None:
+            if result is None:
+                return
+            if result.payout is not None:
+                self._record_payout(result.payout)
+            self.notify(clean_line(result.summary), markup=False)
+            if result.changed:
+                tab.reload(then_highlight=result.highlight)
+
+        self.push_screen(form, done)
+
+    def _record_payout(self, definition: dict[str, Any]) -> None:
+        if self._payout_record is None:
+            return
+        try:
+            self._payout_record.add(definition)
+        except PayoutRecordError as error:
+            self.notify(
+                f"Added on the server, but not recorded here: {error}",
+                title="Payout record",
+                severity="warning",
+                markup=False,
+            )
 
     def action_switch_profile(self) -> None:
         """Pick another profile."""
@@ -522,6 +671,7 @@ class TokenSalesApp(App[None]):
                 ],
             )
         )
+        sections += sections_from_bindings([("In a form", form_bindings())], app=self)
         sections.append(("Commands", [("ctrl+p", "Command palette: every action, go to tab")]))
         self.push_screen(HelpScreen(sections))
 
@@ -542,13 +692,38 @@ class TokenSalesApp(App[None]):
                 "Copy JSON", "Copy the highlighted object as JSON", self.action_copy_json
             )
             yield SystemCommand("Sort", "Sort by the next column", self.action_sort)
-            if self.check_action("delete", ()):
+            if self._can_delete():
                 yield SystemCommand("Delete", "Delete the highlighted object", self.action_delete)
+            if self._tab_has_form(CREATABLE):
+                title = NEW_TITLES[self.active_tab.resource.key]
+                yield SystemCommand(title, "Open the form that creates it", self.action_new)
+            if self._tab_has_form(EDITABLE) and self.active_tab.highlighted is not None:
+                yield SystemCommand(
+                    "Edit webhook", "Change the highlighted webhook", self.action_edit
+                )
         yield SystemCommand(
             "Switch profile", "Use another profile or the demo", self.action_switch_profile
         )
         yield SystemCommand("Help", "Show every key", self.action_help)
         yield from super().get_system_commands(screen)
+
+    def _fatal_error(self) -> None:
+        # Textual's own report prints local variables; ours leaves them out and masks
+        # every secret and token (see crash.py).
+        from .crash import crash_report
+
+        self.bell()
+        self._exit_renderables.append(crash_report(self.console, self._known_secrets()))
+        self._close_messages_no_wait()
+
+    def _known_secrets(self) -> list[str]:
+        secrets: list[str] = []
+        if self.session is not None:
+            connection = self.session.connection
+            secrets += [connection.api_key.reveal(), connection.api_secret.reveal()]
+        if self._api is not None:
+            secrets += self._api.secrets_in_use()
+        return secrets
 
     async def action_quit(self) -> None:
         if self._api is not None:
@@ -563,10 +738,20 @@ def _text_inputs() -> tuple[type, ...]:
 
 
 _TEXT_INPUTS = _text_inputs()
+_CHANGE_VERBS = {"d": "deleting", "n": "creating", "e": "editing"}
+LINKS: dict[str, Callable[[Any], str | None]] = {
+    "webhooks": lambda webhook: webhook.url,
+    "items": lambda item: item.image_url,
+}
+"""The address ``o`` opens, per tab."""
+"""Keys of the actions that change data, and how a refusal names them."""
 
 
-def enable_debug_log(path: str) -> None:
-    """Log requests (method, URL, status, timing) to ``path``, created 0600; never secrets."""
+def enable_debug_log(path: str) -> logging.Handler:
+    """Log requests (method, URL, status, timing) to ``path``, created 0600; never secrets.
+
+    Returns the handler, for :func:`disable_debug_log`.
+    """
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.fchmod(fd, 0o600)
     handler = logging.StreamHandler(os.fdopen(fd, "a", encoding="utf-8"))
@@ -574,3 +759,13 @@ def enable_debug_log(path: str) -> None:
     logger = logging.getLogger("tokensales_tui")
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG)
+    return handler
+
+
+def disable_debug_log(handler: logging.Handler) -> None:
+    """Stop logging to the file of ``handler`` and close it."""
+    logger = logging.getLogger("tokensales_tui")
+    logger.removeHandler(handler)
+    handler.close()
+    if not logger.handlers:
+        logger.setLevel(logging.NOTSET)

@@ -113,8 +113,39 @@ def _float_text(value: float) -> str:
     return repr(value)
 
 
+_NESTING_SHOWN = 20
+"""Levels of a deeply nested value shown in one line; deeper ones become ``[…]``/``{…}``."""
+
+
 def _compact_json(value: object) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+    try:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+    except RecursionError:
+        # A server can send JSON nested ~1,000 deep, which the decoder accepts but
+        # json.dumps cannot write from inside a render: show the first levels only.
+        return _shallow_json(value, _NESTING_SHOWN)
+
+
+def _shallow_json(value: object, depth: int) -> str:
+    """Compact JSON of ``value`` with nesting below ``depth`` levels cut to ``[…]``/``{…}``."""
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        if depth <= 0:
+            return "{" + ELLIPSIS + "}"
+        members = (
+            f"{_compact_json(key if isinstance(key, str) else str(key))}:"
+            f"{_shallow_json(item, depth - 1)}"
+            for key, item in value.items()
+        )
+        return "{" + ",".join(members) + "}"
+    if isinstance(value, list | tuple):
+        if not value:
+            return "[]"
+        if depth <= 0:
+            return "[" + ELLIPSIS + "]"
+        return "[" + ",".join(_shallow_json(item, depth - 1) for item in value) + "]"
+    return _compact_json(value)
 
 
 # Values whose text can hold neither markup that matters nor control characters.

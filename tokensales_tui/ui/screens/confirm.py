@@ -25,7 +25,9 @@ class ConfirmScreen(ModalScreen[bool]):
         border: thick $error; background: $surface; padding: 1 2;
     }
     ConfirmScreen .question { text-style: bold; }
-    ConfirmScreen .subject { color: $text-muted; margin: 1 0; }
+    ConfirmScreen .subject { margin-top: 1; }
+    ConfirmScreen .detail { color: $text-muted; }
+    ConfirmScreen Horizontal { margin-top: 1; }
     ConfirmScreen Horizontal { height: auto; align-horizontal: right; }
     ConfirmScreen Button { margin-left: 2; }
     """
@@ -35,16 +37,22 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("left,right", "toggle_focus", "Switch button", show=False, id="confirm.switch"),
     ]
 
-    def __init__(self, question: str, subject: str, *, confirm_label: str = "Delete") -> None:
+    def __init__(
+        self, question: str, subject: str, *, detail: str = "", confirm_label: str = "Delete"
+    ) -> None:
+        """``subject`` names the object (server text); ``detail`` is a second line, e.g. its id."""
         super().__init__()
         self.question = question
         self.subject = subject
+        self.detail = detail
         self.confirm_label = confirm_label
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Content(self.question), classes="question")
             yield Static(Content(clean_line(self.subject)), classes="subject")
+            if self.detail:
+                yield Static(Content(clean_line(self.detail)), classes="detail")
             with Horizontal():
                 yield Button("Cancel", id="cancel")
                 yield Button(self.confirm_label, id="confirm", variant="error")

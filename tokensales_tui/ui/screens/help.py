@@ -7,7 +7,7 @@ from typing import ClassVar
 from rich.cells import cell_len
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Grid, VerticalScroll
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.keys import format_key
 from textual.screen import ModalScreen
@@ -127,6 +127,8 @@ class HelpScreen(ModalScreen[None]):
             color: $text-accent;
             text-style: bold;
         }
+        & .help--columns { width: auto; height: auto; }
+        & .help--column { width: auto; height: auto; margin-right: 3; }
         & .help--key {
             width: auto;
             text-style: bold;
@@ -155,15 +157,34 @@ class HelpScreen(ModalScreen[None]):
             key_width = max(
                 (cell_len(key) for _, rows in self._sections for key, _ in rows), default=1
             )
-            for heading, rows in self._sections:
-                # Keys may come from a user's keymap: literal text, never markup.
-                yield Static(Content(heading), classes="help--heading")
-                with Grid(classes="help--rows") as grid:
-                    grid.styles.grid_columns = f"{key_width} auto"
-                    for key, description in rows:
-                        yield Static(Content(key), classes="help--key")
-                        yield Static(Content(description), classes="help--description")
+            # Two columns of sections, so every key fits on one screen at 120x40.
+            with Horizontal(classes="help--columns"):
+                for column in _balanced(self._sections):
+                    with Vertical(classes="help--column"):
+                        for heading, rows in column:
+                            # Keys may come from a user's keymap: literal text, never markup.
+                            yield Static(Content(heading), classes="help--heading")
+                            with Grid(classes="help--rows") as grid:
+                                grid.styles.grid_columns = f"{key_width} auto"
+                                for key, description in rows:
+                                    yield Static(Content(key), classes="help--key")
+                                    yield Static(Content(description), classes="help--description")
 
     def action_close(self) -> None:
         """Close the help."""
         self.dismiss()
+
+
+def _balanced(sections: list[Section]) -> list[list[Section]]:
+    """The sections split into two columns of about equal height, order kept."""
+    heights = [len(rows) + 2 for _, rows in sections]
+    total, running = sum(heights), 0
+    for index, height in enumerate(heights):
+        running += height
+        if running >= total / 2:
+            return (
+                [sections[: index + 1], sections[index + 1 :]]
+                if index + 1 < len(sections)
+                else [sections]
+            )
+    return [sections]

@@ -1,0 +1,79 @@
+"""`o` opens only http(s) addresses, shows them in full first, and copies over SSH."""
+
+from __future__ import annotations
+
+import webbrowser
+
+import pytest
+
+from tokensales_tui.ui.app import Launch, TokenSalesApp
+
+from .apphelpers import loaded, screen_text, wait_for, wait_for_screen
+
+SIZE = (120, 40)
+LONG = "https://cdn.example.com/" + "very-long-path/" * 8 + "image.png"
+
+
+async def with_image_url(app: TokenSalesApp, pilot, url: str) -> None:  # type: ignore[no-untyped-def]
+    await loaded(app, pilot)
+    item_id = next(iter(app.emulator.items))
+    app.emulator.items[item_id] = dict(app.emulator.items[item_id], imageUrl=url)
+    await pilot.press("2", "r")
+    await wait_for(lambda: any(r.image_url == url for r in app.active_tab.table.rows), pilot)
+    app.active_tab.table.move_cursor_to(lambda r: r.id == item_id)
+
+
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    calls: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: calls.append(url) or True)
+    return calls
+
+
+async def test_a_non_http_address_is_never_opened(
+    opened: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DISPLAY", ":0")
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await with_image_url(app, pilot, "javascript:alert(document.cookie)")
+        await pilot.press("o")
+        assert any("Not opened" in n.message for n in app._notifications)
+        assert type(app.screen).__name__ != "ConfirmScreen"
+    assert opened == []
+
+
+async def test_the_full_address_is_shown_before_it_opens(
+    opened: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DISPLAY", ":0")
+    for name in ("SSH_CONNECTION", "SSH_TTY", "SSH_CLIENT"):
+        monkeypatch.delenv(name, raising=False)
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await with_image_url(app, pilot, LONG)
+        await pilot.press("o")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        await wait_for(lambda: "Open this address" in screen_text(app), pilot)
+        from textual.widgets import Static
+
+        subject = app.screen.query_one(".subject", Static)
+        assert subject.render().plain == LONG  # all of it, wrapped over several lines
+        assert subject.size.height >= 2
+        assert opened == []
+        await pilot.press("right", "enter")
+    assert opened == [LONG]
+
+
+async def test_over_ssh_the_address_is_copied_not_launched(
+    opened: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.setenv("SSH_CONNECTION", "10.0.0.1 5000 10.0.0.2 22")
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await with_image_url(app, pilot, LONG)
+        await pilot.press("o")
+        assert app.clipboard == LONG
+        assert any("copied" in n.message for n in app._notifications)
+    assert opened == []

@@ -1,0 +1,735 @@
+"""The client against real sockets on 127.0.0.1: refusals, TLS, silence, trickles, tokens, bodies.
+
+Servers here listen on 127.0.0.1 only: the emulator served by uvicorn
+(:class:`EmulatorServer`), a scripted HTTP server for exact answers (:class:`ScriptedServer`)
+and a TLS server with a self-signed certificate. Every call is bounded by
+:func:`bounded`, so a client that hangs fails the test instead of stalling the run.
+The last part drives the whole app on the in-process emulator with one body replaced.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import shutil
+import socket
+import ssl
+import subprocess
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+import httpx
+import msgspec
+import pytest
+
+from tokensales_tui.api import (
+    ApiClient,
+    ApiError,
+    AuthError,
+    Connection,
+    NetworkError,
+    OutcomeUnknownError,
+    Secret,
+    ServerError,
+    TimeoutError_,
+    UnexpectedResponse,
+)
+from tokensales_tui.api.models import PayoutDefinition, WebhookCreate, WebhookUpdate
+from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
+from tokensales_tui.emulator.app import TOKEN_PATH
+from tokensales_tui.emulator.server import EmulatorServer
+from tokensales_tui.ui.app import Launch, TokenSalesApp
+from tokensales_tui.ui.tabs import ResourceTab
+
+from .apifakes import make_jwt
+from .apphelpers import Rigged, emulator_env, loaded, screen_text
+
+T = TypeVar("T")
+
+LOOPBACK = "127.0.0.1"
+SECRET = "sEcReT-must-never-show-4c1e"
+KEY = "key-must-never-show-77aa"
+NEW_WEBHOOK = WebhookCreate(url="https://hooks.example.com/in", events=["item.sold"])
+FAST = httpx.Timeout(connect=1, read=0.3, write=1, pool=1)
+
+
+async def bounded(call: Awaitable[T], seconds: float = 15.0) -> T:
+    """``await call``, failing the test when it takes longer than ``seconds``."""
+    try:
+        return await asyncio.wait_for(call, seconds)
+    except TimeoutError:
+        pytest.fail(f"the call was still running after {seconds} s")
+
+
+async def no_wait(_seconds: float) -> None:
+    """A sleep for backoffs that returns at once (the sockets stay real)."""
+
+
+def connection(
+    url: str, *, key: str = KEY, secret: str = SECRET, profile: str = "loopback"
+) -> Connection:
+    """All three addresses at ``url``."""
+    return Connection(
+        base_url=url,
+        auth_url=url,
+        console_url=url,
+        api_key=Secret(key),
+        api_secret=Secret(secret),
+        profile=profile,
+    )
+
+
+def demo_connection(url: str, profile: str = "loopback") -> Connection:
+    return connection(url, key=DEMO_API_KEY, secret=DEMO_API_SECRET, profile=profile)
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on (bound, then closed)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((LOOPBACK, 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def assert_one_line_without_secrets(error: ApiError, *secrets: str) -> None:
+    for text in (str(error), error.hint, error.one_line, repr(error.args)):
+        assert "\n" not in text, text
+        for secret in (SECRET, KEY, *secrets):
+            assert secret not in text, f"{secret!r} in {text!r}"
+
+
+async def wait_until(condition: Callable[[], bool], seconds: float = 5.0) -> None:
+    """Let other threads work until ``condition()`` holds."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail("condition not reached in time")
+        await asyncio.sleep(0.01)
+
+
+# --- servers --------------------------------------------------------------------------
+
+
+@contextmanager
+def serving(server: EmulatorServer) -> Iterator[EmulatorServer]:
+    """Run ``server`` (uvicorn) in a thread until the block ends."""
+    ready = threading.Event()
+    thread = threading.Thread(
+        target=server.run, kwargs={"on_ready": lambda _url: ready.set()}, daemon=True
+    )
+    thread.start()
+    try:
+        assert ready.wait(10), "the emulator did not start"
+        yield server
+    finally:
+        server.stop()  # also lets hung requests answer, so uvicorn can stop
+        thread.join(10)
+        assert not thread.is_alive(), "the emulator did not stop"
+
+
+@dataclass
+class Reply:
+    """How the scripted server answers one route."""
+
+    status: int = 200
+    body: bytes = b""
+    content_type: str = "application/json"
+    headers: dict[str, str] = field(default_factory=dict)
+    hang: bool = False
+    """Read the request, then never answer (until the server closes)."""
+    trickle: float | None = None
+    """Send the headers, then the body one byte every this many seconds."""
+
+    @classmethod
+    def json(cls, status: int, value: Any, **headers: str) -> Reply:
+        return cls(status, json.dumps(value).encode(), headers=headers)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _HttpServer
+
+    def _any(self) -> None:
+        self.server.owner.answer(self)
+
+    do_GET = do_POST = do_PUT = do_DELETE = _any
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # the test output stays quiet
+
+
+class _HttpServer(ThreadingHTTPServer):
+    daemon_threads = True
+    owner: ScriptedServer
+
+
+class ScriptedServer:
+    """An HTTP server on 127.0.0.1 that answers each (method, path) as scripted.
+
+    The token endpoint issues an hour-long JWT unless scripted otherwise; every other
+    route answers 404. ``seen`` lists the requests in the order they arrived.
+    """
+
+    def __init__(self) -> None:
+        self.token = make_jwt(lifetime=3600)
+        self.routes: dict[tuple[str, str], Reply] = {
+            ("POST", TOKEN_PATH): Reply.json(200, {"accessToken": self.token})
+        }
+        self.seen: list[tuple[str, str]] = []
+        self.closing = threading.Event()
+        self._httpd = _HttpServer((LOOPBACK, 0), _Handler)
+        self._httpd.owner = self
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.url).netloc
+
+    def count(self, method: str, path: str) -> int:
+        return self.seen.count((method, path))
+
+    def __enter__(self) -> ScriptedServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.closing.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(10)
+
+    def answer(self, request: BaseHTTPRequestHandler) -> None:
+        length = int(request.headers.get("Content-Length") or 0)
+        request.rfile.read(length)
+        route = (request.command, urlsplit(request.path).path)
+        self.seen.append(route)
+        reply = self.routes.get(route, Reply.json(404, {"message": "no such path"}))
+        request.close_connection = True
+        if reply.hang:
+            self.closing.wait(30)
+            return
+        try:
+            request.send_response(reply.status)
+            request.send_header("Content-Type", reply.content_type)
+            request.send_header("Content-Length", str(len(reply.body)))
+            request.send_header("Connection", "close")
+            for name, value in reply.headers.items():
+                request.send_header(name, value)
+            request.end_headers()
+            if reply.trickle is None:
+                request.wfile.write(reply.body)
+                return
+            request.wfile.flush()
+            for index in range(len(reply.body)):
+                request.wfile.write(reply.body[index : index + 1])
+                request.wfile.flush()
+                if self.closing.wait(reply.trickle):
+                    return
+        except OSError:
+            pass  # the client gave up and closed the connection
+
+
+# --- 1. connection refused --------------------------------------------------------------
+
+
+async def test_refused_connection_is_a_network_error_naming_host_and_port() -> None:
+    port = closed_port()
+    url = f"http://{LOOPBACK}:{port}"
+    async with ApiClient(connection(url), sleep=no_wait) as client:
+        with pytest.raises(NetworkError) as caught:
+            await bounded(client.list_webhooks())
+    error = caught.value
+    assert error.host == f"{LOOPBACK}:{port}"
+    assert f"{LOOPBACK}:{port}" in str(error)
+    assert_one_line_without_secrets(error)
+
+
+async def test_refused_connection_says_refused() -> None:
+    port = closed_port()
+    async with ApiClient(connection(f"http://{LOOPBACK}:{port}"), sleep=no_wait) as client:
+        with pytest.raises(NetworkError) as caught:
+            await bounded(client.list_webhooks())
+    assert f"{LOOPBACK}:{port} refused the connection" in str(caught.value)
+    assert "server running" in caught.value.hint
+
+
+# --- 2. TLS certificate that cannot be verified --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def self_signed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 signed by itself, and its key (made with openssl)."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("the openssl command is needed to make a certificate")
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        [
+            openssl,
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            f"/CN={LOOPBACK}",
+            "-addext",
+            f"subjectAltName=IP:{LOOPBACK}",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    return cert, key
+
+
+class TlsServer:
+    """Accepts connections on 127.0.0.1 and attempts a TLS handshake on each."""
+
+    def __init__(self, cert: Path, key: Path) -> None:
+        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.context.load_cert_chain(cert, key)
+        self.socket = socket.create_server((LOOPBACK, 0))
+        self.socket.settimeout(0.05)
+        self.port: int = self.socket.getsockname()[1]
+        self.connections = 0
+        self.refused_handshakes = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _address = self.socket.accept()
+            except TimeoutError:
+                continue
+            self.connections += 1
+            conn.settimeout(5)
+            try:
+                with self.context.wrap_socket(conn, server_side=True):
+                    pass
+            except (ssl.SSLError, OSError):
+                self.refused_handshakes += 1  # the client refused our certificate
+            finally:
+                conn.close()
+
+    def __enter__(self) -> TlsServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        self.socket.close()
+
+
+async def test_an_unverifiable_certificate_is_named_not_retried_and_checks_stay_on(
+    self_signed: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[dict[str, Any]] = []
+
+    class Recorded(httpx.AsyncClient):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            made.append(kwargs)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(httpx, "AsyncClient", Recorded)
+    with TlsServer(*self_signed) as server:
+        url = f"https://{LOOPBACK}:{server.port}"
+        async with ApiClient(connection(url), sleep=no_wait) as client:
+            with pytest.raises(NetworkError) as caught:
+                await bounded(client.list_webhooks())
+            await wait_until(lambda: server.refused_handshakes >= 1)
+            assert server.connections == 1  # one handshake: never retried
+            with pytest.raises(NetworkError):  # and nothing is switched off afterwards
+                await bounded(client.list_items())
+            await wait_until(lambda: server.refused_handshakes >= 2)
+        assert server.connections == 2
+    error = caught.value
+    assert f"the TLS certificate of {LOOPBACK}:{server.port} could not be verified" in str(error)
+    assert "checks stay on" in error.hint
+    assert_one_line_without_secrets(error)
+    assert len(made) == 1
+    assert made[0].get("verify", True) is True  # httpx's default: verify against the CAs
+    assert made[0].get("transport") is None
+
+
+# --- 3. a server that never answers, or trickles ---------------------------------------------
+
+
+async def test_silence_is_a_timeout_for_a_get_and_outcome_unknown_for_a_post() -> None:
+    with serving(EmulatorServer(LOOPBACK, 0)) as server:
+        host = urlsplit(server.url).netloc
+        client = ApiClient(demo_connection(server.url), timeout=FAST, deadline=5, backoff=0.05)
+        async with client:
+            await bounded(client.check_credentials())  # the token, before the silence
+            server.emulator.set_faults(["hang"])
+            with pytest.raises(TimeoutError_) as caught:
+                await bounded(client.list_webhooks())
+            assert caught.value.host == host and host in str(caught.value)
+            assert "did not answer" in str(caught.value)
+            assert_one_line_without_secrets(caught.value)
+            counts = server.emulator.counts
+            await wait_until(lambda: counts[("GET", "/v1/platform-webhooks")] >= 3)
+            assert counts[("GET", "/v1/platform-webhooks")] == 3  # the first and two retries
+
+            with pytest.raises(OutcomeUnknownError) as unknown:
+                await bounded(client.create_webhook(NEW_WEBHOOK))
+            assert "refresh to check" in str(unknown.value) and host in str(unknown.value)
+            await wait_until(lambda: counts[("POST", "/v1/platform-webhooks")] >= 1)
+        assert counts[("POST", "/v1/platform-webhooks")] == 1  # sent once, never repeated
+
+
+async def test_a_body_trickling_within_the_read_timeout_completes_or_times_out() -> None:
+    with ScriptedServer() as server:
+        body = b"[]" + b" " * 8
+        server.routes[("GET", "/v1/platform-webhooks")] = Reply(body=body, trickle=0.2)
+        async with ApiClient(connection(server.url), timeout=FAST, deadline=5) as client:
+            started = time.monotonic()
+            try:
+                assert await bounded(client.list_webhooks(), 5 + 3) == []
+            except TimeoutError_ as error:  # a byte came later than the 0.3 s read timeout
+                assert error.host == server.host
+            assert time.monotonic() - started < 5 + 3
+
+
+async def test_a_body_slower_than_the_read_timeout_times_out_after_the_retries() -> None:
+    with ScriptedServer() as server:
+        server.routes[("GET", "/v1/items")] = Reply(body=b"[]" + b" " * 50, trickle=1.0)
+        client = ApiClient(connection(server.url), timeout=FAST, deadline=5, backoff=0.05)
+        async with client:
+            with pytest.raises(TimeoutError_) as caught:
+                await bounded(client.list_items(), 5 + 3)
+        assert caught.value.host == server.host
+        await wait_until(lambda: server.count("GET", "/v1/items") >= 3)
+        assert server.count("GET", "/v1/items") == 3  # the first and two retries
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=pytest.fail.Exception,
+    reason=(
+        "product bug in api/client.py: the overall deadline only stops new attempts; "
+        "nothing bounds one attempt, and httpx's read timeout restarts with every byte, "
+        "so a server sending a byte every 0.2 s holds a call (here 40 s) far past the "
+        "deadline of 5 s (the README promises '60 s overall')"
+    ),
+)
+async def test_a_long_trickle_does_not_hold_a_call_past_the_deadline() -> None:
+    with ScriptedServer() as server:
+        body = b"[" + b" " * 198 + b"]"
+        server.routes[("GET", "/v1/items")] = Reply(body=body, trickle=0.2)
+        async with ApiClient(connection(server.url), timeout=FAST, deadline=5) as client:
+            with pytest.raises(ApiError):
+                await bounded(client.list_items(), 5 + 2)
+
+
+# --- 4. the token endpoint down or refusing ----------------------------------------------
+
+
+async def test_token_endpoint_down_is_reported_after_at_most_two_token_requests() -> None:
+    with serving(EmulatorServer(LOOPBACK, 0, faults=["token-down"])) as server:
+        host = urlsplit(server.url).netloc
+        async with ApiClient(demo_connection(server.url), sleep=no_wait) as client:
+            with pytest.raises(ServerError) as caught:
+                await bounded(client.list_webhooks())
+        counts = server.emulator.counts
+        assert 1 <= counts[("POST", TOKEN_PATH)] <= 2
+        assert counts[("GET", "/v1/platform-webhooks")] == 0
+    message = str(caught.value)
+    assert TOKEN_PATH in message and host in message and "503" in message
+    assert_one_line_without_secrets(caught.value, DEMO_API_SECRET)
+
+
+async def test_token_endpoint_refusing_the_credentials_names_the_profile() -> None:
+    with serving(EmulatorServer(LOOPBACK, 0)) as server:
+        wrong = connection(server.url, key=DEMO_API_KEY, secret=SECRET, profile="staging-eu")
+        async with ApiClient(wrong, sleep=no_wait) as client:
+            with pytest.raises(AuthError) as caught:
+                await bounded(client.list_webhooks())
+        assert server.emulator.counts[("POST", TOKEN_PATH)] == 1
+        assert server.emulator.counts[("GET", "/v1/platform-webhooks")] == 0
+    error = caught.value
+    assert "staging-eu" in str(error) and "401" in str(error)
+    assert "check the API key" in error.hint
+    assert_one_line_without_secrets(error)
+
+
+async def test_token_endpoint_answering_403_names_the_profile() -> None:
+    with ScriptedServer() as server:
+        server.routes[("POST", TOKEN_PATH)] = Reply.json(403, {"message": "key disabled"})
+        async with ApiClient(connection(server.url, profile="prod"), sleep=no_wait) as client:
+            with pytest.raises(AuthError) as caught:
+                await bounded(client.list_items())
+        assert server.count("POST", TOKEN_PATH) == 1
+    assert "prod" in str(caught.value) and "403" in str(caught.value)
+    assert "check the API key" in caught.value.hint
+    assert_one_line_without_secrets(caught.value)
+
+
+async def test_a_token_refused_by_the_api_is_renewed_once_then_reported() -> None:
+    with ScriptedServer() as server:
+        server.routes[("GET", "/v1/items")] = Reply.json(401, {"message": "invalid token"})
+        async with ApiClient(connection(server.url, profile="prod"), sleep=no_wait) as client:
+            with pytest.raises(AuthError) as caught:
+                await bounded(client.list_items())
+        assert server.count("POST", TOKEN_PATH) == 2  # the first token and one renewal
+        assert server.count("GET", "/v1/items") == 2
+    assert "prod" in str(caught.value)
+    assert "check the API key" in caught.value.hint
+    assert_one_line_without_secrets(caught.value, server.token)
+
+
+# --- 5. five-second tokens through a long session --------------------------------------------
+
+
+class SharedClock:
+    """One simulated time, read as wall time by the emulator and as monotonic by the client."""
+
+    def __init__(self) -> None:
+        self.elapsed = 0.0
+
+    def wall(self) -> float:
+        return 1_700_000_000.0 + self.elapsed
+
+    def monotonic(self) -> float:
+        return 5_000.0 + self.elapsed
+
+
+class Statuses(httpx.AsyncBaseTransport):
+    """An in-process transport that records every status it returns."""
+
+    def __init__(self, app: Any) -> None:
+        self.inner = httpx.ASGITransport(app=app)
+        self.statuses: list[tuple[str, int]] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(request)
+        self.statuses.append((request.url.path, response.status_code))
+        return response
+
+
+async def test_five_second_tokens_never_fail_a_call_over_minutes() -> None:
+    clock = SharedClock()
+    emulator_app = create_app(seed=3, faults=["expiring"], clock=clock.wall)
+    transport = Statuses(emulator_app)
+    client = ApiClient(
+        demo_connection("http://127.0.0.1:9"),
+        transport=transport,
+        clock=clock.monotonic,
+        sleep=no_wait,
+    )
+    steps = random.Random(11)
+    webhook_ids: list[str] = []
+    calls: list[float] = []  # simulated time of each call
+
+    async def one_call(number: int) -> None:
+        kind = number % 7
+        if kind == 0:
+            await client.list_webhooks()
+        elif kind == 1:
+            await client.list_items()
+        elif kind == 2:
+            await client.list_assets()
+        elif kind == 3:
+            await client.list_collections()
+        elif kind == 4:
+            await client.create_webhook(
+                WebhookCreate(url=f"https://hooks.example.com/{number}", events=["item.sold"])
+            )
+            webhook_ids[:] = [w.id for w in await client.list_webhooks()]
+        elif kind == 5 and webhook_ids:
+            await client.update_webhook(
+                webhook_ids[-1], WebhookUpdate(url=f"https://hooks.example.com/u{number}")
+            )
+        else:
+            await client.add_payout(PayoutDefinition(type="free", name=f"Free {number}"))
+
+    async with client:
+        for number in range(50):
+            clock.elapsed += steps.uniform(0.3, 7.0)
+            calls.append(clock.elapsed)
+            await bounded(one_call(number))
+    assert clock.elapsed > 120  # minutes of simulated session
+
+    # A 5 s token is renewed once it has lived four fifths of its life (README), so the
+    # token requests follow from the call times alone.
+    expected, issued = 0, None
+    expired = 0
+    for at in calls:
+        if issued is not None and at >= issued + 5:
+            expired += 1
+        if issued is None or at >= issued + 4:
+            expected, issued = expected + 1, at
+    assert client.tokens.requests == expected
+    assert expired + 1 <= expected <= len(calls)
+    token_posts = [status for path, status in transport.statuses if path == TOKEN_PATH]
+    assert len(token_posts) == expected and set(token_posts) == {200}
+    assert all(status != 401 for _path, status in transport.statuses)  # never even one
+
+
+# --- 6. bodies that fit no shape -----------------------------------------------------------
+
+
+def size_text(size: int) -> str:
+    return f"{size} bytes" if size < 1024 else f"{size / 1024:.1f} KB"
+
+
+ITEM = {"id": "itm_1", "title": "Gold pass", "currency": "USD", "price": 10}
+HTML = b"<!DOCTYPE html>\n<html><body><h1>Scheduled maintenance</h1></body></html>\n"
+DEEP = b"[" * 10_000 + b"]" * 10_000
+
+BAD_BODIES = [
+    pytest.param("text/html; charset=utf-8", HTML, id="html"),
+    pytest.param("application/json", b"", id="empty"),
+    pytest.param("application/json", b"\xff\xfe[\x00]\x00", id="not-utf8"),
+    pytest.param(
+        "application/json",
+        b'[{"id": "itm_\xff", "title": "t", "currency": "USD", "price": 1}]',
+        id="not-utf8-in-a-field",
+    ),
+    pytest.param("application/json", b'{"message": "ok", "count": 3}', id="object-not-list"),
+    pytest.param("application/json", b'["itm_1", "itm_2"]', id="list-of-strings"),
+    pytest.param("application/json", DEEP, id="nested-10000-deep"),
+    pytest.param(
+        "application/json",
+        json.dumps([{**ITEM, "title": None}]).encode(),
+        id="null-in-a-required-field",
+        marks=pytest.mark.xfail(
+            strict=True,
+            raises=AssertionError,
+            reason=(
+                "product bug in api/client.py _convert (used by _ListParser): a list entry "
+                "that fails conversion raises UnexpectedResponse('items[0]: Expected `str`, "
+                "got `null` - at `$.title`') without describe_body(): no status, content "
+                "type or size"
+            ),
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("content_type", "body"), BAD_BODIES)
+async def test_a_body_of_no_accepted_shape_is_an_unexpected_response(
+    content_type: str, body: bytes
+) -> None:
+    with ScriptedServer() as server:
+        server.routes[("GET", "/v1/items")] = Reply(body=body, content_type=content_type)
+        async with ApiClient(connection(server.url), sleep=no_wait) as client:
+            with pytest.raises(UnexpectedResponse) as caught:
+                await bounded(client.list_items())
+        assert server.count("GET", "/v1/items") == 1  # not retried: it would answer the same
+    message = str(caught.value)
+    assert "HTTP 200" in message
+    assert content_type.split(";")[0] in message
+    assert size_text(len(body)) in message
+    assert_one_line_without_secrets(caught.value)
+
+
+async def test_numbers_sent_as_strings_are_accepted() -> None:
+    with ScriptedServer() as server:
+        body = json.dumps({"items": [{**ITEM, "price": "12.50"}]}).encode()
+        server.routes[("GET", "/v1/items")] = Reply(body=body)
+        async with ApiClient(connection(server.url), sleep=no_wait) as client:
+            (item,) = await bounded(client.list_items())
+    assert item.price == 12.5
+    assert item.raw["price"] == "12.50"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=msgspec.ValidationError,
+    reason=(
+        "product bug in api/client.py _ListParser._fast / models.Model.raw: a listed object "
+        "is kept as JSON text and decoded on each .raw access; a number the decoder refuses "
+        "(an integer over 4,300 digits, 1e999) in a field the model does not name passes the "
+        "list and raises msgspec.ValidationError later, at .raw (detail view, copy, payout "
+        "grouping) instead of an UnexpectedResponse when the list loads"
+    ),
+)
+@pytest.mark.parametrize("number", [b"1" + b"0" * 4300, b"1e999"], ids=["4301-digits", "1e999"])
+async def test_a_number_the_decoder_refuses_is_an_unexpected_response_not_a_later_crash(
+    number: bytes,
+) -> None:
+    with ScriptedServer() as server:
+        body = b'[{"id": "itm_1", "title": "t", "currency": "USD", "price": 1, "extra": '
+        server.routes[("GET", "/v1/items")] = Reply(body=body + number + b"}]")
+        async with ApiClient(connection(server.url), sleep=no_wait) as client:
+            try:
+                items = await bounded(client.list_items())
+            except UnexpectedResponse:
+                return
+    assert items[0].raw["extra"]  # reading the object the server sent must not raise
+
+
+# --- 6b. the same at app level: one tab says so, the others load --------------------------
+
+
+class RiggedBodies(Rigged):
+    """The rigged emulator, with the body of chosen GET paths replaced."""
+
+    def __init__(self, app: Any) -> None:
+        super().__init__(app)
+        self.bodies: dict[str, tuple[str, bytes]] = {}
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        replaced = self.bodies.get(request.url.path)
+        if replaced is not None and request.method == "GET":
+            content_type, body = replaced
+            return httpx.Response(200, headers={"Content-Type": content_type}, content=body)
+        return await super().handle_async_request(request)
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body"),
+    [
+        pytest.param("text/html", HTML, id="html"),
+        pytest.param("application/json", b"", id="empty"),
+        pytest.param("application/json", b'["ast_1"]', id="list-of-strings"),
+        pytest.param("application/json", DEEP, id="nested-10000-deep"),
+    ],
+)
+async def test_the_assets_tab_says_unexpected_response_and_the_others_load(
+    content_type: str, body: bytes
+) -> None:
+    transport = RiggedBodies(create_app(seed=0))
+    transport.bodies["/v1/assets"] = (content_type, body)
+    app = TokenSalesApp(Launch(env=emulator_env(), transport_factory=lambda: transport))
+    async with app.run_test(size=(200, 40)) as pilot:
+        await loaded(app, pilot)
+        assets = app.query_one("#assets-tab", ResourceTab)
+        assert isinstance(assets.error, UnexpectedResponse)
+        for key in ("webhooks", "items", "payouts", "collections"):
+            tab = app.query_one(f"#{key}-tab", ResourceTab)
+            assert tab.error is None and tab.table.total_count > 0, key
+        await pilot.press("3")
+        await pilot.pause()
+        rows = [row for row in screen_text(app).splitlines() if "Loading assets failed" in row]
+    assert len(rows) == 1, rows  # one line, on one row of the screen
+    (row,) = rows
+    for part in ("HTTP 200", content_type, size_text(len(body)), "does not understand"):
+        assert part in row, (part, row)
