@@ -238,11 +238,18 @@ def inferred_columns(
             for r in rows[:50]
             if key in r.raw
         )
+        timestamp = key.endswith(("At", "_at"))
         columns.append(
             Column(
                 key,
                 _title(key),
-                lambda r, k=key: r.raw.get(k),
+                (
+                    lambda r, k=key: (
+                        short_date(r.raw.get(k)) if isinstance(r.raw.get(k), str) else r.raw.get(k)
+                    )
+                )
+                if timestamp
+                else (lambda r, k=key: r.raw.get(k)),
                 max_width=30,
                 align="right" if numeric else "left",
                 sort_key=numeric_sort_key if numeric else None,
@@ -251,7 +258,13 @@ def inferred_columns(
     return columns
 
 
+TITLES = {"blockchainId": "Chain", "blockchain": "Chain", "contractAddress": "Contract address"}
+"""Column titles that keep one name for one thing across the tabs."""
+
+
 def _title(key: str) -> str:
+    if key in TITLES:
+        return TITLES[key]
     out = []
     for index, char in enumerate(key.replace("_", " ")):
         if char.isupper() and index and key[index - 1].islower():
@@ -366,10 +379,12 @@ def payout_rows(items: Sequence[Item], added: Sequence[dict[str, Any]] = ()) -> 
     return rows
 
 
-def _payout_columns(_rows: Sequence[Any]) -> list[Column]:
+def _payout_columns(rows: Sequence[Any]) -> list[Column]:
+    # Payout settings used by items have no name; the column shows once one is added here.
+    named = any(p.name for p in rows)
     return [
         Column("type", "Type", lambda p: p.type, max_width=12),
-        Column("name", "Name", lambda p: p.name, max_width=24),
+        *([Column("name", "Name", lambda p: p.name, max_width=24)] if named else []),
         Column("chain", "Chain", lambda p: p.chain, max_width=16),
         Column("account", "Account / asset", lambda p: p.account, max_width=30),
         Column("spender", "Spender", lambda p: p.spender, max_width=20),
@@ -422,8 +437,9 @@ def _whitelisted(c: Collection) -> str:
 
 def _collection_columns(_rows: Sequence[Any]) -> list[Column]:
     return [
+        Column("id", "ID", lambda c: c.id or "", max_width=18),
         Column("name", "Name", lambda c: c.name or "", min_width=12, max_width=28),
-        Column("blockchain", "Blockchain", lambda c: c.blockchain or "", max_width=16),
+        Column("blockchain", "Chain", lambda c: c.blockchain or "", max_width=16),
         Column("contract", "Contract address", lambda c: c.contract_address or "", max_width=44),
         Column("whitelisted", "Whitelisted", _whitelisted, max_width=11),
         Column(
@@ -442,7 +458,6 @@ def _collection_columns(_rows: Sequence[Any]) -> list[Column]:
             max_width=8,
             sort_key=numeric_sort_key,
         ),
-        Column("id", "ID", lambda c: c.id or "", max_width=18),
     ]
 
 
