@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -117,15 +117,22 @@ def check(path: Path) -> None:
             raise RuntimeError(f"{path.name} showed a secret or token; deleted it")
 
 
-async def main() -> int:
+async def write_all(
+    shots: Any, take_one: Callable[[Any, Path], Awaitable[Path]], verify: Callable[[Path], None]
+) -> int:
+    """Take every shot with a config file that does not exist, verify it, say where it went."""
     OUT.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
         config_path = Path(folder) / "config.toml"
-        for shot in SHOTS:
-            path = await take(shot, config_path)
-            check(path)
+        for shot in shots:
+            path = await take_one(shot, config_path)
+            verify(path)
             print(f"wrote {path}")
     return 0
+
+
+async def main() -> int:
+    return await write_all(SHOTS, take, check)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +23,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select, Switch, TextArea
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from screenshots import OUT, check, tabs_loaded, wait_for
+from screenshots import OUT, check, tabs_loaded, wait_for, write_all
 from tokensales_tui.ui.app import Launch, TokenSalesApp
 from tokensales_tui.ui.forms.base import FormScreen
 from tokensales_tui.ui.forms.collections import CollectionsForm
@@ -130,14 +129,7 @@ def check_secret(path: Path) -> None:
 
 
 async def main() -> int:
-    OUT.mkdir(exist_ok=True)
-    with tempfile.TemporaryDirectory() as folder:
-        config_path = Path(folder) / "config.toml"
-        for shot in SHOTS:
-            path = await take(shot, config_path)
-            check_secret(path)
-            print(f"wrote {path}")
-    return 0
+    return await write_all(SHOTS, take, check_secret)
 
 
 if __name__ == "__main__":
