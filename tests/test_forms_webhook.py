@@ -346,3 +346,17 @@ def test_the_forms_load_only_when_first_used() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+async def test_unencodable_text_names_the_field_and_sends_nothing() -> None:
+    # A lone surrogate (as a broken paste can produce) cannot be sent as UTF-8.
+    valid = {"url": "https://hooks.example.com/in", "events": "item.sold"}
+    await assert_each_blocked(
+        "1",
+        valid,
+        [
+            ({"url": "https://hooks.example.com/\ud800"}, "url", "cannot be sent"),
+            ({"events": "item.sold, pay\ud800ment"}, "events", "cannot be sent"),
+        ],
+        CREATE,
+    )

@@ -77,7 +77,9 @@ def _pretty(value: Any, indent: int, width: int, used: int = 0) -> Iterator[str]
     a body with 100,000 wallets costs no more than a short one.
     """
     if not isinstance(value, dict | list):
-        yield msgspec.json.encode(value).decode()
+        # json, not msgspec: a lone surrogate typed into a field must not break the preview
+        # (the form refuses to send it and says which field holds it).
+        yield json.dumps(value, ensure_ascii=False)
         return
     if not value:
         yield "{}" if isinstance(value, dict) else "[]"
