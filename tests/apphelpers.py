@@ -21,6 +21,7 @@ class Rigged(httpx.AsyncBaseTransport):
     def __init__(self, app: Any) -> None:
         self.inner = httpx.ASGITransport(app=app)
         self.fail: dict[str, int] = {}
+        self.fail_headers: dict[str, dict[str, str]] = {}
         self.delay: dict[str, float] = {}
         self.hook: Callable[[httpx.Request], None] | None = None
 
@@ -31,7 +32,11 @@ class Rigged(httpx.AsyncBaseTransport):
         if path in self.delay:
             await asyncio.sleep(self.delay[path])
         if path in self.fail:
-            return httpx.Response(self.fail[path], json={"message": "emulated failure"})
+            return httpx.Response(
+                self.fail[path],
+                json={"message": "emulated failure"},
+                headers=self.fail_headers.get(path, {}),
+            )
         return await self.inner.handle_async_request(request)
 
 

@@ -260,3 +260,32 @@ async def test_keymap_from_the_config_file_rebinds_keys() -> None:
         await pilot.press("f1")
         assert type(app.screen).__name__ == "HelpScreen"
         assert "f5" in screen_text(app).lower()
+
+
+async def test_rate_limit_counts_down_in_the_tab_then_loads() -> None:
+    app, transport = rigged_app()
+    transport.fail["/v1/assets"] = 429
+    transport.fail_headers["/v1/assets"] = {"Retry-After": "3"}
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot, "webhooks")
+        await pilot.press("3")
+        await wait_for(lambda: "trying again in 3 s" in screen_text(app), pilot)
+        del transport.fail["/v1/assets"]
+        await wait_for(lambda: "trying again in 2 s" in screen_text(app), pilot)
+        assets = app.query_one("#assets-tab", ResourceTab)
+        await wait_for(lambda: assets.loaded_once, pilot, timeout=10)
+        assert "trying again" not in screen_text(app)
+        assert assets.table.total_count == 12
+
+
+async def test_a_far_retry_after_is_capped_and_the_user_is_told() -> None:
+    app, transport = rigged_app()
+    transport.fail["/v1/assets"] = 429
+    transport.fail_headers["/v1/assets"] = {"Retry-After": "86400"}
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot, "webhooks")
+        await pilot.press("3")
+        await wait_for(lambda: "waiting at most 30 s" in screen_text(app), pilot)
+        assert "the server asked for 86,400 s" in screen_text(app)
+        await pilot.press("escape")  # stops waiting
+        await wait_for(lambda: "cancelled" in screen_text(app), pilot)

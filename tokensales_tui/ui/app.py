@@ -336,9 +336,19 @@ class TokenSalesApp(App[None]):
     @on(ApiRetrying)
     def _retrying(self, event: ApiRetrying) -> None:
         notice = event.notice
+        request = f"{notice.method} {notice.path}"
+        waiting = [
+            tab
+            for tab in self.query(ResourceTab)
+            if tab.resource.endpoint.replace("{console}", "") == request
+        ]
+        for tab in waiting:  # the tabs this list belongs to count down in their own line
+            tab.show_wait(notice.reason, notice.delay, notice.capped_from)
+        if waiting:
+            return
         text = f"{notice.reason}: {notice.method} {notice.path} again in {notice.delay:.0f} s"
         if notice.capped_from is not None:
-            text += f" (the server asked for {notice.capped_from:.0f} s; waiting at most {notice.delay:.0f} s)"
+            text += f" (the server asked for {notice.capped_from:,.0f} s; waiting at most {notice.delay:.0f} s)"
         self.notify(
             text, title="Retrying", severity="warning", markup=False, timeout=max(3.0, notice.delay)
         )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import math
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -12,6 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from ..api import ApiError
@@ -101,6 +104,9 @@ class ResourceTab(Vertical):
         self._extra_rows = extra_rows
         self.loaded_once = False
         self.error: ApiError | None = None
+        self._wait_until = 0.0
+        self._wait_reason = ""
+        self._wait_timer: Timer | None = None
         self._indexing = False
 
     def compose(self) -> ComposeResult:
@@ -144,6 +150,7 @@ class ResourceTab(Vertical):
 
     def cancel_load(self) -> bool:
         """Stop waiting for a load in progress; True when there was one."""
+        self._stop_wait()
         running = [w for w in self.workers if w.group == "load" and w.is_running]
         for worker in running:
             worker.cancel()
@@ -180,11 +187,14 @@ class ResourceTab(Vertical):
                 self._indexing = False
         except ApiError as error:
             self.error = error
+            self._stop_wait()
             self._show_problem(f"Loading {self.resource.title.lower()} failed: {error.one_line}")
             self.post_message(self.Loaded(self, error))
             return
         finally:
             table.loading = False
+        self._stop_wait()
+        self._show_problem(None)
         self.error = None
         self.loaded_once = True
         table.set_prepared(prepared, keep_cursor_key=self.resource.row_id)
@@ -194,6 +204,33 @@ class ResourceTab(Vertical):
             table.move_cursor_to(highlight)
         self._update_count()
         self.post_message(self.Loaded(self, None))
+
+    def show_wait(self, reason: str, seconds: float, capped_from: float | None = None) -> None:
+        """Count down, in the problem line, the wait before the client tries again."""
+        self._wait_until = time.monotonic() + seconds
+        note = (
+            f" (the server asked for {capped_from:,.0f} s; waiting at most {seconds:.0f} s)"
+            if capped_from is not None
+            else ""
+        )
+        self._wait_reason = f"{reason}{note}"
+        if self._wait_timer is None:
+            self._wait_timer = self.set_interval(0.25, self._tick_wait)
+        self._tick_wait()
+
+    def _tick_wait(self) -> None:
+        left = self._wait_until - time.monotonic()
+        if left <= 0:
+            self._stop_wait()
+            return
+        self._show_problem(
+            f"{self._wait_reason} — trying again in {math.ceil(left)} s (escape stops waiting)"
+        )
+
+    def _stop_wait(self) -> None:
+        if self._wait_timer is not None:
+            self._wait_timer.stop()
+            self._wait_timer = None
 
     def _show_problem(self, text: str | None) -> None:
         problem = self.query_one(".problem", Static)
