@@ -60,7 +60,7 @@ def rigged_app(**launch: Any) -> tuple[TokenSalesApp, Rigged]:
     return app, transport
 
 
-async def wait_for(condition: Callable[[], bool], pilot: Any, timeout: float = 5.0) -> None:
+async def wait_for(condition: Callable[[], bool], pilot: Any, timeout: float = 15.0) -> None:
     """Let the app run until ``condition()`` holds."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout

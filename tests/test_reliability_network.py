@@ -429,16 +429,6 @@ async def test_a_body_slower_than_the_read_timeout_times_out_after_the_retries()
         assert server.count("GET", "/v1/items") == 3  # the first and two retries
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=pytest.fail.Exception,
-    reason=(
-        "product bug in api/client.py: the overall deadline only stops new attempts; "
-        "nothing bounds one attempt, and httpx's read timeout restarts with every byte, "
-        "so a server sending a byte every 0.2 s holds a call (here 40 s) far past the "
-        "deadline of 5 s (the README promises '60 s overall')"
-    ),
-)
 async def test_a_long_trickle_does_not_hold_a_call_past_the_deadline() -> None:
     with ScriptedServer() as server:
         body = b"[" + b" " * 198 + b"]"

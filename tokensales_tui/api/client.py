@@ -338,7 +338,8 @@ class ApiClient:
             attempt += 1
             token = await self.tokens.token() if authorised else None
             try:
-                response = await self._once(endpoint, content, token)
+                budget = self._deadline - (self._clock() - started)
+                response = await self._once(endpoint, content, token, max(budget, 0.5))
             except _Transient as transient:
                 delay = self._backoff_delay(attempt)
                 if attempt >= attempts or not self._time_left(started, delay):
@@ -363,8 +364,13 @@ class ApiClient:
             return response
 
     async def _once(
-        self, endpoint: Endpoint, content: bytes | None, token: Secret | None
+        self, endpoint: Endpoint, content: bytes | None, token: Secret | None, budget: float
     ) -> httpx.Response:
+        """One attempt, cut short after ``budget`` seconds whatever the server trickles.
+
+        httpx's read time-out restarts with every byte; the budget is what is left of the
+        call's overall deadline.
+        """
         import httpx
 
         url = self.url(endpoint)
@@ -374,11 +380,22 @@ class ApiClient:
         started = time.perf_counter()
         request = self._http.build_request(endpoint.method, url, content=content, headers=headers)
         try:
-            response = await self._http.send(request, stream=True)
-            try:
-                await _read_body(response)
-            finally:
-                await response.aclose()
+            async with asyncio.timeout(budget):
+                response = await self._http.send(request, stream=True)
+                try:
+                    await _read_body(response)
+                finally:
+                    await response.aclose()
+        except TimeoutError:
+            # The whole deadline passed inside this attempt (a server trickling its answer).
+            if endpoint.method not in IDEMPOTENT:
+                raise self._outcome_unknown(endpoint, url, "no complete answer in time") from None
+            raise _Transient(
+                TimeoutError_(
+                    f"{host_of(url)} did not finish answering within {self._deadline:.0f} s",
+                    host=host_of(url),
+                )
+            ) from None
         except httpx.ConnectTimeout:
             raise _Transient(self._network_error(url, "timed out connecting to")) from None
         except httpx.ConnectError as error:
