@@ -392,6 +392,18 @@ def _drop_slowly(rows: list[Any]) -> None:
         del rows[-2_000:]
 
 
+@dataclass(eq=False)
+class _TableMessage(Message):
+    """Base of the table's messages: they carry the table that sent them."""
+
+    table: ResourceTable
+
+    @property
+    def control(self) -> ResourceTable:
+        """The table that sent the message."""
+        return self.table
+
+
 class ResourceTable(ScrollView, can_focus=True):
     """A fast, filterable, sortable table of server objects.
 
@@ -458,56 +470,32 @@ class ResourceTable(ScrollView, can_focus=True):
     ALLOW_SELECT = False  # clicks move the cursor; they do not select text
 
     @dataclass(eq=False)
-    class RowHighlighted(Message):
+    class RowHighlighted(_TableMessage):
         """The cursor moved to another row (``row`` is None when nothing is shown)."""
 
-        table: ResourceTable
         row: Any
         cursor_row: int
 
-        @property
-        def control(self) -> ResourceTable:
-            """The table that sent the message."""
-            return self.table
-
     @dataclass(eq=False)
-    class RowSelected(Message):
+    class RowSelected(_TableMessage):
         """A row was chosen: enter, a click on the highlighted row, or a double click."""
 
-        table: ResourceTable
         row: Any
 
-        @property
-        def control(self) -> ResourceTable:
-            """The table that sent the message."""
-            return self.table
-
     @dataclass(eq=False)
-    class SortChanged(Message):
+    class SortChanged(_TableMessage):
         """The sort column or direction changed (``column_key`` None: unsorted)."""
 
-        table: ResourceTable
         column_key: str | None
         reverse: bool
 
-        @property
-        def control(self) -> ResourceTable:
-            """The table that sent the message."""
-            return self.table
-
     @dataclass(eq=False)
-    class FilterChanged(Message):
+    class FilterChanged(_TableMessage):
         """The rows in view changed: a new filter or new data."""
 
-        table: ResourceTable
         filter_text: str
         shown: int
         total: int
-
-        @property
-        def control(self) -> ResourceTable:
-            """The table that sent the message."""
-            return self.table
 
     def __init__(
         self,
