@@ -61,7 +61,8 @@ class TimedTransport:
 async def session(args: argparse.Namespace) -> dict[str, Any]:
     import httpx
 
-    from tokensales_tui.ui.app import Launch, TokenSalesApp
+    from tokensales_tui.session import Launch
+    from tokensales_tui.ui.app import TokenSalesApp
     from tokensales_tui.ui.tabs import ResourceTab
 
     transport = TimedTransport()

@@ -25,7 +25,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from tokensales_tui.emulator import DEMO_API_SECRET
-from tokensales_tui.ui.app import Launch, TokenSalesApp
+from tokensales_tui.session import Launch
+from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.screens.detail import DetailScreen
 from tokensales_tui.ui.screens.help import HelpScreen
 from tokensales_tui.ui.tabs import ResourceTab

@@ -24,7 +24,8 @@ from textual.widgets import Input, Select, Switch, TextArea
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from screenshots import OUT, check, tabs_loaded, wait_for, write_all
-from tokensales_tui.ui.app import Launch, TokenSalesApp
+from tokensales_tui.session import Launch
+from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.forms.base import FormScreen
 from tokensales_tui.ui.forms.collections import CollectionsForm
 

@@ -9,7 +9,8 @@ from typing import Any
 import httpx
 
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
-from tokensales_tui.ui.app import Launch, TokenSalesApp
+from tokensales_tui.session import Launch
+from tokensales_tui.ui.app import TokenSalesApp
 
 EMULATOR_URL = "http://127.0.0.1:9"
 """A loopback address for profiles served by the in-process transport (no socket opens)."""

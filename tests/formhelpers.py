@@ -6,7 +6,8 @@ from typing import Any
 
 from textual.widgets import Input, Select, Static, Switch, TextArea
 
-from tokensales_tui.ui.app import Launch, TokenSalesApp
+from tokensales_tui.session import Launch
+from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.forms.base import FormScreen
 
 from .apphelpers import loaded, wait_for

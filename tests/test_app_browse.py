@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from tokensales_tui.ui.app import Launch, TokenSalesApp
+from tokensales_tui.session import Launch
+from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.tabs import ResourceTab
 
 from .apphelpers import loaded, rigged_app, screen_text, wait_for

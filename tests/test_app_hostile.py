@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tokensales_tui.ui.app import Launch, TokenSalesApp
+from tokensales_tui.session import Launch
+from tokensales_tui.ui.app import TokenSalesApp
 
 from .apphelpers import loaded, screen_segments, screen_text, wait_for, wait_for_screen
 

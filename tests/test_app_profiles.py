@@ -5,7 +5,8 @@ from __future__ import annotations
 from tokensales_tui import config
 from tokensales_tui.api import Secret
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET
-from tokensales_tui.ui.app import Launch, TokenSalesApp
+from tokensales_tui.session import Launch
+from tokensales_tui.ui.app import TokenSalesApp
 
 from .apphelpers import EMULATOR_URL, loaded, rigged_app, screen_text, wait_for, wait_for_screen
 

@@ -42,7 +42,8 @@ async def test_the_app_crash_report_holds_no_secret_or_token() -> None:
     import pytest
 
     from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET
-    from tokensales_tui.ui.app import Launch, TokenSalesApp
+    from tokensales_tui.session import Launch
+    from tokensales_tui.ui.app import TokenSalesApp
 
     from .apphelpers import loaded
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from tokensales_tui.api.client import redact_url
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET
-from tokensales_tui.ui.app import Launch, TokenSalesApp
+from tokensales_tui.session import Launch
+from tokensales_tui.ui.app import TokenSalesApp
 
 from .apphelpers import loaded
 
@@ -30,3 +31,4 @@ async def test_log_file_is_private_and_holds_requests_but_no_secret(tmp_path: Pa
 def test_query_strings_and_user_info_are_masked_in_logged_urls() -> None:
     url = "https://user:pw@api.example.com/v1/items?api_key=abc&page=2&token"
     assert redact_url(url) == "https://api.example.com/v1/items?api_key=***&page=***&token"
+

@@ -46,7 +46,8 @@ from tokensales_tui.api.models import PayoutDefinition, WebhookCreate, WebhookUp
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
 from tokensales_tui.emulator.app import TOKEN_PATH
 from tokensales_tui.emulator.server import EmulatorServer
-from tokensales_tui.ui.app import Launch, TokenSalesApp
+from tokensales_tui.session import Launch
+from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.tabs import ResourceTab
 
 from .apifakes import make_jwt

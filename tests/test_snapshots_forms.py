@@ -18,7 +18,7 @@ from textual.widgets import Input
 
 from tokensales_tui.api.models import Webhook, from_raw
 from tokensales_tui.emulator import create_app
-from tokensales_tui.ui.app import demo_connection
+from tokensales_tui.session import demo_connection
 from tokensales_tui.ui.forms.base import FormScreen
 from tokensales_tui.ui.forms.collections import CollectionsForm
 from tokensales_tui.ui.forms.payout import PayoutForm

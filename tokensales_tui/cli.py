@@ -150,7 +150,8 @@ def run_app(args: argparse.Namespace) -> int:
     gc.disable()
     try:
         from .config import Overrides
-        from .ui.app import Launch, TokenSalesApp
+        from .session import Launch
+        from .ui.app import TokenSalesApp
     finally:
         gc.freeze()
         gc.enable()

@@ -243,19 +243,32 @@ def inferred_columns(
             Column(
                 key,
                 _title(key),
-                (
-                    lambda r, k=key: (
-                        short_date(r.raw.get(k)) if isinstance(r.raw.get(k), str) else r.raw.get(k)
-                    )
-                )
-                if timestamp
-                else (lambda r, k=key: r.raw.get(k)),
+                _raw_date(key) if timestamp else _raw_value(key),
                 max_width=30,
                 align="right" if numeric else "left",
                 sort_key=numeric_sort_key if numeric else None,
             )
         )
     return columns
+
+
+def _raw_value(key: str) -> Callable[[Any], Any]:
+    """A cell getter for the field ``key`` of a row's own JSON."""
+
+    def get(row: Any) -> Any:
+        return row.raw.get(key)
+
+    return get
+
+
+def _raw_date(key: str) -> Callable[[Any], Any]:
+    """Like :func:`_raw_value`, a timestamp shown as its date."""
+
+    def get(row: Any) -> Any:
+        value = row.raw.get(key)
+        return short_date(value) if isinstance(value, str) else value
+
+    return get
 
 
 TITLES = {"blockchainId": "Chain", "blockchain": "Chain", "contractAddress": "Contract address"}

@@ -13,7 +13,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
@@ -81,14 +80,6 @@ class ResourceTab(Vertical):
     The tab asks the API worker for its rows; a failure shows in the tab's own
     problem line, so one failing endpoint never disturbs the other tabs.
     """
-
-    class Loaded(Message):
-        """The tab finished loading (``error`` is None on success)."""
-
-        def __init__(self, tab: ResourceTab, error: ApiError | None) -> None:
-            super().__init__()
-            self.tab = tab
-            self.error = error
 
     def __init__(
         self,
@@ -189,7 +180,6 @@ class ResourceTab(Vertical):
             self.error = error
             self._stop_wait()
             self._show_problem(f"Loading {self.resource.title.lower()} failed: {error.one_line}")
-            self.post_message(self.Loaded(self, error))
             return
         finally:
             table.loading = False
@@ -203,7 +193,6 @@ class ResourceTab(Vertical):
         if highlight is not None:
             table.move_cursor_to(highlight)
         self._update_count()
-        self.post_message(self.Loaded(self, None))
 
     def show_wait(self, reason: str, seconds: float, capped_from: float | None = None) -> None:
         """Count down, in the problem line, the wait before the client tries again."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.message import Message
@@ -91,15 +92,6 @@ class ApiWorker:
         token = self._client.tokens.current if self._client is not None else None
         return [token.reveal()] if token is not None else []
 
-    def describe_url(self, path: str, address: str = "base") -> str:
-        """The full URL of ``path`` on one of the three addresses."""
-        root = {
-            "base": self.connection.base_url,
-            "auth": self.connection.auth_url,
-            "console": self.connection.console_url,
-        }[address]
-        return root.rstrip("/") + path
-
     async def call(self, operation: Operation[T], *, shared: bool = False) -> T:
         """Run ``operation(client)`` in the worker and return its result.
 
@@ -137,7 +129,7 @@ class ApiWorker:
                 task = asyncio.create_task(self._run(client, operation, future))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
-                future.add_done_callback(lambda f, t=task: t.cancel() if f.cancelled() else None)
+                future.add_done_callback(partial(_cancel_if_cancelled, task))
         finally:
             for task in list(self._tasks):
                 task.cancel()
@@ -162,3 +154,9 @@ class ApiWorker:
 
     def _on_retry(self, notice: RetryNotice) -> None:
         self._app.post_message(ApiRetrying(notice))
+
+
+def _cancel_if_cancelled(task: asyncio.Task[None], future: asyncio.Future[Any]) -> None:
+    """A caller that gives up on its call cancels the request it was waiting for."""
+    if future.cancelled():
+        task.cancel()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from textual.app import App, ComposeResult
@@ -29,7 +29,7 @@ def _format(binding: Binding) -> str:
     return "+".join([*modifiers, key])
 
 
-def key_display(binding: Binding, app: App[object] | None = None) -> str:
+def key_display(binding: Binding, app: App[Any] | None = None) -> str:
     """How to show the key(s) of ``binding``: "esc", "^q", "esc / q".
 
     Args:
@@ -54,7 +54,7 @@ def key_display(binding: Binding, app: App[object] | None = None) -> str:
 
 
 def sections_from_bindings(
-    groups: list[tuple[str, list[Binding]]], *, app: App[object] | None = None
+    groups: list[tuple[str, list[Binding]]], *, app: App[Any] | None = None
 ) -> list[Section]:
     """Turn groups of bindings into help sections.
 

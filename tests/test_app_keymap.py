@@ -1,0 +1,92 @@
+"""A key moved with ``[keymap]`` behaves as the default did: in the footer, the help and refusals."""
+
+from __future__ import annotations
+
+import re
+
+from tokensales_tui import config
+from tokensales_tui.config import Overrides
+from tokensales_tui.session import Launch
+from tokensales_tui.ui.app import TokenSalesApp
+from tokensales_tui.ui.keys import unknown_keymap_ids
+
+from .apphelpers import loaded, screen_text
+
+SIZE = (120, 40)
+
+
+def demo(read_only: bool = False) -> TokenSalesApp:
+    return TokenSalesApp(Launch(demo=True, overrides=Overrides(read_only=read_only or None)))
+
+
+def messages(app: TokenSalesApp) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+async def test_a_moved_delete_key_answers_read_only_and_the_old_key_is_silent() -> None:
+    config.save_config(config.ConfigFile(keymap={"delete": "x"}))
+    app = demo(read_only=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("1")
+        await pilot.press("d")
+        assert not any("read-only" in m for m in messages(app))
+        await pilot.press("x")
+        assert "read-only profile: deleting is turned off" in messages(app)
+        assert type(app.screen).__name__ == "BrowseScreen"
+
+
+async def test_a_moved_key_opens_its_action_and_shows_in_footer_and_help() -> None:
+    config.save_config(config.ConfigFile(keymap={"delete": "x", "new": "a"}))
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("1")
+        footer = screen_text(app).splitlines()[-1]
+        assert "x Delete" in footer and "a New" in footer
+        await pilot.press("d")
+        assert type(app.screen).__name__ == "BrowseScreen"
+        await pilot.press("x")
+        assert type(app.screen).__name__ == "ConfirmScreen"
+        await pilot.press("escape")
+        await pilot.press("question_mark")
+        text = screen_text(app)
+        assert re.search(r"│  x +Delete ", text) and re.search(r"│  a +New ", text), text
+        assert not re.search(r"│  d +Delete ", text)
+
+
+async def test_the_service_refusal_follows_the_moved_key() -> None:
+    config.save_config(config.ConfigFile(keymap={"delete": "x"}))
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("4")  # payout definitions cannot be deleted
+        await pilot.press("x")
+        assert "The service offers no way to delete payouts" in messages(app)
+
+
+async def test_help_in_a_read_only_session_leaves_out_the_form_keys() -> None:
+    app = demo(read_only=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("question_mark")
+        text = screen_text(app)
+        assert "Detail view" in text and "In a form" not in text and "Copy curl" not in text
+
+
+async def test_an_unknown_keymap_id_is_reported_with_the_likely_one() -> None:
+    config.save_config(config.ConfigFile(keymap={"delet": "x", "refresh": "f5"}))
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        reported = [m for m in messages(app) if "keymap" in m]
+        assert reported == ["[keymap] 'delet' is not a key binding id — did you mean 'delete'?"]
+
+
+def test_unknown_keymap_ids_names_each_one() -> None:
+    known = ["delete", "refresh", "detail.back"]
+    assert unknown_keymap_ids({"refresh": "f5"}, known) == []
+    assert unknown_keymap_ids({"detail.bak": "b", "zzz": "z"}, known) == [
+        "[keymap] 'detail.bak' is not a key binding id — did you mean 'detail.back'?",
+        "[keymap] 'zzz' is not a key binding id",
+    ]

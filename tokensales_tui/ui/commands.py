@@ -1,0 +1,55 @@
+"""The command palette's entries: every action of the main screen, and the app's own."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from textual.app import SystemCommand
+
+from .forms import CREATABLE, EDITABLE, NEW_TITLES
+from .resources import RESOURCES
+from .screens.browse import BrowseScreen
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from .app import TokenSalesApp
+
+
+def browse_commands(browse: BrowseScreen) -> Iterator[SystemCommand]:
+    """The main screen's actions that apply now (none while another screen is in view)."""
+    for resource in RESOURCES:
+        yield SystemCommand(
+            f"Go to tab: {resource.title}",
+            f"Show the {resource.title.lower()} tab",
+            lambda key=resource.key: browse.action_show_tab(key),
+        )
+    if browse.tsapp.session is None:
+        return
+    yield SystemCommand("Refresh", "Reload the current tab", browse.action_refresh)
+    yield SystemCommand("Filter", "Filter the current tab", browse.action_focus_filter)
+    yield SystemCommand("Copy id", "Copy the highlighted object's id", browse.action_copy_id)
+    yield SystemCommand("Copy JSON", "Copy the highlighted object as JSON", browse.action_copy_json)
+    yield SystemCommand("Sort", "Sort by the next column", browse.action_sort)
+    yield SystemCommand("Reverse sort", "Reverse the order of the sort", browse.action_reverse_sort)
+    yield SystemCommand(
+        "Open link", "Open the webhook's URL or the item's image", browse.action_open_link
+    )
+    if browse.can_delete():
+        yield SystemCommand("Delete", "Delete the highlighted object", browse.action_delete)
+    if browse.tab_has_form(CREATABLE):
+        title = NEW_TITLES[browse.active_tab.resource.key]
+        yield SystemCommand(title, "Open the form that creates it", browse.action_new)
+    if browse.tab_has_form(EDITABLE) and browse.active_tab.highlighted is not None:
+        yield SystemCommand("Edit webhook", "Change the highlighted webhook", browse.action_edit)
+
+
+def app_commands(app: TokenSalesApp, screen: Screen[Any]) -> Iterator[SystemCommand]:
+    """Every command for the palette opened on ``screen``."""
+    if isinstance(screen, BrowseScreen):
+        yield from browse_commands(screen)
+        yield SystemCommand(
+            "Switch profile", "Use another profile or the demo", app.action_switch_profile
+        )
+    yield SystemCommand("Help", "Show every key", app.action_help)

@@ -1,0 +1,431 @@
+"""The main screen: header, five resource tabs, footer, and the actions on the highlighted row.
+
+Its bindings apply only while it is the screen in view: the detail view, the forms and
+the dialogs pushed over it have keys of their own.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import Footer, Input, TabbedContent, TabPane, TextArea
+
+from ...api import ApiError, RetryNotice
+from ..forms import CREATABLE, EDITABLE, edit_form, new_form
+from ..keys import key_names
+from ..resources import RESOURCES, Resource
+from ..safe import clean_line
+from ..tabs import ResourceTab
+from ..widgets.header import HeaderInfo, StatusHeader
+from ..widgets.resource_table import ResourceTable
+from .confirm import ConfirmScreen
+from .help import Section, sections_from_bindings
+
+if TYPE_CHECKING:
+    from ..app import TokenSalesApp
+    from ..forms.base import FormResult, FormScreen
+
+MUTATING_ACTIONS = {"delete": "deleting", "new": "creating", "edit": "editing"}
+"""The actions that change data, and how a refusal names them."""
+
+LINKS: dict[str, Callable[[Any], str | None]] = {
+    "webhooks": lambda webhook: webhook.url,
+    "items": lambda item: item.image_url,
+}
+"""The address ``o`` opens, per tab."""
+
+
+class BrowseScreen(Screen[None]):
+    """Five tabs of resources under a status header; every row action starts here."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *[
+            Binding(str(n), f"show_tab('{r.key}')", r.title, show=False, id=f"tab.{r.key}")
+            for n, r in enumerate(RESOURCES, start=1)
+        ],
+        Binding("question_mark", "app.help", "Help", id="help"),
+        Binding("slash", "focus_filter", "Filter", id="filter"),
+        Binding("escape", "escape", "Clear filter", show=False, id="clear_filter"),
+        Binding("r", "refresh", "Refresh", id="refresh"),
+        Binding("n", "new", "New", id="new"),
+        Binding("e", "edit", "Edit", id="edit"),
+        Binding("d", "delete", "Delete", id="delete"),
+        Binding("c", "copy_id", "Copy id", show=False, id="copy_id"),
+        Binding("y", "copy_json", "Copy JSON", show=False, id="copy_json"),
+        Binding("s", "sort", "Sort", show=False, id="sort"),
+        Binding("S", "reverse_sort", "Reverse sort", show=False, id="reverse_sort"),
+        Binding("o", "open_link", "Open link", show=False, id="open_link"),
+        Binding("p", "app.switch_profile", "Profile", id="profile"),
+        Binding("q", "app.quit", "Quit", id="quit"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(id="browse")
+        self._row_shown: dict[ResourceTable, bool] = {}
+
+    @property
+    def tsapp(self) -> TokenSalesApp:
+        """The app, with its session and API worker."""
+        return cast("TokenSalesApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield StatusHeader()
+        with TabbedContent(id="tabs"):
+            for number, resource in enumerate(RESOURCES, start=1):
+                with TabPane(f"{number} {resource.title}", id=resource.key):
+                    yield ResourceTab(
+                        resource,
+                        lambda: self.tsapp.api,
+                        extra_rows=self.tsapp.added_payouts,
+                        id=f"{resource.key}-tab",
+                    )
+        yield Footer(compact=True)
+
+    # --- the session ---------------------------------------------------------------
+
+    def session_started(self) -> None:
+        """Show the new session: its header, fresh rows in every tab."""
+        session = self.tsapp.session
+        assert session is not None
+        self.query_one(StatusHeader).info = HeaderInfo(
+            profile=session.name,
+            host=session.host,
+            label=session.label,
+            read_only=session.read_only,
+            demo=session.demo,
+        )
+        self.refresh_bindings()
+        for tab in self.query(ResourceTab):
+            tab.reload()
+        self.active_tab.table.focus()
+
+    @property
+    def active_tab(self) -> ResourceTab:
+        """The tab in view."""
+        key = self.query_one(TabbedContent).active or RESOURCES[0].key
+        return self.query_one(f"#{key}-tab", ResourceTab)
+
+    @property
+    def webhooks(self) -> Sequence[Any]:
+        """The listed webhooks, whose events the webhook form suggests."""
+        return self.query_one("#webhooks-tab", ResourceTab).table.rows
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self.active_tab.table.focus()
+        self.refresh_bindings()
+
+    @on(ResourceTable.RowHighlighted)
+    def _row_highlighted(self, event: ResourceTable.RowHighlighted) -> None:
+        # Which keys apply depends on whether a row is highlighted, not on which one;
+        # refreshing the bindings recomposes the footer (~10 ms): not on every cursor move.
+        shown = event.row is not None
+        if self._row_shown.get(event.table) is not shown:
+            self._row_shown[event.table] = shown
+            self.refresh_bindings()
+
+    def show_retry(self, notice: RetryNotice) -> None:
+        """Count down the wait before a retry: in the tabs it holds up, else in a toast."""
+        request = f"{notice.method} {notice.path}"
+        waiting = [
+            tab
+            for tab in self.query(ResourceTab)
+            if tab.resource.endpoint.replace("{console}", "") == request
+        ]
+        for tab in waiting:
+            tab.show_wait(notice.reason, notice.delay, notice.capped_from)
+        if waiting:
+            return
+        text = f"{notice.reason}: {request} again in {notice.delay:.0f} s"
+        if notice.capped_from is not None:
+            text += f" (the server asked for {notice.capped_from:,.0f} s; waiting at most {notice.delay:.0f} s)"
+        self.notify(
+            text, title="Retrying", severity="warning", markup=False, timeout=max(3.0, notice.delay)
+        )
+
+    # --- which actions apply -------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in MUTATING_ACTIONS and self.tsapp.read_only:
+            return False
+        if action == "delete":
+            return self.can_delete()
+        if action == "new":
+            return self.tab_has_form(CREATABLE)
+        if action == "edit":
+            return self.tab_has_form(EDITABLE) and self.active_tab.highlighted is not None
+        return True
+
+    def _ready(self) -> bool:
+        return self.tsapp.session is not None and self.is_mounted and not self.tsapp.read_only
+
+    def can_delete(self) -> bool:
+        """Whether the current tab's highlighted object can be deleted now."""
+        return self._ready() and self.active_tab.resource.delete is not None
+
+    def tab_has_form(self, tabs: frozenset[str]) -> bool:
+        """Whether the current tab is one of ``tabs`` and the session may change data."""
+        return self._ready() and self.active_tab.resource.key in tabs
+
+    def on_key(self, event: events.Key) -> None:
+        # A hidden action's key still answers, so nobody wonders whether it was heard.
+        if self.tsapp.session is None or isinstance(self.focused, Input | TextArea):
+            return
+        action = self._mutating_action_of(event.key)
+        if action is None or self.check_action(action, ()) is not False:
+            return
+        resource = self.active_tab.resource
+        noun = resource.title.lower()
+        if self.tsapp.read_only:
+            message = f"read-only profile: {MUTATING_ACTIONS[action]} is turned off"
+        elif action == "delete":
+            message = f"The service offers no way to delete {noun}"
+        elif action == "new":
+            message = f"The service offers no way to add {noun}"
+        elif resource.key not in EDITABLE:
+            message = f"The service offers no way to edit {noun}"
+        else:
+            message = "Nothing is highlighted"
+        self.notify(message, severity="warning", markup=False)
+
+    def _mutating_action_of(self, key: str) -> str | None:
+        """The data-changing action ``key`` is bound to, as the keymap has it."""
+        for binding in self.tsapp.bound(self.BINDINGS):
+            if binding.action in MUTATING_ACTIONS and key in key_names(binding):
+                return binding.action
+        return None
+
+    def help_sections(self) -> list[Section]:
+        """Every key that works here and on the screens opened from here, as bound now."""
+        from ..forms import form_bindings
+        from .detail import DetailScreen
+
+        app = self.tsapp
+        allowed = [
+            b
+            for b in app.bound(self.BINDINGS)
+            if self.check_action(b.action.split("(")[0], ()) is not False
+        ]
+        tabs = [b for b in allowed if b.action.startswith("show_tab")]
+        others = [b for b in allowed if not b.action.startswith("show_tab")]
+        groups = [
+            ("Anywhere", others),
+            ("Tabs", tabs),
+            ("In a table", app.bound(ResourceTable.BINDINGS)),
+            ("Detail view", app.bound(DetailScreen.BINDINGS)),
+        ]
+        if not app.read_only:
+            groups.append(("In a form", app.bound(form_bindings())))
+        sections = sections_from_bindings(groups, app=app)
+        sections.append(("Commands", [("ctrl+p", "Command palette: every action, go to tab")]))
+        return sections
+
+    # --- actions on the tab --------------------------------------------------------
+
+    def action_show_tab(self, key: str) -> None:
+        """Switch to a tab by its resource key."""
+        self.query_one(TabbedContent).active = key
+
+    def action_focus_filter(self) -> None:
+        """Focus the filter of the current tab."""
+        self.active_tab.focus_filter()
+
+    def action_escape(self) -> None:
+        """Cancel a load in progress, else clear the filter and return to the table."""
+        tab = self.active_tab
+        if tab.cancel_load():
+            return
+        tab.clear_filter()
+
+    def action_refresh(self) -> None:
+        """Reload the current tab."""
+        if self.tsapp.session is not None:
+            self.active_tab.reload()
+
+    def action_sort(self) -> None:
+        """Sort by the next column."""
+        self.active_tab.table.cycle_sort()
+
+    def action_reverse_sort(self) -> None:
+        """Reverse the sort."""
+        self.active_tab.table.reverse_sort()
+
+    # --- actions on the highlighted row --------------------------------------------
+
+    def _highlighted(self) -> tuple[Resource, Any] | None:
+        tab = self.active_tab
+        row = tab.highlighted
+        if row is None:
+            self.notify("Nothing is highlighted", severity="warning")
+            return None
+        return tab.resource, row
+
+    def action_copy_id(self) -> None:
+        """Copy the highlighted object's id (OSC 52: works over SSH)."""
+        picked = self._highlighted()
+        if picked is None:
+            return
+        resource, row = picked
+        object_id = resource.row_id(row)
+        if not object_id:
+            self.notify(f"This {resource.noun} has no id", severity="warning")
+            return
+        self.app.copy_to_clipboard(object_id)
+        self.notify(f"Copied the {resource.noun} id", markup=False)
+
+    def action_copy_json(self) -> None:
+        """Copy the highlighted object as JSON."""
+        picked = self._highlighted()
+        if picked is None:
+            return
+        resource, row = picked
+        self.app.copy_to_clipboard(json.dumps(resource.raw(row), indent=2, ensure_ascii=False))
+        self.notify(f"Copied the {resource.noun} as JSON", markup=False)
+
+    @on(ResourceTable.RowSelected)
+    def _open_detail(self, event: ResourceTable.RowSelected) -> None:
+        tab = next((t for t in self.query(ResourceTab) if t.table is event.table), None)
+        if tab is None or event.row is None:
+            return
+        self.open_detail(tab.resource, event.row)
+
+    def open_detail(self, resource: Resource, row: Any) -> None:
+        """Show the detail view of ``row``, fetching the current version when the API can."""
+        from .detail import DetailScreen
+
+        object_id = resource.row_id(row)
+        refresh = None
+        fetch = resource.fetch
+        api = self.tsapp.api
+        if fetch is not None and object_id:
+
+            async def refresh() -> tuple[list[tuple[str, object]], object]:
+                fresh = await api.call(lambda client: fetch(client, object_id))
+                return resource.key_fields(fresh), resource.raw(fresh)
+
+        self.app.push_screen(
+            DetailScreen(
+                resource.noun.capitalize(),
+                resource.key_fields(row),
+                resource.raw(row),
+                object_id=object_id,
+                refresh=refresh,
+            )
+        )
+
+    def action_open_link(self) -> None:
+        """Open the highlighted object's address (webhook URL, item image) after showing it."""
+        import webbrowser
+
+        from ..links import can_launch_browser, link_problem
+
+        picked = self._highlighted()
+        if picked is None:
+            return
+        resource, row = picked
+        get = LINKS.get(resource.key)
+        url = (get(row) or "") if get else ""
+        if not url:
+            self.notify(f"This {resource.noun} has no address to open", severity="warning")
+            return
+        shown = clean_line(url)
+        problem = link_problem(url)
+        if problem:
+            self.notify(f"Not opened: {problem}: {shown}", severity="warning", markup=False)
+            return
+        if not can_launch_browser():
+            self.app.copy_to_clipboard(url)
+            self.notify(
+                f"No browser can open here (SSH session or no display), so it was copied: {shown}",
+                markup=False,
+            )
+            return
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                webbrowser.open(url)
+
+        self.app.push_screen(
+            ConfirmScreen("Open this address in your browser?", url, confirm_label="Open"),
+            answered,
+        )
+
+    def action_delete(self) -> None:
+        """Delete the highlighted object, after confirmation."""
+        picked = self._highlighted()
+        if picked is None:
+            return
+        resource, row = picked
+        object_id = resource.row_id(row)
+        if resource.delete is None:
+            return
+        if not object_id:
+            self.notify(
+                f"This {resource.noun} has no identifier the client recognises", severity="warning"
+            )
+            return
+        tab = self.active_tab
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                self._delete(tab, row, object_id)
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Delete this {resource.noun}?", resource.label(row), detail=f"id {object_id}"
+            ),
+            answered,
+        )
+
+    @work(group="delete", exit_on_error=False)
+    async def _delete(self, tab: ResourceTab, row: Any, object_id: str) -> None:
+        resource = tab.resource
+        delete = resource.delete
+        assert delete is not None
+        label = clean_line(resource.label(row))
+        try:
+            await self.tsapp.api.call(lambda client: delete(client, object_id))
+        except ApiError as error:
+            self.notify(
+                f"{label} was not deleted: {error.one_line}",
+                title="Delete failed",
+                severity="error",
+                markup=False,
+            )
+            return
+        tab.remove_row(row)
+        self.notify(f"Deleted {resource.noun} {label}", markup=False)
+        tab.reload()
+
+    def action_new(self) -> None:
+        """Open the form that creates an object of the current tab."""
+        tab = self.active_tab
+        form = new_form(tab.resource.key, self.tsapp.api, webhooks=self.webhooks)
+        if form is not None:
+            self._open_form(tab, form)
+
+    def action_edit(self) -> None:
+        """Open the highlighted webhook in the edit form."""
+        tab = self.active_tab
+        row = tab.highlighted
+        form = edit_form(tab.resource.key, self.tsapp.api, row, webhooks=self.webhooks)
+        if row is not None and form is not None:
+            self._open_form(tab, form)
+
+    def _open_form(self, tab: ResourceTab, form: FormScreen) -> None:
+        def done(result: FormResult | None) -> None:
+            if result is None:
+                return
+            if result.payout is not None:
+                self.tsapp.record_payout(result.payout)
+            self.notify(clean_line(result.summary), markup=False)
+            if result.changed:
+                tab.reload(then_highlight=result.highlight)
+
+        self.app.push_screen(form, done)
