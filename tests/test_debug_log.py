@@ -32,3 +32,59 @@ def test_query_strings_and_user_info_are_masked_in_logged_urls() -> None:
     url = "https://user:pw@api.example.com/v1/items?api_key=abc&page=2&token"
     assert redact_url(url) == "https://api.example.com/v1/items?api_key=***&page=***&token"
 
+
+def test_log_refuses_a_symlink_and_leaves_its_target_alone(tmp_path: Path) -> None:
+    import os
+
+    import pytest
+
+    from tokensales_tui.debug_log import DebugLogError, enable_debug_log
+
+    target = tmp_path / "target"
+    target.write_text("keep\n")
+    target.chmod(0o644)
+    link = tmp_path / "debug.log"
+    link.symlink_to(target)
+    with pytest.raises(DebugLogError, match="symbolic link"):
+        enable_debug_log(str(link))
+    assert target.read_text() == "keep\n"
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o644
+
+
+def test_log_refuses_devices_fifos_and_missing_folders_without_waiting(tmp_path: Path) -> None:
+    import os
+
+    import pytest
+
+    from tokensales_tui.debug_log import DebugLogError, enable_debug_log
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path, words in (
+        ("/dev/null", "not a regular file"),
+        (str(fifo), "not a regular file"),
+        (str(tmp_path / "missing" / "debug.log"), "does not exist"),
+        (str(tmp_path), "Is a directory"),
+    ):
+        with pytest.raises(DebugLogError, match=words):
+            enable_debug_log(path)
+
+
+def test_the_command_says_why_a_log_cannot_be_used_in_one_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    missing = tmp_path / "missing" / "debug.log"
+    result = subprocess.run(
+        [sys.executable, "-m", "tokensales_tui", "--demo", "--log", str(missing)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        f"tokensales-tui: --log {missing}: the folder {missing.parent} does not exist"
+    ]
+    assert "Traceback" not in result.stderr

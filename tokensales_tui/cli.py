@@ -150,6 +150,7 @@ def run_app(args: argparse.Namespace) -> int:
     gc.disable()
     try:
         from .config import Overrides
+        from .debug_log import DebugLogError
         from .session import Launch
         from .ui.app import TokenSalesApp
     finally:
@@ -168,6 +169,10 @@ def run_app(args: argparse.Namespace) -> int:
         demo=args.demo,
         log_file=args.log,
     )
-    app = TokenSalesApp(launch)
+    try:
+        app = TokenSalesApp(launch)
+    except DebugLogError as error:
+        print(f"tokensales-tui: --log {error}", file=sys.stderr)
+        return 2
     app.run()
     return app.return_code or 0

@@ -6,25 +6,60 @@ already masked); this module only decides where those lines go.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
+import stat
 
 LOGGER = "tokensales_tui"
 
 
-def enable_debug_log(path: str) -> logging.Handler:
-    """Log requests to ``path``, created with mode 0600.
+class DebugLogError(Exception):
+    """The log file cannot be used; the message says why, in one line."""
 
-    Returns the handler, for :func:`disable_debug_log`.
+
+def enable_debug_log(path: str) -> logging.Handler:
+    """Log requests to ``path``: a new file created with mode 0600, or an existing regular file.
+
+    A symbolic link, a folder, a device or a FIFO is refused rather than followed or
+    written into, and so is a path whose folder does not exist.
+
+    Returns:
+        The handler, for :func:`disable_debug_log`.
+
+    Raises:
+        DebugLogError: the file cannot be opened for appending, or is not a regular file.
     """
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    os.fchmod(fd, 0o600)
-    handler = logging.StreamHandler(os.fdopen(fd, "a", encoding="utf-8"))
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as error:
+        raise DebugLogError(_why(path, error)) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise DebugLogError(f"{path}: not a regular file")
+        os.set_blocking(fd, True)
+        os.fchmod(fd, 0o600)
+        stream = os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace")
+    except BaseException:
+        os.close(fd)
+        raise
+    handler = logging.StreamHandler(stream)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logger = logging.getLogger(LOGGER)
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG)
     return handler
+
+
+def _why(path: str, error: OSError) -> str:
+    if error.errno == errno.ELOOP:
+        return f"{path}: a symbolic link (give the file it points to)"
+    if error.errno == errno.ENOENT:
+        return f"{path}: the folder {os.path.dirname(path) or '.'} does not exist"
+    if error.errno == errno.ENXIO:
+        return f"{path}: not a regular file"
+    return f"{path}: {error.strerror or error}"
 
 
 def disable_debug_log(handler: logging.Handler) -> None:
