@@ -88,8 +88,8 @@ def table_cells(path: str) -> list[tuple[str, ...]]:
     """The Items table's five cells per row, exactly as the app displays them."""
     from tokensales_tui.api.client import _ListParser
     from tokensales_tui.api.models import Item
+    from tokensales_tui.clean import display_value
     from tokensales_tui.ui.resources import ITEMS
-    from tokensales_tui.ui.safe import display_value
 
     items = _ListParser(Item, "items", 200, "application/json")(read_body(path))
     columns = ITEMS.columns(items)

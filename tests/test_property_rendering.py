@@ -57,7 +57,7 @@ from tokensales_tui.ui.resources import (
     payout_rows,
 )
 from tokensales_tui.ui.screens.detail import DetailScreen, JsonView, preview_json
-from tokensales_tui.ui.widgets.resource_table import ResourceTable
+from tokensales_tui.ui.table.widget import ResourceTable
 
 T = TypeVar("T")
 

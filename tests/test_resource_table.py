@@ -12,7 +12,8 @@ from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.widgets import LoadingIndicator
 
-from tokensales_tui.ui.widgets import Column, ResourceTable, numeric_sort_key
+from tokensales_tui.ui.table.cells import Column, numeric_sort_key
+from tokensales_tui.ui.table.widget import ResourceTable
 
 
 @dataclass(frozen=True)

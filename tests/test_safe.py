@@ -11,7 +11,8 @@ from textual.app import App, ComposeResult
 from textual.content import Content
 from textual.widgets import Static
 
-from tokensales_tui.ui.safe import clean, clean_line, content, display_value, is_clean, text
+from tokensales_tui.clean import clean, clean_line, display_value, is_clean
+from tokensales_tui.ui.safe import content, text
 
 MARKUP = [
     "[@click=app.quit]x[/]",

@@ -18,11 +18,11 @@ from textual.binding import Binding, BindingType
 
 from .. import config
 from ..api.connection import host_of
+from ..clean import clean_line
 from ..debug_log import disable_debug_log, enable_debug_log
 from ..payout_record import PayoutRecord, PayoutRecordError
 from ..session import Launch, Session, demo_session, profile_session
 from .keys import bound, every_binding_id, unknown_keymap_ids
-from .safe import clean_line
 from .screens.browse import BrowseScreen
 from .screens.profiles import DEMO_CHOICE, ProfileScreen
 from .tabs import ResourceTab

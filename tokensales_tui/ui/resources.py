@@ -14,7 +14,7 @@ from typing import Any
 
 from ..api import ApiClient
 from ..api.models import Asset, Collection, Item, Webhook
-from .widgets.resource_table import Column, numeric_sort_key
+from .table.cells import Column, numeric_sort_key
 
 KeyFields = list[tuple[str, object]]
 

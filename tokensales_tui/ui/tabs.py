@@ -17,9 +17,9 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from ..api import ApiError
+from ..clean import clean_line
 from .resources import PAYOUTS, Resource, payout_rows
-from .safe import clean_line
-from .widgets.resource_table import ResourceTable, prepare_rows
+from .table.widget import ResourceTable
 
 if TYPE_CHECKING:
     from .worker import ApiWorker
@@ -162,7 +162,6 @@ class ResourceTab(Vertical):
             if self.resource is PAYOUTS:
                 extra = self._extra_rows() if self._extra_rows else ()
                 rows = await _off_loop(len(rows), payout_rows, rows, extra)
-            sort = (table.sort_column, table.sort_reverse) if table.sort_column else None
             columns = self.resource.columns(rows)
             if len(rows) > OFF_LOOP_ROWS and table.show_rows(
                 columns, rows, keep_cursor_key=self.resource.row_id
@@ -173,7 +172,7 @@ class ResourceTab(Vertical):
                 self._update_count()
                 self._indexing = True
             try:
-                prepared = await _off_loop(len(rows), prepare_rows, columns, rows, sort)
+                prepared = await _off_loop(len(rows), table.prepare, columns, rows)
             finally:
                 self._indexing = False
         except ApiError as error:

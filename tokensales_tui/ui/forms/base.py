@@ -48,7 +48,8 @@ from textual.widgets import (
 from ...api import ApiClient, ApiError, OutcomeUnknownError, ValidationError
 from ...api.client import Endpoint
 from ...api.preview import Change, RequestPreview
-from ..safe import clean, clean_line, content
+from ...clean import clean, clean_line
+from ..safe import content
 from ..screens.confirm import ConfirmScreen
 from ..worker import ApiWorker
 

@@ -24,6 +24,7 @@ from textual.widgets import Button, Input, Static, Switch, TextArea
 from ...api import ApiClient, shapes
 from ...api.client import Endpoint
 from ...api.models import NewCollection
+from ...clean import clean_line
 from ...validation import (
     KNOWN_CHAINS,
     ImportedList,
@@ -38,7 +39,6 @@ from ...validation import (
     load_list_file,
     parse_lines,
 )
-from ..safe import clean_line
 from ..worker import ApiWorker
 from .base import FormResult, FormScreen, Outgoing, Problem, Problems, form_field, show_line
 from .import_list import ImportListScreen

@@ -13,8 +13,9 @@ from ...api import ApiClient, Secret
 from ...api.client import Endpoint, webhook_endpoint
 from ...api.models import Webhook, WebhookCreate, WebhookUpdate
 from ...api.preview import Change
+from ...clean import clean_line
 from ...validation import check_events, check_http_url, check_text, parse_events, suggest_events
-from ..safe import clean_line, content
+from ..safe import content
 from ..widgets.secret_input import SecretInput
 from ..worker import ApiWorker
 from .base import FormResult, FormScreen, Outgoing, Problem, Problems, form_field, show_line

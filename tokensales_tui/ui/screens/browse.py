@@ -17,13 +17,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, TabbedContent, TabPane, TextArea
 
 from ...api import ApiError, RetryNotice
+from ...clean import clean_line
 from ..forms import CREATABLE, EDITABLE, edit_form, new_form
 from ..keys import key_names
 from ..resources import RESOURCES, Resource
-from ..safe import clean_line
+from ..table.widget import ResourceTable
 from ..tabs import ResourceTab
 from ..widgets.header import HeaderInfo, StatusHeader
-from ..widgets.resource_table import ResourceTable
 from .confirm import ConfirmScreen
 from .help import Section, sections_from_bindings
 

@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
 from ... import config
-from ..safe import clean
+from ...clean import clean
 
 __all__ = ["ConfigErrorChoice", "ConfigErrorScreen"]
 

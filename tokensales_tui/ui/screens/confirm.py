@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from ..safe import clean_line
+from ...clean import clean_line
 
 
 class ConfirmScreen(ModalScreen[bool]):

@@ -43,7 +43,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Footer, Input, Static
 
-from .. import safe
+from ...clean import clean, clean_line, display_value, is_clean
+from ..safe import content
 
 __all__ = [
     "CAPPED_NOTICE",
@@ -217,8 +218,8 @@ def preview_json(
         printer.capped = True
         printer.lines.append("…")
     lines = printer.lines
-    if not safe.is_clean("\n".join(lines)):  # escaping above should leave nothing to do
-        lines = [safe.clean(line) for line in lines]
+    if not is_clean("\n".join(lines)):  # escaping above should leave nothing to do
+        lines = [clean(line) for line in lines]
     return JsonPreview(lines, printer.capped)
 
 
@@ -555,7 +556,7 @@ class DetailScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         title = Content.assemble((self._title, "bold"))
         if self._object_id:
-            title += Content.styled("  " + safe.clean_line(self._object_id), "dim")
+            title += Content.styled("  " + clean_line(self._object_id), "dim")
         yield Static(title, id="detail-title")
         with VerticalScroll(id="detail-fields"):
             yield Grid(*self._field_cells(self._fields), id="detail-grid")
@@ -578,8 +579,8 @@ class DetailScreen(Screen[None]):
     def _field_cells(fields: Fields) -> list[Static]:
         cells: list[Static] = []
         for label, value in fields:
-            cells.append(Static(safe.content(label), classes="detail--label"))
-            cells.append(Static(safe.content(safe.display_value(value, FIELD_LIMIT))))
+            cells.append(Static(content(label), classes="detail--label"))
+            cells.append(Static(content(display_value(value, FIELD_LIMIT))))
         return cells
 
     def _show_json(self) -> None:
@@ -592,7 +593,7 @@ class DetailScreen(Screen[None]):
 
     def _set_status(self, message: str, *, error: bool = False) -> None:
         status = self.query_one("#detail-status", Static)
-        status.update(Content(safe.clean_line(message)))
+        status.update(Content(clean_line(message)))
         status.set_class(error, "-error")
         status.display = bool(message)
 
@@ -638,7 +639,7 @@ class DetailScreen(Screen[None]):
         try:
             text = full_json(self._raw)
         except (ValueError, RecursionError) as error:
-            message = safe.clean_line(str(error))
+            message = clean_line(str(error))
             self.notify(f"Could not copy the JSON: {message}", severity="error", markup=False)
             return
         self.app.copy_to_clipboard(text)

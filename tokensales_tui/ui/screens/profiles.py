@@ -10,7 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..safe import clean_line
+from ...clean import clean_line
 
 DEMO_CHOICE = "\x00demo"
 """The option id of the embedded demo; no profile name can contain a NUL."""

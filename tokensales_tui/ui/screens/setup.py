@@ -26,7 +26,7 @@ from textual.widgets import Button, Footer, Input, Label, Static
 from ... import config
 from ...api import ApiClient, Connection, Secret
 from ...api.connection import host_of
-from ..safe import clean_line
+from ...clean import clean_line
 from ..widgets.secret_input import SecretInput
 
 if TYPE_CHECKING:

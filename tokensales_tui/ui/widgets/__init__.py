@@ -1,5 +1,1 @@
-"""Reusable widgets of the interface."""
-
-from .resource_table import Column, ResourceTable, numeric_sort_key
-
-__all__ = ["Column", "ResourceTable", "numeric_sort_key"]
+"""Reusable widgets: the status header, the secret input and the JSON view."""

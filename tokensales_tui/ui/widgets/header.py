@@ -11,7 +11,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from ...api.auth import TokenState
-from ..safe import clean_line
+from ...clean import clean_line
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,157 @@
+"""The table's model without a widget: cells, widths, search index, filter and sort."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from operator import attrgetter
+from typing import Any
+
+import pytest
+
+from tokensales_tui.ui.table.cells import Column, column_cells, natural_width, numeric_sort_key
+from tokensales_tui.ui.table.model import TableView, prepare_rows
+
+
+def wide(text: str) -> int:
+    """A terminal's measure for the tests: CJK ideographs take two cells."""
+    return sum(2 if "\u4e00" <= ch <= "\u9fff" else 1 for ch in text)
+
+
+@dataclass
+class Row:
+    name: Any
+    amount: Any
+
+
+COLUMNS = [
+    Column("name", "Name", attrgetter("name")),
+    Column("amount", "Amount", attrgetter("amount"), align="right", sort_key=numeric_sort_key),
+]
+ROWS = [
+    Row("Item 10", 3),
+    Row("banana", None),
+    Row("Apple", "12.5"),
+    Row("cherry", 7),
+    Row("Åsa", "junk"),
+]
+
+
+def loaded(rows: list[Row] = ROWS) -> TableView:
+    view = TableView(wide)
+    view.load(prepare_rows(COLUMNS, rows, width=wide))
+    return view
+
+
+def names(view: TableView) -> list[str]:
+    return [view.rows[position].name for position in view.view]
+
+
+def test_a_filter_matches_any_column_ignoring_case_and_narrows_as_typed() -> None:
+    view = loaded()
+    assert view.set_filter("A")
+    assert names(view) == ["banana", "Apple", "Åsa"]
+    assert view.set_filter("an")
+    assert names(view) == ["banana"]
+    assert not view.set_filter("an")  # the same filter changes nothing
+    assert view.set_filter("12.5")
+    assert names(view) == ["Apple"]
+    assert view.set_filter("åsa")
+    assert names(view) == ["Åsa"]
+    assert view.matches(4) and not view.matches(0)
+    view.set_filter("")
+    assert names(view) == [row.name for row in ROWS]
+
+
+def test_a_filter_with_escapes_matches_the_text_as_shown() -> None:
+    view = loaded([Row("bell\x07here", 1), Row("plain", 2)])
+    view.set_filter("bell\x07")
+    assert names(view) == ["bell\x07here"]  # both sides are cleaned the same way
+
+
+def test_numeric_sort_puts_junk_and_missing_values_first_and_reverses() -> None:
+    view = loaded()
+    assert view.sort_by("amount")
+    assert names(view) == ["banana", "Åsa", "Item 10", "cherry", "Apple"]
+    view.sort_by("amount", reverse=True)
+    assert names(view) == ["Apple", "cherry", "Item 10", "banana", "Åsa"]
+    assert not view.sort_by("amount", reverse=True)
+
+
+def test_text_sort_is_case_folded_and_stable_and_survives_a_filter() -> None:
+    view = loaded()
+    view.sort_by("name")
+    assert names(view) == ["Apple", "banana", "cherry", "Item 10", "Åsa"]
+    view.set_filter("a")
+    assert names(view) == ["Apple", "banana", "Åsa"]
+    view.sort_by(None)
+    assert names(view) == ["banana", "Apple", "Åsa"]
+
+
+def test_sorting_by_an_unknown_column_is_refused_and_changes_nothing() -> None:
+    view = loaded()
+    with pytest.raises(KeyError):
+        view.sort_by("nope")
+    assert view.sort is None and names(view) == [row.name for row in ROWS]
+
+
+def test_next_sort_walks_the_columns_then_unsorts() -> None:
+    view = loaded()
+    assert view.next_sort() == ("name", False)
+    view.sort_by("name")
+    assert view.next_sort() == ("amount", False)
+    view.sort_by("amount", reverse=True)
+    assert view.next_sort() == (None, False)
+
+
+def test_new_rows_keep_the_filter_and_drop_a_sort_whose_column_is_gone() -> None:
+    view = loaded()
+    view.set_filter("an")
+    view.sort_by("amount")
+    other = [Column("name", "Name", attrgetter("name"))]
+    assert view.load(prepare_rows(other, [Row("mango", 1), Row("kiwi", 2)], width=wide))
+    assert view.sort is None
+    assert names(view) == ["mango"]
+
+
+def test_rows_shown_before_indexing_filter_once_the_index_is_built() -> None:
+    view = TableView(wide)
+    assert view.can_show()
+    view.show(COLUMNS, ROWS)
+    assert names(view) == [row.name for row in ROWS]
+    view.set_filter("cherry")  # builds the index on the spot
+    assert names(view) == ["cherry"]
+    assert not view.can_show()
+
+
+def test_find_prefers_the_hint_then_searches() -> None:
+    view = loaded()
+    key = attrgetter("name")
+    assert view.find(key, "Apple", 2) == 2
+    assert view.find(key, "Apple", 0) == 2
+    assert view.find(key, "missing", 0) == -1
+
+
+def test_cells_are_cleaned_capped_and_one_line() -> None:
+    rows = [Row("a\x1b]52;c;x\x07b", 1), Row("x" * 500, 2), Row({"k": [1, 2]}, 3), Row(True, 4)]
+    cells, is_ascii, longest = column_cells(COLUMNS[0], rows)
+    assert "\x1b" not in cells[0] and "\x07" not in cells[0]
+    assert len(cells[1]) == 200 and cells[1].endswith("…")
+    assert cells[2] == '{"k":[1,2]}' and cells[3] == "yes"
+    assert not is_ascii and longest == 200
+
+
+def test_widths_count_terminal_cells_and_stay_within_the_column_limits() -> None:
+    column = Column("name", "Name", attrgetter("name"), min_width=4, max_width=10)
+    cells, is_ascii, longest = column_cells(column, [Row("漢字漢字", 1)])
+    assert natural_width(column, cells, is_ascii, longest, wide) == 8  # 4 wide characters
+    cells, is_ascii, longest = column_cells(column, [Row("漢字" * 20, 1)])
+    assert natural_width(column, cells, is_ascii, longest, wide) == 10
+    cells, is_ascii, longest = column_cells(column, [Row("a", 1)])
+    assert natural_width(column, cells, is_ascii, longest, wide) == 6  # label and sort mark
+
+
+def test_numeric_sort_key_orders_numbers_and_tolerates_junk() -> None:
+    keys = [numeric_sort_key(v) for v in (None, "junk", float("nan"), 2, "10", 2.5, True)]
+    assert keys[:3] == [float("-inf")] * 3
+    assert keys[3:] == [2, 10, Decimal("2.5"), 1]

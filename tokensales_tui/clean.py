@@ -1,0 +1,208 @@
+"""The one gate for text the program did not write: never markup, never a terminal control.
+
+Anything a server sends may contain text that looks like Textual/Rich markup
+(``[@click=app.quit]x[/]``) or raw terminal control sequences (``ESC ] 52`` writes
+the clipboard, C1 ``CSI`` moves the cursor, bidi overrides reorder what a reader
+sees). This module turns such text into something that is safe to display:
+
+* :func:`clean` replaces every control, bidi embedding/override/isolate character
+  and lone surrogate with a visible marker, keeping newlines and tabs.
+* :func:`clean_line` also flattens newlines and tabs, for one-line cells.
+* :func:`display_value` renders any JSON value as a short cleaned line.
+
+The UI builds literal renderables from cleaned text in :mod:`tokensales_tui.ui.safe`;
+the scripting commands print cleaned text. Nothing here imports Textual or Rich.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+__all__ = ["clean", "clean_line", "display_value", "is_clean"]
+
+ELLIPSIS = "…"
+REPLACEMENT = "\ufffd"
+NEWLINE_MARK = "↵"
+
+
+def _build_table() -> dict[int, str]:
+    table: dict[int, str] = {}
+    for code in range(0x20):
+        if code not in (0x09, 0x0A):
+            table[code] = chr(0x2400 + code)  # Control Pictures: ESC -> ␛
+    table[0x7F] = "\u2421"  # ␡
+    for code in range(0x80, 0xA0):  # C1 controls; 0x9B is a one-byte CSI
+        table[code] = REPLACEMENT
+    for code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A)):  # bidi controls
+        table[code] = REPLACEMENT
+    for code in range(0xD800, 0xE000):  # lone surrogates cannot be encoded
+        table[code] = REPLACEMENT
+    return table
+
+
+_TABLE = _build_table()
+_LINE_TABLE = {**_TABLE, 0x0A: NEWLINE_MARK, 0x0D: NEWLINE_MARK, 0x09: " "}
+
+# Searching is several times cheaper than translating, and almost all server text
+# is clean, so look first and translate only the strings that need it.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def is_clean(text: str, *, line: bool = False) -> bool:
+    """Whether ``text`` is already safe (:func:`clean`, or :func:`clean_line` if ``line``).
+
+    Checking one long string is much cheaper than cleaning many short ones, so
+    callers with lots of strings can join them and test once.
+    """
+    # isprintable() is twice as fast as the search and true for almost all text;
+    # it is false for every character either function replaces (and for others).
+    return text.isprintable() or (_UNSAFE_LINE if line else _UNSAFE).search(text) is None
+
+
+def clean(text: str) -> str:
+    """Replace control, bidi and surrogate characters with visible markers.
+
+    C0 controls (except newline and tab) become Control Pictures (ESC is "␛"),
+    DEL becomes "␡", and C1 controls, bidi embedding/override/isolate characters
+    and lone surrogates become "�".
+
+    Args:
+        text: Text from outside the program.
+
+    Returns:
+        Text that is safe to write to a terminal (the same object if nothing changed).
+    """
+    if text.isprintable() or _UNSAFE.search(text) is None:
+        return text
+    return text.translate(_TABLE)
+
+
+def clean_line(text: str) -> str:
+    """Like :func:`clean`, and also keep the text on one line.
+
+    Newlines (and CRLF pairs) become "↵", tabs become a single space.
+
+    Args:
+        text: Text from outside the program.
+
+    Returns:
+        One line of safe text (the same object if nothing changed).
+    """
+    if text.isprintable() or _UNSAFE_LINE.search(text) is None:
+        return text
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")
+    return text.translate(_LINE_TABLE)
+
+
+def _truncate(value: str, limit: int | None) -> str:
+    if limit is None or len(value) <= limit:
+        return value
+    return value[: limit - 1] + ELLIPSIS if limit > 0 else ""
+
+
+def _float_text(value: float) -> str:
+    if value.is_integer() and abs(value) < 1e16:
+        return str(int(value))  # 3.0 -> "3"
+    return repr(value)
+
+
+_NESTING_SHOWN = 20
+"""Levels of a deeply nested value shown in one line; deeper ones become ``[…]``/``{…}``."""
+
+
+def _compact_json(value: object) -> str:
+    try:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+    except RecursionError:
+        # A server can send JSON nested ~1,000 deep, which the decoder accepts but
+        # json.dumps cannot write from inside a render: show the first levels only.
+        return _shallow_json(value, _NESTING_SHOWN)
+
+
+def _shallow_json(value: object, depth: int) -> str:
+    """Compact JSON of ``value`` with nesting below ``depth`` levels cut to ``[…]``/``{…}``."""
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        if depth <= 0:
+            return "{" + ELLIPSIS + "}"
+        members = (
+            f"{_compact_json(key if isinstance(key, str) else str(key))}:"
+            f"{_shallow_json(item, depth - 1)}"
+            for key, item in value.items()
+        )
+        return "{" + ",".join(members) + "}"
+    if isinstance(value, list | tuple):
+        if not value:
+            return "[]"
+        if depth <= 0:
+            return "[" + ELLIPSIS + "]"
+        return "[" + ",".join(_shallow_json(item, depth - 1) for item in value) + "]"
+    return _compact_json(value)
+
+
+# Values whose text can hold neither markup that matters nor control characters.
+_SIMPLE: dict[type, Callable[[Any], str]] = {
+    type(None): lambda _value: "",
+    type(msgspec.UNSET): lambda _value: "",
+    bool: lambda value: "yes" if value else "no",
+    int: int.__repr__,
+    float: _float_text,
+}
+
+
+def _plain(value: object) -> str:
+    simple = _SIMPLE.get(value.__class__)
+    if simple is not None:
+        return simple(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, msgspec.Struct):
+        value = msgspec.to_builtins(value)
+    if isinstance(value, list | tuple):
+        return ", ".join(
+            _compact_json(item) if isinstance(item, dict | list | tuple) else _plain(item)
+            for item in value
+        )
+    if isinstance(value, dict):
+        return _compact_json(value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, float):
+        return _float_text(value)
+    return str(value)
+
+
+def display_value(value: object, limit: int | None = None) -> str:
+    """A short, one-line, cleaned display of a JSON value.
+
+    ``None`` (and msgspec's ``UNSET``) is empty, booleans are "yes"/"no", integral
+    floats lose their ".0", lists are comma-joined, objects and structs are
+    compact JSON.
+
+    Args:
+        value: Any value decoded from JSON (other objects are shown with ``str``).
+        limit: Maximum length in characters; longer text ends with "…".
+
+    Returns:
+        Text for a single table cell or label.
+    """
+    simple = _SIMPLE.get(value.__class__)
+    if simple is not None:  # the common case in a table: skip the cleaning
+        return _truncate(simple(value), limit)
+    if isinstance(value, str):
+        if limit is not None and len(value) > limit:
+            # Cleaning maps one character to at most one, so cut first: a huge
+            # string costs no more than a short one.
+            value = value[: limit + 1]
+        return _truncate(clean_line(value), limit)
+    return _truncate(clean_line(_plain(value)), limit)

@@ -1,0 +1,156 @@
+"""What a table cell shows and how wide a column needs to be; no Textual, no Rich.
+
+A column turns a row object into a value (:class:`Column`); the value becomes one
+cleaned, capped line of text (:func:`column_cells`), and a column is as wide as its
+widest cell, within its limits (:func:`natural_width`). How many terminal cells a
+string takes is the widget's to say: it passes its measure in as ``width``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from itertools import compress, filterfalse
+from typing import Any, Literal
+
+from ...clean import clean_line, display_value, is_clean
+
+__all__ = ["CELL_LIMIT", "Column", "Width", "column_cells", "natural_width", "numeric_sort_key"]
+
+Width = Callable[[str], int]
+"""How many terminal cells a string takes."""
+
+CELL_LIMIT = 200
+"""Longest cell text kept, in characters: more can never be seen in a column."""
+
+MEASURE_SAMPLE = 20_000
+"""Most non-ASCII cells measured per column (the longest ones)."""
+
+MARK_WIDTH = 2
+"""Room kept beside a column's label for the sort mark."""
+
+
+def numeric_sort_key(value: object) -> float | int | Decimal:
+    """A sort key for numeric columns that tolerates ``None`` and junk.
+
+    Numbers (and numeric strings) sort by value; anything else sorts first.
+
+    Args:
+        value: A column value.
+
+    Returns:
+        A number comparable with the keys of every other value.
+    """
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return value if value == value else float("-inf")  # NaN breaks sorting
+    if isinstance(value, Decimal):
+        return value if not value.is_nan() else float("-inf")
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            try:
+                number = Decimal(value.strip())
+            except InvalidOperation:
+                return float("-inf")
+            return number if not number.is_nan() else float("-inf")
+    return float("-inf")
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """How one column gets and shows its value.
+
+    Attributes:
+        key: Identifier used by :meth:`TableView.sort_by`.
+        label: Header text.
+        get: Extracts the column's value from a row object.
+        min_width: Narrowest the column gets, in cells.
+        max_width: Widest the column gets; longer cells end with "…".
+        align: "right" for numbers.
+        sort_key: Turns the value (what ``get`` returns) into a sort key; by
+            default the displayed text, case-folded. Must accept ``None``.
+        row_key: A sort key taken from the row object itself, used instead of
+            ``sort_key``: a column showing a number as formatted text sorts by the
+            number, without formatting and parsing every row again.
+    """
+
+    key: str
+    label: str
+    get: Callable[[Any], object]
+    min_width: int = 4
+    max_width: int = 40
+    align: Literal["left", "right"] = "left"
+    sort_key: Callable[[Any], Any] | None = None
+    row_key: Callable[[Any], Any] | None = None
+
+
+def measure_cells(
+    cells: list[str], is_ascii: bool, longest: int, floor: int, ceiling: int, width: Width
+) -> int:
+    """Width a column needs: the widest cell, clamped to ``floor``..``ceiling``.
+
+    ``longest`` is the most characters in a cell; for ASCII that is the width.
+    """
+    if is_ascii:
+        widest = longest
+    else:
+        widest = max(map(len, compress(cells, map(str.isascii, cells))), default=0)
+        if widest < ceiling:
+            # A character takes at most two cells: measure the longest others first,
+            # and stop when no cell left can be wider (or after MEASURE_SAMPLE of them).
+            wide = sorted(filterfalse(str.isascii, cells), key=len, reverse=True)
+            for cell in wide[:MEASURE_SAMPLE]:
+                if widest >= ceiling or 2 * len(cell) <= widest:
+                    break
+                widest = max(widest, width(cell))
+    return max(floor, min(ceiling, widest))
+
+
+def column_cells(column: Column, rows: Sequence[Any]) -> tuple[list[str], bool, int]:
+    """The display text of one column for every row, cleaned and capped.
+
+    Returns:
+        The cells, whether they are all ASCII, and the most characters in one.
+    """
+    cells: list[Any] = list(map(column.get, rows))
+    try:
+        joined = "".join(cells)  # fails unless every value is a string already
+    except TypeError:
+        cells = [
+            value if value.__class__ is str else display_value(value, CELL_LIMIT) for value in cells
+        ]
+        joined = "".join(cells)
+    longest = max(map(len, cells), default=0)
+    # Almost every column is clean and short: check it as a whole, fix it if not.
+    if longest > CELL_LIMIT or not is_clean(joined, line=True):
+        cells = [display_value(cell, CELL_LIMIT) for cell in cells]
+        joined = "".join(cells)
+        longest = max(map(len, cells), default=0)
+    return cells, joined.isascii(), longest
+
+
+SAMPLE = 2_000
+"""Rows measured by :meth:`TableView.show`: the first ones and a spread of others."""
+
+
+def sample_widths(columns: Sequence[Column], rows: Sequence[Any], width: Width) -> list[int]:
+    """Column widths measured over a sample of ``rows``."""
+    step = max(1, len(rows) // SAMPLE)
+    sample = [*rows[:SAMPLE], *rows[SAMPLE::step]]
+    return [natural_width(column, *column_cells(column, sample), width) for column in columns]
+
+
+def natural_width(
+    column: Column, cells: list[str], is_ascii: bool, longest: int, width: Width
+) -> int:
+    ceiling = max(column.max_width, column.min_width, 1)
+    widest = measure_cells(cells, is_ascii, longest, 1, ceiling, width)
+    # Room for the label and a sort mark, within the column's limits.
+    label = min(width(clean_line(column.label)) + MARK_WIDTH, ceiling)
+    return max(widest, label, column.min_width, 1)

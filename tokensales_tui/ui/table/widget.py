@@ -1,0 +1,709 @@
+"""The resource table widget: a virtualised, filterable, sortable table of server objects.
+
+Textual's ``DataTable`` builds renderables per cell and takes seconds to load
+100,000 rows. :class:`ResourceTable` draws only the visible lines (a ``ScrollView``
+with ``render_line``) from a :class:`~.model.TableView`, which decides which rows are
+shown and in which order; the widget keeps the cursor, the column layout and a cache
+of drawn lines.
+
+Cells are server data: they go through :func:`~tokensales_tui.clean.display_value`
+and are drawn as plain ``Segment`` text, never as markup.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ...clean import ELLIPSIS, clean_line, display_value
+from .cells import CELL_LIMIT, Column
+from .model import EMPTY_MESSAGE, PreparedRows, TableView
+
+__all__ = ["ResourceTable"]
+
+SORT_MARKS = {False: " ▲", True: " ▼"}
+
+
+@dataclass(slots=True)
+class _Palette:
+    """Rich styles of one render pass."""
+
+    base: Style
+    header: Style
+    even: Style
+    cursor: Style
+    empty: Style
+
+
+def _fit(cell: str, width: int, right: bool) -> str:
+    """Pad or truncate ``cell`` to exactly ``width`` cells."""
+    if cell.isascii():
+        size = len(cell)
+        if size > width:
+            return cell[: width - 1] + ELLIPSIS
+        if size == width:
+            return cell
+        return cell.rjust(width) if right else cell.ljust(width)
+    size = cell_len(cell)
+    if size > width:
+        return set_cell_size(cell, width - 1) + ELLIPSIS
+    padding = " " * (width - size)
+    return padding + cell if right else cell + padding
+
+
+def _join_cells(cells: Iterable[str], widths: Sequence[int], rights: Sequence[bool]) -> str:
+    """One table line: a margin, then each cell fitted to its column, one space apart."""
+    if not widths:
+        return ""
+    return " " + " ".join(map(_fit, cells, widths, rights)) + " "
+
+
+def _is_narrow(line: str) -> bool:
+    """True if every character of ``line`` takes exactly one cell (so slicing crops)."""
+    return line.isascii() or line.replace(ELLIPSIS, "").isascii()
+
+
+@dataclass(eq=False)
+class _TableMessage(Message):
+    """Base of the table's messages: they carry the table that sent them."""
+
+    table: ResourceTable
+
+    @property
+    def control(self) -> ResourceTable:
+        """The table that sent the message."""
+        return self.table
+
+
+class ResourceTable(ScrollView, can_focus=True):
+    """A fast, filterable, sortable table of server objects.
+
+    Call :meth:`set_data` with the columns and the row objects; the table shows
+    the rows matching :meth:`set_filter`, in the order of :meth:`sort_by`.
+    The first line is a header that stays put when the body scrolls vertically.
+    """
+
+    DEFAULT_CSS = """
+    ResourceTable {
+        background: $surface;
+        color: $foreground;
+        height: 1fr;
+        &:focus {
+            background-tint: $foreground 5%;
+            & > .resource-table--cursor {
+                background: $block-cursor-background;
+                color: $block-cursor-foreground;
+                text-style: $block-cursor-text-style;
+            }
+        }
+        & > .resource-table--header {
+            text-style: bold;
+            background: $panel;
+            color: $foreground;
+        }
+        & > .resource-table--cursor {
+            background: $block-cursor-blurred-background;
+            color: $block-cursor-blurred-foreground;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        & > .resource-table--even {
+            background: $surface-lighten-1 50%;
+        }
+        &:dark > .resource-table--even {
+            background: $surface-darken-1 40%;
+        }
+        & > .resource-table--empty {
+            color: $text-muted;
+            text-style: italic;
+        }
+    }
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "resource-table--header",
+        "resource-table--cursor",
+        "resource-table--even",
+        "resource-table--empty",
+    }
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "cursor_up", "Previous row", show=False, id="resource_table.up"),
+        Binding("down", "cursor_down", "Next row", show=False, id="resource_table.down"),
+        Binding("pageup", "cursor_page_up", "Page up", show=False, id="resource_table.pageup"),
+        Binding(
+            "pagedown", "cursor_page_down", "Page down", show=False, id="resource_table.pagedown"
+        ),
+        Binding("home", "cursor_first", "First row", show=False, id="resource_table.home"),
+        Binding("end", "cursor_last", "Last row", show=False, id="resource_table.end"),
+        Binding("enter", "select_cursor", "Open", id="resource_table.select"),
+    ]
+
+    ALLOW_SELECT = False  # clicks move the cursor; they do not select text
+
+    @dataclass(eq=False)
+    class RowHighlighted(_TableMessage):
+        """The cursor moved to another row (``row`` is None when nothing is shown)."""
+
+        row: Any
+        cursor_row: int
+
+    @dataclass(eq=False)
+    class RowSelected(_TableMessage):
+        """A row was chosen: enter, a click on the highlighted row, or a double click."""
+
+        row: Any
+
+    @dataclass(eq=False)
+    class SortChanged(_TableMessage):
+        """The sort column or direction changed (``column_key`` None: unsorted)."""
+
+        column_key: str | None
+        reverse: bool
+
+    @dataclass(eq=False)
+    class FilterChanged(_TableMessage):
+        """The rows in view changed: a new filter or new data."""
+
+        filter_text: str
+        shown: int
+        total: int
+
+    def __init__(
+        self,
+        columns: Sequence[Column] = (),
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+        disabled: bool = False,
+    ) -> None:
+        """Create an empty table.
+
+        Args:
+            columns: Initial columns (rows come with :meth:`set_data`).
+            name: Name of the widget.
+            id: ID of the widget in the DOM.
+            classes: Space-separated CSS classes.
+            disabled: Whether the widget is disabled.
+        """
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        self._data = TableView(cell_len)
+        self._widths: list[int] = []
+        self._starts: list[int] = []
+        self._rights: list[bool] = []
+        self._total_width = 0
+        self._cursor = 0
+        self._posted_row: object = _NOTHING
+        self._click_selected = False
+        self._palette: _Palette | None = None
+        self._header_text: str | None = None
+        self._line_cache: LRUCache[tuple[int, bool, int, int], Strip] = LRUCache(1024)
+        self._data.set_columns(columns)
+        self._layout()
+
+    @property
+    def model(self) -> TableView:
+        """The rows, filter and sort this table draws."""
+        return self._data
+
+    # --- state ---------------------------------------------------------------------
+
+    @property
+    def columns(self) -> tuple[Column, ...]:
+        """The columns, in display order."""
+        return self._data.columns
+
+    @property
+    def rows(self) -> Sequence[Any]:
+        """Every row object, in the order given to :meth:`set_data` (filter and sort aside)."""
+        return self._data.rows
+
+    @property
+    def total_count(self) -> int:
+        """Number of rows in the data."""
+        return len(self._data.rows)
+
+    @property
+    def shown_count(self) -> int:
+        """Number of rows matching the filter."""
+        return len(self._data.view)
+
+    @property
+    def filter_text(self) -> str:
+        """The current filter, as typed."""
+        return self._data.filter
+
+    @property
+    def sort_column(self) -> str | None:
+        """Key of the sort column, or None when unsorted."""
+        return self._data.sort[0] if self._data.sort else None
+
+    @property
+    def sort_reverse(self) -> bool:
+        """Whether the sort is descending."""
+        return self._data.sort[1] if self._data.sort else False
+
+    @property
+    def cursor_row(self) -> int:
+        """Position of the cursor among the shown rows."""
+        return self._cursor
+
+    @cursor_row.setter
+    def cursor_row(self, value: int) -> None:
+        self._move_cursor(value)
+
+    @property
+    def highlighted(self) -> Any:
+        """The row object under the cursor, or None when no row is shown."""
+        if not self._data.view:
+            return None
+        return self._data.rows[self._data.view[self._cursor]]
+
+    @property
+    def shown_rows(self) -> list[Any]:
+        """The row objects in view, in display order."""
+        rows = self._data.rows
+        return [rows[position] for position in self._data.view]
+
+    @property
+    def empty_reason(self) -> str | None:
+        """Why no rows are shown, or None when there are rows."""
+        if self._data.view:
+            return None
+        if not self._data.rows:
+            return EMPTY_MESSAGE
+        return f"No rows match “{clean_line(self._data.filter)}” — press escape to clear"
+
+    def cells_at(self, cursor_row: int) -> tuple[str, ...]:
+        """The cleaned display text of the row shown at ``cursor_row``."""
+        row = self._data.rows[self._data.view[cursor_row]]
+        return tuple(display_value(column.get(row), CELL_LIMIT) for column in self._data.columns)
+
+    # --- data ----------------------------------------------------------------------
+
+    def set_data(
+        self,
+        columns: Sequence[Column],
+        rows: Sequence[Any],
+        *,
+        keep_cursor_key: Callable[[Any], object] | None = None,
+    ) -> None:
+        """Replace the columns and rows, keeping the filter and the sort.
+
+        ``rows`` is kept, not copied: do not change it (or its objects) afterwards,
+        hand the table a new sequence instead.
+
+        Args:
+            columns: Columns to show.
+            rows: Row objects; each column's ``get`` reads its value from one.
+            keep_cursor_key: Identity of a row (e.g. its id); when given, the cursor
+                stays on the row with the same identity if it is still shown.
+        """
+        self.set_prepared(self.prepare(columns, rows), keep_cursor_key=keep_cursor_key)
+
+    def prepare(self, columns: Sequence[Column], rows: Sequence[Any]) -> PreparedRows:
+        """Measure and index ``rows`` for :meth:`set_prepared`; safe to run in a thread."""
+        return self._data.prepare(columns, rows)
+
+    def set_prepared(
+        self, prepared: PreparedRows, *, keep_cursor_key: Callable[[Any], object] | None = None
+    ) -> None:
+        """Show rows prepared by :meth:`prepare`, keeping the filter and the sort.
+
+        This is :meth:`set_data` without the work that grows with the rows, which a
+        caller can do beforehand in a thread.
+
+        Args:
+            prepared: The rows, columns, widths and index.
+            keep_cursor_key: As for :meth:`set_data`.
+        """
+        previous, previous_place = self.highlighted, self._cursor
+        self._posted_row = _NOTHING  # holding an old row would keep all its body
+        if self._data.load(prepared):
+            self.post_message(self.SortChanged(self, None, False))
+        self._after_view_change(self._cursor_after(previous, previous_place, keep_cursor_key))
+
+    def show_rows(
+        self,
+        columns: Sequence[Column],
+        rows: Sequence[Any],
+        *,
+        keep_cursor_key: Callable[[Any], object] | None = None,
+    ) -> bool:
+        """Show new rows at once, before :meth:`prepare` has measured and indexed them.
+
+        Column widths come from a sample of the rows, and the search index is missing
+        until :meth:`set_prepared` brings it (a filter or sort asked for meanwhile
+        builds it on the spot). Only without a filter or sort in effect: those need the
+        index to show anything right.
+
+        Args:
+            columns: Columns to show.
+            rows: Row objects; give the same sequence to :meth:`prepare`.
+            keep_cursor_key: As for :meth:`set_data`.
+
+        Returns:
+            Whether the rows are shown (False: a filter or a sort is in effect).
+        """
+        if not self._data.can_show():
+            return False
+        previous, previous_place = self.highlighted, self._cursor
+        self._posted_row = _NOTHING  # holding an old row would keep all its body
+        self._data.show(columns, rows)
+        self._after_view_change(self._cursor_after(previous, previous_place, keep_cursor_key))
+        return True
+
+    def _cursor_after(self, previous: Any, place: int, key: Callable[[Any], object] | None) -> int:
+        """Where the cursor goes once the rows changed: on the same object, if asked and shown."""
+        view = self._data.view
+        cursor = min(place, len(view) - 1)
+        if previous is not None and key is not None and view:
+            found = self._data.find(key, key(previous), place)
+            if found >= 0:
+                cursor = found
+        return cursor
+
+    def _layout(self) -> None:
+        """Fit the measured widths into the width on screen.
+
+        When the columns are wider than the table, the widest ones give up cells first,
+        down to their ``min_width``; only then does the table scroll sideways.
+        """
+        columns = self._data.columns
+        widths = list(self._data.natural)
+        self._rights = [column.align == "right" for column in columns]
+        available = self.size.width if self.is_mounted else 0
+        if available and len(self._data.view) + 1 > self.size.height:
+            available -= self.styles.scrollbar_size_vertical  # room for the scrollbar
+        if available > 0:
+            excess = sum(widths) + len(widths) + 1 - available
+            floors = [max(column.min_width, 3) for column in columns]
+            while excess > 0:
+                # The widest column gives up a cell first, so short columns stay whole.
+                place = max(
+                    (i for i in range(len(widths)) if widths[i] > floors[i]),
+                    key=lambda i: widths[i],
+                    default=-1,
+                )
+                if place < 0:
+                    break
+                widths[place] -= 1
+                excess -= 1
+        self._widths = widths
+        self._starts = []
+        x = 1
+        for width in widths:
+            self._starts.append(x)
+            x += width + 1
+        self._total_width = x if widths else 0
+        self._header_text = None
+
+    def move_cursor_to(self, predicate: Callable[[Any], bool]) -> bool:
+        """Highlight the first shown row for which ``predicate`` is true.
+
+        Args:
+            predicate: Test applied to row objects.
+
+        Returns:
+            True if a row was found (and highlighted).
+        """
+        rows = self._data.rows
+        for place, position in enumerate(self._data.view):
+            if predicate(rows[position]):
+                self._move_cursor(place)
+                return True
+        return False
+
+    # --- filter --------------------------------------------------------------------
+
+    def set_filter(self, text: str) -> None:
+        """Show only rows containing ``text`` in any column, ignoring case.
+
+        Args:
+            text: The filter; empty shows every row.
+        """
+        view = self._data.view
+        highlighted = view[self._cursor] if view else None
+        if not self._data.set_filter(text):
+            return
+        cursor = 0
+        if highlighted is not None and self._data.matches(highlighted):
+            cursor = self._data.view.index(highlighted)  # the highlighted row is still shown
+        self._after_view_change(cursor)
+
+    # --- sort ----------------------------------------------------------------------
+
+    def sort_by(self, column_key: str | None, reverse: bool = False) -> None:
+        """Sort the rows by a column, or restore the server's order.
+
+        Args:
+            column_key: Key of the column, or None for no sort.
+            reverse: Sort descending.
+
+        Raises:
+            KeyError: When no column has ``column_key``.
+        """
+        view = self._data.view
+        highlighted = view[self._cursor] if view else None
+        if not self._data.sort_by(column_key, reverse):
+            return
+        self._header_text = None
+        cursor = 0 if highlighted is None else self._data.view.index(highlighted)
+        sorted_now = self._data.sort is not None
+        self.post_message(self.SortChanged(self, column_key, reverse if sorted_now else False))
+        self._after_view_change(cursor, counts_changed=False)
+
+    def cycle_sort(self) -> None:
+        """Sort by the next column; after the last one, go back to unsorted."""
+        if self._data.columns:
+            self.sort_by(*self._data.next_sort())
+
+    def reverse_sort(self) -> None:
+        """Flip the direction of the current sort (nothing when unsorted)."""
+        if self._data.sort is not None:
+            self.sort_by(self._data.sort[0], not self._data.sort[1])
+
+    # --- cursor --------------------------------------------------------------------
+
+    def _after_view_change(self, cursor: int, *, counts_changed: bool = True) -> None:
+        """Refresh everything after the data, filter or sort changed."""
+        self._line_cache.clear()
+        self._cursor = max(0, min(cursor, len(self._data.view) - 1))
+        self._layout()  # the row count decides whether a scrollbar takes room
+        self.virtual_size = Size(self._total_width, len(self._data.view) + 1)
+        self._scroll_cursor_into_view()
+        self.refresh()
+        if counts_changed:
+            self.post_message(
+                self.FilterChanged(
+                    self, self._data.filter, len(self._data.view), len(self._data.rows)
+                )
+            )
+        self._post_highlighted()
+
+    def _post_highlighted(self) -> None:
+        row = self.highlighted
+        if row is not self._posted_row:
+            self._posted_row = row
+            self.post_message(self.RowHighlighted(self, row, self._cursor))
+
+    def _move_cursor(self, cursor: int) -> None:
+        if not self._data.view:
+            return
+        cursor = max(0, min(cursor, len(self._data.view) - 1))
+        if cursor == self._cursor:
+            return
+        old, self._cursor = self._cursor, cursor
+        self._click_selected = False
+        self._refresh_row(old)
+        self._refresh_row(cursor)
+        self._scroll_cursor_into_view()
+        self._post_highlighted()
+
+    def _refresh_row(self, place: int) -> None:
+        if 0 <= place - round(self.scroll_y) < self.size.height:
+            self.refresh_line(place + 1)  # the header takes virtual line 0
+
+    @property
+    def _body_height(self) -> int:
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def _scroll_cursor_into_view(self) -> None:
+        """Scroll as little as needed to show the cursor (and no space past the end)."""
+        if not self.is_mounted or self.size.height < 2:
+            return  # laid out later: _on_resize scrolls then
+        body = self._body_height
+        top = min(round(self.scroll_y), max(0, len(self._data.view) - body))
+        if self._cursor < top:
+            top = self._cursor
+        elif self._cursor >= top + body:
+            top = self._cursor - body + 1
+        if top != round(self.scroll_y):
+            self.scroll_to(y=top, animate=False, force=True)
+
+    def action_cursor_up(self) -> None:
+        """Highlight the previous row."""
+        self._move_cursor(self._cursor - 1)
+
+    def action_cursor_down(self) -> None:
+        """Highlight the next row."""
+        self._move_cursor(self._cursor + 1)
+
+    def action_cursor_page_up(self) -> None:
+        """Move the cursor and the view one page up."""
+        body = self._body_height
+        self.scroll_to(y=max(0, round(self.scroll_y) - body), animate=False, force=True)
+        self._move_cursor(self._cursor - body)
+
+    def action_cursor_page_down(self) -> None:
+        """Move the cursor and the view one page down."""
+        body = self._body_height
+        self.scroll_to(y=round(self.scroll_y) + body, animate=False, force=True)
+        self._move_cursor(self._cursor + body)
+
+    def action_cursor_first(self) -> None:
+        """Highlight the first row."""
+        self._move_cursor(0)
+
+    def action_cursor_last(self) -> None:
+        """Highlight the last row."""
+        self._move_cursor(len(self._data.view) - 1)
+
+    def action_select_cursor(self) -> None:
+        """Post :class:`RowSelected` for the highlighted row."""
+        row = self.highlighted
+        if row is not None:
+            self.post_message(self.RowSelected(self, row))
+
+    def action_cycle_sort(self) -> None:
+        """Sort by the next column (see :meth:`cycle_sort`)."""
+        self.cycle_sort()
+
+    def action_reverse_sort(self) -> None:
+        """Flip the sort direction (see :meth:`reverse_sort`)."""
+        self.reverse_sort()
+
+    # --- mouse ---------------------------------------------------------------------
+
+    def column_at(self, x: int) -> Column | None:
+        """The column drawn at content x (scroll included), or None."""
+        if not self._data.columns:
+            return None
+        place = bisect_right(self._starts, x + round(self.scroll_x)) - 1
+        return self._data.columns[max(place, 0)] if x + round(self.scroll_x) >= 1 else None
+
+    async def _on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        event.stop()
+        if offset.y == 0:
+            column = self.column_at(offset.x)
+            if column is not None:
+                same = self._data.sort is not None and self._data.sort[0] == column.key
+                self.sort_by(column.key, reverse=same and not self.sort_reverse)
+            return
+        place = round(self.scroll_y) + offset.y - 1
+        if not 0 <= place < len(self._data.view):
+            return
+        if place != self._cursor:
+            self._move_cursor(place)
+        elif event.chain == 1 or not self._click_selected:
+            self._click_selected = True
+            self.action_select_cursor()
+
+    # --- rendering -----------------------------------------------------------------
+
+    def notify_style_update(self) -> None:
+        # Called on focus, blur and theme changes: the cached lines hold old styles.
+        super().notify_style_update()
+        self._palette = None
+        self._line_cache.clear()
+
+    def _on_resize(self, event: events.Resize) -> None:
+        self._layout()
+        self._line_cache.clear()
+        self.virtual_size = Size(self._total_width, len(self._data.view) + 1)
+        self._scroll_cursor_into_view()
+
+    def _get_palette(self) -> _Palette:
+        palette = self._palette
+        if palette is None:
+            get = self.get_component_rich_style
+            base = self.rich_style
+            palette = self._palette = _Palette(
+                base=base,
+                header=base + get("resource-table--header"),
+                even=base + get("resource-table--even"),
+                cursor=base + get("resource-table--cursor"),
+                empty=base + get("resource-table--empty"),
+            )
+        return palette
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # Styles may change between passes (focus, theme); read them once per pass.
+        self._palette = None
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        """Draw one line: the header at y=0, then the visible rows."""
+        width = self.size.width
+        palette = self._get_palette()
+        scroll_x = round(self.scroll_x)
+        if y == 0:
+            return self._render_header(width, scroll_x, palette)
+        view = self._data.view
+        if not view:
+            return self._render_empty(y, width, palette)
+        place = round(self.scroll_y) + y - 1
+        if place >= len(view):
+            return Strip.blank(width, palette.base)
+        is_cursor = place == self._cursor
+        cache_key = (place, is_cursor, scroll_x, width)
+        strip = self._line_cache.get(cache_key)
+        if strip is None:
+            style = palette.cursor if is_cursor else palette.even if place % 2 else palette.base
+            strip = self._crop(self._row_text(view[place]), style, scroll_x, width)
+            self._line_cache.set(cache_key, strip)
+        return strip
+
+    def _row_text(self, position: int) -> str:
+        row = self._data.rows[position]
+        cells = [display_value(column.get(row), CELL_LIMIT) for column in self._data.columns]
+        return _join_cells(cells, self._widths, self._rights)
+
+    def _crop(self, line: str, style: Style, scroll_x: int, width: int) -> Strip:
+        if len(line) == self._total_width and _is_narrow(line):
+            # One character per cell: slicing is cropping.
+            text = line[scroll_x : scroll_x + width]
+            strip = Strip([Segment(text, style)], len(text))
+        else:
+            strip = Strip([Segment(line, style)], self._total_width).crop(
+                scroll_x, scroll_x + width
+            )
+        return strip.extend_cell_length(width, style) if strip.cell_length < width else strip
+
+    def _render_header(self, width: int, scroll_x: int, palette: _Palette) -> Strip:
+        if self._header_text is None:
+            labels = [
+                clean_line(column.label)
+                + (
+                    SORT_MARKS[self._data.sort[1]]
+                    if self._data.sort and self._data.sort[0] == column.key
+                    else ""
+                )
+                for column in self._data.columns
+            ]
+            self._header_text = _join_cells(labels, self._widths, self._rights)
+        return self._crop(self._header_text, palette.header, scroll_x, width)
+
+    def _render_empty(self, y: int, width: int, palette: _Palette) -> Strip:
+        if y != 1 + (self._body_height - 1) // 2:
+            return Strip.blank(width, palette.base)
+        message = self.empty_reason or ""
+        if cell_len(message) > width:
+            message = set_cell_size(message, max(width - 1, 0)) + ELLIPSIS if width else ""
+        left = max(0, (width - cell_len(message)) // 2)
+        return Strip(
+            [Segment(" " * left, palette.base), Segment(message, palette.empty)]
+        ).extend_cell_length(width, palette.base)
+
+
+class _Nothing:
+    """Marks "no highlight posted yet" (distinct from a None row)."""
+
+
+_NOTHING = _Nothing()
