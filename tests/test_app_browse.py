@@ -290,3 +290,16 @@ async def test_a_far_retry_after_is_capped_and_the_user_is_told() -> None:
         assert "the server asked for 86,400 s" in screen_text(app)
         await pilot.press("escape")  # stops waiting
         await wait_for(lambda: "cancelled" in screen_text(app), pilot)
+
+
+async def test_q_in_the_detail_view_goes_back_and_quits_only_from_the_main_screen() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2", "enter")
+        assert type(app.screen).__name__ == "DetailScreen"
+        await pilot.press("q")
+        assert type(app.screen).__name__ == "BrowseScreen"
+        assert app.is_running
+        await pilot.press("q")
+        await wait_for(lambda: not app.is_running, pilot)

@@ -11,15 +11,8 @@ from textual.geometry import Offset
 from textual.pilot import Pilot
 
 from tokensales_tui.api.errors import NotFoundError
-from tokensales_tui.ui.screens.detail import (
-    CAPPED_NOTICE,
-    FETCHING,
-    MAX_CHARS,
-    MAX_LINES,
-    DetailScreen,
-    full_json,
-    preview_json,
-)
+from tokensales_tui.ui.json_text import MAX_CHARS, MAX_LINES
+from tokensales_tui.ui.screens.detail import CAPPED_NOTICE, FETCHING, DetailScreen
 
 MARKUP = "[@click=app.quit]x[/]"
 BROKEN = "a [/] b"
@@ -241,33 +234,3 @@ async def test_huge_objects_render_capped_and_say_so(raw: dict[str, object]) -> 
         assert view.virtual_size.height <= len(shown) + MAX_CHARS // width + 1  # wrapped rows
         await pilot.press("y")
         assert json.loads(app.clipboard) == raw
-
-
-def test_preview_matches_json_dumps_for_ordinary_objects() -> None:
-    raw = {"a": [], "b": {}, "c": [1, 2.5, None, True, {"d": "é"}], "e": {"f": [[]]}}
-    preview = preview_json(raw)
-    assert preview.lines == json.dumps(raw, indent=2, ensure_ascii=False).split("\n")
-    assert not preview.capped
-    assert json.loads("\n".join(preview.lines)) == raw
-
-
-def test_preview_caps_strings_depth_and_size() -> None:
-    deep: dict[str, object] = {}
-    cursor = deep
-    for _ in range(60):
-        cursor["d"] = {"x": 1}
-        cursor = cursor["d"]  # type: ignore[assignment]
-    preview = preview_json({"s": "x" * 10_005, "deep": deep})
-    assert preview.capped
-    assert f'  "s": "{"x" * 10_000}… (5 more characters)",' in preview.lines
-    assert any(line.strip() == '"d": {…}' for line in preview.lines)
-
-    many = preview_json(list(range(5_000)))
-    assert many.capped and len(many.lines) == 2_001 and many.lines[-1] == "…"
-
-
-def test_full_json_escapes_unsafe_characters_but_round_trips() -> None:
-    raw = {"x": "\x9b\u2028\u202e\ud800\x7f"}
-    text = full_json(raw)
-    assert text.isascii()
-    assert json.loads(text) == raw

@@ -47,6 +47,7 @@ from tokensales_tui.api import shapes
 from tokensales_tui.api.client import _convert, _ListParser
 from tokensales_tui.api.errors import UnexpectedResponse
 from tokensales_tui.api.models import Asset, Collection, Item, Model, Webhook
+from tokensales_tui.ui.json_text import preview_json
 from tokensales_tui.ui.resources import (
     ASSETS,
     COLLECTIONS,
@@ -56,8 +57,9 @@ from tokensales_tui.ui.resources import (
     Resource,
     payout_rows,
 )
-from tokensales_tui.ui.screens.detail import DetailScreen, JsonView, preview_json
+from tokensales_tui.ui.screens.detail import DetailScreen
 from tokensales_tui.ui.table.widget import ResourceTable
+from tokensales_tui.ui.widgets.json_view import JsonView
 
 T = TypeVar("T")
 
