@@ -28,6 +28,7 @@ from tokensales_tui.config import (
     upsert_profile,
     validate_url,
 )
+from tokensales_tui.files import atomic_write
 
 KEY = "key-5f1e2d9c"
 SECRET = "secret-8a7b6c5d"
@@ -234,7 +235,7 @@ def test_save_refuses_a_config_that_would_not_load(tmp_path: Path) -> None:
 def test_atomic_write_sets_mode_whatever_the_umask(tmp_path: Path) -> None:
     old = os.umask(0o077)
     try:
-        cfg.atomic_write(tmp_path / "records" / "payouts.json", b"[]", mode=0o640)
+        atomic_write(tmp_path / "records" / "payouts.json", b"[]", mode=0o640)
     finally:
         os.umask(old)
 
@@ -436,17 +437,11 @@ def test_cli_beats_environment_beats_file(full: ConfigFile) -> None:
     )
 
     assert (from_file.base_url, from_file.api_key.reveal()) == ("https://api.example.com", KEY)
-    assert (
-        from_file.source == "config file"
-        and from_file.read_only
-        and from_file.label == "PRODUCTION"
-    )
+    assert from_file.read_only and from_file.label == "PRODUCTION"
     assert (from_env.base_url, from_env.api_key.reveal()) == ("https://env.example", "env-key")
     assert from_env.auth_url == "https://auth.example.com"  # still from the file
     assert from_env.api_secret.reveal() == SECRET
-    assert from_env.source == "environment + config file"
     assert from_cli.base_url == "https://cli.example" and not from_cli.read_only
-    assert from_cli.source == "command line + environment + config file"
 
 
 def test_profile_name_precedence(full: ConfigFile) -> None:
@@ -485,7 +480,6 @@ def test_environment_alone_is_enough() -> None:
     assert (
         resolved.base_url == resolved.auth_url == resolved.console_url == "https://api.example.com"
     )
-    assert resolved.source == "environment"
     assert resolved.connection().api_secret.reveal() == SECRET
     assert resolved.connection().profile == "default"
     assert not cfg.config_path().exists()

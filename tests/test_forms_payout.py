@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from textual.widgets import Select
 
-from tokensales_tui.payout_record import PayoutRecord, record_path
+from tokensales_tui.payouts import PayoutRecord, record_path
 from tokensales_tui.ui.forms.payout import OTHER, PayoutForm
 
 from .apphelpers import loaded, rigged_app, wait_for

@@ -47,6 +47,7 @@ from tokensales_tui.api import shapes
 from tokensales_tui.api.client import _convert, _ListParser
 from tokensales_tui.api.errors import UnexpectedResponse
 from tokensales_tui.api.models import Asset, Collection, Item, Model, Webhook
+from tokensales_tui.payouts import payout_rows
 from tokensales_tui.ui.json_text import preview_json
 from tokensales_tui.ui.resources import (
     ASSETS,
@@ -55,7 +56,6 @@ from tokensales_tui.ui.resources import (
     PAYOUTS,
     WEBHOOKS,
     Resource,
-    payout_rows,
 )
 from tokensales_tui.ui.screens.detail import DetailScreen
 from tokensales_tui.ui.table.widget import ResourceTable

@@ -20,7 +20,7 @@ from .. import config
 from ..api.connection import host_of
 from ..clean import clean_line
 from ..debug_log import disable_debug_log, enable_debug_log
-from ..payout_record import PayoutRecord, PayoutRecordError
+from ..payouts import PayoutRecord, PayoutRecordError
 from ..session import Launch, Session, demo_session, profile_session
 from .keys import bound, every_binding_id, unknown_keymap_ids
 from .screens.browse import BrowseScreen

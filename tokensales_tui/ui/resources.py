@@ -14,6 +14,7 @@ from typing import Any
 
 from ..api import ApiClient
 from ..api.models import Asset, Collection, Item, Webhook
+from ..payouts import PayoutRow
 from .table.cells import Column, numeric_sort_key
 
 KeyFields = list[tuple[str, object]]
@@ -311,87 +312,6 @@ ASSETS = Resource(
 # --- payouts -------------------------------------------------------------------------
 
 
-@dataclass
-class PayoutRow:
-    """One payout setting: used by items, or a definition added from this app."""
-
-    id: str
-    type: str
-    name: str
-    chain: str
-    account: str
-    spender: str
-    used_by: int
-    source: str
-    raw: dict[str, Any]
-
-
-def payout_rows(items: Sequence[Item], added: Sequence[dict[str, Any]] = ()) -> list[PayoutRow]:
-    """Definitions added from here first, then the payout settings items use, with counts."""
-    rows: list[PayoutRow] = []
-    for index, definition in enumerate(added):
-        details = next(
-            (
-                definition[k]
-                for k in ("fiatDetails", "stablecoinDetails", "nativeDetails")
-                if isinstance(definition.get(k), dict)
-            ),
-            {},
-        )
-        rows.append(
-            PayoutRow(
-                id=f"added-{index + 1}",
-                type=str(definition.get("type", "")),
-                name=str(definition.get("name", "")),
-                chain=str(details.get("blockchainId", "")),
-                account=str(
-                    details.get("paymentProviderId")
-                    or details.get("tokenId")
-                    or details.get("provider")
-                    or ""
-                ),
-                spender=str(details.get("spender", "")),
-                used_by=0,
-                source="added from here",
-                raw=definition,
-            )
-        )
-    groups: dict[tuple[Any, ...], list[Item]] = {}
-    for item in items:
-        if item.payout is None:
-            continue
-        p = item.payout
-        key = (
-            p.type,
-            p.blockchain_id,
-            p.payment_provider_connected_account_id,
-            p.asset_id,
-            p.spender,
-        )
-        groups.setdefault(key, []).append(item)
-    for index, (key, members) in enumerate(sorted(groups.items(), key=lambda kv: -len(kv[1]))):
-        kind, chain, account, asset, spender = key
-        payout = members[0].raw.get("payout", {})
-        rows.append(
-            PayoutRow(
-                id=f"in-use-{index + 1}",
-                type=kind or "",
-                name="",
-                chain=chain or "",
-                account=account or asset or "",
-                spender=spender or "",
-                used_by=len(members),
-                source="used by items",
-                raw={
-                    "payout": payout,
-                    "usedBy": len(members),
-                    "items": [m.id for m in members[:50]],
-                },
-            )
-        )
-    return rows
-
-
 def _payout_columns(rows: Sequence[Any]) -> list[Column]:
     # Payout settings used by items have no name; the column shows once one is added here.
     named = any(p.name for p in rows)
@@ -502,5 +422,5 @@ COLLECTIONS = Resource(
 RESOURCES: tuple[Resource, ...] = (WEBHOOKS, ITEMS, ASSETS, PAYOUTS, COLLECTIONS)
 """The tabs, in order: keys 1 to 5."""
 
-__all__ = ["RESOURCES", "PayoutRow", "Resource", "inferred_columns", "payout_rows"]
+__all__ = ["RESOURCES", "Resource", "inferred_columns"]
 _ = Asset  # re-exported types used in annotations above

@@ -18,7 +18,8 @@ from textual.widgets import Input, Static
 
 from ..api import ApiError
 from ..clean import clean_line
-from .resources import PAYOUTS, Resource, payout_rows
+from ..payouts import payout_rows
+from .resources import PAYOUTS, Resource
 from .table.widget import ResourceTable
 
 if TYPE_CHECKING:

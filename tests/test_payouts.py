@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tokensales_tui import config
-from tokensales_tui.payout_record import (
+from tokensales_tui.payouts import (
     PayoutRecord,
     PayoutRecordError,
     record_path,

@@ -1,4 +1,6 @@
-"""The local record of payout definitions added from this app, one file per profile.
+"""Payout definitions: the local record of those added from here, and the Payouts tab's rows.
+
+The record keeps the payout definitions added from this app, one file per profile.
 
 The interface can add a payout definition but not list them, so the Payouts tab shows
 the ones added from here from this record. It lives in the platform data folder as
@@ -9,12 +11,17 @@ the ones added from here from this record. It lives in the platform data folder 
 Adding takes the file's lock, reads the file again and replaces it atomically, so two
 instances adding at once both keep their definition. A file that does not parse is
 reported (:class:`PayoutRecordError`) and never overwritten.
+
+The Payouts tab lists those definitions and, grouped, the payout settings the items
+use (:func:`payout_rows`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -22,10 +29,14 @@ from typing import Any, Final
 import msgspec
 
 from . import config
+from .api.models import Item
+from .files import atomic_write, locked, read_local_file
 
 __all__ = ["PayoutRecord", "PayoutRecordError", "record_path", "safe_profile_name"]
 
 VERSION: Final = 1
+MAX_RECORD_BYTES: Final = 16 * 1024 * 1024
+"""Largest record read; a bigger file is reported, not read."""
 _SAFE: Final = re.compile(r"[^A-Za-z0-9_-]")
 
 
@@ -101,13 +112,13 @@ class PayoutRecord:
             return entry
         path = self.path
         try:
-            with config.locked(path):
+            with locked(path):
                 definitions = self._read(path)  # again, under the lock
                 definitions.append(entry)
                 data = msgspec.json.format(
                     msgspec.json.encode(_File(VERSION, definitions)), indent=2
                 )
-                config.atomic_write(path, data + b"\n")
+                atomic_write(path, data + b"\n")
         except OSError as error:
             raise PayoutRecordError(
                 f"the payout record {path} could not be written: {error.strerror or error}"
@@ -117,7 +128,7 @@ class PayoutRecord:
     @staticmethod
     def _read(path: Path) -> list[dict[str, Any]]:
         try:
-            data = path.read_bytes()
+            data = read_local_file(path, limit=MAX_RECORD_BYTES)
         except FileNotFoundError:
             return []
         except OSError as error:
@@ -141,3 +152,87 @@ class PayoutRecord:
 
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# --- the Payouts tab's rows ---------------------------------------------------------
+
+
+@dataclass
+class PayoutRow:
+    """One payout setting: used by items, or a definition added from this app."""
+
+    id: str
+    type: str
+    name: str
+    chain: str
+    account: str
+    spender: str
+    used_by: int
+    source: str
+    raw: dict[str, Any]
+
+
+def payout_rows(items: Sequence[Item], added: Sequence[dict[str, Any]] = ()) -> list[PayoutRow]:
+    """Definitions added from here first, then the payout settings items use, with counts."""
+    rows: list[PayoutRow] = []
+    for index, definition in enumerate(added):
+        details: dict[str, Any] = next(
+            (
+                definition[k]
+                for k in ("fiatDetails", "stablecoinDetails", "nativeDetails")
+                if isinstance(definition.get(k), dict)
+            ),
+            {},
+        )
+        rows.append(
+            PayoutRow(
+                id=f"added-{index + 1}",
+                type=str(definition.get("type", "")),
+                name=str(definition.get("name", "")),
+                chain=str(details.get("blockchainId", "")),
+                account=str(
+                    details.get("paymentProviderId")
+                    or details.get("tokenId")
+                    or details.get("provider")
+                    or ""
+                ),
+                spender=str(details.get("spender", "")),
+                used_by=0,
+                source="added from here",
+                raw=definition,
+            )
+        )
+    groups: dict[tuple[Any, ...], list[Item]] = {}
+    for item in items:
+        if item.payout is None:
+            continue
+        p = item.payout
+        key = (
+            p.type,
+            p.blockchain_id,
+            p.payment_provider_connected_account_id,
+            p.asset_id,
+            p.spender,
+        )
+        groups.setdefault(key, []).append(item)
+    for index, (key, members) in enumerate(sorted(groups.items(), key=lambda kv: -len(kv[1]))):
+        kind, chain, account, asset, spender = key
+        payout = members[0].raw.get("payout", {})
+        rows.append(
+            PayoutRow(
+                id=f"in-use-{index + 1}",
+                type=kind or "",
+                name="",
+                chain=chain or "",
+                account=account or asset or "",
+                spender=spender or "",
+                used_by=len(members),
+                source="used by items",
+                raw={
+                    "payout": payout,
+                    "usedBy": len(members),
+                    "items": [m.id for m in members[:50]],
+                },
+            )
+        )
+    return rows

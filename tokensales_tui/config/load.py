@@ -1,0 +1,289 @@
+"""Reading the config file: TOML parsing and validation, with errors that name a line and column.
+
+:func:`load_config` returns an empty :class:`~.schema.ConfigFile` when the file is missing
+and raises :class:`~.schema.ConfigError` (with path, line and column where known) when it
+is not valid. :func:`permission_warnings` says separately whether the file or its folder
+is open to others.
+"""
+
+from __future__ import annotations
+
+import codecs
+import difflib
+import json
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Final
+
+import msgspec
+
+from ..files import read_local_file
+from .schema import (
+    BOOL_FIELDS,
+    SECRET_FIELDS,
+    URL_FIELDS,
+    ConfigError,
+    ConfigFile,
+    Profile,
+    TopLevel,
+    config_path,
+    dec_hook,
+    validate_url,
+)
+
+__all__ = ["MAX_CONFIG_BYTES", "load_config", "parse_config", "permission_warnings"]
+
+MAX_CONFIG_BYTES: Final = 1024 * 1024
+"""Largest config file read; a bigger one is refused with a message, not read."""
+
+
+def load_config(path: Path | None = None) -> ConfigFile:
+    """Read and validate the config file; a missing file gives an empty :class:`ConfigFile`."""
+    target = path or config_path()
+    try:
+        data = read_local_file(target, limit=MAX_CONFIG_BYTES)
+    except FileNotFoundError:
+        return ConfigFile()
+    except OSError as exc:
+        raise ConfigError(f"cannot read the file: {exc.strerror or exc}", path=target) from None
+    return parse_config(data, path=target)
+
+
+def parse_config(data: bytes, *, path: Path | None = None) -> ConfigFile:
+    """Parse and validate the bytes of a config file; ``path`` is only used in errors."""
+    text = _decode(data, path)
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise _toml_error(exc, text, path) from None
+    return _Validator(text, path).config(raw)
+
+
+def permission_warnings(path: Path | None = None) -> list[str]:
+    """Warnings, one line each, when the config file or its folder is open to other users.
+
+    The next save writes the file as 0600; the folder is only changed when the app created it.
+    """
+    target = path or config_path()
+    warnings = []
+    for item, fix in ((target, "600"), (Path(os.path.realpath(target)).parent, "700")):
+        try:
+            mode = item.stat().st_mode & 0o777
+        except OSError:
+            continue
+        if mode & 0o077:
+            warnings.append(
+                f"{item} can be accessed by other users (mode {mode:04o}) and holds API"
+                f" secrets; run: chmod {fix} {item}"
+            )
+    return warnings
+
+
+def _decode(data: bytes, path: Path | None) -> str:
+    if data.startswith(codecs.BOM_UTF8):
+        raise ConfigError(
+            "the file starts with a byte order mark (BOM), which TOML does not allow;"
+            " save it as UTF-8 without BOM",
+            path=path,
+            line=1,
+            column=1,
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        raise ConfigError(
+            f"byte 0x{data[exc.start]:02x} is not valid UTF-8; save the file as UTF-8",
+            path=path,
+            line=data.count(b"\n", 0, exc.start) + 1,
+            column=len(data[line_start : exc.start].decode("utf-8")) + 1,
+        ) from None
+
+
+_TOML_WHERE: Final = re.compile(r"(?s)(.*) \(at (?:line (\d+), column (\d+)|end of document)\)")
+
+
+def _toml_error(exc: tomllib.TOMLDecodeError, text: str, path: Path | None) -> ConfigError:
+    # Python 3.14 adds lineno/colno; 3.11-3.13 only put them into the message.
+    message = str(exc)
+    line: int | None = getattr(exc, "lineno", None)
+    column: int | None = getattr(exc, "colno", None)
+    if match := _TOML_WHERE.fullmatch(message):
+        message = match[1]
+        if line is None and match[2]:
+            line, column = int(match[2]), int(match[3])
+        elif line is None:
+            lines = text.split("\n")
+            line, column = len(lines), len(lines[-1]) + 1
+    if message == "Illegal character '\\n'":
+        message += " (is a closing quote missing?)"
+    elif message.startswith("Cannot overwrite") or message.endswith("twice"):
+        message += " (a key or table is defined twice)"
+    return ConfigError(f"not valid TOML: {message}", path=path, line=line, column=column)
+
+
+class _Validator:
+    """Turns parsed TOML into a :class:`ConfigFile`, with located, readable errors."""
+
+    def __init__(self, text: str, path: Path | None) -> None:
+        self.text = text
+        self.path = path
+
+    def config(self, raw: dict[str, Any]) -> ConfigFile:
+        try:
+            top = msgspec.convert(raw, TopLevel)
+        except msgspec.ValidationError as exc:
+            raise self._translate(exc, raw, ()) from None
+        profiles = {name: self.profile(name, table) for name, table in top.profiles.items()}
+        default = top.default_profile
+        if default is not None and default not in profiles:
+            raise self.error(
+                f"default_profile {json.dumps(default)} is not a profile in this file;"
+                f" {existing_profiles(list(profiles))}",
+                (),
+                "default_profile",
+            )
+        return ConfigFile(default_profile=default, profiles=profiles, keymap=top.keymap)
+
+    def profile(self, name: str, raw: object) -> Profile:
+        table = ("profiles", name)
+        if not name:
+            raise self.error("profile names must not be empty", table)
+        if not isinstance(raw, dict):
+            raise self.error(
+                f"{table_title(name)} must be a table of settings", ("profiles",), name
+            )
+        try:
+            profile = msgspec.convert(raw, Profile, dec_hook=dec_hook)
+        except msgspec.ValidationError as exc:
+            raise self._translate(exc, raw, table) from None
+        urls = {}
+        for field in URL_FIELDS:
+            value = getattr(profile, field)
+            if value is None:
+                continue
+            try:
+                urls[field] = validate_url(
+                    value,
+                    field=f"{table_title(name)} {field}",
+                    allow_insecure_http=profile.allow_insecure_http,
+                )
+            except ConfigError as exc:
+                raise self.error(exc.message, table, field) from None
+        return msgspec.structs.replace(profile, **urls)
+
+    def error(self, message: str, table: tuple[str, ...], key: str | None = None) -> ConfigError:
+        line, column = _locate(self.text, table, key)
+        return ConfigError(message, path=self.path, line=line, column=column)
+
+    def _translate(
+        self, exc: msgspec.ValidationError, raw: dict[str, Any], table: tuple[str, ...]
+    ) -> ConfigError:
+        struct = Profile if table else TopLevel
+        fields = list(struct.__struct_fields__)
+        where = f"in {table_title(table[1])}" if table else "at the top level"
+        prefix = f"{table_title(table[1])} " if table else ""
+        text = str(exc)
+        if match := re.match(r"Object contains unknown field `(.*)`", text):
+            key = match[1]
+            close = difflib.get_close_matches(key, fields, n=1)
+            hint = (
+                f' — did you mean "{close[0]}"?' if close else f"; known keys: {', '.join(fields)}"
+            )
+            return self.error(f"unknown key {json.dumps(key)} {where}{hint}", table, key)
+        if match := re.match(r"Object missing required field `(.*)`", text):
+            field = match[1]
+            example = f', e.g. {field} = "https://api.example.com"' if field in URL_FIELDS else ""
+            return self.error(f"{prefix}needs {field}{example}", table)
+        match = re.search(r" - at `\$\.([A-Za-z_]+)", text)
+        key = match[1] if match else None
+        if key is None:  # not expected; keep msgspec's words, which hold no values here
+            return self.error(f"{prefix}{text}", table)
+        if key == "profiles":
+            return self.error("profiles must be a set of [profiles.NAME] tables", table, key)
+        expected = "true or false" if key in BOOL_FIELDS else "text in quotes"
+        if key in SECRET_FIELDS:
+            return self.error(f"{prefix}{key} must be {expected}", table, key)
+        shown = _show(raw.get(key))
+        return self.error(f"{prefix}{key} must be {expected}, not {shown}", table, key)
+
+
+def _show(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value if len(value) <= 40 else value[:40] + "…", ensure_ascii=False)
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    return "a date or time"
+
+
+_BARE_KEY: Final = re.compile(r"[A-Za-z0-9_-]+")
+_KEY_PART: Final = re.compile(r'"((?:[^"\\]|\\.)*)"|\'([^\']*)\'|([A-Za-z0-9_-]+)')
+
+
+def table_title(name: str) -> str:
+    """``[profiles.NAME]``, quoting the name as TOML would need it."""
+    return f"[profiles.{name if _BARE_KEY.fullmatch(name) else json.dumps(name)}]"
+
+
+def existing_profiles(names: list[str]) -> str:
+    if not names:
+        return "there are no [profiles.NAME] tables yet"
+    return "existing profiles: " + ", ".join(names)
+
+
+def _split_key(text: str) -> tuple[str, ...] | None:
+    """The parts of a dotted TOML key, or ``None`` when ``text`` is not one."""
+    parts = []
+    rest = text.strip()
+    while True:
+        match = _KEY_PART.match(rest)
+        if match is None:
+            return None
+        parts.append(next(group for group in match.groups() if group is not None))
+        rest = rest[match.end() :].lstrip()
+        if not rest:
+            return tuple(parts)
+        if rest[0] != ".":
+            return None
+        rest = rest[1:].lstrip()
+
+
+def _locate(text: str, table: tuple[str, ...], key: str | None) -> tuple[int | None, int | None]:
+    """Best-effort line and column of ``key`` in ``table`` (or of the table) in ``text``.
+
+    A line scan over table headers and ``key =`` lines; multi-line strings and inline tables
+    can mislead it, which only costs precision in a message.
+    """
+    wanted = (*table, key) if key is not None else table
+    current: tuple[str, ...] = ()
+    fallback: tuple[int | None, int | None] = (None, None)
+    for number, line in enumerate(text.split("\n"), start=1):
+        stripped = line.lstrip()
+        column = len(line) - len(stripped) + 1
+        if stripped.startswith("["):
+            inner = stripped.lstrip("[")
+            end = inner.find("]")
+            current = (_split_key(inner[:end]) if end >= 0 else None) or ("\0",)
+            if current[: len(wanted)] == wanted:
+                return number, column
+            if table and current == table and fallback == (None, None):
+                fallback = (number, column)
+            continue
+        name, equals, _ = stripped.partition("=")
+        parts = _split_key(name) if equals else None
+        if parts is None:
+            continue
+        full = current + parts
+        if full[: len(wanted)] == wanted and key is not None:
+            return number, column
+        if table and full[: len(table)] == table and fallback == (None, None):
+            fallback = (number, column)
+    return fallback

@@ -1,0 +1,180 @@
+"""What the config file holds: its profiles and keymap, where it lives, and what a valid URL is.
+
+The file lives at ``config_path()`` (``$XDG_CONFIG_HOME/tokensales-tui/config.toml`` on Linux)::
+
+    default_profile = "prod"
+
+    [profiles.prod]
+    base_url = "https://api.example.com"
+    auth_url = "https://auth.example.com"      # optional, defaults to base_url
+    console_url = "https://console.example.com"  # optional, defaults to base_url
+    api_key = "..."
+    api_secret = "..."                         # optional
+    read_only = true                           # optional, default false
+    label = "PRODUCTION"                       # optional, shown in the header
+    allow_insecure_http = false                # optional: permit http:// to other hosts
+
+    [keymap]
+    refresh = "f5"                             # binding id = keys
+
+No secret is ever put into a message, a repr or a log line by this package.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+import msgspec
+import platformdirs
+
+from ..api.secret import Secret
+
+APP_NAME: Final = "tokensales-tui"
+
+ENV_PROFILE: Final = "TOKENSALES_PROFILE"
+ENV_BASE_URL: Final = "TOKENSALES_BASE_URL"
+ENV_AUTH_URL: Final = "TOKENSALES_AUTH_URL"
+ENV_CONSOLE_URL: Final = "TOKENSALES_CONSOLE_URL"
+ENV_API_KEY: Final = "TOKENSALES_API_KEY"
+ENV_API_SECRET: Final = "TOKENSALES_API_SECRET"
+
+
+def config_path() -> Path:
+    """The config file's path; honours ``XDG_CONFIG_HOME``."""
+    return platformdirs.user_config_path(APP_NAME) / "config.toml"
+
+
+def data_dir() -> Path:
+    """The folder for local records (such as payout definitions); honours ``XDG_DATA_HOME``."""
+    return platformdirs.user_data_path(APP_NAME)
+
+
+class ConfigError(Exception):
+    """The configuration cannot be read, saved or used; ``message`` says what to change."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: Path | None = None,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.line = line
+        self.column = column
+
+    def __str__(self) -> str:
+        where = [str(part) for part in (self.path, self.line, self.column) if part is not None]
+        return ": ".join([":".join(where), self.message]) if where else self.message
+
+
+class NoConfiguration(ConfigError):
+    """Neither the file nor the environment configures anything: time for first-run setup."""
+
+
+class Profile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, kw_only=True):
+    """One ``[profiles.NAME]`` table as stored in the file."""
+
+    base_url: str
+    auth_url: str | None = None
+    console_url: str | None = None
+    api_key: Secret | None = None
+    api_secret: Secret | None = None
+    read_only: bool = False
+    label: str | None = None
+    allow_insecure_http: bool = False
+
+
+class ConfigFile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, kw_only=True):
+    """The whole file: the profiles and which one is used by default."""
+
+    default_profile: str | None = None
+    profiles: dict[str, Profile] = msgspec.field(default_factory=dict)
+    keymap: dict[str, str] = msgspec.field(default_factory=dict)
+    """Key bindings to change: binding id → keys, e.g. ``refresh = "f5"`` (Textual keymap)."""
+
+
+class TopLevel(msgspec.Struct, forbid_unknown_fields=True):
+    # The file's top level, with each profile left raw so its errors can name the profile.
+    default_profile: str | None = None
+    profiles: dict[str, Any] = msgspec.field(default_factory=dict)
+    keymap: dict[str, str] = msgspec.field(default_factory=dict)
+
+
+SECRET_FIELDS: Final = frozenset({"api_key", "api_secret"})
+BOOL_FIELDS: Final = frozenset({"read_only", "allow_insecure_http"})
+URL_FIELDS: Final = ("base_url", "auth_url", "console_url")
+
+
+def dec_hook(kind: type, value: object) -> object:
+    if kind is Secret:
+        if isinstance(value, str):
+            return Secret(value)
+        raise TypeError("not text")  # never the value: it may be a secret
+    raise NotImplementedError(kind)
+
+
+def enc_hook(value: object) -> object:
+    if isinstance(value, Secret):
+        return value.reveal()
+    raise TypeError(f"a {type(value).__name__} cannot be stored in the config file")
+
+
+# -- URLs --------------------------------------------------------------------------------
+
+
+def validate_url(value: str, *, field: str, allow_insecure_http: bool) -> str:
+    """Check that ``value`` is an http(s) URL with a host; return it without trailing slashes.
+
+    ``field`` names the setting in messages (``[profiles.prod] base_url``, ``--base-url``).
+    Plain ``http://`` is refused unless the host is this machine or ``allow_insecure_http``.
+    """
+    parts = urlsplit(value)
+    if parts.username is not None or parts.password is not None:
+        # Not echoed: the part before "@" may be a password.
+        raise ConfigError(
+            f"{field} must not contain a user name or password; use api_key and api_secret"
+        )
+    if any(char.isspace() for char in value):
+        raise ConfigError(f"{field} {json.dumps(value)} must not contain spaces")
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        example = value.split("://", 1)[-1].lstrip("/") or "api.example.com"
+        raise ConfigError(
+            f"{field} {json.dumps(value)} needs a scheme and host, e.g. https://{example}"
+        )
+    try:
+        parts.port  # noqa: B018 - raises for a port that is not a number in range
+    except ValueError:
+        raise ConfigError(f"{field} {json.dumps(value)} has an invalid port") from None
+    if (
+        parts.scheme.lower() == "http"
+        and not allow_insecure_http
+        and not _is_loopback(parts.hostname)
+    ):
+        raise ConfigError(
+            f"{field} {json.dumps(value)} uses plain http:// to another machine, which would send"
+            " the API secret unencrypted; use https://, or set allow_insecure_http = true in the"
+            " profile"
+        )
+    return value.rstrip("/")
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def profile_names(config: ConfigFile) -> list[str]:
+    """The profile names, in file order."""
+    return list(config.profiles)
