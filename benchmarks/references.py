@@ -60,10 +60,10 @@ def json_loads(path: str, reps: int) -> dict[str, Any]:
 
 
 def data(path: str) -> dict[str, Any]:
-    from tokensales_tui.api.client import _ListParser
+    from tokensales_tui.api.decode import ListParser
     from tokensales_tui.api.models import Item
 
-    parse = _ListParser(Item, "items", 200, "application/json")
+    parse = ListParser(Item, "items", 200, "application/json")
     gc.collect()
     before = memory()["rss"]
     items = parse(read_body(path))
@@ -86,12 +86,12 @@ def plain(text: Any) -> str:
 
 def table_cells(path: str) -> list[tuple[str, ...]]:
     """The Items table's five cells per row, exactly as the app displays them."""
-    from tokensales_tui.api.client import _ListParser
+    from tokensales_tui.api.decode import ListParser
     from tokensales_tui.api.models import Item
     from tokensales_tui.clean import display_value
     from tokensales_tui.ui.resources import ITEMS
 
-    items = _ListParser(Item, "items", 200, "application/json")(read_body(path))
+    items = ListParser(Item, "items", 200, "application/json")(read_body(path))
     columns = ITEMS.columns(items)
     return [tuple(display_value(column.get(item), 200) for column in columns) for item in items]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from tokensales_tui.api.client import redact_url
+from tokensales_tui.api.endpoints import redact_url
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp

@@ -9,7 +9,7 @@ import msgspec
 import pytest
 
 from tokensales_tui.api import Connection, Secret
-from tokensales_tui.api.client import Endpoint, webhook_endpoint
+from tokensales_tui.api.endpoints import Endpoint, webhook_endpoint
 from tokensales_tui.api.models import (
     NewCollection,
     PayoutDefinition,

@@ -5,7 +5,7 @@ markup-looking text, terminal escapes (OSC 52, OSC 8, CSI, DCS, C1), bidi overri
 zero-width characters, NUL, lone surrogates, values nested almost as deep as the
 decoder allows, and now and then a 1 MB string. The objects go through the client's
 own reading, on the app's loop as in the app: each object as a single object
-(decoded, then ``_convert``) and all of them as one list body (``_ListParser``). What
+(decoded, then ``_convert``) and all of them as one list body (``ListParser``). What
 converts is shown in the tab's table and in the detail view; what does not must be an
 :class:`UnexpectedResponse`, and its raw object must still open in the detail view,
 which takes any JSON.
@@ -44,7 +44,7 @@ from textual.pilot import Pilot
 from textual.strip import Strip
 
 from tokensales_tui.api import shapes
-from tokensales_tui.api.client import _convert, _ListParser
+from tokensales_tui.api.decode import ListParser, convert
 from tokensales_tui.api.errors import UnexpectedResponse
 from tokensales_tui.api.models import Asset, Collection, Item, Model, Webhook
 from tokensales_tui.payouts import payout_rows
@@ -633,7 +633,7 @@ def convert_one_by_one(model: type[Model], what: str, texts: list[bytes]) -> Con
         name = f"{what}[{index}]"
         try:
             payload = shapes.decode_json(text, status=200, content_type="", what=name)
-            rows.append(_convert(payload, model, name, 200))
+            rows.append(convert(payload, model, name, 200))
         except UnexpectedResponse as error:
             assert "\n" not in str(error)
             assert str(error).startswith(f"{name}: ")
@@ -698,7 +698,7 @@ async def load_and_render(
         decodable = False
     else:
         decodable = True
-    parse = _ListParser(model, what, 200, "application/json")
+    parse = ListParser(model, what, 200, "application/json")
     try:
         listing = Listing(converted, parse(body), None, decodable)
     except UnexpectedResponse as error:

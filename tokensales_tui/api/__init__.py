@@ -1,7 +1,8 @@
 """The service's API: typed models, the client, its errors. Never imports Textual."""
 
-from .client import ApiClient, Endpoint, RetryNotice
+from .client import ApiClient
 from .connection import Connection
+from .endpoints import Endpoint
 from .errors import (
     ApiError,
     AuthError,
@@ -16,6 +17,7 @@ from .errors import (
     ValidationError,
 )
 from .secret import Secret
+from .transport import RetryNotice
 
 __all__ = [
     "ApiClient",

@@ -17,8 +17,8 @@ from typing import Any
 
 import msgspec
 
-from .client import Endpoint
 from .connection import Connection
+from .endpoints import Endpoint
 from .models import to_builtins
 
 __all__ = ["Change", "RequestPreview", "endpoint_url", "shell_quote"]

@@ -226,10 +226,6 @@ class ResourceTab(Vertical):
         problem.update(Content(clean_line(text)) if text else "")
         problem.set_class(bool(text), "-shown")
 
-    def show_problem(self, text: str | None) -> None:
-        """Show (or clear, with None) a one-line problem above the table."""
-        self._show_problem(text)
-
     def _update_count(self) -> None:
         table = self.table
         shown, total = table.shown_count, table.total_count

@@ -82,11 +82,6 @@ class ApiWorker:
             return TokenState("none")
         return self._client.token_state
 
-    @property
-    def token_requests(self) -> int:
-        """Token requests made by this worker's client."""
-        return 0 if self._client is None else self._client.tokens.requests
-
     def secrets_in_use(self) -> list[str]:
         """The current token's value, for redacting crash reports; empty when there is none."""
         token = self._client.tokens.current if self._client is not None else None

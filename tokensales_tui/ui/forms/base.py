@@ -46,7 +46,7 @@ from textual.widgets import (
 )
 
 from ...api import ApiClient, ApiError, OutcomeUnknownError, ValidationError
-from ...api.client import Endpoint
+from ...api.endpoints import Endpoint
 from ...api.preview import Change, RequestPreview
 from ...clean import clean, clean_line
 from ..safe import content

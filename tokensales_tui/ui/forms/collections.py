@@ -22,7 +22,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Button, Input, Static, Switch, TextArea
 
 from ...api import ApiClient, shapes
-from ...api.client import Endpoint
+from ...api.endpoints import Endpoint
 from ...api.models import NewCollection
 from ...clean import clean_line
 from ...validation import (

@@ -11,7 +11,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Input, Select, Static
 
 from ...api import ApiClient
-from ...api.client import Endpoint
+from ...api.endpoints import Endpoint
 from ...api.models import FiatDetails, NativeDetails, PayoutDefinition, StablecoinDetails
 from ...validation import (
     KNOWN_CHAINS,

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.widgets import Input, Static
 
 from ...api import ApiClient, Secret
-from ...api.client import Endpoint, webhook_endpoint
+from ...api.endpoints import Endpoint, webhook_endpoint
 from ...api.models import Webhook, WebhookCreate, WebhookUpdate
 from ...api.preview import Change
 from ...clean import clean_line

@@ -1,0 +1,188 @@
+"""Decoding list bodies into models, fast and off the event loop.
+
+The fast path never builds the generic objects of a body (for 100,000 items,
+millions of dicts and lists, 300 MB): it finds the list as slices of JSON text,
+decodes each element straight into the model and keeps the element's text as its
+``raw``. Anything else goes to the generic path of :mod:`.shapes`, which names the
+problem exactly.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+import msgspec
+
+from . import shapes
+from .errors import UnexpectedResponse
+from .models import Asset, Collection, Model, from_json_elements, from_raw, paused_gc
+
+__all__ = ["OFF_LOOP_BYTES", "ListParser", "convert", "looks_like", "optional_json"]
+
+M = TypeVar("M", bound=Model)
+
+OFF_LOOP_BYTES = 256 * 1024
+"""Bodies larger than this are decoded in a thread so the UI keeps drawing."""
+
+_JSON_START = re.compile(rb"[^ \t\r\n]")
+_ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw])
+_MEMBERS = msgspec.json.Decoder(dict[str, msgspec.Raw])
+
+
+class _NoFastPath(Exception):
+    """The body is not a plain list of objects of the model: use the generic path."""
+
+
+class ListParser:
+    """Decodes a list body into models; runs in a thread for large bodies.
+
+    The fast path never builds the generic objects of the body (for 100,000 items,
+    millions of dicts and lists, 300 MB): it finds the list as slices of JSON text,
+    decodes each element straight into the model and keeps the element's text as its
+    ``raw``. Each element is a separate call, so a decoding thread hands the GIL back
+    to the event loop every few milliseconds. Anything else (another shape, a broken
+    entry, invalid JSON) goes to the generic path, which names the problem exactly.
+
+    Skipped JSON text is checked for syntax but not for UTF-8; an invalid byte in a
+    field the model does not name shows as U+FFFD in the detail view.
+    """
+
+    def __init__(self, model: type[Model], what: str, status: int, content_type: str) -> None:
+        self.model = model
+        self.what = what
+        self.status = status
+        self.content_type = content_type
+
+    def __call__(self, body: bytes) -> list[Any]:
+        with paused_gc():
+            try:
+                return self._fast(body)
+            except (_NoFastPath, msgspec.DecodeError, RecursionError, ValueError):
+                pass
+            return self._generic(body if isinstance(body, bytes) else bytes(body))
+
+    def _fast(self, body: bytes) -> list[Any]:
+        elements = _list_elements(body, (self.what, *shapes.LIST_KEYS))
+        out: list[Any] = []
+        append = out.append
+        if self.model is Asset:
+            # Assets name no fields: the table reads each cell from the dict.
+            for index, element in enumerate(elements):
+                obj = msgspec.json.decode(element)
+                if not isinstance(obj, dict):
+                    raise _NoFastPath
+                append(convert(obj, Asset, f"{self.what}[{index}]", self.status))
+            return out
+        out = from_json_elements(elements, self.model)
+        if self.model is Collection:
+            for value in out:
+                if value.id is None:
+                    value.id = shapes.find_id(value.raw, shapes.COLLECTION_ID_KEYS)
+        return out
+
+    def _generic(self, body: bytes) -> list[Any]:
+        payload = shapes.decode_json(
+            body, status=self.status, content_type=self.content_type, what=self.what
+        )
+        try:
+            rows = shapes.extract_list(payload, (self.what, *shapes.LIST_KEYS))
+        except ValueError as error:
+            raise UnexpectedResponse(
+                f"{self.what}: {error} ({shapes.describe_body(self.status, self.content_type, len(body))})",
+                status=self.status,
+            ) from None
+        out = []
+        for index, row in enumerate(rows):
+            if not isinstance(row, dict):
+                raise UnexpectedResponse(
+                    f"{self.what}: entry {index} is not an object "
+                    f"({shapes.describe_body(self.status, self.content_type, len(body))})",
+                    status=self.status,
+                )
+            out.append(convert(row, self.model, f"{self.what}[{index}]", self.status))
+        return out
+
+
+def _list_elements(body: bytes, keys: Sequence[str]) -> list[msgspec.Raw]:
+    """The elements of the list in a list body, as JSON text, by the rules of
+    :func:`shapes.extract_list`; raises :class:`_NoFastPath` where those rules fail."""
+    start = _JSON_START.search(body)
+    first = body[start.start()] if start else 0
+    if first == ord("["):
+        return _ELEMENTS.decode(body)
+    if first != ord("{"):
+        raise _NoFastPath
+    if keys[0].isidentifier():
+        # Usually the list sits under the first key: split it out in one pass.
+        try:
+            listed: list[msgspec.Raw] | None = getattr(_envelope(keys[0]).decode(body), keys[0])
+        except msgspec.ValidationError:  # something else under that key
+            listed = None
+        if listed is not None:
+            return listed
+    members = _MEMBERS.decode(body)
+    found = _list_member(members, keys)
+    if found is None:
+        data = members.get("data")
+        if data is not None and _starts_with(data, ord("{")):
+            found = _list_member(_MEMBERS.decode(data), keys)
+    if found is None:
+        lists = [value for value in members.values() if _starts_with(value, ord("["))]
+        if len(lists) != 1:
+            raise _NoFastPath
+        found = lists[0]
+    return _ELEMENTS.decode(found)
+
+
+@functools.cache
+def _envelope(key: str) -> msgspec.json.Decoder[Any]:
+    """A decoder of an object holding a list under ``key``, its elements as JSON text."""
+    struct = msgspec.defstruct("Envelope", [(key, list[msgspec.Raw] | None, None)])
+    return msgspec.json.Decoder(struct)
+
+
+def _list_member(members: dict[str, msgspec.Raw], keys: Sequence[str]) -> msgspec.Raw | None:
+    for key in keys:
+        value = members.get(key)
+        if value is not None and _starts_with(value, ord("[")):
+            return value
+    return None
+
+
+def _starts_with(text: msgspec.Raw, byte: int) -> bool:
+    with memoryview(text) as view:
+        return len(view) > 0 and view[0] == byte
+
+
+def convert(obj: dict[str, Any], model: type[M], what: str, status: int) -> M:
+    try:
+        value = from_raw(obj, model)
+    except msgspec.ValidationError as error:
+        raise UnexpectedResponse(f"{what}: {error}", status=status) from None
+    if isinstance(value, Collection) and value.id is None:
+        value.id = shapes.find_id(obj, shapes.COLLECTION_ID_KEYS)
+    elif isinstance(value, Asset) and value.id is None:
+        value.id = shapes.find_id(obj, shapes.ASSET_ID_KEYS)
+    return value
+
+
+def looks_like(payload: dict[str, Any], model: type[Model]) -> bool:
+    fields = {f.encode_name for f in msgspec.structs.fields(model)} - {"__tokensales_tui_raw__"}
+    if model is Asset:
+        return any(k in payload for k in shapes.ASSET_ID_KEYS) or not any(
+            isinstance(payload.get(k), dict) for k in ("data", "asset")
+        )
+    return bool(fields & payload.keys())
+
+
+def optional_json(content: bytes) -> Any:
+    """The decoded body when it is JSON, else None (an answer the interface leaves open)."""
+    if not content.strip():
+        return None
+    try:
+        return msgspec.json.decode(content)
+    except (msgspec.DecodeError, RecursionError):
+        return None
