@@ -18,7 +18,7 @@ from . import shapes
 from .auth import TokenGrant, TokenManager, TokenState
 from .connection import Connection
 from .decode import OFF_LOOP_BYTES, ListParser, convert, looks_like, optional_json
-from .endpoints import Endpoint, collection_endpoint, quote_id, url_of, webhook_endpoint
+from .endpoints import Endpoint, collection_endpoint, quote_id, webhook_endpoint
 from .errors import AuthError, NotFoundError, UnexpectedResponse, ValidationError
 from .models import (
     Asset,
@@ -220,10 +220,6 @@ class ApiClient:
         return TokenGrant(Secret(token), expires_in)
 
     # --- plumbing -------------------------------------------------------------------
-
-    def url(self, endpoint: Endpoint) -> str:
-        """The full URL of ``endpoint``."""
-        return url_of(self.connection, endpoint)
 
     async def _list(self, endpoint: Endpoint, model: type[M], what: str) -> list[M]:
         response = await self._sender.send(endpoint, None)

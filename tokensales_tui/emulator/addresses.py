@@ -7,7 +7,7 @@ takes base58 keys and every other chain is taken to be EVM.
 
 from __future__ import annotations
 
-from ..validation import check_address, to_checksum_address
+from ..checks import check_address, to_checksum_address
 
 _BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 

@@ -24,8 +24,7 @@ from textual.widgets import Button, Input, Static, Switch, TextArea
 from ...api import ApiClient, shapes
 from ...api.endpoints import Endpoint
 from ...api.models import NewCollection
-from ...clean import clean_line
-from ...validation import (
+from ...checks import (
     KNOWN_CHAINS,
     ImportedList,
     ListFileError,
@@ -39,6 +38,7 @@ from ...validation import (
     load_list_file,
     parse_lines,
 )
+from ...clean import clean_line
 from ..worker import ApiWorker
 from .base import FormResult, FormScreen, Outgoing, Problem, Problems, form_field, show_line
 from .import_list import ImportListScreen

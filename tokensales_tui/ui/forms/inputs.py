@@ -11,7 +11,7 @@ from textual import events
 from textual.suggester import Suggester
 from textual.widgets import Input
 
-from ...validation import suggest_events
+from ...checks import suggest_events
 
 __all__ = ["ListInput", "ListSuggester", "PathSuggester", "choice_hint"]
 

@@ -13,7 +13,7 @@ from textual.widgets import Input, Select, Static
 from ...api import ApiClient
 from ...api.endpoints import Endpoint
 from ...api.models import FiatDetails, NativeDetails, PayoutDefinition, StablecoinDetails
-from ...validation import (
+from ...checks import (
     KNOWN_CHAINS,
     PAYOUT_TYPES,
     check_address,

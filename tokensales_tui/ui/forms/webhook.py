@@ -13,8 +13,8 @@ from ...api import ApiClient, Secret
 from ...api.endpoints import Endpoint, webhook_endpoint
 from ...api.models import Webhook, WebhookCreate, WebhookUpdate
 from ...api.preview import Change
+from ...checks import check_events, check_http_url, check_text, parse_events, suggest_events
 from ...clean import clean_line
-from ...validation import check_events, check_http_url, check_text, parse_events, suggest_events
 from ..safe import content
 from ..widgets.secret_input import SecretInput
 from ..worker import ApiWorker

@@ -1,4 +1,4 @@
-"""Tests for the form checks and list parsers in ``tokensales_tui.validation``."""
+"""Tests for the form checks and list parsers in ``tokensales_tui.checks``."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from tokensales_tui import validation as v
-from tokensales_tui.validation import (
+from tokensales_tui.checks import lists as v
+from tokensales_tui.checks import (
     DETAIL_FIELDS,
     KNOWN_CHAINS,
     PAYOUT_TYPES,
@@ -552,7 +552,7 @@ def test_permission_error_names_the_path(tmp_path: Path, monkeypatch: pytest.Mon
         raise PermissionError(13, "Permission denied")
 
     # tests may run as root, where chmod 000 would not stop the read
-    monkeypatch.setattr(Path, "open", refuse)
+    monkeypatch.setattr(v, "read_local_file", refuse)
     with pytest.raises(ListFileError, match=re.escape(f"cannot read {file}: permission denied")):
         load_list_file(file, column_hint="email")
 

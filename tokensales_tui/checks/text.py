@@ -1,0 +1,76 @@
+"""Free text typed into a form: no control characters, and collection names."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_CONTROL_MULTILINE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def describe_char(ch: str) -> str:
+    """Name a character for a message without letting it disturb the terminal."""
+    if ch == " ":
+        return "a space"
+    if ch.isprintable():
+        return f"'{ch}'"
+    return f"U+{ord(ch):04X}"
+
+
+def clip(text: str, limit: int = 40) -> str:
+    """Shorten ``text`` for a message."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def check_text(value: str, field: str, *, multiline: bool = False) -> str | None:
+    """Flag characters that cannot be sent or that would corrupt the display.
+
+    Args:
+        value: the text as typed or pasted.
+        field: how the message names the field, e.g. ``"the name"``.
+        multiline: allow tab and line breaks (CR, LF), as in a text area.
+
+    Returns:
+        ``None`` when the text is fine; otherwise a message giving the 1-based position. A lone
+        surrogate (what a broken paste or a bad file name can produce) cannot be encoded as UTF-8.
+        C0 controls, DEL and C1 controls (ESC among them) are refused too. The message never
+        repeats the character, so it is safe for secrets.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (
+            f"{field} contains a character that cannot be sent (position {exc.start + 1}) "
+            "— delete it and type it again"
+        )
+    found = (_CONTROL_MULTILINE if multiline else _CONTROL).search(value)
+    if found is None:
+        return None
+    what = {"\t": "a tab", "\n": "a line break", "\r": "a line break"}.get(
+        found.group(), "a control character"
+    )
+    return f"{field} contains {what} (position {found.start() + 1}) — remove it"
+
+
+COLLECTION_NAME_LIMIT: Final = 24
+"""Longest collection name that checkout modals show in full."""
+
+
+def check_collection_name(value: str) -> tuple[str | None, str | None]:
+    """Check a collection name; returns ``(error, warning)``.
+
+    A name is required. Past :data:`COLLECTION_NAME_LIMIT` characters it is accepted with a
+    warning, since checkout modals cut it off.
+    """
+    name = value.strip()
+    if not name:
+        return "enter a name for the collection", None
+    if problem := check_text(name, "the name"):
+        return problem, None
+    if len(name) > COLLECTION_NAME_LIMIT:
+        return None, (
+            "long names are cut off in checkout modals — keep it to "
+            f"{COLLECTION_NAME_LIMIT} characters or fewer (now {len(name)})"
+        )
+    return None, None

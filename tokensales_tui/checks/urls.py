@@ -1,0 +1,103 @@
+"""Webhook URLs and event names."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from .text import check_text, clip
+
+
+def check_http_url(value: str) -> str | None:
+    """Check for an absolute ``http://`` or ``https://`` address with a host.
+
+    The message never repeats the address, which may carry credentials or a token.
+    """
+    text = value.strip()
+    if not text:
+        return "enter an address starting with https://"
+    if problem := check_text(text, "the address"):
+        return problem
+    if any(ch.isspace() for ch in text):
+        return "the address contains a space — remove it, or write it as %20"
+    scheme, sep, _ = text.partition("://")
+    if not sep or not re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*", scheme):
+        return "enter a full address starting with https://"
+    if scheme.lower() not in ("http", "https"):
+        return f"the address starts with {clip(scheme, 12)}:// — use https:// (or http://)"
+    try:
+        parts = urlsplit(text)
+    except ValueError:  # an unclosed [ of an IPv6 host
+        return "the host of the address is not valid — expected https://host[:port]/path"
+    host = parts.hostname
+    if not host:
+        return "the address has no host — expected something like https://example.com/hook"
+    try:
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port == 0:
+        return "the port must be a number from 1 to 65535"
+    if not host.startswith("[") and ":" not in host and ".." in host.strip("."):
+        return "the host has two dots in a row — check for a typo"
+    return None
+
+
+# --------------------------------------------------------------------------- events
+
+
+_EVENT_SEPARATOR = re.compile(r"[,\r\n]")
+
+
+def parse_events(text: str) -> list[str]:
+    """Split event names on commas and line breaks.
+
+    Names are trimmed, empty ones dropped, and repeats removed keeping the first occurrence.
+    """
+    names: dict[str, None] = {}
+    for part in _EVENT_SEPARATOR.split(text):
+        name = part.strip()
+        if name:
+            names.setdefault(name, None)
+    return list(names)
+
+
+def check_events(text: str) -> str | None:
+    """Require at least one event name, with no whitespace or control characters inside."""
+    if problem := check_text(text, "the event list", multiline=True):
+        return problem
+    events = parse_events(text)
+    if not events:
+        return "enter at least one event name — separate several with commas or new lines"
+    for name in events:
+        if any(ch.isspace() for ch in name):
+            return f"event names have no spaces: '{clip(name)}'"
+    return None
+
+
+def suggest_events(
+    prefix_text: str, known: Iterable[str], *, limit: int | None = None
+) -> list[str]:
+    """Suggest known event names for the one being typed.
+
+    The event being typed is the text after the last comma or line break. Names that start with
+    it (ignoring case) come first, then names that contain it, each group in the order of
+    ``known``. Names already entered earlier in ``prefix_text`` are left out.
+    """
+    parts = _EVENT_SEPARATOR.split(prefix_text)
+    fragment = parts[-1].strip().casefold()
+    taken = {part.strip().casefold() for part in parts[:-1]}
+    starts: list[str] = []
+    contains: list[str] = []
+    for name in known:
+        key = name.casefold()
+        if not key or key in taken:
+            continue
+        taken.add(key)
+        if key.startswith(fragment):
+            starts.append(name)
+        elif fragment in key:
+            contains.append(name)
+    suggestions = starts + contains
+    return suggestions if limit is None else suggestions[:limit]
