@@ -10,7 +10,6 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from tokensales_tui.checks import lists as v
 from tokensales_tui.checks import (
     DETAIL_FIELDS,
     KNOWN_CHAINS,
@@ -34,6 +33,7 @@ from tokensales_tui.checks import (
     suggest_events,
     to_checksum_address,
 )
+from tokensales_tui.checks import lists as v
 
 B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
