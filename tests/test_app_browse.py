@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.tabs import ResourceTab
@@ -303,3 +305,22 @@ async def test_q_in_the_detail_view_goes_back_and_quits_only_from_the_main_scree
         assert app.is_running
         await pilot.press("q")
         await wait_for(lambda: not app.is_running, pilot)
+
+
+async def test_the_session_starts_only_once_the_main_screen_is_composed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tokensales_tui.ui.widgets.header import StatusHeader
+
+    seen: list[int] = []
+    original = TokenSalesApp.begin
+
+    def begin(self: TokenSalesApp) -> None:
+        seen.append(len(self.browse.query(StatusHeader)) + len(self.browse.query(ResourceTab)))
+        original(self)
+
+    monkeypatch.setattr(TokenSalesApp, "begin", begin)
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+    assert seen == [1 + 5]

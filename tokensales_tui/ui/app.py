@@ -81,7 +81,6 @@ class TokenSalesApp(App[None]):
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick)
-        self.call_after_refresh(self._begin)
 
     def on_unmount(self) -> None:
         if self._log_handler is not None:
@@ -90,7 +89,12 @@ class TokenSalesApp(App[None]):
 
     # --- start-up ------------------------------------------------------------------
 
-    def _begin(self) -> None:
+    def begin(self) -> None:
+        """Read the config file and start a session, or show the setup or the error screen.
+
+        The main screen calls this once it is composed, so a session never starts
+        before there are tabs to show it.
+        """
         try:
             loaded = config.load_config(self.launch.config_path)
         except config.ConfigError as error:

@@ -87,6 +87,9 @@ class BrowseScreen(Screen[None]):
                     )
         yield Footer(compact=True)
 
+    def on_mount(self) -> None:
+        self.call_after_refresh(self.tsapp.begin)
+
     # --- the session ---------------------------------------------------------------
 
     def session_started(self) -> None:
@@ -215,7 +218,7 @@ class BrowseScreen(Screen[None]):
         tabs = [b for b in allowed if b.action.startswith("show_tab")]
         others = [b for b in allowed if not b.action.startswith("show_tab")]
         groups = [
-            ("Anywhere", others),
+            ("Main screen", others),
             ("Tabs", tabs),
             ("In a table", app.bound(ResourceTable.BINDINGS)),
             ("Detail view", app.bound(DetailScreen.BINDINGS)),
