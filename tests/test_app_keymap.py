@@ -90,3 +90,16 @@ def test_unknown_keymap_ids_names_each_one() -> None:
         "[keymap] 'detail.bak' is not a key binding id — did you mean 'detail.back'?",
         "[keymap] 'zzz' is not a key binding id",
     ]
+
+
+def test_the_readme_lists_every_binding_id() -> None:
+    from pathlib import Path
+
+    from tokensales_tui.ui.keys import every_binding_id
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Keymap", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"`([a-z_.]+)`", section.split("| ids | where |", 1)[1]))
+    listed |= {f"tab.{name}" for name in ("items", "assets", "payouts")}  # the "…" in between
+    ours = {i for i in every_binding_id() if not i.startswith(("app.", "command_palette"))}
+    assert ours - listed == set() and listed - ours == set()

@@ -7,7 +7,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 from ...clean import clean_line
 
@@ -56,6 +56,7 @@ class ConfirmScreen(ModalScreen[bool]):
             with Horizontal():
                 yield Button("Cancel", id="cancel")
                 yield Button(self.confirm_label, id="confirm", variant="error")
+        yield Footer(compact=True)  # this dialog's keys, not the screen's behind it
 
     def on_mount(self) -> None:
         self.query_one("#cancel", Button).focus()

@@ -11,7 +11,7 @@ from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.keys import format_key
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 __all__ = ["HelpScreen", "Section", "key_display", "sections_from_bindings"]
 
@@ -169,6 +169,7 @@ class HelpScreen(ModalScreen[None]):
                                 for key, description in rows:
                                     yield Static(Content(key), classes="help--key")
                                     yield Static(Content(description), classes="help--description")
+        yield Footer(compact=True)  # this dialog's keys, not the screen's behind it
 
     def action_close(self) -> None:
         """Close the help."""

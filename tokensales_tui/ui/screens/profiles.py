@@ -7,7 +7,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...clean import clean_line
@@ -55,6 +55,7 @@ class ProfileScreen(ModalScreen[str | None]):
             yield Static("Switch profile", classes="title")
             yield Static("enter to switch · escape to stay", classes="hint")
             yield OptionList(*options)
+        yield Footer(compact=True)  # this dialog's keys, not the screen's behind it
 
     def on_mount(self) -> None:
         option_list = self.query_one(OptionList)
