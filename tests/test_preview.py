@@ -9,7 +9,7 @@ import msgspec
 import pytest
 
 from tokensales_tui.api import Connection, Secret
-from tokensales_tui.api.endpoints import Endpoint, webhook_endpoint
+from tokensales_tui.api.endpoints import Endpoint, url_of, webhook_endpoint
 from tokensales_tui.api.models import (
     NewCollection,
     PayoutDefinition,
@@ -18,7 +18,7 @@ from tokensales_tui.api.models import (
     WebhookUpdate,
     encode,
 )
-from tokensales_tui.api.preview import Change, RequestPreview, endpoint_url, shell_quote
+from tokensales_tui.api.preview import Change, RequestPreview, shell_quote
 
 CONNECTION = Connection(
     base_url="https://api.example.com/",
@@ -31,13 +31,13 @@ SECRET = "whsec_do-not-show"
 
 
 def test_urls_use_the_address_of_each_endpoint() -> None:
-    assert endpoint_url(CONNECTION, Endpoint("GET", "base", "/v1/items")) == (
+    assert url_of(CONNECTION, Endpoint("GET", "base", "/v1/items")) == (
         "https://api.example.com/v1/items"
     )
-    assert endpoint_url(CONNECTION, Endpoint("POST", "console", "/collections")) == (
+    assert url_of(CONNECTION, Endpoint("POST", "console", "/collections")) == (
         "https://console.example.com/root/collections"
     )
-    assert endpoint_url(CONNECTION, webhook_endpoint("PUT", "a/b")) == (
+    assert url_of(CONNECTION, webhook_endpoint("PUT", "a/b")) == (
         "https://api.example.com/v1/platform-webhooks/a%2Fb"
     )
 

@@ -18,26 +18,16 @@ from typing import Any
 import msgspec
 
 from .connection import Connection
-from .endpoints import Endpoint
+from .endpoints import Endpoint, url_of
 from .models import to_builtins
 
-__all__ = ["Change", "RequestPreview", "endpoint_url", "shell_quote"]
+__all__ = ["Change", "RequestPreview", "shell_quote"]
 
 PRETTY_WIDTH = 88
 """Columns a preview line may use before a container is spread over several lines."""
 
 TOKEN_VARIABLE = "TOKENSALES_TOKEN"
 """The shell variable a copied curl command reads the access token from."""
-
-
-def endpoint_url(connection: Connection, endpoint: Endpoint) -> str:
-    """The full URL of ``endpoint`` on the profile's base, auth or console address."""
-    root = {
-        "base": connection.base_url,
-        "auth": connection.auth_url,
-        "console": connection.console_url,
-    }[endpoint.address]
-    return root.rstrip("/") + endpoint.path
 
 
 def shell_quote(text: str) -> str:
@@ -158,7 +148,7 @@ class RequestPreview:
         """The preview of sending ``body`` (a request struct, or a list of them) to ``endpoint``."""
         return cls(
             endpoint.method,
-            endpoint_url(connection, endpoint),
+            url_of(connection, endpoint),
             None if body is None else to_builtins(body),
             tuple(changes),
         )
