@@ -10,7 +10,7 @@ from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.tabs import ResourceTab
 
-from .apphelpers import loaded, rigged_app, screen_text, wait_for
+from .apphelpers import loaded, rigged_app, screen_text, wait_for, wait_for_screen
 
 SIZE = (120, 40)
 
@@ -246,6 +246,7 @@ async def test_help_lists_the_keys() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
         await pilot.press("question_mark")
+        await wait_for_screen(app, pilot, "HelpScreen")
         text = screen_text(app)
         for words in ("Refresh", "Copy JSON", "Profile", "Filter", "Quit"):
             assert words in text
@@ -261,7 +262,8 @@ async def test_keymap_from_the_config_file_rebinds_keys() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
         await pilot.press("f1")
-        assert type(app.screen).__name__ == "HelpScreen"
+        # The help is on top at once, but drawn in its own time: wait for it.
+        await wait_for_screen(app, pilot, "HelpScreen")
         assert "f5" in screen_text(app).lower()
 
 

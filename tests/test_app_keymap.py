@@ -10,7 +10,7 @@ from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.keys import unknown_keymap_ids
 
-from .apphelpers import loaded, screen_text
+from .apphelpers import loaded, screen_text, wait_for_screen
 
 SIZE = (120, 40)
 
@@ -47,9 +47,10 @@ async def test_a_moved_key_opens_its_action_and_shows_in_footer_and_help() -> No
         await pilot.press("d")
         assert type(app.screen).__name__ == "BrowseScreen"
         await pilot.press("x")
-        assert type(app.screen).__name__ == "ConfirmScreen"
+        await wait_for_screen(app, pilot, "ConfirmScreen")
         await pilot.press("escape")
         await pilot.press("question_mark")
+        await wait_for_screen(app, pilot, "HelpScreen")
         text = screen_text(app)
         assert re.search(r"│  x +Delete ", text) and re.search(r"│  a +New ", text), text
         assert not re.search(r"│  d +Delete ", text)
@@ -70,6 +71,7 @@ async def test_help_in_a_read_only_session_leaves_out_the_form_keys() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
         await pilot.press("question_mark")
+        await wait_for_screen(app, pilot, "HelpScreen")
         text = screen_text(app)
         assert "Detail view" in text and "In a form" not in text and "Copy curl" not in text
 
