@@ -71,7 +71,7 @@ def lines(table: ResourceTable) -> list[str]:
 
 
 def names(table: ResourceTable) -> list[str]:
-    return [row.name for row in table.shown_rows]
+    return [row.name for row in table.model.shown_rows]
 
 
 async def test_rows_render_under_a_header() -> None:
@@ -87,7 +87,7 @@ async def test_rows_render_under_a_header() -> None:
         assert shown[6].strip() == ""
         assert (table.shown_count, table.total_count) == (5, 5)
         assert table.highlighted == ROWS[0]
-        assert table.cells_at(1) == ("r2", "apple", "", "active")
+        assert table.model.cells_at(1) == ("r2", "apple", "", "active")
         # Numbers are right-aligned: their last digits line up.
         assert shown[1].index("30") + 2 == shown[3].index("2.5") + 3
         counts = app.of(ResourceTable.FilterChanged)[-1]
@@ -146,19 +146,19 @@ async def test_no_match_and_no_rows_explain_themselves() -> None:
     app = TableApp(ROWS)
     async with app.run_test(size=(100, 30)) as pilot:
         table = app.query_one(ResourceTable)
-        assert table.empty_reason is None
+        assert table.model.empty_reason is None
         table.set_filter("zzz")
         await pilot.pause()
-        assert table.empty_reason == "No rows match “zzz” — press escape to clear"
+        assert table.model.empty_reason == "No rows match “zzz” — press escape to clear"
         assert table.highlighted is None
-        assert any(table.empty_reason in line for line in lines(table))
+        assert any(table.model.empty_reason in line for line in lines(table))
         table.set_filter("\x1b[2J[b]")
-        reason = table.empty_reason
+        reason = table.model.empty_reason
         assert reason is not None and "\x1b" not in reason and "␛[2J[b]" in reason
         assert not any("\x1b" in line for line in lines(table))
         table.set_data(COLUMNS, [])
         table.set_filter("")
-        assert table.empty_reason == "Nothing here yet."
+        assert table.model.empty_reason == "Nothing here yet."
         assert any(line.strip() == "Nothing here yet." for line in lines(table))
         assert app.of(ResourceTable.RowHighlighted)[-1].row is None
 
@@ -168,13 +168,13 @@ async def test_sort_numeric_column_both_directions() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         table = app.query_one(ResourceTable)
         table.sort_by("amount")
-        assert [row.amount for row in table.shown_rows] == [None, -1.0, 2.5, 30.0, 100.0]
+        assert [row.amount for row in table.model.shown_rows] == [None, -1.0, 2.5, 30.0, 100.0]
         assert "Amount ▲" in table.render_line(0).text
         table.sort_by("amount", reverse=True)
-        assert [row.amount for row in table.shown_rows] == [100.0, 30.0, 2.5, -1.0, None]
+        assert [row.amount for row in table.model.shown_rows] == [100.0, 30.0, 2.5, -1.0, None]
         assert "Amount ▼" in table.render_line(0).text
         table.sort_by(None)
-        assert table.shown_rows == ROWS
+        assert table.model.shown_rows == ROWS
         assert "▲" not in table.render_line(0).text and "▼" not in table.render_line(0).text
         await pilot.pause()
         changes = [(m.column_key, m.reverse) for m in app.of(ResourceTable.SortChanged)]
@@ -208,11 +208,11 @@ async def test_sort_is_stable_and_falls_back_on_bad_keys() -> None:
     async with app.run_test(size=(100, 30)):
         table = app.query_one(ResourceTable)
         table.sort_by("status")
-        assert [row.id for row in table.shown_rows] == ["r2", "r3", "r5", "r1", "r4"]
+        assert [row.id for row in table.model.shown_rows] == ["r2", "r3", "r5", "r1", "r4"]
         table.sort_by("status", reverse=True)
-        assert [row.id for row in table.shown_rows] == ["r1", "r4", "r2", "r3", "r5"]
+        assert [row.id for row in table.model.shown_rows] == ["r1", "r4", "r2", "r3", "r5"]
         table.sort_by("odd")  # the key raises: sorted by the text instead
-        assert [row.id for row in table.shown_rows] == ["r2", "r3", "r5", "r1", "r4"]
+        assert [row.id for row in table.model.shown_rows] == ["r2", "r3", "r5", "r1", "r4"]
 
 
 async def test_cycle_and_reverse_sort() -> None:
@@ -229,7 +229,7 @@ async def test_cycle_and_reverse_sort() -> None:
         table.cycle_sort()
         table.reverse_sort()
         assert (table.sort_column, table.sort_reverse) == ("id", True)
-        assert [row.id for row in table.shown_rows] == ["r5", "r4", "r3", "r2", "r1"]
+        assert [row.id for row in table.model.shown_rows] == ["r5", "r4", "r3", "r2", "r1"]
 
 
 async def test_header_click_sorts_then_reverses() -> None:
@@ -244,7 +244,7 @@ async def test_header_click_sorts_then_reverses() -> None:
         amount_x = table.render_line(0).text.index("Amount")
         await pilot.click(ResourceTable, offset=(amount_x, 0))
         assert (table.sort_column, table.sort_reverse) == ("amount", False)
-        assert table.cursor_row == table.shown_rows.index(ROWS[0])  # cursor stays on its row
+        assert table.cursor_row == table.model.shown_rows.index(ROWS[0])  # cursor stays on its row
 
 
 async def test_click_highlights_then_selects_and_enter_selects() -> None:
@@ -498,7 +498,10 @@ async def test_hundred_thousand_rows() -> None:
         table = app.query_one(ResourceTable)
         assert (table.shown_count, table.total_count) == (100_000, 100_000)
         table.set_filter("r9999")
-        assert [row.id for row in table.shown_rows] == ["r9999", *(f"r9999{d}" for d in range(10))]
+        assert [row.id for row in table.model.shown_rows] == [
+            "r9999",
+            *(f"r9999{d}" for d in range(10)),
+        ]
         table.set_filter("r99999")
         assert table.shown_count == 1
         table.set_filter("held")

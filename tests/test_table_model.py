@@ -9,7 +9,13 @@ from typing import Any
 
 import pytest
 
-from tokensales_tui.ui.table.cells import Column, column_cells, natural_width, numeric_sort_key
+from tokensales_tui.ui.table.cells import (
+    Column,
+    column_cells,
+    fit_widths,
+    natural_width,
+    numeric_sort_key,
+)
 from tokensales_tui.ui.table.model import TableView, prepare_rows
 
 
@@ -155,3 +161,20 @@ def test_numeric_sort_key_orders_numbers_and_tolerates_junk() -> None:
     keys = [numeric_sort_key(v) for v in (None, "junk", float("nan"), 2, "10", 2.5, True)]
     assert keys[:3] == [float("-inf")] * 3
     assert keys[3:] == [2, 10, Decimal("2.5"), 1]
+
+
+def test_the_widest_columns_give_way_first_down_to_their_minimum() -> None:
+    assert fit_widths([10, 4, 20], [4, 4, 4], 0) == [10, 4, 20]  # no limit
+    assert fit_widths([10, 4, 20], [4, 4, 4], 30) == [10, 4, 12]
+    assert fit_widths([10, 4, 20], [4, 4, 8], 20) == [4, 4, 8]  # then it scrolls
+
+
+def test_the_view_answers_for_the_empty_table_and_the_shown_cells() -> None:
+    view = loaded()
+    assert view.empty_reason is None
+    assert view.cells_at(2) == ("Apple", "12.5")
+    assert view.first(lambda row: row.amount == 7) == 3
+    view.set_filter("zzz")
+    assert view.empty_reason == "No rows match “zzz” — press escape to clear"
+    assert view.shown_rows == [] and view.first(lambda row: True) == -1
+    assert TableView(wide).empty_reason == "Nothing here yet."

@@ -16,7 +16,15 @@ from typing import Any, Literal
 
 from ...clean import clean_line, display_value, is_clean
 
-__all__ = ["CELL_LIMIT", "Column", "Width", "column_cells", "natural_width", "numeric_sort_key"]
+__all__ = [
+    "CELL_LIMIT",
+    "Column",
+    "Width",
+    "column_cells",
+    "fit_widths",
+    "natural_width",
+    "numeric_sort_key",
+]
 
 Width = Callable[[str], int]
 """How many terminal cells a string takes."""
@@ -154,3 +162,28 @@ def natural_width(
     # Room for the label and a sort mark, within the column's limits.
     label = min(width(clean_line(column.label)) + MARK_WIDTH, ceiling)
     return max(widest, label, column.min_width, 1)
+
+
+def fit_widths(natural: Sequence[int], min_widths: Sequence[int], available: int) -> list[int]:
+    """Column widths that fit ``available`` cells (0: no limit), with a space between columns.
+
+    When the columns are wider than that, the widest ones give up cells first, down to
+    their minimum (at least 3); only then does the table scroll sideways.
+    """
+    widths = list(natural)
+    if available <= 0:
+        return widths
+    excess = sum(widths) + len(widths) + 1 - available
+    floors = [max(floor, 3) for floor in min_widths]
+    while excess > 0:
+        # The widest column gives up a cell first, so short columns stay whole.
+        place = max(
+            (i for i in range(len(widths)) if widths[i] > floors[i]),
+            key=lambda i: widths[i],
+            default=-1,
+        )
+        if place < 0:
+            break
+        widths[place] -= 1
+        excess -= 1
+    return widths

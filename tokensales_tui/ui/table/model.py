@@ -29,8 +29,8 @@ from itertools import compress, repeat
 from typing import Any
 
 from ...api.models import paused_gc
-from ...clean import clean_line
-from .cells import Column, Width, column_cells, natural_width, sample_widths
+from ...clean import clean_line, display_value
+from .cells import CELL_LIMIT, Column, Width, column_cells, natural_width, sample_widths
 from .index import SearchIndex, sort_order
 
 __all__ = ["EMPTY_MESSAGE", "PreparedRows", "TableView", "prepare_rows"]
@@ -193,6 +193,34 @@ class TableView:
             return hint  # usually the row has not moved
         for place, position in enumerate(view):
             if key(rows[position]) == wanted:
+                return place
+        return -1
+
+    @property
+    def shown_rows(self) -> list[Any]:
+        """The row objects in view, in display order."""
+        rows = self.rows
+        return [rows[position] for position in self.view]
+
+    @property
+    def empty_reason(self) -> str | None:
+        """Why no rows are shown, or None when there are rows."""
+        if self.view:
+            return None
+        if not self.rows:
+            return EMPTY_MESSAGE
+        return f"No rows match “{clean_line(self.filter)}” — press escape to clear"
+
+    def cells_at(self, place: int) -> tuple[str, ...]:
+        """The cleaned display text of the row shown at ``place``."""
+        row = self.rows[self.view[place]]
+        return tuple(display_value(column.get(row), CELL_LIMIT) for column in self.columns)
+
+    def first(self, predicate: Callable[[Any], bool]) -> int:
+        """Place of the first shown row for which ``predicate`` is true (-1 if none)."""
+        rows = self.rows
+        for place, position in enumerate(self.view):
+            if predicate(rows[position]):
                 return place
         return -1
 

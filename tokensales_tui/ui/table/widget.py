@@ -13,13 +13,11 @@ and are drawn as plain ``Segment`` text, never as markup.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from rich.cells import cell_len, set_cell_size
-from rich.segment import Segment
-from rich.style import Style
+from rich.cells import cell_len
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
@@ -28,52 +26,14 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...clean import ELLIPSIS, clean_line, display_value
-from .cells import CELL_LIMIT, Column
-from .model import EMPTY_MESSAGE, PreparedRows, TableView
+from ...clean import clean_line, display_value
+from .cells import CELL_LIMIT, Column, fit_widths
+from .lines import Palette, centred, crop, join_cells
+from .model import PreparedRows, TableView
 
 __all__ = ["ResourceTable"]
 
 SORT_MARKS = {False: " ▲", True: " ▼"}
-
-
-@dataclass(slots=True)
-class _Palette:
-    """Rich styles of one render pass."""
-
-    base: Style
-    header: Style
-    even: Style
-    cursor: Style
-    empty: Style
-
-
-def _fit(cell: str, width: int, right: bool) -> str:
-    """Pad or truncate ``cell`` to exactly ``width`` cells."""
-    if cell.isascii():
-        size = len(cell)
-        if size > width:
-            return cell[: width - 1] + ELLIPSIS
-        if size == width:
-            return cell
-        return cell.rjust(width) if right else cell.ljust(width)
-    size = cell_len(cell)
-    if size > width:
-        return set_cell_size(cell, width - 1) + ELLIPSIS
-    padding = " " * (width - size)
-    return padding + cell if right else cell + padding
-
-
-def _join_cells(cells: Iterable[str], widths: Sequence[int], rights: Sequence[bool]) -> str:
-    """One table line: a margin, then each cell fitted to its column, one space apart."""
-    if not widths:
-        return ""
-    return " " + " ".join(map(_fit, cells, widths, rights)) + " "
-
-
-def _is_narrow(line: str) -> bool:
-    """True if every character of ``line`` takes exactly one cell (so slicing crops)."""
-    return line.isascii() or line.replace(ELLIPSIS, "").isascii()
 
 
 @dataclass(eq=False)
@@ -208,7 +168,7 @@ class ResourceTable(ScrollView, can_focus=True):
         self._cursor = 0
         self._posted_row: object = _NOTHING
         self._click_selected = False
-        self._palette: _Palette | None = None
+        self._palette: Palette | None = None
         self._header_text: str | None = None
         self._line_cache: LRUCache[tuple[int, bool, int, int], Strip] = LRUCache(1024)
         self._data.set_columns(columns)
@@ -261,36 +221,12 @@ class ResourceTable(ScrollView, can_focus=True):
         """Position of the cursor among the shown rows."""
         return self._cursor
 
-    @cursor_row.setter
-    def cursor_row(self, value: int) -> None:
-        self._move_cursor(value)
-
     @property
     def highlighted(self) -> Any:
         """The row object under the cursor, or None when no row is shown."""
         if not self._data.view:
             return None
         return self._data.rows[self._data.view[self._cursor]]
-
-    @property
-    def shown_rows(self) -> list[Any]:
-        """The row objects in view, in display order."""
-        rows = self._data.rows
-        return [rows[position] for position in self._data.view]
-
-    @property
-    def empty_reason(self) -> str | None:
-        """Why no rows are shown, or None when there are rows."""
-        if self._data.view:
-            return None
-        if not self._data.rows:
-            return EMPTY_MESSAGE
-        return f"No rows match “{clean_line(self._data.filter)}” — press escape to clear"
-
-    def cells_at(self, cursor_row: int) -> tuple[str, ...]:
-        """The cleaned display text of the row shown at ``cursor_row``."""
-        row = self._data.rows[self._data.view[cursor_row]]
-        return tuple(display_value(column.get(row), CELL_LIMIT) for column in self._data.columns)
 
     # --- data ----------------------------------------------------------------------
 
@@ -383,25 +319,11 @@ class ResourceTable(ScrollView, can_focus=True):
         down to their ``min_width``; only then does the table scroll sideways.
         """
         columns = self._data.columns
-        widths = list(self._data.natural)
         self._rights = [column.align == "right" for column in columns]
         available = self.size.width if self.is_mounted else 0
         if available and len(self._data.view) + 1 > self.size.height:
             available -= self.styles.scrollbar_size_vertical  # room for the scrollbar
-        if available > 0:
-            excess = sum(widths) + len(widths) + 1 - available
-            floors = [max(column.min_width, 3) for column in columns]
-            while excess > 0:
-                # The widest column gives up a cell first, so short columns stay whole.
-                place = max(
-                    (i for i in range(len(widths)) if widths[i] > floors[i]),
-                    key=lambda i: widths[i],
-                    default=-1,
-                )
-                if place < 0:
-                    break
-                widths[place] -= 1
-                excess -= 1
+        widths = fit_widths(self._data.natural, [c.min_width for c in columns], available)
         self._widths = widths
         self._starts = []
         x = 1
@@ -420,12 +342,10 @@ class ResourceTable(ScrollView, can_focus=True):
         Returns:
             True if a row was found (and highlighted).
         """
-        rows = self._data.rows
-        for place, position in enumerate(self._data.view):
-            if predicate(rows[position]):
-                self._move_cursor(place)
-                return True
-        return False
+        place = self._data.first(predicate)
+        if place >= 0:
+            self._move_cursor(place)
+        return place >= 0
 
     # --- filter --------------------------------------------------------------------
 
@@ -568,14 +488,6 @@ class ResourceTable(ScrollView, can_focus=True):
         if row is not None:
             self.post_message(self.RowSelected(self, row))
 
-    def action_cycle_sort(self) -> None:
-        """Sort by the next column (see :meth:`cycle_sort`)."""
-        self.cycle_sort()
-
-    def action_reverse_sort(self) -> None:
-        """Flip the sort direction (see :meth:`reverse_sort`)."""
-        self.reverse_sort()
-
     # --- mouse ---------------------------------------------------------------------
 
     def column_at(self, x: int) -> Column | None:
@@ -619,12 +531,12 @@ class ResourceTable(ScrollView, can_focus=True):
         self.virtual_size = Size(self._total_width, len(self._data.view) + 1)
         self._scroll_cursor_into_view()
 
-    def _get_palette(self) -> _Palette:
+    def _get_palette(self) -> Palette:
         palette = self._palette
         if palette is None:
             get = self.get_component_rich_style
             base = self.rich_style
-            palette = self._palette = _Palette(
+            palette = self._palette = Palette(
                 base=base,
                 header=base + get("resource-table--header"),
                 even=base + get("resource-table--even"),
@@ -656,50 +568,30 @@ class ResourceTable(ScrollView, can_focus=True):
         strip = self._line_cache.get(cache_key)
         if strip is None:
             style = palette.cursor if is_cursor else palette.even if place % 2 else palette.base
-            strip = self._crop(self._row_text(view[place]), style, scroll_x, width)
+            strip = crop(self._row_text(view[place]), style, scroll_x, width, self._total_width)
             self._line_cache.set(cache_key, strip)
         return strip
 
     def _row_text(self, position: int) -> str:
         row = self._data.rows[position]
         cells = [display_value(column.get(row), CELL_LIMIT) for column in self._data.columns]
-        return _join_cells(cells, self._widths, self._rights)
+        return join_cells(cells, self._widths, self._rights)
 
-    def _crop(self, line: str, style: Style, scroll_x: int, width: int) -> Strip:
-        if len(line) == self._total_width and _is_narrow(line):
-            # One character per cell: slicing is cropping.
-            text = line[scroll_x : scroll_x + width]
-            strip = Strip([Segment(text, style)], len(text))
-        else:
-            strip = Strip([Segment(line, style)], self._total_width).crop(
-                scroll_x, scroll_x + width
-            )
-        return strip.extend_cell_length(width, style) if strip.cell_length < width else strip
-
-    def _render_header(self, width: int, scroll_x: int, palette: _Palette) -> Strip:
+    def _render_header(self, width: int, scroll_x: int, palette: Palette) -> Strip:
         if self._header_text is None:
+            sort = self._data.sort
             labels = [
                 clean_line(column.label)
-                + (
-                    SORT_MARKS[self._data.sort[1]]
-                    if self._data.sort and self._data.sort[0] == column.key
-                    else ""
-                )
+                + (SORT_MARKS[sort[1]] if sort and sort[0] == column.key else "")
                 for column in self._data.columns
             ]
-            self._header_text = _join_cells(labels, self._widths, self._rights)
-        return self._crop(self._header_text, palette.header, scroll_x, width)
+            self._header_text = join_cells(labels, self._widths, self._rights)
+        return crop(self._header_text, palette.header, scroll_x, width, self._total_width)
 
-    def _render_empty(self, y: int, width: int, palette: _Palette) -> Strip:
+    def _render_empty(self, y: int, width: int, palette: Palette) -> Strip:
         if y != 1 + (self._body_height - 1) // 2:
             return Strip.blank(width, palette.base)
-        message = self.empty_reason or ""
-        if cell_len(message) > width:
-            message = set_cell_size(message, max(width - 1, 0)) + ELLIPSIS if width else ""
-        left = max(0, (width - cell_len(message)) // 2)
-        return Strip(
-            [Segment(" " * left, palette.base), Segment(message, palette.empty)]
-        ).extend_cell_length(width, palette.base)
+        return centred(self._data.empty_reason or "", width, palette.base, palette.empty)
 
 
 class _Nothing:
