@@ -7,6 +7,7 @@ messages of hidden actions and the keymap check need the same view of them, from
 from __future__ import annotations
 
 import difflib
+import importlib
 from collections.abc import Iterable, Iterator, Mapping
 
 from textual.binding import Binding, BindingType
@@ -47,8 +48,9 @@ def binding_ids(classes: Iterable[type[DOMNode]]) -> Iterator[str]:
 def every_binding_id() -> set[str]:
     """Every binding id of the app's screens and widgets, the lazily imported ones too."""
     from .forms import form_bindings
-    from .screens import browse, config_error, detail, help, profiles, setup  # noqa: F401
 
+    for screen in ("browse", "config_error", "detail", "help", "profiles", "setup"):
+        importlib.import_module(f"{__package__}.screens.{screen}")
     form_bindings()  # imports the form modules
     return set(binding_ids([DOMNode]))
 
