@@ -105,3 +105,16 @@ def test_the_readme_lists_every_binding_id() -> None:
     listed |= {f"tab.{name}" for name in ("items", "assets", "payouts")}  # the "…" in between
     ours = {i for i in every_binding_id() if not i.startswith(("app.", "command_palette"))}
     assert ours - listed == set() and listed - ours == set()
+
+
+def test_binding_ids_of_classes_outside_the_app_are_not_counted() -> None:
+    from textual.binding import Binding
+    from textual.widget import Widget
+
+    from tokensales_tui.ui.keys import binding_ids, every_binding_id
+
+    class Elsewhere(Widget):
+        BINDINGS = [Binding("z", "zap", "Zap", id="elsewhere.zap")]
+
+    assert "elsewhere.zap" in set(binding_ids([Elsewhere], packages=("tests.",)))
+    assert "elsewhere.zap" not in every_binding_id()

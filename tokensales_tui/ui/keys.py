@@ -30,8 +30,10 @@ def key_names(binding: Binding) -> set[str]:
     return {single.key for single in Binding.make_bindings([binding])}
 
 
-def binding_ids(classes: Iterable[type[DOMNode]]) -> Iterator[str]:
-    """Every binding id declared by ``classes`` and their subclasses."""
+def binding_ids(
+    classes: Iterable[type[DOMNode]], packages: tuple[str, ...] = ("tokensales_tui.", "textual.")
+) -> Iterator[str]:
+    """Every binding id declared by ``classes`` and their subclasses defined in ``packages``."""
     seen: set[type[DOMNode]] = set()
     pending = list(classes)
     while pending:
@@ -40,6 +42,8 @@ def binding_ids(classes: Iterable[type[DOMNode]]) -> Iterator[str]:
             continue
         seen.add(cls)
         pending.extend(cls.__subclasses__())
+        if not cls.__module__.startswith(packages):
+            continue  # someone else's class (a test's, a plugin's): not a key of this app
         for binding in cls.__dict__.get("BINDINGS", ()):
             if isinstance(binding, Binding) and binding.id:
                 yield binding.id
