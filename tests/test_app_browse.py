@@ -328,3 +328,23 @@ async def test_the_session_starts_only_once_the_main_screen_is_composed(
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
     assert seen == [1 + 5]
+
+
+async def test_the_clock_and_tab_timers_survive_children_removed_first_at_shutdown() -> None:
+    # At exit Textual removes a widget's children before the widget: the app's clock
+    # and a tab's countdown could then query for a child that was gone (NoMatches).
+    from tokensales_tui.api.auth import TokenState
+    from tokensales_tui.ui.widgets.header import StatusHeader
+
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        header = app.query_one(StatusHeader)
+        tab = app.active_tab
+        await header.remove_children()
+        await tab.remove_children()
+        header.token = TokenState("failed")
+        tab.show_wait("HTTP 429", 5.0)
+        tab.cancel_load()
+        await pilot.pause()
+        assert app.is_running

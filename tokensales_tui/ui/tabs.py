@@ -100,29 +100,35 @@ class ResourceTab(Vertical):
         self._wait_reason = ""
         self._wait_timer: Timer | None = None
         self._indexing = False
+        # Built here, not found by a query: a timer or a worker of the tab may still
+        # touch them while the app shuts down and its children are already gone.
+        self._filter = FilterInput(
+            self._apply_filter,
+            placeholder="Filter (/) — type to narrow, escape to clear",
+            id=f"{resource.key}-filter",
+            classes="filter",
+            select_on_focus=False,
+        )
+        self._count = Static("", classes="count")
+        self._problem = Static("", classes="problem")
+        self._table = ResourceTable(id=f"{resource.key}-table")
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="tab-bar"):
-            yield FilterInput(
-                self._apply_filter,
-                placeholder="Filter (/) — type to narrow, escape to clear",
-                id=f"{self.resource.key}-filter",
-                classes="filter",
-                select_on_focus=False,
-            )
-            yield Static("", classes="count")
-        yield Static("", classes="problem")
-        yield ResourceTable(id=f"{self.resource.key}-table")
+            yield self._filter
+            yield self._count
+        yield self._problem
+        yield self._table
 
     @property
     def table(self) -> ResourceTable:
         """The tab's table."""
-        return self.query_one(ResourceTable)
+        return self._table
 
     @property
     def filter_input(self) -> Input:
         """The tab's filter input."""
-        return self.query_one(Input)
+        return self._filter
 
     @property
     def highlighted(self) -> Any:
@@ -222,7 +228,7 @@ class ResourceTab(Vertical):
             self._wait_timer = None
 
     def _show_problem(self, text: str | None) -> None:
-        problem = self.query_one(".problem", Static)
+        problem = self._problem
         problem.update(Content(clean_line(text)) if text else "")
         problem.set_class(bool(text), "-shown")
 
@@ -239,7 +245,7 @@ class ResourceTab(Vertical):
                 (c.label for c in table.columns if c.key == table.sort_column), table.sort_column
             )
             text += f" · by {label} {'▼' if table.sort_reverse else '▲'}"
-        self.query_one(".count", Static).update(Content(text))
+        self._count.update(Content(text))
 
     @on(Input.Changed)
     def _filter_changed(self, event: Input.Changed) -> None:

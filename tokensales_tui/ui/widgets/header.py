@@ -73,25 +73,35 @@ class StatusHeader(Horizontal):
     info: reactive[HeaderInfo | None] = reactive(None, layout=True)
     token: reactive[TokenState] = reactive(TokenState("none"))
 
+    def __init__(self) -> None:
+        super().__init__()
+        # Built here, not found by a query: the app's clock sets the token state every
+        # second, also while the app shuts down and these are already removed.
+        self._profile = Static("", classes="profile")
+        self._demo = Static("DEMO", classes="badge demo-badge")
+        self._label = Static("", classes="badge label-badge")
+        self._read_only = Static("READ-ONLY", classes="badge ro-badge")
+        self._host = Static("", classes="host")
+        self._token = Static("", classes="token")
+
     def compose(self) -> ComposeResult:
         yield Static("tokensales", classes="app-name")
-        yield Static("", classes="profile")
-        yield Static("DEMO", classes="badge demo-badge")
-        yield Static("", classes="badge label-badge")
-        yield Static("READ-ONLY", classes="badge ro-badge")
-        yield Static("", classes="host")
-        yield Static("", classes="token")
+        yield self._profile
+        yield self._demo
+        yield self._label
+        yield self._read_only
+        yield self._host
+        yield self._token
 
     def watch_info(self, info: HeaderInfo | None) -> None:
         if info is None or not self.is_mounted:
             return
-        self.query_one(".profile", Static).update(Content(f"profile {clean_line(info.profile)}"))
-        label = self.query_one(".label-badge", Static)
-        label.update(Content(clean_line(info.label or "")))
-        label.set_class(bool(info.label) and not info.demo, "-shown")
-        self.query_one(".demo-badge").set_class(info.demo, "-shown")
-        self.query_one(".ro-badge").set_class(info.read_only, "-shown")
-        self.query_one(".host", Static).update(Content(clean_line(info.host)))
+        self._profile.update(Content(f"profile {clean_line(info.profile)}"))
+        self._label.update(Content(clean_line(info.label or "")))
+        self._label.set_class(bool(info.label) and not info.demo, "-shown")
+        self._demo.set_class(info.demo, "-shown")
+        self._read_only.set_class(info.read_only, "-shown")
+        self._host.update(Content(clean_line(info.host)))
 
     def on_mount(self) -> None:
         self.watch_info(self.info)
@@ -100,6 +110,5 @@ class StatusHeader(Horizontal):
     def watch_token(self, state: TokenState) -> None:
         if not self.is_mounted:
             return
-        token = self.query_one(".token", Static)
-        token.update(Content(describe_token(state)))
-        token.set_class(state.status == "failed", "-failed")
+        self._token.update(Content(describe_token(state)))
+        self._token.set_class(state.status == "failed", "-failed")
