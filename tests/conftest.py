@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from .tripwire import Tripwire, install
 
 
 @pytest.fixture(autouse=True)
@@ -27,3 +30,16 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         if variable.startswith("TOKENSALES_"):
             monkeypatch.delenv(variable)
     return home
+
+
+@pytest.fixture(autouse=True)
+def terminal_tripwire(monkeypatch: pytest.MonkeyPatch) -> Iterator[Tripwire]:
+    """Fail any test whose app would write a foreign control sequence to a terminal.
+
+    Every app test runs with it (see ``tests/tripwire.py``); a test may read
+    ``terminal_tripwire.clipboard`` to see what a copy put on the clipboard.
+    """
+    tripwire = Tripwire()
+    install(tripwire, monkeypatch)
+    yield tripwire
+    tripwire.check()

@@ -325,6 +325,25 @@ async def test_server_text_in_an_edited_webhook_stays_literal_and_is_not_judged(
         assert stored["events"][2] == "esc\x1b[31mred"  # untouched on the server
 
 
+async def test_adding_an_event_sends_the_untouched_stored_names_as_they_were() -> None:
+    # The field shows stored names cleaned (a bidi override becomes a visible mark);
+    # adding one event must send the others as the service stored them, not the marks.
+    app, transport = rigged_app()
+    puts: list[bytes] = []
+    transport.hook = lambda r: puts.append(r.content) if r.method == "PUT" else None
+    stored = next(iter(app.rigged_emulator.webhooks.values()))
+    stored["events"] = ["item.\u202esold", "tab\there"]
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        form = await open_form(app, pilot, "1", key="e")
+        shown = form.text("events")
+        assert "\u202e" not in shown and "\t" not in shown
+        await fill(pilot, events=shown + ", payment.succeeded")
+        await submit_and_close(app, pilot, form)
+    sent = [json.loads(b) for b in puts]
+    assert sent == [{"events": ["item.\u202esold", "tab\there", "payment.succeeded"]}]
+
+
 def test_every_form_key_has_an_id_and_a_description() -> None:
     keys = form_bindings()
     assert {b.id for b in keys} >= {

@@ -23,7 +23,7 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["clean", "clean_line", "display_value", "is_clean"]
+__all__ = ["clean", "clean_line", "display_value", "escape_unsafe", "is_clean", "mark_controls"]
 
 ELLIPSIS = "…"
 REPLACEMENT = "\ufffd"
@@ -99,6 +99,38 @@ def clean_line(text: str) -> str:
     if "\r\n" in text:
         text = text.replace("\r\n", "\n")
     return text.translate(_LINE_TABLE)
+
+
+def mark_controls(text: str) -> str:
+    """Like :func:`clean_line`, but one mark per character, so that positions stay.
+
+    For text being edited, whose cursor and selection are character offsets.
+    """
+    if text.isprintable() or _UNSAFE_LINE.search(text) is None:
+        return text
+    return text.translate(_LINE_TABLE)
+
+
+def escape_unsafe(text: str, *, line: bool = False) -> str:
+    """Write each character :func:`clean` would replace as a ``\\uXXXX`` escape.
+
+    For text that leaves the program whole, such as a copy to the clipboard: nothing
+    is lost, nothing a terminal or a shell acts on remains, and JSON stays valid JSON
+    (such characters can only stand inside its strings). Newlines and tabs stay,
+    unless ``line``: a value copied on its own (an id, an address) must not end a
+    shell command line when pasted.
+
+    Args:
+        text: Text from outside the program.
+        line: Escape newlines and tabs too.
+
+    Returns:
+        Safe text (the same object if nothing changed).
+    """
+    unsafe = _UNSAFE_LINE if line else _UNSAFE
+    if text.isprintable() or unsafe.search(text) is None:
+        return text
+    return unsafe.sub(lambda found: f"\\u{ord(found[0]):04x}", text)
 
 
 def _truncate(value: str, limit: int | None) -> str:

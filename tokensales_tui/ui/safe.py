@@ -1,7 +1,9 @@
-"""Literal renderables of text the program did not write: never parsed as markup.
+"""Literal renderables of text: never parsed as markup, never carrying a control character.
 
-Text is cleaned first (:mod:`tokensales_tui.clean`), so no control character reaches
-the terminal either.
+The only module of ``ui/`` that builds ``Content`` or ``Text`` from a string that is not
+a literal: every other module calls :func:`content`, :func:`line` or :func:`text`, and
+``tests/test_text_gate.py`` fails on any other way to put a string on screen. Text is
+cleaned first (:mod:`tokensales_tui.clean`): ``Content(...)`` alone keeps ESC.
 """
 
 from __future__ import annotations
@@ -9,9 +11,9 @@ from __future__ import annotations
 from rich.text import Text
 from textual.content import Content
 
-from ..clean import clean
+from ..clean import clean, clean_line
 
-__all__ = ["content", "text"]
+__all__ = ["content", "line", "text"]
 
 
 def text(value: str, style: str = "") -> Text:
@@ -38,3 +40,17 @@ def content(value: str, style: str = "") -> Content:
         A visual showing the cleaned text.
     """
     return Content.styled(clean(value), style) if style else Content(clean(value))
+
+
+def line(value: str, style: str = "") -> Content:
+    """Like :func:`content`, on one line: newlines become "↵", tabs a space.
+
+    Args:
+        value: Text from outside the program, or our own text that quotes it.
+        style: Style applied to the whole text.
+
+    Returns:
+        A one-line visual showing the cleaned text.
+    """
+    cleaned = clean_line(value)
+    return Content.styled(cleaned, style) if style else Content(cleaned)

@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from ..api import ApiError
-from ..clean import clean_line
 from ..payouts import payout_rows
 from .resources import PAYOUTS, Resource
+from .safe import line
 from .table.widget import ResourceTable
+from .widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
     from .worker import ApiWorker
@@ -59,7 +59,7 @@ async def _off_loop(rows: int, function: Callable[P, R], *args: P.args, **kwargs
     return await asyncio.to_thread(function, *args, **kwargs)
 
 
-class FilterInput(Input):
+class FilterInput(SafeInput):
     """The filter line; the table follows each change before the next frame is drawn.
 
     Through ``Input.Changed`` the table would change a message later, after Textual has
@@ -229,7 +229,7 @@ class ResourceTab(Vertical):
 
     def _show_problem(self, text: str | None) -> None:
         problem = self._problem
-        problem.update(Content(clean_line(text)) if text else "")
+        problem.update(line(text) if text else "")
         problem.set_class(bool(text), "-shown")
 
     def _update_count(self) -> None:
@@ -245,7 +245,7 @@ class ResourceTab(Vertical):
                 (c.label for c in table.columns if c.key == table.sort_column), table.sort_column
             )
             text += f" · by {label} {'▼' if table.sort_reverse else '▲'}"
-        self._count.update(Content(text))
+        self._count.update(line(text))
 
     @on(Input.Changed)
     def _filter_changed(self, event: Input.Changed) -> None:

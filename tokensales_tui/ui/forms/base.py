@@ -48,8 +48,8 @@ from textual.widgets import (
 from ...api import ApiClient, ApiError, OutcomeUnknownError, ValidationError
 from ...api.endpoints import Endpoint
 from ...api.preview import Change, RequestPreview
-from ...clean import clean, clean_line
-from ..safe import content
+from ...clean import clean_line
+from ..safe import content, line
 from ..screens.confirm import ConfirmScreen
 from ..worker import ApiWorker
 
@@ -118,7 +118,7 @@ def form_field(label: str, widget: Widget, *, hint: str | Content = "") -> Compo
     if isinstance(widget, Input):
         widget.select_on_focus = False  # a tab or a refused submit must not arm a wipe
     with Horizontal(classes="form-field", id=f"{widget.id}-field"):
-        yield Label(label, markup=False, classes="form-label")
+        yield Label(line(label), classes="form-label")
         with Vertical(classes="form-control"):
             yield widget
             hint_line = Static(id=f"{widget.id}-hint", classes="form-hint")
@@ -127,10 +127,14 @@ def form_field(label: str, widget: Widget, *, hint: str | Content = "") -> Compo
             yield Static("", id=f"{widget.id}-problem", classes="form-problem")
 
 
-def show_line(line: Static, text: str | Content) -> None:
-    """Show ``text`` literally in ``line`` (never as markup), or hide the line when it is empty."""
-    line.update(text if isinstance(text, Content) else content(clean(text)))
-    line.display = bool(text)
+def show_line(widget: Static, text: str | Content) -> None:
+    """Show ``text`` literally in ``widget`` (never as markup), or hide it when ``text`` is empty.
+
+    A ``Content`` given here was built by :mod:`..safe` (the only way to build one).
+    """
+    shown = text if isinstance(text, Content) else content(text)
+    widget.update(shown)  # gate: built by safe.content here or by the caller
+    widget.display = bool(text)
 
 
 def value_of(widget: Widget) -> Any:
@@ -245,7 +249,7 @@ class FormScreen(ModalScreen[FormResult | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="form") as form:
-            form.border_title = self.form_title
+            form.border_title = line(self.form_title)
             with VerticalScroll(id="form-body", can_focus=False):
                 yield from self.compose_fields()
                 with Vertical(id="preview") as preview:
@@ -300,13 +304,13 @@ class FormScreen(ModalScreen[FormResult | None]):
     def show_problems(self, problems: Problems) -> None:
         """Show each problem under its field: those of touched fields, or all after a submit."""
         self.problems = problems
-        for line in self.query(".form-problem").results(Static):
-            field_id = (line.id or "").removesuffix("-problem")
+        for widget in self.query(".form-problem").results(Static):
+            field_id = (widget.id or "").removesuffix("-problem")
             problem = problems.get(field_id)
             shown = problem is not None and (self.attempted or field_id in self._touched)
-            line.update(content(problem.message) if shown and problem else "")
-            line.set_class(shown, "-shown")
-            line.set_class(shown and problem is not None and problem.warning, "-warning")
+            widget.update(content(problem.message) if shown and problem else "")
+            widget.set_class(shown, "-shown")
+            widget.set_class(shown and problem is not None and problem.warning, "-warning")
 
     def first_error(self, problems: Problems) -> Widget | None:
         """The first field, in tab order, that has an error."""
@@ -330,7 +334,7 @@ class FormScreen(ModalScreen[FormResult | None]):
         body = self.query_one("#preview-body", Static)
         if outgoing is None:
             self._preview = None
-            request.update(Content("Nothing changed — nothing will be sent"))
+            request.update(line("Nothing changed — nothing will be sent"))
             show_line(changes, "")
             show_line(body, "")
             return

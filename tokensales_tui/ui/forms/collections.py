@@ -17,7 +17,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, Input, Static, Switch, TextArea
 
@@ -39,6 +38,9 @@ from ...checks import (
     parse_lines,
 )
 from ...clean import clean_line
+from ..safe import line
+from ..widgets.safe_input import SafeInput
+from ..widgets.safe_text_area import SafeTextArea
 from ..worker import ApiWorker
 from .base import FormResult, FormScreen, Outgoing, Problem, Problems, form_field, show_line
 from .import_list import ImportListScreen
@@ -59,8 +61,8 @@ def check_entries(text: str, check: Callable[[str], str | None]) -> ListReport:
     """Check the non-blank lines of ``text``, numbered as the text area shows them."""
     values: list[str] = []
     numbers: list[int] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if stripped := line.strip():
+    for number, entry in enumerate(text.splitlines(), start=1):
+        if stripped := entry.strip():
             values.append(stripped)
             numbers.append(number)
     return check_list(values, check, line_numbers=numbers)
@@ -94,13 +96,14 @@ class CollectionSection(Vertical):
 
     def compose(self) -> ComposeResult:
         key = self.key
-        yield Static(Content(f"Collection {self.number}"), classes="collection-title")
+        yield Static(line(f"Collection {self.number}"), classes="collection-title")
         yield from form_field(
-            "Name", Input(placeholder="short: checkout modals show 24 characters", id=f"{key}-name")
+            "Name",
+            SafeInput(placeholder="short: checkout modals show 24 characters", id=f"{key}-name"),
         )
         yield from form_field(
             "Blockchain",
-            Input(
+            SafeInput(
                 placeholder="e.g. polygon",
                 suggester=SuggestFromList(KNOWN_CHAINS, case_sensitive=False),
                 id=f"{key}-blockchain",
@@ -108,7 +111,7 @@ class CollectionSection(Vertical):
             hint=choice_hint("", KNOWN_CHAINS),
         )
         yield from form_field(
-            "Contract address", Input(placeholder="0x… or base58", id=f"{key}-contract")
+            "Contract address", SafeInput(placeholder="0x… or base58", id=f"{key}-contract")
         )
         yield from form_field(
             "Whitelisted", Switch(id=f"{key}-whitelisted"), hint='sent as "true" or "false"'
@@ -116,7 +119,7 @@ class CollectionSection(Vertical):
         for kind, label in (("wallets", "Wallets"), ("emails", "E-mails")):
             yield from form_field(
                 label,
-                TextArea(
+                SafeTextArea(
                     id=f"{key}-{kind}",
                     soft_wrap=False,
                     show_line_numbers=True,
@@ -127,7 +130,7 @@ class CollectionSection(Vertical):
         with Horizontal(classes="collection-actions"):
             for kind in LISTS:
                 button = Button(
-                    f"Import {kind} file…",
+                    line(f"Import {kind} file…"),
                     id=f"{key}-import-{kind}",
                     compact=True,
                     classes="import",
@@ -141,7 +144,7 @@ class CollectionSection(Vertical):
     def renumber(self, number: int) -> None:
         """Show the collection's new position after another was removed."""
         self.number = number
-        self.query_one(".collection-title", Static).update(Content(f"Collection {number}"))
+        self.query_one(".collection-title", Static).update(line(f"Collection {number}"))
 
 
 class CollectionsForm(FormScreen):

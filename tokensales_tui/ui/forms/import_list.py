@@ -8,10 +8,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from ..safe import content, line
+from ..widgets.safe_input import SafeInput
 from .inputs import PathSuggester
 
 __all__ = ["ImportListScreen"]
@@ -46,16 +47,16 @@ class ImportListScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(Content(f"Import into {self.target}"), classes="title")
+            yield Static(line(f"Import into {self.target}"), classes="title")
             yield Static(
-                Content(
+                content(
                     "A text file with one value per line, or a CSV file with a header "
                     "(the column is found by its name). The values are added to the list, "
                     "where the form checks them. → completes the path."
                 ),
                 classes="explain",
             )
-            yield Input(placeholder="~/whitelist.csv", suggester=PathSuggester(), id="path")
+            yield SafeInput(placeholder="~/whitelist.csv", suggester=PathSuggester(), id="path")
             with Horizontal():
                 yield Button("Cancel", id="cancel")
                 yield Button("Import", id="import", variant="primary")

@@ -9,16 +9,16 @@ from pathlib import Path
 
 from textual import events
 from textual.suggester import Suggester
-from textual.widgets import Input
 
 from ...checks import suggest_events
+from ..widgets.safe_input import SafeInput
 
 __all__ = ["ListInput", "ListSuggester", "PathSuggester", "choice_hint"]
 
 _SEPARATOR = re.compile(r"[,\r\n]")
 
 
-class ListInput(Input):
+class ListInput(SafeInput):
     """An input for a comma-separated list; a pasted list of lines arrives comma-separated.
 
     A plain :class:`Input` keeps only the first line of a paste.

@@ -8,7 +8,7 @@ import msgspec
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.suggester import SuggestFromList
-from textual.widgets import Input, Select, Static
+from textual.widgets import Select, Static
 
 from ...api import ApiClient
 from ...api.endpoints import Endpoint
@@ -21,6 +21,7 @@ from ...checks import (
     check_text,
     detail_fields,
 )
+from ..widgets.safe_input import SafeInput
 from ..worker import ApiWorker
 from .base import FormResult, FormScreen, Outgoing, Problem, Problems, form_field, show_line
 from .inputs import choice_hint
@@ -73,7 +74,7 @@ class PayoutForm(FormScreen):
         )
 
     def compose_fields(self) -> ComposeResult:
-        yield from form_field("Name", Input(placeholder="e.g. EU card payouts", id="name"))
+        yield from form_field("Name", SafeInput(placeholder="e.g. EU card payouts", id="name"))
         yield from form_field(
             "Type",
             Select(
@@ -84,7 +85,7 @@ class PayoutForm(FormScreen):
         )
         yield from form_field(
             "Other type",
-            Input(placeholder="a type the service accepts, e.g. crypto", id="other-type"),
+            SafeInput(placeholder="a type the service accepts, e.g. crypto", id="other-type"),
         )
         labels = {
             name: label for fields in map(detail_fields, PAYOUT_TYPES) for name, label in fields
@@ -94,7 +95,7 @@ class PayoutForm(FormScreen):
                 chain = name == "blockchainId"
                 yield from form_field(
                     labels[name],
-                    Input(
+                    SafeInput(
                         placeholder=_PLACEHOLDERS[name],
                         suggester=SuggestFromList(KNOWN_CHAINS, case_sensitive=False)
                         if chain

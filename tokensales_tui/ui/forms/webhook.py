@@ -7,7 +7,7 @@ from typing import Any
 
 from msgspec import UNSET
 from textual.app import ComposeResult
-from textual.widgets import Input, Static
+from textual.widgets import Static
 
 from ...api import ApiClient, Secret
 from ...api.endpoints import Endpoint, webhook_endpoint
@@ -16,6 +16,7 @@ from ...api.preview import Change
 from ...checks import check_events, check_http_url, check_text, parse_events, suggest_events
 from ...clean import clean_line
 from ..safe import content
+from ..widgets.safe_input import SafeInput
 from ..widgets.secret_input import SecretInput
 from ..worker import ApiWorker
 from .base import FormResult, FormScreen, Outgoing, Problem, Problems, form_field, show_line
@@ -79,7 +80,7 @@ class WebhookForm(FormScreen):
             yield Static(content(f"id {clean_line(webhook.id)}"), classes="form-hint")
         yield from form_field(
             "URL",
-            Input(
+            SafeInput(
                 self.before_url,
                 placeholder="https://example.com/hooks/tokensales",
                 id="url",
@@ -134,8 +135,11 @@ class WebhookForm(FormScreen):
         editing = self.webhook is not None
         if (not editing or url.strip() != self.before_url) and (problem := check_http_url(url)):
             problems["url"] = Problem(problem)
-        changed_events = set(parse_events(events)) != set(self.before_events)
-        if (not editing or changed_events) and (problem := check_events(events)):
+        if editing:  # names already stored are the service's; judge the ones typed here
+            names = parse_events(events)
+            added = [name for name in names if name not in self.before_events]
+            events = ", ".join(added) if names else events
+        if (not editing or events) and (problem := check_events(events)):
             problems["events"] = Problem(problem)
         secret = self.text("secret")
         if secret and (problem := check_text(secret.strip(), "the secret")):
@@ -155,7 +159,7 @@ class WebhookForm(FormScreen):
             update.url = url
             changes.append(Change("url", self.before_url, url))
         if set(events) != set(self.before_events):
-            update.events = events
+            update.events = self._as_stored(events)
             changes.append(Change("events", self.before_events, events))
         if secret:
             update.secret = Secret(secret)
@@ -163,6 +167,15 @@ class WebhookForm(FormScreen):
         if update.is_empty():
             return None
         return Outgoing(webhook_endpoint("PUT", self.webhook.id), update, tuple(changes))
+
+    def _as_stored(self, events: list[str]) -> list[str]:
+        """``events`` with each name the user left as shown sent back as the service stored it.
+
+        The field shows stored names with control and bidi characters made visible; an
+        edit must not send those marks in place of the names the user did not touch.
+        """
+        stored = {clean_line(name): name for name in self.webhook.events} if self.webhook else {}
+        return [stored.get(name, name) for name in events]
 
     async def send(self, client: ApiClient, outgoing: Outgoing) -> Any:
         if self.webhook is None:

@@ -17,10 +17,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, TabbedContent, TabPane, TextArea
 
 from ...api import ApiError, RetryNotice
-from ...clean import clean_line
+from ...clean import clean_line, escape_unsafe
 from ..forms import CREATABLE, EDITABLE, edit_form, new_form
 from ..keys import key_names
 from ..resources import RESOURCES, Resource
+from ..safe import line
 from ..table.widget import ResourceTable
 from ..tabs import ResourceTab
 from ..widgets.header import HeaderInfo, StatusHeader
@@ -78,7 +79,7 @@ class BrowseScreen(Screen[None]):
         yield StatusHeader()
         with TabbedContent(id="tabs"):
             for number, resource in enumerate(RESOURCES, start=1):
-                with TabPane(f"{number} {resource.title}", id=resource.key):
+                with TabPane(line(f"{number} {resource.title}"), id=resource.key):
                     yield ResourceTab(
                         resource,
                         lambda: self.tsapp.api,
@@ -279,7 +280,7 @@ class BrowseScreen(Screen[None]):
         if not object_id:
             self.notify(f"This {resource.noun} has no id", severity="warning")
             return
-        self.app.copy_to_clipboard(object_id)
+        self.app.copy_to_clipboard(escape_unsafe(object_id, line=True))
         self.notify(f"Copied the {resource.noun} id", markup=False)
 
     def action_copy_json(self) -> None:
@@ -343,7 +344,7 @@ class BrowseScreen(Screen[None]):
             self.notify(f"Not opened: {problem}: {shown}", severity="warning", markup=False)
             return
         if not can_launch_browser():
-            self.app.copy_to_clipboard(url)
+            self.app.copy_to_clipboard(escape_unsafe(url, line=True))
             self.notify(
                 f"No browser can open here (SSH session or no display), so it was copied: {shown}",
                 markup=False,

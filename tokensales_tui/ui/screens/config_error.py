@@ -13,12 +13,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
 from ... import config
-from ...clean import clean
+from ..safe import content
 
 __all__ = ["ConfigErrorChoice", "ConfigErrorScreen"]
 
@@ -61,8 +60,8 @@ class ConfigErrorScreen(Screen[ConfigErrorChoice]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(can_focus=False):
             yield Static("The config file could not be read", classes="title", markup=False)
-            yield Static(Content(clean(location(self.error))), classes="where")
-            yield Static(Content(clean(self.error.message)), classes="message")
+            yield Static(content(location(self.error)), classes="where")
+            yield Static(content(self.error.message), classes="message")
             yield Static(
                 "The file was left unchanged. Fix it in an editor and start again,"
                 " or look around in the demo meanwhile.",

@@ -5,11 +5,10 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
-from ...clean import clean_line
+from ..safe import line
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -49,13 +48,13 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(Content(self.question), classes="question")
-            yield Static(Content(clean_line(self.subject)), classes="subject")
+            yield Static(line(self.question), classes="question")
+            yield Static(line(self.subject), classes="subject")
             if self.detail:
-                yield Static(Content(clean_line(self.detail)), classes="detail")
+                yield Static(line(self.detail), classes="detail")
             with Horizontal():
                 yield Button("Cancel", id="cancel")
-                yield Button(self.confirm_label, id="confirm", variant="error")
+                yield Button(line(self.confirm_label), id="confirm", variant="error")
         yield Footer(compact=True)  # this dialog's keys, not the screen's behind it
 
     def on_mount(self) -> None:

@@ -16,14 +16,14 @@ from textual import getters, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, VerticalScroll
-from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
-from ...clean import clean_line, display_value
+from ...clean import clean_line, display_value, escape_unsafe
 from ..json_text import full_json, preview_json
-from ..safe import content
+from ..safe import content, line
 from ..widgets.json_view import JsonView
+from ..widgets.safe_input import SafeInput
 
 __all__ = ["CAPPED_NOTICE", "DetailScreen", "Fields", "Refresh"]
 
@@ -147,17 +147,17 @@ class DetailScreen(Screen[None]):
         return self._raw
 
     def compose(self) -> ComposeResult:
-        title = Content.assemble((self._title, "bold"))
+        title = line(self._title, "bold")
         if self._object_id:
-            title += Content.styled("  " + clean_line(self._object_id), "dim")
-        yield Static(title, id="detail-title")
+            title += line("  " + self._object_id, "dim")
+        yield Static(title, id="detail-title")  # gate: built by safe.line above
         with VerticalScroll(id="detail-fields"):
             yield Grid(*self._field_cells(self._fields), id="detail-grid")
         yield Static(id="detail-status")
-        yield Static(Content(CAPPED_NOTICE), id="detail-notice")
+        yield Static(line(CAPPED_NOTICE), id="detail-notice")
         yield JsonView(id="detail-json")
         with Horizontal(id="detail-searchbar"):
-            yield Input(placeholder="Search the JSON", id="detail-search")
+            yield SafeInput(placeholder="Search the JSON", id="detail-search")
             yield Static(id="detail-matches")
         yield Footer()
 
@@ -186,7 +186,7 @@ class DetailScreen(Screen[None]):
 
     def _set_status(self, message: str, *, error: bool = False) -> None:
         status = self.query_one("#detail-status", Static)
-        status.update(Content(clean_line(message)))
+        status.update(line(message))
         status.set_class(error, "-error")
         status.display = bool(message)
 
@@ -224,7 +224,7 @@ class DetailScreen(Screen[None]):
         if not self._object_id:
             self.notify("This object has no id", severity="warning", markup=False)
             return
-        self.app.copy_to_clipboard(self._object_id)
+        self.app.copy_to_clipboard(escape_unsafe(self._object_id, line=True))
         self.notify("Copied id", markup=False)
 
     def action_copy_json(self) -> None:
@@ -273,4 +273,4 @@ class DetailScreen(Screen[None]):
         else:
             total = f"{count:,}+" if view.matches_capped else f"{count:,}"
             text = f"match {view.current_match + 1:,} of {total}"
-        self.query_one("#detail-matches", Static).update(Content(text))
+        self.query_one("#detail-matches", Static).update(line(text))

@@ -8,10 +8,11 @@ from rich.cells import cell_len
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
-from textual.content import Content
 from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
+
+from ..safe import line
 
 __all__ = ["HelpScreen", "Section", "key_display", "sections_from_bindings"]
 
@@ -163,12 +164,12 @@ class HelpScreen(ModalScreen[None]):
                     with Vertical(classes="help--column"):
                         for heading, rows in column:
                             # Keys may come from a user's keymap: literal text, never markup.
-                            yield Static(Content(heading), classes="help--heading")
+                            yield Static(line(heading), classes="help--heading")
                             with Grid(classes="help--rows") as grid:
                                 grid.styles.grid_columns = f"{key_width} auto"
                                 for key, description in rows:
-                                    yield Static(Content(key), classes="help--key")
-                                    yield Static(Content(description), classes="help--description")
+                                    yield Static(line(key), classes="help--key")
+                                    yield Static(line(description), classes="help--description")
         yield Footer(compact=True)  # this dialog's keys, not the screen's behind it
 
     def action_close(self) -> None:

@@ -5,12 +5,11 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...clean import clean_line
+from ..safe import line
 
 DEMO_CHOICE = "\x00demo"
 """The option id of the embedded demo; no profile name can contain a NUL."""
@@ -41,16 +40,14 @@ class ProfileScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         options = [
             Option(
-                Content.assemble(
-                    ("● " if name == self.current else "  "),
-                    (clean_line(name), "bold"),
-                    ("  " + clean_line(description), "dim"),
-                ),
+                line("● " if name == self.current else "  ")
+                + line(name, "bold")
+                + line("  " + description, "dim"),
                 id=name,
             )
             for name, description in self.profiles
         ]
-        options.append(Option(Content("  demo  (embedded demo service)"), id=DEMO_CHOICE))
+        options.append(Option(line("  demo  (embedded demo service)"), id=DEMO_CHOICE))
         with Vertical():
             yield Static("Switch profile", classes="title")
             yield Static("enter to switch · escape to stay", classes="hint")

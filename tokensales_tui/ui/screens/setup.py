@@ -18,7 +18,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.content import Content
 from textual.screen import Screen
 from textual.validation import ValidationResult, Validator
 from textual.widgets import Button, Footer, Input, Label, Static
@@ -26,7 +25,8 @@ from textual.widgets import Button, Footer, Input, Label, Static
 from ... import config
 from ...api import ApiClient, Connection, Secret
 from ...api.connection import host_of
-from ...clean import clean_line
+from ..safe import line
+from ..widgets.safe_input import SafeInput
 from ..widgets.secret_input import SecretInput
 
 if TYPE_CHECKING:
@@ -194,16 +194,16 @@ class SetupScreen(Screen[SetupResult]):
                 classes="welcome",
                 markup=False,
             )
-            yield Static(Content(clean_line(str(self.config_path))), classes="path")
+            yield Static(line(str(self.config_path)), classes="path")
             yield from self._field(
                 "Profile name",
-                Input(
+                SafeInput(
                     "default", id="profile", validators=[_ProfileName()], validate_on=_VALIDATE_ON
                 ),
             )
             yield from self._field(
                 "Base URL",
-                Input(
+                SafeInput(
                     placeholder="https://api.example.com",
                     id="base-url",
                     validators=[_Url("base URL", required=True)],
@@ -212,7 +212,7 @@ class SetupScreen(Screen[SetupResult]):
             )
             yield from self._field(
                 "Auth URL",
-                Input(
+                SafeInput(
                     placeholder="same as base URL",
                     id="auth-url",
                     validators=[_Url("auth URL", required=False)],
@@ -221,7 +221,7 @@ class SetupScreen(Screen[SetupResult]):
             )
             yield from self._field(
                 "Console URL",
-                Input(
+                SafeInput(
                     placeholder="same as base URL",
                     id="console-url",
                     validators=[_Url("console URL", required=False)],
@@ -230,7 +230,9 @@ class SetupScreen(Screen[SetupResult]):
             )
             yield from self._field(
                 "API key",
-                Input(id="api-key", validators=[_Required("API key")], validate_on=_VALIDATE_ON),
+                SafeInput(
+                    id="api-key", validators=[_Required("API key")], validate_on=_VALIDATE_ON
+                ),
             )
             yield from self._field("API secret", SecretInput(password=True, id="api-secret"))
             with Horizontal(id="buttons"):
@@ -242,7 +244,7 @@ class SetupScreen(Screen[SetupResult]):
 
     @staticmethod
     def _field(label: str, field: Input) -> ComposeResult:
-        yield Label(label, markup=False)
+        yield Label(line(label))
         yield field
         yield Static(id=f"{field.id}-error", classes="field-error", markup=False)
 
@@ -259,10 +261,10 @@ class SetupScreen(Screen[SetupResult]):
             self.focus_next()
 
     def _show_error(self, field: Input, result: ValidationResult | None) -> None:
-        line = self.query_one(f"#{field.id}-error", Static)
+        widget = self.query_one(f"#{field.id}-error", Static)
         problems = result.failure_descriptions if result is not None else []
-        line.update(Content(clean_line(problems[0])) if problems else "")
-        line.set_class(bool(problems), "-shown")
+        widget.update(line(problems[0]) if problems else "")
+        widget.set_class(bool(problems), "-shown")
 
     def _read_form(self) -> _Form | None:
         """The checked fields, or ``None`` after showing every problem."""
@@ -292,7 +294,7 @@ class SetupScreen(Screen[SetupResult]):
 
     def _set_status(self, text: str, state: Literal["busy", "ok", "error"]) -> None:
         status = self.query_one("#status", Static)
-        status.update(Content(clean_line(text)))
+        status.update(line(text))
         for name in ("busy", "ok", "error"):
             status.set_class(name == state, f"-{name}")
         # At 80x24 it sits below the fold; wait for its new height before scrolling.

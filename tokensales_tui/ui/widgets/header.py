@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from ...api.auth import TokenState
 from ...clean import clean_line
+from ..safe import line
 
 
 @dataclass(frozen=True)
@@ -96,12 +96,12 @@ class StatusHeader(Horizontal):
     def watch_info(self, info: HeaderInfo | None) -> None:
         if info is None or not self.is_mounted:
             return
-        self._profile.update(Content(f"profile {clean_line(info.profile)}"))
-        self._label.update(Content(clean_line(info.label or "")))
+        self._profile.update(line(f"profile {clean_line(info.profile)}"))
+        self._label.update(line(info.label or ""))
         self._label.set_class(bool(info.label) and not info.demo, "-shown")
         self._demo.set_class(info.demo, "-shown")
         self._read_only.set_class(info.read_only, "-shown")
-        self._host.update(Content(clean_line(info.host)))
+        self._host.update(line(info.host))
 
     def on_mount(self) -> None:
         self.watch_info(self.info)
@@ -110,5 +110,5 @@ class StatusHeader(Horizontal):
     def watch_token(self, state: TokenState) -> None:
         if not self.is_mounted:
             return
-        self._token.update(Content(describe_token(state)))
+        self._token.update(line(describe_token(state)))
         self._token.set_class(state.status == "failed", "-failed")

@@ -25,6 +25,8 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ..safe import text as safe_text
+
 __all__ = ["MAX_MATCHES", "JsonView"]
 
 MAX_MATCHES = 10_000
@@ -215,7 +217,9 @@ class JsonView(ScrollView, can_focus=True):
                 for span in self._syntax.highlight(line).spans
                 if span.start < size and isinstance(span.style, Style)
             ]
-            text = Text(line, end="", no_wrap=True, spans=spans)
+            text = safe_text(line)  # the printer escaped it already: a no-op check
+            text.no_wrap = True
+            text.spans = spans
             self._texts.set(index, text)
         return text
 

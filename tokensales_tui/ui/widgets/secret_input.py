@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from textual.actions import SkipAction
-from textual.widgets import Input
+
+from .safe_input import SafeInput
 
 __all__ = ["SecretInput"]
 
 
-class SecretInput(Input):
+class SecretInput(SafeInput):
     """A password field whose text cannot be cut or copied to the clipboard.
 
     Copying would send the secret to the terminal in an OSC 52 sequence. Create it with

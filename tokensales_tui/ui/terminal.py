@@ -1,0 +1,142 @@
+"""The last gate between the app and the terminal: no foreign control sequence gets out.
+
+Text we did not write is cleaned where it becomes a widget (:mod:`.safe`,
+:mod:`tokensales_tui.clean`). This module is the second line: every write to the
+terminal passes :func:`neutralize`, which removes the sequences that could act outside
+the screen — OSC (clipboard, title, links), DCS, APC, PM and SOS strings, and C1
+control characters — unless they are the few our own code and Textual write on purpose:
+
+* OSC 52, one clipboard write of an explicit copy, alone in its write, whose decoded
+  text holds no control character a shell would act on when pasted;
+* OSC 22, Textual's pointer shape.
+
+The tests use :func:`foreign_sequences` to fail on anything this would have removed
+(``tests/tripwire.py``), so a leak at the source is found even though the gate holds.
+Nothing here imports Textual; :func:`guarded_driver` wraps a driver class by duck typing.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+import re
+from typing import Any, TypeVar
+
+__all__ = [
+    "clipboard_problem",
+    "foreign_sequences",
+    "guarded_driver",
+    "neutralize",
+]
+
+log = logging.getLogger(__name__)
+
+# Where a string-carrying sequence or a C1 control may begin: ESC ] (OSC), ESC P (DCS),
+# ESC _ (APC), ESC ^ (PM), ESC X (SOS), or a C1 character (0x9B is a one-byte CSI).
+_SUSPECT = re.compile("\x1b[\\]P_^X]|[\x80-\x9f]")
+# A control string ends at BEL (OSC only), ST as ESC \, or a C1 ST.
+_STRING_END = re.compile("\x07|\x1b\\\\|\x9c")
+
+_OWN_OSC = re.compile(r"\x1b\](?:52;c;(?P<clip>[A-Za-z0-9+/=]*)|22;[a-z-]{1,32})(?:\x07|\x1b\\)")
+
+# What a pasted clipboard must not hold: C0 controls but tab and newline, DEL, C1.
+_PASTE_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clipboard_problem(encoded: str) -> str | None:
+    """Why an OSC 52 payload is unsafe to paste, or ``None`` if it is fine.
+
+    Args:
+        encoded: The base64 text of an OSC 52 clipboard write.
+    """
+    try:
+        text = base64.b64decode(encoded, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return "the clipboard text is not base64 of UTF-8"
+    if found := _PASTE_UNSAFE.search(text):
+        return f"the clipboard text holds the control character U+{ord(found[0]):04X}"
+    return None
+
+
+def _scan(data: str) -> list[tuple[int, int, str]]:
+    """The spans of ``data`` that are foreign sequences, with the reason for each."""
+    spans: list[tuple[int, int, str]] = []
+    position = 0
+    while (found := _SUSPECT.search(data, position)) is not None:
+        start = found.start()
+        if found[0][0] != "\x1b":  # a C1 character
+            spans.append((start, start + 1, f"C1 control U+{ord(found[0]):04X}"))
+            position = start + 1
+            continue
+        end_match = _STRING_END.search(data, found.end())
+        end = len(data) if end_match is None else end_match.end()
+        sequence = data[start:end]
+        own = _OWN_OSC.fullmatch(sequence)
+        if own is not None and (own["clip"] is None or (start == 0 and end == len(data))):
+            problem = None if own["clip"] is None else clipboard_problem(own["clip"])
+            if problem is None:
+                position = end
+                continue
+            spans.append((start, end, problem))
+        else:
+            kind = {"]": "OSC", "P": "DCS", "_": "APC", "^": "PM", "X": "SOS"}[sequence[1]]
+            spans.append((start, end, f"{kind} sequence {sequence[:24]!r}"))
+        position = end
+    return spans
+
+
+def foreign_sequences(data: str) -> list[str]:
+    """Describe each sequence in ``data`` that :func:`neutralize` would remove.
+
+    Args:
+        data: Text about to be written to the terminal.
+
+    Returns:
+        One description per foreign sequence; empty when ``data`` is clean.
+    """
+    if _SUSPECT.search(data) is None:
+        return []
+    return [reason for _start, _end, reason in _scan(data)]
+
+
+def neutralize(data: str) -> str:
+    """``data`` without the control sequences our code did not mean to write.
+
+    Args:
+        data: Text about to be written to the terminal.
+
+    Returns:
+        ``data`` itself when it is clean (the common case costs one search).
+    """
+    if _SUSPECT.search(data) is None:
+        return data
+    spans = _scan(data)
+    if not spans:
+        return data
+    kept: list[str] = []
+    position = 0
+    for start, end, reason in spans:
+        kept.append(data[position:start])
+        position = end
+        log.warning("terminal guard removed %s", reason)
+    kept.append(data[position:])
+    return "".join(kept)
+
+
+DriverT = TypeVar("DriverT")
+
+
+def guarded_driver(driver_class: type[DriverT]) -> type[DriverT]:
+    """A subclass of ``driver_class`` whose ``write`` passes :func:`neutralize` first.
+
+    Args:
+        driver_class: A Textual driver class (anything with ``write(data: str)``).
+    """
+
+    def write(self: Any, data: str) -> None:
+        driver_class.write(self, neutralize(data))  # type: ignore[attr-defined]
+
+    guarded = type(f"Guarded{driver_class.__name__}", (driver_class,), {"write": write})
+    guarded.__module__ = __name__
+    return guarded

@@ -1,0 +1,37 @@
+"""An input that never draws a control character, whatever its value holds.
+
+Textual's ``Input`` draws its value as it is: a value set from server data or pasted
+with an escape sequence would reach the terminal. This one draws each control, bidi or
+surrogate character as a visible mark, one mark per character so that the cursor and
+the selection stay where they were, and keeps the value itself as typed: the form's
+checks name the character and its position, and nothing is silently changed.
+"""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual.expand_tabs import expand_tabs_inline
+from textual.widgets import Input
+
+from ...clean import mark_controls
+
+__all__ = ["SafeInput"]
+
+
+class SafeInput(Input):
+    """An ``Input`` that draws control characters as visible marks."""
+
+    @property
+    def _value(self) -> Text:
+        if self.password:
+            return super()._value
+        text = Text(mark_controls(self.value), no_wrap=True, overflow="ignore", end="")
+        return self.highlighter(text) if self.highlighter is not None else text
+
+    def _position_to_cell(self, position: int) -> int:
+        return cell_len(expand_tabs_inline(mark_controls(self.value[:position]), 4))
+
+    def validate__suggestion(self, suggestion: str) -> str:
+        """Suggestions come from server data too (event names): draw them marked."""
+        return mark_controls(suggestion)
