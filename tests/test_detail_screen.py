@@ -234,3 +234,28 @@ async def test_huge_objects_render_capped_and_say_so(raw: dict[str, object]) -> 
         assert view.virtual_size.height <= len(shown) + MAX_CHARS // width + 1  # wrapped rows
         await pilot.press("y")
         assert json.loads(app.clipboard) == raw
+
+
+@pytest.mark.parametrize("fail", [False, True])
+@pytest.mark.parametrize("steps", range(0, 16, 3))
+async def test_a_fetch_that_ends_after_the_screen_is_gone_touches_nothing(
+    fail: bool, steps: int
+) -> None:
+    # escape while the current version is still being fetched (a slow server): the
+    # answer arrives for a screen that is no longer there, and must be dropped quietly.
+    app = Host(detail_screen(refresh=None))
+
+    async def refresh() -> tuple[list[tuple[str, object]], object]:
+        app.pop_screen()  # the person pressed escape as the answer arrived
+        for _ in range(steps):  # the answer lands at some step of the screen's removal
+            await asyncio.sleep(0)
+        if fail:
+            raise NotFoundError("gone")
+        return [("Name", "Cap")], {"id": "itm_4f3a", "name": "Cap"}
+
+    app.detail = detail_screen(refresh=refresh)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        await app.workers.wait_for_complete()
+        assert not app.detail.is_attached
+    assert app.return_code in (None, 0)

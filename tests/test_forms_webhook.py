@@ -344,6 +344,29 @@ async def test_adding_an_event_sends_the_untouched_stored_names_as_they_were() -
     assert sent == [{"events": ["item.\u202esold", "tab\there", "payment.succeeded"]}]
 
 
+async def test_a_failure_outside_the_api_hierarchy_never_locks_the_form() -> None:
+    # Any exception on the way (a bug, a broken transport) must end "Sending…" with a
+    # message, keep what was typed, and let ctrl+s try again.
+    app, transport = rigged_app()
+    posts: list[httpx.Request] = []
+
+    def hook(request: httpx.Request) -> None:
+        if request.method == "POST" and request.url.path == CREATE[1]:
+            posts.append(request)
+            if len(posts) == 1:
+                raise RuntimeError("a transport bug")
+
+    transport.hook = hook
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "1")
+        await fill(pilot, url="https://hooks.example.com/ts", events="item.sold")
+        await pilot.press("ctrl+s")
+        await wait_for(lambda: "failed unexpectedly" in status(form), pilot)
+        assert not form.sending and form.text("url") == "https://hooks.example.com/ts"
+        await submit_and_close(app, pilot, form)
+    assert len(posts) == 2
+
+
 def test_every_form_key_has_an_id_and_a_description() -> None:
     keys = form_bindings()
     assert {b.id for b in keys} >= {

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -17,12 +18,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from textual.message import Message
 from textual.worker import Worker
 
-from ..api import ApiClient, Connection, RetryNotice
+from ..api import ApiClient, ApiError, Connection, RetryNotice
 from ..api.auth import TokenState
 
 if TYPE_CHECKING:
     import httpx
     from textual.app import App
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 Operation = Callable[[ApiClient], Awaitable[T]]
@@ -142,13 +145,29 @@ class ApiWorker:
             raise
         except Exception as error:
             if not future.done():
-                future.set_exception(error)
+                future.set_exception(as_api_error(error))
         else:
             if not future.done():
                 future.set_result(result)
 
     def _on_retry(self, notice: RetryNotice) -> None:
         self._app.post_message(ApiRetrying(notice))
+
+
+def as_api_error(error: Exception) -> ApiError:
+    """``error`` as an :class:`ApiError`: callers of the worker handle one hierarchy only.
+
+    The client maps every failure it knows; anything else is a bug, logged with its
+    traceback and shown as one line rather than a tab that stays blank or a form stuck
+    in "Sending…".
+    """
+    if isinstance(error, ApiError):
+        return error
+    log.error("unexpected failure in the API client", exc_info=error)
+    return ApiError(
+        f"the client failed unexpectedly ({type(error).__name__})",
+        hint="press r to retry; --log FILE records the details",
+    )
 
 
 def _cancel_if_cancelled(task: asyncio.Task[None], future: asyncio.Future[Any]) -> None:

@@ -49,6 +49,7 @@ from ...api import ApiClient, ApiError, OutcomeUnknownError, ValidationError
 from ...api.endpoints import Endpoint
 from ...api.preview import Change, RequestPreview
 from ...clean import clean_line
+from ..lifetime import is_gone, while_shown
 from ..safe import content, line
 from ..screens.confirm import ConfirmScreen
 from ..worker import ApiWorker
@@ -397,9 +398,11 @@ class FormScreen(ModalScreen[FormResult | None]):
     def action_cancel(self) -> None:
         """Stop waiting for a request in flight; otherwise close, asking first if anything was typed."""
         if self.sending:
-            for worker in self.workers:
-                if worker.group == "form-submit":
-                    worker.cancel()
+            waiting = [w for w in self.workers if w.group == "form-submit" and w.is_running]
+            for worker in waiting:
+                worker.cancel()
+            if not waiting:  # nothing in flight any more: never leave the form locked
+                self._set_sending(False)
             return
         if not self.dirty:
             self.dismiss(None)
@@ -431,6 +434,7 @@ class FormScreen(ModalScreen[FormResult | None]):
     # --- sending ---------------------------------------------------------------------
 
     @work(group="form-submit", exclusive=True, exit_on_error=False)
+    @while_shown
     async def _submit(self) -> None:
         self.attempted = True
         self.set_status("Checking…", "busy")
@@ -462,6 +466,10 @@ class FormScreen(ModalScreen[FormResult | None]):
             self._set_sending(False)
             self.set_status(_failure(error), "error")
             return
+        except BaseException:
+            if not is_gone(self):
+                self._set_sending(False)
+            raise
         self.sending = False
         self.dismiss(self.succeeded(outgoing, answer))
 

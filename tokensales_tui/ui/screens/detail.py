@@ -21,6 +21,7 @@ from textual.widgets import Footer, Input, Static
 
 from ...clean import clean_line, display_value, escape_unsafe
 from ..json_text import full_json, preview_json
+from ..lifetime import is_gone, while_shown
 from ..safe import content, line
 from ..widgets.json_view import JsonView
 from ..widgets.safe_input import SafeInput
@@ -190,12 +191,17 @@ class DetailScreen(Screen[None]):
         status.set_class(error, "-error")
         status.display = bool(message)
 
+    @while_shown
     async def _fetch(self, refresh: Refresh) -> None:
         try:
             fields, raw = await refresh()
         except Exception as error:
+            if is_gone(self):
+                return
             message = getattr(error, "one_line", None) or str(error) or type(error).__name__
             self._set_status(f"Could not fetch the current version: {message}", error=True)
+            return
+        if is_gone(self):
             return
         self._fields, self._raw = fields, raw
         grid = self.query_one("#detail-grid", Grid)
