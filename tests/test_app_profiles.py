@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tokensales_tui import config
+from tokensales_tui.api import ApiError
 from tokensales_tui.api import Secret
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET
 from tokensales_tui.session import Launch
@@ -88,6 +91,42 @@ async def test_p_switches_profile_without_restarting() -> None:
         header = screen_text(app).splitlines()[0]
         assert "PRODUCTION" in header and "READ-ONLY" in header
         assert "Delete" not in screen_text(app).splitlines()[-1]
+
+
+async def test_a_switch_clears_the_old_rows_before_the_new_server_answers() -> None:
+    # The new profile's server fails: the old profile's rows must not stay on screen,
+    # and nothing of them may be deleted on the new server.
+    good = config.Profile(
+        base_url=EMULATOR_URL, api_key=Secret(DEMO_API_KEY), api_secret=Secret(DEMO_API_SECRET)
+    )
+    broken = config.Profile(
+        base_url="http://127.0.0.1:8/", api_key=Secret("k"), api_secret=Secret("s")
+    )
+    config.save_config(
+        config.ConfigFile(default_profile="good", profiles={"good": good, "broken": broken})
+    )
+    app, transport = rigged_app(env={})
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        old_worker = app.api
+        assert app.active_tab.table.total_count == 10
+        transport.fail["/auth/getAccessToken"] = 503  # the new session gets no token
+        transport.fail["/v1/platform-webhooks"] = 503
+        await pilot.press("p")
+        await wait_for(lambda: type(app.screen).__name__ == "ProfileScreen", pilot)
+        await pilot.press("down", "enter")
+        await wait_for(lambda: app.session is not None and app.session.name == "broken", pilot)
+        assert app.active_tab.table.total_count == 0
+        await loaded(app, pilot)
+        assert app.active_tab.table.total_count == 0 and app.active_tab.error is not None
+        deletes: list[str] = []
+        transport.hook = lambda r: deletes.append(str(r.url)) if r.method == "DELETE" else None
+        await pilot.press("d")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "BrowseScreen"
+        with pytest.raises(ApiError, match="ended"):  # a late caller of the old session
+            await old_worker.call(lambda client: client.list_webhooks())
+    assert deletes == []
 
 
 async def test_corrupt_config_shows_where_and_offers_the_demo() -> None:

@@ -227,6 +227,11 @@ class TokenSalesApp(App[None]):
     async def _replace_session(self, session: Session) -> None:
         old, self._api = self._api, None
         if old is not None:
+            # The old session's rows, loads and answers go first: nothing of it may be
+            # acted on once the person has chosen another profile.
+            self.session = None
+            if self.browse.is_attached:
+                self.browse.session_ending(session.name)
             await old.stop()
         self.session = session
         # The demo service forgets everything when the app ends, so does its record.

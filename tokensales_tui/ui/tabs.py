@@ -157,6 +157,24 @@ class ResourceTab(Vertical):
             self._show_problem("Loading cancelled — press r to try again")
         return bool(running)
 
+    def forget(self, note: str = "") -> None:
+        """Drop the rows, the error and any load: they belong to a session that has ended.
+
+        Nothing of the old session may stay on screen to be acted on (a ``d`` on an old
+        row must never delete on the new server).
+        """
+        self._stop_wait()
+        for worker in self.workers:
+            if worker.group == "load":
+                worker.cancel()
+        self.error = None
+        self.loaded_once = False
+        self._indexing = False
+        self.table.loading = False
+        self.table.set_data([], [])
+        self._count.update("")
+        self._show_problem(note or None)
+
     async def _load(self, highlight: Callable[[Any], bool] | None = None) -> None:
         table = self.table
         table.loading = True

@@ -39,6 +39,10 @@ class ApiRetrying(Message):
         self.notice = notice
 
 
+class SessionEndedError(ApiError):
+    """A call on the worker of a session that was replaced (a profile switch)."""
+
+
 class ApiWorker:
     """Runs the API client in a long-lived Textual worker and serves calls to it.
 
@@ -62,16 +66,22 @@ class ApiWorker:
         self._worker: Worker[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._shared: dict[object, asyncio.Future[Any]] = {}
+        self._ended = False
 
     def start(self) -> None:
-        """Start the worker (idempotent)."""
-        if self._worker is None:
+        """Start the worker (idempotent; never again once stopped)."""
+        if self._worker is None and not self._ended:
             self._worker = self._app.run_worker(
                 self._serve(), name="api", group="api", exit_on_error=False
             )
 
     async def stop(self) -> None:
-        """Stop the worker, cancelling calls in flight, and close the connections."""
+        """Stop the worker for good, cancelling calls in flight, and close the connections.
+
+        A call made afterwards (by a screen of the session that ended) is refused: it
+        must never reach the server of a session the person has left.
+        """
+        self._ended = True
         worker, self._worker = self._worker, None
         if worker is not None:
             worker.cancel()
@@ -97,6 +107,11 @@ class ApiWorker:
         share one request (the Items and Payouts tabs both list items at start-up).
         Cancelling the caller cancels the call, unless it is shared with another caller.
         """
+        if self._ended:
+            raise SessionEndedError(
+                "this profile's session has ended: nothing was sent",
+                hint="the app now shows another profile",
+            )
         self.start()
         if shared:
             future = self._shared.get(operation)

@@ -31,6 +31,7 @@ from .help import Section, sections_from_bindings
 if TYPE_CHECKING:
     from ..app import TokenSalesApp
     from ..forms.base import FormResult, FormScreen
+    from ..worker import ApiWorker
 
 MUTATING_ACTIONS = {"delete": "deleting", "new": "creating", "edit": "editing"}
 """The actions that change data, and how a refusal names them."""
@@ -92,6 +93,13 @@ class BrowseScreen(Screen[None]):
         self.call_after_refresh(self.tsapp.begin)
 
     # --- the session ---------------------------------------------------------------
+
+    def session_ending(self, next_profile: str) -> None:
+        """Clear every tab: the rows on screen belong to the session that is ending."""
+        note = f"Switching to {next_profile}…"
+        for tab in self.query(ResourceTab):
+            tab.forget(note)
+        self.refresh_bindings()
 
     def session_started(self) -> None:
         """Show the new session: its header, fresh rows in every tab."""
@@ -375,10 +383,15 @@ class BrowseScreen(Screen[None]):
             )
             return
         tab = self.active_tab
+        session, api = self.tsapp.session, self.tsapp.api
 
         def answered(confirmed: bool | None) -> None:
-            if confirmed:
-                self._delete(tab, row, object_id)
+            if not confirmed:
+                return
+            if self.tsapp.session is not session:  # switched profile while asking
+                self.notify("Nothing was deleted: the profile changed", severity="warning")
+                return
+            self._delete(tab, row, object_id, api)
 
         self.app.push_screen(
             ConfirmScreen(
@@ -388,13 +401,13 @@ class BrowseScreen(Screen[None]):
         )
 
     @work(group="delete", exit_on_error=False)
-    async def _delete(self, tab: ResourceTab, row: Any, object_id: str) -> None:
+    async def _delete(self, tab: ResourceTab, row: Any, object_id: str, api: ApiWorker) -> None:
         resource = tab.resource
         delete = resource.delete
         assert delete is not None
         label = clean_line(resource.label(row))
         try:
-            await self.tsapp.api.call(lambda client: delete(client, object_id))
+            await api.call(lambda client: delete(client, object_id))
         except ApiError as error:
             self.notify(
                 f"{label} was not deleted: {error.one_line}",

@@ -25,6 +25,10 @@ class HeaderInfo:
     demo: bool = False
 
 
+LONGEST_SHOWN = 366 * 86400.0
+"""Token lifetimes past this (in seconds) show without a figure."""
+
+
 def describe_token(state: TokenState) -> str:
     """``token valid 59:12`` and the like."""
     if state.status == "none":
@@ -33,9 +37,13 @@ def describe_token(state: TokenState) -> str:
         return "token: failed"
     if state.status == "refreshing":
         return "token: refreshing…"
-    if state.expires_in is None:
+    expires_in = state.expires_in
+    # A server may claim any lifetime (1e308, infinity, NaN): past a year it is just "valid".
+    if expires_in is None or not expires_in <= LONGEST_SHOWN:
         return "token: valid"
-    seconds = int(state.expires_in)
+    if expires_in < 1:
+        return "token: expired — renewed on the next request"
+    seconds = int(expires_in)
     if seconds < 300:  # the last minutes count down by the second
         return f"token: valid {seconds // 60}:{seconds % 60:02d}"
     minutes = -(-seconds // 60)
