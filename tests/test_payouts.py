@@ -60,16 +60,23 @@ def test_other_names_are_made_safe_and_distinct(name: str) -> None:
     assert safe != safe_profile_name(name + "!")
 
 
-def test_a_damaged_file_is_reported_and_never_overwritten() -> None:
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b'{"version": 1, "definitions": [',
+        b'{"version": 1, "definitions": [{"type": "free", "name": "\xff\xfe"}]}',  # not UTF-8
+    ],
+)
+def test_a_damaged_file_is_reported_and_never_overwritten(damage: bytes) -> None:
     path = record_path("prod")
     path.parent.mkdir(parents=True)
-    path.write_text('{"version": 1, "definitions": [')
+    path.write_bytes(damage)
     record = PayoutRecord.for_profile("prod")
     with pytest.raises(PayoutRecordError, match="damaged.*not overwritten"):
         record.load()
     with pytest.raises(PayoutRecordError, match="damaged"):
         record.add(FREE)
-    assert path.read_text() == '{"version": 1, "definitions": ['
+    assert path.read_bytes() == damage
 
 
 def test_a_newer_version_is_left_alone() -> None:

@@ -137,7 +137,7 @@ class PayoutRecord:
             ) from None
         try:
             stored = msgspec.json.decode(data, type=_File)
-        except (msgspec.DecodeError, msgspec.ValidationError) as error:
+        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError) as error:
             raise PayoutRecordError(
                 f"the payout record {path} is damaged ({error}) — fix or move it;"
                 " it is not overwritten"

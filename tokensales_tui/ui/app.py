@@ -8,6 +8,7 @@ session; a profile switch replaces the session under it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable, Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -254,22 +255,27 @@ class TokenSalesApp(App[None]):
 
     # --- the local record of payout definitions ------------------------------------
 
-    def added_payouts(self) -> list[dict[str, Any]]:
-        """The payout definitions added from here for this profile, newest first."""
-        if self._payout_record is None:
+    async def added_payouts(self) -> list[dict[str, Any]]:
+        """The payout definitions added from here for this profile, newest first.
+
+        The file is read in a thread: it may be large, or slow to read.
+        """
+        record = self._payout_record
+        if record is None:
             return []
         try:
-            return list(reversed(self._payout_record.load()))
+            return list(reversed(await asyncio.to_thread(record.load)))
         except PayoutRecordError as error:
             self.notify(str(error), title="Payout record", severity="error", markup=False)
             return []
 
-    def record_payout(self, definition: dict[str, Any]) -> None:
+    async def record_payout(self, definition: dict[str, Any]) -> None:
         """Keep a payout definition the service accepted (it offers no way to list them)."""
-        if self._payout_record is None:
+        record = self._payout_record
+        if record is None:
             return
         try:
-            self._payout_record.add(definition)
+            await asyncio.to_thread(record.add, definition)
         except PayoutRecordError as error:
             self.notify(
                 f"Added on the server, but not recorded here: {error}",

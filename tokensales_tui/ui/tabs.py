@@ -6,7 +6,7 @@ import asyncio
 import gc
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from textual import on
@@ -87,7 +87,7 @@ class ResourceTab(Vertical):
         resource: Resource,
         api: Callable[[], ApiWorker],
         *,
-        extra_rows: Callable[[], Sequence[dict[str, Any]]] | None = None,
+        extra_rows: Callable[[], Awaitable[Sequence[dict[str, Any]]]] | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id, classes="resource-tab")
@@ -185,7 +185,7 @@ class ResourceTab(Vertical):
         try:
             rows = await self._api().call(self.resource.load, shared=True)
             if self.resource is PAYOUTS:
-                extra = self._extra_rows() if self._extra_rows else ()
+                extra = await self._extra_rows() if self._extra_rows else ()
                 rows = await _off_loop(len(rows), payout_rows, rows, extra)
             columns = self.resource.columns(rows)
             if len(rows) > OFF_LOOP_ROWS and table.show_rows(

@@ -439,10 +439,14 @@ class BrowseScreen(Screen[None]):
         def done(result: FormResult | None) -> None:
             if result is None:
                 return
-            if result.payout is not None:
-                self.tsapp.record_payout(result.payout)
             self.notify(clean_line(result.summary), markup=False)
-            if result.changed:
-                tab.reload(then_highlight=result.highlight)
+            self._after_form(tab, result)
 
         self.app.push_screen(form, done)
+
+    @work(group="after-form", exit_on_error=False)
+    async def _after_form(self, tab: ResourceTab, result: FormResult) -> None:
+        if result.payout is not None:  # recorded before the reload that shows it
+            await self.tsapp.record_payout(result.payout)
+        if result.changed:
+            tab.reload(then_highlight=result.highlight)
