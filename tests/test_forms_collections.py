@@ -275,6 +275,34 @@ async def test_a_large_whitelist_imports_and_counts(tmp_path: Path) -> None:
         await wait_for(lambda: "5,000 valid" in hint(form, "c1-wallets"), pilot, timeout=15)
 
 
+async def test_a_list_too_long_to_edit_is_kept_whole_sent_whole_and_can_be_emptied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Textual's text area redraws every line on each key, so past EDIT_LIMIT lines an
+    # import is kept beside it: the area shows the start, read-only; all is checked and sent.
+    monkeypatch.setattr(collections_module, "EDIT_LIMIT", 50)
+    monkeypatch.setattr(collections_module, "PREVIEW_LINES", 10)
+    values = [f"0x{i:040x}" for i in range(1, 121)]
+    wallets = tmp_path / "long.txt"
+    wallets.write_text("\n".join(values))
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await fill(pilot, **VALID)
+        form.query_one("#c1-wallets").focus()
+        await import_file(pilot, wallets)
+        await wait_for(lambda: "120 valid" in hint(form, "c1-wallets"), pilot)
+        area = form.query_one("#c1-wallets", TextArea)
+        assert area.read_only and len(area.text.splitlines()) == 11
+        assert "too many to edit here; ctrl+l empties the list" in hint(form, "c1-wallets")
+        assert form.preview is not None
+        assert form.preview.body[0]["whitelistingInfo"]["list"]["wallets"] == values
+        area.focus()
+        await pilot.press("ctrl+l")
+        await wait_for(lambda: not area.read_only and area.text == "", pilot)
+        assert form.preview.body[0]["whitelistingInfo"]["list"]["wallets"] == []
+
+
 async def test_an_unreadable_file_says_why(tmp_path: Path) -> None:
     app = demo()
     async with app.run_test(size=SIZE) as pilot:

@@ -84,11 +84,16 @@ class ListReport:
         )
 
 
+PAUSE_EVERY: Final = 500
+"""Entries checked between two calls of ``check_list``'s ``pause``."""
+
+
 def check_list(
     values: Sequence[str],
     check: Callable[[str], str | None],
     *,
     line_numbers: Sequence[int] | None = None,
+    pause: Callable[[], None] | None = None,
 ) -> ListReport:
     """Check each entry with ``check`` and find repeats among the valid ones.
 
@@ -96,6 +101,8 @@ def check_list(
         values: the entries, e.g. from :func:`parse_lines` or :func:`load_list_file`.
         check: a validator such as ``check_email`` or ``lambda v: check_address(v, chain)``.
         line_numbers: the source line of each entry; by default its position from 1.
+        pause: called every :data:`PAUSE_EVERY` entries; a check running in a thread
+            passes a short sleep, so that the event loop gets the interpreter in between.
     """
     if line_numbers is not None and len(line_numbers) != len(values):
         raise ValueError("line_numbers must have one number per value")
@@ -104,6 +111,8 @@ def check_list(
     duplicates: list[LineProblem] = []
     first_line: dict[str, int] = {}
     for index, raw in enumerate(values):
+        if pause is not None and index % PAUSE_EVERY == PAUSE_EVERY - 1:
+            pause()
         line_no = index + 1 if line_numbers is None else line_numbers[index]
         value = raw.strip()
         message = check(value)

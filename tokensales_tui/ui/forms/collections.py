@@ -9,6 +9,7 @@ the checks of a list never hold up typing.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -53,6 +54,10 @@ SHOWN_PROBLEMS = 3
 """Invalid lines listed under a list; the count says how many there are in all."""
 CHECK_DELAY = 0.15
 """Seconds of quiet typing before a list is checked again."""
+EDIT_LIMIT = 5_000
+"""Lines a list keeps editable; past this an import is kept whole beside the text area."""
+PREVIEW_LINES = 200
+"""Lines of a list kept whole that the text area shows."""
 
 LISTS = ("wallets", "emails")
 
@@ -65,11 +70,36 @@ def check_entries(text: str, check: Callable[[str], str | None]) -> ListReport:
         if stripped := entry.strip():
             values.append(stripped)
             numbers.append(number)
-    return check_list(values, check, line_numbers=numbers)
+    # Run in a thread: the sleeps hand the interpreter to the event loop now and then,
+    # so that typing stays smooth while a list of a million lines is checked.
+    return check_list(values, check, line_numbers=numbers, pause=lambda: time.sleep(0.001))
 
 
 def _address_check(chain: str) -> Callable[[str], str | None]:
     return lambda value: check_address(value, chain)
+
+
+@dataclass(frozen=True, slots=True)
+class _Kept:
+    """A list too long to edit in a text area (Textual's redraws it whole on every key)."""
+
+    text: str
+    lines: int
+    entries: list[str]
+    """The non-blank lines, sent until a check of the list has finished."""
+
+
+def _joined(existing: str, values: list[str]) -> _Kept:
+    """``existing`` and the imported ``values`` as one list."""
+    text = "\n".join(values)
+    if existing:
+        text = f"{existing}\n{text}"
+    return _Kept(text, text.count("\n") + 1, parse_lines(text))
+
+
+def _preview(text: str, lines: int) -> str:
+    head = text.split("\n", PREVIEW_LINES)[:PREVIEW_LINES]
+    return "\n".join([*head, f"… and {lines - PREVIEW_LINES:,} more lines, kept whole"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +198,7 @@ class CollectionsForm(FormScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "import_list", "Import list file", id="form.import_list"),
+        Binding("ctrl+l", "empty_list", "Empty list", id="form.empty_list"),
         Binding("ctrl+n", "add_collection", "Add another", id="form.add_collection"),
     ]
 
@@ -180,6 +211,7 @@ class CollectionsForm(FormScreen):
         self._next_key = 1
         self._checked: dict[str, _Checked] = {}
         self._notes: dict[str, str] = {}
+        self._kept: dict[str, _Kept] = {}
 
     # --- layout ----------------------------------------------------------------------
 
@@ -217,6 +249,7 @@ class CollectionsForm(FormScreen):
         for kind in LISTS:
             self._checked.pop(f"{section.key}-{kind}", None)
             self._notes.pop(f"{section.key}-{kind}", None)
+            self._kept.pop(f"{section.key}-{kind}", None)
         await section.remove()
         for number, other in enumerate(self.sections, start=1):
             other.renumber(number)
@@ -229,6 +262,11 @@ class CollectionsForm(FormScreen):
             button.display = not only
 
     # --- values ----------------------------------------------------------------------
+
+    def text(self, field_id: str) -> str:
+        """The text of a field; for a list kept whole, all of it (the area shows its start)."""
+        kept = self._kept.get(field_id)
+        return kept.text if kept is not None else super().text(field_id)
 
     def _chain(self, key: str) -> str:
         return self.text(f"{key}-blockchain").strip()
@@ -248,7 +286,10 @@ class CollectionsForm(FormScreen):
     def _entries(self, key: str, kind: str) -> list[str]:
         field_id = f"{key}-{kind}"
         checked = self._fresh(field_id, key)
-        return checked.report.valid if checked else parse_lines(self.text(field_id))
+        if checked is not None:
+            return checked.report.valid
+        kept = self._kept.get(field_id)
+        return kept.entries if kept is not None else parse_lines(self.text(field_id))
 
     def field_changed(self, widget: Any) -> None:
         section = next((a for a in widget.ancestors if isinstance(a, CollectionSection)), None)
@@ -299,7 +340,7 @@ class CollectionsForm(FormScreen):
             report = checked.report
             if report.valid or report.problems or report.duplicates:
                 parts.append(report.summary)
-        elif self.text(field_id).strip():
+        elif field_id in self._kept or self.text(field_id).strip():
             parts.append("checking…")
         if note := self._notes.get(field_id):
             parts.append(note)
@@ -396,6 +437,18 @@ class CollectionsForm(FormScreen):
             return focused.id
         return f"{section.key}-wallets"
 
+    def action_empty_list(self) -> None:
+        """Empty the list in focus (the way back from a list too long to edit)."""
+        field_id = self._import_target()
+        self._kept.pop(field_id, None)
+        self._notes.pop(field_id, None)
+        area = self.query_one(f"#{field_id}", TextArea)
+        area.read_only = False
+        area.load_text("")
+        self.touch(field_id)
+        self._check_soon(field_id)
+        area.focus()
+
     def _ask_import(self, field_id: str) -> None:
         key, kind = field_id.rsplit("-", 1)
         number = next(s.number for s in self.sections if s.key == key)
@@ -417,12 +470,21 @@ class CollectionsForm(FormScreen):
         except ListFileError as error:
             self.set_status(f"Not imported: {error}", "error")
             return
+        existing = self.text(field_id).rstrip("\n")
+        joined = await asyncio.to_thread(_joined, existing, imported.values)
         self.set_status("", "")
         area = self.query_one(f"#{field_id}", TextArea)
-        existing = area.text.rstrip("\n")
-        joined = "\n".join(imported.values)
-        area.load_text(f"{existing}\n{joined}" if existing else joined)
-        self._notes[field_id] = _import_note(imported)
+        note = _import_note(imported)
+        if joined.lines > EDIT_LIMIT:
+            # Textual's text area redraws every line on each key: a list this long is
+            # kept whole here, checked and sent from here, and only its start is shown.
+            self._kept[field_id] = joined
+            area.read_only = True
+            area.load_text(await asyncio.to_thread(_preview, joined.text, joined.lines))
+            note += f" — {joined.lines:,} lines: too many to edit here; ctrl+l empties the list"
+        else:
+            area.load_text(joined.text)
+        self._notes[field_id] = note
         self.touch(field_id)
         area.focus()
 
