@@ -139,7 +139,7 @@ def key_pool() -> list[str]:
     keys += _keys_of(DetailScreen.BINDINGS)
     keys += _keys_of(form_bindings())
     keys += ["enter"] * 6 + ["escape"] * 6 + ["tab"] * 3 + ["shift+tab", "backspace", "space"]
-    keys += list(string.ascii_lowercase[:8]) + ["0", "x", "comma", "full_stop", "slash"]
+    keys += [*string.ascii_lowercase[:8], "0", "x", "comma", "full_stop", "slash"]
     keys += ["ctrl+p"]
     return [key for key in keys if key not in ("ctrl+q", "ctrl+c")]
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tokensales_tui import config
-from tokensales_tui.api import ApiError
-from tokensales_tui.api import Secret
+from tokensales_tui.api import ApiError, Secret
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
