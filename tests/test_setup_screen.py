@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import stat
 from pathlib import Path
 from typing import Any
@@ -161,10 +162,32 @@ async def test_connection_with_demo_credentials_succeeds(tmp_path: Path) -> None
         await pilot.click("#test")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert static_text(screen, "#status") == "Connected — token valid for 60 min"
+        assert static_text(screen, "#status") == "Connected — token valid 60 min"
         assert screen.query_one("#status").has_class("-ok")
     assert app.results == []
     assert not (tmp_path / "config.toml").exists()
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        {"accessToken": "a.b.c", "expiresIn": "1e999"},
+        {"accessToken": "a.b.c", "expiresIn": 1.7e308},
+        {"accessToken": "a.b.c", "expiresIn": 10**500},
+    ],
+)
+async def test_connection_with_an_absurd_token_lifetime_still_answers(
+    tmp_path: Path, token: dict[str, Any]
+) -> None:
+    body = json.dumps(token).encode()  # Python writes 10**500 out in full
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, content=body))
+    app = Host(SetupScreen(transport_factory=lambda: transport, config_path=tmp_path / "c.toml"))
+    async with app.run_test(size=SIZE) as pilot:
+        await fill(pilot, base_url="https://api.example.test", api_key="k", api_secret="s")
+        await pilot.click("#test")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "Testing" not in static_text(app.screen, "#status")
 
 
 async def test_connection_with_wrong_secret_fails_without_showing_it(tmp_path: Path) -> None:

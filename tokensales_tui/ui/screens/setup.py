@@ -25,7 +25,9 @@ from textual.widgets import Button, Footer, Input, Label, Static
 from ... import config
 from ...api import ApiClient, Connection, Secret
 from ...api.connection import host_of
+from ..lifetime import while_shown
 from ..safe import line
+from ..widgets.header import describe_token
 from ..widgets.safe_input import SafeInput
 from ..widgets.secret_input import SecretInput
 
@@ -312,6 +314,7 @@ class SetupScreen(Screen[SetupResult]):
             self._test_connection(connection)
 
     @work(exclusive=True, group="setup-test", exit_on_error=False)
+    @while_shown
     async def _test_connection(self, connection: Connection) -> None:
         try:
             transport = self._transport_factory() if self._transport_factory else None
@@ -324,11 +327,7 @@ class SetupScreen(Screen[SetupResult]):
         except Exception as error:  # ApiError, or anything unexpected
             self._set_status(getattr(error, "one_line", str(error)), "error")
         else:
-            if state.expires_in is None:
-                self._set_status("Connected — token valid", "ok")
-            else:
-                minutes = max(1, round(state.expires_in / 60))
-                self._set_status(f"Connected — token valid for {minutes} min", "ok")
+            self._set_status(f"Connected — {describe_token(state).replace('token: ', 'token ', 1)}", "ok")
         finally:
             await client.aclose()
 
