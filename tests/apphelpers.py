@@ -23,6 +23,7 @@ class Rigged(httpx.AsyncBaseTransport):
         self.inner = httpx.ASGITransport(app=app)
         self.fail: dict[str, int] = {}
         self.fail_headers: dict[str, dict[str, str]] = {}
+        self.fail_body: dict[str, Any] = {}
         self.delay: dict[str, float] = {}
         self.hook: Callable[[httpx.Request], None] | None = None
 
@@ -35,7 +36,7 @@ class Rigged(httpx.AsyncBaseTransport):
         if path in self.fail:
             return httpx.Response(
                 self.fail[path],
-                json={"message": "emulated failure"},
+                json=self.fail_body.get(path, {"message": "emulated failure"}),
                 headers=self.fail_headers.get(path, {}),
             )
         return await self.inner.handle_async_request(request)

@@ -7,7 +7,14 @@ import pytest
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
 
-from .apphelpers import loaded, screen_segments, screen_text, wait_for, wait_for_screen
+from .apphelpers import (
+    loaded,
+    rigged_app,
+    screen_segments,
+    screen_text,
+    wait_for,
+    wait_for_screen,
+)
 
 SIZE = (120, 40)
 CLICK = "[@click=app.quit]x[/]"
@@ -91,3 +98,42 @@ async def test_bidi_override_and_c1_are_replaced() -> None:
         text = screen_text(app)
         assert "\u202e" not in text and "\x9b" not in text
         assert "abc�dcba�31m" in text
+
+
+ESCAPES = "\x1b]52;c;cHduZWQ=\x07\x1b]0;title\x07\x9b31m"
+
+
+async def test_a_hostile_column_name_in_the_count_line_after_a_sort_stays_inert() -> None:
+    # Asset columns come from the data: a JSON key is a label, and the count line names
+    # the sort column ("12 assets · by <name>"). The tripwire fails the test on a leak.
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        key = f"zz{ESCAPES}name"
+        for asset_id, asset in list(app.emulator.assets.items()):
+            kept = {k: v for k, v in asset.items() if k not in ("symbol", "decimals")}
+            app.emulator.assets[asset_id] = {**kept, key: "v"}
+        await pilot.press("3", "r")
+        await wait_for(lambda: any(key in c.key for c in app.active_tab.table.columns), pilot)
+        table = app.active_tab.table
+        while not (table.sort_column and key in table.sort_column):
+            await pilot.press("s")
+        await pilot.pause()
+        assert "␛]52" in screen_text(app), screen_text(app)
+
+
+async def test_a_hostile_error_message_in_the_delete_failed_toast_stays_inert() -> None:
+    app, transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        row = app.active_tab.highlighted
+        path = f"/v1/platform-webhooks/{row.id}"
+        transport.fail[path] = 409
+        transport.fail_body[path] = {"message": f"refused {ESCAPES} [b]x[/b]"}
+        await pilot.press("d")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        await pilot.press("right", "enter")
+        await wait_for(lambda: any("Delete failed" in n.title for n in app._notifications), pilot)
+        await pilot.pause()
+        (toast,) = [n for n in app._notifications if n.title == "Delete failed"]
+        assert "\x1b" not in toast.message and "␛]0;title" in toast.message

@@ -303,6 +303,23 @@ async def test_a_list_too_long_to_edit_is_kept_whole_sent_whole_and_can_be_empti
         assert form.preview.body[0]["whitelistingInfo"]["list"]["wallets"] == []
 
 
+async def test_control_characters_in_an_imported_file_are_shown_as_marks(tmp_path: Path) -> None:
+    # The text area would draw them raw: the tripwire fails this test on any leak.
+    wallets = tmp_path / "hostile.txt"
+    wallets.write_text(f"{W1}\n0x\x1b]52;c;cHduZWQ=\x07\n\x9b31m{W2}\n")
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await fill(pilot, **VALID)
+        form.query_one("#c1-wallets").focus()
+        await import_file(pilot, wallets)
+        area = form.query_one("#c1-wallets", TextArea)
+        await wait_for(lambda: W1 in area.text, pilot)
+        await checked(form, pilot, "c1-wallets")
+        assert "\x1b" not in area.text and "␛]52" in area.text
+        assert "2 invalid wallets" in problem(form, "c1-wallets")
+
+
 async def test_an_unreadable_file_says_why(tmp_path: Path) -> None:
     app = demo()
     async with app.run_test(size=SIZE) as pilot:
