@@ -26,7 +26,8 @@ class SafeInput(Input):
     def _value(self) -> Text:
         if self.password:
             return super()._value
-        text = Text(mark_controls(self.value), no_wrap=True, overflow="ignore", end="")
+        marked = mark_controls(self.value)
+        text = Text(marked, no_wrap=True, overflow="ignore", end="")  # gate: marked above
         return self.highlighter(text) if self.highlighter is not None else text
 
     def _position_to_cell(self, position: int) -> int:
