@@ -327,7 +327,9 @@ class SetupScreen(Screen[SetupResult]):
         except Exception as error:  # ApiError, or anything unexpected
             self._set_status(getattr(error, "one_line", str(error)), "error")
         else:
-            self._set_status(f"Connected — {describe_token(state).replace('token: ', 'token ', 1)}", "ok")
+            self._set_status(
+                f"Connected — {describe_token(state).replace('token: ', 'token ', 1)}", "ok"
+            )
         finally:
             await client.aclose()
 
