@@ -13,6 +13,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from .connection import Connection
 
 __all__ = [
+    "LISTS",
     "Address",
     "Endpoint",
     "collection_endpoint",
@@ -32,6 +33,15 @@ class Endpoint:
     method: str
     address: Address
     path: str
+
+
+LISTS: dict[str, Endpoint] = {
+    "webhooks": Endpoint("GET", "base", "/v1/platform-webhooks"),
+    "items": Endpoint("GET", "base", "/v1/items"),
+    "assets": Endpoint("GET", "base", "/v1/assets"),
+    "collections": Endpoint("GET", "console", "/collections"),
+}
+"""The list requests, by what they list."""
 
 
 def quote_id(value: str) -> str:
