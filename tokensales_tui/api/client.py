@@ -20,7 +20,15 @@ from . import shapes
 from .auth import TokenGrant, TokenManager, TokenState
 from .connection import Connection, host_of
 from .decode import OFF_LOOP_BYTES, ListParser, convert, looks_like, optional_json
-from .endpoints import LISTS, Endpoint, collection_endpoint, quote_id, url_of, webhook_endpoint
+from .endpoints import (
+    LISTS,
+    Endpoint,
+    collection_endpoint,
+    item_endpoint,
+    quote_id,
+    url_of,
+    webhook_endpoint,
+)
 from .errors import AuthError, NetworkError, NotFoundError, UnexpectedResponse, ValidationError
 from .models import (
     Asset,
@@ -142,12 +150,11 @@ class ApiClient:
 
     async def get_item(self, item_id: str) -> Item:
         """``GET /v1/items/{id}``."""
-        endpoint = Endpoint("GET", "base", f"/v1/items/{quote_id(item_id)}")
-        return await self._one(endpoint, Item, "item")
+        return await self._one(item_endpoint("GET", item_id), Item, "item")
 
     async def delete_item(self, item_id: str) -> None:
         """``DELETE /v1/items/{id}``."""
-        await self._send(Endpoint("DELETE", "base", f"/v1/items/{quote_id(item_id)}"))
+        await self._send(item_endpoint("DELETE", item_id))
 
     # --- assets ---------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ __all__ = [
     "Address",
     "Endpoint",
     "collection_endpoint",
+    "item_endpoint",
     "quote_id",
     "redact_url",
     "url_of",
@@ -52,6 +53,11 @@ def quote_id(value: str) -> str:
 def webhook_endpoint(method: str, webhook_id: str) -> Endpoint:
     """The endpoint of one webhook."""
     return Endpoint(method, "base", f"/v1/platform-webhooks/{quote_id(webhook_id)}")
+
+
+def item_endpoint(method: str, item_id: str) -> Endpoint:
+    """The endpoint of one item."""
+    return Endpoint(method, "base", f"/v1/items/{quote_id(item_id)}")
 
 
 def collection_endpoint(collection_id: str) -> Endpoint:
