@@ -148,7 +148,9 @@ def add_commands(commands: Any) -> None:
         "the server's data re-encoded (control characters escaped). Lists stream: a list of\n"
         "any length goes to -o jsonl without being held in memory.",
     )
-    get.add_argument("kind", type=_kind, metavar="RESOURCE", help=", ".join(LIST_KINDS))
+    get.add_argument(
+        "kind", type=_kind, choices=LIST_KINDS, metavar="RESOURCE", help=", ".join(LIST_KINDS)
+    )
     get.add_argument("id", nargs="?", metavar="ID", help="show only this object")
     _output_flags(get)
 

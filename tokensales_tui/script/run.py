@@ -86,6 +86,18 @@ def _retrying(notice: RetryNotice) -> None:
     say(f"{notice.method} {notice.path}: {notice.reason} — retrying in {notice.delay:.1f} s")
 
 
+def without_httpx_command_line() -> None:
+    """Keep httpx from importing its own command line when it is first imported.
+
+    httpx imports ``httpx._main`` (click, pygments and Rich: some 50 ms) whenever those
+    packages are installed, as they are beside the app. A command never uses it, and
+    never loads Rich: a ``None`` in ``sys.modules`` makes that import fail, and httpx
+    falls back on a stub, as it does when the packages are missing.
+    """
+    if "httpx" not in sys.modules:
+        sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+
+
 def open_session(args: argparse.Namespace) -> tuple[Session, Mapping[str, str]]:
     """The session the flags, the environment and the config file choose, and where
     each of its settings came from."""
@@ -145,6 +157,8 @@ def message_of(error: BaseException) -> str:
 def run(args: argparse.Namespace, command: Callable[[Context], Awaitable[int]]) -> int:
     """Open the session, run ``command`` and turn its outcome into an exit code."""
     from .output import OutputError
+
+    without_httpx_command_line()
 
     try:
         session, sources = open_session(args)
