@@ -14,11 +14,15 @@ Command = Callable[[Context], Awaitable[int]]
 
 
 def _command(args: argparse.Namespace) -> Command:
-    from . import changes, reads
-
+    # Only the module of the command is imported: the checks of the changes load the
+    # e-mail and address validators, which a `get` does not need.
     if args.command in ("get", "token", "profiles", "api"):
+        from . import reads
+
         found: Command = getattr(reads, args.command)
         return found
+    from . import changes
+
     kind = args.kind.removesuffix("s") if args.command == "add" else args.kind
     if args.command == "delete":
         return changes.delete
