@@ -89,6 +89,12 @@ def timed(
     return {"seconds": took, "peak": usage.ru_maxrss * 1024, "lines": lines}
 
 
+def entry_point() -> list[str]:
+    """How a user starts the command: the installed script, else ``python -m``."""
+    script = Path(sys.executable).parent / "tokensales-tui"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "tokensales_tui"]
+
+
 def token(emulator: EmulatorProcess) -> str:
     import httpx
 
@@ -108,7 +114,7 @@ def measure(
     if not (shutil.which("curl") and shutil.which("jq")):
         raise RuntimeError("the references need curl and jq on PATH")
     out = folder / "out.jsonl"
-    command = [sys.executable, "-m", "tokensales_tui"]
+    command = entry_point()
     result: dict[str, Any] = {"items": items, "big": big}
     print(f"commands: {items:,} items", flush=True)
     with EmulatorProcess(items) as emulator:

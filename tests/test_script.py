@@ -7,6 +7,8 @@ import csv
 import io
 import json
 import os
+import pty
+import shlex
 import subprocess
 import sys
 import threading
@@ -559,3 +561,92 @@ def test_the_commands_never_load_textual_or_rich(served: Served) -> None:
         [sys.executable, "-c", code], capture_output=True, env=served.env, timeout=60, check=False
     )
     assert result.returncode == 0, result.stderr.decode()[-2000:]
+
+
+# --- on a terminal ------------------------------------------------------------------------
+
+
+def test_delete_on_a_terminal_asks_naming_each_object(served: Served) -> None:
+    first, second = list(served.emulator.webhooks)[:2]
+    url = served.emulator.webhooks[first]["url"]
+    leader, follower = pty.openpty()
+    try:
+        os.write(leader, b"y\nn\n")  # the answers wait in the terminal's input
+        result = subprocess.run(
+            [sys.executable, "-m", "tokensales_tui", "delete", "webhook", first, second, "wh_x"],
+            stdin=follower,
+            capture_output=True,
+            env=served.env,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(leader)
+        os.close(follower)
+    stderr = result.stderr.decode()
+    assert f"Delete webhook {first} ({url})? [y/N]" in stderr
+    assert f"deleted webhook {first}" in stderr and f"webhook {second}: kept" in stderr
+    assert "webhook wh_x: not found" in stderr and result.returncode == 4
+    assert first not in served.emulator.webhooks and second in served.emulator.webhooks
+
+
+def test_the_token_is_never_printed_on_a_terminal(served: Served) -> None:
+    leader, follower = pty.openpty()
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "tokensales_tui", "token"],
+            stdout=follower,
+            stderr=subprocess.PIPE,
+            env=served.env,
+            timeout=60,
+            check=False,
+        )
+        os.set_blocking(leader, False)
+        try:
+            shown = os.read(leader, 65536)
+        except BlockingIOError:
+            shown = b""
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert result.returncode == 2 and b"TOKENSALES_TOKEN=$(" in result.stderr
+    assert shown == b"" and served.sent() == {}
+
+
+# --- odds and ends ------------------------------------------------------------------------
+
+
+def test_profiles_list_the_file_even_when_none_can_be_chosen(served: Served) -> None:
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "tokensales-tui" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(
+        '[profiles.a]\nbase_url = "https://a.example.com"\napi_key = "k"\n'
+        '[profiles.b]\nbase_url = "https://b.example.com"\napi_key = "k"\n'
+    )
+    env = {"TOKENSALES_BASE_URL": "", "TOKENSALES_API_KEY": "", "TOKENSALES_API_SECRET": ""}
+    result = served.run("profiles", "-o", "table", env=env)
+    assert result.returncode == 2 and b"none is chosen" in result.stderr
+    assert [line.split()[0] for line in result.stdout.decode().splitlines()] == ["NAME", "a", "b"]
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(served: Served) -> None:
+    shell = f"{shlex.quote(sys.executable)} -m tokensales_tui get items -o jsonl | head -n 1"
+    result = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", shell],
+        capture_output=True,
+        env=served.env,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0 and result.stderr == b""
+    assert len(result.stdout.splitlines()) == 1
+
+
+def test_log_records_the_commands_requests_without_secrets(served: Served, tmp_path: Path) -> None:
+    log = tmp_path / "requests.log"
+    result = served.run("--log", str(log), "get", "webhooks")
+    assert result.returncode == 0
+    written = log.read_text()
+    assert "GET" in written and "/v1/platform-webhooks" in written
+    assert DEMO_API_SECRET not in written and "Bearer" not in written
+    assert (log.stat().st_mode & 0o777) == 0o600

@@ -328,7 +328,8 @@ async def add_collections(context: Context) -> int:
     args = context.args
     context.refuse_if_read_only("add collections")
     if args.from_file:
-        if any(getattr(args, flag) for flag in ("name", "blockchain", "contract")):
+        given = ("name", "blockchain", "contract", "whitelisted", "wallets_file", "emails_file")
+        if any(getattr(args, flag) for flag in given):
             raise UsageError("--from-file: give the collections in the file or by flags, not both")
         collections = _collections_file(args.from_file)
         where = [f"collection {number}: " for number in range(1, len(collections) + 1)]

@@ -255,7 +255,7 @@ def add_commands(commands: Any) -> None:
         "print an access token",
         "Print a valid access token of the profile, e.g.\n"
         "  export TOKENSALES_TOKEN=$(tokensales-tui token)\n"
-        "for the curl commands the forms copy.",
+        "for the curl commands the forms copy. It is never printed on a terminal.",
     )
     profiles = command(
         "profiles",

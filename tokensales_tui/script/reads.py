@@ -11,7 +11,7 @@ from ..api import NotFoundError, shapes
 from ..api.endpoints import Endpoint, url_of
 from ..api.preview import RequestPreview
 from .output import OutputError, Printer
-from .parser import EXIT_OK
+from .parser import EXIT_OK, EXIT_USAGE
 from .run import Context, UsageError, read_input
 
 __all__ = ["api", "get", "profiles", "token"]
@@ -103,6 +103,11 @@ async def _payout_rows(context: Context) -> list[dict[str, Any]]:
 
 async def token(context: Context) -> int:
     """``token``: a fresh access token on stdout (``export TOKENSALES_TOKEN=$(…)``)."""
+    if sys.stdout.isatty():
+        raise UsageError(
+            "the token is not shown on a terminal: capture it, as in"
+            " export TOKENSALES_TOKEN=$(tokensales-tui token)"
+        )
     client = context.client
     await client.check_credentials()
     current = client.tokens.current
@@ -112,28 +117,41 @@ async def token(context: Context) -> int:
     return EXIT_OK
 
 
-async def profiles(context: Context) -> int:
-    """``profiles``: the profiles of the file, then the settings in use and their sources."""
+def _stored_profiles() -> tuple[list[dict[str, Any]], str | None]:
+    """The profiles of the config file as rows, and its default profile."""
     from .. import config
 
     try:
         stored = config.load_config()
     except config.ConfigError:
-        stored = config.ConfigFile()
-    session = context.session
+        return [], None
     rows = [
         {
             "name": name,
             "default": name == stored.default_profile,
-            "inUse": name == session.name and not session.demo,
             "baseUrl": profile.base_url,
             "readOnly": profile.read_only,
             "label": profile.label,
         }
         for name, profile in stored.profiles.items()
     ]
+    return rows, stored.default_profile
+
+
+def _print_profiles(rows: list[dict[str, Any]]) -> None:
+    if rows:
+        printer = Printer("table", fields=("name", "default", "baseUrl", "readOnly", "label"))
+        printer.rows(rows)
+        printer.end()
+    else:
+        sys.stdout.write("no profiles in the config file\n")
+
+
+async def profiles(context: Context) -> int:
+    """``profiles``: the profiles of the file, then the settings in use and their sources."""
+    rows, default = _stored_profiles()
+    session = context.session
     connection = session.connection
-    sources = context.sources
     values = {
         "profile": session.name,
         "base_url": connection.base_url,
@@ -144,25 +162,29 @@ async def profiles(context: Context) -> int:
         "read_only": session.read_only,
     }
     settings = [
-        {"setting": name, "value": value, "from": sources.get(name, "")}
+        {"setting": name, "value": value, "from": context.sources.get(name, "")}
         for name, value in values.items()
     ]
-    fmt = output_format(context.args.output)
-    if fmt == "json":
-        Printer("json").one({"profiles": rows, "inUse": session.name, "settings": settings})
+    if output_format(context.args.output) == "json":
+        document = {"profiles": rows, "default": default, "inUse": session.name}
+        Printer("json").one({**document, "settings": settings})
         return EXIT_OK
-    printer = Printer("table", fields=("name", "default", "inUse", "baseUrl", "readOnly", "label"))
-    if rows:
-        printer.rows(rows)
-        printer.end()
-    else:
-        sys.stdout.write("no profiles in the config file\n")
+    _print_profiles(rows)
     sys.stdout.write(f"\nin use: {session.name}\n")
-    sys.stdout.flush()
     printer = Printer("table", fields=("setting", "value", "from"))
     printer.rows(settings)
     printer.end()
     return EXIT_OK
+
+
+def profiles_without_session(args: Any) -> int:
+    """``profiles`` when no profile can be chosen (the reason is already said): the list."""
+    rows, default = _stored_profiles()
+    if output_format(args.output) == "json":
+        Printer("json").one({"profiles": rows, "default": default, "inUse": None})
+    else:
+        _print_profiles(rows)
+    return EXIT_USAGE
 
 
 _ADDRESSES: tuple[tuple[str, Any], ...] = (

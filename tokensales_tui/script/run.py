@@ -159,9 +159,24 @@ def run(args: argparse.Namespace, command: Callable[[Context], Awaitable[int]]) 
     from .output import OutputError
 
     without_httpx_command_line()
-
+    log = None
     try:
-        session, sources = open_session(args)
+        if getattr(args, "log", None):
+            from ..debug_log import DebugLogError, enable_debug_log
+
+            try:
+                log = enable_debug_log(args.log)
+            except DebugLogError as error:
+                raise UsageError(f"--log {error}") from None
+        try:
+            session, sources = open_session(args)
+        except config.ConfigError as error:
+            if args.command != "profiles":
+                raise
+            from .reads import profiles_without_session
+
+            say(message_of(error))
+            return profiles_without_session(args)
         return asyncio.run(_run(Context(args, session, sources), command))
     except KeyboardInterrupt:
         say("interrupted")
@@ -173,6 +188,11 @@ def run(args: argparse.Namespace, command: Callable[[Context], Awaitable[int]]) 
     except (ApiError, UsageError, Refused, OutputError, config.ConfigError) as error:
         say(message_of(error))
         return EXIT_USAGE if isinstance(error, OutputError) else exit_code(error)
+    finally:
+        if log is not None:
+            from ..debug_log import disable_debug_log
+
+            disable_debug_log(log)
 
 
 async def _run(context: Context, command: Callable[[Context], Awaitable[int]]) -> int:
