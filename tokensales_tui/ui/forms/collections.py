@@ -368,7 +368,7 @@ class CollectionsForm(FormScreen):
                 earlier_names=names,
                 number=number,
             )
-            problems.update({f"{key}-{field}": problem for field, problem in found.items()})
+            problems |= {f"{key}-{field}": problem for field, problem in found.items()}
         return problems
 
     def outgoing(self) -> Outgoing:
