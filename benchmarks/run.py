@@ -30,6 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import commands
 from harness import ROOT, SIZE, EmulatorProcess, fetch_items_body, isolated_env
 
 HERE = Path(__file__).resolve().parent
@@ -541,6 +542,16 @@ the end of `App._display` including the ANSI text a terminal would receive):
    3 s; token requests counted on the wire and by the client. *expired*: the client's
    clock says the token has expired. *rejected*: the client thinks it valid (clock
    stopped) and the server answers 401.
+9. `commands.py`: `tokensales-tui get items -o jsonl` (an environment-only profile; it
+   gets its own token) against `curl -s -H 'Authorization: Bearer …' …/v1/items | jq -c
+   '.items[]'` given a token, both writing the same lines to a file; process start to
+   exit, runs alternating.
+10. `commands.py`: from just before the process starts to the first line on its stdout:
+   `tokensales-tui get webhooks -o json` against a Python script that imports httpx (its
+   own command line kept out, as the app does), asks for a token, lists the webhooks and
+   prints the answer. One unmeasured warm-up each, then alternating.
+11. `commands.py`: the peak resident memory (`wait4`'s `ru_maxrss`) of `get items -o jsonl`
+   writing {big} items to a file; the list streams through, never held.
 """
 
 
@@ -551,6 +562,7 @@ def write_markdown(
     main: dict[str, Any],
     started: float,
     loads: tuple[str, str],
+    big: int,
 ) -> None:
     json_mb = main.get("json_data", {}).get("bytes", 0) / MB
     text = [
@@ -588,7 +600,10 @@ def write_markdown(
         "## Definitions",
         "",
         DEFINITIONS.format(
-            size=f"{SIZE[0]}×{SIZE[1]}", items=f"{main['items']:,}", json_mb=f"{json_mb:,.0f}"
+            size=f"{SIZE[0]}×{SIZE[1]}",
+            items=f"{main['items']:,}",
+            json_mb=f"{json_mb:,.0f}",
+            big=f"{big:,}",
         ),
     ]
     options.out.write_text("\n".join(text), encoding="utf-8")
@@ -604,7 +619,7 @@ def load_average() -> str:
 def parse_args(argv: Sequence[str] | None) -> Options:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a small, fast run (smoke test)")
-    parser.add_argument("--items", type=int, help="items for the eight figures (100000)")
+    parser.add_argument("--items", type=int, help="items for the figures (100000)")
     parser.add_argument(
         "--sizes",
         help="comma-separated sizes for the scaling table "
@@ -652,6 +667,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         baseline = measure_baseline(runner, options.refs)
         print("token requests", flush=True)
         tokens = runner.json(str(HERE / "tokens.py"), str(options.refs))
+        big = 20_000 if options.quick else 1_000_000
+        scripted_rows: list[dict[str, Any]] = []
+        if shutil.which("curl") and shutil.which("jq"):
+            scripted = commands.measure(
+                folder,
+                runner.env,
+                items=options.items,
+                big=big,
+                reps=options.refs + 2,
+                startups=options.startups,
+            )
+            scripted_rows = commands.rows(scripted)
+        else:
+            print("figures 9–11 skipped: their references need curl and jq on PATH", flush=True)
         scaling_results = []
         for size in options.sizes:
             if size == options.items:
@@ -671,7 +700,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     full=False,
                 )
             )
-        rows = summarise(main_result, startup, baseline, tokens)
+        rows = summarise(main_result, startup, baseline, tokens) + scripted_rows
         scaling = scaling_rows(scaling_results, baseline)
         print()
         print(plain_table(FIGURE_HEADER, figure_cells(rows)))
@@ -679,7 +708,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print()
             print(plain_table(SCALING_HEADER, scaling))
         write_markdown(
-            options, rows, scaling, main_result, started, (load_at_start, load_average())
+            options, rows, scaling, main_result, started, (load_at_start, load_average()), big
         )
         print(f"\nwritten to {options.out}")
         # A quick run is too small for the targets: it only shows the benchmark works.

@@ -7,6 +7,7 @@ Markdown.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,9 +27,11 @@ def test_benchmark_runs_at_a_tiny_size(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
-    for number in range(1, 9):
+    # Figures 9–11 (the scripting commands) compare with curl and jq, when installed.
+    figures = 11 if shutil.which("curl") and shutil.which("jq") else 8
+    for number in range(1, figures + 1):
         assert any(line.startswith(f"{number}  ") for line in lines), done.stdout
     markdown = out.read_text(encoding="utf-8")
-    assert markdown.count("| PASS |") + markdown.count("| FAIL |") == 8
+    assert markdown.count("| PASS |") + markdown.count("| FAIL |") == figures
     assert "## Definitions" in markdown
     assert "token requests for 100 concurrent calls" in markdown

@@ -1,8 +1,10 @@
 """The import rules that keep the layers apart (see ARCHITECTURE.md).
 
 - Nothing outside ``tokensales_tui/ui`` imports the UI.
-- The data layer and the pure parts of the UI import neither Textual nor Rich — not at
-  the top of a module, not lazily inside a function, not through another module.
+- The data layer, the scripting commands (``script/``) and the pure parts of the UI import
+  neither Textual nor Rich — not at the top of a module, not lazily inside a function, not
+  through another module. (Running each command without loading them is checked in
+  ``test_script.py``.)
 """
 
 from __future__ import annotations
@@ -88,6 +90,12 @@ def test_the_pure_modules_listed_exist() -> None:
         _pure_modules()
     )
     assert any(m.startswith("tokensales_tui.checks") for m in _pure_modules())
+    assert {
+        "tokensales_tui.script.changes",
+        "tokensales_tui.script.output",
+        "tokensales_tui.script.reads",
+        "tokensales_tui.script.run",
+    } <= set(_pure_modules())
 
 
 def test_importing_every_pure_module_loads_neither_textual_nor_rich() -> None:

@@ -1,4 +1,5 @@
-"""The command line: ``tokensales-tui`` runs the app, ``tokensales-tui emulator`` serves the demo service."""
+"""The command line: ``tokensales-tui`` runs the app, ``tokensales-tui emulator`` serves the
+demo service, and the scripting commands (``get``, ``create`` …) live in :mod:`.script`."""
 
 from __future__ import annotations
 
@@ -14,13 +15,17 @@ from . import __version__
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for both commands."""
+    from .script import add_commands, exit_codes_text
+
     parser = argparse.ArgumentParser(
         prog="tokensales-tui",
-        description="Browse and edit the webhooks, items, assets, payouts and collections "
-        "of a Token Sales Management Service.",
-        epilog="Environment: TOKENSALES_PROFILE, TOKENSALES_BASE_URL, TOKENSALES_AUTH_URL, "
-        "TOKENSALES_CONSOLE_URL, TOKENSALES_API_KEY, TOKENSALES_API_SECRET. "
-        "Run 'tokensales-tui emulator --help' for the local demo service.",
+        description="Browse and edit the webhooks, items, assets, payouts and collections\n"
+        "of a Token Sales Management Service; without a command, the terminal app.",
+        epilog="environment: TOKENSALES_PROFILE, TOKENSALES_BASE_URL, TOKENSALES_AUTH_URL,\n"
+        "  TOKENSALES_CONSOLE_URL, TOKENSALES_API_KEY, TOKENSALES_API_SECRET\n"
+        "Run 'tokensales-tui COMMAND --help' for a command, 'tokensales-tui emulator --help'\n"
+        "for the local demo service.\n\n" + exit_codes_text(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--profile", metavar="NAME", help="profile of the config file to use")
     parser.add_argument(
@@ -73,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="lifetime of issued tokens (default: %(default)s)",
     )
+    add_commands(commands)
     return parser
 
 
@@ -85,9 +91,22 @@ def _non_negative(text: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tokensales-tui`` command."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    if "_ARGCOMPLETE" in os.environ:  # a shell asking for completions (see `completion`)
+        import argcomplete
+
+        argcomplete.autocomplete(parser)
+    args = parser.parse_args(argv)
     if args.command == "emulator":
         return run_emulator(args)
+    if args.command == "completion":
+        from .script.main import completion
+
+        return completion(args.shell)
+    if args.command is not None:
+        from .script.main import main as run_command
+
+        return run_command(args)
     return run_app(args)
 
 

@@ -14,12 +14,22 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import msgspec
+
 from . import shapes
 from .auth import TokenGrant, TokenManager, TokenState
-from .connection import Connection
+from .connection import Connection, host_of
 from .decode import OFF_LOOP_BYTES, ListParser, convert, looks_like, optional_json
-from .endpoints import Endpoint, collection_endpoint, quote_id, webhook_endpoint
-from .errors import AuthError, NotFoundError, UnexpectedResponse, ValidationError
+from .endpoints import (
+    LISTS,
+    Endpoint,
+    collection_endpoint,
+    item_endpoint,
+    quote_id,
+    url_of,
+    webhook_endpoint,
+)
+from .errors import AuthError, NetworkError, NotFoundError, UnexpectedResponse, ValidationError
 from .models import (
     Asset,
     Collection,
@@ -33,6 +43,7 @@ from .models import (
     encode,
 )
 from .secret import Secret
+from .stream import ListSplitter
 from .transport import DEFAULT_TIMEOUTS, RetryNotice, Sender
 
 if TYPE_CHECKING:
@@ -117,9 +128,7 @@ class ApiClient:
 
     async def list_webhooks(self) -> list[Webhook]:
         """``GET /v1/platform-webhooks``."""
-        return await self._list(
-            Endpoint("GET", "base", "/v1/platform-webhooks"), Webhook, "webhooks"
-        )
+        return await self._list(LISTS["webhooks"], Webhook, "webhooks")
 
     async def create_webhook(self, body: WebhookCreate) -> None:
         """``POST /v1/platform-webhooks``."""
@@ -137,22 +146,21 @@ class ApiClient:
 
     async def list_items(self) -> list[Item]:
         """``GET /v1/items``."""
-        return await self._list(Endpoint("GET", "base", "/v1/items"), Item, "items")
+        return await self._list(LISTS["items"], Item, "items")
 
     async def get_item(self, item_id: str) -> Item:
         """``GET /v1/items/{id}``."""
-        endpoint = Endpoint("GET", "base", f"/v1/items/{quote_id(item_id)}")
-        return await self._one(endpoint, Item, "item")
+        return await self._one(item_endpoint("GET", item_id), Item, "item")
 
     async def delete_item(self, item_id: str) -> None:
         """``DELETE /v1/items/{id}``."""
-        await self._send(Endpoint("DELETE", "base", f"/v1/items/{quote_id(item_id)}"))
+        await self._send(item_endpoint("DELETE", item_id))
 
     # --- assets ---------------------------------------------------------------------
 
     async def list_assets(self) -> list[Asset]:
         """``GET /v1/assets``."""
-        return await self._list(Endpoint("GET", "base", "/v1/assets"), Asset, "assets")
+        return await self._list(LISTS["assets"], Asset, "assets")
 
     async def get_asset(self, asset_id: str) -> Asset:
         """``GET /v1/assets/{id}``; the body may be the asset or hold it under ``data``/``asset``."""
@@ -169,9 +177,7 @@ class ApiClient:
 
     async def list_collections(self) -> list[Collection]:
         """``GET {console_url}/collections``."""
-        return await self._list(
-            Endpoint("GET", "console", "/collections"), Collection, "collections"
-        )
+        return await self._list(LISTS["collections"], Collection, "collections")
 
     async def add_collections(self, bodies: Sequence[NewCollection]) -> Any:
         """``POST {console_url}/collections`` with a JSON array; returns the decoded body, if any."""
@@ -181,6 +187,50 @@ class ApiClient:
     async def delete_collection(self, collection_id: str) -> None:
         """``DELETE {console_url}/collection/{token_Id}``."""
         await self._send(collection_endpoint(collection_id))
+
+    # --- any request ----------------------------------------------------------------
+
+    async def stream_list(self, what: str, sink: Callable[[list[msgspec.Raw]], None]) -> None:
+        """``GET`` the list ``what`` (a key of :data:`~.endpoints.LISTS`) and hand its
+        elements to ``sink``, as JSON text, a batch at a time as the body arrives.
+
+        The list is never held whole: a list of 1,000,000 items takes no more memory
+        than one of a thousand. Elements already handed over are not handed again: a
+        failure once the body started arriving is not retried.
+        """
+        endpoint = LISTS[what]
+
+        async def consume(response: httpx.Response) -> None:
+            import httpx
+
+            splitter = ListSplitter(
+                (what, *shapes.LIST_KEYS),
+                status=response.status_code,
+                content_type=response.headers.get("content-type", ""),
+            )
+            try:
+                async for chunk in response.aiter_bytes():
+                    if elements := splitter.feed(chunk):
+                        sink(elements)
+            except httpx.HTTPError as error:
+                host = host_of(url_of(self.connection, endpoint))
+                raise NetworkError(
+                    f"the connection to {host} broke while the list arrived"
+                    f" ({type(error).__name__})",
+                    host=host,
+                ) from None
+            if elements := splitter.close():
+                sink(elements)
+
+        await self._sender.send(endpoint, None, consume=consume)
+
+    async def request(self, endpoint: Endpoint, content: bytes | None) -> httpx.Response:
+        """Send any request of the interface with the profile's token; the answer, read.
+
+        For what the typed methods do not cover (``tokensales-tui api``). Retries,
+        deadline and errors are those of every call.
+        """
+        return await self._sender.send(endpoint, content)
 
     # --- token ----------------------------------------------------------------------
 

@@ -13,9 +13,11 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from .connection import Connection
 
 __all__ = [
+    "LISTS",
     "Address",
     "Endpoint",
     "collection_endpoint",
+    "item_endpoint",
     "quote_id",
     "redact_url",
     "url_of",
@@ -34,6 +36,15 @@ class Endpoint:
     path: str
 
 
+LISTS: dict[str, Endpoint] = {
+    "webhooks": Endpoint("GET", "base", "/v1/platform-webhooks"),
+    "items": Endpoint("GET", "base", "/v1/items"),
+    "assets": Endpoint("GET", "base", "/v1/assets"),
+    "collections": Endpoint("GET", "console", "/collections"),
+}
+"""The list requests, by what they list."""
+
+
 def quote_id(value: str) -> str:
     """An identifier made safe to place in a path segment."""
     return quote(value, safe="")
@@ -42,6 +53,11 @@ def quote_id(value: str) -> str:
 def webhook_endpoint(method: str, webhook_id: str) -> Endpoint:
     """The endpoint of one webhook."""
     return Endpoint(method, "base", f"/v1/platform-webhooks/{quote_id(webhook_id)}")
+
+
+def item_endpoint(method: str, item_id: str) -> Endpoint:
+    """The endpoint of one item."""
+    return Endpoint(method, "base", f"/v1/items/{quote_id(item_id)}")
 
 
 def collection_endpoint(collection_id: str) -> Endpoint:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import builtins
 import gc
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -245,6 +245,31 @@ class PayoutDefinition(Struct, rename="camel", omit_defaults=True, kw_only=True)
     fiat_details: FiatDetails | UnsetType = UNSET
     stablecoin_details: StablecoinDetails | UnsetType = UNSET
     native_details: NativeDetails | UnsetType = UNSET
+
+    @classmethod
+    def build(cls, *, type: str, name: str, details: Mapping[str, str]) -> PayoutDefinition:
+        """The body for ``type``: its details object only (fiat → ``fiatDetails`` …).
+
+        ``details`` holds the detail fields by wire name (``paymentProviderId`` …); a
+        type without a details object takes none.
+        """
+        body = cls(type=type, name=name)
+        if type in _PAYOUT_DETAILS:
+            details_type, attribute = _PAYOUT_DETAILS[type]
+            values = {_snake(key): value for key, value in details.items()}
+            setattr(body, attribute, details_type(**values))
+        return body
+
+
+_PAYOUT_DETAILS: dict[str, tuple[type[Struct], str]] = {
+    "fiat": (FiatDetails, "fiat_details"),
+    "stablecoin": (StablecoinDetails, "stablecoin_details"),
+    "native": (NativeDetails, "native_details"),
+}
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
 
 
 # --- collections -------------------------------------------------------------------

@@ -119,11 +119,15 @@ class Sender:
         *,
         authorised: bool = True,
         max_attempts: int | None = None,
+        consume: Callable[[httpx.Response], Awaitable[None]] | None = None,
     ) -> httpx.Response:
         """Send ``content`` to ``endpoint`` and return the (successful) response.
 
         Retries what the policy allows (see the module docstring), renews the token
         once on a 401, and raises the :class:`~.errors.ApiError` for anything else.
+        ``consume``, if given, reads the body of a successful response as it streams in
+        (the response returned has none); an :class:`~.errors.ApiError` it raises is
+        never retried.
         """
         attempts = max_attempts or self._max_attempts
         started = self._clock()
@@ -134,7 +138,7 @@ class Sender:
             token = await self.tokens.token() if authorised else None
             try:
                 budget = self._deadline - (self._clock() - started)
-                response = await self._once(endpoint, content, token, max(budget, 0.5))
+                response = await self._once(endpoint, content, token, max(budget, 0.5), consume)
             except _Transient as transient:
                 delay = self._backoff_delay(attempt)
                 if attempt >= attempts or not self._time_left(started, delay):
@@ -159,7 +163,12 @@ class Sender:
             return response
 
     async def _once(
-        self, endpoint: Endpoint, content: bytes | None, token: Secret | None, budget: float
+        self,
+        endpoint: Endpoint,
+        content: bytes | None,
+        token: Secret | None,
+        budget: float,
+        consume: Callable[[httpx.Response], Awaitable[None]] | None = None,
     ) -> httpx.Response:
         """One attempt, cut short after ``budget`` seconds whatever the server trickles.
 
@@ -178,7 +187,10 @@ class Sender:
             async with asyncio.timeout(budget):
                 response = await self._http.send(request, stream=True)
                 try:
-                    await _read_body(response)
+                    if consume is not None and 200 <= response.status_code < 300:
+                        await consume(response)
+                    else:
+                        await _read_body(response)
                 finally:
                     await response.aclose()
         except TimeoutError:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..api.connection import Connection
 from ..api.secret import Secret
@@ -53,6 +53,9 @@ class ResolvedProfile:
     api_secret: Secret
     read_only: bool
     label: str | None
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """Where each setting came from: a flag (``--base-url``), a variable
+    (``TOKENSALES_BASE_URL``), the file (``[profiles.x] base_url``) or a default."""
 
     def connection(self) -> Connection:
         """The :class:`Connection` the API client takes."""
@@ -82,6 +85,7 @@ def resolve_profile(
     names = profile_names(config)
     chosen = cli.profile or env.get(ENV_PROFILE) or config.default_profile
     name = chosen or (names[0] if len(names) == 1 else "default")
+    sources = {"profile": _profile_source(cli, env, config, chosen, names)}
     stored = config.profiles.get(name)
 
     def pick(field: str, variable: str, flag: str | None = None) -> tuple[str, str] | None:
@@ -112,17 +116,19 @@ def resolve_profile(
         )
     insecure_ok = stored.allow_insecure_http if stored else False
     base_url = validate_url(base[0], field=base[1], allow_insecure_http=insecure_ok)
+    sources["base_url"] = base[1]
     urls = {}
-    for field, variable, flag in (
+    for setting, variable, flag in (
         ("auth_url", ENV_AUTH_URL, cli.auth_url),
         ("console_url", ENV_CONSOLE_URL, cli.console_url),
     ):
-        found = pick(field, variable, flag)
-        urls[field] = (
+        found = pick(setting, variable, flag)
+        urls[setting] = (
             validate_url(found[0], field=found[1], allow_insecure_http=insecure_ok)
             if found
             else base_url
         )
+        sources[setting] = found[1] if found else "base_url"
     api_key = pick("api_key", ENV_API_KEY)
     if api_key is None:
         raise ConfigError(
@@ -130,10 +136,14 @@ def resolve_profile(
             f" or set {ENV_API_KEY}"
         )
     api_secret = pick("api_secret", ENV_API_SECRET)
+    sources["api_key"] = api_key[1]
+    sources["api_secret"] = api_secret[1] if api_secret else "not set"
     if cli.read_only is not None:
         read_only = cli.read_only
+        sources["read_only"] = "--read-only"
     else:
         read_only = stored.read_only if stored else False
+        sources["read_only"] = f"{table_title(name)} read_only" if stored else "default"
     return ResolvedProfile(
         name=name,
         base_url=base_url,
@@ -143,4 +153,18 @@ def resolve_profile(
         api_secret=Secret(api_secret[0] if api_secret else ""),
         read_only=read_only,
         label=stored.label if stored else None,
+        sources=sources,
     )
+
+
+def _profile_source(
+    cli: Overrides, env: Mapping[str, str], config: ConfigFile, chosen: str | None, names: list[str]
+) -> str:
+    """Where the profile's name came from."""
+    if cli.profile:
+        return "--profile"
+    if env.get(ENV_PROFILE):
+        return ENV_PROFILE
+    if config.default_profile:
+        return "default_profile"
+    return "the only profile" if chosen is None and len(names) == 1 else "default"

@@ -48,6 +48,7 @@ from textual.widgets import (
 from ...api import ApiClient, ApiError, OutcomeUnknownError, ValidationError
 from ...api.endpoints import Endpoint
 from ...api.preview import Change, RequestPreview
+from ...checks.forms import Problem, Problems
 from ...clean import clean_line
 from ..lifetime import is_gone, while_shown
 from ..safe import content, line
@@ -71,18 +72,6 @@ PREVIEW_LINES = 120
 VALUE_WIDGETS = (Input, TextArea, Switch, Select)
 FRAME_ROWS = 10
 """Rows around the fields: margin 1, border 2, status up to 2, buttons 3, footer 1, one spare."""
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """What is wrong with one field; a warning does not stop the submit."""
-
-    message: str
-    warning: bool = False
-
-
-Problems = dict[str, Problem]
-"""Problems by the id of the field they belong to."""
 
 
 @dataclass(frozen=True, slots=True)

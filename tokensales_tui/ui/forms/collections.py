@@ -29,29 +29,24 @@ from ...checks import (
     ImportedList,
     ListFileError,
     ListReport,
-    chain_family,
     check_address,
-    check_collection_name,
     check_email,
     check_list,
-    check_text,
     load_list_file,
     parse_lines,
 )
-from ...clean import clean_line
+from ...checks.forms import collection_problems
 from ..safe import line
 from ..widgets.safe_input import SafeInput
 from ..widgets.safe_text_area import SafeTextArea
 from ..worker import ApiWorker
-from .base import FormResult, FormScreen, Outgoing, Problem, Problems, form_field, show_line
+from .base import FormResult, FormScreen, Outgoing, Problems, form_field, show_line
 from .import_list import ImportListScreen
 from .inputs import choice_hint
 
 __all__ = ["ADD_COLLECTIONS", "CollectionSection", "CollectionsForm", "check_entries"]
 
 ADD_COLLECTIONS = Endpoint("POST", "console", "/collections")
-SHOWN_PROBLEMS = 3
-"""Invalid lines listed under a list; the count says how many there are in all."""
 CHECK_DELAY = 0.15
 """Seconds of quiet typing before a list is checked again."""
 EDIT_LIMIT = 5_000
@@ -361,33 +356,19 @@ class CollectionsForm(FormScreen):
         names: dict[str, int] = {}
         for number, section in enumerate(self.sections, start=1):
             key = section.key
-            name = self.text(f"{key}-name").strip()
-            error, warning = check_collection_name(name)
-            if error or warning:
-                problems[f"{key}-name"] = Problem(error or warning or "", warning=not error)
-            elif name.casefold() in names:
-                problems[f"{key}-name"] = Problem(
-                    f"collection {names[name.casefold()]} has this name too", warning=True
-                )
-            names.setdefault(name.casefold(), number)
-            chain = self._chain(key)
-            if not chain:
-                problems[f"{key}-blockchain"] = Problem("enter the blockchain, e.g. polygon")
-            elif problem := check_text(chain, "the blockchain"):
-                problems[f"{key}-blockchain"] = Problem(problem)
-            elif chain_family(chain) == "other":
-                problems[f"{key}-blockchain"] = Problem(
-                    "not a chain this form knows — addresses on it are only checked for being"
-                    " non-empty",
-                    warning=True,
-                )
-            if problem := check_address(self.text(f"{key}-contract"), chain):
-                problems[f"{key}-contract"] = Problem(problem)
+            lists = {}
             for kind in LISTS:
-                field_id = f"{key}-{kind}"
-                checked = self._fresh(field_id, key)
-                if checked is not None and (flagged := _list_problem(checked.report, kind)):
-                    problems[field_id] = flagged
+                checked = self._fresh(f"{key}-{kind}", key)
+                lists[kind] = checked.report if checked is not None else None
+            found = collection_problems(
+                self.text(f"{key}-name").strip(),
+                self._chain(key),
+                self.text(f"{key}-contract"),
+                lists,
+                earlier_names=names,
+                number=number,
+            )
+            problems |= {f"{key}-{field}": problem for field, problem in found.items()}
         return problems
 
     def outgoing(self) -> Outgoing:
@@ -487,29 +468,6 @@ class CollectionsForm(FormScreen):
         self._notes[field_id] = note
         self.touch(field_id)
         area.focus()
-
-
-def _list_problem(report: ListReport, kind: str) -> Problem | None:
-    noun = "wallet" if kind == "wallets" else "e-mail"
-    if report.problems:
-        count = len(report.problems)
-        lines = [
-            f"line {p.line_no}: {clean_line(p.value)[:48]} — {p.message}"
-            for p in report.problems[:SHOWN_PROBLEMS]
-        ]
-        if count > SHOWN_PROBLEMS:
-            lines.append(f"… and {count - SHOWN_PROBLEMS:,} more")
-        head = f"{count:,} invalid {noun}{'' if count == 1 else 's'} — correct or delete {'it' if count == 1 else 'them'}:"
-        return Problem("\n".join([head, *lines]))
-    if report.duplicates:
-        count = len(report.duplicates)
-        where = ", ".join(str(d.line_no) for d in report.duplicates[:5])
-        more = ", …" if count > 5 else ""
-        return Problem(
-            f"{count:,} repeated {noun}{'' if count == 1 else 's'} (line {where}{more}) — each is sent once",
-            warning=True,
-        )
-    return None
 
 
 def _import_note(imported: ImportedList) -> str:

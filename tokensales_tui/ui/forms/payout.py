@@ -12,18 +12,12 @@ from textual.widgets import Select, Static
 
 from ...api import ApiClient
 from ...api.endpoints import Endpoint
-from ...api.models import FiatDetails, NativeDetails, PayoutDefinition, StablecoinDetails
-from ...checks import (
-    KNOWN_CHAINS,
-    PAYOUT_TYPES,
-    check_address,
-    check_payout_type,
-    check_text,
-    detail_fields,
-)
+from ...api.models import PayoutDefinition
+from ...checks import KNOWN_CHAINS, PAYOUT_TYPES, detail_fields
+from ...checks.forms import payout_problems
 from ..widgets.safe_input import SafeInput
 from ..worker import ApiWorker
-from .base import FormResult, FormScreen, Outgoing, Problem, Problems, form_field, show_line
+from .base import FormResult, FormScreen, Outgoing, Problems, form_field, show_line
 from .inputs import choice_hint
 
 __all__ = ["ADD_PAYOUT", "OTHER", "PayoutForm"]
@@ -32,11 +26,6 @@ ADD_PAYOUT = Endpoint("POST", "base", "/v1/payouts/add")
 OTHER = "other"
 """The type choice that reveals a field for a type the form does not offer."""
 
-_DETAILS: dict[str, tuple[type[msgspec.Struct], str]] = {
-    "fiat": (FiatDetails, "fiat_details"),
-    "stablecoin": (StablecoinDetails, "stablecoin_details"),
-    "native": (NativeDetails, "native_details"),
-}
 _ALL_DETAILS = ("provider", "paymentProviderId", "blockchainId", "tokenId", "spender")
 _PLACEHOLDERS = {
     "provider": "e.g. stripe",
@@ -45,10 +34,6 @@ _PLACEHOLDERS = {
     "tokenId": "the token paid out, e.g. its asset id or contract",
     "spender": "the address allowed to spend, 0x…",
 }
-
-
-def _snake(name: str) -> str:
-    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
 
 
 class PayoutForm(FormScreen):
@@ -141,42 +126,18 @@ class PayoutForm(FormScreen):
     # --- checks and request ----------------------------------------------------------
 
     def check(self) -> Problems:
-        problems: Problems = {}
-        name = self.text("name").strip()
-        if not name:
-            problems["name"] = Problem("enter a name for the payout definition")
-        elif problem := check_text(name, "the name"):
-            problems["name"] = Problem(problem)
-        if self.query_one("#type", Select).value == OTHER:
-            if problem := check_payout_type(self.text("other-type")):
-                problems["other-type"] = Problem(problem)
-        elif problem := check_payout_type(self.payout_type):
-            problems["type"] = Problem(problem)
-        labels = dict(detail_fields(self.payout_type))
-        details = self._details()
-        for name, value in details.items():
-            if not value:
-                problems[f"detail-{name}"] = Problem(
-                    f"enter the {labels[name].lower()} — a {self.payout_type} payout needs it"
-                )
-            elif problem := check_text(value, f"the {labels[name].lower()}"):
-                problems[f"detail-{name}"] = Problem(problem)
-        spender = details.get("spender")
-        if (
-            spender
-            and "detail-spender" not in problems
-            and (problem := check_address(spender, details.get("blockchainId", "")))
-        ):
-            problems["detail-spender"] = Problem(problem)
-        return problems
+        other = self.query_one("#type", Select).value == OTHER
+        return payout_problems(
+            self.text("name").strip(),
+            self.payout_type,
+            self._details(),
+            type_field="other-type" if other else "type",
+        )
 
     def outgoing(self) -> Outgoing:
-        kind = self.payout_type
-        body = PayoutDefinition(type=kind, name=self.text("name").strip())
-        if kind in _DETAILS:
-            details_type, attribute = _DETAILS[kind]
-            values = {_snake(name): value for name, value in self._details().items()}
-            setattr(body, attribute, details_type(**values))
+        body = PayoutDefinition.build(
+            type=self.payout_type, name=self.text("name").strip(), details=self._details()
+        )
         return Outgoing(ADD_PAYOUT, body)
 
     async def send(self, client: ApiClient, outgoing: Outgoing) -> Any:

@@ -13,13 +13,14 @@ from ...api import ApiClient, Secret
 from ...api.endpoints import Endpoint, webhook_endpoint
 from ...api.models import Webhook, WebhookCreate, WebhookUpdate
 from ...api.preview import Change
-from ...checks import check_events, check_http_url, check_text, parse_events, suggest_events
+from ...checks import parse_events, suggest_events
+from ...checks.forms import webhook_problems
 from ...clean import clean_line
 from ..safe import content
 from ..widgets.safe_input import SafeInput
 from ..widgets.secret_input import SecretInput
 from ..worker import ApiWorker
-from .base import FormResult, FormScreen, Outgoing, Problem, Problems, form_field, show_line
+from .base import FormResult, FormScreen, Outgoing, Problems, form_field, show_line
 from .inputs import ListInput, ListSuggester
 
 __all__ = ["CREATE_WEBHOOK", "WebhookForm", "known_events"]
@@ -130,21 +131,18 @@ class WebhookForm(FormScreen):
     def check(self) -> Problems:
         # An edit judges only what changed: a stored value the service accepted is not
         # this form's to refuse, and the user may just want to change another field.
-        problems: Problems = {}
         url, events = self.text("url"), self.text("events")
         editing = self.webhook is not None
-        if (not editing or url.strip() != self.before_url) and (problem := check_http_url(url)):
-            problems["url"] = Problem(problem)
         if editing:  # names already stored are the service's; judge the ones typed here
             names = parse_events(events)
             added = [name for name in names if name not in self.before_events]
             events = ", ".join(added) if names else events
-        if (not editing or events) and (problem := check_events(events)):
-            problems["events"] = Problem(problem)
-        secret = self.text("secret")
-        if secret and (problem := check_text(secret.strip(), "the secret")):
-            problems["secret"] = Problem(problem)
-        return problems
+        changed_url = not editing or url.strip() != self.before_url
+        return webhook_problems(
+            url if changed_url else None,
+            events if not editing or events else None,
+            self.text("secret"),
+        )
 
     def outgoing(self) -> Outgoing | None:
         url = self.text("url").strip()

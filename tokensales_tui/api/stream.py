@@ -1,0 +1,170 @@
+"""Splitting a list body into its elements while it arrives, without holding the list.
+
+:class:`ListSplitter` is fed the body chunk by chunk and hands back the elements it has
+seen whole, as JSON text (``msgspec.Raw``); memory stays at a few hundred kilobytes
+however long the list is. It reads the shapes :func:`.shapes.extract_list` accepts: a
+bare array, or an object whose *first* member holds the list under one of the list
+keys. Any other shape is read whole at the end and split by the generic rules, so
+every accepted body works, only without the saving.
+
+How elements are found without a JSON parser of our own: a cut candidate is a ``}``
+followed by ``,`` and the start of the next element; ``[`` + the text before it + ``]``
+decodes as a list only when the cut lies between two elements of the list (inside a
+string or a nested object the brackets cannot balance). msgspec checks that and splits
+the elements in one pass.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import msgspec
+
+from . import shapes
+from .errors import UnexpectedResponse
+
+__all__ = ["SPLIT_BYTES", "ListSplitter"]
+
+SPLIT_BYTES = 256 * 1024
+"""Body held before looking for a cut: larger cuts cost fewer decoder calls."""
+HEAD_BYTES = 4096
+"""Body read before deciding that its start is not a streamable shape."""
+_TRIES = 8
+"""Cut candidates tried before waiting for more of the body."""
+
+_ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw])
+_FIRST_KEY = re.compile(rb'\{\s*"(?:[^"\\]|\\.)*"\s*:')
+_BOUNDARY = re.compile(rb"\}\s*,\s*\{")
+_SEPARATOR = re.compile(rb"\s*,")
+
+
+class ListSplitter:
+    """Splits a list body fed in chunks into the list's elements, as JSON text.
+
+    Args:
+        keys: the keys a list may sit under in an object body, preferred first.
+        status, content_type: of the response, for error messages.
+    """
+
+    def __init__(self, keys: Sequence[str], *, status: int = 200, content_type: str = "") -> None:
+        self._head = re.compile(
+            rb'\s*(?:\[|\{\s*"(?:'
+            + b"|".join(re.escape(key.encode()) for key in keys)
+            + rb')"\s*:\s*\[)'
+        )
+        self._keys = tuple(keys)
+        self._status = status
+        self._content_type = content_type
+        self._buffer = bytearray()
+        self._mode = "head"  # head → list (streaming) or whole (read, then split)
+        self._bare = False
+        self._next_element: bytes | None = None
+        self._size = 0
+
+    def feed(self, chunk: bytes) -> list[msgspec.Raw]:
+        """Take the next chunk; return the elements now complete (often none)."""
+        self._size += len(chunk)
+        self._buffer += chunk
+        if self._mode == "head":
+            self._read_head(final=False)
+        if self._mode == "list" and len(self._buffer) >= SPLIT_BYTES:
+            return self._split()
+        return []
+
+    def close(self) -> list[msgspec.Raw]:
+        """The body has ended: return the remaining elements, or raise
+        :class:`UnexpectedResponse` for a body that is no list."""
+        if self._mode == "head":
+            self._read_head(final=True)
+        if self._mode == "whole":
+            return self._whole()
+        return self._tail()
+
+    # --- the parts of a body --------------------------------------------------------
+
+    def _read_head(self, *, final: bool) -> None:
+        found = self._head.match(self._buffer)
+        if found is not None:
+            self._bare = self._buffer.lstrip()[:1] == b"["
+            del self._buffer[: found.end()]
+            self._mode = "list"
+        elif final or len(self._buffer) >= HEAD_BYTES:
+            self._mode = "whole"
+
+    def _split(self) -> list[msgspec.Raw]:
+        """The elements before the last cut that decodes; none if no cut is found yet."""
+        for end in self._candidates():
+            try:
+                elements = _ELEMENTS.decode(b"[" + self._buffer[:end] + b"]")
+            except msgspec.DecodeError:
+                continue
+            separator = _SEPARATOR.match(self._buffer, end)
+            del self._buffer[: separator.end() if separator else end]
+            if self._next_element is None and elements:
+                first = _FIRST_KEY.match(bytes(elements[0]))
+                self._next_element = first.group() if first else b""
+            return elements
+        return []
+
+    def _candidates(self) -> list[int]:
+        """Where the last elements may end, last first (just after their ``}``)."""
+        buffer = self._buffer
+        found: list[int] = []
+        if self._next_element:
+            # Elements of one list usually start alike ({"id": …): a cut before such a
+            # start is almost always between two elements, not inside one.
+            at = buffer.rfind(b"}," + self._next_element)
+            if at >= 0:
+                found.append(at + 1)
+        window = max(0, len(buffer) - 64 * 1024)
+        found += [m.start() + 1 for m in _BOUNDARY.finditer(buffer, window)][::-1]
+        return found[:_TRIES]
+
+    def _tail(self) -> list[msgspec.Raw]:
+        """The last elements: the list ends at a ``]`` after which the body ends (a bare
+        array) or the enclosing object goes on with valid members."""
+        buffer = self._buffer
+        end = len(buffer)
+        for _ in range(64):
+            end = buffer.rfind(b"]", 0, end)
+            if end < 0:
+                break
+            if self._rest_fits(bytes(buffer[end + 1 :])):
+                try:
+                    return list(_ELEMENTS.decode(b"[" + buffer[:end] + b"]"))
+                except msgspec.DecodeError:
+                    pass
+        raise self._unexpected("the list body is cut short or malformed")
+
+    def _rest_fits(self, rest: bytes) -> bool:
+        text = rest.strip()
+        if self._bare:
+            return not text
+        if text == b"}":
+            return True
+        if not text.startswith(b","):
+            return False
+        try:
+            return isinstance(msgspec.json.decode(b"{" + text[1:]), dict)
+        except (msgspec.DecodeError, RecursionError):
+            return False
+
+    def _whole(self) -> list[msgspec.Raw]:
+        body = bytes(self._buffer)
+        self._buffer = bytearray()
+        payload = shapes.decode_json(
+            body, status=self._status, content_type=self._content_type, what="list"
+        )
+        try:
+            rows = shapes.extract_list(payload, self._keys)
+        except ValueError as error:
+            raise self._unexpected(str(error)) from None
+        return [msgspec.Raw(msgspec.json.encode(row)) for row in rows]
+
+    def _unexpected(self, why: str) -> UnexpectedResponse:
+        return UnexpectedResponse(
+            f"{self._keys[0] if self._keys else 'list'}: {why} "
+            f"({shapes.describe_body(self._status, self._content_type, self._size)})",
+            status=self._status,
+        )

@@ -1,0 +1,470 @@
+"""The commands that change data: ``create``, ``update``, ``delete`` and ``add``.
+
+Each judges its flags with the forms' own checks (:mod:`tokensales_tui.checks.forms`),
+names the flag of each problem in the forms' words and sends nothing while one is
+wrong. ``--dry-run`` prints the request, secrets masked, and sends nothing; a
+read-only profile refuses before anything is read or sent.
+"""
+
+from __future__ import annotations
+
+import getpass
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from msgspec import UNSET
+
+from ..api import ApiError, Secret
+from ..api.endpoints import Endpoint, collection_endpoint, item_endpoint, webhook_endpoint
+from ..api.models import NewCollection, PayoutDefinition, WebhookCreate, WebhookUpdate
+from ..api.preview import RequestPreview
+from ..checks import (
+    PAYOUT_TYPES,
+    ListFileError,
+    ListReport,
+    check_address,
+    check_email,
+    check_list,
+    detail_fields,
+    load_list_file,
+    parse_events,
+)
+from ..checks.forms import Problems, collection_problems, payout_problems, webhook_problems
+from ..files import LocalFileError, read_local_file
+from .output import encode_json
+from .parser import EXIT_OK
+from .run import Context, UsageError, exit_code, read_json_file, say
+
+__all__ = ["add_collections", "add_payout", "create_webhook", "delete", "update_webhook"]
+
+CREATE_WEBHOOK = Endpoint("POST", "base", "/v1/platform-webhooks")
+ADD_PAYOUT = Endpoint("POST", "base", "/v1/payouts/add")
+ADD_COLLECTIONS = Endpoint("POST", "console", "/collections")
+MAX_SECRET_BYTES = 64 * 1024
+
+WEBHOOK_FLAGS = {"url": "--url", "events": "--event", "secret": "the secret"}
+PAYOUT_FLAGS = {
+    "name": "--name",
+    "type": "--type",
+    "detail-provider": "--provider",
+    "detail-paymentProviderId": "--payment-provider-id",
+    "detail-blockchainId": "--blockchain",
+    "detail-tokenId": "--token-id",
+    "detail-spender": "--spender",
+}
+COLLECTION_FLAGS = {
+    "name": "--name",
+    "blockchain": "--blockchain",
+    "contract": "--contract",
+    "wallets": "--wallets-file",
+    "emails": "--emails-file",
+}
+
+
+def judge(problems: Problems, names: Mapping[str, str], where: str = "") -> None:
+    """Report warnings; raise :class:`UsageError` (nothing is sent) if anything is wrong."""
+    errors: list[str] = []
+    for field, problem in problems.items():
+        head, *rest = problem.message.split("\n")
+        lines = [f"{where}{names.get(field, field)}: {head}", *(f"  {line}" for line in rest)]
+        if problem.warning:
+            for line in lines:
+                say(f"warning: {line}")
+        else:
+            errors += lines
+    if errors:
+        for line in errors[:-1]:
+            say(line)
+        raise UsageError(errors[-1])
+
+
+def preview(context: Context, *requests: tuple[Endpoint, Any]) -> int:
+    """``--dry-run``: each request as it would be sent, secrets masked; nothing is sent."""
+    connection = context.session.connection
+    text = "\n\n".join(
+        RequestPreview.build(endpoint, connection, body).as_text() for endpoint, body in requests
+    )
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+    say("dry run: nothing was sent")
+    return EXIT_OK
+
+
+# --- webhooks ---------------------------------------------------------------------------
+
+
+def read_secret(args: Any) -> str:
+    """The secret from stdin (asked without echo on a terminal) or a file; never argv."""
+    if args.secret_stdin:
+        if sys.stdin.isatty():
+            return getpass.getpass("webhook secret (not shown): ")
+        data = sys.stdin.buffer.read(MAX_SECRET_BYTES + 1)
+        source = "--secret-stdin"
+    elif args.secret_file:
+        source = "--secret-file"
+        try:
+            data = read_local_file(Path(args.secret_file).expanduser(), limit=MAX_SECRET_BYTES)
+        except FileNotFoundError:
+            raise UsageError(f"{source}: there is no file at {args.secret_file}") from None
+        except LocalFileError as error:
+            raise UsageError(f"{source}: {args.secret_file} is {error}") from None
+        except OSError as error:
+            raise UsageError(
+                f"{source}: cannot read {args.secret_file}: {error.strerror}"
+            ) from None
+    else:
+        return ""
+    if len(data) > MAX_SECRET_BYTES:
+        raise UsageError(f"{source}: a secret is shorter than {MAX_SECRET_BYTES:,} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{source}: the secret is not UTF-8 text") from None
+    secret = text.removesuffix("\n").removesuffix("\r")
+    if not secret:
+        raise UsageError(f"{source}: the secret is empty")
+    return secret
+
+
+async def create_webhook(context: Context) -> int:
+    """``create webhook --url U --event E…``."""
+    args = context.args
+    context.refuse_if_read_only("create webhook")
+    events = "\n".join(args.event)
+    secret = read_secret(args)
+    judge(webhook_problems(args.url, events, secret), WEBHOOK_FLAGS)
+    url = args.url.strip()
+    body = WebhookCreate(
+        url=url, events=parse_events(events), secret=Secret(secret.strip()) if secret else UNSET
+    )
+    if args.dry_run:
+        return preview(context, (CREATE_WEBHOOK, body))
+    await context.client.create_webhook(body)
+    say(f"created webhook {url}")
+    return EXIT_OK
+
+
+async def update_webhook(context: Context) -> int:
+    """``update webhook ID [--url U] [--event E…] [--secret-stdin]``: only what is given."""
+    args = context.args
+    context.refuse_if_read_only("update webhook")
+    events = "\n".join(args.event) if args.event else None
+    secret = read_secret(args)
+    if args.url is None and events is None and not secret:
+        raise UsageError("nothing to change: give --url, --event, --secret-stdin or --secret-file")
+    judge(webhook_problems(args.url, events, secret), WEBHOOK_FLAGS)
+    body = WebhookUpdate()
+    if args.url is not None:
+        body.url = args.url.strip()
+    if events is not None:
+        body.events = parse_events(events)
+    if secret:
+        body.secret = Secret(secret.strip())
+    if args.dry_run:
+        return preview(context, (webhook_endpoint("PUT", args.id), body))
+    await context.client.update_webhook(args.id, body)
+    changed = [name for name in ("url", "events", "secret") if getattr(body, name) is not UNSET]
+    say(f"updated webhook {args.id}: {', '.join(changed)}")
+    return EXIT_OK
+
+
+# --- delete -----------------------------------------------------------------------------
+
+
+async def delete(context: Context) -> int:
+    """``delete KIND ID…``: asks on a terminal, refuses without one unless ``--yes``."""
+    args = context.args
+    kind: str = args.kind
+    ids: list[str] = list(dict.fromkeys(args.ids))
+    context.refuse_if_read_only(f"delete {kind}")
+    endpoint = {"webhook": webhook_endpoint, "item": item_endpoint}.get(kind)
+    if args.dry_run:
+        return preview(
+            context,
+            *((endpoint("DELETE", i) if endpoint else collection_endpoint(i), None) for i in ids),
+        )
+    if not args.yes and not sys.stdin.isatty():
+        raise UsageError(f"delete: no terminal to ask on — pass --yes to delete {kind}s by id")
+    failures: list[int] = []
+    if not args.yes:
+        names, missing = await _names(context, kind, ids)
+        for object_id in missing:
+            say(f"{kind} {object_id}: not found")
+            failures.append(exit_code(_not_found()))
+        ids = [
+            object_id for object_id in ids if object_id in names and _ask(kind, object_id, names)
+        ]
+    client = context.client
+    method = {
+        "webhook": client.delete_webhook,
+        "item": client.delete_item,
+        "collection": client.delete_collection,
+    }[kind]
+    for object_id in ids:
+        try:
+            await method(object_id)
+        except ApiError as error:
+            say(f"{kind} {object_id}: {error.one_line}")
+            failures.append(exit_code(error))
+        else:
+            say(f"deleted {kind} {object_id}")
+    return failures[0] if failures else EXIT_OK
+
+
+def _not_found() -> ApiError:
+    from ..api import NotFoundError
+
+    return NotFoundError("not found")
+
+
+async def _names(
+    context: Context, kind: str, ids: Sequence[str]
+) -> tuple[dict[str, str], list[str]]:
+    """What to call each object in the question, and the ids that do not exist."""
+    from ..api import NotFoundError
+
+    client = context.client
+    names: dict[str, str] = {}
+    if kind == "item":
+        missing = []
+        for object_id in ids:
+            try:
+                names[object_id] = (await client.get_item(object_id)).title
+            except NotFoundError:
+                missing.append(object_id)
+        return names, missing
+    if kind == "webhook":
+        names = {w.id: w.url or "" for w in await client.list_webhooks()}
+    else:
+        names = {c.id: c.name or "" for c in await client.list_collections() if c.id is not None}
+    return {i: names[i] for i in ids if i in names}, [i for i in ids if i not in names]
+
+
+def _ask(kind: str, object_id: str, names: Mapping[str, str]) -> bool:
+    from ..clean import clean_line
+
+    label = clean_line(names[object_id])[:80]
+    sys.stderr.write(f"Delete {kind} {clean_line(object_id)} ({label})? [y/N] ")
+    sys.stderr.flush()
+    answer = sys.stdin.readline().strip().lower()
+    if answer not in ("y", "yes"):
+        say(f"{kind} {object_id}: kept")
+        return False
+    return True
+
+
+# --- payouts ----------------------------------------------------------------------------
+
+_DETAIL_FLAGS = {
+    "provider": "provider",
+    "paymentProviderId": "payment_provider_id",
+    "blockchainId": "blockchain",
+    "tokenId": "token_id",
+    "spender": "spender",
+}
+
+
+async def add_payout(context: Context) -> int:
+    """``add payout --name N --type T [details]`` or ``--from-file F``."""
+    args = context.args
+    context.refuse_if_read_only("add payout")
+    given = _payout_file(args.from_file) if args.from_file else {}
+    name = _text(args.name if args.name is not None else given.get("name", ""), "name")
+    typed = _text(args.type if args.type is not None else given.get("type", ""), "type").strip()
+    kind = typed.lower() if typed.lower() in PAYOUT_TYPES else typed
+    nested = given.get(f"{kind}Details")
+    filed: dict[str, Any] = nested if isinstance(nested, dict) else given
+    details: dict[str, str] = {}
+    wanted = {wire for wire, _label in detail_fields(kind)}
+    for wire, attribute in _DETAIL_FLAGS.items():
+        flag = getattr(args, attribute)
+        if wire not in wanted:
+            if flag is not None:
+                say(
+                    f"warning: --{attribute.replace('_', '-')} is not part of a {kind} payout; left out"
+                )
+            continue
+        value = flag if flag is not None else filed.get(wire, "")
+        details[wire] = _text(value, wire).strip()
+    judge(payout_problems(name.strip(), kind, details), PAYOUT_FLAGS)
+    body = PayoutDefinition.build(type=kind, name=name.strip(), details=details)
+    if args.dry_run:
+        return preview(context, (ADD_PAYOUT, body))
+    await context.client.add_payout(body)
+    say(f"added payout definition {body.name} ({body.type})")
+    if not context.session.demo:
+        from ..payouts import PayoutRecord, PayoutRecordError
+
+        try:
+            PayoutRecord.for_profile(context.session.name).add(msgspec.to_builtins(body))
+        except PayoutRecordError as error:
+            say(f"warning: added, but not recorded for the Payouts tab: {error}")
+    return EXIT_OK
+
+
+def _payout_file(path: str) -> dict[str, Any]:
+    value = read_json_file(path, "--from-file")
+    if not isinstance(value, dict):
+        raise UsageError(f"--from-file: {path} must hold one JSON object (type, name, details)")
+    return value
+
+
+def _text(value: Any, what: str) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise UsageError(f"--from-file: {what} must be text, not {type(value).__name__}")
+    return value
+
+
+# --- collections ------------------------------------------------------------------------
+
+
+async def add_collections(context: Context) -> int:
+    """``add collections --from-file F`` (JSON) or one collection from flags."""
+    args = context.args
+    context.refuse_if_read_only("add collections")
+    if args.from_file:
+        given = ("name", "blockchain", "contract", "whitelisted", "wallets_file", "emails_file")
+        if any(getattr(args, flag) for flag in given):
+            raise UsageError("--from-file: give the collections in the file or by flags, not both")
+        collections = _collections_file(args.from_file)
+        where = [f"collection {number}: " for number in range(1, len(collections) + 1)]
+    else:
+        collections = [_collection_flags(args)]
+        where = [""]
+    names: dict[str, int] = {}
+    body: list[NewCollection] = []
+    for number, (fields, lists) in enumerate(collections, start=1):
+        chain = fields["blockchain"].strip()
+        reports = {
+            kind: _check_list(values, kind, chain, numbers)
+            for kind, (values, numbers) in lists.items()
+        }
+        problems = collection_problems(
+            fields["name"].strip(),
+            chain,
+            fields["contract"],
+            reports,
+            earlier_names=names,
+            number=number,
+        )
+        flags = COLLECTION_FLAGS if not args.from_file else _FILE_KEYS
+        judge(problems, flags, where[number - 1])
+        body.append(
+            NewCollection.build(
+                name=fields["name"].strip(),
+                blockchain=chain,
+                contract_address=fields["contract"].strip(),
+                whitelisted=fields["whitelisted"] == "true",
+                wallets=reports["wallets"].valid,
+                emails=reports["emails"].valid,
+            )
+        )
+    if args.dry_run:
+        return preview(context, (ADD_COLLECTIONS, body))
+    answer = await context.client.add_collections(body)
+    count = len(body)
+    say(
+        f"created {'collection' if count == 1 else f'{count} collections'}: {', '.join(c.name for c in body)}"
+    )
+    if answer is not None:
+        sys.stdout.buffer.write(encode_json(answer) + b"\n")
+        sys.stdout.flush()
+    return EXIT_OK
+
+
+_FILE_KEYS = {
+    "name": "name",
+    "blockchain": "blockchain",
+    "contract": "contractAddress",
+    "wallets": "wallets",
+    "emails": "emails",
+}
+
+ListValues = tuple[list[str], list[int] | None]
+"""A list's entries and the line each came from (``None``: its position)."""
+
+
+def _check_list(values: list[str], kind: str, chain: str, numbers: list[int] | None) -> ListReport:
+    check = (lambda value: check_address(value, chain)) if kind == "wallets" else check_email
+    return check_list(values, check, line_numbers=numbers)
+
+
+def _collection_flags(args: Any) -> tuple[dict[str, str], dict[str, ListValues]]:
+    fields = {
+        "name": args.name or "",
+        "blockchain": args.blockchain or "",
+        "contract": args.contract or "",
+        "whitelisted": "true" if args.whitelisted else "false",
+    }
+    lists: dict[str, ListValues] = {}
+    for kind, path, hint in (
+        ("wallets", args.wallets_file, "wallet"),
+        ("emails", args.emails_file, "email"),
+    ):
+        if not path:
+            lists[kind] = ([], None)
+            continue
+        try:
+            imported = load_list_file(path, column_hint=hint)
+        except ListFileError as error:
+            raise UsageError(f"--{kind}-file: {error}") from None
+        if imported.warning:
+            say(f"warning: --{kind}-file: {imported.warning}")
+        if imported.missing_lines:
+            shown = ", ".join(map(str, imported.missing_lines[:5]))
+            say(
+                f"warning: --{kind}-file: {len(imported.missing_lines):,} rows had no value (line {shown})"
+            )
+        lists[kind] = (imported.values, imported.line_numbers)
+    return fields, lists
+
+
+def _collections_file(path: str) -> list[tuple[dict[str, str], dict[str, ListValues]]]:
+    value = read_json_file(path, "--from-file")
+    rows = value if isinstance(value, list) else [value]
+    if not rows or not all(isinstance(row, dict) for row in rows):
+        raise UsageError(f"--from-file: {path} must hold a JSON array of collection objects")
+    out = []
+    for number, row in enumerate(rows, start=1):
+        where = f"--from-file: collection {number}"
+        info = _object(row.get("whitelistingInfo"))
+        wallet_list = _object(info.get("list"))
+        whitelisted = row.get("whitelisted", False)
+        if whitelisted not in (True, False, "true", "false"):
+            raise UsageError(f"{where}: whitelisted is true or false")
+        fields = {
+            "name": _field(row, ("name",), where),
+            "blockchain": _field(row, ("blockchain", "blockchainId"), where),
+            "contract": _field(row, ("contractAddress", "contract"), where),
+            "whitelisted": "true" if whitelisted in (True, "true") else "false",
+        }
+        lists: dict[str, ListValues] = {
+            "wallets": (_strings(row.get("wallets", wallet_list.get("wallets", [])), where), None),
+            "emails": (_strings(row.get("emails", info.get("emails", [])), where), None),
+        }
+        out.append((fields, lists))
+    return out
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _field(row: Mapping[str, Any], keys: Sequence[str], where: str) -> str:
+    for key in keys:
+        if key in row:
+            if not isinstance(row[key], str):
+                raise UsageError(f"{where}: {key} must be text")
+            return str(row[key])
+    return ""
+
+
+def _strings(values: Any, where: str) -> list[str]:
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise UsageError(f"{where}: wallets and emails are arrays of text")
+    return list(values)

@@ -1,0 +1,244 @@
+"""The commands that read: ``get``, ``token``, ``profiles`` and ``api``."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import msgspec
+
+from ..api import NotFoundError, shapes
+from ..api.endpoints import Endpoint, url_of
+from ..api.preview import RequestPreview
+from .output import OutputError, Printer
+from .parser import EXIT_OK, EXIT_USAGE
+from .run import Context, UsageError, read_input
+
+__all__ = ["api", "get", "profiles", "token"]
+
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+"""Largest body ``api --input`` sends."""
+
+
+def output_format(requested: str | None) -> str:
+    """The format asked for, else a table on a terminal and JSON otherwise."""
+    if requested:
+        return requested
+    return "table" if sys.stdout.isatty() else "json"
+
+
+def _printer(context: Context, kind: str = "") -> Printer:
+    args = context.args
+    fields = [name.strip() for name in (getattr(args, "fields", None) or "").split(",")]
+    return Printer(
+        output_format(getattr(args, "output", None)),
+        fields=[name for name in fields if name],
+        jq=getattr(args, "jq", None),
+        kind=kind,
+    )
+
+
+async def get(context: Context) -> int:
+    """``get KIND [ID]``: a list, streamed, or one object."""
+    kind, wanted = context.args.kind, context.args.id
+    printer = _printer(context, kind)
+    client = context.client
+    if kind == "payouts":
+        rows = await _payout_rows(context)
+        if wanted is not None:
+            printer.one(_find(rows, wanted, ("id",), "payout"))
+        else:
+            printer.rows(rows)
+            printer.end()
+        return EXIT_OK
+    if wanted is not None and kind in ("items", "assets"):
+        found = await (client.get_item(wanted) if kind == "items" else client.get_asset(wanted))
+        printer.one(found.raw)
+        return EXIT_OK
+    if wanted is not None:
+        # The interface cannot fetch one webhook or collection: find it in the list.
+        keys = shapes.COLLECTION_ID_KEYS if kind == "collections" else ("id",)
+        matches: list[Any] = []
+
+        def keep(batch: list[msgspec.Raw]) -> None:
+            matches.extend(msgspec.json.decode(element) for element in batch)
+
+        await client.stream_list(kind, keep)
+        printer.one(_find(matches, wanted, keys, kind.removesuffix("s")))
+        return EXIT_OK
+    await client.stream_list(kind, printer.rows)
+    printer.end()
+    return EXIT_OK
+
+
+def _find(rows: list[Any], wanted: str, keys: tuple[str, ...], noun: str) -> Any:
+    for row in rows:
+        if isinstance(row, dict) and shapes.find_id(row, keys) == wanted:
+            return row
+    raise NotFoundError(f"there is no {noun} {wanted}")
+
+
+async def _payout_rows(context: Context) -> list[dict[str, Any]]:
+    """The Payouts tab's rows: the definitions added from here, then those items use."""
+    from ..payouts import PayoutRecord, payout_rows
+
+    session = context.session
+    added = [] if session.demo else PayoutRecord.for_profile(session.name).load()
+    items = await context.client.list_items()
+    return [
+        {
+            "id": row.id,
+            "type": row.type,
+            "name": row.name,
+            "chain": row.chain,
+            "account": row.account,
+            "spender": row.spender,
+            "usedBy": row.used_by,
+            "source": row.source,
+            "detail": row.raw,
+        }
+        for row in payout_rows(items, added)
+    ]
+
+
+async def token(context: Context) -> int:
+    """``token``: a fresh access token on stdout (``export TOKENSALES_TOKEN=$(…)``)."""
+    if sys.stdout.isatty():
+        raise UsageError(
+            "the token is not shown on a terminal: capture it, as in"
+            " export TOKENSALES_TOKEN=$(tokensales-tui token)"
+        )
+    client = context.client
+    await client.check_credentials()
+    current = client.tokens.current
+    assert current is not None
+    sys.stdout.write(current.reveal() + "\n")
+    sys.stdout.flush()
+    return EXIT_OK
+
+
+def _stored_profiles() -> tuple[list[dict[str, Any]], str | None]:
+    """The profiles of the config file as rows, and its default profile."""
+    from .. import config
+
+    try:
+        stored = config.load_config()
+    except config.ConfigError:
+        return [], None
+    rows = [
+        {
+            "name": name,
+            "default": name == stored.default_profile,
+            "baseUrl": profile.base_url,
+            "readOnly": profile.read_only,
+            "label": profile.label,
+        }
+        for name, profile in stored.profiles.items()
+    ]
+    return rows, stored.default_profile
+
+
+def _print_profiles(rows: list[dict[str, Any]]) -> None:
+    if rows:
+        printer = Printer("table", fields=("name", "default", "baseUrl", "readOnly", "label"))
+        printer.rows(rows)
+        printer.end()
+    else:
+        sys.stdout.write("no profiles in the config file\n")
+
+
+async def profiles(context: Context) -> int:
+    """``profiles``: the profiles of the file, then the settings in use and their sources."""
+    rows, default = _stored_profiles()
+    session = context.session
+    connection = session.connection
+    values = {
+        "profile": session.name,
+        "base_url": connection.base_url,
+        "auth_url": connection.auth_url,
+        "console_url": connection.console_url,
+        "api_key": "set" if connection.api_key else "not set",
+        "api_secret": "set" if connection.api_secret else "not set",
+        "read_only": session.read_only,
+    }
+    settings = [
+        {"setting": name, "value": value, "from": context.sources.get(name, "")}
+        for name, value in values.items()
+    ]
+    if output_format(context.args.output) == "json":
+        document = {"profiles": rows, "default": default, "inUse": session.name}
+        Printer("json").one({**document, "settings": settings})
+        return EXIT_OK
+    _print_profiles(rows)
+    sys.stdout.write(f"\nin use: {session.name}\n")
+    printer = Printer("table", fields=("setting", "value", "from"))
+    printer.rows(settings)
+    printer.end()
+    return EXIT_OK
+
+
+def profiles_without_session(args: Any) -> int:
+    """``profiles`` when no profile can be chosen (the reason is already said): the list."""
+    rows, default = _stored_profiles()
+    if output_format(args.output) == "json":
+        Printer("json").one({"profiles": rows, "default": default, "inUse": None})
+    else:
+        _print_profiles(rows)
+    return EXIT_USAGE
+
+
+_ADDRESSES: tuple[tuple[str, Any], ...] = (
+    ("/v1/", "base"),
+    ("/collections", "console"),
+    ("/collection/", "console"),
+)
+
+
+def endpoint_of(method: str, path: str) -> Endpoint:
+    """The endpoint of a raw request: the host follows the path, as the interface says."""
+    if not path.startswith("/") or "://" in path or any(ch.isspace() for ch in path):
+        raise UsageError(f"PATH: {path!r} is not a path — expected one such as /v1/items")
+    if any(segment in ("..", ".") for segment in path.split("?")[0].split("/")):
+        raise UsageError("PATH: a path has no . or .. segments")
+    for prefix, address in _ADDRESSES:
+        if path.startswith(prefix) or path.split("?")[0] == prefix.rstrip("/"):
+            return Endpoint(method, address, path)
+    raise UsageError(
+        "PATH: the service answers under /v1/, /collections and /collection/ only"
+        " (the token comes from 'tokensales-tui token')"
+    )
+
+
+async def api(context: Context) -> int:
+    """``api METHOD PATH``: any request of the interface, with the profile's token."""
+    args = context.args
+    endpoint = endpoint_of(args.method, args.path)
+    content = None
+    if args.input is not None:
+        content = read_input(args.input, "--input", limit=MAX_INPUT_BYTES)
+        try:
+            msgspec.json.decode(content)
+        except (msgspec.DecodeError, RecursionError, UnicodeDecodeError) as error:
+            raise UsageError(f"--input: the body is not JSON ({error})") from None
+    if args.method != "GET":
+        context.refuse_if_read_only(f"{args.method} {args.path}")
+    if args.dry_run:
+        body = None if content is None else msgspec.json.decode(content)
+        preview = RequestPreview(args.method, url_of(context.session.connection, endpoint), body)
+        sys.stdout.write(preview.as_text() + "\n")
+        return EXIT_OK
+    response = await context.client.request(endpoint, content)
+    body = response.content
+    if not body.strip():
+        return EXIT_OK
+    try:
+        payload = msgspec.json.decode(body)
+    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+        if args.jq:
+            raise OutputError("--jq: the answer is not JSON") from None
+        from ..clean import clean
+
+        sys.stdout.write(clean(body.decode("utf-8", "replace")) + "\n")
+        return EXIT_OK
+    Printer(output_format("json"), jq=args.jq).one(payload)
+    return EXIT_OK

@@ -1,0 +1,243 @@
+"""Running one scripting command: its session, its client, and the exit code of its outcome.
+
+Every failure ends as one line on stderr, ``tokensales-tui: what went wrong — what to
+do``, with server text cleaned, and one of the exit codes of :data:`~.parser.EXIT_CODES`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from .. import config
+from ..api.errors import ApiError, AuthError, NotFoundError, ValidationError
+from ..clean import clean_line
+from ..session import Launch, Session, demo_session, profile_session
+from .parser import (
+    EXIT_AUTH,
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_NOT_FOUND,
+    EXIT_OK,
+    EXIT_READ_ONLY,
+    EXIT_USAGE,
+)
+
+if TYPE_CHECKING:
+    from ..api import ApiClient, RetryNotice
+
+__all__ = ["Context", "Refused", "UsageError", "run", "say"]
+
+
+class UsageError(Exception):
+    """A flag or a file that cannot be used; nothing was sent. The message says what to do."""
+
+
+class Refused(Exception):
+    """The profile is read-only and the command would change data."""
+
+
+def say(message: str) -> None:
+    """One line to stderr, cleaned (it may hold server text or a file's)."""
+    print(f"tokensales-tui: {clean_line(message)}", file=sys.stderr, flush=True)
+
+
+class Context:
+    """What a command works with: its arguments, its session and (on demand) its client."""
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        session: Session,
+        sources: Mapping[str, str] | None = None,
+    ) -> None:
+        self.args = args
+        self.session = session
+        self.sources: Mapping[str, str] = sources or {}
+        """Where each setting of the session came from (see ``ResolvedProfile.sources``)."""
+        self._client: ApiClient | None = None
+
+    @property
+    def client(self) -> ApiClient:
+        """The session's API client, made on first use."""
+        if self._client is None:
+            from ..api import ApiClient
+
+            self._client = ApiClient(
+                self.session.connection, transport=self.session.transport, on_retry=_retrying
+            )
+        return self._client
+
+    def refuse_if_read_only(self, what: str) -> None:
+        """Raise :class:`Refused` for a change in a read-only session."""
+        if self.session.read_only:
+            raise Refused(f"{what}: profile “{self.session.name}” is read-only; nothing was sent")
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+
+
+def _retrying(notice: RetryNotice) -> None:
+    say(f"{notice.method} {notice.path}: {notice.reason} — retrying in {notice.delay:.1f} s")
+
+
+def without_httpx_command_line() -> None:
+    """Keep httpx from importing its own command line when it is first imported.
+
+    httpx imports ``httpx._main`` (click, pygments and Rich: some 50 ms) whenever those
+    packages are installed, as they are beside the app. A command never uses it, and
+    never loads Rich: a ``None`` in ``sys.modules`` makes that import fail, and httpx
+    falls back on a stub, as it does when the packages are missing.
+    """
+    if "httpx" not in sys.modules:
+        sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+
+
+def open_session(args: argparse.Namespace) -> tuple[Session, Mapping[str, str]]:
+    """The session the flags, the environment and the config file choose, and where
+    each of its settings came from."""
+    overrides = config.Overrides(
+        profile=getattr(args, "profile", None),
+        base_url=getattr(args, "base_url", None),
+        auth_url=getattr(args, "auth_url", None),
+        console_url=getattr(args, "console_url", None),
+        read_only=True if getattr(args, "read_only", False) else None,
+    )
+    launch = Launch(overrides=overrides, env=dict(os.environ), demo=getattr(args, "demo", False))
+    if launch.demo:
+        session = demo_session(launch)
+        sources = dict.fromkeys(("profile", "base_url", "auth_url", "console_url"), "--demo")
+        sources |= {"api_key": "--demo", "api_secret": "--demo"}
+        sources["read_only"] = "--read-only" if session.read_only else "default"
+        return session, sources
+    resolved = config.resolve_profile(config.load_config(), cli=overrides, env=launch.env)
+    return profile_session(resolved, launch), resolved.sources
+
+
+def exit_code(error: BaseException) -> int:
+    """The exit code of a failure."""
+    if isinstance(error, UsageError | ValidationError | config.ConfigError):
+        return EXIT_USAGE
+    if isinstance(error, AuthError):
+        return EXIT_AUTH
+    if isinstance(error, NotFoundError):
+        return EXIT_NOT_FOUND
+    if isinstance(error, Refused):
+        return EXIT_READ_ONLY
+    return EXIT_FAILURE
+
+
+_HINTS = (
+    (", then press r", ""),
+    ("? then press r", "?"),
+    ("press r to retry later", "try again later"),
+    ("press r to retry", "try again"),
+    ("refresh to check", "check with 'tokensales-tui get'"),
+)
+
+
+def message_of(error: BaseException) -> str:
+    """The one line that says what went wrong and, where known, what to do."""
+    if isinstance(error, ApiError):
+        # The hints speak to the app's user ("press r"); a shell user runs the command again.
+        hint = "" if isinstance(error, NotFoundError) else error.hint
+        for app_words, shell_words in _HINTS:
+            hint = hint.replace(app_words, shell_words)
+        return f"{error.message} — {hint}" if hint else error.message
+    if isinstance(error, config.NoConfiguration):
+        return f"{error} (or pass --demo)"
+    return str(error)
+
+
+def run(args: argparse.Namespace, command: Callable[[Context], Awaitable[int]]) -> int:
+    """Open the session, run ``command`` and turn its outcome into an exit code."""
+    from .output import OutputError
+
+    without_httpx_command_line()
+    log = None
+    try:
+        if getattr(args, "log", None):
+            from ..debug_log import DebugLogError, enable_debug_log
+
+            try:
+                log = enable_debug_log(args.log)
+            except DebugLogError as error:
+                raise UsageError(f"--log {error}") from None
+        try:
+            session, sources = open_session(args)
+        except config.ConfigError as error:
+            if args.command != "profiles":
+                raise
+            from .reads import profiles_without_session
+
+            say(message_of(error))
+            return profiles_without_session(args)
+        return asyncio.run(_run(Context(args, session, sources), command))
+    except KeyboardInterrupt:
+        say("interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`| head`): what it wanted was printed.
+        _quiet_stdout()
+        return EXIT_OK
+    except (ApiError, UsageError, Refused, OutputError, config.ConfigError) as error:
+        say(message_of(error))
+        return EXIT_USAGE if isinstance(error, OutputError) else exit_code(error)
+    finally:
+        if log is not None:
+            from ..debug_log import disable_debug_log
+
+            disable_debug_log(log)
+
+
+async def _run(context: Context, command: Callable[[Context], Awaitable[int]]) -> int:
+    try:
+        return await command(context)
+    finally:
+        await context.aclose()
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's last flush raises nothing."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def read_json_file(path: str, what: str, *, limit: int = 64 * 1024 * 1024) -> Any:
+    """A JSON file (``-`` for stdin), or :class:`UsageError` naming ``what`` and the file."""
+    data = read_input(path, what, limit=limit)
+    try:
+        import msgspec
+
+        return msgspec.json.decode(data)
+    except (ValueError, RecursionError) as error:
+        raise UsageError(f"{what}: {path} is not JSON ({error})") from None
+
+
+def read_input(path: str, what: str, *, limit: int) -> bytes:
+    """The bytes of ``path`` (``-`` for stdin), at most ``limit``; a regular file only."""
+    from pathlib import Path
+
+    from ..files import LocalFileError, read_local_file
+
+    if path == "-":
+        data = sys.stdin.buffer.read(limit + 1)
+        if len(data) > limit:
+            raise UsageError(f"{what}: stdin holds more than {limit:,} bytes")
+        return data
+    try:
+        return read_local_file(Path(path).expanduser(), limit=limit)
+    except FileNotFoundError:
+        raise UsageError(f"{what}: there is no file at {path} — check the path") from None
+    except LocalFileError as error:
+        raise UsageError(f"{what}: {path} is {error}") from None
+    except OSError as error:
+        raise UsageError(f"{what}: cannot read {path}: {error.strerror or error}") from None
