@@ -539,7 +539,7 @@ the end of `App._display` including the ANSI text a terminal would receive):
    loop, from the request to 0.3 s after the rows show (the old rows are freed then);
    median over loads.
 8. `tokens.py`: 100 concurrent `list_webhooks()` through one `ApiClient`, tokens living
-   3 s; token requests counted on the wire and by the client. *expired*: the client's
+   8 s; token requests counted on the wire and by the client. *expired*: the client's
    clock says the token has expired. *rejected*: the client thinks it valid (clock
    stopped) and the server answers 401.
 9. `commands.py`: `tokensales-tui get items -o jsonl` (an environment-only profile; it
