@@ -5,6 +5,11 @@ The client cannot verify the JWT's signature (it has no key), so it only reads t
 monotonic clock as *receive time + (exp - iat)*, so a skewed wall clock cannot
 cause a refresh loop; without ``iat`` the advertised ``expiresIn`` is used, and
 without either the token is used until the server answers 401.
+
+Whatever the server claims, a lifetime is a finite number of seconds within
+``[0, MAX_LIFETIME]``: ``exp`` of 1.7e308 or of 500 digits, ``expiresIn: "1e999"`` and
+NaN are clamped or ignored, and a token request, however it ends, resolves every waiter
+with the token or an :class:`~.errors.ApiError`.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import logging
+import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -19,10 +26,15 @@ from typing import Any, Literal
 
 import msgspec
 
+from .errors import ApiError, AuthError
 from .secret import Secret
+
+log = logging.getLogger("tokensales_tui.api")
 
 REFRESH_MARGIN = 60.0
 """Refresh this many seconds before expiry (less for short-lived tokens)."""
+MAX_LIFETIME = 86400.0
+"""The longest lifetime believed (a day): a token that claims more is refreshed daily."""
 
 TokenStatus = Literal["none", "valid", "refreshing", "failed"]
 
@@ -52,29 +64,47 @@ def jwt_claims(token: str) -> dict[str, Any]:
     segment = parts[1] + "=" * (-len(parts[1]) % 4)
     try:
         claims = msgspec.json.decode(base64.urlsafe_b64decode(segment))
-    except (binascii.Error, ValueError, msgspec.DecodeError):
+    except (binascii.Error, ValueError, msgspec.DecodeError, RecursionError):
         return {}
     return claims if isinstance(claims, dict) else {}
 
 
 def lifetime_of(token: str, advertised: float | None) -> float | None:
-    """Seconds the token lives from the moment it was received, when that can be known."""
+    """Seconds the token lives from the moment it was received, when that can be known.
+
+    Always finite and within ``[0, MAX_LIFETIME]``.
+    """
     claims = jwt_claims(token)
     exp, iat = _number(claims.get("exp")), _number(claims.get("iat"))
+    lifetime: float | None = None
     if exp is not None and iat is not None and exp > iat:
-        return exp - iat
-    if advertised:
-        return advertised
-    if exp is not None:
+        lifetime = exp - iat
+    elif advertised is not None and not math.isnan(advertised) and advertised > 0:
+        lifetime = advertised
+    elif exp is not None:
         # No iat: fall back on the wall clock, the only reference left.
-        remaining = exp - time.time()
-        return remaining if remaining > 0 else 0.0
-    return None
+        lifetime = exp - time.time()
+    return clamp_lifetime(lifetime)
+
+
+def clamp_lifetime(seconds: float | None) -> float | None:
+    """``seconds`` within ``[0, MAX_LIFETIME]``; None for None or NaN."""
+    if seconds is None or math.isnan(seconds):
+        return None
+    return min(max(seconds, 0.0), MAX_LIFETIME)
 
 
 def _number(value: object) -> float | None:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
+    """A JSON number as a float; infinity for integers too large for one; else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        try:
+            return float(value)
+        except OverflowError:  # 500 digits: as good as forever, or as long ago
+            return math.inf if value > 0 else -math.inf
+    if isinstance(value, float) and not math.isnan(value):
+        return value
     return None
 
 
@@ -160,32 +190,65 @@ class TokenManager:
             future: asyncio.Future[Secret] = loop.create_future()
             self._inflight = future
             task = loop.create_task(self._run(future))
-            task.add_done_callback(lambda _t: None)
+            # A task cancelled before it ran never enters _run: its waiters are told here.
+            task.add_done_callback(
+                lambda _t: self._settle(future, ApiError("the token request was cancelled"))
+            )
         # Shielded so that one cancelled waiter does not cancel the request for the others.
         return await asyncio.shield(self._inflight)
 
     async def _run(self, future: asyncio.Future[Secret]) -> None:
+        """Ask for a token and resolve ``future``, whatever happens on the way.
+
+        Every waiter gets the token or the same :class:`ApiError`; an exception that is
+        not one becomes one, and a cancelled request tells its waiters so.
+        """
         self.requests += 1
         try:
             grant = await self._fetch()
-        except BaseException as error:  # every waiter gets the same error
-            self._error = str(error) or type(error).__name__
-            self._inflight = None
-            if not future.done():
-                future.set_exception(error)
-                future.exception()  # mark retrieved: nobody may be waiting any more
+            self._accept(grant)
+        except BaseException as error:
+            problem = _as_api_error(error)
+            self._error = problem.message
+            self._settle(future, problem)
             if not isinstance(error, Exception):
                 raise
-            return
+        else:
+            self._settle(future, grant.token)
+        finally:
+            self._settle(future, ApiError("the token request ended without an answer"))
+
+    def _accept(self, grant: TokenGrant) -> None:
         now = self._clock()
         lifetime = lifetime_of(grant.token.reveal(), grant.expires_in)
+        if lifetime is None:
+            expires_at = refresh_at = None
+        else:
+            expires_at = now + lifetime
+            refresh_at = now + max(0.0, lifetime - min(self._margin, lifetime * 0.2))
         self._token = grant.token
         self._error = None
-        if lifetime is None:
-            self._expires_at = self._refresh_at = None
+        self._expires_at, self._refresh_at = expires_at, refresh_at
+
+    def _settle(self, future: asyncio.Future[Secret], outcome: Secret | ApiError) -> None:
+        if self._inflight is future:
+            self._inflight = None
+        if future.done():
+            return
+        if isinstance(outcome, ApiError):
+            future.set_exception(outcome)
+            future.exception()  # mark retrieved: nobody may be waiting any more
         else:
-            self._expires_at = now + lifetime
-            self._refresh_at = now + max(0.0, lifetime - min(self._margin, lifetime * 0.2))
-        self._inflight = None
-        if not future.done():
-            future.set_result(grant.token)
+            future.set_result(outcome)
+
+
+def _as_api_error(error: BaseException) -> ApiError:
+    if isinstance(error, ApiError):
+        return error
+    if isinstance(error, asyncio.CancelledError):
+        return ApiError("the token request was cancelled")
+    log.warning("token request: %s", type(error).__name__)
+    return AuthError(
+        f"the token could not be obtained ({type(error).__name__})",
+        hint="the token endpoint answered in a way this client does not understand",
+    )

@@ -4,15 +4,23 @@ One long-lived ``httpx.AsyncClient`` serves the service's three addresses
 (:mod:`.endpoints`); every call carries the bearer token from :class:`TokenManager`
 and goes through :class:`~.transport.Sender` (retries, deadline, errors). List
 bodies are decoded by :mod:`.decode`, other bodies read by :mod:`.shapes`.
+
+Every public method raises :class:`~.errors.ApiError` and nothing else: the sender maps
+what happens on the wire, and :func:`_api_errors_only` what happens after it (decoding,
+reading shapes) — one boundary, not a guard at each call. The client trusts nothing
+from the environment: no ``HTTP_PROXY``, no ``.netrc``; a proxy is used only when the
+profile names one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import msgspec
 
@@ -23,13 +31,20 @@ from .decode import OFF_LOOP_BYTES, ListParser, convert, looks_like, optional_js
 from .endpoints import (
     LISTS,
     Endpoint,
+    asset_endpoint,
     collection_endpoint,
     item_endpoint,
-    quote_id,
     url_of,
     webhook_endpoint,
 )
-from .errors import AuthError, NetworkError, NotFoundError, UnexpectedResponse, ValidationError
+from .errors import (
+    ApiError,
+    AuthError,
+    NetworkError,
+    NotFoundError,
+    UnexpectedResponse,
+    ValidationError,
+)
 from .models import (
     Asset,
     Collection,
@@ -44,7 +59,7 @@ from .models import (
 )
 from .secret import Secret
 from .stream import ListSplitter
-from .transport import DEFAULT_TIMEOUTS, RetryNotice, Sender
+from .transport import ACCEPT_ENCODING, DEFAULT_TIMEOUTS, RetryNotice, Sender, unexpected
 
 if TYPE_CHECKING:
     # httpx (with the click and pygments its command line pulls in) takes ~50 ms to
@@ -54,8 +69,36 @@ if TYPE_CHECKING:
 __all__ = ["ApiClient"]
 
 M = TypeVar("M", bound=Model)
+P = ParamSpec("P")
+R = TypeVar("R")
+
+TOKEN_ENDPOINT = Endpoint("POST", "auth", "/auth/getAccessToken")
 
 
+def _boundary(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """``method`` raising :class:`ApiError` for every exception (cancellation aside)."""
+
+    @functools.wraps(method)
+    async def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await method(*args, **kwargs)
+        except ApiError:
+            raise
+        except Exception as error:
+            raise unexpected(method.__name__, error) from None
+
+    return guarded
+
+
+def _api_errors_only(cls: type[R]) -> type[R]:
+    """Put every public coroutine method of ``cls`` behind :func:`_boundary`."""
+    for name, member in list(vars(cls).items()):
+        if not name.startswith("_") and inspect.iscoroutinefunction(member):
+            setattr(cls, name, _boundary(member))
+    return cls
+
+
+@_api_errors_only
 class ApiClient:
     """A typed method for every operation of the interface.
 
@@ -92,9 +135,17 @@ class ApiClient:
             transport=transport,
             timeout=timeout or httpx.Timeout(**DEFAULT_TIMEOUTS),
             follow_redirects=False,
-            headers={"Accept": "application/json", "User-Agent": _user_agent()},
+            # The environment names no proxy and no credentials for us (HTTP_PROXY,
+            # ALL_PROXY, .netrc, SSL_CERT_FILE): the profile says where requests go.
+            trust_env=False,
+            proxy=connection.proxy or None,
+            headers={
+                "Accept": "application/json",
+                "Accept-Encoding": ACCEPT_ENCODING,
+                "User-Agent": _user_agent(),
+            },
         )
-        self.tokens = TokenManager(self._fetch_token, clock=clock)
+        self.tokens = TokenManager(self._boundary_fetch_token, clock=clock)
         self._sender = Sender(
             connection,
             self._http,
@@ -164,8 +215,7 @@ class ApiClient:
 
     async def get_asset(self, asset_id: str) -> Asset:
         """``GET /v1/assets/{id}``; the body may be the asset or hold it under ``data``/``asset``."""
-        endpoint = Endpoint("GET", "base", f"/v1/assets/{quote_id(asset_id)}")
-        return await self._one(endpoint, Asset, "asset")
+        return await self._one(asset_endpoint(asset_id), Asset, "asset")
 
     # --- payouts --------------------------------------------------------------------
 
@@ -240,14 +290,30 @@ class ApiClient:
         await self.tokens.token()
         return self.tokens.state
 
+    async def _boundary_fetch_token(self) -> TokenGrant:
+        try:
+            return await self._fetch_token()
+        except ApiError:
+            raise
+        except Exception as error:
+            raise unexpected("token response", error) from None
+
     async def _fetch_token(self) -> TokenGrant:
         body = {"apiKey": self.connection.api_key, "apiSecret": self.connection.api_secret}
-        endpoint = Endpoint("POST", "auth", "/auth/getAccessToken")
+        endpoint = TOKEN_ENDPOINT
         try:
             response = await self._sender.send(
                 endpoint, encode(body), authorised=False, max_attempts=2
             )
-        except (AuthError, ValidationError, NotFoundError) as error:
+        except NotFoundError:
+            url = url_of(self.connection, endpoint)
+            raise NotFoundError(
+                f"the token endpoint {url} was not found (HTTP 404): the address is likely"
+                " wrong, not the credentials",
+                status=404,
+                hint=f"check auth_url (or base_url) of profile “{self.connection.profile}”",
+            ) from None
+        except (AuthError, ValidationError) as error:
             raise AuthError(
                 f"the token endpoint refused the credentials of profile "
                 f"“{self.connection.profile}” ({error.status or 'no status'})",
@@ -267,6 +333,13 @@ class ApiClient:
                 f"({shapes.describe_body(response.status_code, response.headers.get('content-type', ''), len(response.content))})",
                 status=response.status_code,
             ) from None
+        if not _fits_a_header(token):
+            # Never quoted: it is a secret.
+            raise UnexpectedResponse(
+                "token response: the access token holds characters an Authorization header"
+                f" cannot carry ({len(token)} characters)",
+                status=response.status_code,
+            )
         return TokenGrant(Secret(token), expires_in)
 
     # --- plumbing -------------------------------------------------------------------
@@ -304,6 +377,11 @@ class ApiClient:
     async def _send(self, endpoint: Endpoint, body: Any = None) -> httpx.Response:
         content = encode(body) if body is not None else None
         return await self._sender.send(endpoint, content)
+
+
+def _fits_a_header(token: str) -> bool:
+    """Whether ``token`` is printable ASCII without spaces, as a bearer token must be."""
+    return token.isascii() and token.isprintable() and not any(c.isspace() for c in token)
 
 
 def _user_agent() -> str:

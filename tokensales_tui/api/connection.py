@@ -7,13 +7,18 @@ from urllib.parse import urlsplit
 
 from .secret import Secret
 
+DEFAULT_MAX_BODY = 1024 * 1024 * 1024
+"""The largest decoded body accepted (1 GiB): 1,000,000 emulator items list in 644 MB."""
+
 
 @dataclass(frozen=True, slots=True)
 class Connection:
     """The three addresses and the credentials the client uses.
 
     ``base_url`` serves ``/v1/...``, ``auth_url`` serves ``/auth/getAccessToken`` and
-    ``console_url`` serves ``/collections`` and ``/collection/{id}``.
+    ``console_url`` serves ``/collections`` and ``/collection/{id}``. ``proxy`` is the
+    only proxy requests go through (the environment's ``HTTP_PROXY`` and the like are
+    ignored); ``max_body`` the largest decoded body, in bytes, a call accepts.
     """
 
     base_url: str
@@ -22,6 +27,8 @@ class Connection:
     api_key: Secret = field(default_factory=lambda: Secret(""))
     api_secret: Secret = field(default_factory=lambda: Secret(""))
     profile: str = "default"
+    proxy: str | None = None
+    max_body: int = DEFAULT_MAX_BODY
 
     @property
     def host(self) -> str:

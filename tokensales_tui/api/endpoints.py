@@ -1,21 +1,28 @@
 """The operations' addresses: which method, which of the three hosts, which path.
 
 ``{base_url}`` serves ``/v1/...``, ``{auth_url}`` the token endpoint and ``{console_url}``
-the collections. An id is always one path segment: it is percent-encoded whole.
+the collections. An id is always one path segment: it is percent-encoded whole, so
+``a/b``, ``?``, ``#`` and ``%`` stay inside it. No encoding keeps a segment of
+dots one: URL normalisation (RFC 3986, in proxies and servers alike) reads ``%2E%2E`` as
+``..`` and drops the segment, so ``DELETE /v1/items/..`` would reach ``DELETE /v1``.
+:func:`check_path` refuses such paths, and empty ids, before any request is made.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote, unquote_to_bytes, urlsplit, urlunsplit
 
 from .connection import Connection
+from .errors import RefusedRequest
 
 __all__ = [
     "LISTS",
     "Address",
     "Endpoint",
+    "asset_endpoint",
+    "check_path",
     "collection_endpoint",
     "item_endpoint",
     "quote_id",
@@ -46,8 +53,22 @@ LISTS: dict[str, Endpoint] = {
 
 
 def quote_id(value: str) -> str:
-    """An identifier made safe to place in a path segment."""
-    return quote(value, safe="")
+    """An identifier made safe to place in one path segment.
+
+    Text that UTF-8 cannot encode (a lone surrogate) is encoded as it stands, so the
+    preview shows it and :func:`check_path` refuses it.
+    """
+    return quote(value.encode("utf-8", "surrogatepass"), safe="")
+
+
+def item_endpoint(method: str, item_id: str) -> Endpoint:
+    """The endpoint of one item (``GET`` or ``DELETE``)."""
+    return Endpoint(method, "base", f"/v1/items/{quote_id(item_id)}")
+
+
+def asset_endpoint(asset_id: str) -> Endpoint:
+    """``GET /v1/assets/{id}``."""
+    return Endpoint("GET", "base", f"/v1/assets/{quote_id(asset_id)}")
 
 
 def webhook_endpoint(method: str, webhook_id: str) -> Endpoint:
@@ -55,14 +76,36 @@ def webhook_endpoint(method: str, webhook_id: str) -> Endpoint:
     return Endpoint(method, "base", f"/v1/platform-webhooks/{quote_id(webhook_id)}")
 
 
-def item_endpoint(method: str, item_id: str) -> Endpoint:
-    """The endpoint of one item."""
-    return Endpoint(method, "base", f"/v1/items/{quote_id(item_id)}")
-
-
 def collection_endpoint(collection_id: str) -> Endpoint:
     """``DELETE {console_url}/collection/{token_Id}``."""
     return Endpoint("DELETE", "console", f"/collection/{quote_id(collection_id)}")
+
+
+def check_path(endpoint: Endpoint) -> None:
+    """Refuse a path that would not reach the address it names.
+
+    Raises:
+        RefusedRequest: a segment is empty, ``.`` or ``..`` (encoded or not), or is
+            not UTF-8 — an id that no request can carry to its own address.
+    """
+    segments = endpoint.path.split("/")[1:]
+    for index, segment in enumerate(segments):
+        decoded = unquote_to_bytes(segment)
+        problem = ""
+        if not decoded:
+            problem = "is empty"
+        elif decoded in (b".", b".."):
+            problem = f"is “{decoded.decode()}”, which addresses the list instead"
+        else:
+            try:
+                decoded.decode("utf-8")
+            except UnicodeDecodeError:
+                problem = "holds characters that cannot be sent"
+        if problem:
+            shown = [*segments[:index], "{id}", *segments[index + 1 :]]
+            raise RefusedRequest(
+                f"{endpoint.method} /{'/'.join(shown)}: not sent — the id {problem}"
+            )
 
 
 def url_of(connection: Connection, endpoint: Endpoint) -> str:

@@ -12,14 +12,29 @@ arrives as a subclass of :class:`ApiError`; nothing else escapes the client.
     ``NetworkError``         the host could not be reached (refused, DNS, TLS); names the host.
     ``TimeoutError_``        no answer in time; for a POST this is ``OutcomeUnknownError``.
     ``OutcomeUnknownError``  a write was sent but its answer never came: refresh to check.
-    ``UnexpectedResponse``   a body that fits no accepted shape; names status, type and size.
+    ``UnexpectedResponse``   a body that fits no accepted shape, is over the size limit, or
+                             broke the client in a way it did not foresee; names what arrived.
     ``RedirectError``        the server redirected; the client never follows (the token must not travel).
+    ``RefusedRequest``       the client refused to send a request that would go elsewhere than
+                             the interface says (an id of ``.`` or ``..``, or an empty one).
 
 ``str(error)`` is the one-line message; ``error.hint`` says what to do, where that is known.
+Both are cleaned when the error is made (:func:`~tokensales_tui.clean.clean_line`, then cut to
+:data:`MAX_MESSAGE` characters), since they may quote a server's text or header values.
 No message ever contains a secret or a token.
 """
 
 from __future__ import annotations
+
+from ..clean import clean_line
+
+MAX_MESSAGE = 1000
+"""Characters of a message kept; a server's text can be of any length."""
+
+
+def _line(text: str) -> str:
+    text = clean_line(text[: MAX_MESSAGE + 1])
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"
 
 
 class ApiError(Exception):
@@ -28,11 +43,12 @@ class ApiError(Exception):
     hint: str = ""
 
     def __init__(self, message: str, *, status: int | None = None, hint: str | None = None) -> None:
+        message = _line(message)
         super().__init__(message)
         self.message = message
         self.status = status
         if hint is not None:
-            self.hint = hint
+            self.hint = _line(hint)
 
     def __str__(self) -> str:
         return self.message
@@ -88,9 +104,10 @@ class TimeoutError_(NetworkError):
 
 
 class OutcomeUnknownError(ApiError):
-    """A write was sent but no answer came: it may or may not have happened."""
+    """A write was sent but no answer came: it may or may not have happened.
 
-    hint = "refresh to check before trying again"
+    The message ends with the advice to refresh; there is no separate hint.
+    """
 
 
 class UnexpectedResponse(ApiError):
@@ -103,3 +120,9 @@ class RedirectError(ApiError):
     """The server answered with a redirect, which the client never follows."""
 
     hint = "check the profile's address: the server redirects elsewhere"
+
+
+class RefusedRequest(ApiError):
+    """The client would not send the request: it would reach another address than meant."""
+
+    hint = "this object cannot be addressed by its id; change it on the server by other means"

@@ -6,6 +6,16 @@ at most three attempts and an overall deadline. A POST is retried only when it
 certainly never reached the server (the connection could not be made); a POST whose
 answer never came raises :class:`~.errors.OutcomeUnknownError` and is never repeated.
 Redirects are never followed, so the token cannot travel to another host.
+
+Limits: a body is read as a stream and counted as it is decoded (gzip and deflate are
+inflated here, a bounded piece at a time), so an endless chunked or close-delimited body
+or a compression bomb stops at the limit without ever being held: a successful answer at
+the profile's ``max_body`` (an :class:`~.errors.UnexpectedResponse` naming it), an error
+answer at :data:`ERROR_BODY_CAP` (kept, cut, for its message). Waits are finite: a
+``Retry-After`` that is negative, not a number, infinite or beyond a day is clamped.
+
+Every failure leaves :meth:`Sender.send` as an :class:`~.errors.ApiError`: the expected
+ones mapped one by one below, anything else by :func:`unexpected`.
 """
 
 from __future__ import annotations
@@ -14,11 +24,13 @@ import asyncio
 import contextlib
 import email.utils
 import logging
+import math
 import mmap
 import random
 import ssl
 import time
-from collections.abc import Awaitable, Callable
+import zlib
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -29,7 +41,7 @@ from . import shapes
 from .auth import TokenManager
 from .connection import Connection, host_of
 from .decode import OFF_LOOP_BYTES
-from .endpoints import Endpoint, redact_url, url_of
+from .endpoints import Endpoint, check_path, redact_url, url_of
 from .errors import (
     ApiError,
     AuthError,
@@ -40,6 +52,7 @@ from .errors import (
     RedirectError,
     ServerError,
     TimeoutError_,
+    UnexpectedResponse,
     ValidationError,
 )
 from .secret import Secret
@@ -47,7 +60,17 @@ from .secret import Secret
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["DEFAULT_TIMEOUTS", "RetryNotice", "Sender"]
+__all__ = [
+    "ACCEPT_ENCODING",
+    "DEFAULT_TIMEOUTS",
+    "ERROR_BODY_CAP",
+    "MAX_RETRY_AFTER",
+    "RetryNotice",
+    "Sender",
+    "describe_wait",
+    "size_text",
+    "unexpected",
+]
 
 log = logging.getLogger("tokensales_tui.api")
 
@@ -55,6 +78,13 @@ DEFAULT_TIMEOUTS = {"connect": 5.0, "read": 20.0, "write": 20.0, "pool": 5.0}
 """Seconds allowed to connect, to read, to write and to wait for a pooled connection."""
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 IDEMPOTENT = frozenset({"GET", "PUT", "DELETE", "HEAD"})
+ERROR_BODY_CAP = 64 * 1024
+"""Bytes of an error answer's decoded body kept for its message; the rest is not read."""
+MAX_RETRY_AFTER = 86400.0
+"""The longest ``Retry-After`` believed (a day); longer, infinite or absurd ones count as this."""
+ACCEPT_ENCODING = "gzip, deflate"
+"""The content encodings asked for: the ones :func:`_read_body` inflates with a bound."""
+_INFLATE_STEP = 256 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +97,9 @@ class RetryNotice:
     delay: float
     reason: str
     capped_from: float | None = None
-    """The server's Retry-After when it was longer than the cap."""
+    """The server's Retry-After when it was longer than the cap (never beyond a day)."""
+    asked: str = ""
+    """The server's Retry-After in words when it was capped ("2 min", "more than a day")."""
 
 
 class Sender:
@@ -124,11 +156,27 @@ class Sender:
         """Send ``content`` to ``endpoint`` and return the (successful) response.
 
         Retries what the policy allows (see the module docstring), renews the token
-        once on a 401, and raises the :class:`~.errors.ApiError` for anything else.
-        ``consume``, if given, reads the body of a successful response as it streams in
-        (the response returned has none); an :class:`~.errors.ApiError` it raises is
-        never retried.
+        once on a 401, and raises the :class:`~.errors.ApiError` for anything else:
+        nothing else leaves this method (cancellation aside). ``consume``, if given,
+        reads the body of a successful response as it streams in (the response
+        returned has none); an :class:`~.errors.ApiError` it raises is never retried.
         """
+        check_path(endpoint)
+        try:
+            return await self._send(endpoint, content, authorised, max_attempts, consume)
+        except ApiError:
+            raise
+        except Exception as error:
+            raise unexpected(f"{endpoint.method} {endpoint.path}", error) from None
+
+    async def _send(
+        self,
+        endpoint: Endpoint,
+        content: bytes | None,
+        authorised: bool,
+        max_attempts: int | None,
+        consume: Callable[[httpx.Response], Awaitable[None]] | None,
+    ) -> httpx.Response:
         attempts = max_attempts or self._max_attempts
         started = self._clock()
         renewed = False
@@ -183,6 +231,7 @@ class Sender:
             headers["Authorization"] = "Bearer " + token.reveal()
         started = time.perf_counter()
         request = self._http.build_request(endpoint.method, url, content=content, headers=headers)
+        where = f"{endpoint.method} {endpoint.path}"
         try:
             async with asyncio.timeout(budget):
                 response = await self._http.send(request, stream=True)
@@ -190,12 +239,12 @@ class Sender:
                     if consume is not None and 200 <= response.status_code < 300:
                         await consume(response)
                     else:
-                        await _read_body(response)
+                        await _read_body(response, where, self.connection.max_body)
                 finally:
                     await response.aclose()
         except TimeoutError:
             # The whole deadline passed inside this attempt (a server trickling its answer).
-            if endpoint.method not in IDEMPOTENT:
+            if not _repeatable(endpoint):
                 raise self._outcome_unknown(endpoint, url, "no complete answer in time") from None
             raise _Transient(
                 TimeoutError_(
@@ -206,19 +255,18 @@ class Sender:
         except httpx.ConnectTimeout:
             raise _Transient(self._network_error(url, "timed out connecting to")) from None
         except httpx.ConnectError as error:
-            certificate = _is_certificate_error(error)
             problem = self._network_error(url, "could not connect to", error)
-            if certificate:
+            if _is_certificate_error(error) or _is_not_tls(error):
                 raise problem from None  # never retried, never switched off
             raise _Transient(problem) from None
         except httpx.TimeoutException:
-            if endpoint.method not in IDEMPOTENT:
+            if not _repeatable(endpoint):
                 raise self._outcome_unknown(endpoint, url, "no answer in time") from None
             raise _Transient(
                 TimeoutError_(f"{host_of(url)} did not answer in time", host=host_of(url))
             ) from None
         except (httpx.TransportError, httpx.StreamError) as error:
-            if endpoint.method not in IDEMPOTENT:
+            if not _repeatable(endpoint):
                 raise self._outcome_unknown(endpoint, url, "the connection broke") from None
             raise _Transient(
                 NetworkError(
@@ -236,9 +284,10 @@ class Sender:
         return response
 
     def _outcome_unknown(self, endpoint: Endpoint, url: str, why: str) -> OutcomeUnknownError:
+        # The advice is in the message (forms show the message alone), so no hint repeats it.
         return OutcomeUnknownError(
             f"{endpoint.method} {endpoint.path} on {host_of(url)}: outcome unknown ({why})"
-            " — refresh to check"
+            " — refresh to check before trying again"
         )
 
     def _network_error(self, url: str, verb: str, error: Exception | None = None) -> NetworkError:
@@ -248,6 +297,12 @@ class Sender:
                 f"the TLS certificate of {host} could not be verified",
                 host=host,
                 hint="the certificate is not trusted; fix it on the server or install its CA — checks stay on",
+            )
+        if error is not None and _is_not_tls(error):
+            return NetworkError(
+                f"{host} did not answer in TLS: it looks like a plain http:// server",
+                host=host,
+                hint="use http:// in the address if the server really has no TLS, or check the port",
             )
         if error is not None and _is_dns_error(error):
             return NetworkError(
@@ -268,8 +323,20 @@ class Sender:
         host = host_of(str(response.request.url)) if response.request else ""
         message = _server_message(response)
         where = f"{endpoint.method} {endpoint.path}"
+        if status == 304:
+            return UnexpectedResponse(
+                f"{where}: {host} answered HTTP 304 Not Modified to a request that asked for"
+                " no comparison",
+                status=status,
+            )
         if 300 <= status < 400:
-            target = host_of(response.headers.get("location", "")) or "elsewhere"
+            location = response.headers.get("location", "")
+            target = host_of(location) if location else ""
+            if not target:
+                return RedirectError(
+                    f"{where}: {host} answered with a redirect (HTTP {status}) to no address",
+                    status=status,
+                )
             return RedirectError(
                 f"{where}: {host} redirected to {target} (HTTP {status}); not followed",
                 status=status,
@@ -295,7 +362,7 @@ class Sender:
             after = _retry_after(response)
             return RateLimitedError(
                 f"{where}: rate limited by {host}"
-                + (f" — retry in {after:.0f} s" if after else ""),
+                + (f" — retry in {describe_wait(after)}" if after else ""),
                 retry_after=after,
             )
         if status >= 500:
@@ -313,8 +380,9 @@ class Sender:
         after = _retry_after(response)
         if after is None:
             return self._backoff_delay(attempt), None
-        if after > self._retry_after_cap:
-            return self._retry_after_cap, after
+        cap = _finite(self._retry_after_cap, 0.0, MAX_RETRY_AFTER)
+        if after > cap:
+            return cap, after
         return after, None
 
     def _backoff_delay(self, attempt: int) -> float:
@@ -334,8 +402,9 @@ class Sender:
     ) -> None:
         log.debug("retrying %s %s in %.1f s: %s", endpoint.method, endpoint.path, delay, reason)
         if self.on_retry is not None:
+            asked = describe_wait(capped) if capped is not None else ""
             self.on_retry(
-                RetryNotice(endpoint.method, endpoint.path, attempt, delay, reason, capped)
+                RetryNotice(endpoint.method, endpoint.path, attempt, delay, reason, capped, asked)
             )
 
 
@@ -347,46 +416,197 @@ class _Transient(Exception):
         self.error = error
 
 
-async def _read_body(response: httpx.Response) -> None:
-    """Read the body of a streamed response; a large list into memory of its own.
+def _repeatable(endpoint: Endpoint) -> bool:
+    """Whether sending ``endpoint`` twice does what sending it once does.
+
+    Asking for a token changes nothing on the server, although it is a POST.
+    """
+    return endpoint.method in IDEMPOTENT or endpoint.address == "auth"
+
+
+async def _read_body(response: httpx.Response, where: str, max_body: int) -> None:
+    """Read the body of a streamed response, decoded, within its limit.
+
+    A successful answer may hold ``max_body`` decoded bytes; more is an
+    :class:`UnexpectedResponse` naming the limit, raised as soon as the count passes it.
+    An error answer keeps its first :data:`ERROR_BODY_CAP` bytes (for its message) and
+    the rest is never read; one cut short by the server keeps what came.
 
     httpx collects a body in 64 KB chunks and joins them: two copies of the body at
     once, and the allocator keeps the chunks' memory afterwards (1.2 GB resident for a
-    640 MB body); a ``bytearray`` grown chunk by chunk is kept by the allocator too,
-    a body's worth for every reload. A large ``GET`` body of known length goes into an
-    anonymous memory map of that length instead: filled a chunk at a time (no pause of
-    the event loop), given back to the system as a whole when the last item decoded
-    from it goes. The list decoder keeps slices of it.
+    640 MB body). A large body goes into an anonymous memory map instead, of the
+    declared length or grown as it comes, given back to the system as a whole when the
+    last item decoded from it goes (the list decoder keeps slices of it).
     """
+    import httpx
+
+    ok = 200 <= response.status_code < 300
+    limit = max(0, max_body) if ok else ERROR_BODY_CAP
     if response.is_stream_consumed:  # built with its content (test transports)
+        if len(response.content) > limit:
+            if ok:
+                raise _too_large(where, limit)
+            response._content = response.content[:limit]
         return
-    length = response.headers.get("content-length", "")
-    size = int(length) if length.isdigit() else 0
-    if (
-        size <= OFF_LOOP_BYTES
-        or response.request.method != "GET"
-        or not 200 <= response.status_code < 300
-        or response.headers.get("content-encoding", "identity") != "identity"
-    ):
-        await response.aread()
-        return
-    buffer = mmap.mmap(-1, size)
-    with contextlib.suppress(AttributeError, OSError):  # fewer page faults where supported
-        buffer.madvise(mmap.MADV_HUGEPAGE)
-    async for chunk in response.aiter_raw():
-        buffer.write(chunk)  # h11 stops a body at its length (ValueError past the end)
+    declared = _content_length(response)
+    if ok and declared is not None and declared > limit:
+        raise _too_large(where, limit)
+    inflate = _inflater(response.headers.get("content-encoding", ""), where)
+    expected = declared if inflate is None and ok and declared is not None else 0
+    sink = _Sink(expected, large=ok and response.request.method == "GET")
+    try:
+        async for chunk in response.aiter_raw():
+            for piece in inflate.feed(chunk) if inflate is not None else (chunk,):
+                if sink.size + len(piece) > limit:
+                    if ok:
+                        raise _too_large(where, limit)
+                    sink.write(piece[: limit - sink.size])
+                    response._content = sink.value()
+                    return
+                sink.write(piece)
+    except httpx.TransportError:
+        if ok:
+            raise
+        # An error answer cut short: its status is what matters, with what came of its body.
+    except zlib.error:
+        if ok:
+            raise UnexpectedResponse(
+                f"{where}: the body is not valid {response.headers.get('content-encoding')}"
+                f" (HTTP {response.status_code})",
+                status=response.status_code,
+            ) from None
     # What aread() would have set, without the copies (a memory map reads like bytes).
-    response._content = buffer  # type: ignore[assignment]
+    response._content = sink.value()
+
+
+def _content_length(response: httpx.Response) -> int | None:
+    length = response.headers.get("content-length", "").strip()
+    if not length.isdigit():
+        return None
+    if len(length) > 18:  # more than an exabyte, and int() refuses 4,300 digits
+        return 10**18
+    return int(length)
+
+
+def _too_large(where: str, limit: int) -> UnexpectedResponse:
+    return UnexpectedResponse(
+        f"{where}: the answer is larger than the {size_text(limit)} limit; not read further",
+        hint="if the server really sends this much, raise max_body_mb in the profile",
+    )
+
+
+class _Sink:
+    """Where a body goes: chunks for a small one, one memory map for a large ``GET`` body."""
+
+    def __init__(self, expected: int, *, large: bool) -> None:
+        self.size = 0
+        self._large = large
+        self._chunks: list[bytes] = []
+        self._map: mmap.mmap | None = None
+        if large and expected > OFF_LOOP_BYTES:
+            self._map = self._new_map(expected)
+
+    @staticmethod
+    def _new_map(size: int) -> mmap.mmap:
+        buffer = mmap.mmap(-1, size)
+        with contextlib.suppress(AttributeError, OSError):  # fewer page faults where supported
+            buffer.madvise(mmap.MADV_HUGEPAGE)
+        return buffer
+
+    def write(self, data: bytes) -> None:
+        if not data:
+            return
+        end = self.size + len(data)
+        if self._map is None and self._large and end > OFF_LOOP_BYTES:
+            self._map = self._new_map(max(end * 2, 4 * OFF_LOOP_BYTES))
+            for chunk in self._chunks:
+                self._map.write(chunk)
+            self._chunks.clear()
+        if self._map is None:
+            self._chunks.append(data)
+        else:
+            if end > len(self._map):
+                self._grow(max(end, len(self._map) * 2))
+            self._map.write(data)
+        self.size = end
+
+    def _grow(self, size: int) -> None:
+        assert self._map is not None
+        try:
+            self._map.resize(size)
+        except (OSError, SystemError, ValueError):  # platforms that cannot resize one
+            bigger = self._new_map(size)
+            bigger.write(self._map[: self.size])
+            self._map.close()
+            self._map = bigger
+
+    def value(self) -> bytes:
+        """The body: the memory map itself when there is one (it reads like bytes)."""
+        if self._map is None:
+            return b"".join(self._chunks)
+        if self.size == 0:
+            self._map.close()
+            return b""
+        if self.size < len(self._map):
+            with contextlib.suppress(OSError, SystemError, ValueError):
+                self._map.resize(self.size)
+        if self.size < len(self._map):  # not resized: a copy of the part written
+            data = self._map[: self.size]
+            self._map.close()
+            return data
+        return self._map  # type: ignore[return-value]
+
+
+class _Inflater:
+    """Inflates a gzip or deflate body a bounded piece at a time.
+
+    Each piece :meth:`feed` yields is at most :data:`_INFLATE_STEP` bytes and the next
+    is made only when asked for, so a compression bomb is counted (and stopped) a piece
+    at a time instead of being inflated whole.
+    """
+
+    def __init__(self, gzip: bool) -> None:
+        self._gzip = gzip
+        self._first = True
+        self._inflater = zlib.decompressobj(zlib.MAX_WBITS | 16 if gzip else zlib.MAX_WBITS)
+
+    def feed(self, chunk: bytes) -> Iterator[bytes]:
+        try:
+            piece = self._inflater.decompress(chunk, _INFLATE_STEP)
+        except zlib.error:
+            if self._gzip or not self._first:
+                raise
+            # "deflate" without its zlib header, as some servers send it.
+            self._inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+            piece = self._inflater.decompress(chunk, _INFLATE_STEP)
+        self._first = False
+        yield piece
+        while self._inflater.unconsumed_tail:
+            yield self._inflater.decompress(self._inflater.unconsumed_tail, _INFLATE_STEP)
+
+
+def _inflater(encoding: str, where: str) -> _Inflater | None:
+    """The inflater for a ``Content-Encoding``; None for none; refuses what was not asked for."""
+    codings = [c.strip().lower() for c in encoding.split(",") if c.strip()]
+    codings = [c for c in codings if c != "identity"]
+    if not codings:
+        return None
+    if len(codings) > 1 or codings[0] not in ("gzip", "x-gzip", "deflate"):
+        raise UnexpectedResponse(
+            f"{where}: the body is encoded as “{encoding}”, which was not asked for"
+            f" (asked: {ACCEPT_ENCODING})"
+        )
+    return _Inflater(gzip=codings[0] != "deflate")
 
 
 def _server_message(response: httpx.Response) -> str | None:
-    body = response.content[:65536]
+    body = bytes(response.content[:ERROR_BODY_CAP])
     if not body.strip():
         return None
     content_type = response.headers.get("content-type", "")
     try:
         payload = msgspec.json.decode(body)
-    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError, ValueError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError):
         if "html" in content_type or body.lstrip()[:1] == b"<":
             return None
         try:
@@ -396,19 +616,77 @@ def _server_message(response: httpx.Response) -> str | None:
     return shapes.error_message(payload)
 
 
+def _finite(value: float, low: float, high: float) -> float:
+    """``value`` within ``[low, high]``; NaN counts as ``high``."""
+    if math.isnan(value):
+        return high
+    return min(max(value, low), high)
+
+
 def _retry_after(response: httpx.Response) -> float | None:
-    value = response.headers.get("retry-after")
+    """The server's ``Retry-After`` in seconds, within ``[0, MAX_RETRY_AFTER]``.
+
+    Negative waits are 0; infinite ones, and more than a day, are a day; a value that
+    is neither a number nor an HTTP date (``NaN`` included) is no value.
+    """
+    value = response.headers.get("retry-after", "").strip()
     if not value:
         return None
     try:
-        return max(0.0, float(value))
+        seconds = float(value[:64])
     except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+        try:
+            when = email.utils.parsedate_to_datetime(value[:64])
+            seconds = when.timestamp() - time.time()
+        except (TypeError, ValueError, OverflowError, IndexError):
+            return None
+    if math.isnan(seconds):
         return None
-    return max(0.0, when.timestamp() - time.time())
+    return _finite(seconds, 0.0, MAX_RETRY_AFTER)
+
+
+def describe_wait(seconds: float) -> str:
+    """A wait in words: "45 s", "2 min", "3 h", "more than a day"."""
+    if math.isnan(seconds) or seconds >= MAX_RETRY_AFTER:
+        return "more than a day"
+    if seconds < 100:
+        return f"{max(seconds, 0):.0f} s"
+    if seconds < 6000:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.0f} h"
+
+
+def size_text(size: int) -> str:
+    """A size in bytes for a message: "512 bytes", "64 KB", "1 GB"."""
+    if size < 1024:
+        return f"{size} bytes"
+    for unit in ("KB", "MB", "GB"):
+        size_in = size / 1024
+        if size_in < 1024 or unit == "GB":
+            return f"{size_in:.0f} {unit}" if size_in == int(size_in) else f"{size_in:.1f} {unit}"
+        size = int(size_in)
+    raise AssertionError("unreachable")
+
+
+def unexpected(where: str, error: BaseException) -> UnexpectedResponse:
+    """The :class:`UnexpectedResponse` for an exception nobody foresaw, at ``where``.
+
+    The message names the exception's type only: its text may quote a body or a header.
+    The debug log gets where in the code it was raised.
+    """
+    frame = error.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    origin = (
+        f"{frame.tb_frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.tb_lineno}"
+        if frame is not None
+        else "?"
+    )
+    log.warning("%s: %s raised at %s", where, type(error).__name__, origin)
+    return UnexpectedResponse(
+        f"{where}: the answer could not be handled ({type(error).__name__})",
+        hint="the server answered in a way this client does not understand; --log FILE has details",
+    )
 
 
 def _is_certificate_error(error: BaseException) -> bool:
@@ -417,6 +695,25 @@ def _is_certificate_error(error: BaseException) -> bool:
         if isinstance(seen, ssl.SSLCertVerificationError):
             return True
         if "CERTIFICATE_VERIFY_FAILED" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _is_not_tls(error: BaseException) -> bool:
+    """Whether a TLS handshake met a server that does not speak TLS (plain http on the port)."""
+    seen: BaseException | None = error
+    while seen is not None:
+        text = str(seen).upper()
+        if isinstance(seen, ssl.SSLError) and any(
+            marker in text
+            for marker in (
+                "WRONG_VERSION_NUMBER",
+                "RECORD_LAYER_FAILURE",
+                "HTTP_REQUEST",
+                "PACKET_LENGTH_TOO_LONG",
+            )
+        ):
             return True
         seen = seen.__cause__ or seen.__context__
     return False

@@ -22,6 +22,8 @@ import msgspec
 from ..files import read_local_file
 from .schema import (
     BOOL_FIELDS,
+    INT_FIELDS,
+    MAX_BODY_MB,
     SECRET_FIELDS,
     URL_FIELDS,
     ConfigError,
@@ -30,6 +32,7 @@ from .schema import (
     TopLevel,
     config_path,
     dec_hook,
+    validate_proxy,
     validate_url,
 )
 
@@ -172,6 +175,11 @@ class _Validator:
                 )
             except ConfigError as exc:
                 raise self.error(exc.message, table, field) from None
+        if profile.proxy is not None:
+            try:
+                validate_proxy(profile.proxy, field=f"{table_title(name)} proxy")
+            except ConfigError as exc:
+                raise self.error(exc.message, table, "proxy") from None
         return msgspec.structs.replace(profile, **urls)
 
     def error(self, message: str, table: tuple[str, ...], key: str | None = None) -> ConfigError:
@@ -203,7 +211,13 @@ class _Validator:
             return self.error(f"{prefix}{text}", table)
         if key == "profiles":
             return self.error("profiles must be a set of [profiles.NAME] tables", table, key)
-        expected = "true or false" if key in BOOL_FIELDS else "text in quotes"
+        expected = (
+            "true or false"
+            if key in BOOL_FIELDS
+            else f"a whole number from 1 to {MAX_BODY_MB}"
+            if key in INT_FIELDS
+            else "text in quotes"
+        )
         if key in SECRET_FIELDS:
             return self.error(f"{prefix}{key} must be {expected}", table, key)
         shown = _show(raw.get(key))

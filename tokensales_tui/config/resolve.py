@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..api.connection import Connection
+from ..api.connection import DEFAULT_MAX_BODY, Connection
 from ..api.secret import Secret
 from .load import existing_profiles, table_title
 from .schema import (
@@ -56,6 +56,8 @@ class ResolvedProfile:
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
     """Where each setting came from: a flag (``--base-url``), a variable
     (``TOKENSALES_BASE_URL``), the file (``[profiles.x] base_url``) or a default."""
+    proxy: str | None = None
+    max_body: int = DEFAULT_MAX_BODY
 
     def connection(self) -> Connection:
         """The :class:`Connection` the API client takes."""
@@ -66,6 +68,8 @@ class ResolvedProfile:
             api_key=self.api_key,
             api_secret=self.api_secret,
             profile=self.name,
+            proxy=self.proxy,
+            max_body=self.max_body,
         )
 
 
@@ -154,6 +158,12 @@ def resolve_profile(
         read_only=read_only,
         label=stored.label if stored else None,
         sources=sources,
+        proxy=stored.proxy if stored else None,
+        max_body=(
+            stored.max_body_mb * 1024 * 1024
+            if stored and stored.max_body_mb is not None
+            else DEFAULT_MAX_BODY
+        ),
     )
 
 

@@ -13,6 +13,8 @@ The file lives at ``config_path()`` (``$XDG_CONFIG_HOME/tokensales-tui/config.to
     read_only = true                           # optional, default false
     label = "PRODUCTION"                       # optional, shown in the header
     allow_insecure_http = false                # optional: permit http:// to other hosts
+    proxy = "http://proxy.internal:3128"       # optional; HTTP_PROXY & co. are never used
+    max_body_mb = 1024                         # optional: largest answer accepted, in MB
 
     [keymap]
     refresh = "f5"                             # binding id = keys
@@ -25,7 +27,7 @@ from __future__ import annotations
 import ipaddress
 import json
 from pathlib import Path
-from typing import Any, Final
+from typing import Annotated, Any, Final
 from urllib.parse import urlsplit
 
 import msgspec
@@ -75,6 +77,10 @@ class ConfigError(Exception):
         return ": ".join([":".join(where), self.message]) if where else self.message
 
 
+MAX_BODY_MB: Final = 65536
+"""The highest ``max_body_mb`` a profile may set (64 GB)."""
+
+
 class NoConfiguration(ConfigError):
     """Neither the file nor the environment configures anything: time for first-run setup."""
 
@@ -90,6 +96,10 @@ class Profile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, kw
     read_only: bool = False
     label: str | None = None
     allow_insecure_http: bool = False
+    proxy: str | None = None
+    """The proxy requests go through; without it none is, whatever the environment says."""
+    max_body_mb: Annotated[int, msgspec.Meta(ge=1, le=MAX_BODY_MB)] | None = None
+    """The largest decoded answer accepted, in MB (default 1024)."""
 
 
 class ConfigFile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, kw_only=True):
@@ -111,6 +121,7 @@ class TopLevel(msgspec.Struct, forbid_unknown_fields=True):
 SECRET_FIELDS: Final = frozenset({"api_key", "api_secret"})
 BOOL_FIELDS: Final = frozenset({"read_only", "allow_insecure_http"})
 URL_FIELDS: Final = ("base_url", "auth_url", "console_url")
+INT_FIELDS: Final = frozenset({"max_body_mb"})
 
 
 def dec_hook(kind: type, value: object) -> object:
@@ -164,6 +175,23 @@ def validate_url(value: str, *, field: str, allow_insecure_http: bool) -> str:
             " profile"
         )
     return value.rstrip("/")
+
+
+def validate_proxy(value: str, *, field: str) -> str:
+    """Check that ``value`` is an http(s) proxy URL with a host; return it.
+
+    The value is not echoed: a proxy URL may hold a password.
+    """
+    parts = urlsplit(value)
+    if any(char.isspace() for char in value) or not value.isprintable():
+        raise ConfigError(f"{field} must not contain spaces or control characters")
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{field} needs an http:// or https:// address with a host")
+    try:
+        parts.port  # noqa: B018 - raises for a port that is not a number in range
+    except ValueError:
+        raise ConfigError(f"{field} has an invalid port") from None
+    return value
 
 
 def _is_loopback(host: str) -> bool:
