@@ -438,7 +438,6 @@ async def _read_body(response: httpx.Response, where: str, max_body: int) -> Non
     declared length or grown as it comes, given back to the system as a whole when the
     last item decoded from it goes (the list decoder keeps slices of it).
     """
-    import httpx
 
     ok = 200 <= response.status_code < 300
     limit = max(0, max_body) if ok else ERROR_BODY_CAP
@@ -453,7 +452,27 @@ async def _read_body(response: httpx.Response, where: str, max_body: int) -> Non
         raise _too_large(where, limit)
     inflate = _inflater(response.headers.get("content-encoding", ""), where)
     expected = declared if inflate is None and ok and declared is not None else 0
-    sink = _Sink(expected, large=ok and response.request.method == "GET")
+    sink = _Sink(expected, limit, large=ok and response.request.method == "GET")
+    try:
+        await _fill(response, sink, inflate, ok, limit, where)
+    except BaseException:
+        # The error keeps this frame alive (its traceback): give the memory back now.
+        sink.discard()
+        raise
+    # What aread() would have set, without the copies (a memory map reads like bytes).
+    response._content = sink.value()
+
+
+async def _fill(
+    response: httpx.Response,
+    sink: _Sink,
+    inflate: _Inflater | None,
+    ok: bool,
+    limit: int,
+    where: str,
+) -> None:
+    import httpx
+
     try:
         async for chunk in response.aiter_raw():
             for piece in inflate.feed(chunk) if inflate is not None else (chunk,):
@@ -461,7 +480,6 @@ async def _read_body(response: httpx.Response, where: str, max_body: int) -> Non
                     if ok:
                         raise _too_large(where, limit)
                     sink.write(piece[: limit - sink.size])
-                    response._content = sink.value()
                     return
                 sink.write(piece)
     except httpx.TransportError:
@@ -475,8 +493,6 @@ async def _read_body(response: httpx.Response, where: str, max_body: int) -> Non
                 f" (HTTP {response.status_code})",
                 status=response.status_code,
             ) from None
-    # What aread() would have set, without the copies (a memory map reads like bytes).
-    response._content = sink.value()
 
 
 def _content_length(response: httpx.Response) -> int | None:
@@ -496,49 +512,50 @@ def _too_large(where: str, limit: int) -> UnexpectedResponse:
 
 
 class _Sink:
-    """Where a body goes: chunks for a small one, one memory map for a large ``GET`` body."""
+    """Where a body goes: chunks for a small one, one memory map for a large ``GET`` body.
 
-    def __init__(self, expected: int, *, large: bool) -> None:
+    A body of unknown length gets a map as large as its limit: only the pages written
+    take memory. (Python 3.11 cannot resize an anonymous map safely, so the map is never
+    resized: a shorter body is copied once into a map of its own length.)
+    """
+
+    def __init__(self, expected: int, limit: int, *, large: bool) -> None:
         self.size = 0
+        self._limit = limit
         self._large = large
         self._chunks: list[bytes] = []
         self._map: mmap.mmap | None = None
         if large and expected > OFF_LOOP_BYTES:
-            self._map = self._new_map(expected)
-
-    @staticmethod
-    def _new_map(size: int) -> mmap.mmap:
-        buffer = mmap.mmap(-1, size)
-        with contextlib.suppress(AttributeError, OSError):  # fewer page faults where supported
-            buffer.madvise(mmap.MADV_HUGEPAGE)
-        return buffer
+            self._map = _new_map(expected)
 
     def write(self, data: bytes) -> None:
         if not data:
             return
         end = self.size + len(data)
         if self._map is None and self._large and end > OFF_LOOP_BYTES:
-            self._map = self._new_map(max(end * 2, 4 * OFF_LOOP_BYTES))
+            try:
+                self._map = _new_map(max(self._limit, end))
+            except OSError:  # no room to reserve that much: grow by copies instead
+                self._map = _new_map(end * 2)
             for chunk in self._chunks:
                 self._map.write(chunk)
             self._chunks.clear()
         if self._map is None:
             self._chunks.append(data)
-        else:
-            if end > len(self._map):
-                self._grow(max(end, len(self._map) * 2))
-            self._map.write(data)
+            self.size = end
+            return
+        if end > len(self._map):
+            self._map = _copy_map(self._map, self.size, max(end, len(self._map) * 2))
+        self._map.write(data)
         self.size = end
 
-    def _grow(self, size: int) -> None:
-        assert self._map is not None
-        try:
-            self._map.resize(size)
-        except (OSError, SystemError, ValueError):  # platforms that cannot resize one
-            bigger = self._new_map(size)
-            bigger.write(self._map[: self.size])
+    def discard(self) -> None:
+        """Let go of what was written."""
+        self._chunks.clear()
+        if self._map is not None:
             self._map.close()
-            self._map = bigger
+            self._map = None
+        self.size = 0
 
     def value(self) -> bytes:
         """The body: the memory map itself when there is one (it reads like bytes)."""
@@ -548,13 +565,25 @@ class _Sink:
             self._map.close()
             return b""
         if self.size < len(self._map):
-            with contextlib.suppress(OSError, SystemError, ValueError):
-                self._map.resize(self.size)
-        if self.size < len(self._map):  # not resized: a copy of the part written
-            data = self._map[: self.size]
-            self._map.close()
-            return data
+            self._map = _copy_map(self._map, self.size, self.size)
         return self._map  # type: ignore[return-value]
+
+
+def _new_map(size: int) -> mmap.mmap:
+    buffer = mmap.mmap(-1, size)
+    with contextlib.suppress(AttributeError, OSError):  # fewer page faults where supported
+        buffer.madvise(mmap.MADV_HUGEPAGE)
+    return buffer
+
+
+def _copy_map(old: mmap.mmap, used: int, size: int) -> mmap.mmap:
+    """A new map of ``size`` bytes holding the first ``used`` bytes of ``old``, which closes."""
+    new = _new_map(size)
+    step = 64 * 1024 * 1024
+    for start in range(0, used, step):
+        new.write(old[start : min(used, start + step)])
+    old.close()
+    return new
 
 
 class _Inflater:
