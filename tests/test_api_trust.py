@@ -472,15 +472,17 @@ async def test_memory_goes_back_after_a_body_over_the_limit() -> None:
 
 
 class RawServer:
-    """A socket on 127.0.0.1 that answers every connection with ``head`` and then ``body``
-    forever, until the client goes away."""
+    """A socket on 127.0.0.1 that records what each connection sends first, then answers
+    with ``head`` and ``body`` forever, until the client goes away (or closes at once
+    when there is no ``head``)."""
 
-    def __init__(self, head: bytes, body: bytes) -> None:
+    def __init__(self, head: bytes = b"", body: bytes = b"") -> None:
         self.head, self.body = head, body
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.sock.settimeout(0.05)
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
         self.sent = 0
+        self.received: list[bytes] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True)
 
@@ -493,7 +495,9 @@ class RawServer:
             with conn:
                 conn.settimeout(5)
                 try:
-                    conn.recv(65536)
+                    self.received.append(conn.recv(65536))
+                    if not self.head:
+                        continue
                     conn.sendall(self.head)
                     while not self._stop.is_set():
                         conn.sendall(self.body)
@@ -606,40 +610,6 @@ async def test_an_empty_or_dot_id_is_refused_before_any_request(
 # --- 5. the environment's proxies ------------------------------------------------------------
 
 
-class Listener:
-    """A socket on 127.0.0.1 that records every connection made to it, and closes it."""
-
-    def __init__(self) -> None:
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.sock.settimeout(0.05)
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        self.received: list[bytes] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except TimeoutError:
-                continue
-            with conn:
-                conn.settimeout(2)
-                try:
-                    self.received.append(conn.recv(65536))
-                except OSError:
-                    self.received.append(b"")
-
-    def __enter__(self) -> Listener:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(10)
-        self.sock.close()
-
-
 async def test_proxies_in_the_environment_receive_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -648,7 +618,7 @@ async def test_proxies_in_the_environment_receive_nothing(
 
     from .test_reliability_network import serving
 
-    with Listener() as proxy, serving(EmulatorServer("127.0.0.1", 0)) as server:
+    with RawServer() as proxy, serving(EmulatorServer("127.0.0.1", 0)) as server:
         for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "all_proxy"):
             monkeypatch.setenv(name, proxy.url)
         monkeypatch.delenv("NO_PROXY", raising=False)
@@ -665,7 +635,7 @@ async def test_proxies_in_the_environment_receive_nothing(
 
 
 async def test_a_proxy_named_by_the_profile_is_used() -> None:
-    with Listener() as proxy:
+    with RawServer() as proxy:
         target = "http://127.0.0.1:9"
         named = Connection(target, target, target, Secret("k"), Secret("s"), proxy=proxy.url)
         async with ApiClient(named, max_attempts=1) as client:
