@@ -688,6 +688,21 @@ async def test_a_304_is_not_called_a_redirect() -> None:
     assert "304 Not Modified" in str(caught.value)
 
 
+async def test_a_redirect_to_an_invalid_url_is_a_redirect_error() -> None:
+    server = FakeServer(
+        {
+            ("GET", "/v1/items"): lambda r: httpx.Response(
+                302, headers=[(b"Location", b"https://evil\x1b]0;t\x07\x9b.example/")]
+            )
+        }
+    )
+    async with server.client() as client:
+        with pytest.raises(RedirectError, match="not a valid URL") as caught:
+            await client.list_items()
+    assert_clean(caught.value.one_line)
+    assert server.count("GET", "/v1/items") == 1
+
+
 async def test_a_redirect_without_location_says_so() -> None:
     server = FakeServer({("GET", "/v1/items"): lambda r: httpx.Response(302)})
     async with server.client() as client:

@@ -630,6 +630,7 @@ def test_unknown_fault_is_refused(emulator: Emulator) -> None:
         "garbage",
         "hang",
         "token-down",
+        "hostile",
     }
 
     emulator.set_faults(["flaky", "slow"])

@@ -69,7 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--faults",
         metavar="NAME[,NAME]",
         default="",
-        help="misbehave on purpose: slow, flaky, ratelimit, expiring, garbage, hang, token-down",
+        help="misbehave on purpose: slow, flaky, ratelimit, expiring, garbage, hang,"
+        " token-down, hostile (every string an attack on the terminal)",
     )
     emulator.add_argument(
         "--token-lifetime",

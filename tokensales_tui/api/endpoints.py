@@ -95,7 +95,7 @@ def check_path(endpoint: Endpoint) -> None:
         if not decoded:
             problem = "is empty"
         elif decoded in (b".", b".."):
-            problem = f"is “{decoded.decode()}”, which addresses the list instead"
+            problem = f"is “{decoded.decode()}”, which would address another path"
         else:
             try:
                 decoded.decode("utf-8")

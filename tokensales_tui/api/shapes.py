@@ -8,6 +8,7 @@ are handled".
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -80,8 +81,13 @@ def _expiry(obj: Any) -> float | None:
         return None
     for key in EXPIRY_KEYS:
         value = obj.get(key)
-        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-            return float(value)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            try:
+                return float(value)
+            except OverflowError:  # hundreds of digits: forever, as far as a float goes
+                return math.inf
+        if isinstance(value, float) and value > 0:
+            return value
         if isinstance(value, str):
             try:
                 number = float(value)

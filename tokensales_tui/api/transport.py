@@ -266,6 +266,11 @@ class Sender:
                 TimeoutError_(f"{host_of(url)} did not answer in time", host=host_of(url))
             ) from None
         except (httpx.TransportError, httpx.StreamError) as error:
+            if isinstance(error, httpx.RemoteProtocolError) and "location header" in str(error):
+                raise RedirectError(
+                    f"{endpoint.method} {endpoint.path}: {host_of(url)} redirected to an"
+                    " address that is not a valid URL; not followed"
+                ) from None
             if not _repeatable(endpoint):
                 raise self._outcome_unknown(endpoint, url, "the connection broke") from None
             raise _Transient(

@@ -27,7 +27,8 @@ The interface leaves some bodies and all errors open; the emulator answers so:
   non-empty array without repeats; a collection's ``contractAddress`` and wallets must be
   base58 on ``solana`` and 0x + 40 hex (EIP-55 when mixed case) elsewhere, e-mails must look
   like e-mails. Unknown fields are ignored.
-- Ids: ``wh_``, ``itm_``, ``ast_``, ``col_`` and ``po_`` + 12 hex digits, deterministic per seed.
+- Ids: ``wh_``, ``itm_``, ``ast_``, ``col_`` and ``po_`` + 12 hex digits, deterministic per seed
+  (with the ``hostile`` fault, any text: see :mod:`.hostile`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 
 from starlette.applications import Starlette
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
@@ -48,6 +50,21 @@ from .state import Emulator
 TOKEN_PATH = "/auth/getAccessToken"
 
 Handler = Callable[[Request, Emulator], Awaitable[Response]]
+
+
+class _AnyText(Convertor[str]):
+    """The rest of the path, whatever it holds: slashes and line breaks too."""
+
+    regex = "[\\s\\S]*"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("anytext", _AnyText())
 
 
 def create_app(
@@ -75,7 +92,11 @@ def create_app(
 
 
 def _route(method: str, path: str, handler: Handler, *, auth: bool = True) -> Route:
-    """A route that counts, injects faults and authenticates before ``handler`` runs."""
+    """A route that counts, injects faults and authenticates before ``handler`` runs.
+
+    An id is the rest of the path (``{id}`` matches ``a/b`` too, as a hostile id may be);
+    requests are counted under the template as written here.
+    """
 
     async def endpoint(request: Request) -> Response:
         emulator: Emulator = request.app.state.emulator
@@ -89,7 +110,8 @@ def _route(method: str, path: str, handler: Handler, *, auth: bool = True) -> Ro
             response = exc.to_response()
         return emulator.injector.after(method, response)
 
-    return Route(path, endpoint, methods=[method], name=f"{method} {path}")
+    pattern = path.replace("{id}", "{id:anytext}").replace("{token_Id}", "{token_Id:anytext}")
+    return Route(pattern, endpoint, methods=[method], name=f"{method} {path}")
 
 
 async def _http_exception(request: Request, exc: HTTPException) -> Response:

@@ -3,7 +3,9 @@
 A request that reaches a handler first meets ``hang`` and ``slow``, then ``token-down``
 (token endpoint only), ``flaky`` and ``ratelimit``; these answer before authentication
 and before any state changes. ``garbage`` spoils a GET response after the handler ran.
-``expiring`` only shortens the lifetime of issued tokens. A hung request stays unanswered
+``expiring`` only shortens the lifetime of issued tokens. ``hostile`` (:mod:`.hostile`)
+replaces the data with a hostile copy, issues tokens of extreme lifetimes, rewrites every
+answer's headers and error bodies, and replaces a share of GET answers with hostile ones. A hung request stays unanswered
 until :meth:`FaultInjector.release_hung` (a server shutting down) lets it answer 503. The shared faults (flaky,
 ratelimit, garbage) each hit a request with probability ``rate``, drawn from a Random
 of their own so that data generation and ids stay the same whatever faults are on.
@@ -19,6 +21,7 @@ from types import MappingProxyType
 
 from starlette.responses import Response
 
+from . import hostile
 from .errors import ApiError
 
 FAULTS: Mapping[str, str] = MappingProxyType(
@@ -30,6 +33,9 @@ FAULTS: Mapping[str, str] = MappingProxyType(
         "garbage": "a share of GET responses are truncated JSON or an HTML error page",
         "hang": "every request is received and then never answered",
         "token-down": "the token endpoint answers 503",
+        "hostile": "every string carries terminal escapes, markup, bidi and surrogates; ids such"
+        " as . .. a/b; extreme numbers and token lifetimes; a share of answers are hostile"
+        " redirects, 304s, gzip bombs, capped error bodies or Retry-After: inf",
     }
 )
 
@@ -111,7 +117,11 @@ class FaultInjector:
             )
 
     def after(self, method: str, response: Response) -> Response:
-        """``response``, or a spoilt one in its place when ``garbage`` hits a GET."""
+        """``response``, or a spoilt one in its place when ``garbage`` hits a GET;
+        made hostile when ``hostile`` is on."""
+        if "hostile" in self.active:
+            spoil = method == "GET" and self._hits("hostile")
+            response = hostile.rewrite(response, self._rng, spoil=spoil)
         if method != "GET" or not self._hits("garbage"):
             return response
         kind = self._rng.randrange(3)

@@ -58,7 +58,7 @@ def verify(token: str, key: bytes, *, now: float) -> dict[str, Any]:
     if not isinstance(claims, dict):
         raise TokenError("invalid", "bearer token claims are not an object")
     exp = claims.get("exp")
-    if not isinstance(exp, int) or isinstance(exp, bool):
+    if not isinstance(exp, int | float) or isinstance(exp, bool):
         raise TokenError("invalid", "bearer token has no expiry")
     if now >= exp:
         raise TokenError("expired", "bearer token has expired")

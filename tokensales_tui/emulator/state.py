@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from . import jwt
+from . import hostile, jwt
 from .errors import ApiError
 from .faults import EXPIRING_LIFETIME, FaultInjector, check_names
 from .seed import generate, iso_utc, new_id
@@ -89,6 +89,8 @@ class Emulator:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.injector = FaultInjector(seed)
+        self._seed = seed
+        self._hostile = False
         self.set_faults(faults)
         self.token_lifetime = token_lifetime
         self.clock = clock
@@ -102,6 +104,8 @@ class Emulator:
         self._ids = random.Random(f"tokensales-emulator-ids:{seed}")
         self._key = secrets.token_bytes(32)
         self._items_body: tuple[int, int, bytes] | None = None
+        self._tokens_issued = 0
+        self._make_hostile()
 
     @property
     def items(self) -> TrackedDict:
@@ -120,8 +124,23 @@ class Emulator:
         return self.injector.active
 
     def set_faults(self, names: Iterable[str]) -> None:
-        """Switch on exactly the faults ``names``; raises ValueError for an unknown name."""
+        """Switch on exactly the faults ``names``; raises ValueError for an unknown name.
+
+        ``hostile`` replaces the data with its hostile copy the first time it is on.
+        """
         self.injector.active = check_names(names)
+        if hasattr(self, "_items"):
+            self._make_hostile()
+
+    def _make_hostile(self) -> None:
+        if "hostile" not in self.faults or self._hostile:
+            return
+        self._hostile = True
+        data = hostile.hostile_data(generate(self._seed, items=len(self._items)), self._seed)
+        self.webhooks = data.webhooks
+        self.items = data.items
+        self.assets = data.assets
+        self.collections = data.collections
 
     @property
     def fault_rate(self) -> float:
@@ -144,6 +163,11 @@ class Emulator:
             raise ApiError(401, "invalid API key or secret")
         lifetime = EXPIRING_LIFETIME if "expiring" in self.faults else self.token_lifetime
         now = int(self.clock())
+        if "hostile" in self.faults:
+            self._tokens_issued += 1
+            return hostile.token_response(
+                self._tokens_issued, lambda claims: jwt.sign(claims, self._key), now
+            )
         claims = {
             "sub": api_key,
             "iat": now,
