@@ -195,7 +195,7 @@ def fetch_items_body(emulator: EmulatorProcess) -> tuple[bytes, float]:
     import httpx
 
     env = emulator.env
-    with httpx.Client(timeout=600) as client:
+    with httpx.Client(timeout=600, trust_env=False) as client:  # loopback: no proxy
         token = client.post(
             env["TOKENSALES_AUTH_URL"] + "/auth/getAccessToken",
             json={"apiKey": env["TOKENSALES_API_KEY"], "apiSecret": env["TOKENSALES_API_SECRET"]},

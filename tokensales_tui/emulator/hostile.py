@@ -29,6 +29,7 @@ from typing import Any
 import msgspec
 from starlette.responses import Response
 
+from ..api.transport import ERROR_BODY_CAP
 from .seed import SeedData
 
 SURROGATE = "\U000f0000"
@@ -81,8 +82,6 @@ EXTREME_NUMBERS: tuple[Any, ...] = (1.7e308, 5e-324, -1.0, 0, 10**30, -(10**30),
 LONG_TEXT = "long " * (1024 * 1024 // 5)
 """A 1 MB string, in one item's description."""
 
-ERROR_BODY_CAP = 64 * 1024
-"""The client's cap on an error body (``api/transport.py``); hostile errors are one byte over."""
 
 HOSTILE_CONTENT_TYPE = 'application/json; x="\x1b]0;ct title\x07[@click=app.quit]x[/]\x9b31m"'
 """A Content-Type header value full of escapes and markup, as h11 lets a header carry."""
