@@ -772,3 +772,18 @@ def connection() -> Connection:
     from .apifakes import connection as fake_connection
 
     return fake_connection()
+
+
+# --- 8. lone surrogates ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["list", "one"])
+async def test_a_lone_surrogate_is_read_as_a_replacement_character(where: str) -> None:
+    item = b'{"id": "itm_1", "title": "a\\ud800b \\ud83d\\ude00 \\\\ud800", "currency": "USD", "price": 1}'
+    body = b'{"items": [' + item + b"]}" if where == "list" else item
+    path = "/v1/items" if where == "list" else "/v1/items/itm_1"
+    server = FakeServer({("GET", path): lambda r: httpx.Response(200, content=body)})
+    async with server.client() as client:
+        got = (await client.list_items())[0] if where == "list" else await client.get_item("itm_1")
+    assert got.title == "a\ufffdb \U0001f600 \\ud800"
+    assert got.raw["title"] == got.title

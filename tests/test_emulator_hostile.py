@@ -31,7 +31,20 @@ LISTS = {
     "/collections": "collections",
 }
 CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-ATTACK = ("\x1b", "\x9b", "\u202e", "\u2066", "[/", "[@", "[b]", "\u200b", "\x00", "\n", "\x08")
+ATTACK = (
+    "\ud800",
+    "\x1b",
+    "\x9b",
+    "\u202e",
+    "\u2066",
+    "[/",
+    "[@",
+    "[b]",
+    "\u200b",
+    "\x00",
+    "\n",
+    "\x08",
+)
 
 
 def carries_payload(text: str) -> bool:

@@ -9,6 +9,7 @@ problem exactly.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 from collections.abc import Sequence
@@ -62,6 +63,13 @@ class ListParser:
                 return self._fast(body)
             except (_NoFastPath, msgspec.DecodeError, RecursionError, ValueError):
                 pass
+            repaired = shapes.repair_surrogates(body) if body.find(b"\\u") >= 0 else None
+            if repaired is not None:  # read lone surrogates as U+FFFD, then try again
+                with contextlib.suppress(
+                    _NoFastPath, msgspec.DecodeError, RecursionError, ValueError
+                ):
+                    return self._fast(repaired)
+                body = repaired
             return self._generic(body if isinstance(body, bytes) else bytes(body))
 
     def _fast(self, body: bytes) -> list[Any]:

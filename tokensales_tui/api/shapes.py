@@ -9,6 +9,7 @@ are handled".
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -39,11 +40,40 @@ def _size(size: int) -> str:
     return f"{size / 1024 / 1024:.1f} MB"
 
 
+# A \uXXXX escape of a surrogate, or a pair of them, not itself escaped (\\ud800 is text).
+_SURROGATE_ESCAPES = re.compile(
+    rb"(?<!\\)((?:\\\\)*)"
+    rb"(\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[dD][89a-fA-F][0-9a-fA-F]{2})"
+)
+
+
+def repair_surrogates(body: bytes) -> bytes | None:
+    """``body`` with each escaped lone surrogate (``\\ud800``) written as U+FFFD, or None
+    when it holds none.
+
+    JSON allows such escapes and JavaScript servers send them; they are no text, so a
+    strict decoder refuses the whole body for one of them.
+    """
+    found = False
+
+    def replace(match: re.Match[bytes]) -> bytes:
+        nonlocal found
+        if len(match[2]) == 12:  # a high and a low surrogate: one character
+            return match[0]
+        found = True
+        return match[1] + b"\\ufffd"
+
+    repaired = _SURROGATE_ESCAPES.sub(replace, body)
+    return repaired if found else None
+
+
 def decode_json(body: bytes, *, status: int, content_type: str, what: str) -> Any:
     """Decode a JSON body, or raise :class:`UnexpectedResponse` naming what arrived.
 
-    Invalid UTF-8, HTML, truncated documents and absurd nesting all end here.
+    Invalid UTF-8, HTML, truncated documents and absurd nesting all end here. Lone
+    surrogates are read as U+FFFD (:func:`repair_surrogates`).
     """
+    body = bytes(body)
     if not body.strip():
         raise UnexpectedResponse(
             f"{what}: expected JSON, got an empty body ({describe_body(status, content_type, 0)})",
@@ -52,6 +82,9 @@ def decode_json(body: bytes, *, status: int, content_type: str, what: str) -> An
     try:
         return msgspec.json.decode(body)
     except (msgspec.DecodeError, RecursionError, UnicodeDecodeError, ValueError):
+        repaired = repair_surrogates(body) if b"\\u" in body else None
+        if repaired is not None:
+            return decode_json(repaired, status=status, content_type=content_type, what=what)
         raise UnexpectedResponse(
             f"{what}: the body is not valid JSON ({describe_body(status, content_type, len(body))})",
             status=status,

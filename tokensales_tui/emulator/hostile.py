@@ -4,8 +4,9 @@ With ``hostile`` on, the data is replaced by a hostile copy of itself (same seed
 shape): every string value carries one of :data:`PAYLOADS` — terminal control sequences
 (OSC 52 clipboard writes, OSC 0 titles, OSC 8 links, CSI, DCS, APC, C1 controls), bidi
 overrides, Rich/Textual markup, zero-width characters, NUL, line breaks — and every
-object gains keys that are payloads themselves. Lone surrogates (JSON ``\\ud800`` escapes)
-are in error bodies only: a strict JSON decoder refuses a body holding one. Each list also holds objects whose ids are ``.``, ``..``, empty, ``%2F``,
+object gains keys that are payloads themselves. Lone surrogates are written as the JSON
+escape ``\\ud800`` (a strict decoder refuses the whole body for one; this client reads
+each as U+FFFD). Each list also holds objects whose ids are ``.``, ``..``, empty, ``%2F``,
 ``a/b``, ``?``/``#``/``%`` and line breaks; numbers sit at their extremes (1.7e308,
 5e-324, 30-digit integers, negatives); one item's description is 1 MB long.
 
@@ -56,9 +57,8 @@ PAYLOADS: tuple[str, ...] = (
     "line\nbreak\rreturn\ttab\x08\x7f",  # C0 controls and DEL
 )
 
-DATA_PAYLOADS = tuple(p for p in PAYLOADS if p != SURROGATE)
-"""The payloads of the data: a lone surrogate makes a whole list invalid JSON to a strict
-decoder, so it is kept to error bodies, where it costs one message, not every row."""
+DATA_PAYLOADS = PAYLOADS
+"""The payloads of the data: all of them."""
 
 HEADER_PAYLOADS = tuple(
     p for p in DATA_PAYLOADS if all(ord(c) < 256 for c in p) and not any(c in p for c in "\r\n\x00")
