@@ -718,8 +718,8 @@ def unexpected(where: str, error: BaseException) -> UnexpectedResponse:
     )
     log.warning("%s: %s raised at %s", where, type(error).__name__, origin)
     return UnexpectedResponse(
-        f"{where}: the answer could not be handled ({type(error).__name__})",
-        hint="the server answered in a way this client does not understand; --log FILE has details",
+        f"{where}: the client failed unexpectedly ({type(error).__name__})",
+        hint="the answer may be one this client does not understand; --log FILE records where",
     )
 
 
