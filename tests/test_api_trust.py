@@ -787,3 +787,37 @@ async def test_a_lone_surrogate_is_read_as_a_replacement_character(where: str) -
         got = (await client.list_items())[0] if where == "list" else await client.get_item("itm_1")
     assert got.title == "a\ufffdb \U0001f600 \\ud800"
     assert got.raw["title"] == got.title
+
+
+@pytest.mark.parametrize("encoding", ["identity", "gzip"])
+async def test_a_streamed_list_stops_at_the_limit_too(encoding: str) -> None:
+    element = b'{"id":"i","title":"t","currency":"USD","price":1},'
+
+    class Endless(httpx.AsyncByteStream):
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            if encoding == "gzip":
+                for start in range(0, len(BOMB), 65536):
+                    yield BOMB[start : start + 65536]
+                return
+            yield b"["
+            while True:
+                yield element * 1000
+
+    def endless(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"Content-Encoding": encoding}, stream=Endless())
+
+    server = FakeServer({("GET", "/v1/items"): endless})
+    received: list[int] = []
+    clock = FakeClock()
+    client = ApiClient(
+        limited_connection(2 * 1024 * 1024),
+        transport=httpx.MockTransport(server.handle),
+        clock=clock,
+        sleep=clock.sleep,
+    )
+    async with client:
+        with pytest.raises(UnexpectedResponse, match="larger than the 2 MB limit"):
+            await asyncio.wait_for(
+                client.stream_list("items", lambda elements: received.append(len(elements))), 10
+            )
+    assert server.count("GET", "/v1/items") == 1

@@ -19,7 +19,7 @@ import functools
 import inspect
 import random
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import msgspec
@@ -250,7 +250,7 @@ class ApiClient:
         """
         endpoint = LISTS[what]
 
-        async def consume(response: httpx.Response) -> None:
+        async def consume(response: httpx.Response, pieces: AsyncIterator[bytes]) -> None:
             import httpx
 
             splitter = ListSplitter(
@@ -259,7 +259,7 @@ class ApiClient:
                 content_type=response.headers.get("content-type", ""),
             )
             try:
-                async for chunk in response.aiter_bytes():
+                async for chunk in pieces:
                     if elements := splitter.feed(chunk):
                         sink(elements)
             except httpx.HTTPError as error:

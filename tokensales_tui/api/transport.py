@@ -30,7 +30,7 @@ import random
 import ssl
 import time
 import zlib
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -76,6 +76,8 @@ log = logging.getLogger("tokensales_tui.api")
 
 DEFAULT_TIMEOUTS = {"connect": 5.0, "read": 20.0, "write": 20.0, "pool": 5.0}
 """Seconds allowed to connect, to read, to write and to wait for a pooled connection."""
+Consumer = Callable[["httpx.Response", AsyncIterator[bytes]], Awaitable[None]]
+"""Reads a successful response's body from the decoded pieces it is handed."""
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 IDEMPOTENT = frozenset({"GET", "PUT", "DELETE", "HEAD"})
 ERROR_BODY_CAP = 64 * 1024
@@ -151,15 +153,16 @@ class Sender:
         *,
         authorised: bool = True,
         max_attempts: int | None = None,
-        consume: Callable[[httpx.Response], Awaitable[None]] | None = None,
+        consume: Consumer | None = None,
     ) -> httpx.Response:
         """Send ``content`` to ``endpoint`` and return the (successful) response.
 
         Retries what the policy allows (see the module docstring), renews the token
         once on a 401, and raises the :class:`~.errors.ApiError` for anything else:
         nothing else leaves this method (cancellation aside). ``consume``, if given,
-        reads the body of a successful response as it streams in (the response
-        returned has none); an :class:`~.errors.ApiError` it raises is never retried.
+        reads the body of a successful response as it streams in, from the decoded
+        pieces it is handed (within the profile's ``max_body``); the response returned
+        has none. An :class:`~.errors.ApiError` it raises is never retried.
         """
         check_path(endpoint)
         try:
@@ -175,7 +178,7 @@ class Sender:
         content: bytes | None,
         authorised: bool,
         max_attempts: int | None,
-        consume: Callable[[httpx.Response], Awaitable[None]] | None,
+        consume: Consumer | None,
     ) -> httpx.Response:
         attempts = max_attempts or self._max_attempts
         started = self._clock()
@@ -216,7 +219,7 @@ class Sender:
         content: bytes | None,
         token: Secret | None,
         budget: float,
-        consume: Callable[[httpx.Response], Awaitable[None]] | None = None,
+        consume: Consumer | None = None,
     ) -> httpx.Response:
         """One attempt, cut short after ``budget`` seconds whatever the server trickles.
 
@@ -237,7 +240,8 @@ class Sender:
                 response = await self._http.send(request, stream=True)
                 try:
                     if consume is not None and 200 <= response.status_code < 300:
-                        await consume(response)
+                        limit = self.connection.max_body
+                        await consume(response, _pieces_within(response, where, limit))
                     else:
                         await _read_body(response, where, self.connection.max_body)
                 finally:
@@ -479,25 +483,49 @@ async def _fill(
     import httpx
 
     try:
-        async for chunk in response.aiter_raw():
-            for piece in inflate.feed(chunk) if inflate is not None else (chunk,):
-                if sink.size + len(piece) > limit:
-                    if ok:
-                        raise _too_large(where, limit)
-                    sink.write(piece[: limit - sink.size])
-                    return
-                sink.write(piece)
-    except httpx.TransportError:
+        async for piece in _pieces(response, inflate, where):
+            if sink.size + len(piece) > limit:
+                if ok:
+                    raise _too_large(where, limit)
+                sink.write(piece[: limit - sink.size])
+                return
+            sink.write(piece)
+    except (httpx.TransportError, UnexpectedResponse):
         if ok:
             raise
-        # An error answer cut short: its status is what matters, with what came of its body.
+        # An error answer cut short or badly compressed: its status is what matters,
+        # with what came of its body.
+
+
+async def _pieces(
+    response: httpx.Response, inflate: _Inflater | None, where: str
+) -> AsyncIterator[bytes]:
+    """The body of ``response`` as it arrives, inflated a bounded piece at a time."""
+    try:
+        async for chunk in response.aiter_raw():
+            if inflate is None:
+                yield chunk
+                continue
+            for piece in inflate.feed(chunk):
+                yield piece
     except zlib.error:
-        if ok:
-            raise UnexpectedResponse(
-                f"{where}: the body is not valid {response.headers.get('content-encoding')}"
-                f" (HTTP {response.status_code})",
-                status=response.status_code,
-            ) from None
+        raise UnexpectedResponse(
+            f"{where}: the body is not valid {response.headers.get('content-encoding')}"
+            f" (HTTP {response.status_code})",
+            status=response.status_code,
+        ) from None
+
+
+async def _pieces_within(response: httpx.Response, where: str, limit: int) -> AsyncIterator[bytes]:
+    """The decoded body of a successful ``response`` as it arrives; an
+    :class:`UnexpectedResponse` naming ``limit`` once more than that has come."""
+    size = 0
+    inflate = _inflater(response.headers.get("content-encoding", ""), where)
+    async for piece in _pieces(response, inflate, where):
+        size += len(piece)
+        if size > limit:
+            raise _too_large(where, limit)
+        yield piece
 
 
 def _content_length(response: httpx.Response) -> int | None:
