@@ -351,17 +351,23 @@ def limited_connection(max_body: int) -> Connection:
     )
 
 
+def limited_client(server: FakeServer, max_body: int, **options: Any) -> ApiClient:
+    """A client of ``server`` that accepts bodies of ``max_body`` bytes at most."""
+    clock = FakeClock()
+    return ApiClient(
+        limited_connection(max_body),
+        transport=httpx.MockTransport(server.handle),
+        clock=clock,
+        sleep=clock.sleep,
+        **options,
+    )
+
+
 @pytest.mark.parametrize("status", [200, 500])
 async def test_an_endless_body_stops_at_the_limit(status: int) -> None:
     stream = Endless(b"[" * 65536)
     server = FakeServer({("GET", "/v1/items"): lambda r: httpx.Response(status, stream=stream)})
-    clock = FakeClock()
-    client = ApiClient(
-        limited_connection(4 * 1024 * 1024),
-        transport=httpx.MockTransport(server.handle),
-        clock=clock,
-        sleep=clock.sleep,
-    )
+    client = limited_client(server, 4 * 1024 * 1024)
     async with client:
         with pytest.raises(ApiError) as caught:
             await asyncio.wait_for(client.list_items(), 10)
@@ -398,14 +404,7 @@ async def test_a_gzip_bomb_stops_at_the_limit_without_being_inflated(status: int
         return httpx.Response(status, headers=headers, stream=Slices())
 
     server = FakeServer({("GET", "/v1/items"): bomb})
-    clock = FakeClock()
-    client = ApiClient(
-        limited_connection(2 * 1024 * 1024),
-        transport=httpx.MockTransport(server.handle),
-        clock=clock,
-        sleep=clock.sleep,
-        max_attempts=1,
-    )
+    client = limited_client(server, 2 * 1024 * 1024, max_attempts=1)
     async with client:
         await client.check_credentials()
         tracemalloc.start()
@@ -808,13 +807,7 @@ async def test_a_streamed_list_stops_at_the_limit_too(encoding: str) -> None:
 
     server = FakeServer({("GET", "/v1/items"): endless})
     received: list[int] = []
-    clock = FakeClock()
-    client = ApiClient(
-        limited_connection(2 * 1024 * 1024),
-        transport=httpx.MockTransport(server.handle),
-        clock=clock,
-        sleep=clock.sleep,
-    )
+    client = limited_client(server, 2 * 1024 * 1024)
     async with client:
         with pytest.raises(UnexpectedResponse, match="larger than the 2 MB limit"):
             await asyncio.wait_for(
