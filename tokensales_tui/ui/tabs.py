@@ -218,12 +218,12 @@ class ResourceTab(Vertical):
             table.move_cursor_to(highlight)
         self._update_count()
 
-    def show_wait(self, reason: str, seconds: float, capped_from: float | None = None) -> None:
+    def show_wait(self, reason: str, seconds: float, asked: str = "") -> None:
         """Count down, in the problem line, the wait before the client tries again."""
         self._wait_until = time.monotonic() + seconds
         note = (
-            f" (the server asked for {capped_from:,.0f} s; waiting at most {seconds:.0f} s)"
-            if capped_from is not None
+            f" (the server asked for {asked}; waiting at most {seconds:.0f} s)"
+            if asked
             else ""
         )
         self._wait_reason = f"{reason}{note}"

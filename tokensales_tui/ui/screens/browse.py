@@ -151,12 +151,12 @@ class BrowseScreen(Screen[None]):
             if tab.resource.endpoint.replace("{console}", "") == request
         ]
         for tab in waiting:
-            tab.show_wait(notice.reason, notice.delay, notice.capped_from)
+            tab.show_wait(notice.reason, notice.delay, notice.asked)
         if waiting:
             return
         text = f"{notice.reason}: {request} again in {notice.delay:.0f} s"
-        if notice.capped_from is not None:
-            text += f" (the server asked for {notice.capped_from:,.0f} s; waiting at most {notice.delay:.0f} s)"
+        if notice.asked:
+            text += f" (the server asked for {notice.asked}; waiting at most {notice.delay:.0f} s)"
         self.notify(
             text, title="Retrying", severity="warning", markup=False, timeout=max(3.0, notice.delay)
         )
