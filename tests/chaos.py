@@ -44,11 +44,8 @@ from tokensales_tui.ui.table.widget import ResourceTable
 
 from .apphelpers import EMULATOR_URL
 
-CHAOS_FAULTS = [
-    name
-    for name in ("slow", "flaky", "garbage", "ratelimit", "expiring", "hostile", "hang")
-    if name in FAULTS
-]
+CHAOS_FAULTS = ["slow", "flaky", "garbage", "ratelimit", "expiring", "hostile", "hang"]
+assert set(CHAOS_FAULTS) <= FAULTS.keys(), "a chaos fault the emulator does not know"
 
 _SEGMENT = r"(?!\.{1,2}(?:/|$))[^/]+"
 ALLOWED = [

@@ -137,3 +137,28 @@ async def test_a_hostile_error_message_in_the_delete_failed_toast_stays_inert() 
         await pilot.pause()
         (toast,) = [n for n in app._notifications if n.title == "Delete failed"]
         assert "\x1b" not in toast.message and "␛]0;title" in toast.message
+
+
+@pytest.mark.parametrize("bad_id", [".", ".."])
+async def test_an_id_no_request_can_carry_is_refused_before_the_confirmation(bad_id: str) -> None:
+    # Dot segments are removed from paths: DELETE /v1/platform-webhooks/.. would address
+    # the collection. Nothing is asked and nothing is sent.
+    app, transport = rigged_app()
+    deletes: list[str] = []
+    transport.hook = lambda r: deletes.append(str(r.url)) if r.method == "DELETE" else None
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        webhook_id = next(iter(app.rigged_emulator.webhooks))
+        app.rigged_emulator.webhooks[bad_id] = {
+            **app.rigged_emulator.webhooks[webhook_id],
+            "id": bad_id,
+        }
+        await pilot.press("r")
+        await wait_for(lambda: any(r.id == bad_id for r in app.active_tab.table.rows), pilot)
+        app.active_tab.table.move_cursor_to(lambda r: r.id == bad_id)
+        await pilot.press("d")
+        await wait_for(
+            lambda: any("cannot be deleted" in n.message for n in app._notifications), pilot
+        )
+        assert type(app.screen).__name__ == "BrowseScreen"
+    assert deletes == []

@@ -90,22 +90,28 @@ def check_path(endpoint: Endpoint) -> None:
     """
     segments = endpoint.path.split("/")[1:]
     for index, segment in enumerate(segments):
-        decoded = unquote_to_bytes(segment)
-        problem = ""
-        if not decoded:
-            problem = "is empty"
-        elif decoded in (b".", b".."):
-            problem = f"is “{decoded.decode()}”, which would address another path"
-        else:
-            try:
-                decoded.decode("utf-8")
-            except UnicodeDecodeError:
-                problem = "holds characters that cannot be sent"
-        if problem:
+        if problem := _segment_problem(unquote_to_bytes(segment)):
             shown = [*segments[:index], "{id}", *segments[index + 1 :]]
             raise RefusedRequest(
                 f"{endpoint.method} /{'/'.join(shown)}: not sent — the id {problem}"
             )
+
+
+def id_problem(object_id: str) -> str | None:
+    """Why no request can carry ``object_id`` in its path ("is empty", …), or None."""
+    return _segment_problem(unquote_to_bytes(quote_id(object_id))) or None
+
+
+def _segment_problem(decoded: bytes) -> str:
+    if not decoded:
+        return "is empty"
+    if decoded in (b".", b".."):
+        return f"is “{decoded.decode()}”, which would address another path"
+    try:
+        decoded.decode("utf-8")
+    except UnicodeDecodeError:
+        return "holds characters that cannot be sent"
+    return ""
 
 
 def url_of(connection: Connection, endpoint: Endpoint) -> str:

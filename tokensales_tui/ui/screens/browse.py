@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, TabbedContent, TabPane, TextArea
 
 from ...api import ApiError, RetryNotice
+from ...api.endpoints import id_problem
 from ...clean import clean_line, escape_unsafe
 from ..forms import CREATABLE, EDITABLE, edit_form, new_form
 from ..keys import key_names
@@ -380,6 +381,12 @@ class BrowseScreen(Screen[None]):
         if not object_id:
             self.notify(
                 f"This {resource.noun} has no identifier the client recognises", severity="warning"
+            )
+            return
+        if problem := id_problem(object_id):  # say so now, not after a confirmation
+            self.notify(
+                f"This {resource.noun} cannot be deleted from here: its id {problem}",
+                severity="warning",
             )
             return
         tab = self.active_tab
