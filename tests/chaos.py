@@ -131,7 +131,7 @@ def _keys_of(bindings: list[Any]) -> list[str]:
 
 def key_pool() -> list[str]:
     """Every key the app's screens bind, plus typing, navigation and the usual escapes."""
-    keys = _keys_of(BrowseScreen.BINDINGS)
+    keys = _keys_of(BrowseScreen.BINDINGS) * 3 + ["r"] * 6  # reloads reach the service
     keys += _keys_of(ResourceTable.BINDINGS) * 3
     keys += _keys_of(DetailScreen.BINDINGS)
     keys += _keys_of(form_bindings())
