@@ -319,9 +319,9 @@ async def test_the_session_starts_only_once_the_main_screen_is_composed(
     seen: list[int] = []
     original = TokenSalesApp.begin
 
-    def begin(self: TokenSalesApp) -> None:
+    async def begin(self: TokenSalesApp) -> None:
         seen.append(len(self.browse.query(StatusHeader)) + len(self.browse.query(ResourceTab)))
-        original(self)
+        await original(self)
 
     monkeypatch.setattr(TokenSalesApp, "begin", begin)
     app = demo()

@@ -130,14 +130,22 @@ class TokenSalesApp(App[None]):
 
     # --- start-up ------------------------------------------------------------------
 
-    def begin(self) -> None:
+    async def _read_config(self) -> config.ConfigFile:
+        """The config file, read in a thread (a slow disk or a network home must not freeze).
+
+        Raises:
+            config.ConfigError: it cannot be read or does not parse.
+        """
+        return await asyncio.to_thread(config.load_config, self.launch.config_path)
+
+    async def begin(self) -> None:
         """Read the config file and start a session, or show the setup or the error screen.
 
         The main screen calls this once it is composed, so a session never starts
         before there are tabs to show it.
         """
         try:
-            loaded = config.load_config(self.launch.config_path)
+            loaded = await self._read_config()
         except config.ConfigError as error:
             if not self.launch.demo:
                 self._show_config_error(error)
@@ -174,7 +182,7 @@ class TokenSalesApp(App[None]):
             if result is None or result.action == "demo":
                 self.start_demo()
             else:
-                self.switch_profile(result.profile)
+                self.run_worker(self.switch_profile(result.profile), group="switch")
 
         self.push_screen(
             SetupScreen(
@@ -207,13 +215,13 @@ class TokenSalesApp(App[None]):
         """Start a session on a fresh in-process emulator."""
         self._start(demo_session(self.launch))
 
-    def switch_profile(self, name: str) -> None:
+    async def switch_profile(self, name: str) -> None:
         """Switch to the named profile of the config file (or the demo)."""
         if name == DEMO_CHOICE:
             self.start_demo()
             return
         try:
-            loaded = config.load_config(self.launch.config_path)
+            loaded = await self._read_config()
             # An explicit choice uses the file's profile as it is; only --read-only still applies.
             overrides = config.Overrides(profile=name, read_only=self.launch.overrides.read_only)
             profile = config.resolve_profile(loaded, cli=overrides, env={})
@@ -286,10 +294,10 @@ class TokenSalesApp(App[None]):
 
     # --- the actions behind the main screen's help, profile and quit keys ------------
 
-    def action_switch_profile(self) -> None:
+    async def action_switch_profile(self) -> None:
         """Pick another profile."""
         try:
-            loaded = config.load_config(self.launch.config_path)
+            loaded = await self._read_config()
         except config.ConfigError as error:
             self.notify(str(error), title="Config file", severity="error", markup=False)
             loaded = config.ConfigFile()
@@ -300,7 +308,7 @@ class TokenSalesApp(App[None]):
 
         def chosen(name: str | None) -> None:
             if name is not None:
-                self.switch_profile(name)
+                self.run_worker(self.switch_profile(name), group="switch")
 
         self.push_screen(ProfileScreen(profiles, current), chosen)
 

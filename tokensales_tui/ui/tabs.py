@@ -221,11 +221,7 @@ class ResourceTab(Vertical):
     def show_wait(self, reason: str, seconds: float, asked: str = "") -> None:
         """Count down, in the problem line, the wait before the client tries again."""
         self._wait_until = time.monotonic() + seconds
-        note = (
-            f" (the server asked for {asked}; waiting at most {seconds:.0f} s)"
-            if asked
-            else ""
-        )
+        note = f" (the server asked for {asked}; waiting at most {seconds:.0f} s)" if asked else ""
         self._wait_reason = f"{reason}{note}"
         if self._wait_timer is None:
             self._wait_timer = self.set_interval(0.25, self._tick_wait)
