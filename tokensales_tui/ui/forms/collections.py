@@ -36,6 +36,7 @@ from ...checks import (
     parse_lines,
 )
 from ...checks.forms import collection_problems
+from ..lifetime import while_shown
 from ..safe import line
 from ..widgets.safe_input import SafeInput
 from ..widgets.safe_text_area import SafeTextArea
@@ -310,7 +311,8 @@ class CollectionsForm(FormScreen):
             exit_on_error=False,
         )
 
-    async def _check_list(self, field_id: str, *, delay: float = 0.0) -> _Checked:
+    @while_shown
+    async def _check_list(self, field_id: str, *, delay: float = 0.0) -> _Checked | None:
         if delay:
             await asyncio.sleep(delay)
         key, kind = field_id.rsplit("-", 1)
@@ -441,6 +443,7 @@ class CollectionsForm(FormScreen):
         self.app.push_screen(ImportListScreen(f"the {kind} of collection {number}"), chosen)
 
     @work(group="import", exclusive=True, exit_on_error=False)
+    @while_shown
     async def _import(self, field_id: str, path: str) -> None:
         kind = field_id.rsplit("-", 1)[1]
         self.set_status(f"Reading {path}…", "busy")
