@@ -21,7 +21,13 @@ PACKAGE = Path(__file__).resolve().parent.parent / "tokensales_tui"
 ENTRY_POINTS = ("cli.py", "__main__.py")
 """The top layer: it starts the UI (lazily), the scripting commands or the emulator."""
 
-PURE_UI = ("ui/table/cells.py", "ui/table/index.py", "ui/table/model.py", "ui/json_text.py")
+PURE_UI = (
+    "ui/table/cells.py",
+    "ui/table/index.py",
+    "ui/table/model.py",
+    "ui/table/query.py",
+    "ui/json_text.py",
+)
 """Modules under ui/ that hold no widget: models and text the widgets draw."""
 
 PURE_PACKAGES = ("tokensales_tui.ui.table.model", "tokensales_tui.ui.json_text")

@@ -478,7 +478,7 @@ async def test_tiny_terminal_does_not_crash() -> None:
         table.set_filter("no such row at all")
         await pilot.pause()
         assert all(table.render_line(y).cell_length == table.size.width for y in range(10))
-        table.set_filter("name 4")
+        table.set_filter('"name 4"')  # a phrase: quoted
         await pilot.resize_terminal(12, 3)
         await pilot.press("down", "pagedown")
         await pilot.pause()

@@ -16,7 +16,7 @@ from tokensales_tui.ui.table.cells import (
     natural_width,
     numeric_sort_key,
 )
-from tokensales_tui.ui.table.model import TableView, prepare_rows
+from tokensales_tui.ui.table.model import Scope, TableView, diff_rows, prepare_rows
 
 
 def wide(text: str) -> int:
@@ -178,3 +178,137 @@ def test_the_view_answers_for_the_empty_table_and_the_shown_cells() -> None:
     assert view.empty_reason == "No rows match “zzz” — press escape to clear"
     assert view.shown_rows == [] and view.first(lambda row: True) == -1
     assert TableView(wide).empty_reason == "Nothing here yet."
+
+
+# --- the filter language, fields no column shows, marks, scope, changes -----------------
+
+
+@dataclass
+class Thing:
+    name: str
+    amount: int
+    note: str = ""
+
+
+THINGS = [
+    Thing("Gold pass", 1, "backstage access"),
+    Thing("Silver pass", 2, "front row"),
+    Thing("Gold coin", 3, "safeMint(address)"),
+    Thing("Bronze", 4, ""),
+]
+THING_COLUMNS = [
+    Column("name", "Item name", attrgetter("name")),
+    Column("amount", "Amount", attrgetter("amount"), align="right", sort_key=numeric_sort_key),
+]
+
+
+def things(rows: list[Thing] = THINGS) -> TableView:
+    view = TableView(wide)
+    view.search_text = attrgetter("note")
+    view.identity = attrgetter("name")
+    view.load(view.prepare(THING_COLUMNS, rows))
+    return view
+
+
+def shown(view: TableView) -> list[str]:
+    return [view.rows[position].name for position in view.view]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("backstage", ["Gold pass"]),  # a field no column shows
+        ("SAFEMINT", ["Gold coin"]),
+        ("gold pass", ["Gold pass"]),  # every word must match
+        ("pass !gold", ["Silver pass"]),  # ! excludes
+        ("!pass", ["Gold coin", "Bronze"]),
+        ("itemname:gold", ["Gold pass", "Gold coin"]),  # a column by its label
+        ("name:o !name:pass", ["Gold coin", "Bronze"]),  # or its key
+        ("amount:3", ["Gold coin"]),
+        ("name:access", []),  # a column term looks in that column only
+        ('"front row"', ["Silver pass"]),  # quotes keep a phrase
+        ('"row front"', []),
+        ("nosuch:gold", []),  # not a column: the whole word is looked for
+        ("!", ["Gold pass", "Silver pass", "Gold coin", "Bronze"]),  # half typed: no term
+        ("name:", ["Gold pass", "Silver pass", "Gold coin", "Bronze"]),
+    ],
+)
+def test_the_filter_language(text: str, expected: list[str]) -> None:
+    view = things()
+    view.set_filter(text)
+    assert shown(view) == expected
+
+
+def test_typing_and_deleting_gives_what_a_fresh_filter_gives() -> None:
+    words = ["gold !coin", "name:s", "pass !silver name:pass", "!o", '"gold p"']
+    for word in words:
+        typed = things()
+        for end in [*range(1, len(word) + 1), *range(len(word) - 1, 0, -1)]:
+            typed.set_filter(word[:end])
+            fresh = things()
+            fresh.set_filter(word[:end])
+            assert shown(typed) == shown(fresh), word[:end]
+
+
+def test_fields_no_column_shows_are_cleaned_and_kept_apart() -> None:
+    rows = [Thing("a", 1, "x\x1b[31m" + "\x1f" + "y"), Thing("b", 2, "line\nbreak")]
+    view = things(rows)
+    view.set_filter("\x1b[31m")  # cleaned like the query: it matches the escape as shown
+    assert shown(view) == ["a"]
+    view.set_filter("31my")  # no match spans two fields
+    assert shown(view) == []
+    view.set_filter("line break")
+    assert shown(view) == ["b"]
+
+
+def test_marks_survive_filter_sort_and_reload_and_go_with_their_rows() -> None:
+    view = things()
+    view.toggle_mark(0)
+    view.toggle_mark(2)
+    assert view.marks == {"Gold pass", "Gold coin"}
+    view.set_filter("silver")
+    assert view.marks == {"Gold pass", "Gold coin"}  # hidden, still marked
+    assert [row.name for row in view.marked_rows()] == ["Gold pass", "Gold coin"]
+    view.set_filter("")
+    view.sort_by("amount", reverse=True)
+    assert [row.name for row in view.marked_rows()] == ["Gold coin", "Gold pass"]
+    assert view.is_marked(0) and not view.is_marked(1)
+    assert not view.toggle_mark(1)  # sorted: Bronze, then Gold coin, which is unmarked again
+    assert view.marks == {"Gold pass"}
+    view.load(view.prepare(THING_COLUMNS, [Thing("Gold pass", 9), Thing("New", 1)]))
+    assert view.marks == {"Gold pass"}
+    view.load(view.prepare(THING_COLUMNS, [Thing("New", 1)]))
+    assert view.marks == set()  # the marked row is gone: so is its mark
+
+
+def test_mark_shown_marks_only_the_rows_in_view() -> None:
+    view = things()
+    view.set_filter("gold")
+    assert view.mark_shown() == 2
+    assert view.mark_shown() == 0
+    assert view.marks == {"Gold pass", "Gold coin"}
+
+
+def test_a_scope_narrows_with_the_filter_and_survives_a_reload() -> None:
+    view = things()
+    view.set_scope(Scope("cheap", lambda row: row.amount <= 2))
+    assert shown(view) == ["Gold pass", "Silver pass"]
+    view.set_filter("gold")
+    assert shown(view) == ["Gold pass"]
+    view.set_filter("coin")
+    assert shown(view) == [] and view.empty_reason is not None
+    view.set_filter("")
+    view.load(view.prepare(THING_COLUMNS, [*THINGS, Thing("Tin", 0)]))
+    assert shown(view) == ["Gold pass", "Silver pass", "Tin"]
+    view.set_scope(Scope("none", lambda row: False))
+    assert view.empty_reason == "No none — press escape to see every row"
+    view.set_scope(None)
+    assert len(shown(view)) == 5
+
+
+def test_diff_rows_names_what_a_reload_added_changed_and_removed() -> None:
+    old = [Thing("a", 1), Thing("b", 2), Thing("c", 3)]
+    new = [Thing("a", 1), Thing("b", 5), Thing("d", 4)]
+    changed, added, removed = diff_rows(old, new, attrgetter("name"), attrgetter("amount"))
+    assert (changed, added, removed) == ({"b", "d"}, 1, 1)
+    assert diff_rows(old, old, attrgetter("name"), attrgetter("amount")) == (set(), 0, 0)

@@ -24,6 +24,7 @@ from .schema import (
     BOOL_FIELDS,
     INT_FIELDS,
     MAX_BODY_MB,
+    MIN_WATCH_INTERVAL,
     SECRET_FIELDS,
     URL_FIELDS,
     ConfigError,
@@ -148,7 +149,19 @@ class _Validator:
                 (),
                 "default_profile",
             )
-        return ConfigFile(default_profile=default, profiles=profiles, keymap=top.keymap)
+        if not top.watch_interval >= MIN_WATCH_INTERVAL:  # NaN too
+            raise self.error(
+                f"watch_interval must be at least {MIN_WATCH_INTERVAL:g} s,"
+                f" not {_show(raw.get('watch_interval'))}",
+                (),
+                "watch_interval",
+            )
+        return ConfigFile(
+            default_profile=default,
+            profiles=profiles,
+            keymap=top.keymap,
+            watch_interval=top.watch_interval,
+        )
 
     def profile(self, name: str, raw: object) -> Profile:
         table = ("profiles", name)
@@ -216,6 +229,8 @@ class _Validator:
             if key in BOOL_FIELDS
             else f"a whole number from 1 to {MAX_BODY_MB}"
             if key in INT_FIELDS
+            else "a number of seconds"
+            if key == "watch_interval"
             else "text in quotes"
         )
         if key in SECRET_FIELDS:

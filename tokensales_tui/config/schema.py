@@ -16,6 +16,8 @@ The file lives at ``config_path()`` (``$XDG_CONFIG_HOME/tokensales-tui/config.to
     proxy = "http://proxy.internal:3128"       # optional; HTTP_PROXY & co. are never used
     max_body_mb = 1024                         # optional: largest answer accepted, in MB
 
+    watch_interval = 5                         # optional: seconds between reloads (w)
+
     [keymap]
     refresh = "f5"                             # binding id = keys
 
@@ -109,6 +111,8 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True,
     profiles: dict[str, Profile] = msgspec.field(default_factory=dict)
     keymap: dict[str, str] = msgspec.field(default_factory=dict)
     """Key bindings to change: binding id → keys, e.g. ``refresh = "f5"`` (Textual keymap)."""
+    watch_interval: float = 5.0
+    """Seconds from the end of one load to the next while a tab is watched (``w``)."""
 
 
 class TopLevel(msgspec.Struct, forbid_unknown_fields=True):
@@ -116,7 +120,11 @@ class TopLevel(msgspec.Struct, forbid_unknown_fields=True):
     default_profile: str | None = None
     profiles: dict[str, Any] = msgspec.field(default_factory=dict)
     keymap: dict[str, str] = msgspec.field(default_factory=dict)
+    watch_interval: float = 5.0
 
+
+MIN_WATCH_INTERVAL: Final = 1.0
+"""The shortest ``watch_interval`` accepted, in seconds."""
 
 SECRET_FIELDS: Final = frozenset({"api_key", "api_secret"})
 BOOL_FIELDS: Final = frozenset({"read_only", "allow_insecure_http"})

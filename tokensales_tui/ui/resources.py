@@ -7,15 +7,17 @@ One :class:`Resource` per tab. The tabs themselves are one widget
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
 
 from ..api import ApiClient
 from ..api.models import Asset, Collection, Item, Webhook
+from ..clean import display_value
 from ..payouts import PayoutRow
 from .table.cells import Column, numeric_sort_key
+from .table.index import FIELD_SEP
 
 KeyFields = list[tuple[str, object]]
 
@@ -37,6 +39,28 @@ class Resource:
     delete: Callable[[ApiClient, str], Awaitable[None]] | None = None
     endpoint: str = ""
     """The list request, as shown in loading and error lines."""
+    search_text: Callable[[Any], str] | None = None
+    """The object's fields no column shows, for the filter (a description, a contract)."""
+
+    def identity(self, row: Any) -> Hashable:
+        """What a row is across reloads: its id (the object itself when it has none)."""
+        return self.row_id(row) or id(row)
+
+
+def row_content(row: Any) -> object:
+    """What a row holds, to tell whether a reload changed it: the JSON the server sent.
+
+    Listed objects keep their JSON text; comparing it costs far less than decoding it.
+    """
+    source = getattr(row, "_source", None)
+    return source if source is not None else getattr(row, "raw", row)
+
+
+def joined(values: Iterable[object]) -> str:
+    """Field values as one search text, kept apart so no match spans two of them."""
+    return FIELD_SEP.join(
+        value if isinstance(value, str) else display_value(value) for value in values
+    )
 
 
 def short_time(value: str | None) -> str:
@@ -112,6 +136,7 @@ WEBHOOKS = Resource(
     key_fields=_webhook_fields,
     delete=ApiClient.delete_webhook,
     endpoint="GET /v1/platform-webhooks",
+    search_text=lambda w: joined((w.created_at, w.last_updated_at)),
 )
 
 
@@ -152,6 +177,24 @@ def _item_columns(_rows: Sequence[Any]) -> list[Column]:
         Column("payout", "Payout", _payout_type, max_width=12),
         Column("chain", "Chain", item_chain, max_width=16),
     ]
+
+
+def _item_search_text(i: Item) -> str:
+    values: list[object] = [i.description, i.image_url, i.currency]
+    payout = i.payout
+    if payout is not None:
+        values += (
+            payout.payment_provider_connected_account_id,
+            payout.asset_id,
+            payout.spender,
+            payout.blockchain_id,
+        )
+    function = i.contract_function
+    if function is not None:
+        values += (function.function_signature, function.fixed_function_params)
+        if function.contract is not None:
+            values += (function.contract.address, function.contract.blockchain_id)
+    return joined(values)
 
 
 def _item_fields(i: Item) -> KeyFields:
@@ -196,6 +239,7 @@ ITEMS = Resource(
     fetch=ApiClient.get_item,
     delete=ApiClient.delete_item,
     endpoint="GET /v1/items",
+    search_text=_item_search_text,
 )
 
 
@@ -306,6 +350,7 @@ ASSETS = Resource(
     key_fields=_raw_fields,
     fetch=ApiClient.get_asset,
     endpoint="GET /v1/assets",
+    search_text=lambda a: joined(a.raw.values()),
 )
 
 
@@ -355,6 +400,7 @@ PAYOUTS = Resource(
     label=lambda p: p.name or p.type,
     key_fields=_payout_fields,
     endpoint="GET /v1/items",
+    search_text=lambda p: joined((p.name, p.raw.get("payout"))),
 )
 
 
@@ -417,6 +463,7 @@ COLLECTIONS = Resource(
     key_fields=_collection_fields,
     delete=ApiClient.delete_collection,
     endpoint="GET {console}/collections",
+    search_text=lambda c: joined((*c.wallets, *c.emails)),
 )
 
 RESOURCES: tuple[Resource, ...] = (WEBHOOKS, ITEMS, ASSETS, PAYOUTS, COLLECTIONS)

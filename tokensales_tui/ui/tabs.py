@@ -1,4 +1,11 @@
-"""One tab of the main screen: a filter line, the resource table and a problem line."""
+"""One tab of the main screen: a filter line, the resource table and a problem line.
+
+A tab may *watch* its list (:meth:`ResourceTab.toggle_watch`): it reloads on its own,
+never sooner than the interval after the last load ends nor than the server's
+``Retry-After``, and only while it is in view with no dialog or form over it. Every
+reload compares the new rows with those shown (:func:`~.table.model.diff_rows`) and
+sets apart, for a moment, the rows it added or changed.
+"""
 
 from __future__ import annotations
 
@@ -16,9 +23,12 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from ..api import ApiError
+from ..api.errors import RateLimitedError
 from ..payouts import payout_rows
-from .resources import PAYOUTS, Resource
+from .resources import PAYOUTS, Resource, row_content
 from .safe import line
+from .table.model import PreparedRows, Scope, diff_rows
+from .table.query import SYNTAX
 from .table.widget import ResourceTable
 from .widgets.safe_input import SafeInput
 
@@ -50,6 +60,12 @@ def _settle_garbage() -> None:
 
 EMPTY_BEFORE_RELOAD = 250_000
 """A reload of a longer list empties the table first (1,000,000 items take ~1.5 GB)."""
+
+WATCH_INTERVAL = 5.0
+"""Seconds between the end of a load and the next, while watching (config: watch_interval)."""
+
+FLASH_SECONDS = 3.0
+"""How long the rows a reload added or changed stay set apart."""
 
 
 async def _off_loop(rows: int, function: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
@@ -100,11 +116,19 @@ class ResourceTab(Vertical):
         self._wait_reason = ""
         self._wait_timer: Timer | None = None
         self._indexing = False
+        self.watching = False
+        self.watch_interval = WATCH_INTERVAL
+        self._loaded_at: float | None = None
+        self._not_before = 0.0  # no watched reload before this (monotonic): Retry-After
+        self._watch_timer: Timer | None = None
+        self._flash_timer: Timer | None = None
+        self._changes = ""  # what the last reload changed, for the count line
+        self._loading = False
         # Built here, not found by a query: a timer or a worker of the tab may still
         # touch them while the app shuts down and its children are already gone.
         self._filter = FilterInput(
             self._apply_filter,
-            placeholder="Filter (/) — type to narrow, escape to clear",
+            placeholder=f"Filter (/): {SYNTAX} — escape clears",
             id=f"{resource.key}-filter",
             classes="filter",
             select_on_focus=False,
@@ -112,6 +136,8 @@ class ResourceTab(Vertical):
         self._count = Static("", classes="count")
         self._problem = Static("", classes="problem")
         self._table = ResourceTable(id=f"{resource.key}-table")
+        self._table.model.identity = resource.identity
+        self._table.model.search_text = resource.search_text
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="tab-bar"):
@@ -177,11 +203,17 @@ class ResourceTab(Vertical):
 
     async def _load(self, highlight: Callable[[Any], bool] | None = None) -> None:
         table = self.table
-        table.loading = True
-        self._show_problem(None)
+        # A reload keeps the rows in view (the count line says it is loading): only a
+        # tab with nothing to show yet shows the loading overlay.
+        table.loading = not table.total_count
+        self._loading = True
+        self._update_count()
+        before: list[Sequence[Any]] = [table.rows] if self.loaded_once else []
         if table.total_count > EMPTY_BEFORE_RELOAD:
             # Two copies of a list this long may not fit in memory: let the old one go.
+            before.clear()
             table.set_data(table.columns, [])
+            table.loading = True
         try:
             rows = await self._api().call(self.resource.load, shared=True)
             if self.resource is PAYOUTS:
@@ -197,16 +229,21 @@ class ResourceTab(Vertical):
                 self._update_count()
                 self._indexing = True
             try:
-                prepared = await _off_loop(len(rows), table.prepare, columns, rows)
+                prepared, changes = await _off_loop(len(rows), self._prepare, columns, rows, before)
             finally:
                 self._indexing = False
         except ApiError as error:
             self.error = error
             self._stop_wait()
+            if isinstance(error, RateLimitedError) and error.retry_after:
+                self._hold_watch(error.retry_after)
             self._show_problem(f"Loading {self.resource.title.lower()} failed: {error.one_line}")
             return
         finally:
             table.loading = False
+            self._loading = False
+            self._loaded_at = time.monotonic()
+            self._update_count()
         self._stop_wait()
         self._show_problem(None)
         self.error = None
@@ -216,11 +253,84 @@ class ResourceTab(Vertical):
         self.set_timer(SETTLE_DELAY, _settle_garbage)
         if highlight is not None:
             table.move_cursor_to(highlight)
+        if changes is not None:
+            self._show_changes(*changes)
         self._update_count()
 
-    def show_wait(self, reason: str, seconds: float, asked: str = "") -> None:
-        """Count down, in the problem line, the wait before the client tries again."""
+    def _prepare(
+        self, columns: Any, rows: Sequence[Any], before: list[Sequence[Any]]
+    ) -> tuple[PreparedRows, tuple[set[Any], int, int] | None]:
+        """The rows measured and indexed, and what changed since ``before`` (may run in a thread).
+
+        The old rows are let go of here, so a thread frees them, not the event loop.
+        """
+        prepared = self.table.prepare(columns, rows)
+        if not before:
+            return prepared, None
+        old = before.pop()
+        changes = diff_rows(old, rows, self.resource.identity, row_content)
+        del old
+        return prepared, changes
+
+    def _show_changes(self, changed: set[Any], added: int, removed: int) -> None:
+        parts = [f"+{added:,}" if added else "", f"−{removed:,}" if removed else ""]
+        modified = len(changed) - added
+        if modified:
+            parts.append(f"{modified:,} changed")
+        self._changes = " ".join(part for part in parts if part)
+        self.table.show_changed(changed)
+        if self._flash_timer is not None:
+            self._flash_timer.stop()
+        self._flash_timer = self.set_timer(FLASH_SECONDS, self._end_flash)
+
+    def _end_flash(self) -> None:
+        self._flash_timer = None
+        self.table.show_changed(set())
+
+    # --- watching ------------------------------------------------------------------
+
+    def toggle_watch(self, interval: float | None = None) -> bool:
+        """Start or stop reloading on a timer; True when watching now."""
+        if interval is not None:
+            self.watch_interval = interval
+        self.watching = not self.watching
+        if self.watching:
+            self._watch_timer = self.set_interval(1.0, self._watch_tick)
+            self._watch_tick()
+        elif self._watch_timer is not None:
+            self._watch_timer.stop()
+            self._watch_timer = None
+        self._update_count()
+        return self.watching
+
+    def watch_paused(self) -> bool:
+        """Whether watching waits: the tab is out of view, or a dialog or form is over it."""
+        pane = self.parent
+        in_view = pane is not None and pane.display
+        return not in_view or not self.is_attached or self.app.screen is not self.screen
+
+    def _hold_watch(self, seconds: float) -> None:
+        """No watched reload for ``seconds`` (the server asked us to wait)."""
+        self._not_before = max(self._not_before, time.monotonic() + seconds)
+
+    def _watch_tick(self) -> None:
+        self._update_count()  # "updated 3 s ago"
+        if not self.watching or self._loading or self.watch_paused():
+            return
+        now = time.monotonic()
+        due = (self._loaded_at or 0.0) + self.watch_interval
+        if now >= max(due, self._not_before):
+            self.reload()
+
+    def show_wait(
+        self, reason: str, seconds: float, asked: str = "", capped_from: float | None = None
+    ) -> None:
+        """Count down, in the problem line, the wait before the client tries again.
+
+        A watched tab waits as long as the server asked (``capped_from``), not the cap.
+        """
         self._wait_until = time.monotonic() + seconds
+        self._hold_watch(capped_from if capped_from is not None else seconds)
         note = f" (the server asked for {asked}; waiting at most {seconds:.0f} s)" if asked else ""
         self._wait_reason = f"{reason}{note}"
         if self._wait_timer is None:
@@ -254,11 +364,28 @@ class ResourceTab(Vertical):
             if shown != total
             else f"{total:,} {self.resource.title.lower()}"
         )
+        scope = table.model.scope
+        if scope is not None:
+            text += f" · {scope.label}"
+        if table.marked_count:
+            text += f" · {table.marked_count:,} marked"
         if table.sort_column:
             label = next(
                 (c.label for c in table.columns if c.key == table.sort_column), table.sort_column
             )
             text += f" · by {label} {'▼' if table.sort_reverse else '▲'}"
+        if self._changes and self._loaded_at is not None:
+            text += f" · {self._changes}"
+        if self._loading and table.total_count:
+            text += " · loading…"
+        elif self.watching:
+            if self.watch_paused():
+                text += " · watch paused"
+            elif self._loaded_at is not None:
+                ago = int(time.monotonic() - self._loaded_at)
+                text += f" · watching, updated {ago} s ago"
+            else:
+                text += " · watching"
         self._count.update(line(text))
 
     @on(Input.Changed)
@@ -280,6 +407,7 @@ class ResourceTab(Vertical):
 
     @on(ResourceTable.FilterChanged)
     @on(ResourceTable.SortChanged)
+    @on(ResourceTable.MarksChanged)
     def _view_changed(self) -> None:
         self._update_count()
 
@@ -288,10 +416,19 @@ class ResourceTab(Vertical):
         self.filter_input.focus()
 
     def clear_filter(self) -> None:
-        """Empty the filter and return to the table."""
+        """Empty the filter, leave the scope, and return to the table."""
         self.filter_input.value = ""
         self.table.set_filter("")
+        if self.table.model.scope is not None:
+            self.table.set_scope(None)
         self.table.focus()
+
+    def narrow_to(self, scope: Scope | None) -> None:
+        """Show only the rows in ``scope`` (None: every row), the filter cleared."""
+        self.filter_input.value = ""
+        self.table.set_filter("")
+        self.table.set_scope(scope)
+        self._update_count()
 
     def remove_row(self, row: Any) -> None:
         """Drop ``row`` from the table after a delete, without reloading."""

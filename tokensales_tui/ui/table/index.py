@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import operator
 from array import array
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterable, Sequence
 from itertools import compress, repeat
 from typing import Any
 
 from ...api.models import paused_gc
+from ...clean import clean_line
 from .cells import Column
 
 __all__ = ["SearchIndex", "sort_order"]
@@ -33,18 +35,30 @@ def fold_block(lines: list[str]) -> bytes:
 
 
 class SearchIndex:
-    """The case-folded display text of every row, for substring filtering.
+    """The case-folded text of every row, for substring filtering.
 
-    One UTF-8 ``bytes`` object per row: testing 100,000 of them for a substring is a
-    single C-level pass (``map`` of ``operator.contains``), and a line per row costs
-    about 40 bytes more than the text itself. UTF-8 keeps ASCII rows at one byte a
-    character, and sorts like the text it encodes, so :meth:`field` can serve as
-    sort keys.
+    Two parts per row:
+
+    * ``lines``: the displayed cells, one UTF-8 ``bytes`` object per row, the cells
+      separated by ``FIELD_SEP``. Testing 100,000 of them for a substring is a single
+      C-level pass (``map`` of ``operator.contains``), and a line per row costs about
+      40 bytes more than the text itself. UTF-8 keeps ASCII rows at one byte a
+      character, and sorts like the text it encodes, so :meth:`field` can serve as
+      sort keys.
+    * the object's other fields (a description, a contract function), which are not
+      shown: ``extras`` holds each distinct text once and ``extra_ids`` says which one
+      a row has. Rows share most of them (items of one product, one payout setting),
+      so a query tests a few hundred texts, then looks each row's answer up.
     """
 
-    __slots__ = ("lines",)
+    __slots__ = ("_fields", "extra_ids", "extra_rows", "extras", "lines")
 
-    def __init__(self, columns_cells: Sequence[list[str]], count: int) -> None:
+    def __init__(
+        self,
+        columns_cells: Sequence[list[str]],
+        count: int,
+        extra_texts: Iterable[str] | None = None,
+    ) -> None:
         if not columns_cells:
             columns_cells = [[""] * count]
         lines: list[bytes] = []
@@ -55,9 +69,21 @@ class SearchIndex:
             )
             lines += fold_block(list(rows)).split(b"\n")
         self.lines = lines
+        self.extras: list[bytes] = []
+        """Each distinct text of the fields no column shows, cleaned and folded."""
+        self.extra_ids: array[int] | None = None
+        """For each row, which of ``extras`` it has."""
+        self.extra_rows: list[array[int]] = []
+        """For each of ``extras``, the rows that have it."""
+        if extra_texts is not None:
+            self.extras, self.extra_ids, self.extra_rows = intern_extras(extra_texts, count)
+        self._fields: dict[int, list[bytes]] = {}
 
     def match(self, query: str, candidates: Sequence[int] | None = None) -> array[int]:
         """Positions of the rows that contain ``query`` (cleaned and case-folded).
+
+        A row matches when one of its cells, or one of the object's other fields,
+        contains it.
 
         Args:
             query: Text to look for.
@@ -69,15 +95,83 @@ class SearchIndex:
         """
         needle = query.encode()
         lines = self.lines
+        found = map(operator.contains, lines, repeat(needle))
+        hit = self._extras_containing(needle)
         if candidates is None:
-            found = map(operator.contains, lines, repeat(needle))
-            return array("i", compress(range(len(lines)), found))
+            if hit is None:
+                return array("i", compress(range(len(lines)), found))
+            # One byte per row, then the rows of each matching extra text set to 1:
+            # the cost grows with the rows matched, not with all of them.
+            flags = bytearray(found)
+            for number in compress(range(len(hit)), hit):
+                deque(map(flags.__setitem__, self.extra_rows[number], repeat(1)), maxlen=0)
+            return array("i", compress(range(len(lines)), flags))
         found = map(operator.contains, map(lines.__getitem__, candidates), repeat(needle))
+        if hit is not None and self.extra_ids is not None:
+            extra = map(hit.__getitem__, map(self.extra_ids.__getitem__, candidates))
+            found = map(operator.or_, found, extra)
         return array("i", compress(candidates, found))
 
-    def field(self, place: int) -> list[bytes]:
-        """The case-folded text of column ``place`` for every row, as UTF-8."""
-        return [line.split(b"\x1f", place + 1)[place] for line in self.lines]
+    def _extras_containing(self, needle: bytes) -> bytes | None:
+        """One byte per distinct extra text, 1 where it contains ``needle``; None: none does."""
+        if not self.extras:
+            return None
+        hit = bytes(map(operator.contains, self.extras, repeat(needle)))
+        return hit if any(hit) else None
+
+    def match_field(
+        self, place: int, query: str, candidates: Sequence[int] | None = None
+    ) -> array[int]:
+        """Like :meth:`match`, in column ``place`` only."""
+        needle = query.encode()
+        cells = self.field(place, keep=True)
+        if candidates is None:
+            found = map(operator.contains, cells, repeat(needle))
+            return array("i", compress(range(len(cells)), found))
+        found = map(operator.contains, map(cells.__getitem__, candidates), repeat(needle))
+        return array("i", compress(candidates, found))
+
+    def field(self, place: int, *, keep: bool = False) -> list[bytes]:
+        """The case-folded text of column ``place`` for every row, as UTF-8.
+
+        With ``keep``, the list is kept for the next call (a column being filtered on
+        is asked again at each key); the last two are kept.
+        """
+        cells = self._fields.get(place)
+        if cells is None:
+            cells = [line.split(b"\x1f", place + 1)[place] for line in self.lines]
+            if keep:
+                while len(self._fields) >= FIELDS_KEPT:
+                    del self._fields[next(iter(self._fields))]
+                self._fields[place] = cells
+        return cells
+
+
+FIELDS_KEPT = 2
+"""Columns whose cells :meth:`SearchIndex.field` keeps split out for column filters."""
+
+
+def intern_extras(
+    texts: Iterable[str], count: int
+) -> tuple[list[bytes], array[int], list[array[int]]]:
+    """Each distinct text once (cleaned and folded), which one each row has, and the
+    rows that have each."""
+    number: dict[str, int] = {}
+    get = number.get
+    ids = array("i", bytes(4 * count))
+    rows: list[array[int]] = []
+    for row, text in enumerate(texts):
+        found = get(text)
+        if found is None:
+            found = number[text] = len(number)
+            rows.append(array("i"))
+        ids[row] = found
+        rows[found].append(row)
+    distinct = [clean_line(text) for text in number]
+    extras: list[bytes] = []
+    for start in range(0, len(distinct), BLOCK):
+        extras += fold_block(distinct[start : start + BLOCK]).split(b"\n")
+    return extras, ids, rows
 
 
 def sort_order(

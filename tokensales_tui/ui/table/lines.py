@@ -28,6 +28,8 @@ class Palette:
     even: Style
     cursor: Style
     empty: Style
+    marked: Style
+    changed: Style
 
 
 def fit(cell: str, width: int, right: bool) -> str:

@@ -15,6 +15,11 @@ The view keeps just enough per row to filter and sort fast:
 
 Cells are not stored: a visible line is rebuilt from its row object and cached by
 the widget. Storing a tuple of strings per row would more than double the memory.
+
+Besides the filter (:mod:`.query`), a view may be narrowed to a *scope* (a predicate
+with a label: "the items paid out by this setting"), keeps the rows the user *marked*
+(by identity, so marks survive filter, sort and reload) and the rows a reload
+*changed* (:func:`diff_rows`), which the widget shows for a moment.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import threading
 import time
 from array import array
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from typing import Any
@@ -32,8 +37,9 @@ from ...api.models import paused_gc
 from ...clean import clean_line, display_value
 from .cells import CELL_LIMIT, Column, Width, column_cells, natural_width, sample_widths
 from .index import SearchIndex, sort_order
+from .query import Term, parse_filter
 
-__all__ = ["EMPTY_MESSAGE", "PreparedRows", "TableView", "prepare_rows"]
+__all__ = ["EMPTY_MESSAGE", "PreparedRows", "Scope", "TableView", "diff_rows", "prepare_rows"]
 
 ORDERS_KEPT = 2
 """Sort orders cached (a column one way and the other, typically)."""
@@ -58,6 +64,26 @@ class PreparedRows:
     index: SearchIndex
     orders: dict[tuple[str, bool], array[int]] = field(default_factory=dict)
     """Sort orders computed ahead (the one in effect when preparing began)."""
+    scope: tuple[Scope, array[int]] | None = None
+    """The rows in the scope in effect when preparing began."""
+
+
+@dataclass(frozen=True, eq=False)
+class Scope:
+    """A narrowing of the rows that is not typed: "the items paid out by this setting"."""
+
+    label: str
+    """What the rows in scope are, for the count line."""
+    contains: Callable[[Any], bool]
+    """Whether a row object is in the scope."""
+
+    def positions(self, rows: Sequence[Any]) -> array[int]:
+        """Positions of the rows in the scope, ascending."""
+        return array("i", compress(range(len(rows)), map(self.contains, rows)))
+
+
+SearchText = Callable[[Any], str]
+"""The text of a row object's fields that no column shows, for the filter."""
 
 
 def prepare_rows(
@@ -66,6 +92,8 @@ def prepare_rows(
     sort: tuple[str, bool] | None = None,
     *,
     width: Width,
+    search_text: SearchText | None = None,
+    scope: Scope | None = None,
 ) -> PreparedRows:
     """Compute everything the table needs from ``rows``: widths, search index, a sort order.
 
@@ -77,6 +105,8 @@ def prepare_rows(
         rows: Row objects (kept, not copied).
         sort: The sort to compute ahead, ``(column key, reverse)``, if any.
         width: How many terminal cells a string takes, as the widget draws it.
+        search_text: The text of each row's other fields, which the filter matches too.
+        scope: The scope whose rows to find ahead, if any.
 
     Returns:
         What the table widget's ``set_prepared`` takes.
@@ -89,11 +119,14 @@ def prepare_rows(
             natural_width(column, *cells, width)
             for column, cells in zip(columns, measured, strict=True)
         ]
-        index = SearchIndex([cells for cells, _, _ in measured], len(rows))
+        extras = None if search_text is None else map(search_text, rows)
+        index = SearchIndex([cells for cells, _, _ in measured], len(rows), extras)
         del measured
     prepared = PreparedRows(columns, rows, natural, index)
     if sort is not None and any(column.key == sort[0] for column in columns):
         prepared.orders[sort] = sort_order(columns, rows, index, *sort)
+    if scope is not None:
+        prepared.scope = (scope, scope.positions(rows))
     return prepared
 
 
@@ -116,12 +149,22 @@ class TableView:
         """The filter as typed."""
         self.sort: tuple[str, bool] | None = None
         """``(column key, reverse)``, or None when the rows keep the server's order."""
+        self.search_text: SearchText | None = None
+        """The text of a row's fields that no column shows, which the filter matches too."""
+        self.identity: Callable[[Any], Hashable] = id
+        """What a row is, across reloads: marks and changes are kept by it."""
+        self.marks: set[Hashable] = set()
+        """The identities of the marked rows (shown or not)."""
+        self.changed: set[Hashable] = set()
+        """The identities of the rows the last reload added or changed."""
+        self.scope: Scope | None = None
+        self._scope_hits: array[int] | None = None
         self._index: SearchIndex | None = SearchIndex([], 0)  # None: being prepared
         self._orders: dict[tuple[str, bool], array[int]] = {}
-        self._folded = ""
-        self._hits: array[int] | None = None  # rows matching the filter, None: no filter
+        self._terms: tuple[Term, ...] = ()
+        self._hits: array[int] | None = None  # rows passing filter and scope; None: all
         self._mask: bytearray | None = None  # the same as a byte per row, made when needed
-        self._matches: dict[str, array[int]] = {}  # recent filters and their hits
+        self._matches: dict[tuple[int | None, str], array[int]] = {}  # recent terms' hits
         self.set_columns(())
 
     # --- data ----------------------------------------------------------------------
@@ -134,11 +177,18 @@ class TableView:
         self.natural = list(natural)
 
     def prepare(self, columns: Sequence[Column], rows: Sequence[Any]) -> PreparedRows:
-        """:func:`prepare_rows` for these rows, with the sort in effect computed ahead."""
-        return prepare_rows(columns, rows, self.sort, width=self.width)
+        """:func:`prepare_rows` for these rows, with the sort and scope in effect computed ahead."""
+        return prepare_rows(
+            columns,
+            rows,
+            self.sort,
+            width=self.width,
+            search_text=self.search_text,
+            scope=self.scope,
+        )
 
     def load(self, prepared: PreparedRows) -> bool:
-        """Show prepared rows, keeping the filter and the sort.
+        """Show prepared rows, keeping the filter, the sort, the scope and the marks.
 
         Returns:
             True when the sort column is gone with the old columns (the rows are unsorted now).
@@ -153,16 +203,22 @@ class TableView:
         dropped = self.sort is not None and self.sort[0] not in {c.key for c in self.columns}
         if dropped:
             self.sort = None
-        self._hits = prepared.index.match(self._folded) if self._folded else None
-        self._mask = None
-        if self._hits is not None:
-            self._matches[self._folded] = self._hits
-        self.view = self._compute_view()
+        self._scope_hits = None
+        if self.scope is not None:
+            ready = prepared.scope
+            if ready is not None and ready[0] is self.scope:
+                self._scope_hits = ready[1]
+            else:
+                self._scope_hits = self.scope.positions(self.rows)
+        if self.marks:  # a mark of a row that is gone would be counted and acted on
+            self.marks &= set(map(self.identity, self.rows))
+        self._terms = parse_filter(self._folded, self.columns)
+        self._refilter()
         return dropped
 
     def can_show(self) -> bool:
-        """Whether :meth:`show` may show rows before they are indexed (no filter, no sort)."""
-        return not self._folded and self.sort is None
+        """Whether :meth:`show` may show rows before they are indexed (no filter, sort, scope)."""
+        return not self._terms and self.sort is None and self.scope is None
 
     def show(self, columns: Sequence[Column], rows: Sequence[Any]) -> None:
         """Show rows at once, before :func:`prepare_rows` has measured and indexed them.
@@ -183,7 +239,9 @@ class TableView:
     def search_index(self) -> SearchIndex:
         """The search index, built here and now if :meth:`show` left it pending."""
         if self._index is None:
-            self._index = prepare_rows(self.columns, self.rows, width=self.width).index
+            self._index = prepare_rows(
+                self.columns, self.rows, width=self.width, search_text=self.search_text
+            ).index
         return self._index
 
     def find(self, key: Callable[[Any], object], wanted: object, hint: int) -> int:
@@ -209,6 +267,8 @@ class TableView:
             return None
         if not self.rows:
             return EMPTY_MESSAGE
+        if not self._terms and self.scope is not None:
+            return f"No {clean_line(self.scope.label)} — press escape to see every row"
         return f"No rows match “{clean_line(self.filter)}” — press escape to clear"
 
     def cells_at(self, place: int) -> tuple[str, ...]:
@@ -224,44 +284,84 @@ class TableView:
                 return place
         return -1
 
-    # --- filter --------------------------------------------------------------------
+    # --- filter and scope ----------------------------------------------------------
+
+    @property
+    def _folded(self) -> str:
+        return clean_line(self.filter).casefold()
 
     def set_filter(self, text: str) -> bool:
-        """Show only rows containing ``text`` in any column, ignoring case.
+        """Show only the rows matching the filter ``text`` (see :mod:`.query`), ignoring case.
 
         Returns:
             Whether the rows in view changed.
         """
-        folded = clean_line(text).casefold()
         self.filter = text
-        if folded == self._folded:
+        terms = parse_filter(self._folded, self.columns)
+        if terms == self._terms:
             return False
-        hits = None
-        if folded:
-            hits = self._matches.pop(folded, None)
-            if hits is None:
-                # Rows matching a longer filter matched the shorter one too.
-                narrower = self._hits is not None and self._folded in folded
-                hits = self.search_index().match(folded, self._hits if narrower else None)
-            self._matches[folded] = hits
-            while len(self._matches) > MATCHES_KEPT:
-                del self._matches[next(iter(self._matches))]
-        self._hits, self._mask = hits, None
-        self._folded = folded
-        self.view = self._compute_view()
+        self._terms = terms
+        self._refilter()
         return True
 
+    def set_scope(self, scope: Scope | None) -> None:
+        """Narrow the rows to ``scope`` (None: every row), on top of the filter."""
+        self.scope = scope
+        self._scope_hits = None if scope is None else scope.positions(self.rows)
+        self._refilter()
+
+    def _refilter(self) -> None:
+        hits = self._filter_hits()
+        if self._scope_hits is not None:
+            hits = self._scope_hits if hits is None else intersect(hits, self._scope_hits)
+        self._hits, self._mask = hits, None
+        self.view = self._compute_view()
+
+    def _filter_hits(self) -> array[int] | None:
+        """The rows matching every term of the filter (None: no terms, every row)."""
+        terms = self._terms
+        if not terms:
+            return None
+        hits: array[int] | None = None
+        for term in sorted(terms, key=lambda t: t.exclude):  # what to keep, then what not
+            found = self._term_hits(term)
+            if not term.exclude:
+                hits = found if hits is None else intersect(hits, found)
+            else:
+                hits = subtract(range(len(self.rows)) if hits is None else hits, found)
+        assert hits is not None
+        return hits
+
+    def _term_hits(self, term: Term) -> array[int]:
+        """The rows containing a term's text (where the term says), kept for the next keys."""
+        key = (term.place, term.text)
+        hits = self._matches.pop(key, None)
+        if hits is None:
+            # Rows containing a longer text contain the shorter one too: look only there.
+            narrower = [
+                found
+                for (place, text), found in self._matches.items()
+                if place == term.place and text in term.text
+            ]
+            candidates = min(narrower, key=len) if narrower else None
+            index = self.search_index()
+            if term.place is None:
+                hits = index.match(term.text, candidates)
+            else:
+                hits = index.match_field(term.place, term.text, candidates)
+        self._matches[key] = hits
+        while len(self._matches) > MATCHES_KEPT:
+            del self._matches[next(iter(self._matches))]
+        return hits
+
     def matches(self, position: int) -> bool:
-        """Whether the row at ``position`` passes the filter."""
+        """Whether the row at ``position`` passes the filter and the scope."""
         return self._hits is None or bool(self._matched()[position])
 
     def _matched(self) -> bytearray:
-        """One byte per row, 1 where the row matches the filter."""
+        """One byte per row, 1 where the row passes the filter and the scope."""
         if self._mask is None:
-            mask = bytearray(len(self.rows))
-            if self._hits is not None:
-                deque(map(mask.__setitem__, self._hits, repeat(1)), maxlen=0)
-            self._mask = mask
+            self._mask = mask_of(self._hits if self._hits is not None else (), len(self.rows))
         return self._mask
 
     def _compute_view(self) -> Sequence[int]:
@@ -272,6 +372,38 @@ class TableView:
             return hits
         mask = self._matched()
         return array("i", compress(order, map(mask.__getitem__, order)))
+
+    # --- marks ---------------------------------------------------------------------
+
+    def toggle_mark(self, place: int) -> bool:
+        """Mark the row shown at ``place``, or unmark it; True when it is marked now."""
+        key = self.identity(self.rows[self.view[place]])
+        if key in self.marks:
+            self.marks.discard(key)
+            return False
+        self.marks.add(key)
+        return True
+
+    def mark_shown(self) -> int:
+        """Mark every row shown; the number of rows newly marked."""
+        before = len(self.marks)
+        self.marks.update(map(self.identity, map(self.rows.__getitem__, self.view)))
+        return len(self.marks) - before
+
+    def is_marked(self, position: int) -> bool:
+        """Whether the row at ``position`` is marked."""
+        return bool(self.marks) and self.identity(self.rows[position]) in self.marks
+
+    def marked_rows(self) -> list[Any]:
+        """The marked row objects, shown or not, in the order of the sort."""
+        if not self.marks:
+            return []
+        marks, identity, rows = self.marks, self.identity, self.rows
+        return [rows[p] for p in self._order() if identity(rows[p]) in marks]
+
+    def is_changed(self, position: int) -> bool:
+        """Whether the last reload added or changed the row at ``position``."""
+        return bool(self.changed) and self.identity(self.rows[position]) in self.changed
 
     # --- sort ----------------------------------------------------------------------
 
@@ -317,6 +449,65 @@ class TableView:
                 del self._orders[next(iter(self._orders))]
             self._orders[self.sort] = order
         return order
+
+
+def mask_of(positions: Iterable[int], count: int) -> bytearray:
+    """One byte per row, 1 at ``positions``."""
+    mask = bytearray(count)
+    deque(map(mask.__setitem__, positions, repeat(1)), maxlen=0)
+    return mask
+
+
+def intersect(first: array[int], second: array[int]) -> array[int]:
+    """The positions in both (ascending arrays), ascending."""
+    if len(second) < len(first):
+        first, second = second, first
+    mask = mask_of(second, max(first[-1] + 1 if first else 0, second[-1] + 1 if second else 0))
+    return array("i", compress(first, map(mask.__getitem__, first)))
+
+
+def subtract(positions: Sequence[int], removed: array[int]) -> array[int]:
+    """The ``positions`` (ascending) not in ``removed``."""
+    if not positions:
+        return array("i")
+    size = max(positions[-1], removed[-1] if removed else 0) + 1
+    kept = mask_of(removed, size).translate(INVERT)
+    if isinstance(positions, range) and positions.start == 0 and positions.step == 1:
+        return array("i", compress(positions, kept))
+    return array("i", compress(positions, map(kept.__getitem__, positions)))
+
+
+INVERT = bytes([1, 0]) + bytes(254)
+"""A ``bytes.translate`` table turning a mask's 0s into 1s and its 1s into 0s."""
+
+
+def diff_rows(
+    old: Sequence[Any],
+    new: Sequence[Any],
+    identity: Callable[[Any], Hashable],
+    content: Callable[[Any], object],
+) -> tuple[set[Hashable], int, int]:
+    """What a reload changed: the identities of the rows added or changed, and how many
+    rows were added and removed.
+
+    Args:
+        old: The rows before.
+        new: The rows now.
+        identity: What a row is (its id).
+        content: What a row holds, to compare (its JSON as the server sent it).
+    """
+    before = {identity(row): row for row in old}
+    changed: set[Hashable] = set()
+    added = 0
+    for row in new:
+        key = identity(row)
+        previous = before.pop(key, None)
+        if previous is None:
+            added += 1
+            changed.add(key)
+        elif previous is not row and content(previous) != content(row):
+            changed.add(key)
+    return changed, added, len(before)
 
 
 RELEASE_IN_THREAD = 20_000

@@ -29,11 +29,13 @@ from textual.strip import Strip
 from ...clean import clean_line, display_value
 from .cells import CELL_LIMIT, Column, fit_widths
 from .lines import Palette, centred, crop, join_cells
-from .model import PreparedRows, TableView
+from .model import PreparedRows, Scope, TableView
 
 __all__ = ["ResourceTable"]
 
 SORT_MARKS = {False: " ▲", True: " ▼"}
+MARK = "✓"
+"""Drawn in the margin of a marked row."""
 
 
 @dataclass(eq=False)
@@ -89,6 +91,13 @@ class ResourceTable(ScrollView, can_focus=True):
             color: $text-muted;
             text-style: italic;
         }
+        & > .resource-table--marked {
+            background: $accent 30%;
+            text-style: bold;
+        }
+        & > .resource-table--changed {
+            background: $success 30%;
+        }
     }
     """
 
@@ -97,6 +106,8 @@ class ResourceTable(ScrollView, can_focus=True):
         "resource-table--cursor",
         "resource-table--even",
         "resource-table--empty",
+        "resource-table--marked",
+        "resource-table--changed",
     }
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -132,6 +143,12 @@ class ResourceTable(ScrollView, can_focus=True):
 
         column_key: str | None
         reverse: bool
+
+    @dataclass(eq=False)
+    class MarksChanged(_TableMessage):
+        """Rows were marked or unmarked (``marked``: how many are marked now)."""
+
+        marked: int
 
     @dataclass(eq=False)
     class FilterChanged(_TableMessage):
@@ -347,7 +364,56 @@ class ResourceTable(ScrollView, can_focus=True):
             self._move_cursor(place)
         return place >= 0
 
+    # --- marks ---------------------------------------------------------------------
+
+    @property
+    def marked_count(self) -> int:
+        """Number of rows marked (shown or not)."""
+        return len(self._data.marks)
+
+    def toggle_mark(self) -> None:
+        """Mark the highlighted row, or unmark it, and move to the next row."""
+        if not self._data.view:
+            return
+        self._data.toggle_mark(self._cursor)
+        self._marks_changed()
+        self._move_cursor(self._cursor + 1)
+
+    def mark_all(self) -> None:
+        """Mark every shown row; when they all are already, clear every mark."""
+        if not self._data.mark_shown():
+            self._data.marks.clear()
+        self._marks_changed()
+
+    def clear_marks(self) -> None:
+        """Unmark every row."""
+        if self._data.marks:
+            self._data.marks.clear()
+            self._marks_changed()
+
+    def _marks_changed(self) -> None:
+        self._line_cache.clear()
+        self.refresh()
+        self.post_message(self.MarksChanged(self, len(self._data.marks)))
+
+    def show_changed(self, changed: set[Any]) -> None:
+        """Set apart the rows with these identities (a reload added or changed them)."""
+        if changed or self._data.changed:
+            self._data.changed = changed
+            self._line_cache.clear()
+            self.refresh()
+
     # --- filter --------------------------------------------------------------------
+
+    def set_scope(self, scope: Scope | None) -> None:
+        """Show only the rows in ``scope`` (None: every row), on top of the filter."""
+        view = self._data.view
+        highlighted = view[self._cursor] if view else None
+        self._data.set_scope(scope)
+        cursor = 0
+        if highlighted is not None and self._data.matches(highlighted):
+            cursor = self._data.view.index(highlighted)
+        self._after_view_change(cursor)
 
     def set_filter(self, text: str) -> None:
         """Show only rows containing ``text`` in any column, ignoring case.
@@ -542,6 +608,8 @@ class ResourceTable(ScrollView, can_focus=True):
                 even=base + get("resource-table--even"),
                 cursor=base + get("resource-table--cursor"),
                 empty=base + get("resource-table--empty"),
+                marked=base + get("resource-table--marked"),
+                changed=base + get("resource-table--changed"),
             )
         return palette
 
@@ -567,8 +635,20 @@ class ResourceTable(ScrollView, can_focus=True):
         cache_key = (place, is_cursor, scroll_x, width)
         strip = self._line_cache.get(cache_key)
         if strip is None:
-            style = palette.cursor if is_cursor else palette.even if place % 2 else palette.base
-            strip = crop(self._row_text(view[place]), style, scroll_x, width, self._total_width)
+            position = view[place]
+            marked = self._data.is_marked(position)
+            if is_cursor:
+                style = palette.cursor
+            elif marked:
+                style = palette.marked
+            elif self._data.is_changed(position):
+                style = palette.changed
+            else:
+                style = palette.even if place % 2 else palette.base
+            text = self._row_text(position)
+            if marked and text:
+                text = MARK + text[1:]  # in the margin: the columns stay where they are
+            strip = crop(text, style, scroll_x, width, self._total_width)
             self._line_cache.set(cache_key, strip)
         return strip
 
