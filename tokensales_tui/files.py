@@ -17,8 +17,9 @@ import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
-__all__ = ["LocalFileError", "atomic_write", "locked", "read_local_file"]
+__all__ = ["LocalFileError", "atomic_write", "atomic_writer", "locked", "read_local_file"]
 
 
 class LocalFileError(OSError):
@@ -68,16 +69,37 @@ def atomic_write(path: Path, data: bytes, mode: int = 0o600) -> None:
     its target is replaced. A missing folder is created as 0700. On failure the temp file is
     removed, the old file is untouched and the ``OSError`` propagates.
     """
+    with atomic_writer(path, mode) as file:
+        file.write(data)
+
+
+@contextlib.contextmanager
+def atomic_writer(path: Path, mode: int = 0o600, *, replace: bool = True) -> Iterator[BinaryIO]:
+    """:func:`atomic_write` for data written a piece at a time: the file to write to.
+
+    The file appears at ``path`` only when the block ends without an exception; an
+    exception (a cancel, a full disk) leaves no temp file and the old file untouched.
+
+    Args:
+        path: The file to create or replace.
+        mode: Its mode, whatever the umask.
+        replace: False: never replace an existing file (``FileExistsError``), even
+            one created while this was writing.
+    """
     target = Path(os.path.realpath(path))
     _make_folder(target.parent)
     handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as file:
-            file.write(data)
+            yield file
             file.flush()
             os.fchmod(file.fileno(), mode)
             os.fsync(file.fileno())
-        os.replace(temp, target)
+        if replace:
+            os.replace(temp, target)
+        else:
+            os.link(temp, target)  # fails if the target exists, unlike a rename
+            os.unlink(temp)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp)

@@ -29,7 +29,7 @@ from typing import Any, Final
 import msgspec
 
 from . import config
-from .api.models import Item
+from .api.models import Item, ItemPayout
 from .files import atomic_write, locked, read_local_file
 
 __all__ = ["PayoutRecord", "PayoutRecordError", "record_path", "safe_profile_name"]
@@ -170,6 +170,22 @@ class PayoutRow:
     used_by: int
     source: str
     raw: dict[str, Any]
+    key: tuple[str | None, ...] | None = None
+    """The :func:`payout_key` of the items using it (None: a definition added from here)."""
+
+
+def payout_key(payout: ItemPayout | None) -> tuple[str | None, ...] | None:
+    """What makes two items' payout settings the same (None: the item has none)."""
+    if payout is None:
+        return None
+    p = payout
+    return (
+        p.type,
+        p.blockchain_id,
+        p.payment_provider_connected_account_id,
+        p.asset_id,
+        p.spender,
+    )
 
 
 def payout_rows(items: Sequence[Item], added: Sequence[dict[str, Any]] = ()) -> list[PayoutRow]:
@@ -204,17 +220,9 @@ def payout_rows(items: Sequence[Item], added: Sequence[dict[str, Any]] = ()) -> 
         )
     groups: dict[tuple[Any, ...], list[Item]] = {}
     for item in items:
-        if item.payout is None:
-            continue
-        p = item.payout
-        key = (
-            p.type,
-            p.blockchain_id,
-            p.payment_provider_connected_account_id,
-            p.asset_id,
-            p.spender,
-        )
-        groups.setdefault(key, []).append(item)
+        key = payout_key(item.payout)
+        if key is not None:
+            groups.setdefault(key, []).append(item)
     for index, (key, members) in enumerate(sorted(groups.items(), key=lambda kv: -len(kv[1]))):
         kind, chain, account, asset, spender = key
         payout = members[0].raw.get("payout", {})
@@ -233,6 +241,7 @@ def payout_rows(items: Sequence[Item], added: Sequence[dict[str, Any]] = ()) -> 
                     "usedBy": len(members),
                     "items": [m.id for m in members[:50]],
                 },
+                key=key,
             )
         )
     return rows

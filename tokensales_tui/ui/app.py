@@ -52,6 +52,8 @@ class TokenSalesApp(App[None]):
         self.session: Session | None = None
         self.keymap: Mapping[str, str] = {}
         """The config file's ``[keymap]``, as applied."""
+        self.watch_interval = config.ConfigFile().watch_interval
+        """Seconds between the reloads of a watched tab (the config file's ``watch_interval``)."""
         self._api: ApiWorker | None = None
         self._payout_record: PayoutRecord | None = None
         self._log_handler = enable_debug_log(self.launch.log_file) if self.launch.log_file else None
@@ -153,6 +155,7 @@ class TokenSalesApp(App[None]):
             self.notify(str(error), title="Config file ignored", severity="warning", markup=False)
             loaded = config.ConfigFile()
         self._use_keymap(loaded.keymap)
+        self.watch_interval = loaded.watch_interval
         for warning in config.permission_warnings(self.launch.config_path):
             self.notify(warning, severity="warning", markup=False, timeout=10)
         if self.launch.demo:

@@ -430,10 +430,22 @@ class ResourceTab(Vertical):
         self.table.set_scope(scope)
         self._update_count()
 
+    def show_progress(self, text: str | None) -> None:
+        """Say in the problem line how a long action goes (None: it is over)."""
+        self._show_problem(text)
+        self._problem.set_class(bool(text), "-progress")
+
     def remove_row(self, row: Any) -> None:
         """Drop ``row`` from the table after a delete, without reloading."""
+        self.remove_rows([row])
+
+    def remove_rows(self, removed: Sequence[Any]) -> None:
+        """Drop rows from the table after deletes, without reloading."""
+        if not removed:
+            return
         table = self.table
-        rows = [r for r in table.rows if r is not row]
+        gone = {id(row) for row in removed}
+        rows = [r for r in table.rows if id(r) not in gone]
         if len(rows) <= OFF_LOOP_ROWS:
             table.set_data(table.columns, rows, keep_cursor_key=self.resource.row_id)
         elif not table.show_rows(table.columns, rows, keep_cursor_key=self.resource.row_id):

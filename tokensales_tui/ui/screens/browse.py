@@ -6,8 +6,10 @@ the dialogs pushed over it have keys of their own.
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import events, on, work
@@ -16,13 +18,14 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Input, TabbedContent, TabPane, TextArea
 
-from ...api import ApiError, RetryNotice
+from ...api import ApiClient, ApiError, RetryNotice
 from ...api.endpoints import id_problem
 from ...clean import clean_line, escape_unsafe
 from ..forms import CREATABLE, EDITABLE, edit_form, new_form
 from ..keys import key_names
 from ..resources import RESOURCES, Resource
 from ..safe import line
+from ..table.model import Scope
 from ..table.widget import ResourceTable
 from ..tabs import ResourceTab
 from ..widgets.header import HeaderInfo, StatusHeader
@@ -37,11 +40,37 @@ if TYPE_CHECKING:
 MUTATING_ACTIONS = {"delete": "deleting", "new": "creating", "edit": "editing"}
 """The actions that change data, and how a refusal names them."""
 
+DRILLS = {"go_to": frozenset({"items", "payouts"}), "go_to_asset": frozenset({"items"})}
+"""The tabs where each go-to action applies."""
+
+COPY_LIMIT = 8 * 1024 * 1024
+"""Most JSON copied to the clipboard at once; more is for export."""
+
 LINKS: dict[str, Callable[[Any], str | None]] = {
     "webhooks": lambda webhook: webhook.url,
     "items": lambda item: item.image_url,
 }
 """The address ``o`` opens, per tab."""
+
+
+BULK_NAMED = 5
+"""Marked rows named in the question before a bulk delete."""
+
+BULK_FAILURES_SHOWN = 10
+"""Failures of a bulk delete named in its report (the rest are counted)."""
+
+
+async def _delete_one(
+    delete: Callable[[ApiClient, str], Awaitable[None]], object_id: str, client: ApiClient
+) -> None:
+    await delete(client, object_id)
+
+
+class BulkDelete:
+    """A bulk delete in progress, which escape asks to stop."""
+
+    def __init__(self) -> None:
+        self.stopped = False
 
 
 class BrowseScreen(Screen[None]):
@@ -56,6 +85,7 @@ class BrowseScreen(Screen[None]):
         Binding("slash", "focus_filter", "Filter", id="filter"),
         Binding("escape", "escape", "Clear filter", show=False, id="clear_filter"),
         Binding("r", "refresh", "Refresh", id="refresh"),
+        Binding("w", "watch", "Watch", id="watch"),
         Binding("n", "new", "New", id="new"),
         Binding("e", "edit", "Edit", id="edit"),
         Binding("d", "delete", "Delete", id="delete"),
@@ -64,6 +94,11 @@ class BrowseScreen(Screen[None]):
         Binding("s", "sort", "Sort", show=False, id="sort"),
         Binding("S", "reverse_sort", "Reverse sort", show=False, id="reverse_sort"),
         Binding("o", "open_link", "Open link", show=False, id="open_link"),
+        Binding("space", "mark", "Mark", show=False, id="mark"),
+        Binding("ctrl+a", "mark_all", "Mark all shown / clear marks", show=False, id="mark_all"),
+        Binding("x", "export", "Export", id="export"),
+        Binding("g", "go_to", "Go to payout setting / its items", show=False, id="go_to"),
+        Binding("a", "go_to_asset", "Go to the chain's asset", show=False, id="go_to_asset"),
         Binding("p", "app.switch_profile", "Profile", id="profile"),
         Binding("q", "app.quit", "Quit", id="quit"),
     ]
@@ -71,6 +106,7 @@ class BrowseScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__(id="browse")
         self._row_shown: dict[ResourceTable, bool] = {}
+        self._bulk: BulkDelete | None = None
 
     @property
     def tsapp(self) -> TokenSalesApp:
@@ -152,7 +188,7 @@ class BrowseScreen(Screen[None]):
             if tab.resource.endpoint.replace("{console}", "") == request
         ]
         for tab in waiting:
-            tab.show_wait(notice.reason, notice.delay, notice.asked)
+            tab.show_wait(notice.reason, notice.delay, notice.asked, notice.capped_from)
         if waiting:
             return
         text = f"{notice.reason}: {request} again in {notice.delay:.0f} s"
@@ -173,6 +209,8 @@ class BrowseScreen(Screen[None]):
             return self.tab_has_form(CREATABLE)
         if action == "edit":
             return self.tab_has_form(EDITABLE) and self.active_tab.highlighted is not None
+        if action in DRILLS:
+            return self.is_mounted and self.active_tab.resource.key in DRILLS[action]
         return True
 
     def _ready(self) -> bool:
@@ -250,7 +288,10 @@ class BrowseScreen(Screen[None]):
         self.active_tab.focus_filter()
 
     def action_escape(self) -> None:
-        """Cancel a load in progress, else clear the filter and return to the table."""
+        """Stop deleting marked rows, or cancel a load in progress, else clear the filter."""
+        if self._bulk is not None and not self._bulk.stopped:
+            self._bulk.stopped = True
+            return
         tab = self.active_tab
         if tab.cancel_load():
             return
@@ -260,6 +301,36 @@ class BrowseScreen(Screen[None]):
         """Reload the current tab."""
         if self.tsapp.session is not None:
             self.active_tab.reload()
+
+    def action_watch(self) -> None:
+        """Reload the current tab every few seconds, or stop."""
+        tab = self.active_tab
+        if tab.toggle_watch(self.tsapp.watch_interval):
+            self.notify(
+                f"Watching {tab.resource.title.lower()}: reloaded every"
+                f" {tab.watch_interval:g} s while in view (w stops)"
+            )
+        else:
+            self.notify(f"Stopped watching {tab.resource.title.lower()}")
+
+    def action_mark(self) -> None:
+        """Mark or unmark the highlighted row."""
+        self.active_tab.table.toggle_mark()
+
+    def action_mark_all(self) -> None:
+        """Mark every shown row; if they all are, clear every mark."""
+        self.active_tab.table.mark_all()
+
+    def action_export(self) -> None:
+        """Write the rows as shown to a file."""
+        from .export import ExportScreen
+
+        tab = self.active_tab
+        table = tab.table
+        if not table.shown_count:
+            self.notify("No rows to export", severity="warning")
+            return
+        self.app.push_screen(ExportScreen(tab.resource, table.columns, table.model.shown_rows))
 
     def action_sort(self) -> None:
         """Sort by the next column."""
@@ -280,7 +351,18 @@ class BrowseScreen(Screen[None]):
         return tab.resource, row
 
     def action_copy_id(self) -> None:
-        """Copy the highlighted object's id (OSC 52: works over SSH)."""
+        """Copy the highlighted object's id (OSC 52: works over SSH); the marked ones' if any."""
+        tab = self.active_tab
+        marked = tab.table.model.marked_rows()
+        if marked:
+            ids = [tab.resource.row_id(row) for row in marked]
+            found = [escape_unsafe(object_id, line=True) for object_id in ids if object_id]
+            self.app.copy_to_clipboard("\n".join(found))
+            missing = f" ({len(ids) - len(found):,} have none)" if len(found) < len(ids) else ""
+            self.notify(
+                f"Copied the ids of {len(found):,} marked {tab.resource.title.lower()}{missing}"
+            )
+            return
         picked = self._highlighted()
         if picked is None:
             return
@@ -293,7 +375,12 @@ class BrowseScreen(Screen[None]):
         self.notify(f"Copied the {resource.noun} id", markup=False)
 
     def action_copy_json(self) -> None:
-        """Copy the highlighted object as JSON."""
+        """Copy the highlighted object as JSON; the marked ones as a JSON array if any."""
+        tab = self.active_tab
+        marked = tab.table.model.marked_rows()
+        if marked:
+            self._copy_marked(tab.resource, marked)
+            return
         picked = self._highlighted()
         if picked is None:
             return
@@ -301,12 +388,123 @@ class BrowseScreen(Screen[None]):
         self.app.copy_to_clipboard(json.dumps(resource.raw(row), indent=2, ensure_ascii=False))
         self.notify(f"Copied the {resource.noun} as JSON", markup=False)
 
+    @work(group="copy", exclusive=True, exit_on_error=False)
+    async def _copy_marked(self, resource: Resource, rows: list[Any]) -> None:
+        def dump() -> str:
+            return json.dumps([resource.raw(row) for row in rows], indent=2, ensure_ascii=False)
+
+        text = await asyncio.to_thread(dump)  # 100,000 objects take seconds
+        if len(text) > COPY_LIMIT:
+            self.notify(
+                f"{len(rows):,} {resource.title.lower()} make {len(text) / 2**20:,.0f} MB of JSON,"
+                " more than a clipboard takes: export them with x instead",
+                severity="warning",
+            )
+            return
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied {len(rows):,} marked {resource.title.lower()} as a JSON array")
+
     @on(ResourceTable.RowSelected)
     def _open_detail(self, event: ResourceTable.RowSelected) -> None:
         tab = next((t for t in self.query(ResourceTab) if t.table is event.table), None)
         if tab is None or event.row is None:
             return
+        key = tab.resource.key
+        if key == "payouts" and getattr(event.row, "key", None) is not None:
+            self.show_items_paid_by(event.row)
+            return
+        if key == "items" and event.column_key == "payout":
+            self.show_payout_of(event.row)
+            return
+        if key == "items" and event.column_key == "chain":
+            self.show_asset_of(event.row)
+            return
         self.open_detail(tab.resource, event.row)
+
+    # --- drill-down ----------------------------------------------------------------
+
+    def _tab(self, key: str) -> ResourceTab:
+        return self.query_one(f"#{key}-tab", ResourceTab)
+
+    def action_go_to(self) -> None:
+        """Items: go to the highlighted item's payout setting; Payouts: to its items."""
+        row = self.active_tab.highlighted
+        if row is None:
+            self.notify("Nothing is highlighted", severity="warning")
+        elif self.active_tab.resource.key == "payouts":
+            self.show_items_paid_by(row)
+        else:
+            self.show_payout_of(row)
+
+    def action_go_to_asset(self) -> None:
+        """Items: go to the asset of the highlighted item's chain."""
+        row = self.active_tab.highlighted
+        if row is None:
+            self.notify("Nothing is highlighted", severity="warning")
+        else:
+            self.show_asset_of(row)
+
+    def show_items_paid_by(self, setting: Any) -> None:
+        """The Items tab, showing only the items paid out by a payout setting."""
+        from ...payouts import payout_key
+
+        key = setting.key
+        if key is None:
+            self.notify("No item uses this payout definition yet", severity="warning")
+            return
+        described = " ".join(
+            part for part in (setting.type, setting.chain, setting.account) if part
+        )
+        label = f"paid out by {described or 'this setting'}"
+        self.action_show_tab("items")
+        self._tab("items").narrow_to(Scope(label, lambda item: payout_key(item.payout) == key))
+
+    def show_payout_of(self, item: Any) -> None:
+        """The Payouts tab, on the payout setting of ``item``."""
+        from ...payouts import payout_key
+
+        key = payout_key(item.payout)
+        if key is None:
+            self.notify("This item has no payout setting", severity="warning")
+            return
+        tab = self._tab("payouts")
+        tab.narrow_to(None)
+        if not tab.table.move_cursor_to(lambda row: row.key == key):
+            self.notify(
+                "Its payout setting is not listed yet: press r on Payouts", severity="warning"
+            )
+            return
+        self.action_show_tab("payouts")
+
+    def show_asset_of(self, item: Any) -> None:
+        """The Assets tab, on the asset ``item`` is paid in, else its chain's native coin.
+
+        With neither listed, the assets of the chain; with none, a message.
+        """
+        from ..resources import item_chain
+
+        chain = item_chain(item)
+        asset_id = item.payout.asset_id if item.payout is not None else None
+        tab = self._tab("assets")
+        tab.narrow_to(None)
+
+        def on_chain(row: Any) -> bool:
+            raw = row.raw
+            return chain != "" and chain in (raw.get("blockchainId"), raw.get("blockchain"))
+
+        def native(row: Any) -> bool:
+            return on_chain(row) and str(row.raw.get("type", "")).casefold() == "native"
+
+        table = tab.table
+        found = (asset_id is not None and table.move_cursor_to(lambda row: row.id == asset_id)) or (
+            table.move_cursor_to(native)
+        )
+        if not found:
+            if not chain or table.model.first(on_chain) < 0:
+                self.notify(f"No asset is listed for the chain “{chain}”", severity="warning")
+                return
+            tab.narrow_to(Scope(f"on {chain}", on_chain))
+        self.action_show_tab("assets")
 
     def open_detail(self, resource: Resource, row: Any) -> None:
         """Show the detail view of ``row``, fetching the current version when the API can."""
@@ -370,7 +568,12 @@ class BrowseScreen(Screen[None]):
         )
 
     def action_delete(self) -> None:
-        """Delete the highlighted object, after confirmation."""
+        """Delete the highlighted object, after confirmation; the marked ones if any."""
+        tab = self.active_tab
+        marked = tab.table.model.marked_rows()
+        if marked:
+            self._confirm_bulk_delete(tab, marked)
+            return
         picked = self._highlighted()
         if picked is None:
             return
@@ -425,6 +628,82 @@ class BrowseScreen(Screen[None]):
             return
         tab.remove_row(row)
         self.notify(f"Deleted {resource.noun} {label}", markup=False)
+        tab.reload()
+
+    def _confirm_bulk_delete(self, tab: ResourceTab, rows: list[Any]) -> None:
+        resource = tab.resource
+        count = len(rows)
+        names = ", ".join(f"“{clean_line(resource.label(row))}”" for row in rows[:BULK_NAMED])
+        more = f" and {count - BULK_NAMED:,} more" if count > BULK_NAMED else ""
+        hidden = count - tab.table.model.marked_in_view()
+        detail = "One by one; escape stops after the current one."
+        if hidden:
+            detail = f"{hidden:,} of them hidden by the filter. " + detail
+
+        session, api = self.tsapp.session, self.tsapp.api
+
+        def answered(confirmed: bool | None) -> None:
+            if not confirmed:
+                return
+            if self.tsapp.session is not session:  # switched profile while asking
+                self.notify("Nothing was deleted: the profile changed", severity="warning")
+                return
+            self._bulk = BulkDelete()
+            self._delete_marked(tab, rows, self._bulk, api)
+
+        noun = resource.noun if count == 1 else resource.title.lower()
+        self.app.push_screen(
+            ConfirmScreen(f"Delete {count:,} marked {noun}?", names + more, detail=detail),
+            answered,
+        )
+
+    @work(group="delete", exit_on_error=False)
+    async def _delete_marked(
+        self, tab: ResourceTab, rows: list[Any], bulk: BulkDelete, api: ApiWorker
+    ) -> None:
+        resource = tab.resource
+        delete = resource.delete
+        assert delete is not None
+        session = self.tsapp.session
+        deleted: list[Any] = []
+        failed: list[str] = []
+        try:
+            for number, row in enumerate(rows, start=1):
+                if bulk.stopped or self.tsapp.session is not session:
+                    break
+                tab.show_progress(
+                    f"Deleting {number:,} of {len(rows):,} {resource.title.lower()}"
+                    " (escape stops after this one)"
+                )
+                label = clean_line(resource.label(row))
+                object_id = resource.row_id(row)
+                if not object_id:
+                    failed.append(f"{label}: no identifier the client recognises")
+                    continue
+                if problem := id_problem(object_id):
+                    failed.append(f"{label}: its id {problem}")
+                    continue
+                try:
+                    await api.call(partial(_delete_one, delete, object_id))
+                except ApiError as error:
+                    failed.append(f"{label}: {error.one_line}")
+                    continue
+                deleted.append(row)
+        finally:
+            tab.show_progress(None)
+            self._bulk = None
+            tab.remove_rows(deleted)
+        left = len(rows) - len(deleted) - len(failed)
+        summary = f"Deleted {len(deleted):,} of {len(rows):,} {resource.title.lower()}"
+        if left:
+            summary += f"; stopped before the last {left:,}"
+        self.notify(summary, severity="information" if not failed else "warning")
+        if failed:
+            shown = "\n".join(failed[:BULK_FAILURES_SHOWN])
+            more = len(failed) - BULK_FAILURES_SHOWN
+            if more > 0:
+                shown += f"\n… and {more:,} more (still marked)"
+            self.notify(shown, title=f"{len(failed):,} not deleted", severity="error", timeout=30)
         tab.reload()
 
     def action_new(self) -> None:

@@ -230,6 +230,8 @@ class TableView:
         release(self.rows)
         self.set_columns(columns, sample_widths(columns, rows, self.width))
         self.rows = rows
+        if self.marks:
+            self.marks &= set(map(self.identity, rows))
         self._index = None
         self._orders = {}
         self._matches = {}
@@ -387,12 +389,18 @@ class TableView:
     def mark_shown(self) -> int:
         """Mark every row shown; the number of rows newly marked."""
         before = len(self.marks)
-        self.marks.update(map(self.identity, map(self.rows.__getitem__, self.view)))
+        self.marks |= set(map(self.identity, map(self.rows.__getitem__, self.view)))
         return len(self.marks) - before
 
     def is_marked(self, position: int) -> bool:
         """Whether the row at ``position`` is marked."""
         return bool(self.marks) and self.identity(self.rows[position]) in self.marks
+
+    def marked_in_view(self) -> int:
+        """How many of the shown rows are marked."""
+        if not self.marks:
+            return 0
+        return sum(map(self.is_marked, self.view))
 
     def marked_rows(self) -> list[Any]:
         """The marked row objects, shown or not, in the order of the sort."""

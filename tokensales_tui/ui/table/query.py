@@ -21,7 +21,7 @@ from .cells import Column
 
 __all__ = ["SYNTAX", "Term", "parse_filter"]
 
-SYNTAX = "words: all must match · !word excludes · column:word · \"a phrase\""
+SYNTAX = 'words: all must match · !word excludes · column:word · "a phrase"'
 """The syntax in a few words, for the filter's placeholder and the help."""
 
 _TOKEN = re.compile(r'(?:[^\s"]*"[^"]*(?:"|$))+[^\s"]*|\S+')

@@ -133,9 +133,13 @@ class ResourceTable(ScrollView, can_focus=True):
 
     @dataclass(eq=False)
     class RowSelected(_TableMessage):
-        """A row was chosen: enter, a click on the highlighted row, or a double click."""
+        """A row was chosen: enter, a click on the highlighted row, or a double click.
+
+        ``column_key`` is the column clicked (None: chosen with the keyboard).
+        """
 
         row: Any
+        column_key: str | None = None
 
     @dataclass(eq=False)
     class SortChanged(_TableMessage):
@@ -548,11 +552,11 @@ class ResourceTable(ScrollView, can_focus=True):
         """Highlight the last row."""
         self._move_cursor(len(self._data.view) - 1)
 
-    def action_select_cursor(self) -> None:
+    def action_select_cursor(self, column_key: str | None = None) -> None:
         """Post :class:`RowSelected` for the highlighted row."""
         row = self.highlighted
         if row is not None:
-            self.post_message(self.RowSelected(self, row))
+            self.post_message(self.RowSelected(self, row, column_key))
 
     # --- mouse ---------------------------------------------------------------------
 
@@ -581,7 +585,8 @@ class ResourceTable(ScrollView, can_focus=True):
             self._move_cursor(place)
         elif event.chain == 1 or not self._click_selected:
             self._click_selected = True
-            self.action_select_cursor()
+            column = self.column_at(offset.x)
+            self.action_select_cursor(column.key if column is not None else None)
 
     # --- rendering -----------------------------------------------------------------
 

@@ -1,0 +1,141 @@
+"""Writing a table's rows to a file: CSV of the columns shown, or JSON / JSON Lines of
+the whole objects; no Textual, no Rich.
+
+The file is written atomically (:func:`~tokensales_tui.files.atomic_writer`: complete,
+or not at all; mode 0600, as every file the app writes) and never replaces an existing
+file unless asked to. :func:`export_rows` reports its progress and can be stopped, so a
+screen can run it in a thread.
+
+What a server sent is data here too: CSV cells are the cleaned text the table shows,
+with a quote before anything a spreadsheet would run as a formula; JSON keeps every
+character, writing as ``\\uXXXX`` escapes those a terminal would act on (so that
+``cat`` of the file is safe).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..clean import display_value, escape_unsafe
+from ..files import atomic_writer
+from .table.cells import Column
+
+__all__ = ["FORMATS", "ExportStopped", "default_path", "export_rows"]
+
+
+@dataclass(frozen=True)
+class Format:
+    """One kind of export file."""
+
+    key: str
+    label: str
+    extension: str
+
+
+FORMATS = (
+    Format("csv", "CSV — the columns shown", "csv"),
+    Format("json", "JSON — the whole objects, one array", "json"),
+    Format("jsonl", "JSON Lines — the whole objects, one a line", "jsonl"),
+)
+
+PROGRESS_EVERY = 2_000
+"""Rows written between two progress reports."""
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""A cell starting with one of these is a formula to a spreadsheet."""
+
+
+class ExportStopped(Exception):
+    """The export was asked to stop; nothing was written."""
+
+
+def default_path(name: str, extension: str, folder: Path, now: float | None = None) -> Path:
+    """``folder/NAME-YYYYMMDD-HHMMSS.EXT``: a new name each second, sorted by time."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+    return folder / f"{name}-{stamp}.{extension}"
+
+
+def with_extension(path: str, extension: str) -> str:
+    """``path`` with its export extension swapped for ``extension`` (other names unchanged)."""
+    stem, dot, old = path.rpartition(".")
+    if dot and old in {f.extension for f in FORMATS} and "/" not in old:
+        return f"{stem}.{extension}"
+    return path
+
+
+def csv_cell(value: object) -> str:
+    """The cleaned text a table cell shows, safe from being run by a spreadsheet."""
+    text = display_value(value)
+    if text.startswith(FORMULA_STARTS) and not _is_number(text):
+        return "'" + text
+    return text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text.replace(",", ""))
+    except ValueError:
+        return False
+    return True
+
+
+def export_rows(
+    path: Path,
+    kind: str,
+    columns: Sequence[Column],
+    rows: Sequence[Any],
+    raw: Callable[[Any], Any],
+    *,
+    replace: bool = False,
+    progress: Callable[[int], None] = lambda done: None,
+    stopped: Callable[[], bool] = lambda: False,
+) -> int:
+    """Write ``rows`` to ``path`` as ``kind`` (a :data:`FORMATS` key); the rows written.
+
+    Args:
+        path: The file; its folder must exist.
+        kind: ``csv``, ``json`` or ``jsonl``.
+        columns: The columns shown (CSV).
+        rows: The row objects, in the order shown.
+        raw: A row's whole object as the server sent it (JSON).
+        replace: Replace an existing file (else ``FileExistsError``).
+        progress: Told the rows written so far, every :data:`PROGRESS_EVERY` rows.
+        stopped: Asked as often; True stops the export (:class:`ExportStopped`).
+
+    Raises:
+        ExportStopped: ``stopped()`` said so; no file was written.
+        OSError: The file cannot be written; no file was written.
+    """
+    with atomic_writer(path, replace=replace) as binary:
+        out = io.TextIOWrapper(binary, encoding="utf-8", newline="")
+        if kind == "csv":
+            writer = csv.writer(out)
+            writer.writerow([csv_cell(column.label) for column in columns])
+        elif kind == "json":
+            out.write("[")
+        for done, row in enumerate(rows):
+            if done % PROGRESS_EVERY == 0 and done:
+                if stopped():
+                    raise ExportStopped
+                progress(done)
+            if kind == "csv":
+                writer.writerow([csv_cell(column.get(row)) for column in columns])
+                continue
+            text = escape_unsafe(json.dumps(raw(row), ensure_ascii=False))
+            if kind == "json":
+                out.write(("\n  " if not done else ",\n  ") + text)
+            else:
+                out.write(text + "\n")
+        if kind == "json":
+            out.write("\n]\n" if rows else "]\n")
+        out.flush()
+        out.detach()  # the writer closes the file
+    progress(len(rows))
+    return len(rows)

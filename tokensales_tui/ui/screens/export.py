@@ -1,0 +1,218 @@
+"""The export dialog: format, path, then the rows written in a thread with progress."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Input, ProgressBar, RadioButton, RadioSet, Static
+
+from ..export import FORMATS, ExportStopped, default_path, export_rows, with_extension
+from ..resources import Resource
+from ..safe import line
+from ..table.cells import Column
+from ..widgets.safe_input import SafeInput
+from .confirm import ConfirmScreen
+
+__all__ = ["ExportScreen"]
+
+
+class ExportScreen(ModalScreen[Path | None]):
+    """Asks for the format and the file, then writes the rows as shown; returns the path.
+
+    Never replaces a file without asking. While writing, escape stops (nothing is
+    written); on a failure the dialog stays open and says why.
+    """
+
+    DEFAULT_CSS = """
+    ExportScreen { align: center middle; }
+    ExportScreen > Vertical {
+        width: 76; max-width: 95%; height: auto;
+        border: thick $accent; background: $surface; padding: 1 2;
+    }
+    ExportScreen .title { text-style: bold; }
+    ExportScreen RadioSet { margin-top: 1; width: 100%; }
+    ExportScreen Input { margin-top: 1; }
+    ExportScreen ProgressBar { margin-top: 1; display: none; }
+    ExportScreen ProgressBar.-running { display: block; }
+    ExportScreen .status { margin-top: 1; color: $text-muted; }
+    ExportScreen .status.-error { color: $text-error; }
+    ExportScreen Horizontal { margin-top: 1; height: auto; align-horizontal: right; }
+    ExportScreen Button { margin-left: 2; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="export.cancel"),
+        Binding("ctrl+s", "export", "Export", id="export.save"),
+    ]
+
+    def __init__(
+        self,
+        resource: Resource,
+        columns: Sequence[Column],
+        rows: Sequence[Any],
+        folder: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.resource = resource
+        self.columns = tuple(columns)
+        self.rows = rows
+        self.folder = folder or Path.cwd()
+        self.kind = FORMATS[0].key
+        self._stop = threading.Event()
+        self._running = False
+
+    def compose(self) -> ComposeResult:
+        count = f"{len(self.rows):,} {self.resource.title.lower()}"
+        path = default_path(self.resource.key, FORMATS[0].extension, self.folder)
+        with Vertical():
+            yield Static(line(f"Export {count}, as shown (filter and sort)"), classes="title")
+            with RadioSet(id="format"):
+                for number, kind in enumerate(FORMATS):
+                    yield RadioButton(line(kind.label), value=number == 0, id=f"format-{kind.key}")
+            yield SafeInput(value=str(path), id="path", select_on_focus=False)
+            yield ProgressBar(total=len(self.rows), show_eta=False, id="progress")
+            yield Static(
+                line(
+                    "Written atomically, mode 0600; an existing file is never replaced without asking."
+                ),
+                classes="status",
+            )
+            with Horizontal():
+                yield Button("Cancel", id="cancel")
+                yield Button("Export", id="export", variant="primary")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#path", Input).focus()
+
+    @on(RadioSet.Changed)
+    def _format_changed(self, event: RadioSet.Changed) -> None:
+        self.kind = FORMATS[event.index].key
+        path = self.query_one("#path", Input)
+        path.value = with_extension(path.value, FORMATS[event.index].extension)
+
+    @on(Input.Submitted, "#path")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_export()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "export":
+            self.action_export()
+        else:
+            self.action_cancel()
+
+    def _say(self, text: str, *, error: bool = False) -> None:
+        status = self.query_one(".status", Static)
+        status.update(line(text))
+        status.set_class(error, "-error")
+
+    def chosen_path(self) -> Path | None:
+        """The path typed, made absolute; None (and a message) when it cannot be used."""
+        typed = self.query_one("#path", Input).value.strip()
+        if not typed:
+            self._say("Type the path of the file to write", error=True)
+            return None
+        path = Path(os.path.expanduser(typed))
+        if not path.is_absolute():
+            path = self.folder / path
+        if path.is_dir():
+            self._say(f"{path} is a folder: add a file name", error=True)
+            return None
+        if not path.parent.is_dir():
+            self._say(f"There is no folder {path.parent}", error=True)
+            return None
+        return path
+
+    def action_export(self) -> None:
+        """Check the path, ask before replacing a file, then write."""
+        if self._running:
+            return
+        path = self.chosen_path()
+        if path is None:
+            return
+        if not path.exists():
+            self._write(path, replace=False)
+            return
+
+        def answered(replace: bool | None) -> None:
+            if replace:
+                self._write(path, replace=True)
+            else:
+                self._say("Not exported: choose another name", error=True)
+
+        self.app.push_screen(
+            ConfirmScreen("Replace the existing file?", str(path), confirm_label="Replace"),
+            answered,
+        )
+
+    def _write(self, path: Path, *, replace: bool) -> None:
+        self._running = True
+        self._stop.clear()
+        for widget in self.query("RadioSet, Input, #export"):
+            widget.disabled = True
+        self.query_one(ProgressBar).add_class("-running")
+        self._say("Writing… (escape stops; nothing is written then)")
+        self._run(path, replace)
+
+    @work(thread=True, exclusive=True, group="export", exit_on_error=False)
+    def _run(self, path: Path, replace: bool) -> None:
+        def progress(done: int) -> None:
+            self.app.call_from_thread(self.query_one(ProgressBar).update, progress=done)
+
+        try:
+            export_rows(
+                path,
+                self.kind,
+                self.columns,
+                self.rows,
+                self.resource.raw,
+                replace=replace,
+                progress=progress,
+                stopped=self._stop.is_set,
+            )
+        except ExportStopped:
+            self.app.call_from_thread(self._failed, "Export stopped: nothing was written")
+        except FileExistsError:
+            self.app.call_from_thread(
+                self._failed, f"{path} appeared meanwhile: not replaced, nothing was written"
+            )
+        except OSError as error:
+            reason = error.strerror or str(error)
+            self.app.call_from_thread(self._failed, f"Not exported: {reason} ({path})")
+        except (RecursionError, ValueError, TypeError) as error:
+            self.app.call_from_thread(
+                self._failed, f"Not exported: an object cannot be written as JSON ({error})"
+            )
+        else:
+            self.app.call_from_thread(self._done, path)
+
+    def _done(self, path: Path) -> None:
+        self._running = False
+        count = f"{len(self.rows):,} {self.resource.title.lower()}"
+        self.app.notify(f"Exported {count} to {path}")
+        self.dismiss(path)
+
+    def _failed(self, message: str) -> None:
+        self._running = False
+        for widget in self.query("RadioSet, Input, #export"):
+            widget.disabled = False
+        self.query_one(ProgressBar).remove_class("-running")
+        self._say(message, error=True)
+
+    def action_cancel(self) -> None:
+        """Stop writing (nothing is written), or close."""
+        if self._running:
+            self._stop.set()
+            return
+        self.dismiss(None)
