@@ -49,6 +49,8 @@ class ExportScreen(ModalScreen[Path | None]):
     ExportScreen Button { margin-left: 2; }
     """
 
+    AUTO_FOCUS = "#path"
+
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="export.cancel"),
         Binding("ctrl+s", "export", "Export", id="export.save"),
@@ -67,8 +69,8 @@ class ExportScreen(ModalScreen[Path | None]):
         self.rows = rows
         self.folder = folder or Path.cwd()
         self.kind = FORMATS[0].key
-        self._stop = threading.Event()
-        self._running = False
+        self._halt = threading.Event()
+        self._writing = False
 
     def compose(self) -> ComposeResult:
         count = f"{len(self.rows):,} {self.resource.title.lower()}"
@@ -90,9 +92,6 @@ class ExportScreen(ModalScreen[Path | None]):
                 yield Button("Cancel", id="cancel")
                 yield Button("Export", id="export", variant="primary")
         yield Footer(compact=True)
-
-    def on_mount(self) -> None:
-        self.query_one("#path", Input).focus()
 
     @on(RadioSet.Changed)
     def _format_changed(self, event: RadioSet.Changed) -> None:
@@ -136,7 +135,7 @@ class ExportScreen(ModalScreen[Path | None]):
 
     def action_export(self) -> None:
         """Check the path, ask before replacing a file, then write."""
-        if self._running:
+        if self._writing:
             return
         path = self.chosen_path()
         if path is None:
@@ -157,8 +156,8 @@ class ExportScreen(ModalScreen[Path | None]):
         )
 
     def _write(self, path: Path, *, replace: bool) -> None:
-        self._running = True
-        self._stop.clear()
+        self._writing = True
+        self._halt.clear()
         for widget in self.query("RadioSet, Input, #export"):
             widget.disabled = True
         self.query_one(ProgressBar).add_class("-running")
@@ -179,7 +178,7 @@ class ExportScreen(ModalScreen[Path | None]):
                 self.resource.raw,
                 replace=replace,
                 progress=progress,
-                stopped=self._stop.is_set,
+                stopped=self._halt.is_set,
             )
         except ExportStopped:
             self.app.call_from_thread(self._failed, "Export stopped: nothing was written")
@@ -198,13 +197,13 @@ class ExportScreen(ModalScreen[Path | None]):
             self.app.call_from_thread(self._done, path)
 
     def _done(self, path: Path) -> None:
-        self._running = False
+        self._writing = False
         count = f"{len(self.rows):,} {self.resource.title.lower()}"
         self.app.notify(f"Exported {count} to {path}")
         self.dismiss(path)
 
     def _failed(self, message: str) -> None:
-        self._running = False
+        self._writing = False
         for widget in self.query("RadioSet, Input, #export"):
             widget.disabled = False
         self.query_one(ProgressBar).remove_class("-running")
@@ -212,7 +211,7 @@ class ExportScreen(ModalScreen[Path | None]):
 
     def action_cancel(self) -> None:
         """Stop writing (nothing is written), or close."""
-        if self._running:
-            self._stop.set()
+        if self._writing:
+            self._halt.set()
             return
         self.dismiss(None)

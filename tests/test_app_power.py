@@ -1,0 +1,266 @@
+"""Power use of the tables through the whole app: the filter language, marks and bulk
+actions, watch, export and drill-down, on the in-process emulator."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+from tokensales_tui.config import Overrides
+from tokensales_tui.session import Launch
+from tokensales_tui.ui.app import TokenSalesApp
+from tokensales_tui.ui.tabs import ResourceTab
+
+from .apphelpers import loaded, rigged_app, screen_text, wait_for, wait_for_screen
+
+SIZE = (120, 40)
+
+
+def demo(**kwargs: Any) -> TokenSalesApp:
+    return TokenSalesApp(Launch(demo=True, **kwargs))
+
+
+def count_line(tab: ResourceTab) -> str:
+    return str(tab.query_one(".count").render())
+
+
+# --- the filter ------------------------------------------------------------------------
+
+
+async def test_the_filter_finds_fields_no_column_shows_and_reads_its_syntax() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2", "slash", *"backstage")
+        table = app.active_tab.table
+        assert 0 < table.shown_count < table.total_count
+        assert all("backstage" in row.description for row in table.model.shown_rows)
+        app.active_tab.filter_input.value = "safemint"
+        await pilot.pause()
+        shown = table.model.shown_rows
+        assert shown and all(
+            row.contract_function.function_signature.startswith("safeMint") for row in shown
+        )
+        app.active_tab.filter_input.value = "safemint !payout:free"
+        await pilot.pause()
+        assert table.shown_count < len(shown)
+        assert all(row.payout.type != "free" for row in table.model.shown_rows)
+        assert "!word" in app.active_tab.filter_input.placeholder
+
+
+# --- marks and bulk actions ----------------------------------------------------------------
+
+
+async def test_marks_count_survive_filter_and_sort_and_copy_as_an_array() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2")
+        tab = app.active_tab
+        table = tab.table
+        first = table.highlighted
+        await pilot.press("space")  # marks and moves on
+        second = table.highlighted
+        await pilot.press("space")
+        assert table.marked_count == 2
+        assert "2 marked" in count_line(tab)
+        assert "✓" in screen_text(app)
+        await pilot.press("s", "s", "slash", *"zzzz", "escape")
+        assert table.marked_count == 2
+        await pilot.press("y")
+        copied = json.loads(app.clipboard)
+        assert {obj["id"] for obj in copied} == {first.id, second.id}
+        await pilot.press("c")
+        assert set(app.clipboard.split("\n")) == {first.id, second.id}
+        await pilot.press("ctrl+a")
+        assert table.marked_count == table.total_count
+        await pilot.press("ctrl+a")  # all marked already: clears
+        assert table.marked_count == 0
+
+
+async def test_bulk_delete_asks_once_reports_each_failure_and_keeps_the_successes() -> None:
+    app, transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2")
+        tab = app.active_tab
+        table = tab.table
+        rows = table.model.shown_rows[:3]
+        await pilot.press("space", "space", "space")
+        transport.fail[f"/v1/items/{rows[1].id}"] = 422
+        await pilot.press("d")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        text = screen_text(app)
+        assert "Delete 3 marked items?" in text
+        assert rows[0].title[:20] in text
+        await pilot.press("right", "enter")
+        emulator = app.rigged_emulator  # type: ignore[attr-defined]
+        await wait_for(lambda: rows[0].id not in emulator.items, pilot)
+        await wait_for(lambda: rows[2].id not in emulator.items, pilot)
+        await wait_for(lambda: any("not deleted" in n.title for n in app._notifications), pilot)
+        failure = next(n for n in app._notifications if "not deleted" in n.title)
+        assert rows[1].title[:20] in failure.message
+        assert rows[1].id in emulator.items
+        ids = lambda: {row.id for row in table.rows}  # noqa: E731
+        await wait_for(lambda: rows[0].id not in ids() and rows[2].id not in ids(), pilot)
+        assert rows[1].id in ids()
+        assert table.marked_count == 1  # the one that failed stays marked
+
+
+async def test_a_read_only_profile_refuses_bulk_delete() -> None:
+    app = demo(overrides=Overrides(read_only=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2", "space", "space", "d")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "BrowseScreen"
+        assert any("read-only" in n.message for n in app._notifications)
+        assert app.active_tab.table.total_count == len(app.emulator.items)
+
+
+# --- watch ---------------------------------------------------------------------------------
+
+
+async def on_webhooks(app: TokenSalesApp, pilot: Any) -> ResourceTab:
+    """The Webhooks tab, loaded, with a short watch interval for the test."""
+    await loaded(app, pilot)
+    app.watch_interval = 0.2
+    await pilot.press("1")
+    return app.active_tab
+
+
+async def test_watch_reloads_keeps_rows_shown_and_sets_changes_apart() -> None:
+    app, transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        tab = await on_webhooks(app, pilot)
+        table = tab.table
+        table.action_cursor_down()
+        kept = table.highlighted
+        emulator = app.rigged_emulator  # type: ignore[attr-defined]
+        gone = next(w for w in table.rows if w is not kept)
+        loads: list[bool] = []
+
+        def request(request: Any) -> None:
+            if request.url.path == "/v1/platform-webhooks":
+                loads.append(table.loading)  # the overlay would hide the rows
+                transport.delay[request.url.path] = 0.2
+
+        transport.hook = request
+        emulator.add_webhook({"url": "https://new.example.com/hook", "events": ["x"]})
+        del emulator.webhooks[gone.id]
+        await pilot.press("w")
+        assert tab.watching
+        await wait_for(lambda: "+1" in count_line(tab), pilot)
+        assert "−1" in count_line(tab)
+        assert "watching" in count_line(tab)
+        assert loads and not any(loads)
+        assert table.highlighted.id == kept.id  # the cursor stays on the same object
+        assert len(table.model.changed) == 1
+        await wait_for(lambda: len(loads) >= 2, pilot)  # again, on its own
+        await pilot.press("w")
+        assert not tab.watching
+
+
+async def test_watch_pauses_under_a_dialog_and_waits_as_the_server_asks() -> None:
+    app, transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        tab = await on_webhooks(app, pilot)
+        sent: list[str] = []
+        transport.hook = lambda request: sent.append(request.url.path)
+        await pilot.press("w")
+        await wait_for(lambda: "/v1/platform-webhooks" in sent, pilot)
+        await pilot.press("question_mark")
+        await wait_for_screen(app, pilot, "HelpScreen")
+        await pilot.pause(0.3)
+        sent.clear()
+        await pilot.pause(0.6)
+        assert "/v1/platform-webhooks" not in sent  # paused while the help is open
+        assert tab.watch_paused()
+        await pilot.press("escape")
+        await wait_for(lambda: "/v1/platform-webhooks" in sent, pilot)
+        tab._hold_watch(30)  # as after a 429 with Retry-After: 30
+        await pilot.pause(0.5)
+        sent.clear()
+        await pilot.pause(0.6)
+        assert "/v1/platform-webhooks" not in sent
+
+
+# --- export --------------------------------------------------------------------------------
+
+
+async def test_export_writes_the_rows_as_shown_and_never_replaces_without_asking(
+    tmp_path: Path,
+) -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2", "slash", *"pass", "enter", "s", "s")  # filtered, by title
+        table = app.active_tab.table
+        shown = table.model.shown_rows
+        await pilot.press("x")
+        await wait_for_screen(app, pilot, "ExportScreen")
+        target = tmp_path / "items.csv"
+        app.screen.query_one("#path").value = str(target)
+        await pilot.press("enter")
+        await wait_for(lambda: target.exists(), pilot)
+        await wait_for(lambda: type(app.screen).__name__ == "BrowseScreen", pilot)
+        with target.open(newline="", encoding="utf-8") as file:
+            lines = list(csv.reader(file))
+        assert lines[0] == [column.label for column in table.columns]
+        assert [line[0] for line in lines[1:]] == [row.id for row in shown]
+        assert target.stat().st_mode & 0o777 == 0o600
+
+        # JSON Lines of the whole objects; the same name is not replaced unless confirmed
+        await pilot.press("x")
+        await wait_for_screen(app, pilot, "ExportScreen")
+        await pilot.click("#format-jsonl")
+        path_input = app.screen.query_one("#path")
+        path_input.value = str(target)
+        await pilot.press("ctrl+s")  # the radio buttons have the focus
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        await pilot.press("enter")  # Cancel is the default
+        await wait_for_screen(app, pilot, "ExportScreen")
+        assert "Not exported" in screen_text(app)
+        assert target.read_text(encoding="utf-8").startswith("ID,")
+        jsonl = tmp_path / "items.jsonl"
+        path_input.value = str(jsonl)
+        await pilot.press("ctrl+s")
+        await wait_for(lambda: jsonl.exists(), pilot)
+        objects = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
+        assert objects == [row.raw for row in shown]
+
+
+# --- drill-down ------------------------------------------------------------------------------
+
+
+async def test_payouts_lead_to_their_items_and_items_to_their_payout_and_asset() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("4")
+        payouts = app.active_tab.table
+        setting = payouts.model.shown_rows[0]
+        assert setting.used_by > 0
+        await pilot.press("enter")
+        items = app.active_tab
+        assert items.resource.key == "items"
+        assert items.table.shown_count == setting.used_by
+        assert "paid out by" in count_line(items)
+        item = items.table.highlighted
+        await pilot.press("escape")  # leaves the scope
+        assert items.table.shown_count == items.table.total_count
+
+        await pilot.press("g")  # the item's payout setting
+        assert app.active_tab.resource.key == "payouts"
+        assert app.active_tab.highlighted.key[0] == item.payout.type
+
+        await pilot.press("2")
+        paid_in_asset = next(
+            row for row in items.table.model.shown_rows if row.payout and row.payout.asset_id
+        )
+        items.table.move_cursor_to(lambda row: row is paid_in_asset)
+        await pilot.press("a")
+        assert app.active_tab.resource.key == "assets"
+        assert app.active_tab.highlighted.id == paid_in_asset.payout.asset_id
