@@ -48,6 +48,7 @@ async def test_the_filter_finds_fields_no_column_shows_and_reads_its_syntax() ->
         assert table.shown_count < len(shown)
         assert all(row.payout.type != "free" for row in table.model.shown_rows)
         assert "!word" in app.active_tab.filter_input.placeholder
+        assert "column:word" in app.active_tab.filter_input.placeholder
 
 
 # --- marks and bulk actions ----------------------------------------------------------------

@@ -128,7 +128,7 @@ class ResourceTab(Vertical):
         # touch them while the app shuts down and its children are already gone.
         self._filter = FilterInput(
             self._apply_filter,
-            placeholder=f"Filter (/): {SYNTAX} — escape clears",
+            placeholder=f"Filter (/): {SYNTAX}",
             id=f"{resource.key}-filter",
             classes="filter",
             select_on_focus=False,

@@ -53,6 +53,15 @@ LINKS: dict[str, Callable[[Any], str | None]] = {
 """The address ``o`` opens, per tab."""
 
 
+FILTER_HELP = [
+    ("word", "in any field, shown or not"),
+    ("two words", "rows with both"),
+    ("!word", "rows without it"),
+    ("column:word", "in that column (!column:word too)"),
+    ('"a phrase"', "the words together"),
+]
+"""The filter's syntax, for the help."""
+
 BULK_NAMED = 5
 """Marked rows named in the question before a bulk delete."""
 
@@ -274,6 +283,7 @@ class BrowseScreen(Screen[None]):
         if not app.read_only:
             groups.append(("In a form", app.bound(form_bindings())))
         sections = sections_from_bindings(groups, app=app)
+        sections.append(("Filter", FILTER_HELP))
         sections.append(("Commands", [("ctrl+p", "Command palette: every action, go to tab")]))
         return sections
 

@@ -36,14 +36,14 @@ class ExportScreen(ModalScreen[Path | None]):
     ExportScreen { align: center middle; }
     ExportScreen > Vertical {
         width: 76; max-width: 95%; height: auto;
-        border: thick $accent; background: $surface; padding: 1 2;
+        border: thick $accent; background: $surface; padding: 0 1;
     }
     ExportScreen .title { text-style: bold; }
     ExportScreen RadioSet { margin-top: 1; width: 100%; }
     ExportScreen Input { margin-top: 1; }
     ExportScreen ProgressBar { margin-top: 1; display: none; }
     ExportScreen ProgressBar.-running { display: block; }
-    ExportScreen .status { margin-top: 1; color: $text-muted; }
+    ExportScreen .status { color: $text-muted; }
     ExportScreen .status.-error { color: $text-error; }
     ExportScreen Horizontal { margin-top: 1; height: auto; align-horizontal: right; }
     ExportScreen Button { margin-left: 2; }

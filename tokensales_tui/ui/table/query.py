@@ -21,8 +21,8 @@ from .cells import Column
 
 __all__ = ["SYNTAX", "Term", "parse_filter"]
 
-SYNTAX = 'words: all must match · !word excludes · column:word · "a phrase"'
-"""The syntax in a few words, for the filter's placeholder and the help."""
+SYNTAX = 'word !word column:word "a phrase"'
+"""The syntax in a few words, for the filter's placeholder."""
 
 _TOKEN = re.compile(r'(?:[^\s"]*"[^"]*(?:"|$))+[^\s"]*|\S+')
 
