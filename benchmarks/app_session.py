@@ -15,7 +15,17 @@ Measures, in this order (so memory is read before the interactive steps allocate
   showing the filtered rows;
 * ``pagedown``: page-down frames per second, each key sent when the previous frame
   is out (as a held key would, at the app's pace);
-* ``sort``: ``sort_by("title")`` → end of the frame showing the sorted rows.
+* ``sort``: ``sort_by("title")`` → end of the frame showing the sorted rows;
+* ``syntax``: each key of filters that use the language (a word only in a field no
+  column shows, an exclusion, a column term) → end of the frame showing the rows;
+* ``marks``: ``ctrl+a`` (mark every row) → end of the frame showing the marks, and
+  ``ctrl+a`` again (clear them);
+* ``watch``: ``w`` with a 1 s interval; for each watched reload, the longest event-loop
+  stall from the request to the rows compared (and set apart), and the frames drawn
+  meanwhile with no rows or the loading overlay;
+* ``export``: the export dialog writing every row as JSON Lines, with the longest
+  stall meanwhile; and, for reference, a plain loop of ``json.dumps`` of the same
+  objects to a file in the same process.
 """
 
 from __future__ import annotations
@@ -38,6 +48,9 @@ from harness import SIZE, FrameClock, StallMonitor, memory, send_key
 
 WORDS = ("edition", "pass", "gems")
 """Words typed then deleted in the filter (all occur in the emulator's titles)."""
+
+SYNTAX_WORDS = ["backstage", "!pass", "title:gems"]
+"""Filters of the language: a word only in descriptions, an exclusion, a column term."""
 
 
 class TimedTransport:
@@ -118,6 +131,14 @@ async def session(args: argparse.Namespace) -> dict[str, Any]:
             out["pagedown"] = await measure_pagedown(app, frames, table, args.pages)
         if "sort" in args.measure:
             out["sort"] = await measure_sort(frames, table, args.reps)
+        if "syntax" in args.measure:
+            out["syntax"] = await measure_filter(app, frames, table, SYNTAX_WORDS)
+        if "marks" in args.measure:
+            out["marks"] = await measure_marks(app, frames, table, args.reps)
+        if "watch" in args.measure:
+            out["watch"] = await measure_watch(app, frames, transport, items, args.reps)
+        if "export" in args.measure:
+            out["export"] = await measure_export(app, frames, table, folder)
         out["memory_end"] = memory()
         await app.action_quit()
         await pilot.pause()
@@ -212,13 +233,108 @@ async def measure_sort(frames: FrameClock, table: Any, reps: int) -> list[float]
     return times
 
 
+async def measure_marks(app: Any, frames: FrameClock, table: Any, reps: int) -> dict[str, Any]:
+    marked: list[float] = []
+    cleared: list[float] = []
+    for _ in range(reps):
+        await asyncio.sleep(0.3)
+        started = time.perf_counter()
+        send_key(app, "ctrl+a")
+        marked.append(await frames.wait(lambda: table.marked_count == table.total_count) - started)
+        await asyncio.sleep(0.3)
+        started = time.perf_counter()
+        send_key(app, "ctrl+a")
+        cleared.append(await frames.wait(lambda: table.marked_count == 0) - started)
+    return {"mark_all_s": marked, "clear_s": cleared}
+
+
+async def measure_watch(
+    app: Any, frames: FrameClock, transport: TimedTransport, tab: Any, reps: int
+) -> list[dict[str, Any]]:
+    app.watch_interval = 1.0
+    table = tab.table
+    monitor = StallMonitor()
+    results = []
+    blank: list[float] = []
+
+    original = frames.app._display
+
+    def display(screen: Any, renderable: Any) -> None:
+        original(screen, renderable)
+        if renderable is not None and (table.loading or not table.shown_count):
+            blank.append(time.perf_counter())
+
+    frames.app._display = display
+    send_key(app, "w", "w")
+    try:
+        for _ in range(reps):
+            sent_before = len(transport.sent)
+            while len(transport.sent) == sent_before:
+                await asyncio.sleep(0.005)
+            monitor.start()
+            sent = transport.sent[-1]
+            first = len(frames.ends)
+            blank_before = len(blank)
+            # Reloaded, compared and set apart: the load's worker has ended.
+            await asyncio.sleep(0.05)
+            while any(w.group == "load" and w.is_running for w in tab.workers):
+                await asyncio.sleep(0.005)
+            done = time.perf_counter()
+            await asyncio.sleep(0.3)  # the old rows are released after the swap
+            stall = await monitor.stop()
+            results.append(
+                {
+                    "seconds": done - sent,
+                    "stall_s": stall,
+                    "frames": len([end for end in frames.ends[first:] if end <= done]),
+                    "blank_frames": len(blank) - blank_before,
+                }
+            )
+    finally:
+        send_key(app, "w", "w")
+        frames.app._display = original
+    return results
+
+
+async def measure_export(app: Any, frames: FrameClock, table: Any, folder: Path) -> dict[str, Any]:
+    from tokensales_tui.ui.screens.export import ExportScreen
+
+    send_key(app, "x", "x")
+    await frames.wait(lambda: isinstance(app.screen, ExportScreen))
+    screen = app.screen
+    await asyncio.sleep(0.3)
+    target = folder / "export.jsonl"
+    screen.query_one("#path").value = str(target)
+    screen.kind = "jsonl"
+    monitor = StallMonitor()
+    monitor.start()
+    started = time.perf_counter()
+    screen.action_export()
+    await frames.wait(lambda: not isinstance(app.screen, ExportScreen), timeout=600)
+    seconds = time.perf_counter() - started
+    stall = await monitor.stop()
+    size = target.stat().st_size
+    target.unlink()
+
+    # The reference: the same objects, json.dumps and a write each, nothing else.
+    rows = table.model.shown_rows
+    plain = folder / "plain.jsonl"
+    started = time.perf_counter()
+    with plain.open("w", encoding="utf-8") as file:
+        for row in rows:
+            file.write(json.dumps(row.raw, ensure_ascii=False) + "\n")
+    reference = time.perf_counter() - started
+    plain.unlink()
+    return {"seconds": seconds, "stall_s": stall, "bytes": size, "reference_s": reference}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--env", required=True, help="JSON of the TOKENSALES_* variables")
     parser.add_argument("--items", type=int, required=True)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--pages", type=int, default=60)
-    parser.add_argument("--measure", default="load,filter,pagedown,sort")
+    parser.add_argument("--measure", default="load,filter,pagedown,sort,syntax,marks,watch,export")
     parser.add_argument("--words", default=WORDS[0], help="comma-separated words to type")
     parser.add_argument("--timeout", type=float, default=600)
     args = parser.parse_args()

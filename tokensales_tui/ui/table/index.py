@@ -95,22 +95,33 @@ class SearchIndex:
         """
         needle = query.encode()
         lines = self.lines
-        found = map(operator.contains, lines, repeat(needle))
+        count = len(lines)
         hit = self._extras_containing(needle)
-        if candidates is None:
-            if hit is None:
-                return array("i", compress(range(len(lines)), found))
-            # One byte per row, then the rows of each matching extra text set to 1:
-            # the cost grows with the rows matched, not with all of them.
-            flags = bytearray(found)
-            for number in compress(range(len(hit)), hit):
-                deque(map(flags.__setitem__, self.extra_rows[number], repeat(1)), maxlen=0)
-            return array("i", compress(range(len(lines)), flags))
-        found = map(operator.contains, map(lines.__getitem__, candidates), repeat(needle))
-        if hit is not None and self.extra_ids is not None:
-            extra = map(hit.__getitem__, map(self.extra_ids.__getitem__, candidates))
-            found = map(operator.or_, found, extra)
-        return array("i", compress(candidates, found))
+        if candidates is not None and len(candidates) <= count * SPARSE:
+            found = map(operator.contains, map(lines.__getitem__, candidates), repeat(needle))
+            if hit is not None and self.extra_ids is not None:
+                extra = map(hit.__getitem__, map(self.extra_ids.__getitem__, candidates))
+                found = map(operator.or_, found, extra)
+            return array("i", compress(candidates, found))
+        # Most rows to look at: one pass over all of them costs less than a lookup each.
+        if hit is None:
+            return array("i", compress(range(count), map(operator.contains, lines, repeat(needle))))
+        flags = bytes(map(operator.contains, lines, repeat(needle)))
+        return array("i", compress(range(count), self._or_extras(flags, hit)))
+
+    def _or_extras(self, flags: bytes, hit: bytes) -> bytes:
+        """``flags`` (a byte per row) with a 1 for each row whose extra text is in ``hit``."""
+        groups = compress(self.extra_rows, hit)
+        rows = sum(map(len, compress(self.extra_rows, hit)))
+        if rows <= len(flags) * SPARSE:
+            marked = bytearray(flags)
+            for group in groups:
+                deque(map(marked.__setitem__, group, repeat(1)), maxlen=0)
+            return bytes(marked)
+        assert self.extra_ids is not None
+        extra = bytes(map(hit.__getitem__, self.extra_ids))
+        size = len(flags)
+        return (int.from_bytes(flags) | int.from_bytes(extra)).to_bytes(size)
 
     def _extras_containing(self, needle: bytes) -> bytes | None:
         """One byte per distinct extra text, 1 where it contains ``needle``; None: none does."""
@@ -125,7 +136,7 @@ class SearchIndex:
         """Like :meth:`match`, in column ``place`` only."""
         needle = query.encode()
         cells = self.field(place, keep=True)
-        if candidates is None:
+        if candidates is None or len(candidates) > len(cells) * SPARSE:
             found = map(operator.contains, cells, repeat(needle))
             return array("i", compress(range(len(cells)), found))
         found = map(operator.contains, map(cells.__getitem__, candidates), repeat(needle))
@@ -146,6 +157,9 @@ class SearchIndex:
                 self._fields[place] = cells
         return cells
 
+
+SPARSE = 0.25
+"""Below this share of the rows, work on positions; above it, on a byte per row."""
 
 FIELDS_KEPT = 2
 """Columns whose cells :meth:`SearchIndex.field` keeps split out for column filters."""
