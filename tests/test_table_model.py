@@ -16,6 +16,7 @@ from tokensales_tui.ui.table.cells import (
     natural_width,
     numeric_sort_key,
 )
+from tokensales_tui.ui.table.index import OtherFields
 from tokensales_tui.ui.table.model import Scope, TableView, diff_rows, prepare_rows
 
 
@@ -204,7 +205,7 @@ THING_COLUMNS = [
 
 def things(rows: list[Thing] = THINGS) -> TableView:
     view = TableView(wide)
-    view.search_text = attrgetter("note")
+    view.other_fields = OtherFields(attrgetter("note"))
     view.identity = attrgetter("name")
     view.load(view.prepare(THING_COLUMNS, rows))
     return view

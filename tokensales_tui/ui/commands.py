@@ -36,6 +36,26 @@ def browse_commands(browse: BrowseScreen) -> Iterator[SystemCommand]:
     yield SystemCommand(
         "Open link", "Open the webhook's URL or the item's image", browse.action_open_link
     )
+    tab = browse.active_tab
+    watching = "Stop watching" if tab.watching else "Watch"
+    yield SystemCommand(watching, "Reload the current tab every few seconds", browse.action_watch)
+    yield SystemCommand("Mark", "Mark or unmark the highlighted row", browse.action_mark)
+    yield SystemCommand(
+        "Mark all", "Mark every row shown (when all are, clear the marks)", browse.action_mark_all
+    )
+    yield SystemCommand(
+        "Export", "Write the rows as shown to a CSV or JSON file", browse.action_export
+    )
+    if browse.check_action("go_to", ()):
+        yield SystemCommand(
+            "Go to payout setting / its items",
+            "Items: the item's payout setting; Payouts: the items it pays out",
+            browse.action_go_to,
+        )
+    if browse.check_action("go_to_asset", ()):
+        yield SystemCommand(
+            "Go to asset", "Items: the asset of the item's chain", browse.action_go_to_asset
+        )
     if browse.can_delete():
         yield SystemCommand("Delete", "Delete the highlighted object", browse.action_delete)
     if browse.tab_has_form(CREATABLE):

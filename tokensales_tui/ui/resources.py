@@ -17,7 +17,7 @@ from ..api.models import Asset, Collection, Item, Webhook
 from ..clean import display_value
 from ..payouts import PayoutRow
 from .table.cells import Column, numeric_sort_key
-from .table.index import FIELD_SEP
+from .table.index import FIELD_SEP, OtherFields
 
 KeyFields = list[tuple[str, object]]
 
@@ -39,7 +39,7 @@ class Resource:
     delete: Callable[[ApiClient, str], Awaitable[None]] | None = None
     endpoint: str = ""
     """The list request, as shown in loading and error lines."""
-    search_text: Callable[[Any], str] | None = None
+    other_fields: OtherFields | None = None
     """The object's fields no column shows, for the filter (a description, a contract)."""
 
     def identity(self, row: Any) -> Hashable:
@@ -136,7 +136,7 @@ WEBHOOKS = Resource(
     key_fields=_webhook_fields,
     delete=ApiClient.delete_webhook,
     endpoint="GET /v1/platform-webhooks",
-    search_text=lambda w: joined((w.created_at, w.last_updated_at)),
+    other_fields=OtherFields(lambda w: joined((w.created_at, w.last_updated_at))),
 )
 
 
@@ -179,7 +179,7 @@ def _item_columns(_rows: Sequence[Any]) -> list[Column]:
     ]
 
 
-def _item_search_text(i: Item) -> str:
+def _item_other_text(i: Item) -> str:
     values: list[object] = [i.description, i.image_url, i.currency]
     payout = i.payout
     if payout is not None:
@@ -195,6 +195,12 @@ def _item_search_text(i: Item) -> str:
         if function.contract is not None:
             values += (function.contract.address, function.contract.blockchain_id)
     return joined(values)
+
+
+def _item_other_key(i: Item) -> Hashable:
+    # Items of one list share their payout and contract function objects (see Item), so
+    # the objects' ids stand for their fields while the rows are being indexed.
+    return (i.description, i.image_url, i.currency, id(i.payout), id(i.contract_function))
 
 
 def _item_fields(i: Item) -> KeyFields:
@@ -239,7 +245,7 @@ ITEMS = Resource(
     fetch=ApiClient.get_item,
     delete=ApiClient.delete_item,
     endpoint="GET /v1/items",
-    search_text=_item_search_text,
+    other_fields=OtherFields(_item_other_text, _item_other_key),
 )
 
 
@@ -350,7 +356,7 @@ ASSETS = Resource(
     key_fields=_raw_fields,
     fetch=ApiClient.get_asset,
     endpoint="GET /v1/assets",
-    search_text=lambda a: joined(a.raw.values()),
+    other_fields=OtherFields(lambda a: joined(a.raw.values())),
 )
 
 
@@ -400,7 +406,7 @@ PAYOUTS = Resource(
     label=lambda p: p.name or p.type,
     key_fields=_payout_fields,
     endpoint="GET /v1/items",
-    search_text=lambda p: joined((p.name, p.raw.get("payout"))),
+    other_fields=OtherFields(lambda p: joined((p.name, p.raw.get("payout")))),
 )
 
 
@@ -463,7 +469,7 @@ COLLECTIONS = Resource(
     key_fields=_collection_fields,
     delete=ApiClient.delete_collection,
     endpoint="GET {console}/collections",
-    search_text=lambda c: joined((*c.wallets, *c.emails)),
+    other_fields=OtherFields(lambda c: joined((*c.wallets, *c.emails))),
 )
 
 RESOURCES: tuple[Resource, ...] = (WEBHOOKS, ITEMS, ASSETS, PAYOUTS, COLLECTIONS)

@@ -314,6 +314,8 @@ class BrowseScreen(Screen[None]):
 
     def action_watch(self) -> None:
         """Reload the current tab every few seconds, or stop."""
+        if self.tsapp.session is None:
+            return
         tab = self.active_tab
         if tab.toggle_watch(self.tsapp.watch_interval):
             self.notify(

@@ -5,7 +5,8 @@ from __future__ import annotations
 import operator
 from array import array
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from itertools import compress, repeat
 from typing import Any
 
@@ -57,7 +58,7 @@ class SearchIndex:
         self,
         columns_cells: Sequence[list[str]],
         count: int,
-        extra_texts: Iterable[str] | None = None,
+        others: tuple[OtherFields, Sequence[Any]] | None = None,
     ) -> None:
         if not columns_cells:
             columns_cells = [[""] * count]
@@ -75,8 +76,8 @@ class SearchIndex:
         """For each row, which of ``extras`` it has."""
         self.extra_rows: list[array[int]] = []
         """For each of ``extras``, the rows that have it."""
-        if extra_texts is not None:
-            self.extras, self.extra_ids, self.extra_rows = intern_extras(extra_texts, count)
+        if others is not None:
+            self.extras, self.extra_ids, self.extra_rows = intern_extras(*others)
         self._fields: dict[int, list[bytes]] = {}
 
     def match(self, query: str, candidates: Sequence[int] | None = None) -> array[int]:
@@ -158,34 +159,48 @@ class SearchIndex:
         return cells
 
 
-SPARSE = 0.25
+SPARSE = 0.6
 """Below this share of the rows, work on positions; above it, on a byte per row."""
 
 FIELDS_KEPT = 2
 """Columns whose cells :meth:`SearchIndex.field` keeps split out for column filters."""
 
 
+@dataclass(frozen=True)
+class OtherFields:
+    """The fields of a row object that no column shows, which the filter matches too."""
+
+    text: Callable[[Any], str]
+    """Their text (values kept apart by ``FIELD_SEP``, so no match spans two)."""
+    key: Callable[[Any], Hashable] | None = None
+    """What rows with the same text have in common, cheaper to get than the text, which
+    is then made once per key (None: the text is its own key)."""
+
+
 def intern_extras(
-    texts: Iterable[str], count: int
+    fields: OtherFields, rows: Sequence[Any]
 ) -> tuple[list[bytes], array[int], list[array[int]]]:
-    """Each distinct text once (cleaned and folded), which one each row has, and the
-    rows that have each."""
-    number: dict[str, int] = {}
+    """Each distinct text of the other fields once (cleaned and folded), which one each
+    row has, and the rows that have each."""
+    number: dict[Hashable, int] = {}
     get = number.get
-    ids = array("i", bytes(4 * count))
-    rows: list[array[int]] = []
-    for row, text in enumerate(texts):
-        found = get(text)
+    ids = array("i", bytes(4 * len(rows)))
+    groups: list[array[int]] = []
+    firsts: list[Any] = []
+    for position, key in enumerate(map(fields.key or fields.text, rows)):
+        found = get(key)
         if found is None:
-            found = number[text] = len(number)
-            rows.append(array("i"))
-        ids[row] = found
-        rows[found].append(row)
-    distinct = [clean_line(text) for text in number]
+            found = number[key] = len(number)
+            groups.append(array("i"))
+            firsts.append(rows[position])
+        ids[position] = found
+        groups[found].append(position)
+    texts = number if fields.key is None else map(fields.text, firsts)
+    distinct = [clean_line(text) for text in texts]  # type: ignore[arg-type]
     extras: list[bytes] = []
     for start in range(0, len(distinct), BLOCK):
         extras += fold_block(distinct[start : start + BLOCK]).split(b"\n")
-    return extras, ids, rows
+    return extras, ids, groups
 
 
 def sort_order(

@@ -36,7 +36,7 @@ from typing import Any
 from ...api.models import paused_gc
 from ...clean import clean_line, display_value
 from .cells import CELL_LIMIT, Column, Width, column_cells, natural_width, sample_widths
-from .index import SearchIndex, sort_order
+from .index import OtherFields, SearchIndex, sort_order
 from .query import Term, parse_filter
 
 __all__ = ["EMPTY_MESSAGE", "PreparedRows", "Scope", "TableView", "diff_rows", "prepare_rows"]
@@ -82,17 +82,13 @@ class Scope:
         return array("i", compress(range(len(rows)), map(self.contains, rows)))
 
 
-SearchText = Callable[[Any], str]
-"""The text of a row object's fields that no column shows, for the filter."""
-
-
 def prepare_rows(
     columns: Sequence[Column],
     rows: Sequence[Any],
     sort: tuple[str, bool] | None = None,
     *,
     width: Width,
-    search_text: SearchText | None = None,
+    other_fields: OtherFields | None = None,
     scope: Scope | None = None,
 ) -> PreparedRows:
     """Compute everything the table needs from ``rows``: widths, search index, a sort order.
@@ -105,7 +101,7 @@ def prepare_rows(
         rows: Row objects (kept, not copied).
         sort: The sort to compute ahead, ``(column key, reverse)``, if any.
         width: How many terminal cells a string takes, as the widget draws it.
-        search_text: The text of each row's other fields, which the filter matches too.
+        other_fields: The fields no column shows, which the filter matches too.
         scope: The scope whose rows to find ahead, if any.
 
     Returns:
@@ -119,8 +115,8 @@ def prepare_rows(
             natural_width(column, *cells, width)
             for column, cells in zip(columns, measured, strict=True)
         ]
-        extras = None if search_text is None else map(search_text, rows)
-        index = SearchIndex([cells for cells, _, _ in measured], len(rows), extras)
+        others = None if other_fields is None else (other_fields, rows)
+        index = SearchIndex([cells for cells, _, _ in measured], len(rows), others)
         del measured
     prepared = PreparedRows(columns, rows, natural, index)
     if sort is not None and any(column.key == sort[0] for column in columns):
@@ -149,8 +145,8 @@ class TableView:
         """The filter as typed."""
         self.sort: tuple[str, bool] | None = None
         """``(column key, reverse)``, or None when the rows keep the server's order."""
-        self.search_text: SearchText | None = None
-        """The text of a row's fields that no column shows, which the filter matches too."""
+        self.other_fields: OtherFields | None = None
+        """A row's fields that no column shows, which the filter matches too."""
         self.identity: Callable[[Any], Hashable] = id
         """What a row is, across reloads: marks and changes are kept by it."""
         self.marks: set[Hashable] = set()
@@ -183,7 +179,7 @@ class TableView:
             rows,
             self.sort,
             width=self.width,
-            search_text=self.search_text,
+            other_fields=self.other_fields,
             scope=self.scope,
         )
 
@@ -242,7 +238,7 @@ class TableView:
         """The search index, built here and now if :meth:`show` left it pending."""
         if self._index is None:
             self._index = prepare_rows(
-                self.columns, self.rows, width=self.width, search_text=self.search_text
+                self.columns, self.rows, width=self.width, other_fields=self.other_fields
             ).index
         return self._index
 
