@@ -27,6 +27,7 @@ PURE_UI = (
     "ui/table/model.py",
     "ui/table/query.py",
     "ui/json_text.py",
+    "ui/export.py",
 )
 """Modules under ui/ that hold no widget: models and text the widgets draw."""
 
