@@ -181,11 +181,16 @@ async def test_watch_pauses_under_a_dialog_and_waits_as_the_server_asks() -> Non
         assert tab.watch_paused()
         await pilot.press("escape")
         await wait_for(lambda: "/v1/platform-webhooks" in sent, pilot)
-        tab._hold_watch(30)  # as after a 429 with Retry-After: 30
-        await pilot.pause(0.5)
+        path = "/v1/platform-webhooks"
+        transport.fail[path] = 429
+        transport.fail_headers[path] = {"Retry-After": "86400"}
+        await wait_for(lambda: "waiting at most 30 s" in screen_text(app), pilot)
+        await pilot.press("escape")  # stops the client's wait (capped at 30 s)
+        del transport.fail[path]
         sent.clear()
-        await pilot.pause(0.6)
-        assert "/v1/platform-webhooks" not in sent
+        await pilot.pause(0.8)
+        assert path not in sent  # the watch waits as long as the server asked
+        assert "the server asked to wait 86,40" in count_line(tab)
 
 
 # --- export --------------------------------------------------------------------------------

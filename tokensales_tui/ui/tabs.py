@@ -379,8 +379,11 @@ class ResourceTab(Vertical):
         if self._loading and table.total_count:
             text += " · loading…"
         elif self.watching:
+            held = self._not_before - time.monotonic()
             if self.watch_paused():
                 text += " · watch paused"
+            elif held > self.watch_interval:
+                text += f" · watching, the server asked to wait {math.ceil(held):,} s"
             elif self._loaded_at is not None:
                 ago = int(time.monotonic() - self._loaded_at)
                 text += f" · watching, updated {ago} s ago"
