@@ -313,3 +313,31 @@ def test_diff_rows_names_what_a_reload_added_changed_and_removed() -> None:
     changed, added, removed = diff_rows(old, new, attrgetter("name"), attrgetter("amount"))
     assert (changed, added, removed) == ({"b", "d"}, 1, 1)
     assert diff_rows(old, old, attrgetter("name"), attrgetter("amount")) == (set(), 0, 0)
+
+
+def test_typed_filters_match_fresh_ones_on_many_rows() -> None:
+    # Enough rows, and rows sharing their other fields, for every path of the index:
+    # positions and bytes, few and many candidates, shared and distinct other fields.
+    import random
+
+    rng = random.Random(7)
+    words = ["gold", "pass", "golden", "past", "go", "pa", "x"]
+    rows = [
+        Thing(
+            " ".join(rng.choices(words, k=2)) + f" {n}",
+            n,
+            rng.choice(["backstage gold", "front row", "", "pass only", f"note {n % 7}"]),
+        )
+        for n in range(400)
+    ]
+    typed = things(rows)
+    for query in ["golden", "pass", "backstage", "note 3", "!gold pa", "itemname:go", "o"]:
+        for end in range(1, len(query) + 1):
+            typed.set_filter(query[:end])
+            fresh = things(rows)
+            fresh.set_filter(query[:end])
+            assert shown(typed) == shown(fresh), query[:end]
+            if query.isalpha():  # one plain word: every field but never across two
+                fields = lambda row: (row.name, str(row.amount), row.note)  # noqa: E731
+                expected = [r.name for r in rows if any(query[:end] in f for f in fields(r))]
+                assert shown(typed) == expected, query[:end]

@@ -52,7 +52,7 @@ class SearchIndex:
       so a query tests a few hundred texts, then looks each row's answer up.
     """
 
-    __slots__ = ("_fields", "extra_ids", "extra_rows", "extras", "lines")
+    __slots__ = ("_extra_matches", "_fields", "extra_ids", "extra_rows", "extras", "lines")
 
     def __init__(
         self,
@@ -79,6 +79,7 @@ class SearchIndex:
         if others is not None:
             self.extras, self.extra_ids, self.extra_rows = intern_extras(*others)
         self._fields: dict[int, list[bytes]] = {}
+        self._extra_matches: dict[bytes, array[int]] = {}
 
     def match(self, query: str, candidates: Sequence[int] | None = None) -> array[int]:
         """Positions of the rows that contain ``query`` (cleaned and case-folded).
@@ -88,7 +89,7 @@ class SearchIndex:
 
         Args:
             query: Text to look for.
-            candidates: Only look at these positions (ascending): the matches of a
+            candidates: Only look at these positions (ascending): all the matches of a
                 shorter query that this one contains.
 
         Returns:
@@ -97,39 +98,54 @@ class SearchIndex:
         needle = query.encode()
         lines = self.lines
         count = len(lines)
-        hit = self._extras_containing(needle)
+        matching = self._extras_containing(needle)
+        within: Sequence[int] = range(count)
         if candidates is not None and len(candidates) <= count * SPARSE:
+            within = candidates
             found = map(operator.contains, map(lines.__getitem__, candidates), repeat(needle))
-            if hit is not None and self.extra_ids is not None:
-                extra = map(hit.__getitem__, map(self.extra_ids.__getitem__, candidates))
-                found = map(operator.or_, found, extra)
-            return array("i", compress(candidates, found))
-        # Most rows to look at: one pass over all of them costs less than a lookup each.
-        if hit is None:
-            return array("i", compress(range(count), map(operator.contains, lines, repeat(needle))))
-        flags = bytes(map(operator.contains, lines, repeat(needle)))
-        return array("i", compress(range(count), self._or_extras(flags, hit)))
+            shown = array("i", compress(candidates, found))
+        elif matching and sum(len(self.extra_rows[i]) for i in matching) > count * SPARSE:
+            # Most rows match by their other fields: a byte per row, or-ed as one number.
+            flags = bytes(map(operator.contains, lines, repeat(needle)))
+            return array("i", compress(range(count), self._or_extras(flags, matching)))
+        else:
+            # Most rows to look at: one pass over all of them costs less than a lookup each.
+            found = map(operator.contains, lines, repeat(needle))
+            shown = array("i", compress(range(count), found))
+        if not matching:
+            return shown
+        # The rows whose other fields contain the query are among the candidates (those
+        # fields contain the shorter query too): only the cells needed a look there.
+        return union(shown, [self.extra_rows[i] for i in matching], count, within)
 
-    def _or_extras(self, flags: bytes, hit: bytes) -> bytes:
-        """``flags`` (a byte per row) with a 1 for each row whose extra text is in ``hit``."""
-        groups = compress(self.extra_rows, hit)
-        rows = sum(map(len, compress(self.extra_rows, hit)))
-        if rows <= len(flags) * SPARSE:
-            marked = bytearray(flags)
-            for group in groups:
-                deque(map(marked.__setitem__, group, repeat(1)), maxlen=0)
-            return bytes(marked)
+    def _or_extras(self, flags: bytes, matching: Sequence[int]) -> bytes:
+        """``flags`` (a byte per row) with a 1 for each row whose other fields match."""
         assert self.extra_ids is not None
+        hit = bytearray(len(self.extras))
+        for number in matching:
+            hit[number] = 1
         extra = bytes(map(hit.__getitem__, self.extra_ids))
-        size = len(flags)
-        return (int.from_bytes(flags) | int.from_bytes(extra)).to_bytes(size)
+        return (int.from_bytes(flags) | int.from_bytes(extra)).to_bytes(len(flags))
 
-    def _extras_containing(self, needle: bytes) -> bytes | None:
-        """One byte per distinct extra text, 1 where it contains ``needle``; None: none does."""
-        if not self.extras:
-            return None
-        hit = bytes(map(operator.contains, self.extras, repeat(needle)))
-        return hit if any(hit) else None
+    def _extras_containing(self, needle: bytes) -> array[int]:
+        """Which of the distinct other-field texts contain ``needle``.
+
+        The texts containing a shorter needle that this one contains are kept for the
+        next key, and only they are looked at then.
+        """
+        extras = self.extras
+        if not extras:
+            return array("i")
+        known = self._extra_matches
+        narrower = [found for text, found in known.items() if text in needle]
+        numbers: Sequence[int] = min(narrower, key=len) if narrower else range(len(extras))
+        found = map(operator.contains, map(extras.__getitem__, numbers), repeat(needle))
+        matching = array("i", compress(numbers, found))
+        known.pop(needle, None)
+        known[needle] = matching
+        while len(known) > EXTRA_MATCHES_KEPT:
+            del known[next(iter(known))]
+        return matching
 
     def match_field(
         self, place: int, query: str, candidates: Sequence[int] | None = None
@@ -161,6 +177,25 @@ class SearchIndex:
 
 SPARSE = 0.6
 """Below this share of the rows, work on positions; above it, on a byte per row."""
+
+EXTRA_MATCHES_KEPT = 8
+"""Needles whose matching other-field texts are kept (the steps of a word being typed)."""
+
+
+def union(
+    positions: array[int], groups: Sequence[array[int]], count: int, within: Sequence[int]
+) -> array[int]:
+    """The ``positions`` and those of every group, ascending, each once.
+
+    All of them are among ``within`` (ascending, of ``count`` rows): only those are read.
+    """
+    mask = bytearray(count)
+    for part in (positions, *groups):
+        deque(map(mask.__setitem__, part, repeat(1)), maxlen=0)
+    if isinstance(within, range):
+        return array("i", compress(within, mask[within.start : within.stop]))
+    return array("i", compress(within, map(mask.__getitem__, within)))
+
 
 FIELDS_KEPT = 2
 """Columns whose cells :meth:`SearchIndex.field` keeps split out for column filters."""
