@@ -14,7 +14,7 @@ from typing import Any
 
 from ..api import ApiClient
 from ..api.models import Asset, Collection, Item, Webhook
-from ..clean import display_value
+from ..clean import clean_line, display_value
 from ..payouts import PayoutRow
 from .table.cells import Column, numeric_sort_key
 from .table.index import FIELD_SEP, OtherFields
@@ -57,9 +57,10 @@ def row_content(row: Any) -> object:
 
 
 def joined(values: Iterable[object]) -> str:
-    """Field values as one search text, kept apart so no match spans two of them."""
+    """Field values as one search text: cleaned as cells are, kept apart so that no match
+    spans two of them."""
     return FIELD_SEP.join(
-        value if isinstance(value, str) else display_value(value) for value in values
+        clean_line(value) if isinstance(value, str) else display_value(value) for value in values
     )
 
 

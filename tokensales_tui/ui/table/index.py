@@ -11,7 +11,6 @@ from itertools import compress, repeat
 from typing import Any
 
 from ...api.models import paused_gc
-from ...clean import clean_line
 from .cells import Column
 
 __all__ = ["SearchIndex", "sort_order"]
@@ -206,7 +205,8 @@ class OtherFields:
     """The fields of a row object that no column shows, which the filter matches too."""
 
     text: Callable[[Any], str]
-    """Their text (values kept apart by ``FIELD_SEP``, so no match spans two)."""
+    """Their text: each value cleaned as a cell is (``clean_line``), the values kept
+    apart by ``FIELD_SEP`` so that no match spans two."""
     key: Callable[[Any], Hashable] | None = None
     """What rows with the same text have in common, cheaper to get than the text, which
     is then made once per key (None: the text is its own key)."""
@@ -230,12 +230,16 @@ def intern_extras(
             firsts.append(rows[position])
         ids[position] = found
         groups[found].append(position)
-    texts = number if fields.key is None else map(fields.text, firsts)
-    distinct = [clean_line(text) for text in texts]  # type: ignore[arg-type]
+    distinct: list[str] = list(number) if fields.key is None else list(map(fields.text, firsts))  # type: ignore[arg-type]
     extras: list[bytes] = []
-    for start in range(0, len(distinct), BLOCK):
-        extras += fold_block(distinct[start : start + BLOCK]).split(b"\n")
+    # Fewer at a time than cells: these texts are longer, and a block is folded whole.
+    for start in range(0, len(distinct), EXTRAS_BLOCK):
+        extras += fold_block(distinct[start : start + EXTRAS_BLOCK]).split(b"\n")
     return extras, ids, groups
+
+
+EXTRAS_BLOCK = 256
+"""Other-field texts folded at once."""
 
 
 def sort_order(
