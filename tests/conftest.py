@@ -13,10 +13,13 @@ from .tripwire import Tripwire, install
 
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point HOME and the XDG folders into ``tmp_path`` and clear every TOKENSALES_* variable.
+    """Point HOME and the XDG folders into ``tmp_path``, work there, and clear every
+    TOKENSALES_* variable.
 
-    No test may read or write the user's real config, data or cache.
+    No test may read or write the user's real config, data or cache, nor leave a file
+    in the working folder (an export's default place).
     """
+    monkeypatch.chdir(tmp_path)
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))

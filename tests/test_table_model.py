@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tokensales_tui.ui.resources import joined
 from tokensales_tui.ui.table.cells import (
     Column,
     column_cells,
@@ -16,7 +17,6 @@ from tokensales_tui.ui.table.cells import (
     natural_width,
     numeric_sort_key,
 )
-from tokensales_tui.ui.resources import joined
 from tokensales_tui.ui.table.index import OtherFields
 from tokensales_tui.ui.table.model import Scope, TableView, diff_rows, prepare_rows
 
