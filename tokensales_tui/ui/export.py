@@ -115,26 +115,29 @@ def export_rows(
     """
     with atomic_writer(path, replace=replace) as binary:
         out = io.TextIOWrapper(binary, encoding="utf-8", newline="")
-        if kind == "csv":
-            writer = csv.writer(out)
-            writer.writerow([csv_cell(column.label) for column in columns])
-        elif kind == "json":
-            out.write("[")
-        for done, row in enumerate(rows):
-            if done % PROGRESS_EVERY == 0 and done:
+        for start in range(0, len(rows), PROGRESS_EVERY):
+            if start:
                 if stopped():
                     raise ExportStopped
-                progress(done)
+                progress(start)
+            batch = rows[start : start + PROGRESS_EVERY]
             if kind == "csv":
-                writer.writerow([csv_cell(column.get(row)) for column in columns])
+                writer = csv.writer(out)
+                if not start:
+                    writer.writerow([csv_cell(column.label) for column in columns])
+                writer.writerows([csv_cell(column.get(row)) for column in columns] for row in batch)
                 continue
-            text = escape_unsafe(json.dumps(raw(row), ensure_ascii=False))
+            # A batch is joined, then escaped and written at once: a check of one long
+            # string costs far less than one per object.
+            texts = [json.dumps(raw(row), ensure_ascii=False) for row in batch]
             if kind == "json":
-                out.write(("\n  " if not done else ",\n  ") + text)
+                out.write(("[\n  " if not start else ",\n  ") + escape_unsafe(",\n  ".join(texts)))
             else:
-                out.write(text + "\n")
+                out.write(escape_unsafe("\n".join(texts)) + "\n")
         if kind == "json":
-            out.write("\n]\n" if rows else "]\n")
+            out.write("\n]\n" if rows else "[]\n")
+        elif kind == "csv" and not rows:
+            csv.writer(out).writerow([csv_cell(column.label) for column in columns])
         out.flush()
         out.detach()  # the writer closes the file
     progress(len(rows))

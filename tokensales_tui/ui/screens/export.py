@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, ProgressBar, RadioButton, RadioSet, Static
 
@@ -23,6 +25,14 @@ from ..widgets.safe_input import SafeInput
 from .confirm import ConfirmScreen
 
 __all__ = ["ExportScreen"]
+
+
+def _working_folder() -> Path:
+    """The working folder, else the home folder (the working one may have been removed)."""
+    try:
+        return Path.cwd()
+    except OSError:
+        return Path.home()
 
 
 class ExportScreen(ModalScreen[Path | None]):
@@ -67,7 +77,7 @@ class ExportScreen(ModalScreen[Path | None]):
         self.resource = resource
         self.columns = tuple(columns)
         self.rows = rows
-        self.folder = folder or Path.cwd()
+        self.folder = folder or _working_folder()
         self.kind = FORMATS[0].key
         self._halt = threading.Event()
         self._writing = False
@@ -164,10 +174,19 @@ class ExportScreen(ModalScreen[Path | None]):
         self._say("Writing… (escape stops; nothing is written then)")
         self._run(path, replace)
 
+    @dataclass
+    class Progress(Message):
+        """Rows written so far (posted from the writing thread, which does not wait)."""
+
+        done: int
+
+    def on_export_screen_progress(self, event: Progress) -> None:
+        self.query_one(ProgressBar).update(progress=event.done)
+
     @work(thread=True, exclusive=True, group="export", exit_on_error=False)
     def _run(self, path: Path, replace: bool) -> None:
         def progress(done: int) -> None:
-            self.app.call_from_thread(self.query_one(ProgressBar).update, progress=done)
+            self.post_message(self.Progress(done))
 
         try:
             export_rows(
