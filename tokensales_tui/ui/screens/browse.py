@@ -605,21 +605,11 @@ class BrowseScreen(Screen[None]):
             )
             return
         tab = self.active_tab
-        session, api = self.tsapp.session, self.tsapp.api
-
-        def answered(confirmed: bool | None) -> None:
-            if not confirmed:
-                return
-            if self.tsapp.session is not session:  # switched profile while asking
-                self.notify("Nothing was deleted: the profile changed", severity="warning")
-                return
-            self._delete(tab, row, object_id, api)
-
-        self.app.push_screen(
+        self._ask_then_delete(
             ConfirmScreen(
                 f"Delete this {resource.noun}?", resource.label(row), detail=f"id {object_id}"
             ),
-            answered,
+            lambda api: self._delete(tab, row, object_id, api),
         )
 
     @work(group="delete", exit_on_error=False)
@@ -652,6 +642,20 @@ class BrowseScreen(Screen[None]):
         if hidden:
             detail = f"{hidden:,} of them hidden by the filter. " + detail
 
+        def delete(api: ApiWorker) -> None:
+            self._bulk = BulkDelete()
+            self._delete_marked(tab, rows, self._bulk, api)
+
+        noun = resource.noun if count == 1 else resource.title.lower()
+        self._ask_then_delete(
+            ConfirmScreen(f"Delete {count:,} marked {noun}?", names + more, detail=detail), delete
+        )
+
+    def _ask_then_delete(
+        self, question: ConfirmScreen, delete: Callable[[ApiWorker], object]
+    ) -> None:
+        """Ask ``question``; on yes, ``delete`` with the session's API, unless the profile
+        changed meanwhile (then nothing is deleted)."""
         session, api = self.tsapp.session, self.tsapp.api
 
         def answered(confirmed: bool | None) -> None:
@@ -660,14 +664,9 @@ class BrowseScreen(Screen[None]):
             if self.tsapp.session is not session:  # switched profile while asking
                 self.notify("Nothing was deleted: the profile changed", severity="warning")
                 return
-            self._bulk = BulkDelete()
-            self._delete_marked(tab, rows, self._bulk, api)
+            delete(api)
 
-        noun = resource.noun if count == 1 else resource.title.lower()
-        self.app.push_screen(
-            ConfirmScreen(f"Delete {count:,} marked {noun}?", names + more, detail=detail),
-            answered,
-        )
+        self.app.push_screen(question, answered)
 
     @work(group="delete", exit_on_error=False)
     async def _delete_marked(
