@@ -213,3 +213,23 @@ def test_jwt_helper_is_a_jwt() -> None:
     from tokensales_tui.api.auth import jwt_claims
 
     assert jwt_claims(make_jwt(iat=10, lifetime=5))["exp"] == 15
+
+
+HOOK = '{"id":"%s","url":"https://x.example","events":["a"],"isActive":true}'
+FOUR = "[" + ",".join(HOOK % name for name in "abcd") + "]"
+
+
+@pytest.mark.parametrize("path", ["fast", "generic"])
+def test_a_list_longer_than_the_row_limit_is_refused_in_words(
+    path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tokensales_tui.api import decode
+    from tokensales_tui.api.models import Webhook
+
+    parser = decode.ListParser(Webhook, "webhooks", 200, "application/json")
+    read = parser if path == "fast" else parser._generic
+    monkeypatch.setattr(decode, "MAX_ROWS", 3)
+    with pytest.raises(UnexpectedResponse, match="holds 4 entries; this client reads at most 3"):
+        read(FOUR.encode())
+    monkeypatch.setattr(decode, "MAX_ROWS", 4)
+    assert len(read(FOUR.encode())) == 4

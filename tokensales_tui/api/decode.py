@@ -21,9 +21,14 @@ from . import shapes
 from .errors import UnexpectedResponse
 from .models import Asset, Collection, Model, from_json_elements, from_raw, paused_gc
 
-__all__ = ["OFF_LOOP_BYTES", "ListParser", "convert", "looks_like", "optional_json"]
+__all__ = ["MAX_ROWS", "OFF_LOOP_BYTES", "ListParser", "convert", "looks_like", "optional_json"]
 
 M = TypeVar("M", bound=Model)
+
+MAX_ROWS = 2_000_000
+"""Most entries a list may hold: past this the list is refused, in words, before its
+entries are decoded (a body of a million tiny entries would take far more memory as
+rows than as bytes)."""
 
 OFF_LOOP_BYTES = 256 * 1024
 """Bodies larger than this are decoded in a thread so the UI keeps drawing."""
@@ -72,8 +77,17 @@ class ListParser:
                 body = repaired
             return self._generic(body if isinstance(body, bytes) else bytes(body))
 
+    def _too_many(self, count: int) -> None:
+        if count > MAX_ROWS:
+            raise UnexpectedResponse(
+                f"{self.what}: the list holds {count:,} entries; this client reads at most"
+                f" {MAX_ROWS:,}",
+                status=self.status,
+            )
+
     def _fast(self, body: bytes) -> list[Any]:
         elements = _list_elements(body, (self.what, *shapes.LIST_KEYS))
+        self._too_many(len(elements))
         out: list[Any] = []
         append = out.append
         if self.model is Asset:
@@ -102,6 +116,7 @@ class ListParser:
                 f"{self.what}: {error} ({shapes.describe_body(self.status, self.content_type, len(body))})",
                 status=self.status,
             ) from None
+        self._too_many(len(rows))
         out = []
         for index, row in enumerate(rows):
             if not isinstance(row, dict):
