@@ -17,11 +17,13 @@ by the caller) and no request went outside the interface's paths.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 import string
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,6 +93,7 @@ class ChaosApp(TokenSalesApp):
 
     CSS_PATH = str(Path(app_module.__file__).parent / "app.tcss")
     failed_workers: list[str]
+    exit_started: float
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR:
@@ -157,7 +160,19 @@ def write_profiles() -> None:
     )
 
 
-async def run_chaos(seed: int, keys: int, *, seconds: float) -> ChaosReport:
+EXIT_TIMEOUT = 60.0
+"""Seconds an app may take to shut down once the keys stop."""
+KEY_TIMEOUT = 60.0
+"""Seconds a key may take, pauses and a slow service included, before the run calls the app wedged."""
+
+
+async def run_chaos(
+    seed: int,
+    keys: int,
+    *,
+    seconds: float,
+    progress: Callable[[ChaosReport], None] | None = None,
+) -> ChaosReport:
     """Press ``keys`` random keys (or stop after ``seconds``) and report what broke."""
     rng = random.Random(seed)
     report = ChaosReport(seed)
@@ -172,10 +187,7 @@ async def run_chaos(seed: int, keys: int, *, seconds: float) -> ChaosReport:
         transports.append(recorder)
         return recorder
 
-    while report.keys < keys and time.monotonic() - started < seconds:
-        report.apps += 1
-        app = ChaosApp(Launch(env={}, transport_factory=transport))
-        app.failed_workers = []
+    async def one_app(app: ChaosApp) -> None:
         async with app.run_test(size=rng.choice([(120, 40), (80, 24)])) as pilot:
             while report.keys < keys and time.monotonic() - started < seconds:
                 if app._exit:
@@ -188,13 +200,38 @@ async def run_chaos(seed: int, keys: int, *, seconds: float) -> ChaosReport:
                 key = rng.choice(pool)
                 if key == "q" and isinstance(app.screen, BrowseScreen) and rng.random() < 0.9:
                     key = "escape"  # quit now and then, not every time q comes up
-                report.screens[type(app.screen).__name__] += 1
-                await pilot.press(key)
+                screen = type(app.screen).__name__
+                report.screens[screen] += 1
+                try:  # a key that is not handled in time means the app is wedged
+                    await asyncio.wait_for(pilot.press(key), KEY_TIMEOUT)
+                except TimeoutError:
+                    report.problems.append(
+                        f"app {report.apps}: {key!r} on {screen} was not handled in"
+                        f" {KEY_TIMEOUT:.0f} s (key {report.keys}); faults {report.fault_sets[-1]}"
+                    )
+                    break
                 report.keys += 1
+                if progress is not None and report.keys % 500 == 0:
+                    progress(report)
                 if rng.random() < 0.3:
                     await pilot.pause(rng.choice([0, 0.01, 0.05, 0.2]))
             for recorder in transports:
                 recorder.emulator.set_faults([])  # let hung requests end with the app
+            app.exit_started = time.monotonic()
+
+    while report.keys < keys and time.monotonic() - started < seconds and not report.problems:
+        report.apps += 1
+        app = ChaosApp(Launch(env={}, transport_factory=transport))
+        app.failed_workers = []
+        app.exit_started = 0.0
+        running = asyncio.create_task(one_app(app))
+        while not running.done():  # leaving the app must not hang either
+            await asyncio.wait({running}, timeout=1.0)
+            if app.exit_started and time.monotonic() - app.exit_started > EXIT_TIMEOUT:
+                running.cancel()
+                report.problems.append(f"app {report.apps} did not quit in {EXIT_TIMEOUT:.0f} s")
+                return report
+        running.result()
         if app.return_code not in (None, 0):
             report.problems.append(f"app {report.apps} ended with code {app.return_code}")
         report.problems += app.failed_workers

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from .chaos import is_allowed, run_chaos
+from .chaos import ChaosReport, is_allowed, run_chaos
 
 KEYS = int(os.environ.get("CHAOS_KEYS", "500"))
 SEED = int(os.environ.get("CHAOS_SEED", "20261125"))
@@ -16,7 +16,11 @@ SECONDS = float(os.environ.get("CHAOS_SECONDS", "60" if KEYS <= 500 else "36000"
 async def test_random_keys_against_a_misbehaving_service_break_nothing(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    report = await run_chaos(SEED, KEYS, seconds=SECONDS)
+    def progress(report: ChaosReport) -> None:
+        with capsys.disabled():
+            print(f"\n{report.summary()}", flush=True)
+
+    report = await run_chaos(SEED, KEYS, seconds=SECONDS, progress=progress if KEYS > 500 else None)
     with capsys.disabled():
         print("\n" + report.summary())
     assert report.keys > 100, report.summary()
