@@ -127,3 +127,30 @@ def test_emulator_prints_exports_and_serves_the_interface_on_loopback() -> None:
             process.kill()
             raise
     assert process.returncode == 0
+
+
+def test_the_app_without_a_terminal_refuses_in_one_line() -> None:
+    # Textual without a terminal would spin on its input forever; scripts use the commands.
+    result = subprocess.run(
+        [sys.executable, "-m", "tokensales_tui", "--demo"],
+        input="\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1
+    assert "needs a terminal" in result.stderr
+
+
+def test_the_scripting_commands_work_without_a_terminal() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "tokensales_tui", "get", "assets", "--demo", "-o", "json"],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.lstrip().startswith("[")

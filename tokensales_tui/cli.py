@@ -162,7 +162,14 @@ def run_emulator(args: argparse.Namespace) -> int:
 
 
 def run_app(args: argparse.Namespace) -> int:
-    """Run the terminal app."""
+    """Run the terminal app; without a terminal on stdin and stdout, refuse in one line."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print(
+            "tokensales-tui: the app needs a terminal on stdin and stdout"
+            " (for scripts: tokensales-tui get, create, … — see --help)",
+            file=sys.stderr,
+        )
+        return 2
     # Importing the app makes tens of thousands of objects that live as long as it does:
     # collecting garbage in the middle of that only delays the first frame (~30 ms on a
     # slow machine). Collect nothing until the imports are done, then set what they made
