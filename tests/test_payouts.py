@@ -13,6 +13,7 @@ from tokensales_tui import config
 from tokensales_tui.payouts import (
     PayoutRecord,
     PayoutRecordError,
+    payout_rows,
     record_path,
     safe_profile_name,
 )
@@ -119,3 +120,14 @@ def test_the_in_memory_record_touches_no_file() -> None:
     entry = record.add(FREE)
     assert record.load() == [entry] and entry["name"] == "Free" and "addedAt" in entry
     assert not (config.data_dir() / "payouts").exists()
+
+
+def test_added_rows_show_newest_first_and_keep_their_ids_when_another_is_added() -> None:
+    record = PayoutRecord.in_memory()
+    record.add(FREE)
+    before = {row.name: row.id for row in payout_rows([], record.load())}
+    record.add(FIAT)
+    rows = payout_rows([], record.load())
+    assert [row.name for row in rows] == ["Cards", "Free"]
+    assert {row.name: row.id for row in rows}["Free"] == before["Free"] == "added-1"
+    assert rows[0].id == "added-2"

@@ -189,9 +189,13 @@ def payout_key(payout: ItemPayout | None) -> tuple[str | None, ...] | None:
 
 
 def payout_rows(items: Sequence[Item], added: Sequence[dict[str, Any]] = ()) -> list[PayoutRow]:
-    """Definitions added from here first, then the payout settings items use, with counts."""
+    """Definitions added from here first, newest first, then the payout settings items use.
+
+    ``added`` is the record as kept, oldest first: an added definition's id is its place
+    there (``added-1`` is the first ever added), so adding another renumbers none.
+    """
     rows: list[PayoutRow] = []
-    for index, definition in enumerate(added):
+    for number, definition in reversed(list(enumerate(added, 1))):
         details: dict[str, Any] = next(
             (
                 definition[k]
@@ -202,7 +206,7 @@ def payout_rows(items: Sequence[Item], added: Sequence[dict[str, Any]] = ()) -> 
         )
         rows.append(
             PayoutRow(
-                id=f"added-{index + 1}",
+                id=f"added-{number}",
                 type=str(definition.get("type", "")),
                 name=str(definition.get("name", "")),
                 chain=str(details.get("blockchainId", "")),

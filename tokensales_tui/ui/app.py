@@ -267,7 +267,7 @@ class TokenSalesApp(App[None]):
     # --- the local record of payout definitions ------------------------------------
 
     async def added_payouts(self) -> list[dict[str, Any]]:
-        """The payout definitions added from here for this profile, newest first.
+        """The payout definitions added from here for this profile, oldest first.
 
         The file is read in a thread: it may be large, or slow to read.
         """
@@ -275,7 +275,7 @@ class TokenSalesApp(App[None]):
         if record is None:
             return []
         try:
-            return list(reversed(await asyncio.to_thread(record.load)))
+            return await asyncio.to_thread(record.load)
         except PayoutRecordError as error:
             self.notify(str(error), title="Payout record", severity="error", markup=False)
             return []
