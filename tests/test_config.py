@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import platformdirs
 import pytest
 import tomli_w
 
@@ -28,7 +29,7 @@ from tokensales_tui.config import (
     upsert_profile,
     validate_url,
 )
-from tokensales_tui.files import atomic_write
+from tokensales_tui.files import atomic_write, lock_path
 
 KEY = "key-5f1e2d9c"
 SECRET = "secret-8a7b6c5d"
@@ -351,7 +352,7 @@ def _add_slowly(path: str, name: str) -> None:
 
 
 def test_concurrent_updates_in_threads_lose_nothing(tmp_path: Path) -> None:
-    path = tmp_path / "config.toml"
+    path = tmp_path / "conf" / "config.toml"
     threads = [threading.Thread(target=_add_slowly, args=(str(path), n)) for n in ("a", "b", "c")]
     for thread in threads:
         thread.start()
@@ -359,6 +360,17 @@ def test_concurrent_updates_in_threads_lose_nothing(tmp_path: Path) -> None:
         thread.join()
 
     assert sorted(load_config(path).profiles) == ["a", "b", "c"]
+    assert os.listdir(path.parent) == ["config.toml"]  # no lock file or temp file beside it
+
+
+def test_the_lock_files_live_in_the_cache_folder(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    _add_slowly(str(path), "a")
+    lock = lock_path(path)
+    assert lock.exists() and lock.parent == platformdirs.user_cache_path("tokensales-tui") / "locks"
+    assert mode_of(lock) == 0o600
+    assert lock_path(tmp_path / "." / "config.toml") == lock  # one lock whichever way it is named
+    assert lock_path(tmp_path / "other.toml") != lock
 
 
 def test_concurrent_updates_in_processes_lose_nothing(tmp_path: Path) -> None:

@@ -4,14 +4,17 @@ Reading: :func:`read_local_file` accepts only a regular file (following a symbol
 to one) under a size limit, and never blocks on a FIFO or a device.
 
 Writing: :func:`atomic_write` replaces a file so that readers see the old bytes or the
-new, never half, as mode 0600; :func:`locked` serialises writers, between processes too.
-POSIX only (``fcntl``).
+new, never half, as mode 0600; :func:`locked` serialises writers, between processes too,
+on a lock file in the user's cache folder, so that the folders of the files it guards
+hold only those files. POSIX only (``fcntl``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
+import hashlib
 import os
 import stat
 import tempfile
@@ -19,7 +22,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["LocalFileError", "atomic_write", "atomic_writer", "locked", "read_local_file"]
+import platformdirs
+
+__all__ = [
+    "LocalFileError",
+    "atomic_write",
+    "atomic_writer",
+    "lock_path",
+    "locked",
+    "read_local_file",
+]
 
 
 class LocalFileError(OSError):
@@ -109,13 +121,15 @@ def atomic_writer(path: Path, mode: int = 0o600, *, replace: bool = True) -> Ite
 
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock for ``path`` (on ``.NAME.lock`` beside it) while in the block.
+    """Hold an exclusive lock for ``path`` while in the block.
 
     Works between processes and between threads, each taking it through its own call.
     Not re-entrant: do not take it again inside the block. Raises ``OSError``.
     """
     _make_folder(path.parent)
-    handle = os.open(path.parent / f".{path.name}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    lock = lock_path(path)
+    _make_folder(lock.parent)
+    handle = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(handle, fcntl.LOCK_EX)
         yield
@@ -123,10 +137,25 @@ def locked(path: Path) -> Iterator[None]:
         os.close(handle)  # closing releases the lock
 
 
+def lock_path(path: Path) -> Path:
+    """The lock file for ``path``: in the cache folder, named by the path's real location.
+
+    Lock files stay once made (removing one while another process waits on it would
+    let two writers in); there they are out of the way and a cache cleaner may take them.
+    """
+    real = os.path.realpath(path.parent) + os.sep + path.name
+    digest = hashlib.sha256(os.fsencode(real)).hexdigest()[:32]
+    return platformdirs.user_cache_path("tokensales-tui") / "locks" / f"{digest}.lock"
+
+
 def _make_folder(folder: Path) -> None:
     try:
         folder.mkdir(mode=0o700, parents=True)
     except FileExistsError:
+        if not folder.is_dir():
+            raise NotADirectoryError(
+                errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(folder)
+            ) from None
         return  # someone else's folder: permission_warnings reports a loose mode
     os.chmod(folder, 0o700)  # mkdir's mode is filtered by the umask
 
