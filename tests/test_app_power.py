@@ -258,7 +258,7 @@ async def test_payouts_lead_to_their_items_and_items_to_their_payout_and_asset()
         await pilot.press("escape")  # leaves the scope
         assert items.table.shown_count == items.table.total_count
 
-        await pilot.press("g")  # the item's payout setting
+        await pilot.press("f")  # the item's payout setting
         assert app.active_tab.resource.key == "payouts"
         assert app.active_tab.highlighted.key[0] == item.payout.type
 

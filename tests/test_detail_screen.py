@@ -166,6 +166,28 @@ async def test_search_scrolls_to_the_match_and_reports_none() -> None:
         assert matches_label(app) == "no matches"
 
 
+async def test_less_keys_scroll_the_json() -> None:
+    app = Host(detail_screen({f"key{i}": i for i in range(200)}, []))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view = app.detail.json_view
+        assert view.has_focus  # the keys work as soon as the view opens
+        half = view.scrollable_content_region.height // 2
+        await pilot.press("j", "j", "k")
+        assert view.scroll_y == 1
+        await pilot.press("ctrl+d")
+        assert view.scroll_y == 1 + half
+        await pilot.press("ctrl+u")
+        assert view.scroll_y == 1
+        await pilot.press("G")
+        await pilot.pause()
+        assert view.scroll_y == view.max_scroll_y > 150
+        assert '"key199": 199' in "\n".join(screen_lines(app))
+        await pilot.press("g")
+        await pilot.pause()
+        assert view.scroll_y == 0
+
+
 async def test_refresh_replaces_the_data() -> None:
     release = asyncio.Event()
     new_raw = {"id": "itm_4f3a", "name": "Cap"}

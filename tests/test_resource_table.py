@@ -291,6 +291,28 @@ async def test_keys_move_the_cursor_and_the_view() -> None:
         assert app.of(ResourceTable.RowHighlighted)[-1].row == rows[0]
 
 
+async def test_less_keys_move_the_cursor_as_the_arrows_do() -> None:
+    rows = [Row(f"r{i}", f"name {i}", float(i)) for i in range(200)]
+    app = TableApp(rows)
+    async with app.run_test(size=(100, 30)) as pilot:
+        table = app.query_one(ResourceTable)
+        half = (table.scrollable_content_region.height - 1) // 2
+        await pilot.press("j", "j", "k")
+        assert table.cursor_row == 1
+        await pilot.press("ctrl+d")
+        assert table.cursor_row == 1 + half
+        await pilot.press("ctrl+d", "ctrl+u")
+        assert table.cursor_row == 1 + half
+        await pilot.press("G")
+        assert table.cursor_row == 199
+        await pilot.pause()
+        assert lines(table)[-1].split()[0] == "r199"
+        await pilot.press("ctrl+u")
+        assert table.cursor_row == 199 - half
+        await pilot.press("g")
+        assert table.cursor_row == 0 and table.scroll_y == 0
+
+
 async def test_mouse_wheel_scrolls_the_body_under_a_fixed_header() -> None:
     rows = [Row(f"r{i}", f"name {i}", float(i)) for i in range(200)]
     app = TableApp(rows)

@@ -106,7 +106,7 @@ class BrowseScreen(Screen[None]):
         Binding("space", "mark", "Mark", show=False, id="mark"),
         Binding("ctrl+a", "mark_all", "Mark all shown / clear marks", show=False, id="mark_all"),
         Binding("x", "export", "Export", id="export"),
-        Binding("g", "go_to", "Go to payout setting / its items", show=False, id="go_to"),
+        Binding("f", "go_to", "Go to payout setting / its items", show=False, id="go_to"),
         Binding("a", "go_to_asset", "Go to the chain's asset", show=False, id="go_to_asset"),
         Binding("p", "app.switch_profile", "Profile", id="profile"),
         Binding("q", "app.quit", "Quit", id="quit"),

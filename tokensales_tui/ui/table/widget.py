@@ -111,14 +111,28 @@ class ResourceTable(ScrollView, can_focus=True):
     }
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "cursor_up", "Previous row", show=False, id="resource_table.up"),
-        Binding("down", "cursor_down", "Next row", show=False, id="resource_table.down"),
+        Binding("up,k", "cursor_up", "Previous row", show=False, id="resource_table.up"),
+        Binding("down,j", "cursor_down", "Next row", show=False, id="resource_table.down"),
         Binding("pageup", "cursor_page_up", "Page up", show=False, id="resource_table.pageup"),
         Binding(
             "pagedown", "cursor_page_down", "Page down", show=False, id="resource_table.pagedown"
         ),
-        Binding("home", "cursor_first", "First row", show=False, id="resource_table.home"),
-        Binding("end", "cursor_last", "Last row", show=False, id="resource_table.end"),
+        Binding(
+            "ctrl+u",
+            "cursor_half_page(-1)",
+            "Half page up",
+            show=False,
+            id="resource_table.half_up",
+        ),
+        Binding(
+            "ctrl+d",
+            "cursor_half_page(1)",
+            "Half page down",
+            show=False,
+            id="resource_table.half_down",
+        ),
+        Binding("home,g", "cursor_first", "First row", show=False, id="resource_table.home"),
+        Binding("end,G", "cursor_last", "Last row", show=False, id="resource_table.end"),
         Binding("enter", "select_cursor", "Open", id="resource_table.select"),
     ]
 
@@ -543,6 +557,12 @@ class ResourceTable(ScrollView, can_focus=True):
         body = self._body_height
         self.scroll_to(y=round(self.scroll_y) + body, animate=False, force=True)
         self._move_cursor(self._cursor + body)
+
+    def action_cursor_half_page(self, direction: int) -> None:
+        """Move the cursor and the view half a page down (1) or up (-1), as less does."""
+        step = max(1, self._body_height // 2) * (1 if direction > 0 else -1)
+        self.scroll_to(y=max(0, round(self.scroll_y) + step), animate=False, force=True)
+        self._move_cursor(self._cursor + step)
 
     def action_cursor_first(self) -> None:
         """Highlight the first row."""

@@ -11,6 +11,7 @@ import re
 from bisect import bisect_right
 from functools import lru_cache
 from itertools import accumulate, islice
+from typing import ClassVar
 
 from pygments.lexers import get_lexer_by_name  # type: ignore[import-untyped]
 from rich._wrap import divide_line  # Text.wrap's word wrapping, as offsets
@@ -19,6 +20,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Span, Text
+from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.events import Resize
 from textual.geometry import Size
@@ -48,6 +50,16 @@ class JsonView(ScrollView, can_focus=True):
     """
 
     COMPONENT_CLASSES = {"json-view--match", "json-view--current"}
+
+    # As in less: j/k a line, ctrl+d/ctrl+u half a page, g/G the top and the end.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("k", "scroll_up", "Line up", show=False, id="json_view.up"),
+        Binding("j", "scroll_down", "Line down", show=False, id="json_view.down"),
+        Binding("ctrl+u", "half_page(-1)", "Half page up", show=False, id="json_view.half_up"),
+        Binding("ctrl+d", "half_page(1)", "Half page down", show=False, id="json_view.half_down"),
+        Binding("g", "scroll_home", "Top", show=False, id="json_view.top"),
+        Binding("G", "scroll_end", "End", show=False, id="json_view.end"),
+    ]
 
     DEFAULT_CSS = """
     JsonView {
@@ -114,6 +126,11 @@ class JsonView(ScrollView, can_focus=True):
 
     def on_mount(self) -> None:
         self.watch(self.app, "theme", self._theme_changed, init=False)
+
+    def action_half_page(self, direction: int) -> None:
+        """Scroll half a page down (1) or up (-1)."""
+        step = max(1, self.scrollable_content_region.height // 2)
+        self.scroll_to(y=self.scroll_y + step * (1 if direction > 0 else -1), animate=False)
 
     def set_lines(self, lines: list[str]) -> None:
         """Show new lines, keeping the search query (its matches are found again)."""
