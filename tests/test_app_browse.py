@@ -124,6 +124,12 @@ async def test_delete_asks_and_cancel_keeps_the_row() -> None:
         assert type(app.screen).__name__ != "ConfirmScreen"
         assert tab.table.total_count == before
         assert row.id in app.emulator.webhooks
+        for key in ("escape", "q"):  # as in less and k9s, q goes back, never quits from here
+            await pilot.press("d")
+            assert type(app.screen).__name__ == "ConfirmScreen"
+            await pilot.press(key)
+            assert type(app.screen).__name__ == "BrowseScreen" and app.is_running
+        assert row.id in app.emulator.webhooks
 
 
 async def test_delete_confirmed_removes_it_on_the_server_and_in_the_table() -> None:

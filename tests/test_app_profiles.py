@@ -82,7 +82,12 @@ async def test_p_switches_profile_without_restarting() -> None:
         first_worker = app.api
         await pilot.press("p")
         assert type(app.screen).__name__ == "ProfileScreen"
-        assert "prod" in screen_text(app)
+        text = screen_text(app)
+        assert "● staging  127.0.0.1" in text  # the current one is marked
+        assert "prod  127.0.0.1:9 · PRODUCTION · READ-ONLY" in text
+        await pilot.press("q")  # goes back, the session unchanged
+        assert type(app.screen).__name__ == "BrowseScreen" and app.session.name == "staging"
+        await pilot.press("p")
         await pilot.press("down", "enter")
         await wait_for(lambda: app.session is not None and app.session.name == "prod", pilot)
         await loaded(app, pilot)
@@ -90,6 +95,15 @@ async def test_p_switches_profile_without_restarting() -> None:
         header = screen_text(app).splitlines()[0]
         assert "PRODUCTION" in header and "READ-ONLY" in header
         assert "Delete" not in screen_text(app).splitlines()[-1]
+
+
+async def test_the_picker_marks_the_demo_when_it_is_in_use() -> None:
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("p")
+        await wait_for_screen(app, pilot, "ProfileScreen")
+        assert "● demo  embedded demo service" in screen_text(app)
 
 
 async def test_a_switch_clears_the_old_rows_before_the_new_server_answers() -> None:

@@ -19,14 +19,13 @@ from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 
 from .. import config
-from ..api.connection import host_of
 from ..clean import clean, clean_line, escape_unsafe
 from ..debug_log import disable_debug_log, enable_debug_log
 from ..payouts import PayoutRecord, PayoutRecordError
 from ..session import Launch, Session, demo_session, profile_session
 from .keys import bound, every_binding_id, unknown_keymap_ids
 from .screens.browse import BrowseScreen
-from .screens.profiles import DEMO_CHOICE, ProfileScreen
+from .screens.profiles import DEMO_CHOICE, ProfileScreen, profile_summary
 from .tabs import ResourceTab
 from .terminal import guarded_driver
 from .widgets.header import StatusHeader
@@ -304,7 +303,7 @@ class TokenSalesApp(App[None]):
         except config.ConfigError as error:
             self.notify(str(error), title="Config file", severity="error", markup=False)
             loaded = config.ConfigFile()
-        profiles = [(name, host_of(profile.base_url)) for name, profile in loaded.profiles.items()]
+        profiles = [(name, profile_summary(profile)) for name, profile in loaded.profiles.items()]
         current = None
         if self.session is not None:
             current = DEMO_CHOICE if self.session.demo else self.session.name

@@ -32,7 +32,7 @@ class ConfirmScreen(ModalScreen[bool]):
     """
 
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel", id="confirm.cancel"),
+        Binding("escape,q", "cancel", "Cancel", id="confirm.cancel"),
         Binding("left,right", "toggle_focus", "Switch button", show=False, id="confirm.switch"),
     ]
 

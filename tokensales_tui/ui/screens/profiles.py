@@ -9,10 +9,22 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ... import config
+from ...api.connection import host_of
 from ..safe import line
 
 DEMO_CHOICE = "\x00demo"
 """The option id of the embedded demo; no profile name can contain a NUL."""
+
+
+def profile_summary(profile: config.Profile) -> str:
+    """What the picker shows beside a profile's name: its host, label and read-only flag."""
+    parts = [host_of(profile.base_url)]
+    if profile.label:
+        parts.append(profile.label)
+    if profile.read_only:
+        parts.append("READ-ONLY")
+    return " · ".join(parts)
 
 
 class ProfileScreen(ModalScreen[str | None]):
@@ -29,10 +41,13 @@ class ProfileScreen(ModalScreen[str | None]):
     ProfileScreen OptionList { height: auto; max-height: 20; }
     """
 
-    BINDINGS = [Binding("escape", "cancel", "Close", id="profiles.close")]
+    BINDINGS = [Binding("escape,q", "cancel", "Close", id="profiles.close")]
 
     def __init__(self, profiles: list[tuple[str, str]], current: str | None) -> None:
-        """``profiles`` is a list of (name, description such as the host)."""
+        """``profiles`` is a list of (name, description: host, label, read-only).
+
+        ``current`` is the profile in use, or :data:`DEMO_CHOICE`; it is marked ``●``.
+        """
         super().__init__()
         self.profiles = profiles
         self.current = current
@@ -47,16 +62,22 @@ class ProfileScreen(ModalScreen[str | None]):
             )
             for name, description in self.profiles
         ]
-        options.append(Option(line("  demo  (embedded demo service)"), id=DEMO_CHOICE))
+        demo = "● " if self.current == DEMO_CHOICE else "  "
+        options.append(
+            Option(
+                line(demo) + line("demo", "bold") + line("  embedded demo service", "dim"),
+                id=DEMO_CHOICE,
+            )
+        )
         with Vertical():
             yield Static("Switch profile", classes="title")
-            yield Static("enter to switch · escape to stay", classes="hint")
+            yield Static("enter to switch · escape or q to stay", classes="hint")
             yield OptionList(*options)
         yield Footer(compact=True)  # this dialog's keys, not the screen's behind it
 
     def on_mount(self) -> None:
         option_list = self.query_one(OptionList)
-        ids = [name for name, _ in self.profiles]
+        ids = [name for name, _ in self.profiles] + [DEMO_CHOICE]
         if self.current in ids:
             option_list.highlighted = ids.index(self.current)
         option_list.focus()
