@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -354,3 +355,22 @@ async def test_the_clock_and_tab_timers_survive_children_removed_first_at_shutdo
         tab.cancel_load()
         await pilot.pause()
         assert app.is_running
+
+
+@pytest.mark.parametrize("downloads", [False, True])
+async def test_screenshot_goes_to_a_folder_that_exists_and_says_where(downloads: bool) -> None:
+    folder = Path.home() / "Downloads"
+    if downloads:
+        folder.mkdir()
+    else:
+        assert not folder.exists()  # a fresh account, a server: the working folder then
+        folder = Path.cwd()
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        (command,) = [c for c in app.get_system_commands(app.screen) if c.title == "Screenshot"]
+        command.callback()
+        await wait_for(lambda: list(folder.glob("tokensales-tui_*.svg")), pilot)
+        (saved,) = folder.glob("tokensales-tui_*.svg")
+        assert "<svg" in saved.read_text()
+        assert [n.message for n in app._notifications] == [f"Saved in {saved}"]

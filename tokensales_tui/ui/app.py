@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import platformdirs
 from textual import on
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
@@ -21,6 +24,7 @@ from textual.notifications import SeverityLevel
 from .. import config
 from ..clean import clean, clean_line, escape_unsafe
 from ..debug_log import disable_debug_log, enable_debug_log
+from ..files import atomic_write
 from ..payouts import PayoutRecord, PayoutRecordError
 from ..session import Launch, Session, demo_session, profile_session
 from .keys import bound, every_binding_id, unknown_keymap_ids
@@ -35,7 +39,22 @@ if TYPE_CHECKING:
     from textual.driver import Driver
     from textual.screen import Screen
 
-__all__ = ["TokenSalesApp"]
+__all__ = ["TokenSalesApp", "screenshot_folder"]
+
+
+def screenshot_folder() -> Path:
+    """Where a screenshot goes: Downloads when that folder exists, else the working folder.
+
+    When the working folder is gone too, the home folder.
+    """
+    for folder in (platformdirs.user_downloads_path, Path.cwd, Path.home):
+        try:
+            path = folder()
+        except OSError:  # the working folder was removed
+            continue
+        if path.is_dir():
+            return path
+    return Path.home()
 
 
 class TokenSalesApp(App[None]):
@@ -324,7 +343,30 @@ class TokenSalesApp(App[None]):
         from .commands import app_commands
 
         yield from app_commands(self, screen)
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            if command.title == "Screenshot":  # Textual's needs ~/Downloads to exist
+                command = SystemCommand(
+                    "Screenshot",
+                    "Save an SVG picture of the screen (in Downloads, else the working folder)",
+                    lambda: self.set_timer(0.1, self.save_screenshot_file),  # the palette closes
+                )
+            yield command
+
+    def save_screenshot_file(self) -> Path | None:
+        """Save an SVG of the screen in a folder that exists; say where, or why not."""
+        folder = screenshot_folder()
+        path = folder / f"tokensales-tui_{datetime.now():%Y-%m-%dT%H_%M_%S_%f}.svg"
+        try:
+            atomic_write(path, self.export_screenshot().encode())
+        except OSError as error:
+            self.notify(
+                f"Not saved in {folder}: {error.strerror or error}",
+                title="Screenshot",
+                severity="error",
+            )
+            return None
+        self.notify(f"Saved in {path}", title="Screenshot")
+        return path
 
     async def action_quit(self) -> None:
         if self._api is not None:
