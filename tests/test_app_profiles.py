@@ -155,3 +155,27 @@ async def test_corrupt_config_shows_where_and_offers_the_demo() -> None:
         await pilot.press("d")
         await wait_for(lambda: app.session is not None and app.session.demo, pilot)
     assert path.read_bytes() == before
+
+
+async def test_the_theme_chosen_is_saved_and_used_at_the_next_start() -> None:
+    config.save_config(config.ConfigFile(theme="nord"))
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        assert app.theme == "nord"
+        app.theme = "gruvbox"  # as the palette's "Change theme" does
+        await wait_for(lambda: config.load_config().theme == "gruvbox", pilot)
+    assert (config.config_path().stat().st_mode & 0o777) == 0o600
+    again = TokenSalesApp(Launch(demo=True))
+    async with again.run_test(size=SIZE) as pilot:
+        await loaded(again, pilot)
+        assert again.theme == "gruvbox"
+
+
+async def test_an_unknown_saved_theme_is_named_and_the_default_kept() -> None:
+    config.save_config(config.ConfigFile(theme="no-such-theme"))
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        assert app.theme == "textual-dark"
+        assert any("no-such-theme" in n.message for n in app._notifications)

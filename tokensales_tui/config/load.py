@@ -161,6 +161,7 @@ class _Validator:
             profiles=profiles,
             keymap=top.keymap,
             watch_interval=top.watch_interval,
+            theme=top.theme,
         )
 
     def profile(self, name: str, raw: object) -> Profile:

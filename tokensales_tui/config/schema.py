@@ -17,6 +17,7 @@ The file lives at ``config_path()`` (``$XDG_CONFIG_HOME/tokensales-tui/config.to
     max_body_mb = 1024                         # optional: largest answer accepted, in MB
 
     watch_interval = 5                         # optional: seconds between reloads (w)
+    theme = "nord"                             # optional: saved when chosen in the app
 
     [keymap]
     refresh = "f5"                             # binding id = keys
@@ -113,6 +114,8 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True,
     """Key bindings to change: binding id → keys, e.g. ``refresh = "f5"`` (Textual keymap)."""
     watch_interval: float = 5.0
     """Seconds from the end of one load to the next while a tab is watched (``w``)."""
+    theme: str | None = None
+    """The colour theme last chosen in the app (its palette's "Change theme")."""
 
 
 class TopLevel(msgspec.Struct, forbid_unknown_fields=True):
@@ -121,6 +124,7 @@ class TopLevel(msgspec.Struct, forbid_unknown_fields=True):
     profiles: dict[str, Any] = msgspec.field(default_factory=dict)
     keymap: dict[str, str] = msgspec.field(default_factory=dict)
     watch_interval: float = 5.0
+    theme: str | None = None
 
 
 MIN_WATCH_INTERVAL: Final = 1.0

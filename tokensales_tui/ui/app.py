@@ -173,6 +173,7 @@ class TokenSalesApp(App[None]):
             self.notify(str(error), title="Config file ignored", severity="warning", markup=False)
             loaded = config.ConfigFile()
         self._use_keymap(loaded.keymap)
+        self._use_theme(loaded.theme)
         self.watch_interval = loaded.watch_interval
         for warning in config.permission_warnings(self.launch.config_path):
             self.notify(warning, severity="warning", markup=False, timeout=10)
@@ -195,6 +196,30 @@ class TokenSalesApp(App[None]):
         self.set_keymap(self.keymap)
         for problem in unknown_keymap_ids(keymap, every_binding_id()):
             self.notify(clean_line(problem), title="Config file", severity="warning", markup=False)
+
+    def _use_theme(self, theme: str | None) -> None:
+        """Show ``theme`` (the one saved, when Textual knows it), then save each new choice."""
+        if theme in self.available_themes:
+            self.theme = theme
+        elif theme is not None:
+            self.notify(
+                f"theme {theme!r} is not one this version has; using {self.theme!r}",
+                title="Config file",
+                severity="warning",
+            )
+        self.watch(self, "theme", self._save_theme, init=False)
+
+    def _save_theme(self, theme: str) -> None:
+        self.run_worker(self._write_theme(theme), group="save-theme", exclusive=True)
+
+    async def _write_theme(self, theme: str) -> None:
+        def mutate(loaded: config.ConfigFile) -> None:
+            loaded.theme = theme
+
+        try:
+            await asyncio.to_thread(config.update_config, mutate, self.launch.config_path)
+        except config.ConfigError as error:
+            self.notify(f"The theme is not saved: {error.message}", severity="warning")
 
     def _show_setup(self) -> None:
         from .screens.setup import SetupScreen
