@@ -179,3 +179,21 @@ async def test_an_unknown_saved_theme_is_named_and_the_default_kept() -> None:
         await loaded(app, pilot)
         assert app.theme == "textual-dark"
         assert any("no-such-theme" in n.message for n in app._notifications)
+
+
+async def test_setup_opens_at_its_top_and_its_help_lists_its_own_keys() -> None:
+    app = TokenSalesApp(Launch(config_path=None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_screen(app, pilot, "SetupScreen")
+        scroller = app.screen.query_one("VerticalScroll")
+        assert scroller.scroll_y == 0
+        assert "Welcome to tokensales-tui" in screen_text(app)
+        assert app.screen.focused is app.screen.query_one("#profile")
+        (command,) = [c for c in app.get_system_commands(app.screen) if c.title == "Help"]
+        command.callback()
+        await wait_for_screen(app, pilot, "HelpScreen")
+        text = screen_text(app)
+        assert "Save" in text and "First field" in text and "Quit" in text
+        assert "Refresh" not in text and "Go to tab" not in text
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert not any(t.startswith(("Go to tab", "Switch profile")) for t in titles)

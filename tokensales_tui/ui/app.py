@@ -361,8 +361,14 @@ class TokenSalesApp(App[None]):
     def action_help(self) -> None:
         """Show every key, as bound now."""
         from .screens.help import HelpScreen
+        from .screens.setup import SetupScreen
 
-        self.push_screen(HelpScreen(self.browse.help_sections()))
+        screen = self.screen
+        if isinstance(screen, SetupScreen):  # its own keys: the main screen's do nothing there
+            sections = screen.help_sections(self.keymap)
+        else:
+            sections = self.browse.help_sections()
+        self.push_screen(HelpScreen(sections))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         from .commands import app_commands

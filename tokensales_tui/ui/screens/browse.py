@@ -264,6 +264,7 @@ class BrowseScreen(Screen[None]):
     def help_sections(self) -> list[Section]:
         """Every key that works here and on the screens opened from here, as bound now."""
         from ..forms import form_bindings
+        from ..widgets.json_view import JsonView
         from .detail import DetailScreen
 
         app = self.tsapp
@@ -278,7 +279,7 @@ class BrowseScreen(Screen[None]):
             ("Main screen", others),
             ("Tabs", tabs),
             ("In a table", app.bound(ResourceTable.BINDINGS)),
-            ("Detail view", app.bound(DetailScreen.BINDINGS)),
+            ("Detail view", app.bound([*DetailScreen.BINDINGS, *JsonView.BINDINGS])),
         ]
         if not app.read_only:
             groups.append(("In a form", app.bound(form_bindings())))

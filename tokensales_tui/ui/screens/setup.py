@@ -9,7 +9,7 @@ copied out of the field.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Final, Literal
@@ -25,11 +25,13 @@ from textual.widgets import Button, Footer, Input, Label, Static
 from ... import config
 from ...api import ApiClient, Connection, Secret
 from ...api.connection import host_of
+from ..keys import bound
 from ..lifetime import while_shown
 from ..safe import line
 from ..widgets.header import describe_token
 from ..widgets.safe_input import SafeInput
 from ..widgets.secret_input import SecretInput
+from .help import Section, sections_from_bindings
 
 if TYPE_CHECKING:
     import httpx
@@ -175,7 +177,7 @@ class SetupScreen(Screen[SetupResult]):
         Binding("escape", "first_field", "First field", id="setup.first_field"),
     ]
 
-    AUTO_FOCUS = "#profile"
+    AUTO_FOCUS = ""  # none: on_mount focuses the first field without scrolling to it
 
     def __init__(
         self,
@@ -243,6 +245,11 @@ class SetupScreen(Screen[SetupResult]):
                 yield Button("Open demo instead", id="demo")
             yield Static(id="status", markup=False)
         yield Footer()
+
+    def on_mount(self) -> None:
+        # Focus the first field without scrolling to it: at 80x24 that would hide the
+        # welcome text and the path the profile is saved in; the field is in view anyway.
+        self.set_focus(self.query_one("#profile", Input), scroll_visible=False)
 
     @staticmethod
     def _field(label: str, field: Input) -> ComposeResult:
@@ -358,6 +365,20 @@ class SetupScreen(Screen[SetupResult]):
     def action_demo(self) -> None:
         """Close the screen and open the embedded demo."""
         self.dismiss(SetupResult.demo())
+
+    def help_sections(self, keymap: Mapping[str, str]) -> list[Section]:
+        """This screen's keys, as bound now, for the help."""
+        groups = [("Setup", bound(self.BINDINGS, keymap))]
+        sections = sections_from_bindings(groups, app=self.app)
+        sections[0][1].extend(
+            [
+                ("tab / shift+tab", "Next / previous field or button"),
+                ("enter", "Next field; on a button, press it"),
+                ("ctrl+p", "Command palette"),
+                ("ctrl+c", "Quit"),
+            ]
+        )
+        return sections
 
     def action_first_field(self) -> None:
         """Go back to the first field; nothing typed is lost."""
