@@ -224,12 +224,12 @@ async def test_cycle_and_reverse_sort() -> None:
             table.cycle_sort()
             seen.append(table.sort_column)
         assert seen == ["id", "name", "amount", "status", None]
-        table.reverse_sort()  # nothing to reverse when unsorted
-        assert table.sort_column is None
-        table.cycle_sort()
-        table.reverse_sort()
+        table.reverse_sort()  # unsorted: the first column, reversed
         assert (table.sort_column, table.sort_reverse) == ("id", True)
         assert [row.id for row in table.model.shown_rows] == ["r5", "r4", "r3", "r2", "r1"]
+        table.reverse_sort()
+        assert (table.sort_column, table.sort_reverse) == ("id", False)
+        assert [row.id for row in table.model.shown_rows] == ["r1", "r2", "r3", "r4", "r5"]
 
 
 async def test_header_click_sorts_then_reverses() -> None:

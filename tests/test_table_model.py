@@ -96,6 +96,15 @@ def test_text_sort_is_case_folded_and_stable_and_survives_a_filter() -> None:
     assert names(view) == ["banana", "Apple", "Åsa"]
 
 
+def test_text_sort_is_natural_numbers_in_the_text_by_their_value() -> None:
+    rows = [Row(name, 0) for name in ("Item 10", "item 2", "Item 1b", "Item", "10 x", "2 x")]
+    view = loaded(rows)
+    view.sort_by("name")
+    assert names(view) == ["2 x", "10 x", "Item", "Item 1b", "item 2", "Item 10"]
+    view.sort_by("name", reverse=True)
+    assert names(view) == ["Item 10", "item 2", "Item 1b", "Item", "10 x", "2 x"]
+
+
 def test_sorting_by_an_unknown_column_is_refused_and_changes_nothing() -> None:
     view = loaded()
     with pytest.raises(KeyError):

@@ -8,6 +8,7 @@ string takes is the widget's to say: it passes its measure in as ``width``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -22,6 +23,7 @@ __all__ = [
     "Width",
     "column_cells",
     "fit_widths",
+    "natural_keys",
     "natural_width",
     "numeric_sort_key",
 ]
@@ -68,6 +70,30 @@ def numeric_sort_key(value: object) -> float | int | Decimal:
                 return float("-inf")
             return number if not number.is_nan() else float("-inf")
     return float("-inf")
+
+
+_DIGITS = re.compile(rb"([0-9]+)")
+
+
+def natural_keys(cells: list[bytes]) -> list[Any]:
+    """Sort keys that order runs of digits by their value: ``item 2`` before ``item 10``.
+
+    Each key alternates text and numbers (text first), so any two compare. A column
+    without digits keeps its texts as they are.
+    """
+    search = _DIGITS.search
+    if not any(map(search, cells)):
+        return cells
+    split = _DIGITS.split
+    keys: list[Any] = []
+    for cell in cells:
+        if search(cell) is None:
+            keys.append((cell,))
+            continue
+        parts: list[Any] = split(cell)
+        parts[1::2] = map(int, parts[1::2])
+        keys.append(tuple(parts))
+    return keys
 
 
 @dataclass(frozen=True, slots=True)

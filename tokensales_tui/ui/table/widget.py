@@ -476,9 +476,11 @@ class ResourceTable(ScrollView, can_focus=True):
             self.sort_by(*self._data.next_sort())
 
     def reverse_sort(self) -> None:
-        """Flip the direction of the current sort (nothing when unsorted)."""
+        """Flip the direction of the current sort; unsorted, sort by the first column, reversed."""
         if self._data.sort is not None:
             self.sort_by(self._data.sort[0], not self._data.sort[1])
+        else:
+            self.sort_by(self._data.next_sort()[0], reverse=True)
 
     # --- cursor --------------------------------------------------------------------
 
