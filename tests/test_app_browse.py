@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
@@ -87,11 +89,17 @@ async def test_sort_keys_and_header_click() -> None:
         assert table.sort_column == table.columns[0].key
         await pilot.press("s", "s")  # id → title → price
         assert table.sort_column == "price"
-        prices = [row.price for row in table.model.shown_rows]
-        assert prices == sorted(prices)
+        prices = [(row.currency, row.price) for row in table.model.shown_rows]
+        assert prices == sorted(prices)  # by currency, then amount
+        assert len({currency for currency, _ in prices}) > 1
         await pilot.press("S")
-        prices = [row.price for row in table.model.shown_rows]
+        prices = [(row.currency, row.price) for row in table.model.shown_rows]
         assert prices == sorted(prices, reverse=True)
+        # the decimal points of the prices shown line up, counted in terminal cells
+        lines = [table.render_line(y).text for y in range(1, 12)]
+        found = [re.search(r"\d(\.)\d+ [A-Z]", text) for text in lines]
+        points = {cell_len(text[: m.start(1)]) for text, m in zip(lines, found, strict=True) if m}
+        assert len(points) == 1 and all(found), lines
         # clicking the "Title" header sorts by title
         title_x = sum(table._widths[:1]) + 2
         await pilot.click("#items-table", offset=(title_x, 0))

@@ -12,6 +12,7 @@ import pytest
 from tokensales_tui.ui.resources import joined
 from tokensales_tui.ui.table.cells import (
     Column,
+    align_decimals,
     column_cells,
     fit_widths,
     natural_width,
@@ -103,6 +104,17 @@ def test_text_sort_is_natural_numbers_in_the_text_by_their_value() -> None:
     assert names(view) == ["2 x", "10 x", "Item", "Item 1b", "item 2", "Item 10"]
     view.sort_by("name", reverse=True)
     assert names(view) == ["Item 10", "item 2", "Item 1b", "Item", "10 x", "2 x"]
+
+
+def test_decimal_cells_are_padded_so_their_points_line_up() -> None:
+    cells = ["12.5 EUR", "1,234.00 USDC", "0.00012345 ETH", "7 USD"]
+    padded = align_decimals(cells)
+    assert [cell.rstrip() for cell in padded] == cells
+    widest = max(map(len, padded))
+    points = {widest - len(cell) + cell.index(".") for cell in padded if "." in cell}
+    assert len(points) == 1  # right-aligned in one width, every point in one place
+    assert padded[3] == "7 USD" + " " * 13
+    assert align_decimals(["1.00 EUR", "2.00 EUR"]) == ["1.00 EUR", "2.00 EUR"]
 
 
 def test_sorting_by_an_unknown_column_is_refused_and_changes_nothing() -> None:

@@ -158,7 +158,8 @@ def _payout_type(item: Item) -> str:
 
 
 def _price_key(item: Item) -> Any:
-    return numeric_sort_key(item.price)
+    # Grouped by currency, then by amount: 5 EUR and 5 USD are not the same price.
+    return (item.currency or "", numeric_sort_key(item.price))
 
 
 # attrgetter and plain functions: the table calls each column's function once per row
@@ -171,8 +172,8 @@ def _item_columns(_rows: Sequence[Any]) -> list[Column]:
             "price",
             "Price",
             lambda i: format_price(i.price, i.currency),
-            align="right",
-            max_width=20,
+            align="decimal",
+            max_width=24,
             row_key=_price_key,
         ),
         Column("payout", "Payout", _payout_type, max_width=12),

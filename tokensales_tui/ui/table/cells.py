@@ -21,7 +21,10 @@ __all__ = [
     "CELL_LIMIT",
     "Column",
     "Width",
+    "align_decimals",
     "column_cells",
+    "decimal_tail",
+    "decimal_tails",
     "fit_widths",
     "natural_keys",
     "natural_width",
@@ -106,7 +109,8 @@ class Column:
         get: Extracts the column's value from a row object.
         min_width: Narrowest the column gets, in cells.
         max_width: Widest the column gets; longer cells end with "…".
-        align: "right" for numbers.
+        align: "right" for numbers; "decimal" for numbers with a fraction: right-aligned,
+            the decimal points of the rows in line (:func:`align_decimals`).
         sort_key: Turns the value (what ``get`` returns) into a sort key; by
             default the displayed text, case-folded. Must accept ``None``.
         row_key: A sort key taken from the row object itself, used instead of
@@ -119,7 +123,7 @@ class Column:
     get: Callable[[Any], object]
     min_width: int = 4
     max_width: int = 40
-    align: Literal["left", "right"] = "left"
+    align: Literal["left", "right", "decimal"] = "left"
     sort_key: Callable[[Any], Any] | None = None
     row_key: Callable[[Any], Any] | None = None
 
@@ -166,18 +170,58 @@ def column_cells(column: Column, rows: Sequence[Any]) -> tuple[list[str], bool, 
         cells = [display_value(cell, CELL_LIMIT) for cell in cells]
         joined = "".join(cells)
         longest = max(map(len, cells), default=0)
+    if column.align == "decimal":
+        cells = align_decimals(cells)
+        longest = max(map(len, cells), default=0)
     return cells, joined.isascii(), longest
+
+
+def decimal_tail(cell: str) -> int:
+    """The characters from the decimal point (the first ``.``) to the end; 0 without one."""
+    point = cell.find(".")
+    return len(cell) - point if point >= 0 else 0
+
+
+def align_decimals(cells: list[str], tail: int | None = None) -> list[str]:
+    """``cells`` padded on the right so that, right-aligned, their decimal points line up.
+
+    Each ends ``tail`` characters after its point (default: the longest tail of ``cells``),
+    as in ``1,234.50 EUR`` over ``   0.5 ETH  ``; a cell without a point ends at it.
+    """
+    tails = list(map(decimal_tail, cells))
+    widest = max(tails, default=0) if tail is None else tail
+    if not any(each != widest for each in tails):
+        return cells
+    return [cell + " " * (widest - each) for cell, each in zip(cells, tails, strict=True)]
+
+
+def decimal_tails(columns: Sequence[Column], measured: Sequence[list[str]]) -> list[int]:
+    """For each column, the tail its cells are padded to (:func:`align_decimals`), else 0.
+
+    ``measured`` holds the cells :func:`column_cells` made, padded already.
+    """
+    return [
+        decimal_tail(cells[0]) if column.align == "decimal" and cells else 0
+        for column, cells in zip(columns, measured, strict=True)
+    ]
 
 
 SAMPLE = 2_000
 """Rows measured by :meth:`TableView.show`: the first ones and a spread of others."""
 
 
-def sample_widths(columns: Sequence[Column], rows: Sequence[Any], width: Width) -> list[int]:
-    """Column widths measured over a sample of ``rows``."""
+def sample_widths(
+    columns: Sequence[Column], rows: Sequence[Any], width: Width
+) -> tuple[list[int], list[int]]:
+    """Column widths and decimal tails (:func:`decimal_tails`) over a sample of ``rows``."""
     step = max(1, len(rows) // SAMPLE)
     sample = [*rows[:SAMPLE], *rows[SAMPLE::step]]
-    return [natural_width(column, *column_cells(column, sample), width) for column in columns]
+    measured = [column_cells(column, sample) for column in columns]
+    widths = [
+        natural_width(column, *cells, width)
+        for column, cells in zip(columns, measured, strict=True)
+    ]
+    return widths, decimal_tails(columns, [cells for cells, _, _ in measured])
 
 
 def natural_width(

@@ -35,7 +35,16 @@ from typing import Any
 
 from ...api.models import paused_gc
 from ...clean import clean_line, display_value
-from .cells import CELL_LIMIT, Column, Width, column_cells, natural_width, sample_widths
+from .cells import (
+    CELL_LIMIT,
+    Column,
+    Width,
+    align_decimals,
+    column_cells,
+    decimal_tails,
+    natural_width,
+    sample_widths,
+)
 from .index import OtherFields, SearchIndex, sort_order
 from .query import Term, parse_filter
 
@@ -62,6 +71,8 @@ class PreparedRows:
     natural: list[int]
     """The width each column needs, measured over its cells."""
     index: SearchIndex
+    tails: list[int] = field(default_factory=list)
+    """Per column, the decimal tail its cells are padded to (see ``align_decimals``), or 0."""
     orders: dict[tuple[str, bool], array[int]] = field(default_factory=dict)
     """Sort orders computed ahead (the one in effect when preparing began)."""
     scope: tuple[Scope, array[int]] | None = None
@@ -116,9 +127,11 @@ def prepare_rows(
             for column, cells in zip(columns, measured, strict=True)
         ]
         others = None if other_fields is None else (other_fields, rows)
-        index = SearchIndex([cells for cells, _, _ in measured], len(rows), others)
-        del measured
-    prepared = PreparedRows(columns, rows, natural, index)
+        texts = [cells for cells, _, _ in measured]
+        tails = decimal_tails(columns, texts)
+        index = SearchIndex(texts, len(rows), others)
+        del measured, texts
+    prepared = PreparedRows(columns, rows, natural, index, tails=tails)
     if sort is not None and any(column.key == sort[0] for column in columns):
         prepared.orders[sort] = sort_order(columns, rows, index, *sort)
     if scope is not None:
@@ -165,12 +178,16 @@ class TableView:
 
     # --- data ----------------------------------------------------------------------
 
-    def set_columns(self, columns: Sequence[Column], natural: Sequence[int] = ()) -> None:
-        """Take the columns and the widths they need (``natural``; empty: not measured)."""
+    def set_columns(
+        self, columns: Sequence[Column], natural: Sequence[int] = (), tails: Sequence[int] = ()
+    ) -> None:
+        """Take the columns, the widths they need (``natural``; empty: not measured) and
+        the decimal tails their cells are padded to (``tails``; empty: none)."""
         self.columns = tuple(columns)
         if not natural:
             natural = [natural_width(column, [], True, 1, self.width) for column in self.columns]
         self.natural = list(natural)
+        self.tails = list(tails) or [0] * len(self.columns)
 
     def prepare(self, columns: Sequence[Column], rows: Sequence[Any]) -> PreparedRows:
         """:func:`prepare_rows` for these rows, with the sort and scope in effect computed ahead."""
@@ -191,7 +208,7 @@ class TableView:
         """
         if prepared.rows is not self.rows:  # else it completes show(): same rows
             release(self.rows)
-        self.set_columns(prepared.columns, prepared.natural)
+        self.set_columns(prepared.columns, prepared.natural, prepared.tails)
         self._index = prepared.index
         self.rows = prepared.rows
         self._orders = dict(prepared.orders)
@@ -224,7 +241,7 @@ class TableView:
         the spot). Only when :meth:`can_show`.
         """
         release(self.rows)
-        self.set_columns(columns, sample_widths(columns, rows, self.width))
+        self.set_columns(columns, *sample_widths(columns, rows, self.width))
         self.rows = rows
         if self.marks:
             self.marks &= set(map(self.identity, rows))
@@ -271,8 +288,15 @@ class TableView:
 
     def cells_at(self, place: int) -> tuple[str, ...]:
         """The cleaned display text of the row shown at ``place``."""
-        row = self.rows[self.view[place]]
-        return tuple(display_value(column.get(row), CELL_LIMIT) for column in self.columns)
+        return tuple(self.cells_of(self.rows[self.view[place]]))
+
+    def cells_of(self, row: Any) -> list[str]:
+        """The cleaned display text of ``row``, decimal cells padded to line up."""
+        cells = [display_value(column.get(row), CELL_LIMIT) for column in self.columns]
+        for place, tail in enumerate(self.tails):
+            if tail:
+                cells[place] = align_decimals([cells[place]], tail)[0]
+        return cells
 
     def first(self, predicate: Callable[[Any], bool]) -> int:
         """Place of the first shown row for which ``predicate`` is true (-1 if none)."""

@@ -26,8 +26,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...clean import clean_line, display_value
-from .cells import CELL_LIMIT, Column, fit_widths
+from ...clean import clean_line
+from .cells import Column, fit_widths
 from .lines import Palette, centred, crop, join_cells
 from .model import PreparedRows, Scope, TableView
 
@@ -354,7 +354,7 @@ class ResourceTable(ScrollView, can_focus=True):
         down to their ``min_width``; only then does the table scroll sideways.
         """
         columns = self._data.columns
-        self._rights = [column.align == "right" for column in columns]
+        self._rights = [column.align != "left" for column in columns]
         available = self.size.width if self.is_mounted else 0
         if available and len(self._data.view) + 1 > self.size.height:
             available -= self.styles.scrollbar_size_vertical  # room for the scrollbar
@@ -680,9 +680,9 @@ class ResourceTable(ScrollView, can_focus=True):
         return strip
 
     def _row_text(self, position: int) -> str:
-        row = self._data.rows[position]
-        cells = [display_value(column.get(row), CELL_LIMIT) for column in self._data.columns]
-        return join_cells(cells, self._widths, self._rights)
+        return join_cells(
+            self._data.cells_of(self._data.rows[position]), self._widths, self._rights
+        )
 
     def _render_header(self, width: int, scroll_x: int, palette: Palette) -> Strip:
         if self._header_text is None:
