@@ -197,3 +197,14 @@ async def test_setup_opens_at_its_top_and_its_help_lists_its_own_keys() -> None:
         assert "Refresh" not in text and "Go to tab" not in text
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert not any(t.startswith(("Go to tab", "Switch profile")) for t in titles)
+
+
+async def test_incomplete_variables_without_a_file_name_the_missing_one() -> None:
+    app = TokenSalesApp(Launch(env={"TOKENSALES_BASE_URL": EMULATOR_URL}))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_screen(app, pilot, "ConfigErrorScreen")
+        text = screen_text(app)
+        assert "The settings are incomplete" in text
+        assert "TOKENSALES_API_KEY is not set" in text
+        assert "config file could not be read" not in text and "left unchanged" not in text
+    assert not config.config_path().exists()

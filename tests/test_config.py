@@ -521,11 +521,29 @@ def test_nothing_configured_raises_no_configuration() -> None:
     assert "TOKENSALES_BASE_URL" in caught.value.message
 
 
-def test_missing_api_key_is_an_error() -> None:
-    with pytest.raises(ConfigError, match="has no API key"):
+def test_a_missing_api_key_names_the_variable_when_no_profile_is_stored() -> None:
+    with pytest.raises(ConfigError) as caught:
         resolve_profile(
             ConfigFile(), cli=Overrides(), env={"TOKENSALES_BASE_URL": "https://a.example"}
         )
+    assert caught.value.message.startswith("TOKENSALES_API_KEY is not set: TOKENSALES_BASE_URL")
+    assert caught.value.path is None
+
+
+def test_a_stored_profile_without_api_key_says_where_to_add_it() -> None:
+    stored = ConfigFile(profiles={"p": Profile(base_url="https://a.example")})
+    with pytest.raises(ConfigError, match=r"has no API key: add api_key to \[profiles.p\]"):
+        resolve_profile(stored, cli=Overrides(), env={})
+
+
+def test_variables_without_the_address_name_the_missing_one() -> None:
+    env = {"TOKENSALES_API_KEY": "k", "TOKENSALES_API_SECRET": "s"}
+    with pytest.raises(ConfigError) as caught:
+        resolve_profile(ConfigFile(), cli=Overrides(), env=env)
+    assert not isinstance(caught.value, NoConfiguration)  # not the first-run setup
+    assert caught.value.message.startswith(
+        "TOKENSALES_BASE_URL is not set: TOKENSALES_API_KEY and TOKENSALES_API_SECRET are"
+    )
 
 
 def test_insecure_environment_url_is_refused() -> None:

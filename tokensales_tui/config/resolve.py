@@ -108,6 +108,14 @@ def resolve_profile(
 
     base = pick("base_url", ENV_BASE_URL, cli.base_url)
     if base is None:  # so the file has no profile of that name either
+        given = [
+            v for v in (ENV_API_KEY, ENV_API_SECRET, ENV_AUTH_URL, ENV_CONSOLE_URL) if env.get(v)
+        ]
+        if not names and given:
+            raise ConfigError(
+                f"{ENV_BASE_URL} is not set: {' and '.join(given)} {'is' if len(given) == 1 else 'are'},"
+                " and the service's address is needed too (or pass --base-url)"
+            )
         if not names:
             raise NoConfiguration(
                 f"nothing is configured: add a profile, or set {ENV_BASE_URL} and {ENV_API_KEY}"
@@ -134,6 +142,11 @@ def resolve_profile(
         )
         sources[setting] = found[1] if found else "base_url"
     api_key = pick("api_key", ENV_API_KEY)
+    if api_key is None and stored is None:
+        raise ConfigError(
+            f"{ENV_API_KEY} is not set: {base[1]} gives the service's address, and the API key"
+            " is needed too"
+        )
     if api_key is None:
         raise ConfigError(
             f"profile {json.dumps(name)} has no API key: add api_key to {table_title(name)}"

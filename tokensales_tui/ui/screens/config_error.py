@@ -1,4 +1,4 @@
-"""Shown instead of the app when the config file cannot be read.
+"""Shown instead of the app when the config file cannot be read, or the settings are incomplete.
 
 The file is never rewritten from here: the user fixes it in an editor, or looks around
 in the demo meanwhile. The message can quote the file's own text, so it is shown
@@ -58,13 +58,22 @@ class ConfigErrorScreen(Screen[ConfigErrorChoice]):
         self.error = error
 
     def compose(self) -> ComposeResult:
+        in_file = self.error.path is not None  # else the file read well: a setting is missing
         with VerticalScroll(can_focus=False):
-            yield Static("The config file could not be read", classes="title", markup=False)
-            yield Static(content(location(self.error)), classes="where")
+            yield Static(
+                "The config file could not be read" if in_file else "The settings are incomplete",
+                classes="title",
+                markup=False,
+            )
+            if in_file:
+                yield Static(content(location(self.error)), classes="where")
             yield Static(content(self.error.message), classes="message")
             yield Static(
                 "The file was left unchanged. Fix it in an editor and start again,"
-                " or look around in the demo meanwhile.",
+                " or look around in the demo meanwhile."
+                if in_file
+                else "Nothing was changed. Add what is missing (a TOKENSALES_ variable, or the"
+                " config file) and start again, or look around in the demo meanwhile.",
                 classes="hint",
                 markup=False,
             )
