@@ -208,3 +208,33 @@ async def test_incomplete_variables_without_a_file_name_the_missing_one() -> Non
         assert "TOKENSALES_API_KEY is not set" in text
         assert "config file could not be read" not in text and "left unchanged" not in text
     assert not config.config_path().exists()
+
+
+async def test_variables_overriding_a_profile_of_the_file_show_in_the_header() -> None:
+    config.save_config(
+        config.ConfigFile(
+            default_profile="prod",
+            profiles={
+                "prod": config.Profile(
+                    base_url="https://api.example.com",
+                    api_key=Secret(DEMO_API_KEY),
+                    api_secret=Secret(DEMO_API_SECRET),
+                    label="PRODUCTION",
+                    read_only=True,
+                )
+            },
+        )
+    )
+    app, _transport = rigged_app(env={"TOKENSALES_BASE_URL": EMULATOR_URL})
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        header = screen_text(app).splitlines()[0]
+        assert "PRODUCTION" in header and "127.0.0.1:9" in header
+        assert "overridden by TOKENSALES_BASE_URL" in header
+
+
+async def test_a_profile_from_the_environment_alone_shows_no_override() -> None:
+    app, _transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        assert "overridden" not in screen_text(app).splitlines()[0]

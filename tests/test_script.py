@@ -314,7 +314,11 @@ def test_add_payout_from_flags_and_file_is_recorded_for_the_payouts_tab(
     }
     listed = json.loads(served.run("get", "payouts").stdout)
     added = [row for row in listed if row["source"] == "added from here"]
-    assert [row["name"] for row in added] == ["USDC out", "EU"]
+    # as the Payouts tab lists them: newest first, each keeping the id it was given
+    assert [(row["name"], row["id"]) for row in added] == [
+        ("EU", "added-2"),
+        ("USDC out", "added-1"),
+    ]
 
 
 def test_add_collections_from_json_and_from_flags_with_a_csv_whitelist(
@@ -483,7 +487,10 @@ def test_exit_codes_of_failures(served: Served) -> None:
     unusable = served.run("get", "webhooks", "--base-url", "ftp://x")
     assert unusable.returncode == 2
     assert served.run("get", "nothing").returncode == 2
-    nothing = served.run("get", "items", env={"TOKENSALES_BASE_URL": ""})
+    incomplete = served.run("get", "items", env={"TOKENSALES_BASE_URL": ""})
+    assert incomplete.returncode == 2 and b"TOKENSALES_BASE_URL is not set" in incomplete.stderr
+    unset = {name: "" for name in served.env if name.startswith("TOKENSALES_")}
+    nothing = served.run("get", "items", env=unset)
     assert nothing.returncode == 2 and b"--demo" in nothing.stderr
 
 

@@ -63,6 +63,8 @@ class Session:
     """How requests travel: None for the network, the in-process emulator for the demo."""
     emulator: Any = field(default=None, compare=False, repr=False)
     """The demo's emulator state (tests switch its faults); None for a real profile."""
+    overridden: tuple[str, ...] = ()
+    """The variables and flags that override settings of the profile in the file."""
 
     @property
     def host(self) -> str:
@@ -97,4 +99,5 @@ def profile_session(profile: config.ResolvedProfile, launch: Launch) -> Session:
         profile.read_only,
         profile.label,
         transport=transport,
+        overridden=profile.overridden,
     )

@@ -59,6 +59,20 @@ class ResolvedProfile:
     proxy: str | None = None
     max_body: int = DEFAULT_MAX_BODY
 
+    in_file: bool = False
+    """Whether the profile is one of the config file's."""
+
+    @property
+    def overridden(self) -> tuple[str, ...]:
+        """The variables and flags that set connection settings of a profile of the file."""
+        if not self.in_file:
+            return ()  # the environment or the flags are all there is
+        given = [
+            self.sources.get(setting, "")
+            for setting in ("base_url", "auth_url", "console_url", "api_key", "api_secret")
+        ]
+        return tuple(dict.fromkeys(s for s in given if s.startswith(("TOKENSALES_", "--"))))
+
     def connection(self) -> Connection:
         """The :class:`Connection` the API client takes."""
         return Connection(
@@ -172,6 +186,7 @@ def resolve_profile(
         label=stored.label if stored else None,
         sources=sources,
         proxy=stored.proxy if stored else None,
+        in_file=stored is not None,
         max_body=(
             stored.max_body_mb * 1024 * 1024
             if stored and stored.max_body_mb is not None

@@ -157,6 +157,7 @@ class BrowseScreen(Screen[None]):
             label=session.label,
             read_only=session.read_only,
             demo=session.demo,
+            overridden=session.overridden,
         )
         self.refresh_bindings()
         for tab in self.query(ResourceTab):

@@ -23,6 +23,8 @@ class HeaderInfo:
     label: str | None = None
     read_only: bool = False
     demo: bool = False
+    overridden: tuple[str, ...] = ()
+    """Variables and flags that override the profile's settings (``TOKENSALES_BASE_URL``)."""
 
 
 LONGEST_SHOWN = 366 * 86400.0
@@ -109,7 +111,10 @@ class StatusHeader(Horizontal):
         self._label.set_class(bool(info.label) and not info.demo, "-shown")
         self._demo.set_class(info.demo, "-shown")
         self._read_only.set_class(info.read_only, "-shown")
-        self._host.update(line(info.host))
+        host = line(info.host)
+        if info.overridden:  # the file's profile is not all there is: say what else is used
+            host += line(f"  overridden by {', '.join(info.overridden)}", "bold")
+        self._host.update(host)
 
     def on_mount(self) -> None:
         self.watch_info(self.info)
