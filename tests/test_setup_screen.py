@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import http.server
 import json
 import stat
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -265,3 +267,36 @@ async def test_config_error_screen_quit_button(tmp_path: Path) -> None:
         await pilot.click("#quit")
         await pilot.pause()
     assert app.results == ["quit"]
+
+
+async def test_connection_to_a_wrong_address_names_the_url_it_tried(tmp_path: Path) -> None:
+    transport = httpx.MockTransport(lambda request: httpx.Response(404, json={"error": "nope"}))
+    app = Host(SetupScreen(transport_factory=lambda: transport, config_path=tmp_path / "c.toml"))
+    async with app.run_test(size=SIZE) as pilot:
+        await fill(pilot, base_url="https://api.example.test/v9", api_key="k", api_secret="s")
+        await pilot.click("#test")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        status = static_text(app.screen, "#status")
+        assert "https://api.example.test/v9/" in status and "404" in status
+        assert "address is likely wrong, not the credentials" in status
+        assert "refused the credentials" not in status
+
+
+async def test_connection_over_https_to_a_plain_http_server_says_so(tmp_path: Path) -> None:
+    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        app = Host(SetupScreen(config_path=tmp_path / "c.toml"))  # the real network stack
+        async with app.run_test(size=SIZE) as pilot:
+            url = f"https://127.0.0.1:{server.server_port}"
+            await fill(pilot, base_url=url, api_key="k", api_secret="s")
+            await pilot.click("#test")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            status = static_text(app.screen, "#status")
+            assert "did not answer in TLS: it looks like a plain http:// server" in status
+    finally:
+        server.shutdown()
+        server.server_close()
