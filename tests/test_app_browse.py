@@ -129,6 +129,9 @@ async def test_delete_asks_and_cancel_keeps_the_row() -> None:
         await pilot.press("d")
         assert type(app.screen).__name__ == "ConfirmScreen"
         assert row.url in screen_text(app)
+        footer = screen_text(app).splitlines()[-1]
+        assert "Cancel" in footer  # the dialog's own keys, not the main screen's
+        assert "Open" not in footer and "Help" not in footer and "Quit" not in footer
         await pilot.press("enter")  # the default button is Cancel
         assert type(app.screen).__name__ != "ConfirmScreen"
         assert tab.table.total_count == before
