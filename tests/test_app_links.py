@@ -78,3 +78,35 @@ async def test_over_ssh_the_address_is_copied_not_launched(
         assert app.clipboard == LONG
         assert any("copied" in n.message for n in app._notifications)
     assert opened == []
+
+
+LOOK_ALIKE = "https://\u0430pple.com/login"  # a Cyrillic а
+
+
+async def test_a_look_alike_host_is_flagged_with_its_real_form(
+    opened: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DISPLAY", ":0")
+    for name in ("SSH_CONNECTION", "SSH_TTY", "SSH_CLIENT"):
+        monkeypatch.delenv(name, raising=False)
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await with_image_url(app, pilot, LOOK_ALIKE)
+        await pilot.press("o")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        text = screen_text(app)
+        assert "mixes Cyrillic and Latin letters" in text and "xn--pple-43d.com" in text
+        await pilot.press("escape")
+    assert opened == []
+
+
+async def test_over_ssh_a_copied_look_alike_is_flagged_too(
+    opened: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SSH_CONNECTION", "10.0.0.1 5000 10.0.0.2 22")
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await with_image_url(app, pilot, LOOK_ALIKE)
+        await pilot.press("o")
+        assert any("xn--pple-43d.com" in n.message for n in app._notifications)
+    assert opened == []

@@ -573,3 +573,25 @@ def test_hundred_thousand_lines_load(tmp_path: Path) -> None:
     assert imported.line_numbers[-1] == 100_001
     report = imported.check(lambda value: check_address(value, "ethereum"))
     assert report.summary == "100,000 valid, 0 invalid, 0 duplicates"
+
+
+@pytest.mark.parametrize(
+    ("host", "real"),
+    [("\u0430pple.com", "xn--pple-43d.com"), ("payp\u0430l.com", "xn--paypl-7ve.com")],
+)
+def test_a_host_mixing_scripts_is_flagged_with_its_punycode(host: str, real: str) -> None:
+    problem = check_http_url(f"https://{host}/hook") or ""
+    assert "mixes Cyrillic and Latin letters" in problem and real in problem
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "apple.com",
+        "m\u00fcller.de",
+        "\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444",
+        "\u65e5\u672c\u8a9e\u30c6\u30b9\u30c8.jp",
+    ],
+)
+def test_one_script_per_name_is_fine(host: str) -> None:
+    assert check_http_url(f"https://{host}/hook") is None

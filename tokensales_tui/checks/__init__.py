@@ -36,7 +36,7 @@ from .lists import (
 )
 from .payouts import DETAIL_FIELDS, PAYOUT_TYPES, check_payout_type, detail_fields
 from .text import check_collection_name, check_text
-from .urls import check_events, check_http_url, parse_events, suggest_events
+from .urls import check_events, check_http_url, look_alike_host, parse_events, suggest_events
 
 __all__ = [
     "DETAIL_FIELDS",
@@ -59,6 +59,7 @@ __all__ = [
     "detail_fields",
     "find_duplicates",
     "load_list_file",
+    "look_alike_host",
     "parse_events",
     "parse_lines",
     "suggest_events",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
@@ -41,7 +42,51 @@ def check_http_url(value: str) -> str | None:
         return "the port must be a number from 1 to 65535"
     if not host.startswith("[") and ":" not in host and ".." in host.strip("."):
         return "the host has two dots in a row — check for a typo"
+    return look_alike_host(host)
+
+
+def look_alike_host(host: str) -> str | None:
+    """Why ``host`` may pose as another (letters of several scripts in one name), or None.
+
+    ``аpple.com`` with a Cyrillic ``а`` reads as apple.com; the message names the scripts
+    and gives the form the address really has (punycode, ``xn--pple-43d.com``).
+    """
+    if host.isascii():
+        return None
+    for label in host.split("."):
+        scripts = sorted({_script(ch) for ch in label if ch.isalpha()} - {""})
+        if len(scripts) > 1:
+            return (
+                f"the host mixes {' and '.join(scripts)} letters, so it can pass for another"
+                f" name; it is really {punycode(host)}"
+            )
     return None
+
+
+def punycode(host: str) -> str:
+    """``host`` as DNS sees it: each non-ASCII label as ``xn--…``."""
+    labels = []
+    for label in host.split("."):
+        if label.isascii():
+            labels.append(label)
+            continue
+        try:
+            labels.append("xn--" + label.encode("punycode").decode("ascii"))
+        except UnicodeError:
+            labels.append(label.encode("ascii", "backslashreplace").decode("ascii"))
+    return ".".join(labels)
+
+
+_EAST_ASIAN = frozenset({"Cjk", "Hiragana", "Katakana", "Hangul"})
+"""Scripts one name mixes as a matter of course (日本語テスト): counted as one."""
+
+
+def _script(char: str) -> str:
+    # The first word of a letter's Unicode name is its script, near enough for names
+    # that pose as others: LATIN, CYRILLIC, GREEK, ARMENIAN…
+    name = unicodedata.name(char, "")
+    script = name.split(" ", 1)[0].capitalize() if name else ""
+    return "East Asian" if script in _EAST_ASIAN else script
 
 
 # --------------------------------------------------------------------------- events

@@ -11,6 +11,7 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, cast
+from urllib.parse import urlsplit
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -20,6 +21,7 @@ from textual.widgets import Footer, Input, TabbedContent, TabPane, TextArea
 
 from ...api import ApiClient, ApiError, RetryNotice
 from ...api.endpoints import id_problem
+from ...checks import look_alike_host
 from ...clean import clean_line, escape_unsafe
 from ..forms import CREATABLE, EDITABLE, edit_form, new_form
 from ..keys import key_names
@@ -564,10 +566,14 @@ class BrowseScreen(Screen[None]):
         if problem:
             self.notify(f"Not opened: {problem}: {shown}", severity="warning", markup=False)
             return
+        warning = look_alike_host(urlsplit(url.strip()).hostname or "")
+        careful = f"Careful: {warning}" if warning else ""
         if not can_launch_browser():
             self.app.copy_to_clipboard(escape_unsafe(url, line=True))
             self.notify(
-                f"No browser can open here (SSH session or no display), so it was copied: {shown}",
+                f"No browser can open here (SSH session or no display), so it was copied: {shown}"
+                + (f"\n{careful}" if careful else ""),
+                severity="warning" if careful else "information",
                 markup=False,
             )
             return
@@ -577,7 +583,12 @@ class BrowseScreen(Screen[None]):
                 webbrowser.open(url)
 
         self.app.push_screen(
-            ConfirmScreen("Open this address in your browser?", url, confirm_label="Open"),
+            ConfirmScreen(
+                "Open this address in your browser?",
+                url,
+                detail=careful,
+                confirm_label="Open",
+            ),
             answered,
         )
 
