@@ -21,7 +21,6 @@ from textual.widgets import Footer, Input, TabbedContent, TabPane, TextArea
 
 from ...api import ApiClient, ApiError, RetryNotice
 from ...api.endpoints import id_problem
-from ...checks import look_alike_host
 from ...clean import clean_line, escape_unsafe
 from ..forms import CREATABLE, EDITABLE, edit_form, new_form
 from ..keys import key_names
@@ -566,6 +565,8 @@ class BrowseScreen(Screen[None]):
         if problem:
             self.notify(f"Not opened: {problem}: {shown}", severity="warning", markup=False)
             return
+        from ...checks import look_alike_host  # the checks load their libraries: not at start
+
         warning = look_alike_host(urlsplit(url.strip()).hostname or "")
         careful = f"Careful: {warning}" if warning else ""
         if not can_launch_browser():
