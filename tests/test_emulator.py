@@ -20,6 +20,7 @@ from starlette.applications import Starlette
 
 from tokensales_tui.api import models
 from tokensales_tui.api.secret import Secret
+from tokensales_tui.checks import chain_family
 from tokensales_tui.emulator import (
     DEMO_API_KEY,
     DEMO_API_SECRET,
@@ -27,7 +28,7 @@ from tokensales_tui.emulator import (
     Emulator,
     create_app,
 )
-from tokensales_tui.emulator.addresses import address_problem
+from tokensales_tui.emulator.addresses import address_problem, evm_from_bytes, solana_from_bytes
 from tokensales_tui.emulator.server import EmulatorServer, serve
 
 ISO_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
@@ -788,3 +789,14 @@ def test_serve_refuses_a_taken_port() -> None:
         taken.listen()
         with pytest.raises(OSError):
             serve("127.0.0.1", taken.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    "chain", ["sol", "solana", "Solana", "solana-devnet", "eth", "matic", "polygon", "base"]
+)
+def test_the_emulator_reads_chain_names_as_the_forms_do(chain: str) -> None:
+    solana = solana_from_bytes(bytes(range(1, 33)))
+    evm = evm_from_bytes(bytes(range(20)))
+    good, bad = (solana, evm) if chain_family(chain) == "solana" else (evm, solana)
+    assert address_problem(good, chain) is None
+    assert address_problem(bad, chain) is not None

@@ -1,13 +1,14 @@
 """Blockchain addresses for the seed data and the emulator's checks.
 
-The checks are the client's own (:mod:`tokensales_tui.validation`), so the emulator
-rejects exactly what a careful form would; only the chain mapping differs: Solana
-takes base58 keys and every other chain is taken to be EVM.
+The checks are the client's own (:mod:`tokensales_tui.checks`), so the emulator
+rejects exactly what a careful form would, and reads chain names as the forms do
+(``sol``, ``solana-devnet`` and ``solana:…`` are Solana); only one thing differs: a chain
+the client does not know is taken to be EVM.
 """
 
 from __future__ import annotations
 
-from ..checks import check_address, to_checksum_address
+from ..checks import chain_family, check_address, to_checksum_address
 
 _BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
@@ -31,5 +32,5 @@ def solana_from_bytes(raw: bytes) -> str:
 
 def address_problem(value: str, blockchain: str) -> str | None:
     """Why ``value`` is not an address on ``blockchain``, or None when it is one."""
-    chain = "solana" if blockchain.strip().lower() == "solana" else "ethereum"
+    chain = "solana" if chain_family(blockchain) == "solana" else "ethereum"
     return check_address(value, chain)
