@@ -108,6 +108,12 @@ async def test_events_are_suggested_from_existing_webhooks() -> None:
         await pilot.press(*", tok")
         assert "token.minted" in hint(form, "events")
         assert "payout.completed" not in hint(form, "events")  # already in the list
+        events.value = "payout.completed, payout.completed"  # typed twice: in use, said once
+        await pilot.pause()
+        assert hint(form, "events") == "payout.completed is in the list already — it is sent once."
+        events.value = "payout.completed, payout.compl"
+        await pilot.pause()
+        assert hint(form, "events") == "In use, and in the list already: payout.completed"
 
 
 async def test_a_pasted_list_of_lines_becomes_a_comma_list() -> None:

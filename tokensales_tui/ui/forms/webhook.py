@@ -115,8 +115,21 @@ class WebhookForm(FormScreen):
     def _events_hint(self, typed: str) -> Any:
         if not self.known_events:
             return content("Separate names with commas. The service does not list event kinds.")
+        *before, fragment = typed.replace("\n", ",").split(",")
+        fragment = fragment.strip()
+        earlier = {name.strip().casefold() for name in before}
+        if fragment and fragment.casefold() in earlier:
+            return content(f"{clean_line(fragment)} is in the list already — it is sent once.")
         names = suggest_events(typed, self.known_events)
-        if not names:
+        if not names:  # the names in use that match may all be in the list already
+            listed = [
+                n for n in suggest_events(fragment, self.known_events) if n.casefold() in earlier
+            ]
+            if listed:
+                return content(
+                    "In use, and in the list already: "
+                    + " · ".join(clean_line(n) for n in listed[:HINT_LIMIT])
+                )
             return content("No webhook uses a name like that yet — it is sent as typed.")
         more = " · …" if len(names) > HINT_LIMIT else ""
         return content(
