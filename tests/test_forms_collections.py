@@ -263,6 +263,21 @@ async def test_import_of_e_mails_from_a_text_file_adds_to_what_is_typed(tmp_path
         assert area.text.splitlines() == ["a@example.com", "b@example.com", "c@example.com"]
 
 
+async def test_a_failed_import_offers_the_typed_path_again(tmp_path: Path) -> None:
+    missing = tmp_path / "emials.txt"  # a typo
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await fill(pilot, **VALID)
+        await import_file(pilot, missing, key="#c1-import-emails")
+        await wait_for(
+            lambda: "Not imported" in str(form.query_one("#form-status").render()), pilot
+        )
+        await pilot.click("#c1-import-emails")
+        await wait_for(lambda: isinstance(app.screen, ImportListScreen), pilot)
+        assert app.screen.query_one("#path", Input).value == str(missing)  # fix it, not retype it
+
+
 async def test_a_large_whitelist_imports_and_counts(tmp_path: Path) -> None:
     wallets = tmp_path / "big.txt"
     wallets.write_text("\n".join(f"0x{i:040x}" for i in range(5000)))

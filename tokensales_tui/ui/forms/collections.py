@@ -208,6 +208,8 @@ class CollectionsForm(FormScreen):
         self._checked: dict[str, _Checked] = {}
         self._notes: dict[str, str] = {}
         self._kept: dict[str, _Kept] = {}
+        self._import_path = ""
+        """The path last typed in the import dialog."""
 
     # --- layout ----------------------------------------------------------------------
 
@@ -438,9 +440,12 @@ class CollectionsForm(FormScreen):
 
         def chosen(path: str | None) -> None:
             if path:
+                self._import_path = path  # offered again: a failed import is retried, not retyped
                 self._import(field_id, path)
 
-        self.app.push_screen(ImportListScreen(f"the {kind} of collection {number}"), chosen)
+        self.app.push_screen(
+            ImportListScreen(f"the {kind} of collection {number}", self._import_path), chosen
+        )
 
     @work(group="import", exclusive=True, exit_on_error=False)
     @while_shown

@@ -41,9 +41,11 @@ class ImportListScreen(ModalScreen[str | None]):
         Binding("escape", "cancel", "Cancel", id="import.cancel"),
     ]
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str, path: str = "") -> None:
+        """``path`` is what the field starts with: the path typed last time, if any."""
         super().__init__()
         self.target = target
+        self.path = path
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -56,7 +58,9 @@ class ImportListScreen(ModalScreen[str | None]):
                 ),
                 classes="explain",
             )
-            yield SafeInput(placeholder="~/whitelist.csv", suggester=PathSuggester(), id="path")
+            yield SafeInput(
+                self.path, placeholder="~/whitelist.csv", suggester=PathSuggester(), id="path"
+            )
             with Horizontal():
                 yield Button("Cancel", id="cancel")
                 yield Button("Import", id="import", variant="primary")
