@@ -82,6 +82,22 @@ async def test_each_check_shows_under_its_field_and_blocks_the_submit() -> None:
     await assert_each_blocked("1", valid, BLOCKING, CREATE)
 
 
+async def test_the_refusal_counts_the_fields_left_and_goes_once_they_are_fixed() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "1")
+        await fill(pilot, url="htp:/x", events="")
+        await pilot.press("ctrl+s")
+        await wait_for(lambda: "fix the 2 marked fields" in status(form), pilot)
+        await fill(pilot, url="https://ok.example/h")
+        await wait_for(
+            lambda: status(form) == "Nothing was sent: fix the marked field first", pilot
+        )
+        await fill(pilot, events="item.sold")
+        await wait_for(lambda: status(form) == "", pilot)
+        assert app.emulator.counts[CREATE] == 0
+
+
 async def test_problems_show_as_you_type_not_before() -> None:
     app = demo()
     async with app.run_test(size=SIZE) as pilot:

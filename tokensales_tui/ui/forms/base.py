@@ -195,6 +195,7 @@ class FormScreen(ModalScreen[FormResult | None]):
         """True once a submit was tried: every problem shows from then on."""
         self.sending = False
         self._touched: set[str] = set()
+        self._refused = False  # the last submit was refused for the marked fields
         self._initial: dict[str, Any] = {}
         self._focus_before: Widget | None = None
         self._preview: RequestPreview | None = None
@@ -294,6 +295,8 @@ class FormScreen(ModalScreen[FormResult | None]):
     def show_problems(self, problems: Problems) -> None:
         """Show each problem under its field: those of touched fields, or all after a submit."""
         self.problems = problems
+        if self._refused:  # "Nothing was sent: fix …" follows the fields as they are fixed
+            self._say_refused(problems)
         for widget in self.query(".form-problem").results(Static):
             field_id = (widget.id or "").removesuffix("-problem")
             problem = problems.get(field_id)
@@ -301,6 +304,16 @@ class FormScreen(ModalScreen[FormResult | None]):
             widget.update(content(problem.message) if shown and problem else "")
             widget.set_class(shown, "-shown")
             widget.set_class(shown and problem is not None and problem.warning, "-warning")
+
+    def _say_refused(self, problems: Problems) -> None:
+        """Say how many fields keep the request from being sent; nothing once none does."""
+        errors = sum(not p.warning for p in problems.values())
+        if not errors:
+            self._refused = False
+            self.set_status("", "")
+            return
+        fields = "the marked field" if errors == 1 else f"the {errors} marked fields"
+        self.set_status(f"Nothing was sent: fix {fields} first", "error")
 
     def first_error(self, problems: Problems) -> Widget | None:
         """The first field, in tab order, that has an error."""
@@ -431,11 +444,8 @@ class FormScreen(ModalScreen[FormResult | None]):
         self.show_problems(problems)
         wrong = self.first_error(problems)
         if wrong is not None:
-            errors = sum(not p.warning for p in problems.values())
-            self.set_status(
-                f"Nothing was sent: fix the {'marked field' if errors == 1 else f'{errors} marked fields'} first",
-                "error",
-            )
+            self._refused = True
+            self._say_refused(problems)
             wrong.focus()
             return
         outgoing = self.outgoing()
