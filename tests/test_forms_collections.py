@@ -263,6 +263,23 @@ async def test_import_of_e_mails_from_a_text_file_adds_to_what_is_typed(tmp_path
         assert area.text.splitlines() == ["a@example.com", "b@example.com", "c@example.com"]
 
 
+async def test_a_block_added_after_a_refused_submit_starts_clean() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await fill(pilot, c1_name="Founders", c1_blockchain="polygon")  # no contract
+        await pilot.press("ctrl+s")
+        await wait_for(lambda: "fix the marked field" in status(form), pilot)
+        assert problem(form, "c1-contract")
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert problem(form, "c2-name") == "" and problem(form, "c2-contract") == ""
+        assert status(form) == "Nothing was sent: fix the marked field first"
+        await fill(pilot, c1_contract=CONTRACT)
+        await wait_for(lambda: status(form) == "", pilot)  # the new block is not scolded yet
+        assert app.emulator.counts[ADD] == 0
+
+
 async def test_a_failed_import_offers_the_typed_path_again(tmp_path: Path) -> None:
     missing = tmp_path / "emials.txt"  # a typo
     app = demo()

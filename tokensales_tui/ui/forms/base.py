@@ -192,7 +192,7 @@ class FormScreen(ModalScreen[FormResult | None]):
         self.form_title = title
         self.discard_question = discard_question
         self.attempted = False
-        """True once a submit was tried: every problem shows from then on."""
+        """True once a submit was tried: every field there was then shows its problems."""
         self.sending = False
         self._touched: set[str] = set()
         self._refused = False  # the last submit was refused for the marked fields
@@ -293,21 +293,21 @@ class FormScreen(ModalScreen[FormResult | None]):
         self.refresh_preview()
 
     def show_problems(self, problems: Problems) -> None:
-        """Show each problem under its field: those of touched fields, or all after a submit."""
+        """Show each problem under its field: those of fields touched or there at a submit."""
         self.problems = problems
         if self._refused:  # "Nothing was sent: fix …" follows the fields as they are fixed
             self._say_refused(problems)
         for widget in self.query(".form-problem").results(Static):
             field_id = (widget.id or "").removesuffix("-problem")
             problem = problems.get(field_id)
-            shown = problem is not None and (self.attempted or field_id in self._touched)
+            shown = problem is not None and field_id in self._touched
             widget.update(content(problem.message) if shown and problem else "")
             widget.set_class(shown, "-shown")
             widget.set_class(shown and problem is not None and problem.warning, "-warning")
 
     def _say_refused(self, problems: Problems) -> None:
         """Say how many fields keep the request from being sent; nothing once none does."""
-        errors = sum(not p.warning for p in problems.values())
+        errors = sum(not p.warning for key, p in problems.items() if key in self._touched)
         if not errors:
             self._refused = False
             self.set_status("", "")
@@ -439,8 +439,13 @@ class FormScreen(ModalScreen[FormResult | None]):
     @while_shown
     async def _submit(self) -> None:
         self.attempted = True
+        # Every field there is now shows its problems; a block added later starts clean.
+        self._touched.update(
+            (w.id or "").removesuffix("-problem") for w in self.query(".form-problem")
+        )
         self.set_status("Checking…", "busy")
         problems = await self.check_before_submit()
+        self._touched.update(problems)
         self.show_problems(problems)
         wrong = self.first_error(problems)
         if wrong is not None:
