@@ -280,6 +280,17 @@ async def test_a_block_added_after_a_refused_submit_starts_clean() -> None:
         assert app.emulator.counts[ADD] == 0
 
 
+async def test_wallets_are_not_counted_valid_before_a_chain_is_chosen() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await fill(pilot, c1_name="Founders", c1_wallets=f"{W1}\n{SOLANA}\n")
+        await pilot.pause(0.5)
+        assert hint(form, "c1-wallets") == "not checked yet: choose the chain first"
+        await fill(pilot, c1_blockchain="polygon")
+        await wait_for(lambda: "1 valid, 1 invalid" in hint(form, "c1-wallets"), pilot)
+
+
 async def test_a_failed_import_offers_the_typed_path_again(tmp_path: Path) -> None:
     missing = tmp_path / "emials.txt"  # a typo
     app = demo()

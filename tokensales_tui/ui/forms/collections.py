@@ -335,7 +335,11 @@ class CollectionsForm(FormScreen):
             return
         parts = []
         checked = self._fresh(field_id, key)
-        if checked is not None and not checking:
+        unchained = field_id.endswith("-wallets") and not self._chain(key).strip()
+        if unchained and (field_id in self._kept or self.text(field_id).strip()):
+            # Which addresses are valid depends on the chain: none is counted before it.
+            parts.append("not checked yet: choose the chain first")
+        elif checked is not None and not checking:
             report = checked.report
             if report.valid or report.problems or report.duplicates:
                 parts.append(report.summary)
