@@ -385,3 +385,33 @@ async def test_screenshot_goes_to_a_folder_that_exists_and_says_where(downloads:
         (saved,) = folder.glob("tokensales-tui_*.svg")
         assert "<svg" in saved.read_text()
         assert [n.message for n in app._notifications] == [f"Saved in {saved}"]
+
+
+async def test_at_80_by_24_ids_are_whole_and_the_footer_keeps_the_way_out() -> None:
+    app = demo()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(app, pilot)
+        for tab in "12345":
+            await pilot.press(tab)
+            await pilot.pause()
+            table = app.active_tab.table
+            if table.columns[0].key != "id":
+                continue  # Payouts: no id column
+            row = app.active_tab.highlighted
+            assert row.id in table.render_line(1).text, tab  # not cut: wh_9019a85bc…
+        footer = screen_text(app).splitlines()[-1]
+        assert "p Profile" in footer and "q Quit" in footer
+        assert "palette" not in footer  # it would be drawn over the last keys
+
+
+async def test_at_40_columns_nothing_stray_in_the_footer() -> None:
+    app = demo()
+    async with app.run_test(size=(40, 24)) as pilot:
+        await loaded(app, pilot)
+        await wait_for(lambda: "⏎ Open" in screen_text(app), pilot)
+        (footer,) = [text for text in screen_text(app).splitlines() if "⏎ Open" in text]
+        assert footer.startswith("⏎ Open ? Help") and "palett" not in footer
+    wide = demo()
+    async with wide.run_test(size=(120, 40)) as pilot:
+        await loaded(wide, pilot)
+        await wait_for(lambda: "^p palette" in screen_text(wide).splitlines()[-1], pilot)

@@ -90,9 +90,11 @@ def format_price(price: float, currency: str) -> str:
 # --- webhooks ------------------------------------------------------------------------
 
 
+# An id column does not give way below the length of the service's ids (wh_ or itm_ and
+# twelve hex digits): an id cut short cannot be read, copied by eye or matched elsewhere.
 def _webhook_columns(_rows: Sequence[Any]) -> list[Column]:
     return [
-        Column("id", "ID", lambda w: w.id, max_width=18),
+        Column("id", "ID", lambda w: w.id, min_width=15, max_width=18),
         Column("url", "URL", lambda w: w.url, min_width=20, max_width=48),
         Column(
             "active",
@@ -166,7 +168,7 @@ def _price_key(item: Item) -> Any:
 # at load time, and a C-level getter costs a fraction of a lambda.
 def _item_columns(_rows: Sequence[Any]) -> list[Column]:
     return [
-        Column("id", "ID", attrgetter("id"), max_width=16),
+        Column("id", "ID", attrgetter("id"), min_width=16, max_width=16),
         Column("title", "Title", attrgetter("title"), min_width=16, max_width=44),
         Column(
             "price",
@@ -284,7 +286,7 @@ def inferred_columns(
         key=lambda k: (-scalar[k], -seen[k], k),
     )
     keys += ranked[: max(0, limit - len(keys))]
-    columns = [Column("id", "ID", lambda r: r.id or "", max_width=18)]
+    columns = [Column("id", "ID", lambda r: r.id or "", min_width=16, max_width=18)]
     for key in keys:
         numeric = bool(rows) and all(
             isinstance(r.raw.get(key), int | float) and not isinstance(r.raw.get(key), bool)
@@ -424,7 +426,7 @@ def _whitelisted(c: Collection) -> str:
 
 def _collection_columns(_rows: Sequence[Any]) -> list[Column]:
     return [
-        Column("id", "ID", lambda c: c.id or "", max_width=18),
+        Column("id", "ID", lambda c: c.id or "", min_width=16, max_width=18),
         Column("name", "Name", lambda c: c.name or "", min_width=12, max_width=28),
         Column("blockchain", "Chain", lambda c: c.blockchain or "", max_width=16),
         Column("contract", "Contract address", lambda c: c.contract_address or "", max_width=44),

@@ -83,6 +83,10 @@ class BulkDelete:
         self.stopped = False
 
 
+PALETTE_IN_FOOTER = 100
+"""The narrowest terminal whose footer shows the command palette's key."""
+
+
 class BrowseScreen(Screen[None]):
     """Five tabs of resources under a status header; every row action starts here."""
 
@@ -91,14 +95,19 @@ class BrowseScreen(Screen[None]):
             Binding(str(n), f"show_tab('{r.key}')", r.title, show=False, id=f"tab.{r.key}")
             for n, r in enumerate(RESOURCES, start=1)
         ],
+        # The footer shows the keys in this order and drops the last ones first when the
+        # terminal is narrow: the everyday ones, the way out, then the rest.
         Binding("question_mark", "app.help", "Help", id="help"),
         Binding("slash", "focus_filter", "Filter", id="filter"),
         Binding("escape", "escape", "Clear filter", show=False, id="clear_filter"),
         Binding("r", "refresh", "Refresh", id="refresh"),
-        Binding("w", "watch", "Watch", id="watch"),
         Binding("n", "new", "New", id="new"),
         Binding("e", "edit", "Edit", id="edit"),
         Binding("d", "delete", "Delete", id="delete"),
+        Binding("p", "app.switch_profile", "Profile", id="profile"),
+        Binding("q", "app.quit", "Quit", id="quit"),
+        Binding("w", "watch", "Watch", id="watch"),
+        Binding("x", "export", "Export", id="export"),
         Binding("c", "copy_id", "Copy id", show=False, id="copy_id"),
         Binding("y", "copy_json", "Copy JSON", show=False, id="copy_json"),
         Binding("s", "sort", "Sort", show=False, id="sort"),
@@ -106,11 +115,8 @@ class BrowseScreen(Screen[None]):
         Binding("o", "open_link", "Open link", show=False, id="open_link"),
         Binding("space", "mark", "Mark", show=False, id="mark"),
         Binding("ctrl+a", "mark_all", "Mark all shown / clear marks", show=False, id="mark_all"),
-        Binding("x", "export", "Export", id="export"),
         Binding("f", "go_to", "Go to payout setting / its items", show=False, id="go_to"),
         Binding("a", "go_to_asset", "Go to the chain's asset", show=False, id="go_to_asset"),
-        Binding("p", "app.switch_profile", "Profile", id="profile"),
-        Binding("q", "app.quit", "Quit", id="quit"),
     ]
 
     def __init__(self) -> None:
@@ -138,6 +144,11 @@ class BrowseScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.call_after_refresh(self.tsapp.begin)
+
+    def on_resize(self, event: events.Resize) -> None:
+        # Below 100 columns the palette's key would be drawn over the last keys; ctrl+p
+        # still opens it, and the help says so.
+        self.query_one(Footer).show_command_palette = event.size.width >= PALETTE_IN_FOOTER
 
     # --- the session ---------------------------------------------------------------
 
