@@ -415,3 +415,17 @@ async def test_at_40_columns_nothing_stray_in_the_footer() -> None:
     async with wide.run_test(size=(120, 40)) as pilot:
         await loaded(wide, pilot)
         await wait_for(lambda: "^p palette" in screen_text(wide).splitlines()[-1], pilot)
+
+
+async def test_the_tabs_and_the_detail_view_use_one_name_for_each_field() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("5")
+        headers = app.active_tab.table.render_line(0).text
+        assert "Chain" in headers and "Contract address" in headers
+        await pilot.press("enter")
+        await wait_for_screen(app, pilot, "DetailScreen")
+        labels = [c.render().plain for c in app.screen.query(".detail--label")]  # type: ignore[attr-defined]
+        assert "Chain" in labels and "Contract address" in labels
+        assert "Blockchain" not in labels and "Contract" not in labels

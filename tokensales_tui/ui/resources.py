@@ -230,7 +230,7 @@ def _item_fields(i: Item) -> KeyFields:
         f = i.contract_function
         fields.append(("Function", f.function_signature or ""))
         if f.contract:
-            fields.append(("Contract", f.contract.address or ""))
+            fields.append(("Contract address", f.contract.address or ""))
             fields.append(("Contract chain", f.contract.blockchain_id or ""))
         if f.fixed_function_params:
             fields.append(("Fixed params", f.fixed_function_params))
@@ -454,8 +454,8 @@ def _collection_fields(c: Collection) -> KeyFields:
     return [
         ("ID", c.id or "(none recognised)"),
         ("Name", c.name or ""),
-        ("Blockchain", c.blockchain or ""),
-        ("Contract", c.contract_address or ""),
+        ("Chain", c.blockchain or ""),
+        ("Contract address", c.contract_address or ""),
         ("Whitelisted", _whitelisted(c)),
         ("Wallets", len(c.wallets)),
         ("Emails", len(c.emails)),
