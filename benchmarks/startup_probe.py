@@ -53,9 +53,10 @@ def minimal() -> None:
 def main() -> None:
     _probe()
     if sys.argv[1] == "app":
-        from tokensales_tui.cli import main as cli_main
+        from tokensales_tui import cli
 
-        cli_main(["--demo"])
+        cli.has_terminal = lambda: True  # headless here: the app refuses a pipe otherwise
+        cli.main(["--demo"])
     else:
         minimal()
     raise SystemExit("no frame was drawn")

@@ -161,15 +161,13 @@ def run_emulator(args: argparse.Namespace) -> int:
     return 0
 
 
+def has_terminal() -> bool:
+    """Whether stdin and stdout are a terminal, as the app needs them."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def run_app(args: argparse.Namespace) -> int:
     """Run the terminal app; without a terminal on stdin and stdout, refuse in one line."""
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print(
-            "tokensales-tui: the app needs a terminal on stdin and stdout"
-            " (for scripts: tokensales-tui get, create, … — see --help)",
-            file=sys.stderr,
-        )
-        return 2
     # Importing the app makes tens of thousands of objects that live as long as it does:
     # collecting garbage in the middle of that only delays the first frame (~30 ms on a
     # slow machine). Collect nothing until the imports are done, then set what they made
@@ -200,6 +198,14 @@ def run_app(args: argparse.Namespace) -> int:
         app = TokenSalesApp(launch)
     except DebugLogError as error:
         print(f"tokensales-tui: --log {error}", file=sys.stderr)
+        return 2
+    if not has_terminal():
+        # Textual would wait on a closed or piped input forever, using a core.
+        print(
+            "tokensales-tui: the app needs a terminal on stdin and stdout"
+            " (for scripts: tokensales-tui get, create, … — see --help)",
+            file=sys.stderr,
+        )
         return 2
     app.run()
     return app.return_code or 0

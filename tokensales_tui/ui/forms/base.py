@@ -440,12 +440,12 @@ class FormScreen(ModalScreen[FormResult | None]):
     async def _submit(self) -> None:
         self.attempted = True
         # Every field there is now shows its problems; a block added later starts clean.
-        self._touched.update(
+        self._touched |= {
             (w.id or "").removesuffix("-problem") for w in self.query(".form-problem")
-        )
+        }
         self.set_status("Checking…", "busy")
         problems = await self.check_before_submit()
-        self._touched.update(problems)
+        self._touched |= set(problems)
         self.show_problems(problems)
         wrong = self.first_error(problems)
         if wrong is not None:

@@ -111,10 +111,9 @@ class StatusHeader(Horizontal):
         self._label.set_class(bool(info.label) and not info.demo, "-shown")
         self._demo.set_class(info.demo, "-shown")
         self._read_only.set_class(info.read_only, "-shown")
-        host = line(info.host)
-        if info.overridden:  # the file's profile is not all there is: say what else is used
-            host += line(f"  overridden by {', '.join(info.overridden)}", "bold")
-        self._host.update(host)
+        # When the file's profile is not all there is, say what else is used.
+        overridden = f"  overridden by {', '.join(info.overridden)}" if info.overridden else ""
+        self._host.update(line(info.host) + line(overridden, "bold"))
 
     def on_mount(self) -> None:
         self.watch_info(self.info)
