@@ -80,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="lifetime of issued tokens (default: %(default)s)",
     )
     add_commands(commands)
+    from .serve import add_serve_command
+
+    add_serve_command(commands)
     return parser
 
 
@@ -100,6 +103,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "emulator":
         return run_emulator(args)
+    if args.command == "serve":
+        from .serve import run_serve
+
+        return run_serve(args)
     if args.command == "completion":
         from .script.main import completion
 
@@ -162,7 +169,13 @@ def run_emulator(args: argparse.Namespace) -> int:
 
 
 def has_terminal() -> bool:
-    """Whether stdin and stdout are a terminal, as the app needs them."""
+    """Whether stdin and stdout are a terminal, as the app needs them.
+
+    An app served to a browser (``serve``) talks to it through pipes, with Textual's web
+    driver.
+    """
+    if os.environ.get("TEXTUAL_DRIVER") == "textual.drivers.web_driver:WebDriver":
+        return True
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
