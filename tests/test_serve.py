@@ -134,10 +134,10 @@ async def test_a_websocket_from_another_site_is_refused(
 
 
 def test_the_app_command_holds_the_session_flags_and_no_token() -> None:
-    args = build_parser().parse_args(["serve", "--demo", "--read-only"])
+    args = build_parser().parse_args(["serve", "--demo", "--mask", "--read-only"])
     command = shlex.split(app_command(args))
     assert command[:3] == [sys.executable, "-m", "tokensales_tui"]
-    assert set(command[3:]) == {"--demo", "--read-only"}
+    assert set(command[3:]) == {"--demo", "--mask", "--read-only"}
     before = build_parser().parse_args(["--profile", "prod", "serve"])
     assert shlex.split(app_command(before))[3:] == ["--profile", "prod"]
 

@@ -36,6 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--read-only", action="store_true", help="hide and refuse every action that changes data"
     )
+    parser.add_argument(
+        "--mask",
+        action="store_true",
+        help="show addresses, e-mails, account ids and keys partly hidden (for demos)",
+    )
     parser.add_argument("--base-url", metavar="URL", help="address of the /v1 API")
     parser.add_argument("--auth-url", metavar="URL", help="address of the token endpoint")
     parser.add_argument("--console-url", metavar="URL", help="address of the collections endpoints")
@@ -206,6 +211,7 @@ def run_app(args: argparse.Namespace) -> int:
         env=dict(os.environ),
         demo=args.demo,
         log_file=args.log,
+        mask=args.mask,
     )
     try:
         app = TokenSalesApp(launch)

@@ -54,6 +54,7 @@ def add_serve_command(commands: Any) -> None:
     for flag, text in (
         ("--demo", "serve the embedded demo service: the way to show the product to anyone"),
         ("--read-only", "hide and refuse every action that changes data"),
+        ("--mask", "show addresses, e-mails, account ids and keys partly hidden"),
     ):
         serve.add_argument(flag, action="store_true", default=argparse.SUPPRESS, help=text)
     serve.add_argument("--profile", metavar="NAME", default=argparse.SUPPRESS, help="profile")
@@ -69,7 +70,7 @@ def _positive(text: str) -> int:
 def app_command(args: argparse.Namespace) -> str:
     """The shell command that starts one served app: this Python, the session's flags."""
     argv = [sys.executable, "-m", "tokensales_tui"]
-    for flag in ("demo", "read_only"):
+    for flag in ("demo", "read_only", "mask"):
         if getattr(args, flag, False):
             argv.append("--" + flag.replace("_", "-"))
     for flag in ("profile", "base_url", "auth_url", "console_url"):
