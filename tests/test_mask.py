@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import re
@@ -201,3 +202,34 @@ async def test_exports_are_masked_in_mask_mode(tmp_path: Path) -> None:
         objects = [json.loads(line) for line in text.splitlines()]
         assert len(objects) == app.active_tab.table.total_count
         assert any("masked as shown" in str(n.message) for n in app._notifications)
+
+
+PACKAGE = Path(__file__).resolve().parent.parent / "tokensales_tui"
+
+SINKS = {
+    "ui/safe.py": ("text", "content", "line"),
+    "ui/table/widget.py": ("_row_text",),
+    "ui/widgets/json_view.py": ("set_lines",),
+    "ui/app.py": ("notify", "copy_to_clipboard"),
+    "ui/export.py": ("csv_cell", "export_rows"),
+}
+"""Every way text leaves for a person: drawn (safe.py; the table's and the JSON view's
+lines, which are drawn as segments), toasts, the clipboard, exported files."""
+
+
+@pytest.mark.parametrize(("module", "functions"), SINKS.items())
+def test_every_way_out_passes_the_mask(module: str, functions: tuple[str, ...]) -> None:
+    # The behaviour is tested above; this keeps a later edit from dropping one path.
+    tree = ast.parse((PACKAGE / module).read_text(encoding="utf-8"))
+    found = {
+        node.name: {
+            call.func.id
+            for call in ast.walk(node)
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+        }
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef)
+    }
+    for name in functions:
+        assert name in found, f"{module}: {name} is gone; update SINKS"
+        assert found[name] & {"shown", "mask_text"}, f"{module}: {name} skips the mask"

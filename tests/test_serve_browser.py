@@ -77,6 +77,12 @@ def test_serve_demo_in_chromium(browser: Browser, tmp_path: Path) -> None:
         wait_for("the Webhooks tab's rows", lambda: "wh_9019a85bc0a7" in browser.text())
         text = browser.text()
         assert "1 Webhooks" in text and "10 webhooks" in text
+        # Everything the page loaded (its script, styles, font) came from this server.
+        loaded = browser.driver.execute_script(
+            "return performance.getEntriesByType('resource').map(e => e.name);"
+        )
+        assert loaded and all(url.startswith((base, "ws://" + base[7:])) for url in loaded)
+        assert any(url.endswith(".ttf") for url in loaded), loaded
         assert "https://api.aurora-games.io/webhooks/tokensales" in text
 
         # One app process for the tab; neither its command line nor its environment
