@@ -33,6 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import commands
 from harness import ROOT, SIZE, EmulatorProcess, fetch_items_body, isolated_env
 
+sys.path.insert(0, str(ROOT))
+from tests.browser import chromium_missing
+
 HERE = Path(__file__).resolve().parent
 
 MB = 1024 * 1024
@@ -145,6 +148,30 @@ def measure_startup(runner: Runner, options: Options) -> dict[str, list[float]]:
         for kind in times:  # interleaved, so a burst of load hits both
             times[kind].append(runner.startup(kind))
     return times
+
+
+def browser_rows(runner: Runner, reps: int) -> list[dict[str, Any]]:
+    """Figure 16: ``serve --demo`` in Chromium against the same app headless."""
+    print("serve --demo in Chromium", flush=True)
+    runner.startup("rows")  # warm-up
+    served: list[float] = []
+    headless: list[float] = []
+    for _ in range(reps):  # interleaved, so a burst of load hits both
+        served += runner.json(str(HERE / "browser.py"), "1", timeout=600)
+        headless.append(runner.startup("rows"))
+    served_ratio = median(served) / median(headless)
+    return [
+        {
+            "n": 16,
+            "figure": "`serve --demo`: page request → the Webhooks rows drawn in Chromium",
+            "ours": seconds(served),
+            "reference": f"{seconds(headless)} the same app headless: process start → frame"
+            " with the rows",
+            "ratio": ratio(served_ratio),
+            "target": "≤ 2×",
+            "pass": served_ratio <= 2,
+        }
+    ]
 
 
 def body_file(runner: Runner, emulator: EmulatorProcess) -> tuple[Path, float, int]:
@@ -635,6 +662,13 @@ the end of `App._display` including the ANSI text a terminal would receive):
     escaped for terminals), to the end of the frame after the dialog closes, with the
     longest stall meanwhile; against a plain loop of `json.dumps` and a write per
     object in the same process.
+16. `browser.py` (when Debian's Chromium is installed): one `serve --demo` and a
+    headless Chromium (Selenium); from asking for the page to the first poll (every
+    20 ms, through the page's screen-reader text) that finds a webhook row: the page,
+    its script, the websocket, a new app process and its first rows. One unmeasured
+    warm-up per browser. Reference: `startup_probe.py rows`, the same app headless from
+    process start to the end of the first frame showing the Webhooks rows. Runs
+    alternate; median of 5.
 """
 
 
@@ -764,6 +798,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             scripted_rows = commands.rows(scripted)
         else:
             print("figures 9–11 skipped: their references need curl and jq on PATH", flush=True)
+        served_rows: list[dict[str, Any]] = []
+        missing = chromium_missing()
+        if missing is None:
+            served_rows = browser_rows(runner, 2 if options.quick else 5)
+        else:
+            print(f"figure 16 skipped: {missing}", flush=True)
         scaling_results = []
         for size in options.sizes:
             if size == options.items:
@@ -783,7 +823,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     full=False,
                 )
             )
-        rows = summarise(main_result, startup, baseline, tokens) + scripted_rows
+        rows = summarise(main_result, startup, baseline, tokens) + scripted_rows + served_rows
         rows.sort(key=lambda row: row["n"])
         scaling = scaling_rows(scaling_results, baseline)
         print()

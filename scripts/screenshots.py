@@ -48,6 +48,7 @@ class Shot:
     keys: tuple[str, ...]
     until: Until | None = None
     size: tuple[int, int] = (120, 40)
+    mask: bool = False
 
 
 def detail_fetched(app: TokenSalesApp) -> bool:
@@ -68,6 +69,8 @@ SHOTS = (
     Shot("detail.svg", ("2", "enter"), detail_fetched),
     Shot("help.svg", ("question_mark",), help_shown),
     Shot("items-80x24.svg", ("2",), size=(80, 24)),
+    Shot("collections-masked.svg", ("5",), mask=True),
+    Shot("detail-masked.svg", ("5", "enter"), detail_fetched, mask=True),
 )
 
 
@@ -89,7 +92,7 @@ def tabs_loaded(app: TokenSalesApp) -> bool:
 async def take(shot: Shot, config_path: Path) -> Path:
     """Run a fresh demo for ``shot`` and save its SVG; returns the file written."""
     # A config path that does not exist: the user's keymap or profiles never show.
-    app = TokenSalesApp(Launch(demo=True, config_path=config_path))
+    app = TokenSalesApp(Launch(demo=True, config_path=config_path, mask=shot.mask))
     async with app.run_test(size=shot.size) as pilot:
         await wait_for(lambda: tabs_loaded(app), pilot, "the tabs to load")
         failed = [tab.resource.key for tab in app.query(ResourceTab) if tab.error]

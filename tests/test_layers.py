@@ -21,6 +21,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "tokensales_tui"
 ENTRY_POINTS = ("cli.py", "__main__.py")
 """The top layer: it starts the UI (lazily), the scripting commands or the emulator."""
 
+TOP_PACKAGES = ("serve",)
+"""Also the top layer: ``serve`` runs textual-serve (which loads Rich) to start the app."""
+
 PURE_UI = (
     "ui/table/cells.py",
     "ui/table/index.py",
@@ -61,7 +64,8 @@ def _pure_files() -> list[Path]:
     files = [
         path
         for path in PACKAGE.rglob("*.py")
-        if path.relative_to(PACKAGE).parts[0] != "ui" and path.name not in ENTRY_POINTS
+        if path.relative_to(PACKAGE).parts[0] not in ("ui", *TOP_PACKAGES)
+        and path.name not in ENTRY_POINTS
     ]
     files += [PACKAGE / name for name in PURE_UI if (PACKAGE / name).exists()]
     return sorted(files)

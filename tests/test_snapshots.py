@@ -93,6 +93,17 @@ def test_item_detail(snap_compare: SnapCompare) -> None:
     )
 
 
+def test_collections_masked(snap_compare: SnapCompare) -> None:
+    masked = TokenSalesApp(Launch(demo=True, mask=True))
+    assert snap_compare(masked, terminal_size=SIZE, run_before=after("5"))
+
+
+def test_collection_detail_masked(snap_compare: SnapCompare) -> None:
+    masked = TokenSalesApp(Launch(demo=True, mask=True))
+    run_before = after("5", "enter", until=detail_fetched)
+    assert snap_compare(masked, terminal_size=SIZE, run_before=run_before)
+
+
 def test_help(snap_compare: SnapCompare) -> None:
     shown = after("question_mark", until=lambda pilot: isinstance(pilot.app.screen, HelpScreen))
     assert snap_compare(demo(), terminal_size=SIZE, run_before=shown)

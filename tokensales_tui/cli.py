@@ -36,6 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--read-only", action="store_true", help="hide and refuse every action that changes data"
     )
+    parser.add_argument(
+        "--mask",
+        action="store_true",
+        help="show addresses, e-mails, account ids and keys partly hidden (for demos)",
+    )
     parser.add_argument("--base-url", metavar="URL", help="address of the /v1 API")
     parser.add_argument("--auth-url", metavar="URL", help="address of the token endpoint")
     parser.add_argument("--console-url", metavar="URL", help="address of the collections endpoints")
@@ -80,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="lifetime of issued tokens (default: %(default)s)",
     )
     add_commands(commands)
+    from .serve import add_serve_command
+
+    add_serve_command(commands)
     return parser
 
 
@@ -100,6 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "emulator":
         return run_emulator(args)
+    if args.command == "serve":
+        from .serve import run_serve
+
+        return run_serve(args)
     if args.command == "completion":
         from .script.main import completion
 
@@ -162,7 +174,13 @@ def run_emulator(args: argparse.Namespace) -> int:
 
 
 def has_terminal() -> bool:
-    """Whether stdin and stdout are a terminal, as the app needs them."""
+    """Whether stdin and stdout are a terminal, as the app needs them.
+
+    An app served to a browser (``serve``) talks to it through pipes, with Textual's web
+    driver.
+    """
+    if os.environ.get("TEXTUAL_DRIVER") == "textual.drivers.web_driver:WebDriver":
+        return True
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
@@ -193,6 +211,7 @@ def run_app(args: argparse.Namespace) -> int:
         env=dict(os.environ),
         demo=args.demo,
         log_file=args.log,
+        mask=args.mask,
     )
     try:
         app = TokenSalesApp(launch)

@@ -43,6 +43,8 @@ class Launch:
     env: Mapping[str, str] = field(default_factory=dict)
     demo: bool = False
     log_file: str | None = None
+    mask: bool = False
+    """Start with mask mode on (``--mask``)."""
     demo_items: int = 40
     demo_seed: int = 0
     transport_factory: Callable[[], httpx.AsyncBaseTransport | None] | None = None
@@ -65,6 +67,8 @@ class Session:
     """The demo's emulator state (tests switch its faults); None for a real profile."""
     overridden: tuple[str, ...] = ()
     """The variables and flags that override settings of the profile in the file."""
+    mask: bool = False
+    """The profile asks for mask mode (``mask = true``)."""
 
     @property
     def host(self) -> str:
@@ -100,4 +104,5 @@ def profile_session(profile: config.ResolvedProfile, launch: Launch) -> Session:
         profile.label,
         transport=transport,
         overridden=profile.overridden,
+        mask=profile.mask,
     )

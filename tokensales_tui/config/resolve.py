@@ -58,6 +58,8 @@ class ResolvedProfile:
     (``TOKENSALES_BASE_URL``), the file (``[profiles.x] base_url``) or a default."""
     proxy: str | None = None
     max_body: int = DEFAULT_MAX_BODY
+    mask: bool = False
+    """Start in mask mode (the profile's ``mask``)."""
 
     in_file: bool = False
     """Whether the profile is one of the config file's."""
@@ -184,6 +186,7 @@ def resolve_profile(
         api_secret=Secret(api_secret[0] if api_secret else ""),
         read_only=read_only,
         label=stored.label if stored else None,
+        mask=stored.mask if stored else False,
         sources=sources,
         proxy=stored.proxy if stored else None,
         in_file=stored is not None,

@@ -12,6 +12,7 @@ The file lives at ``config_path()`` (``$XDG_CONFIG_HOME/tokensales-tui/config.to
     api_secret = "..."                         # optional
     read_only = true                           # optional, default false
     label = "PRODUCTION"                       # optional, shown in the header
+    mask = true                                # optional: start in mask mode
     allow_insecure_http = false                # optional: permit http:// to other hosts
     proxy = "http://proxy.internal:3128"       # optional; HTTP_PROXY & co. are never used
     max_body_mb = 1024                         # optional: largest answer accepted, in MB
@@ -98,6 +99,8 @@ class Profile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, kw
     api_secret: Secret | None = None
     read_only: bool = False
     label: str | None = None
+    mask: bool = False
+    """Start in mask mode: addresses, e-mails, account ids and keys partly hidden."""
     allow_insecure_http: bool = False
     proxy: str | None = None
     """The proxy requests go through; without it none is, whatever the environment says."""
@@ -131,7 +134,7 @@ MIN_WATCH_INTERVAL: Final = 1.0
 """The shortest ``watch_interval`` accepted, in seconds."""
 
 SECRET_FIELDS: Final = frozenset({"api_key", "api_secret"})
-BOOL_FIELDS: Final = frozenset({"read_only", "allow_insecure_http"})
+BOOL_FIELDS: Final = frozenset({"read_only", "mask", "allow_insecure_http"})
 URL_FIELDS: Final = ("base_url", "auth_url", "console_url")
 INT_FIELDS: Final = frozenset({"max_body_mb"})
 

@@ -20,11 +20,13 @@ from textual import on
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
+from textual.signal import Signal
 
 from .. import config
 from ..clean import clean, clean_line, escape_unsafe
 from ..debug_log import disable_debug_log, enable_debug_log
 from ..files import atomic_write
+from ..mask import mask_text, masking, set_masking
 from ..payouts import PayoutRecord, PayoutRecordError
 from ..session import Launch, Session, demo_session, profile_session
 from .keys import bound, every_binding_id, unknown_keymap_ids
@@ -75,6 +77,9 @@ class TokenSalesApp(App[None]):
         self._api: ApiWorker | None = None
         self._payout_record: PayoutRecord | None = None
         self._log_handler = enable_debug_log(self.launch.log_file) if self.launch.log_file else None
+        self.mask_changed_signal: Signal[bool] = Signal(self, "mask-changed")
+        """Published with the new state when mask mode is turned on or off."""
+        set_masking(self.launch.mask)
 
     def get_driver_class(self) -> type[Driver]:
         # Every write to the terminal passes the guard (see terminal.py).
@@ -97,7 +102,7 @@ class TokenSalesApp(App[None]):
         parses markup, so a message that quotes a server can never become an action.
         """
         super().notify(
-            clean(message),
+            mask_text(clean(message)) if masking() else clean(message),
             title=clean_line(title),
             severity=severity,
             timeout=timeout,
@@ -110,8 +115,39 @@ class TokenSalesApp(App[None]):
         Newlines and tabs stay; any other control, bidi or surrogate character becomes a
         ``\\uXXXX`` escape, which is still valid inside JSON text. Callers copying one
         value (an id, an address) pass ``escape_unsafe(value, line=True)``.
+
+        In mask mode what is copied is masked as it is shown, and a toast says so.
         """
+        if masking():
+            masked = mask_text(text)
+            if masked != text:
+                self.notify("Mask mode: the copy is masked as shown", title="Masked")
+            text = masked
         super().copy_to_clipboard(escape_unsafe(text))
+
+    # --- mask mode -------------------------------------------------------------------
+
+    @property
+    def masked(self) -> bool:
+        """Whether mask mode is on."""
+        return masking()
+
+    def set_mask(self, on: bool) -> None:
+        """Turn mask mode on or off; everything shown follows at once."""
+        if on == masking():
+            return
+        set_masking(on)
+        self.mask_changed_signal.publish(on)
+        self.refresh(layout=True)
+
+    def action_toggle_mask(self) -> None:
+        """Turn mask mode on or off."""
+        self.set_mask(not masking())
+        self.notify(
+            "Mask mode on: addresses, e-mails, account ids and keys are partly hidden"
+            if masking()
+            else "Mask mode off: every value is shown in full",
+        )
 
     def get_default_screen(self) -> BrowseScreen:
         return self.browse
@@ -144,6 +180,7 @@ class TokenSalesApp(App[None]):
         self.set_interval(1.0, self._tick)
 
     def on_unmount(self) -> None:
+        set_masking(False)
         if self._log_handler is not None:
             disable_debug_log(self._log_handler)
             self._log_handler = None
@@ -289,6 +326,8 @@ class TokenSalesApp(App[None]):
                 self.browse.session_ending(session.name)
             await old.stop()
         self.session = session
+        if session.mask:
+            self.set_mask(True)
         # The demo service forgets everything when the app ends, so does its record.
         self._payout_record = (
             PayoutRecord.in_memory() if session.demo else PayoutRecord.for_profile(session.name)

@@ -72,4 +72,10 @@ def app_commands(app: TokenSalesApp, screen: Screen[Any]) -> Iterator[SystemComm
         yield SystemCommand(
             "Switch profile", "Use another profile or the demo", app.action_switch_profile
         )
+        # Only here: a screen over the main one (a detail, a form) drew its text already.
+        yield SystemCommand(
+            "Mask mode: " + ("turn off" if app.masked else "turn on"),
+            "Show addresses, e-mails, account ids and keys partly hidden (for demos)",
+            app.action_toggle_mask,
+        )
     yield SystemCommand("Help", "Show every key", app.action_help)

@@ -25,6 +25,7 @@ from typing import Any
 
 from ..clean import display_value, escape_unsafe
 from ..files import atomic_writer
+from ..mask import shown
 from .table.cells import Column
 
 __all__ = ["FORMATS", "ExportStopped", "default_path", "export_rows"]
@@ -72,7 +73,7 @@ def with_extension(path: str, extension: str) -> str:
 
 def csv_cell(value: object) -> str:
     """The cleaned text a table cell shows, safe from being run by a spreadsheet."""
-    text = display_value(value)
+    text = shown(display_value(value))
     if text.startswith(FORMULA_STARTS) and not _is_number(text):
         return "'" + text
     return text
@@ -131,9 +132,10 @@ def export_rows(
             # string costs far less than one per object.
             texts = [json.dumps(raw(row), ensure_ascii=False) for row in batch]
             if kind == "json":
-                out.write(("[\n  " if not start else ",\n  ") + escape_unsafe(",\n  ".join(texts)))
+                joined = shown(",\n  ".join(texts))
+                out.write(("[\n  " if not start else ",\n  ") + escape_unsafe(joined))
             else:
-                out.write(escape_unsafe("\n".join(texts)) + "\n")
+                out.write(escape_unsafe(shown("\n".join(texts))) + "\n")
         if kind == "json":
             out.write("\n]\n" if rows else "[]\n")
         elif kind == "csv" and not rows:

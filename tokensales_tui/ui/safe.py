@@ -3,7 +3,8 @@
 The only module of ``ui/`` that builds ``Content`` or ``Text`` from a string that is not
 a literal: every other module calls :func:`content`, :func:`line` or :func:`text`, and
 ``tests/test_text_gate.py`` fails on any other way to put a string on screen. Text is
-cleaned first (:mod:`tokensales_tui.clean`): ``Content(...)`` alone keeps ESC.
+cleaned first (:mod:`tokensales_tui.clean`): ``Content(...)`` alone keeps ESC. In mask
+mode it is masked too (:mod:`tokensales_tui.mask`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from rich.text import Text
 from textual.content import Content
 
 from ..clean import clean, clean_line
+from ..mask import shown
 
 __all__ = ["content", "line", "text"]
 
@@ -26,7 +28,7 @@ def text(value: str, style: str = "") -> Text:
     Returns:
         A renderable showing the cleaned text.
     """
-    return Text(clean(value), style=style, end="")
+    return Text(shown(clean(value)), style=style, end="")
 
 
 def content(value: str, style: str = "") -> Content:
@@ -39,7 +41,8 @@ def content(value: str, style: str = "") -> Content:
     Returns:
         A visual showing the cleaned text.
     """
-    return Content.styled(clean(value), style) if style else Content(clean(value))
+    cleaned = shown(clean(value))
+    return Content.styled(cleaned, style) if style else Content(cleaned)
 
 
 def line(value: str, style: str = "") -> Content:
@@ -52,5 +55,5 @@ def line(value: str, style: str = "") -> Content:
     Returns:
         A one-line visual showing the cleaned text.
     """
-    cleaned = clean_line(value)
+    cleaned = shown(clean_line(value))
     return Content.styled(cleaned, style) if style else Content(cleaned)

@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, ProgressBar, RadioButton, RadioSet, Static
 
+from ...mask import masking
 from ..export import FORMATS, ExportStopped, default_path, export_rows, with_extension
 from ..resources import Resource
 from ..safe import line
@@ -218,7 +219,8 @@ class ExportScreen(ModalScreen[Path | None]):
     def _done(self, path: Path) -> None:
         self._writing = False
         count = f"{len(self.rows):,} {self.resource.title.lower()}"
-        self.app.notify(f"Exported {count} to {path}")
+        masked = ", masked as shown (mask mode)" if masking() else ""
+        self.app.notify(f"Exported {count} to {path}{masked}")
         self.dismiss(path)
 
     def _failed(self, message: str) -> None:

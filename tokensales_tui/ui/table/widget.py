@@ -27,6 +27,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...clean import clean_line
+from ...mask import mask_text, masking
 from .cells import Column, fit_widths
 from .lines import Palette, centred, crop, join_cells
 from .model import PreparedRows, Scope, TableView
@@ -612,6 +613,15 @@ class ResourceTable(ScrollView, can_focus=True):
 
     # --- rendering -----------------------------------------------------------------
 
+    def on_mount(self) -> None:
+        signal = getattr(self.app, "mask_changed_signal", None)
+        if signal is not None:
+            signal.subscribe(self, self._masking_changed)
+
+    def _masking_changed(self, _on: bool) -> None:
+        self._line_cache.clear()
+        self.refresh()
+
     def notify_style_update(self) -> None:
         # Called on focus, blur and theme changes: the cached lines hold old styles.
         super().notify_style_update()
@@ -680,9 +690,10 @@ class ResourceTable(ScrollView, can_focus=True):
         return strip
 
     def _row_text(self, position: int) -> str:
-        return join_cells(
-            self._data.cells_of(self._data.rows[position]), self._widths, self._rights
-        )
+        cells = self._data.cells_of(self._data.rows[position])
+        if masking():  # shown masked; the model (filter, sort) keeps the real values
+            cells = [mask_text(cell) for cell in cells]
+        return join_cells(cells, self._widths, self._rights)
 
     def _render_header(self, width: int, scroll_x: int, palette: Palette) -> Strip:
         if self._header_text is None:

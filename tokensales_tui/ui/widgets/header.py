@@ -1,4 +1,4 @@
-"""The one-line header: profile, host, token state, read-only marker."""
+"""The one-line header: profile, host, token state, read-only and mask markers."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from ...api.auth import TokenState
 from ...clean import clean_line
+from ...mask import masking
 from ..safe import line
 
 
@@ -74,6 +75,7 @@ class StatusHeader(Horizontal):
         & > .label-badge { background: $warning; color: $background; }
         & > .demo-badge { background: $success; color: $background; }
         & > .ro-badge { background: $error; color: $background; }
+        & > .mask-badge { background: $secondary; color: $background; }
         & > .host { color: $text-muted; width: 1fr; }
         & > .token { color: $text-muted; }
         & > .token.-failed { color: $error; text-style: bold; }
@@ -91,6 +93,7 @@ class StatusHeader(Horizontal):
         self._demo = Static("DEMO", classes="badge demo-badge")
         self._label = Static("", classes="badge label-badge")
         self._read_only = Static("READ-ONLY", classes="badge ro-badge")
+        self._masked = Static("MASKED", classes="badge mask-badge")
         self._host = Static("", classes="host")
         self._token = Static("", classes="token")
 
@@ -100,6 +103,7 @@ class StatusHeader(Horizontal):
         yield self._demo
         yield self._label
         yield self._read_only
+        yield self._masked
         yield self._host
         yield self._token
 
@@ -118,6 +122,14 @@ class StatusHeader(Horizontal):
     def on_mount(self) -> None:
         self.watch_info(self.info)
         self.watch_token(self.token)
+        self.show_masking(masking())
+        signal = getattr(self.app, "mask_changed_signal", None)
+        if signal is not None:
+            signal.subscribe(self, self.show_masking)
+
+    def show_masking(self, on: bool) -> None:
+        """Show MASKED while mask mode is on."""
+        self._masked.set_class(on, "-shown")
 
     def watch_token(self, state: TokenState) -> None:
         if not self.is_mounted:

@@ -27,6 +27,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ...mask import mask_text, masking
 from ..safe import text as safe_text
 
 __all__ = ["MAX_MATCHES", "JsonView"]
@@ -83,6 +84,8 @@ class JsonView(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._lines: list[str] = []
+        """The lines shown: masked in mask mode (the search finds what is shown)."""
+        self._given: list[str] = []
         self._code: str | None = None
         self._width = 0
         self._wraps: list[list[int]] = []
@@ -126,6 +129,9 @@ class JsonView(ScrollView, can_focus=True):
 
     def on_mount(self) -> None:
         self.watch(self.app, "theme", self._theme_changed, init=False)
+        signal = getattr(self.app, "mask_changed_signal", None)
+        if signal is not None:
+            signal.subscribe(self, lambda _on: self.set_lines(self._given))
 
     def action_half_page(self, direction: int) -> None:
         """Scroll half a page down (1) or up (-1)."""
@@ -134,7 +140,8 @@ class JsonView(ScrollView, can_focus=True):
 
     def set_lines(self, lines: list[str]) -> None:
         """Show new lines, keeping the search query (its matches are found again)."""
-        self._lines = lines
+        self._given = lines
+        self._lines = [mask_text(line) for line in lines] if masking() else lines
         self._code = None
         self._texts.clear()
         self._width = 0

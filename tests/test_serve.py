@@ -1,0 +1,176 @@
+"""``serve``: the access token, the session limit, the host rule, the page's own font.
+
+These run the server's aiohttp application on 127.0.0.1 with a command that leaves a
+file behind when it runs, so "no app process started" is something a test can see.
+The browser test is in ``test_serve_browser.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shlex
+import socket
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from aiohttp import WSServerHandshakeError
+from aiohttp.test_utils import TestClient, TestServer
+
+from tokensales_tui.cli import build_parser, main
+from tokensales_tui.serve import app_command
+from tokensales_tui.serve.server import FORBIDDEN_TEXT, GuardedServer, is_loopback, patched_script
+
+
+def listening() -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+    return sock
+
+
+def marker_command(marker: Path) -> str:
+    """A command that records each start in ``marker`` and then waits for stdin to close."""
+    script = f"open({str(marker)!r}, 'a').write('started\\n'); import sys; sys.stdin.read()"
+    return shlex.join([sys.executable, "-c", script])
+
+
+@pytest.fixture
+async def guarded(tmp_path: Path) -> AsyncIterator[tuple[GuardedServer, TestClient, Path]]:
+    marker = tmp_path / "started"
+    sock = listening()
+    server = GuardedServer(marker_command(marker), sock, max_sessions=1, title="test")
+    client = TestClient(TestServer(await server._make_app(), host="127.0.0.1"))
+    await client.start_server()
+    # The page and the websocket are addressed through the server's public URL.
+    server.public_url = str(client.make_url("")).rstrip("/")
+    try:
+        yield server, client, marker
+    finally:
+        await client.close()
+        sock.close()
+
+
+@pytest.mark.parametrize(
+    "path", ["/", "/ws", "/static/js/textual.js", "/assets/textual.js", "/download/x", "/nope"]
+)
+async def test_every_path_without_the_token_is_forbidden(
+    guarded: tuple[GuardedServer, TestClient, Path], path: str
+) -> None:
+    _server, client, marker = guarded
+    response = await client.get(path)
+    assert response.status == 403
+    assert await response.text() == FORBIDDEN_TEXT
+    wrong = await client.get(path + "?token=wrong", cookies={"tokensales_serve_1": "x"})
+    assert wrong.status == 403
+    assert not marker.exists()
+
+
+async def test_a_websocket_without_the_token_starts_no_app(
+    guarded: tuple[GuardedServer, TestClient, Path],
+) -> None:
+    _server, client, marker = guarded
+    with pytest.raises(WSServerHandshakeError) as refused:
+        await client.ws_connect("/ws")
+    assert refused.value.status == 403
+    await asyncio.sleep(0.2)  # a process started anyway would have written by now
+    assert not marker.exists()
+
+
+async def test_the_token_becomes_a_cookie_and_leaves_the_address(
+    guarded: tuple[GuardedServer, TestClient, Path],
+) -> None:
+    server, client, _marker = guarded
+    response = await client.get(f"/?token={server.token}&fontsize=18", allow_redirects=False)
+    assert response.status == 302
+    assert response.headers["Location"] == "/?fontsize=18"
+    cookie = response.cookies[server.cookie]
+    assert cookie.value == server.token
+    assert cookie["httponly"] and cookie["samesite"] == "Strict"
+    page = await client.get("/?fontsize=18")  # the client keeps the cookie, as a browser does
+    assert page.status == 200
+    html = await page.text()
+    assert server.token not in html
+    assert "fonts.googleapis" not in html and "https://" not in html
+    assert "RobotoMono-VariableFont_wght.ttf" in html
+    assert page.headers["Cache-Control"] == "no-store"
+    font = await client.get("/static/fonts/RobotoMono-VariableFont_wght.ttf")
+    assert font.status == 200
+    script = await client.get("/assets/textual.js")
+    assert "screenReaderMode:!0" in await script.text()
+
+
+async def test_one_app_a_connection_up_to_the_limit(
+    guarded: tuple[GuardedServer, TestClient, Path],
+) -> None:
+    server, client, marker = guarded
+    client.session.cookie_jar.update_cookies({server.cookie: server.token})
+    origin = {"Origin": server.public_url}
+    first = await client.ws_connect("/ws", headers=origin)
+    for _ in range(200):  # the app starts in a subprocess: wait (bounded) for its mark
+        if marker.exists():
+            break
+        await asyncio.sleep(0.05)
+    assert marker.read_text() == "started\n"
+    with pytest.raises(WSServerHandshakeError) as refused:
+        await client.ws_connect("/ws", headers=origin)
+    assert refused.value.status == 503
+    assert server.sessions == 1
+    await first.close()
+    assert marker.read_text() == "started\n"  # the refused one started nothing
+
+
+async def test_a_websocket_from_another_site_is_refused(
+    guarded: tuple[GuardedServer, TestClient, Path],
+) -> None:
+    server, client, marker = guarded
+    client.session.cookie_jar.update_cookies({server.cookie: server.token})
+    with pytest.raises(WSServerHandshakeError) as refused:
+        await client.ws_connect("/ws", headers={"Origin": "http://evil.example"})
+    assert refused.value.status == 403
+    assert not marker.exists()
+
+
+def test_the_app_command_holds_the_session_flags_and_no_token() -> None:
+    args = build_parser().parse_args(["serve", "--demo", "--mask", "--read-only"])
+    command = shlex.split(app_command(args))
+    assert command[:3] == [sys.executable, "-m", "tokensales_tui"]
+    assert set(command[3:]) == {"--demo", "--mask", "--read-only"}
+    before = build_parser().parse_args(["--profile", "prod", "serve"])
+    assert shlex.split(app_command(before))[3:] == ["--profile", "prod"]
+
+
+def test_loopback_hosts() -> None:
+    for host in ("127.0.0.1", "localhost", "::1", "[::1]", "127.3.4.5"):
+        assert is_loopback(host), host
+    for host in ("0.0.0.0", "::", "192.168.1.2", "example.com", ""):
+        assert not is_loopback(host), host
+
+
+def test_an_outside_host_is_refused_for_a_real_profile(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--host", "0.0.0.0", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "real credentials" in err and "--allow-remote" in err
+
+
+def test_a_port_in_use_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with listening() as busy:
+        port = busy.getsockname()[1]
+        assert main(["serve", "--demo", "--port", str(port)]) == 1
+    assert f"cannot serve on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def test_the_script_patch_needs_its_anchor() -> None:
+    assert patched_script("x({allowProposedApi:!0,fontSize:1})") == (
+        "x({allowProposedApi:!0,screenReaderMode:!0,fontSize:1})"
+    )
+    assert patched_script("something else") == "something else"
+
+
+def test_max_sessions_must_be_positive(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--max-sessions", "0"])
+    assert "must be 1 or more" in capsys.readouterr().err
+    assert isinstance(build_parser().parse_args(["serve"]), argparse.Namespace)

@@ -1,0 +1,117 @@
+"""``serve --demo`` in a real Chromium: the rows appear, keys work, no token no app.
+
+Debian's ``chromium`` and ``chromium-driver`` drive it (``.ci/run`` installs them);
+Selenium is given the driver's path, so it never downloads a browser. Without Chromium
+the test is skipped with the command that installs it, except in CI, where it fails.
+
+The page turns on xterm.js's screen-reader mode, so the terminal's text is in the
+page's accessibility tree: the test reads what a screen reader would.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from .browser import CHROMEDRIVER, Browser, chromium_missing, open_browser, start_serve
+
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Browser]:
+    missing = chromium_missing()
+    if missing:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must run the browser test: {missing}")
+        pytest.skip(missing)
+    with open_browser(tmp_path / "chromium") as browser:
+        yield browser
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process started under ``pid`` (from /proc)."""
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            try:
+                children = [int(c) for c in (task / "children").read_text().split()]
+            except OSError:
+                continue
+            found += children
+            todo += children
+    return found
+
+
+def wait_for(what: str, condition: Callable[[], bool], seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"not seen within {seconds:.0f} s: {what}")
+        time.sleep(0.1)
+
+
+def test_serve_demo_in_chromium(browser: Browser, tmp_path: Path) -> None:
+    with start_serve(["--demo"]) as served:
+        base = served.url.split("/?", 1)[0]
+        token = served.url.split("token=", 1)[1]
+
+        # No token: 403, and no app process is started for it.
+        for path in ("/", "/ws"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(base + path, timeout=10)
+            assert refused.value.code == 403
+        assert descendants(served.process.pid) == []
+
+        browser.driver.get(served.url)
+        assert "token" not in browser.driver.current_url  # it became a cookie
+        wait_for("the Webhooks tab's rows", lambda: "wh_9019a85bc0a7" in browser.text())
+        text = browser.text()
+        assert "1 Webhooks" in text and "10 webhooks" in text
+        # Everything the page loaded (its script, styles, font) came from this server.
+        loaded = browser.driver.execute_script(
+            "return performance.getEntriesByType('resource').map(e => e.name);"
+        )
+        assert loaded and all(url.startswith((base, "ws://" + base[7:])) for url in loaded)
+        assert any(url.endswith(".ttf") for url in loaded), loaded
+        assert "https://api.aurora-games.io/webhooks/tokensales" in text
+
+        # One app process for the tab; neither its command line nor its environment
+        # holds the token.
+        apps = descendants(served.process.pid)
+        assert apps
+        for pid in apps:
+            for part in ("cmdline", "environ"):
+                assert token.encode() not in Path(f"/proc/{pid}/{part}").read_bytes()
+
+        browser.press("2")
+        wait_for("the Items tab", lambda: re.search(r"\d+ items", browser.text()) is not None)
+        browser.press_enter()
+        wait_for("the item's detail", lambda: '"id":' in browser.text())
+        assert "itm_" in browser.text()
+        browser.press_escape()
+        wait_for("the Items tab again", lambda: '"id":' not in browser.text())
+        assert re.search(r"\d+ items", browser.text())
+
+        SCREENSHOTS.mkdir(exist_ok=True)
+        shot = SCREENSHOTS / "serve-demo.png"
+        assert browser.driver.save_screenshot(str(shot))
+        assert shot.read_bytes().startswith(b"\x89PNG")
+
+    output = served.output()
+    assert output.count(token) == 1, "the token shows once: in the address printed at start"
+
+
+def test_the_skip_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tests.browser.CHROMIUM", "/nonexistent/chromium")
+    assert "apt-get install chromium chromium-driver" in (chromium_missing() or "")
+    assert Path(CHROMEDRIVER).name == "chromedriver"

@@ -1,0 +1,147 @@
+"""``tokensales-tui serve``: the app in web browsers, one app process per browser tab.
+
+See :mod:`.server` for the access control. This module reads the command line, binds
+the socket (loopback unless told otherwise), prints the address with the access token
+once, and serves until Ctrl+C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import shlex
+import signal
+import socket
+import sys
+from typing import Any
+
+__all__ = ["add_serve_command", "app_command", "run_serve"]
+
+DEFAULT_MAX_SESSIONS = 4
+
+
+def add_serve_command(commands: Any) -> None:
+    """Add ``serve`` to the command line's subcommands."""
+    serve = commands.add_parser(
+        "serve",
+        help="serve the app to web browsers (each tab its own app), behind an access token",
+        description="Serve the app to web browsers until Ctrl+C: each browser tab runs its own "
+        "app, with this machine's profile and credentials. The address printed at start holds "
+        "a random access token; without it every request is refused (403).",
+    )
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default: %(default)s, this machine only)",
+    )
+    serve.add_argument(
+        "--port", type=int, default=8000, help="port (default: %(default)s; 0 picks a free one)"
+    )
+    serve.add_argument(
+        "--max-sessions",
+        type=_positive,
+        default=DEFAULT_MAX_SESSIONS,
+        metavar="N",
+        help="most browser tabs served at once (default: %(default)s)",
+    )
+    serve.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="let a --host other than this machine serve a real profile (its credentials "
+        "would be reachable by anyone who has the address)",
+    )
+    for flag, text in (
+        ("--demo", "serve the embedded demo service: the way to show the product to anyone"),
+        ("--read-only", "hide and refuse every action that changes data"),
+        ("--mask", "show addresses, e-mails, account ids and keys partly hidden"),
+    ):
+        serve.add_argument(flag, action="store_true", default=argparse.SUPPRESS, help=text)
+    serve.add_argument("--profile", metavar="NAME", default=argparse.SUPPRESS, help="profile")
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+def app_command(args: argparse.Namespace) -> str:
+    """The shell command that starts one served app: this Python, the session's flags."""
+    argv = [sys.executable, "-m", "tokensales_tui"]
+    for flag in ("demo", "read_only", "mask"):
+        if getattr(args, flag, False):
+            argv.append("--" + flag.replace("_", "-"))
+    for flag in ("profile", "base_url", "auth_url", "console_url"):
+        value = getattr(args, flag, None)
+        if value:
+            argv += ["--" + flag.replace("_", "-"), value]
+    return shlex.join(argv)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Serve the app until Ctrl+C; refuse an outside address for real credentials."""
+    from .server import GuardedServer, is_loopback
+
+    demo = bool(getattr(args, "demo", False))
+    if not is_loopback(args.host):
+        warning = (
+            f"tokensales-tui: --host {args.host} lets other machines reach the app; anyone"
+            " with the printed address can use it"
+        )
+        if not demo and not args.allow_remote:
+            print(
+                f"{warning}, and with this profile's real credentials. Refused: add"
+                " --allow-remote to do it anyway, or serve --demo.",
+                file=sys.stderr,
+            )
+            return 2
+        risk = "(demo data only)" if demo else "WITH THIS PROFILE'S REAL CREDENTIALS"
+        print(f"{warning} {risk}.", file=sys.stderr)
+    try:
+        sock = _listen(args.host, args.port)
+    except OSError as error:
+        print(
+            f"tokensales-tui: cannot serve on {args.host}:{args.port}: {error.strerror or error}",
+            file=sys.stderr,
+        )
+        return 1
+    server = GuardedServer(
+        app_command(args), sock, max_sessions=args.max_sessions, title="tokensales-tui"
+    )
+
+    def ready(url: str) -> None:
+        print(f"Serving tokensales-tui{' (demo)' if demo else ''}. Open this address:")
+        print(url)
+        print(
+            f"# It holds the access token. At most {args.max_sessions} browser tabs at once."
+            " Ctrl+C stops.",
+            flush=True,
+        )
+
+    asyncio.run(_serve(server, ready))
+    return 0
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    sock.setblocking(False)
+    return sock
+
+
+async def _serve(server: Any, ready: Any) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(signum, stop.set)
+    await server.run(ready, stop)
