@@ -174,3 +174,20 @@ def test_max_sessions_must_be_positive(capsys: pytest.CaptureFixture[str]) -> No
         build_parser().parse_args(["serve", "--max-sessions", "0"])
     assert "must be 1 or more" in capsys.readouterr().err
     assert isinstance(build_parser().parse_args(["serve"]), argparse.Namespace)
+
+
+def test_what_an_app_leaves_on_stderr_reaches_the_terminal_cleaned(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """textual-serve prints an ended app's stderr to stdout; a server's escapes stay inert."""
+    import tokensales_tui.serve as serve
+
+    async def app_ended_with_escapes(server: object, ready: object) -> None:
+        # What textual-serve's AppService does with the stderr of an app that has ended.
+        sys.stdout.write("error: \x1b]52;c;cHduZWQ=\x07 \x1b[2J\x9b31m title\x1b]0;x\x07\n")
+
+    monkeypatch.setattr(serve, "_serve", app_ended_with_escapes)
+    assert main(["serve", "--demo", "--port", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out
+    assert "error: ␛]52;c;cHduZWQ=␇" in out

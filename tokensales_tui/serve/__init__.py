@@ -10,13 +10,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import io
 import shlex
 import signal
 import socket
 import sys
-from typing import Any
+from typing import Any, TextIO
 
-__all__ = ["add_serve_command", "app_command", "run_serve"]
+from ..clean import clean
+
+__all__ = ["CleanedStream", "add_serve_command", "app_command", "run_serve"]
 
 DEFAULT_MAX_SESSIONS = 4
 
@@ -120,8 +123,28 @@ def run_serve(args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    asyncio.run(_serve(server, ready))
+    # textual-serve copies an app's stderr to this process's stdout when the app ends:
+    # that text may quote a server, so it reaches the terminal cleaned.
+    with contextlib.redirect_stdout(CleanedStream(sys.stdout)):
+        asyncio.run(_serve(server, ready))
     return 0
+
+
+class CleanedStream(io.TextIOBase):
+    """A text stream writing to ``target`` with every control character made visible."""
+
+    def __init__(self, target: TextIO) -> None:
+        self._target = target
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self._target.write(clean(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self._target.flush()
 
 
 def _listen(host: str, port: int) -> socket.socket:
