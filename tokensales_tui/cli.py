@@ -79,8 +79,31 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="lifetime of issued tokens (default: %(default)s)",
     )
+    _add_emulator_commands(emulator)
     add_commands(commands)
     return parser
+
+
+def _add_emulator_commands(emulator: argparse.ArgumentParser) -> None:
+    from .emulator.control import DEFAULT_URL, catalogue_text
+
+    actions = emulator.add_subparsers(dest="emulator_command", metavar="ACTION")
+    url_help = f"the running emulator (default: $TOKENSALES_BASE_URL, else {DEFAULT_URL})"
+    trigger = actions.add_parser(
+        "trigger",
+        help="raise an event on a running emulator",
+        description="Raise one event on a running emulator: it is delivered, signed, to every"
+        " active webhook subscribed to it. The emulator's own events:\n" + catalogue_text(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    trigger.add_argument("event", metavar="EVENT", help="event name, e.g. item.sold")
+    trigger.add_argument("--data", metavar="JSON", help="a JSON object merged into the data")
+    trigger.add_argument("--url", metavar="URL", help=url_help)
+    log = actions.add_parser(
+        "deliveries", help="print the delivery log of a running emulator, one attempt a line"
+    )
+    log.add_argument("--url", metavar="URL", help=url_help)
+    log.add_argument("--json", action="store_true", help="one JSON object a line")
 
 
 def _non_negative(text: str) -> int:
@@ -113,6 +136,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run_emulator(args: argparse.Namespace) -> int:
     """Serve the emulator until Ctrl+C, after printing the export lines."""
+    if args.emulator_command is not None:
+        from .emulator import control
+
+        url = args.url or os.environ.get("TOKENSALES_BASE_URL") or control.DEFAULT_URL
+        if args.emulator_command == "trigger":
+            return control.trigger(url, args.event, args.data)
+        return control.deliveries(url, as_json=args.json)
+    from .clean import clean_line
     from .emulator import DEMO_API_KEY, DEMO_API_SECRET, FAULTS
     from .emulator.server import serve
 
@@ -149,6 +180,7 @@ def run_emulator(args: argparse.Namespace) -> int:
             faults=faults,
             token_lifetime=args.token_lifetime,
             on_ready=ready,
+            on_attempt=lambda attempt: print(clean_line(attempt.line()), flush=True),
         )
     except KeyboardInterrupt:
         pass

@@ -12,6 +12,7 @@ import uvicorn
 from starlette.applications import Starlette
 
 from .app import create_app
+from .events import Attempt
 from .state import Emulator
 
 
@@ -91,15 +92,18 @@ def serve(
     faults: Iterable[str] = (),
     token_lifetime: float = 3600.0,
     on_ready: Callable[[str], None] | None = None,
+    on_attempt: Callable[[Attempt], None] | None = None,
 ) -> None:
     """Serve a new emulator with uvicorn until Ctrl+C, then return.
 
     ``on_ready`` receives the base URL (e.g. ``http://127.0.0.1:8765``), which serves all
-    three addresses. Prints nothing itself; uvicorn logs warnings only.
+    three addresses; ``on_attempt`` each webhook delivery attempt. Prints nothing itself;
+    uvicorn logs warnings only.
     Raises OSError when the address is taken, ValueError for an unknown fault.
     """
     server = EmulatorServer(
         host, port, items=items, seed=seed, faults=faults, token_lifetime=token_lifetime
     )
+    server.emulator.deliveries.on_attempt = on_attempt
     with contextlib.suppress(KeyboardInterrupt):
         server.run(on_ready)
