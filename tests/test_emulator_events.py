@@ -15,7 +15,8 @@ import httpx
 import pytest
 
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
-from tokensales_tui.emulator.events import NOT_LOCAL, local_target
+from tokensales_tui.emulator.events import NOT_LOCAL
+from tokensales_tui.webhooks.local import local_target
 from tokensales_tui.webhooks.signatures import STANDARD, verify
 
 from .webhookhelpers import Recorder, api_client, fast, serve_on_loopback

@@ -81,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_emulator_commands(emulator)
     add_commands(commands)
+    from .webhooks.listen import add_listen_command
+
+    add_listen_command(commands)
     return parser
 
 
@@ -127,6 +130,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .script.main import completion
 
         return completion(args.shell)
+    if args.command == "listen":
+        return run_listen(args)
     if args.command is not None:
         from .script.main import main as run_command
 
@@ -191,6 +196,22 @@ def run_emulator(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def run_listen(args: argparse.Namespace) -> int:
+    """``listen``: the deliveries screen, or one line per delivery with ``--print``."""
+    if args.print:
+        from .webhooks.listen import run_print
+
+        return run_print(args)
+    if not has_terminal():
+        print(
+            "tokensales-tui: listen needs a terminal; for scripts: listen --print", file=sys.stderr
+        )
+        return 2
+    from .ui.listen_app import run_listen_app
+
+    return run_listen_app(args)
 
 
 def has_terminal() -> bool:

@@ -29,7 +29,6 @@ emulator's choice, documented in the README:
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import re
 import secrets
 import time
@@ -37,10 +36,11 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import msgspec
 
+from ..webhooks.local import local_target
 from ..webhooks.signatures import standard_headers
 from .seed import iso_utc
 
@@ -89,28 +89,6 @@ class Attempt:
         from .control import attempt_line
 
         return attempt_line(asdict(self))
-
-
-def local_target(url: str) -> str | None:
-    """The URL to connect to when ``url`` is on this machine, else None.
-
-    ``localhost`` becomes ``127.0.0.1``, so that no name is ever looked up.
-    """
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = parts.port
-    except ValueError:
-        return None
-    if parts.scheme not in ("http", "https"):
-        return None
-    if host.lower() == "localhost":
-        netloc = "127.0.0.1" + (f":{port}" if port else "")
-        return urlunsplit(parts._replace(netloc=netloc))
-    try:
-        return url if ipaddress.ip_address(host).is_loopback else None
-    except ValueError:
-        return None
 
 
 def demo_data(event_type: str, items: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:

@@ -106,6 +106,8 @@ class Verdict:
     reason: str
     repeated: bool = False
     delivery_id: str | None = None
+    key_form: str | None = None
+    """How the secret was read when the signature matched (``raw text``, ``base64`` …)."""
 
     @property
     def ok(self) -> bool:
@@ -162,7 +164,9 @@ def verify(
     delivery_id = next((lower[name] for name in _ID_HEADERS if lower.get(name)), None)
     verdict = _judge(lower, body, secret, now, tolerance)
     repeated = bool(seen is not None and delivery_id and seen.check(delivery_id))
-    return Verdict(verdict.status, verdict.scheme, verdict.reason, repeated, delivery_id)
+    return Verdict(
+        verdict.status, verdict.scheme, verdict.reason, repeated, delivery_id, verdict.key_form
+    )
 
 
 def _judge(
@@ -241,7 +245,7 @@ def _standard(
         return Verdict(
             "invalid", STANDARD, "signature does not match (wrong secret or altered body)"
         )
-    return Verdict("valid", STANDARD, f"secret read as {how}")
+    return Verdict("valid", STANDARD, f"secret read as {how}", key_form=how)
 
 
 def _stripe(value: str, body: bytes, secret: str | None, now: float, tolerance: float) -> Verdict:
@@ -267,7 +271,7 @@ def _stripe(value: str, body: bytes, secret: str | None, now: float, tolerance: 
     how = _first_match(secret, given, lambda key: hmac.new(key, signed, hashlib.sha256).digest())
     if how is None:
         return Verdict("invalid", STRIPE, "signature does not match (wrong secret or altered body)")
-    return Verdict("valid", STRIPE, f"secret read as {how}")
+    return Verdict("valid", STRIPE, f"secret read as {how}", key_form=how)
 
 
 def _github(value: str, body: bytes, secret: str | None) -> Verdict:
@@ -283,4 +287,42 @@ def _github(value: str, body: bytes, secret: str | None) -> Verdict:
     how = _first_match(secret, [given], lambda key: hmac.new(key, body, hashlib.sha256).digest())
     if how is None:
         return Verdict("invalid", GITHUB, "signature does not match (wrong secret or altered body)")
-    return Verdict("valid", GITHUB, f"secret read as {how}")
+    return Verdict("valid", GITHUB, f"secret read as {how}", key_form=how)
+
+
+def resign(
+    headers: list[tuple[str, str]],
+    body: bytes,
+    secret: str | None,
+    verdict: Verdict,
+    *,
+    now: int,
+) -> tuple[list[tuple[str, str]], bool]:
+    """The headers of a delivery signed again at ``now``, and whether that was possible.
+
+    Only a delivery whose signature matched ``secret`` is signed again, with the key form
+    that matched; its id stays. Otherwise the headers come back as they were.
+    """
+    if verdict.status != "valid" or not secret or verdict.scheme is None:
+        return list(headers), False
+    key = dict(secret_keys(secret)).get(verdict.key_form or "", signing_key(secret))
+    changed: list[tuple[str, str]] = []
+    if verdict.scheme == STANDARD:
+        msg_id = next((v for k, v in headers if k.lower() == "webhook-id"), "")
+        for name, value in headers:
+            if name.lower() == "webhook-timestamp":
+                value = str(now)
+            elif name.lower() == "webhook-signature":
+                value = standard_signature(key, msg_id, now, body)
+            changed.append((name, value))
+    elif verdict.scheme == STRIPE:
+        for name, value in headers:
+            if _STRIPE_SHAPE.match(value):
+                value = stripe_signature(key, now, body)
+            changed.append((name, value))
+    else:
+        for name, value in headers:
+            if name.lower() == _GITHUB_HEADER:
+                value = github_signature(key, body)
+            changed.append((name, value))
+    return changed, True
