@@ -255,7 +255,7 @@ async def test_listen_print_writes_a_line_per_delivery_and_stops_on_sigterm() ->
             )
         assert answer.status_code == 200
         line = await _line_with(process.stdout, "payment.succeeded")
-        assert "unchecked (Standard Webhooks)" in line and "not relayed" in line
+        assert "unchecked · Standard Webhooks (no secret)" in line and "not relayed" in line
     finally:
         process.send_signal(signal.SIGTERM)
         async with asyncio.timeout(30):

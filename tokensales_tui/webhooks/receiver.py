@@ -293,7 +293,12 @@ class Receiver:
                 follow_redirects=False,
                 timeout=FORWARD_TIMEOUT,
             )
-        sent = [(k, v) for k, v in (headers or delivery.headers) if k.lower() not in _HOP_BY_HOP]
+        # Bytes, as received: a header value outside ASCII is relayed, not refused.
+        sent = [
+            (k.encode("latin-1", "replace"), v.encode("latin-1", "replace"))
+            for k, v in (headers or delivery.headers)
+            if k.lower() not in _HOP_BY_HOP
+        ]
         started = time.monotonic()
         try:
             answer = await self._client.request(
@@ -303,7 +308,7 @@ class Receiver:
             outcome = Relay(target, status=answer.status_code)
         except httpx.TimeoutException:
             outcome = Relay(target, error="timed out")
-        except httpx.HTTPError as error:
+        except (httpx.HTTPError, ValueError, OSError) as error:
             outcome = Relay(target, error=f"failed: {type(error).__name__}")
         outcome.latency_ms = int((time.monotonic() - started) * 1000)
         return outcome

@@ -115,16 +115,20 @@ class Verdict:
         return self.status == "valid" and not self.repeated
 
     def label(self) -> str:
-        """One short phrase for a list: ``valid (Standard Webhooks)``, ``replay`` …"""
+        """One short phrase for a list: ``valid · Standard Webhooks``, ``unsigned`` …"""
         if self.status == "valid":
-            text = f"valid ({self.scheme})"
+            text = f"valid · {self.scheme}"
         elif self.status == "invalid":
-            text = f"invalid ({self.scheme}): {self.reason}"
+            text = (
+                f"invalid · {self.scheme}: {self.reason}"
+                if self.scheme
+                else f"invalid: {self.reason}"
+            )
         elif self.status == "unchecked":
-            text = f"unchecked ({self.scheme}): no secret"
+            text = f"unchecked · {self.scheme} (no secret)"
         else:
             text = "unsigned"
-        return f"{text}, repeated id" if self.repeated else text
+        return f"repeated id · {text}" if self.repeated else text
 
 
 class SeenIds:
