@@ -31,6 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import commands
+import webhook_flood
 from harness import ROOT, SIZE, EmulatorProcess, fetch_items_body, isolated_env
 
 HERE = Path(__file__).resolve().parent
@@ -635,6 +636,12 @@ the end of `App._display` including the ANSI text a terminal would receive):
     escaped for terminals), to the end of the frame after the dialog closes, with the
     longest stall meanwhile; against a plain loop of `json.dumps` and a write per
     object in the same process.
+16. `webhook_flood.py`: a sender process paces signed Standard Webhooks deliveries at
+    1,000 a second for 5 s over 20 kept-alive connections to `listen`'s receiver on
+    127.0.0.1. With the listen screen (headless, frames rendered to ANSI): the longest
+    delay of a 5 ms timer on the app's loop, and the longest gap between two frames while
+    deliveries arrive; against the same receiver in a process with no screen. "Redrawn per
+    delivery" is the screen with its coalescing turned off (a redraw on every arrival).
 """
 
 
@@ -764,6 +771,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             scripted_rows = commands.rows(scripted)
         else:
             print("figures 9–11 skipped: their references need curl and jq on PATH", flush=True)
+        print("webhook flood", flush=True)
+        flood_seconds = 2.0 if options.quick else 5.0
+        flood = webhook_flood.measure(rate=1000, seconds=flood_seconds)
+        scripted_rows.append(webhook_flood.row(flood, 1000))
         scaling_results = []
         for size in options.sizes:
             if size == options.items:
