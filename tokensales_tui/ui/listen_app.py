@@ -26,7 +26,7 @@ class ListenApp(App[None]):
 
     TITLE = "tokensales-tui listen"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="listen.quit"),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
     ]
 
     def __init__(self, listening: Listening) -> None:

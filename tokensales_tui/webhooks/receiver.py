@@ -17,7 +17,7 @@ import json
 import os
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -215,9 +215,9 @@ class Receiver:
 
     async def __call__(
         self,
-        scope: dict[str, Any],
-        receive: Callable[[], Awaitable[dict[str, Any]]],
-        send: Callable[[dict[str, Any]], Awaitable[None]],
+        scope: MutableMapping[str, Any],
+        receive: Callable[[], Awaitable[MutableMapping[str, Any]]],
+        send: Callable[[MutableMapping[str, Any]], Awaitable[None]],
     ) -> None:
         if scope["type"] != "http":
             return
@@ -337,7 +337,7 @@ class Receiver:
             self._save_fd = None
 
     async def _read(
-        self, receive: Callable[[], Awaitable[dict[str, Any]]]
+        self, receive: Callable[[], Awaitable[MutableMapping[str, Any]]]
     ) -> tuple[bytes, int, bool]:
         chunks: list[bytes] = []
         size = 0

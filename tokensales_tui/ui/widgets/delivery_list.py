@@ -95,7 +95,7 @@ class DeliveryList(ScrollView, can_focus=True):
     ]
 
     class Chosen(Message):
-        """Enter (or a click) on a delivery."""
+        """A click on the highlighted delivery."""
 
         def __init__(self, delivery: Any) -> None:
             super().__init__()
@@ -194,10 +194,6 @@ class DeliveryList(ScrollView, can_focus=True):
     def action_jump(self, index: int) -> None:
         """Go to the first (0) or last (-1) row."""
         self._set_cursor(len(self._rows) - 1 if index < 0 else index)
-
-    def key_enter(self) -> None:
-        if self.highlighted is not None:
-            self.post_message(self.Chosen(self.highlighted))
 
     def on_click(self, event: events.Click) -> None:
         index = round(self.scroll_y) + event.y - 1
