@@ -166,7 +166,11 @@ async def test_body_cap_and_the_bound_on_kept_deliveries(tmp_path: Path) -> None
         async with httpx.AsyncClient(trust_env=False) as client:
             big = await client.post(server.url, content=b"x" * 5000)
             for n in range(5):
-                await client.post(server.url, json={"type": f"t{n}", "text": "\x1b]52;c;SGk=\x07"})
+                await client.post(
+                    server.url,
+                    json={"type": f"t{n}", "text": "\x1b]52;c;SGk=\x07"},
+                    headers={"Authorization": "Bearer sk_live_secret_token"},
+                )
     finally:
         await server.stop()
     assert big.status_code == 413
@@ -177,6 +181,8 @@ async def test_body_cap_and_the_bound_on_kept_deliveries(tmp_path: Path) -> None
     first = json.loads(lines[0])
     assert first["size"] == 5000 and first["body"] == "" and "limit" in first["verdict"]["reason"]
     assert "\x1b" not in lines[1] and json.loads(json.loads(lines[1])["body"])["type"] == "t0"
+    assert "sk_live_secret_token" not in save.read_text(encoding="ascii")
+    assert ["authorization", "********"] in json.loads(lines[1])["headers"]
 
 
 async def test_replay_signs_again_with_a_fresh_timestamp() -> None:

@@ -60,6 +60,7 @@ async def test_hostile_deliveries_show_as_text_open_and_replay(terminal_tripwire
                 body = json.dumps({"type": HOSTILE, "data": {"k": HOSTILE}}).encode()
                 headers = standard_headers(SECRET, "msg_1", int(time.time()), body)
                 headers["x-note"] = "\x1b]0;title\x07"
+                headers["authorization"] = "Bearer sk_live_do_not_show"
                 async with httpx.AsyncClient(trust_env=False) as client:
                     await client.post(listening.url + "/p%1b?q=%9b", content=body, headers=headers)
                     await _raw_post(listening.url, b"\x1b[31mnot json\x9b")
@@ -71,6 +72,9 @@ async def test_hostile_deliveries_show_as_text_open_and_replay(terminal_tripwire
                 assert isinstance(app.screen, DetailScreen)
                 detail = _screen_text(app)
                 assert "webhook-signature" in detail and "x-note" in detail
+                fields = dict(app.screen._fields)
+                assert fields["authorization"] == "********"
+                assert "sk_live_do_not_show" not in detail
                 await pilot.press("escape")
                 assert isinstance(app.screen, DeliveriesScreen)
                 await pilot.press("r")

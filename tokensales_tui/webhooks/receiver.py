@@ -48,6 +48,18 @@ _HOP_BY_HOP = frozenset(
     }
 )
 _TYPE_KEYS = ("type", "event", "eventType", "event_type")
+SENSITIVE_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "cookie", "x-api-key", "api-key"}
+)
+"""Headers whose values are credentials: relayed as received, shown and saved masked."""
+MASK = "********"
+
+
+def shown_headers(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``headers`` with the values of credential headers masked."""
+    return [(k, MASK if k.lower() in SENSITIVE_HEADERS else v) for k, v in headers]
+
+
 _TYPE_HEADERS = ("x-github-event", "x-event-type", "x-event-name")
 
 
@@ -102,7 +114,7 @@ class Delivery:
             "path": self.path,
             "type": self.event_type,
             "size": self.size,
-            "headers": [[k, v] for k, v in self.headers],
+            "headers": [[k, v] for k, v in shown_headers(self.headers)],
             "verdict": {
                 "status": self.verdict.status,
                 "scheme": self.verdict.scheme,
@@ -347,8 +359,9 @@ class Receiver:
                 break
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size <= self.body_limit:
-                chunks.append(chunk)
+            if size > self.body_limit:
+                break  # answered 413 at once: the rest is never read
+            chunks.append(chunk)
             if not message.get("more_body", False):
                 break
         too_large = size > self.body_limit

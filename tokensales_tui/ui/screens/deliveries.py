@@ -21,6 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ...clean import clean_line
+from ...webhooks.receiver import shown_headers
 from ..safe import content, line
 from ..widgets.delivery_list import DeliveryList
 from .detail import DetailScreen
@@ -44,7 +45,7 @@ def delivery_detail(delivery: Any) -> DetailScreen:
     for replay in delivery.replays:
         signed = "re-signed" if replay.resigned else "as received"
         fields.append(("Replay", f"{replay.label()} → {replay.target} ({signed})"))
-    fields += [(name, value) for name, value in delivery.headers]
+    fields += shown_headers(delivery.headers)
     return DetailScreen(
         f"Delivery #{delivery.number} {delivery.event_type or ''}",
         fields,
