@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 import time
 from collections.abc import Callable, Iterable
 
 import uvicorn
 from starlette.applications import Starlette
 
+from ..webhooks.local import bind
 from .app import create_app
 from .events import Attempt
 from .state import Emulator
@@ -36,20 +36,7 @@ class EmulatorServer:
         self.app: Starlette = create_app(
             seed=seed, items=items, faults=faults, token_lifetime=token_lifetime, clock=clock
         )
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        self._socket = socket.socket(family, socket.SOCK_STREAM)
-        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            self._socket.bind((host, port))
-        except OSError:
-            self._socket.close()
-            raise
-        bound_port = self._socket.getsockname()[1]
-        self.url = (
-            f"http://[{host}]:{bound_port}"
-            if family == socket.AF_INET6
-            else (f"http://{host}:{bound_port}")
-        )
+        self._socket, self.url = bind(host, port)
         # A hung request (the hang fault) must not hold up shutdown for long.
         config = uvicorn.Config(
             self.app, log_level="warning", timeout_graceful_shutdown=1, lifespan="off"

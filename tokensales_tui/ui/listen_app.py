@@ -6,22 +6,17 @@ import argparse
 import asyncio
 import signal
 import sys
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
-from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.notifications import SeverityLevel
 
-from ..clean import clean, clean_line, escape_unsafe
+from ..clean import clean_line
 from ..webhooks.listen import ListenError, Listening, ListenOptions, describe, options_from
+from .safe_app import GuardedApp
 from .screens.deliveries import DeliveriesScreen
-from .terminal import guarded_driver
-
-if TYPE_CHECKING:
-    from textual.driver import Driver
 
 
-class ListenApp(App[None]):
+class ListenApp(GuardedApp[None]):
     """Shows the deliveries a :class:`Listening` receives, as they arrive."""
 
     TITLE = "tokensales-tui listen"
@@ -37,9 +32,6 @@ class ListenApp(App[None]):
         )
         listening.receiver.on_change = self.deliveries.note_change
 
-    def get_driver_class(self) -> type[Driver]:
-        return guarded_driver(super().get_driver_class())
-
     def on_mount(self) -> None:
         self.push_screen(self.deliveries)
 
@@ -51,28 +43,6 @@ class ListenApp(App[None]):
             title="Keys",
             timeout=10,
         )
-
-    def notify(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: SeverityLevel = "information",
-        timeout: float | None = None,
-        markup: bool = True,
-    ) -> None:
-        """A toast, always literal and cleaned (``markup`` is ignored)."""
-        super().notify(
-            clean(message),
-            title=clean_line(title),
-            severity=severity,
-            timeout=timeout,
-            markup=False,
-        )
-
-    def copy_to_clipboard(self, text: str) -> None:
-        """Copy ``text`` with every control character a paste could act on escaped."""
-        super().copy_to_clipboard(escape_unsafe(text))
 
 
 async def listen_in_app(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 from urllib.parse import urlsplit, urlunsplit
 
 
@@ -33,3 +34,21 @@ def local_target(url: str) -> str | None:
         netloc = "127.0.0.1" + (f":{port}" if port else "")
         return urlunsplit(parts._replace(netloc=netloc))
     return url
+
+
+def bind(host: str, port: int) -> tuple[socket.socket, str]:
+    """A TCP socket bound to ``host``:``port`` (0: a free port) and its ``http://`` URL.
+
+    Raises OSError when the address cannot be had; the socket is closed then.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    bound = sock.getsockname()[1]
+    url = f"http://[{host}]:{bound}" if family == socket.AF_INET6 else f"http://{host}:{bound}"
+    return sock, url

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .local import local_target
+from .local import bind, local_target
 from .signatures import DEFAULT_TOLERANCE, SeenIds, Verdict, resign, verify
 
 if TYPE_CHECKING:
@@ -416,23 +416,10 @@ class ReceiverServer:
     """
 
     def __init__(self, receiver: Receiver, host: str = "127.0.0.1", port: int = 0) -> None:
-        import socket
-
         import uvicorn
 
         self.receiver = receiver
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        self._socket = socket.socket(family, socket.SOCK_STREAM)
-        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            self._socket.bind((host, port))
-        except OSError:
-            self._socket.close()
-            raise
-        bound = self._socket.getsockname()[1]
-        self.url = (
-            f"http://[{host}]:{bound}" if family == socket.AF_INET6 else f"http://{host}:{bound}"
-        )
+        self._socket, self.url = bind(host, port)
         config = uvicorn.Config(
             receiver,
             log_level="error",
