@@ -24,8 +24,22 @@ from textual.strip import Strip
 
 from ...clean import clean_line
 
-COLUMNS = (("Time", 8), ("#", 5), ("Type", 20), ("Size", 7), ("Verdict", 38), ("Relay", 0))
-"""Column titles and widths; the last takes the rest of the line."""
+COLUMNS = (("Time", 8), ("#", 5), ("Type", 0), ("Size", 7), ("Verdict", 0), ("Relay", 0))
+"""Column titles and fixed widths; those of 0 share the rest of the line."""
+
+
+def column_widths(width: int) -> list[int]:
+    """The width of each column on a line ``width`` cells wide.
+
+    Type, verdict and relay share what the fixed columns leave: a quarter, two fifths and
+    the rest, never under 8 cells each.
+    """
+    fixed = sum(size for _, size in COLUMNS) + len(COLUMNS) + 1
+    rest = max(24, width - fixed)
+    kind = max(8, rest // 4)
+    verdict = max(8, rest * 2 // 5)
+    relay = max(8, rest - kind - verdict)
+    return [8, 5, kind, 7, verdict, relay]
 
 
 def delivery_cells(delivery: Any) -> list[str]:
@@ -138,13 +152,7 @@ class DeliveryList(ScrollView, can_focus=True):
         )
 
     def _line(self, cells: list[str], width: int) -> str:
-        parts = []
-        used = 1
-        for (_, size), cell in zip(COLUMNS, cells, strict=True):
-            size = size or max(8, width - used - 1)
-            parts.append(fit(cell, size))
-            used += size + 1
-        return " " + " ".join(parts)
+        return " " + " ".join(map(fit, cells, column_widths(width)))
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
