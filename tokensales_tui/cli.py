@@ -81,17 +81,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_emulator_commands(emulator)
     add_commands(commands)
-    from .webhooks.listen import add_listen_command
+    from .webhooks.listen_flags import add_listen_command
 
     add_listen_command(commands)
     return parser
 
 
 def _add_emulator_commands(emulator: argparse.ArgumentParser) -> None:
-    from .emulator.control import DEFAULT_URL, catalogue_text
+    from .webhooks.catalogue import DEFAULT_EMULATOR_URL, catalogue_text
 
     actions = emulator.add_subparsers(dest="emulator_command", metavar="ACTION")
-    url_help = f"the running emulator (default: $TOKENSALES_BASE_URL, else {DEFAULT_URL})"
+    url_help = f"the running emulator (default: $TOKENSALES_BASE_URL, else {DEFAULT_EMULATOR_URL})"
     trigger = actions.add_parser(
         "trigger",
         help="raise an event on a running emulator",
@@ -143,8 +143,9 @@ def run_emulator(args: argparse.Namespace) -> int:
     """Serve the emulator until Ctrl+C, after printing the export lines."""
     if args.emulator_command is not None:
         from .emulator import control
+        from .webhooks.catalogue import DEFAULT_EMULATOR_URL
 
-        url = args.url or os.environ.get("TOKENSALES_BASE_URL") or control.DEFAULT_URL
+        url = args.url or os.environ.get("TOKENSALES_BASE_URL") or DEFAULT_EMULATOR_URL
         if args.emulator_command == "trigger":
             return control.trigger(url, args.event, args.data)
         return control.deliveries(url, as_json=args.json)

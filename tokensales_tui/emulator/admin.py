@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from ..webhooks.catalogue import CATALOGUE, EVENT_NAME
 from . import validation
 from .errors import ApiError, json_response
-from .events import CATALOGUE, EVENT_NAME, demo_data
+from .events import demo_data
 
 if TYPE_CHECKING:
     from .state import Emulator

@@ -14,10 +14,7 @@ from typing import Any
 from ..clean import clean_line
 from .admin import DELIVERIES_PATH, EVENTS_PATH
 from .app import TOKEN_PATH
-from .events import CATALOGUE
 from .state import DEMO_API_KEY, DEMO_API_SECRET
-
-DEFAULT_URL = "http://127.0.0.1:8765"
 
 
 @contextlib.contextmanager
@@ -102,8 +99,3 @@ def attempt_line(entry: dict[str, Any]) -> str:
         f"{entry['time']} {entry['event_type']} {entry['event_id']} → {entry['webhook_id']}"
         f" {entry['url']} attempt {entry['attempt']}: {entry['outcome']} ({entry['duration_ms']} ms)"
     )
-
-
-def catalogue_text() -> str:
-    """The event catalogue, for --help."""
-    return "\n".join(f"  {name:<26} {what}" for name, what in CATALOGUE.items())

@@ -29,7 +29,6 @@ emulator's choice, documented in the README:
 from __future__ import annotations
 
 import asyncio
-import re
 import secrets
 import time
 from collections import deque
@@ -47,21 +46,7 @@ from .seed import iso_utc
 if TYPE_CHECKING:
     import httpx
 
-CATALOGUE: dict[str, str] = {
-    "webhook.created": "a webhook was registered; data: the webhook without its secret",
-    "webhook.updated": "a webhook was changed; data: the webhook without its secret",
-    "webhook.deleted": "a webhook was deleted; data: its id",
-    "item.deleted": "an item was deleted; data: its id",
-    "payout_definition.added": "a payout definition was added; data: the definition",
-    "collection.created": "a collection was added; data: the collection",
-    "collection.deleted": "a collection was deleted; data: its id",
-    "item.sold": "a buyer bought an item (demo); data: item, price, buyer",
-    "payment.succeeded": "a payment went through (demo); data: payment, item, amount",
-    "token.minted": "a token was minted for a buyer (demo); data: token, contract, owner",
-}
-"""Every event the emulator raises by itself, with what its data holds."""
 
-EVENT_NAME = re.compile(r"^[A-Za-z0-9_.:\-]{1,100}$")
 BACKOFF = (1.0, 2.0, 4.0)
 """Seconds before the second, third and fourth attempt."""
 ATTEMPT_TIMEOUT = 5.0

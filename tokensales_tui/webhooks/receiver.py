@@ -21,16 +21,13 @@ from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .listen_flags import BODY_LIMIT, KEEP
 from .local import bind, local_target
 from .signatures import DEFAULT_TOLERANCE, SeenIds, Verdict, resign, verify
 
 if TYPE_CHECKING:
     import httpx
 
-BODY_LIMIT = 1024 * 1024
-"""Largest body kept, in bytes (1 MB)."""
-KEEP = 1000
-"""Deliveries kept in memory."""
 FORWARD_TIMEOUT = 10.0
 _HOP_BY_HOP = frozenset(
     {
