@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -334,6 +335,65 @@ async def test_register_creates_a_webhook_and_deletes_it_on_ctrl_c(stop: signal.
             _, err = await refused.communicate()
         assert refused.returncode == 5 and "read-only" in err.decode()
         assert public not in await _webhook_urls(base)
+    finally:
+        emulator.send_signal(signal.SIGINT)
+        async with asyncio.timeout(30):
+            await emulator.wait()
+
+
+async def test_the_listen_screen_deletes_its_webhook_on_sigterm_and_on_q() -> None:
+    import pty
+
+    emulator, base = await _served_emulator()
+    env = {
+        **os.environ,
+        "TOKENSALES_BASE_URL": base,
+        "TOKENSALES_API_KEY": DEMO_API_KEY,
+        "TOKENSALES_API_SECRET": DEMO_API_SECRET,
+        "TERM": "xterm-256color",
+        "COLUMNS": "100",
+        "LINES": "30",
+    }
+    public = "http://127.0.0.1:9/screen-tunnel"
+    try:
+        for stop in ("SIGTERM", "q"):
+            controller, terminal = pty.openpty()
+            listen = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "tokensales_tui",
+                "listen",
+                "--register",
+                public,
+                "--events",
+                "item.sold",
+                stdin=terminal,
+                stdout=terminal,
+                stderr=terminal,
+                env=env,
+            )
+            os.close(terminal)
+            os.set_blocking(controller, False)
+            try:
+                async with asyncio.timeout(60):
+                    while public not in await _webhook_urls(base):
+                        await asyncio.sleep(0.2)
+                    await asyncio.sleep(0.5)  # the screen is up
+                if stop == "q":
+                    os.write(controller, b"q")
+                else:
+                    listen.send_signal(signal.SIGTERM)
+                async with asyncio.timeout(60):
+                    while listen.returncode is None:
+                        with contextlib.suppress(BlockingIOError, OSError):
+                            os.read(controller, 65536)  # keep the terminal drained
+                        await asyncio.sleep(0.05)
+            finally:
+                if listen.returncode is None:
+                    listen.kill()
+                os.close(controller)
+            assert listen.returncode == 0, stop
+            assert public not in await _webhook_urls(base), stop
     finally:
         emulator.send_signal(signal.SIGINT)
         async with asyncio.timeout(30):
