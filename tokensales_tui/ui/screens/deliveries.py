@@ -130,8 +130,10 @@ class DeliveriesScreen(Screen[None]):
         rows = list(self.source.deliveries)
         self.delivery_list.set_rows(rows)
         kept = f", the last {len(rows):,} kept" if self.source.count > len(rows) else ""
+        # One line whatever it says: no layout pass, which would cost more than the redraw.
         self.query_one("#deliveries-count", Static).update(
-            line(f"{self.source.count:,} received{kept} — enter opens one, r replays it")
+            line(f"{self.source.count:,} received{kept} — enter opens one, r replays it"),
+            layout=False,
         )
 
     @on(DeliveryList.Chosen)
