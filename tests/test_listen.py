@@ -398,3 +398,19 @@ async def test_the_listen_screen_deletes_its_webhook_on_sigterm_and_on_q() -> No
         emulator.send_signal(signal.SIGINT)
         async with asyncio.timeout(30):
             await emulator.wait()
+
+
+async def test_a_save_file_that_is_a_link_or_in_no_folder_is_refused(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere.jsonl"
+    target.write_text("kept\n")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(target)
+    for path in (link, tmp_path / "missing" / "x.jsonl"):
+        process = await _start("listen", "--print", "--save", str(path))
+        async with asyncio.timeout(60):
+            _, err = await process.communicate()
+        assert process.returncode == 2, err
+        assert (
+            err.decode().startswith("tokensales-tui: --save ") and "Traceback" not in err.decode()
+        )
+    assert target.read_text() == "kept\n"

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..clean import clean_line
+from ..script.output import encode_json
 from .admin import DELIVERIES_PATH, EVENTS_PATH
 from .app import TOKEN_PATH
 from .state import DEMO_API_KEY, DEMO_API_SECRET
@@ -70,7 +71,7 @@ def trigger(url: str, event_type: str, data_text: str | None) -> int:
         print(f"tokensales-tui: refused: {clean_line(str(message))}", file=sys.stderr)
         return 2 if answer.status_code in (400, 422) else 1
     event = answer.json()
-    print(json.dumps(event, ensure_ascii=True))
+    print(encode_json(event).decode())
     print(f"# sent to {event.get('webhooks', 0)} webhook(s)", file=sys.stderr)
     return 0
 
@@ -87,7 +88,7 @@ def deliveries(url: str, *, as_json: bool = False) -> int:
         return _fail(url, error)
     for entry in answer.json()["deliveries"]:
         if as_json:
-            print(json.dumps(entry, ensure_ascii=True))
+            print(encode_json(entry).decode())
         else:
             print(clean_line(attempt_line(entry)))
     return 0

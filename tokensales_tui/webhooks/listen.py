@@ -172,7 +172,23 @@ class Listening:
         self.options = options
         self.args = args
         secret = new_secret() if options.register else options.secret
-        self.receiver = Receiver(
+        try:
+            self.receiver = self._receiver(options, secret, on_change, transport)
+        except OSError as error:
+            raise ListenError(f"--save {options.save}: {error.strerror or error}") from None
+        self.server: ReceiverServer | None = None
+        self.registration: Registration | None = None
+        self.session: Any = None
+        self._client: ApiClient | None = None
+
+    @staticmethod
+    def _receiver(
+        options: ListenOptions,
+        secret: str | None,
+        on_change: Callable[[Any], None] | None,
+        transport: Any,
+    ) -> Receiver:
+        return Receiver(
             secret=secret,
             forward_to=options.forward_to,
             routes=options.routes,
@@ -183,10 +199,6 @@ class Listening:
             on_change=on_change,
             transport=transport,
         )
-        self.server: ReceiverServer | None = None
-        self.registration: Registration | None = None
-        self.session: Any = None
-        self._client: ApiClient | None = None
 
     @property
     def url(self) -> str:
