@@ -17,7 +17,13 @@ import pytest
 
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
 from tokensales_tui.webhooks.receiver import Receiver, ReceiverServer
-from tokensales_tui.webhooks.signatures import GITHUB, STANDARD, github_signature, standard_headers
+from tokensales_tui.webhooks.signatures import (
+    GITHUB,
+    STANDARD,
+    github_signature,
+    standard_headers,
+    stripe_signature,
+)
 
 from .webhookhelpers import Recorder, api_client, fast, serve_on_loopback
 
@@ -108,6 +114,16 @@ def _post_headers(secret: str, timestamp: int, body: bytes) -> dict[str, str]:
         (lambda b, now: _post_headers("whsec_" + "B" * 32, now, b), "invalid", "wrong secret"),
         (lambda b, now: _post_headers(SECRET, now - 900, b), "invalid", "15 min old"),
         (lambda b, now: {"webhook-id": "msg_1"}, "invalid", "missing header webhook-timestamp"),
+        (
+            lambda b, now: {"Stripe-Signature": stripe_signature(b"whsec_stripe_raw", now, b)},
+            "valid",
+            "raw text",
+        ),
+        (
+            lambda b, now: {"Stripe-Signature": stripe_signature(b"other", now, b)},
+            "invalid",
+            "wrong secret",
+        ),
         (lambda b, now: {}, "unsigned", "no signature header"),
         (
             lambda b, now: {"X-Hub-Signature-256": github_signature(SECRET.encode(), b)},
@@ -117,7 +133,8 @@ def _post_headers(secret: str, timestamp: int, body: bytes) -> dict[str, str]:
     ],
 )
 async def test_every_verdict_through_the_receiver(headers, status: str, reason: str) -> None:
-    receiver = Receiver(secret=SECRET)
+    stripe = "Stripe-Signature" in headers(b"", 0)
+    receiver = Receiver(secret="whsec_stripe_raw" if stripe else SECRET)
     server = ReceiverServer(receiver)
     await server.start()
     body = b'{"type": "item.sold", "data": {}}'
