@@ -392,10 +392,14 @@ async def test_the_listen_screen_deletes_its_webhook_on_sigterm_and_on_q() -> No
             os.close(terminal)
             os.set_blocking(controller, False)
             try:
+                drawn = b""
                 async with asyncio.timeout(60):
                     while public not in await _webhook_urls(base):
                         await asyncio.sleep(0.2)
-                    await asyncio.sleep(0.5)  # the screen is up
+                    while b"received" not in drawn:  # the screen is up and reads keys
+                        with contextlib.suppress(BlockingIOError, OSError):
+                            drawn += os.read(controller, 65536)
+                        await asyncio.sleep(0.05)
                 if stop == "q":
                     os.write(controller, b"q")
                 else:
