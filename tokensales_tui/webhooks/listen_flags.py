@@ -74,6 +74,6 @@ def add_listen_command(commands: Any) -> None:
     parser.add_argument(
         "--events",
         metavar="E1,E2",
-        help="the events --register subscribes to (or the screen's filter without it)",
+        help="the events the webhook made by --register subscribes to",
     )
     _secret_flags(parser)
