@@ -123,6 +123,11 @@ class DeliveryList(ScrollView, can_focus=True):
         """How many times the rows were replaced (what the coalescing saves)."""
 
     @property
+    def rows(self) -> Sequence[Any]:
+        """The deliveries shown, oldest first."""
+        return self._rows
+
+    @property
     def highlighted(self) -> Any | None:
         """The delivery under the cursor."""
         return self._rows[self.cursor] if 0 <= self.cursor < len(self._rows) else None
