@@ -1,4 +1,4 @@
-"""Figure 16: ``serve --demo`` page request → the Webhooks rows drawn in Chromium.
+"""Figure 17: ``serve --demo`` page request → the Webhooks rows drawn in Chromium.
 
 Uses the browser test's helpers (``tests/browser.py``): Debian's Chromium, headless,
 driven by Selenium with the driver's path given. One ``serve --demo`` and one browser;

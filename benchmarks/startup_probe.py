@@ -2,7 +2,7 @@
 
 ``python startup_probe.py app`` runs ``tokensales-tui --demo`` through its real entry
 point (``rows``: the same, until the first frame showing the Webhooks tab's rows, the
-reference of figure 16); ``python startup_probe.py minimal`` runs a minimal Textual app with five empty
+reference of figure 17); ``python startup_probe.py minimal`` runs a minimal Textual app with five empty
 tabs. Both run headless at the benchmark's terminal size, turn their first frame into
 terminal bytes as a terminal session would, print ``time.monotonic()`` (a clock shared
 by all processes) at that moment and exit at once. The parent notes the same clock

@@ -27,6 +27,7 @@ from textual.widgets import Input
 from tokensales_tui.emulator import DEMO_API_SECRET
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
+from tokensales_tui.ui.screens.deliveries import DeliveriesScreen
 from tokensales_tui.ui.screens.detail import DetailScreen
 from tokensales_tui.ui.screens.help import HelpScreen
 from tokensales_tui.ui.tabs import ResourceTab
@@ -60,6 +61,11 @@ def help_shown(app: TokenSalesApp) -> bool:
     return isinstance(app.screen, HelpScreen)
 
 
+def deliveries_shown(app: TokenSalesApp) -> bool:
+    screen = app.screen
+    return isinstance(screen, DeliveriesScreen) and len(screen.delivery_list.rows) >= 2
+
+
 SHOTS = (
     Shot("webhooks.svg", ("1",)),
     Shot("items.svg", ("2",)),
@@ -71,6 +77,12 @@ SHOTS = (
     Shot("items-80x24.svg", ("2",), size=(80, 24)),
     Shot("collections-masked.svg", ("5",), mask=True),
     Shot("detail-masked.svg", ("5", "enter"), detail_fetched, mask=True),
+    # The demo's webhook, then an item deleted in the Items tab: two events delivered.
+    Shot(
+        "deliveries.svg",
+        ("v", "escape", "2", "d", "tab", "enter", "1", "v"),
+        deliveries_shown,
+    ),
 )
 
 
@@ -135,9 +147,11 @@ async def write_all(
     return 0
 
 
-async def main() -> int:
-    return await write_all(SHOTS, take, check)
+async def main(names: list[str]) -> int:
+    """Every shot, or only those named (``python scripts/screenshots.py deliveries.svg``)."""
+    shots = [shot for shot in SHOTS if not names or shot.filename in names]
+    return await write_all(shots, take, check)
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    sys.exit(asyncio.run(main(sys.argv[1:])))

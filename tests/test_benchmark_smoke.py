@@ -31,13 +31,13 @@ def test_benchmark_runs_at_a_tiny_size(tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     # Figures 9–11 (the scripting commands) compare with curl and jq, when installed.
     commands = shutil.which("curl") and shutil.which("jq")
-    # Figure 16 (serve --demo in Chromium) when Chromium is installed, as in CI.
+    # Figure 17 (serve --demo in Chromium) when Chromium is installed, as in CI.
     browser = chromium_missing() is None
     figures = [
         *range(1, 9),
         *(range(9, 12) if commands else ()),
-        *range(12, 16),
-        *((16,) if browser else ()),
+        *range(12, 17),
+        *((17,) if browser else ()),
     ]
     for number in figures:
         assert any(line.startswith(f"{number}  ") for line in lines), done.stdout

@@ -209,8 +209,9 @@ SINKS = {
     "ui/safe.py": ("text", "content", "line"),
     "ui/table/widget.py": ("_row_text",),
     "ui/widgets/json_view.py": ("set_lines",),
-    "ui/app.py": ("notify", "copy_to_clipboard"),
+    "ui/safe_app.py": ("notify", "copy_to_clipboard"),
     "ui/export.py": ("csv_cell", "export_rows"),
+    "ui/widgets/delivery_list.py": ("delivery_cells",),
 }
 """Every way text leaves for a person: drawn (safe.py; the table's and the JSON view's
 lines, which are drawn as segments), toasts, the clipboard, exported files."""

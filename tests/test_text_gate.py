@@ -4,7 +4,7 @@ Textual reads a plain ``str`` as markup in many places, and ``Content(...)`` kee
 so a string that quotes a server can become an action or a terminal control. This
 test reads every module of ``ui/`` and fails on any other way to put a string on
 screen than a literal or a call to ``safe.content``/``safe.line``/``safe.text``.
-Toasts and the clipboard are gated in ``TokenSalesApp.notify``/``copy_to_clipboard``.
+Toasts and the clipboard are gated in ``GuardedApp.notify``/``copy_to_clipboard``.
 """
 
 from __future__ import annotations

@@ -84,11 +84,36 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="lifetime of issued tokens (default: %(default)s)",
     )
+    _add_emulator_commands(emulator)
     add_commands(commands)
     from .serve import add_serve_command
+    from .webhooks.listen_flags import add_listen_command
 
     add_serve_command(commands)
+    add_listen_command(commands)
     return parser
+
+
+def _add_emulator_commands(emulator: argparse.ArgumentParser) -> None:
+    from .webhooks.catalogue import DEFAULT_EMULATOR_URL, catalogue_text
+
+    actions = emulator.add_subparsers(dest="emulator_command", metavar="ACTION")
+    url_help = f"the running emulator (default: $TOKENSALES_BASE_URL, else {DEFAULT_EMULATOR_URL})"
+    trigger = actions.add_parser(
+        "trigger",
+        help="raise an event on a running emulator",
+        description="Raise one event on a running emulator: it is delivered, signed, to every"
+        " active webhook subscribed to it. The emulator's own events:\n" + catalogue_text(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    trigger.add_argument("event", metavar="EVENT", help="event name, e.g. item.sold")
+    trigger.add_argument("--data", metavar="JSON", help="a JSON object merged into the data")
+    trigger.add_argument("--url", metavar="URL", help=url_help)
+    log = actions.add_parser(
+        "deliveries", help="print the delivery log of a running emulator, one attempt a line"
+    )
+    log.add_argument("--url", metavar="URL", help=url_help)
+    log.add_argument("--json", action="store_true", help="one JSON object a line")
 
 
 def _non_negative(text: str) -> int:
@@ -116,6 +141,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .script.main import completion
 
         return completion(args.shell)
+    if args.command == "listen":
+        return run_listen(args)
     if args.command is not None:
         from .script.main import main as run_command
 
@@ -125,6 +152,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run_emulator(args: argparse.Namespace) -> int:
     """Serve the emulator until Ctrl+C, after printing the export lines."""
+    if args.emulator_command is not None:
+        from .emulator import control
+        from .webhooks.catalogue import DEFAULT_EMULATOR_URL
+
+        url = args.url or os.environ.get("TOKENSALES_BASE_URL") or DEFAULT_EMULATOR_URL
+        if args.emulator_command == "trigger":
+            return control.trigger(url, args.event, args.data)
+        return control.deliveries(url, as_json=args.json)
+    from .clean import clean_line
     from .emulator import DEMO_API_KEY, DEMO_API_SECRET, FAULTS
     from .emulator.server import serve
 
@@ -161,6 +197,7 @@ def run_emulator(args: argparse.Namespace) -> int:
             faults=faults,
             token_lifetime=args.token_lifetime,
             on_ready=ready,
+            on_attempt=lambda attempt: print(clean_line(attempt.line()), flush=True),
         )
     except KeyboardInterrupt:
         pass
@@ -171,6 +208,22 @@ def run_emulator(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def run_listen(args: argparse.Namespace) -> int:
+    """``listen``: the deliveries screen, or one line per delivery with ``--print``."""
+    if args.print:
+        from .webhooks.listen import run_print
+
+        return run_print(args)
+    if not has_terminal():
+        print(
+            "tokensales-tui: listen needs a terminal; for scripts: listen --print", file=sys.stderr
+        )
+        return 2
+    from .ui.listen_app import run_listen_app
+
+    return run_listen_app(args)
 
 
 def has_terminal() -> bool:

@@ -27,6 +27,9 @@ The interface leaves some bodies and all errors open; the emulator answers so:
   non-empty array without repeats; a collection's ``contractAddress`` and wallets must be
   base58 on ``solana`` and 0x + 40 hex (EIP-55 when mixed case) elsewhere, e-mails must look
   like e-mails. Unknown fields are ignored.
+- Events: each change above is delivered to the webhooks subscribed to it, signed; the
+  admin paths ``POST /_emulator/events`` and ``GET /_emulator/deliveries``, outside the
+  interface's, raise an event and list the attempts (see :mod:`.events`).
 - Ids: ``wh_``, ``itm_``, ``ast_``, ``col_`` and ``po_`` + 12 hex digits, deterministic per seed
   (with the ``hostile`` fault, any text: see :mod:`.hostile`).
 """
@@ -43,7 +46,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from . import validation
+from . import admin, validation
 from .errors import ApiError, json_response
 from .state import Emulator
 
@@ -141,19 +144,22 @@ async def list_webhooks(request: Request, emulator: Emulator) -> Response:
 
 
 async def create_webhook(request: Request, emulator: Emulator) -> Response:
-    emulator.add_webhook(validation.webhook_create(await _json(request)))
+    webhook = emulator.add_webhook(validation.webhook_create(await _json(request)))
+    admin.raise_event(emulator, "webhook.created", admin.public(webhook))
     return Response(status_code=201)
 
 
 async def update_webhook(request: Request, emulator: Emulator) -> Response:
     webhook_id = _param(request, "id")
     emulator.get(emulator.webhooks, webhook_id, "webhook")  # 404 before 4xx about the body
-    emulator.update_webhook(webhook_id, validation.webhook_update(await _json(request)))
+    webhook = emulator.update_webhook(webhook_id, validation.webhook_update(await _json(request)))
+    admin.raise_event(emulator, "webhook.updated", admin.public(webhook))
     return Response(status_code=200)
 
 
 async def delete_webhook(request: Request, emulator: Emulator) -> Response:
     emulator.delete(emulator.webhooks, _param(request, "id"), "webhook")
+    admin.raise_event(emulator, "webhook.deleted", {"id": _param(request, "id")})
     return Response(status_code=200)
 
 
@@ -167,6 +173,7 @@ async def get_item(request: Request, emulator: Emulator) -> Response:
 
 async def delete_item(request: Request, emulator: Emulator) -> Response:
     emulator.delete(emulator.items, _param(request, "id"), "item")
+    admin.raise_event(emulator, "item.deleted", {"id": _param(request, "id")})
     return Response(status_code=200)
 
 
@@ -179,12 +186,15 @@ async def get_asset(request: Request, emulator: Emulator) -> Response:
 
 
 async def add_payout(request: Request, emulator: Emulator) -> Response:
-    emulator.add_payout(validation.payout(await _json(request)))
+    payout = emulator.add_payout(validation.payout(await _json(request)))
+    admin.raise_event(emulator, "payout_definition.added", payout)
     return Response(status_code=201)
 
 
 async def create_collections(request: Request, emulator: Emulator) -> Response:
     stored = emulator.add_collections(validation.collections(await _json(request)))
+    for collection in stored:
+        admin.raise_event(emulator, "collection.created", collection)
     created = [{"id": c["id"], "name": c["name"]} for c in stored]
     return json_response({"created": created}, 201)
 
@@ -196,6 +206,7 @@ async def list_collections(request: Request, emulator: Emulator) -> Response:
 async def delete_collection(request: Request, emulator: Emulator) -> Response:
     collection_id = _param(request, "token_Id")
     emulator.delete(emulator.collections, collection_id, "collection")
+    admin.raise_event(emulator, "collection.deleted", {"id": collection_id})
     return json_response({"deleted": collection_id})
 
 
@@ -215,4 +226,6 @@ def _routes() -> list[Route]:
         _route("POST", "/collections", create_collections),
         _route("GET", "/collections", list_collections),
         _route("DELETE", "/collection/{token_Id}", delete_collection),
+        _route("POST", admin.EVENTS_PATH, admin.trigger),
+        _route("GET", admin.DELIVERIES_PATH, admin.deliveries),
     ]

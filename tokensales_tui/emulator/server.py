@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 import time
 from collections.abc import Callable, Iterable
 
 import uvicorn
 from starlette.applications import Starlette
 
+from ..webhooks.local import bind
 from .app import create_app
+from .events import Attempt
 from .state import Emulator
 
 
@@ -35,20 +36,7 @@ class EmulatorServer:
         self.app: Starlette = create_app(
             seed=seed, items=items, faults=faults, token_lifetime=token_lifetime, clock=clock
         )
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        self._socket = socket.socket(family, socket.SOCK_STREAM)
-        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            self._socket.bind((host, port))
-        except OSError:
-            self._socket.close()
-            raise
-        bound_port = self._socket.getsockname()[1]
-        self.url = (
-            f"http://[{host}]:{bound_port}"
-            if family == socket.AF_INET6
-            else (f"http://{host}:{bound_port}")
-        )
+        self._socket, self.url = bind(host, port)
         # A hung request (the hang fault) must not hold up shutdown for long.
         config = uvicorn.Config(
             self.app, log_level="warning", timeout_graceful_shutdown=1, lifespan="off"
@@ -91,15 +79,18 @@ def serve(
     faults: Iterable[str] = (),
     token_lifetime: float = 3600.0,
     on_ready: Callable[[str], None] | None = None,
+    on_attempt: Callable[[Attempt], None] | None = None,
 ) -> None:
     """Serve a new emulator with uvicorn until Ctrl+C, then return.
 
     ``on_ready`` receives the base URL (e.g. ``http://127.0.0.1:8765``), which serves all
-    three addresses. Prints nothing itself; uvicorn logs warnings only.
+    three addresses; ``on_attempt`` each webhook delivery attempt. Prints nothing itself;
+    uvicorn logs warnings only.
     Raises OSError when the address is taken, ValueError for an unknown fault.
     """
     server = EmulatorServer(
         host, port, items=items, seed=seed, faults=faults, token_lifetime=token_lifetime
     )
+    server.emulator.deliveries.on_attempt = on_attempt
     with contextlib.suppress(KeyboardInterrupt):
         server.run(on_ready)

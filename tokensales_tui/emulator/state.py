@@ -14,6 +14,7 @@ import msgspec
 
 from . import hostile, jwt
 from .errors import ApiError
+from .events import Deliverer
 from .faults import EXPIRING_LIFETIME, FaultInjector, check_names
 from .seed import generate, iso_utc, new_id
 
@@ -68,6 +69,7 @@ class Emulator:
     and ``collections`` map id to the stored object (a webhook keeps its ``secret``);
     ``payouts`` lists the accepted payout definitions. ``counts`` counts requests by
     ``(METHOD, route template)`` once they reach a handler, whatever happens next.
+    ``deliveries`` sends the events it raises to webhooks (see :mod:`.events`).
     ``fault_rate`` sets how often the shared faults hit; ``injector`` exposes the fault
     machinery (its ``sleep`` and ``slow_range`` can be replaced in tests).
 
@@ -105,6 +107,7 @@ class Emulator:
         self._key = secrets.token_bytes(32)
         self._items_body: tuple[int, int, bytes] | None = None
         self._tokens_issued = 0
+        self.deliveries = Deliverer(clock)
         self._make_hostile()
 
     @property

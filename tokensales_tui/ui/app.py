@@ -17,28 +17,26 @@ from typing import TYPE_CHECKING, Any
 
 import platformdirs
 from textual import on
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
-from textual.notifications import SeverityLevel
 from textual.signal import Signal
 
 from .. import config
-from ..clean import clean, clean_line, escape_unsafe
+from ..clean import clean_line
 from ..debug_log import disable_debug_log, enable_debug_log
 from ..files import atomic_write
-from ..mask import mask_text, masking, set_masking
+from ..mask import masking, set_masking
 from ..payouts import PayoutRecord, PayoutRecordError
 from ..session import Launch, Session, demo_session, profile_session
 from .keys import bound, every_binding_id, unknown_keymap_ids
+from .safe_app import GuardedApp
 from .screens.browse import BrowseScreen
 from .screens.profiles import DEMO_CHOICE, ProfileScreen, profile_summary
 from .tabs import ResourceTab
-from .terminal import guarded_driver
 from .widgets.header import StatusHeader
 from .worker import ApiRetrying, ApiWorker
 
 if TYPE_CHECKING:
-    from textual.driver import Driver
     from textual.screen import Screen
 
 __all__ = ["TokenSalesApp", "screenshot_folder"]
@@ -59,7 +57,7 @@ def screenshot_folder() -> Path:
     return Path.home()
 
 
-class TokenSalesApp(App[None]):
+class TokenSalesApp(GuardedApp[None]):
     """Browse and edit the data of a Token Sales Management Service."""
 
     CSS_PATH = "app.tcss"
@@ -80,50 +78,6 @@ class TokenSalesApp(App[None]):
         self.mask_changed_signal: Signal[bool] = Signal(self, "mask-changed")
         """Published with the new state when mask mode is turned on or off."""
         set_masking(self.launch.mask)
-
-    def get_driver_class(self) -> type[Driver]:
-        # Every write to the terminal passes the guard (see terminal.py).
-        return guarded_driver(super().get_driver_class())
-
-    # --- the ways out to the terminal that take text: always literal, always cleaned --
-
-    def notify(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: SeverityLevel = "information",
-        timeout: float | None = None,
-        markup: bool = True,
-    ) -> None:
-        """Show a toast. Its text is always literal and cleaned, whoever calls this.
-
-        ``markup`` is accepted for Textual's signature and ignored: a toast here never
-        parses markup, so a message that quotes a server can never become an action.
-        """
-        super().notify(
-            mask_text(clean(message)) if masking() else clean(message),
-            title=clean_line(title),
-            severity=severity,
-            timeout=timeout,
-            markup=False,
-        )
-
-    def copy_to_clipboard(self, text: str) -> None:
-        """Copy ``text`` (OSC 52), with every control character a paste could act on escaped.
-
-        Newlines and tabs stay; any other control, bidi or surrogate character becomes a
-        ``\\uXXXX`` escape, which is still valid inside JSON text. Callers copying one
-        value (an id, an address) pass ``escape_unsafe(value, line=True)``.
-
-        In mask mode what is copied is masked as it is shown, and a toast says so.
-        """
-        if masking():
-            masked = mask_text(text)
-            if masked != text:
-                self.notify("Mask mode: the copy is masked as shown", title="Masked")
-            text = masked
-        super().copy_to_clipboard(escape_unsafe(text))
 
     # --- mask mode -------------------------------------------------------------------
 

@@ -53,7 +53,16 @@ def every_binding_id() -> set[str]:
     """Every binding id of the app's screens and widgets, the lazily imported ones too."""
     from .forms import form_bindings
 
-    for screen in ("browse", "config_error", "detail", "export", "help", "profiles", "setup"):
+    for screen in (
+        "browse",
+        "config_error",
+        "deliveries",
+        "detail",
+        "export",
+        "help",
+        "profiles",
+        "setup",
+    ):
         importlib.import_module(f"{__package__}.screens.{screen}")
     form_bindings()  # imports the form modules
     return set(binding_ids([DOMNode]))

@@ -117,6 +117,8 @@ class BrowseScreen(Screen[None]):
         Binding("ctrl+a", "mark_all", "Mark all shown / clear marks", show=False, id="mark_all"),
         Binding("f", "go_to", "Go to payout setting / its items", show=False, id="go_to"),
         Binding("a", "go_to_asset", "Go to the chain's asset", show=False, id="go_to_asset"),
+        Binding("l", "listen", "Listen for the webhook's events", show=False, id="listen"),
+        Binding("v", "deliveries", "Deliveries (demo)", show=False, id="deliveries"),
     ]
 
     def __init__(self) -> None:
@@ -231,6 +233,10 @@ class BrowseScreen(Screen[None]):
             return self.tab_has_form(CREATABLE)
         if action == "edit":
             return self.tab_has_form(EDITABLE) and self.active_tab.highlighted is not None
+        if action == "listen":
+            return self.is_mounted and self.active_tab.resource.key == "webhooks"
+        if action == "deliveries":
+            return self.tsapp.session is not None and self.tsapp.session.demo
         if action in DRILLS:
             return self.is_mounted and self.active_tab.resource.key in DRILLS[action]
         return True
@@ -375,6 +381,20 @@ class BrowseScreen(Screen[None]):
             self.notify("Nothing is highlighted", severity="warning")
             return None
         return tab.resource, row
+
+    async def action_listen(self) -> None:
+        """Listen on this machine for the highlighted webhook's events."""
+        from ..webhook_views import open_listen
+
+        picked = self._highlighted()
+        if picked is not None:
+            await open_listen(self.tsapp, picked[1])
+
+    async def action_deliveries(self) -> None:
+        """The demo: the deliveries of its own webhook, as the changes made raise events."""
+        from ..webhook_views import open_demo_deliveries
+
+        await open_demo_deliveries(self.tsapp)
 
     def action_copy_id(self) -> None:
         """Copy the highlighted object's id (OSC 52: works over SSH); the marked ones' if any."""

@@ -1,0 +1,437 @@
+"""listen: emulator → receiver → relay target on loopback; verdicts, limits, replay, save."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import stat
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
+from tokensales_tui.webhooks.receiver import Receiver, ReceiverServer
+from tokensales_tui.webhooks.signatures import (
+    GITHUB,
+    STANDARD,
+    github_signature,
+    standard_headers,
+    stripe_signature,
+)
+
+from .webhookhelpers import Recorder, api_client, fast, serve_on_loopback
+
+SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+
+
+def subscribe(app, url: str, events: list[str], secret: str | None = SECRET) -> None:
+    emulator = app.state.emulator
+    emulator.webhooks.clear()
+    hook = {"id": "wh_listen", "url": url, "isActive": True, "events": events}
+    if secret:
+        hook["secret"] = secret
+    emulator.webhooks["wh_listen"] = hook
+
+
+async def test_emulator_to_receiver_to_forward_target_end_to_end() -> None:
+    app = create_app(seed=2, items=3)
+    target = Recorder()
+    async with serve_on_loopback(target.app()) as target_url:
+        receiver = Receiver(secret=SECRET, forward_to=target_url + "/local/hook")
+        server = ReceiverServer(receiver)
+        await server.start()
+        try:
+            subscribe(app, server.url + "/in", ["item.sold"])
+            client = await api_client(app)
+            await client.post("/_emulator/events", json={"type": "item.sold"})
+            await app.state.emulator.deliveries.idle()
+            await client.aclose()
+        finally:
+            await server.stop()
+    [delivery] = receiver.deliveries
+    assert delivery.event_type == "item.sold" and delivery.path == "/in"
+    assert (delivery.verdict.status, delivery.verdict.scheme) == ("valid", STANDARD)
+    assert delivery.relay is not None and delivery.relay.status == 200
+    # The target got the body and the signature as received.
+    [(path, headers, body)] = target.received
+    assert path == "/local/hook" and body == delivery.body
+    assert headers["webhook-signature"] == delivery.header("webhook-signature")
+    assert [a.outcome for a in app.state.emulator.deliveries.log] == ["200"]
+
+
+async def test_a_failing_target_makes_the_emulator_retry_and_the_repeat_is_flagged() -> None:
+    app = create_app(seed=2, items=3)
+    fast(app)
+    target = Recorder(statuses=[500])
+    async with serve_on_loopback(target.app()) as target_url:
+        receiver = Receiver(secret=SECRET, forward_to=target_url)
+        server = ReceiverServer(receiver)
+        await server.start()
+        try:
+            subscribe(app, server.url, ["token.minted"])
+            client = await api_client(app)
+            await client.post("/_emulator/events", json={"type": "token.minted"})
+            await app.state.emulator.deliveries.idle()
+            await client.aclose()
+        finally:
+            await server.stop()
+    first, second = receiver.deliveries
+    assert first.relay is not None and first.relay.status == 500
+    assert not first.verdict.repeated and second.verdict.repeated
+    assert second.verdict.status == "valid" and "repeated id" in second.verdict.label()
+    assert [a.outcome for a in app.state.emulator.deliveries.log] == ["500", "200"]
+
+
+async def test_routes_send_event_types_to_their_own_urls() -> None:
+    target = Recorder()
+    async with serve_on_loopback(target.app()) as url:
+        receiver = Receiver(routes={"item.sold": url + "/sold"}, forward_to=url + "/rest")
+        server = ReceiverServer(receiver)
+        await server.start()
+        try:
+            async with httpx.AsyncClient(trust_env=False) as client:
+                for kind in ("item.sold", "token.minted", "item.sold"):
+                    await client.post(server.url, json={"type": kind})
+        finally:
+            await server.stop()
+    assert [path for path, _, _ in target.received] == ["/sold", "/rest", "/sold"]
+
+
+def _post_headers(secret: str, timestamp: int, body: bytes) -> dict[str, str]:
+    return standard_headers(secret, "msg_1", timestamp, body)
+
+
+@pytest.mark.parametrize(
+    ("headers", "status", "reason"),
+    [
+        (lambda b, now: _post_headers(SECRET, now, b), "valid", "base64 after whsec_"),
+        (lambda b, now: _post_headers("whsec_" + "B" * 32, now, b), "invalid", "wrong secret"),
+        (lambda b, now: _post_headers(SECRET, now - 900, b), "invalid", "15 min old"),
+        (lambda b, now: {"webhook-id": "msg_1"}, "invalid", "missing header webhook-timestamp"),
+        (
+            lambda b, now: {"Stripe-Signature": stripe_signature(b"whsec_stripe_raw", now, b)},
+            "valid",
+            "raw text",
+        ),
+        (
+            lambda b, now: {"Stripe-Signature": stripe_signature(b"other", now, b)},
+            "invalid",
+            "wrong secret",
+        ),
+        (lambda b, now: {}, "unsigned", "no signature header"),
+        (
+            lambda b, now: {"X-Hub-Signature-256": github_signature(SECRET.encode(), b)},
+            "valid",
+            "raw text",
+        ),
+    ],
+)
+async def test_every_verdict_through_the_receiver(headers, status: str, reason: str) -> None:
+    stripe = "Stripe-Signature" in headers(b"", 0)
+    receiver = Receiver(secret="whsec_stripe_raw" if stripe else SECRET)
+    server = ReceiverServer(receiver)
+    await server.start()
+    body = b'{"type": "item.sold", "data": {}}'
+    try:
+        async with httpx.AsyncClient(trust_env=False) as client:
+            answer = await client.post(
+                server.url, content=body, headers=headers(body, int(time.time()))
+            )
+    finally:
+        await server.stop()
+    assert answer.status_code == 200
+    [delivery] = receiver.deliveries
+    assert delivery.verdict.status == status
+    assert reason in delivery.verdict.reason
+
+
+async def test_a_github_signature_names_its_scheme() -> None:
+    receiver = Receiver(secret="It's a Secret to Everybody")
+    server = ReceiverServer(receiver)
+    await server.start()
+    try:
+        async with httpx.AsyncClient(trust_env=False) as client:
+            await client.post(
+                server.url,
+                content=b"Hello, World!",
+                headers={
+                    "X-Hub-Signature-256": "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17",
+                    "X-GitHub-Event": "push",
+                },
+            )
+    finally:
+        await server.stop()
+    [delivery] = receiver.deliveries
+    assert (delivery.verdict.status, delivery.verdict.scheme, delivery.event_type) == (
+        "valid",
+        GITHUB,
+        "push",
+    )
+
+
+async def test_body_cap_and_the_bound_on_kept_deliveries(tmp_path: Path) -> None:
+    save = tmp_path / "deliveries.jsonl"
+    receiver = Receiver(body_limit=1000, keep=3, save=str(save))
+    server = ReceiverServer(receiver)
+    await server.start()
+    try:
+        async with httpx.AsyncClient(trust_env=False) as client:
+            big = await client.post(server.url, content=b"x" * 5000)
+            for n in range(5):
+                await client.post(
+                    server.url,
+                    json={"type": f"t{n}", "text": "\x1b]52;c;SGk=\x07"},
+                    headers={"Authorization": "Bearer sk_live_secret_token"},
+                )
+    finally:
+        await server.stop()
+    assert big.status_code == 413
+    assert receiver.count == 6 and [d.event_type for d in receiver.deliveries] == ["t2", "t3", "t4"]
+    assert stat.S_IMODE(save.stat().st_mode) == 0o600
+    lines = save.read_text(encoding="ascii").splitlines()
+    assert len(lines) == 6
+    first = json.loads(lines[0])
+    assert first["size"] == 5000 and first["body"] == "" and "limit" in first["verdict"]["reason"]
+    assert "\x1b" not in lines[1] and json.loads(json.loads(lines[1])["body"])["type"] == "t0"
+    assert "sk_live_secret_token" not in save.read_text(encoding="ascii")
+    assert ["authorization", "********"] in json.loads(lines[1])["headers"]
+
+
+async def test_replay_signs_again_with_a_fresh_timestamp() -> None:
+    now = [1_700_000_000.0]
+    target = Recorder()
+    async with serve_on_loopback(target.app()) as url:
+        receiver = Receiver(secret=SECRET, forward_to=url, clock=lambda: now[0])
+        server = ReceiverServer(receiver)
+        await server.start()
+        body = b'{"type": "item.sold"}'
+        try:
+            async with httpx.AsyncClient(trust_env=False) as client:
+                await client.post(
+                    server.url, content=body, headers=_post_headers(SECRET, int(now[0]), body)
+                )
+            now[0] += 3600
+            replay = await receiver.replay(receiver.deliveries[0])
+        finally:
+            await server.stop()
+    assert replay.status == 200 and replay.resigned
+    (_, first, _), (_, again, again_body) = target.received
+    assert again["webhook-id"] == first["webhook-id"] and again_body == body
+    assert int(again["webhook-timestamp"]) == int(now[0])
+    from tokensales_tui.webhooks.signatures import verify
+
+    assert verify(again, again_body, SECRET, now=now[0]).status == "valid"
+    assert verify(first, body, SECRET, now=now[0]).status == "invalid"  # the original is stale
+
+
+async def test_replay_without_a_target_says_so() -> None:
+    receiver = Receiver()
+    server = ReceiverServer(receiver)
+    await server.start()
+    try:
+        async with httpx.AsyncClient(trust_env=False) as client:
+            await client.post(server.url, json={"type": "a"})
+        outcome = await receiver.replay(receiver.deliveries[0])
+    finally:
+        await server.stop()
+    assert outcome.status is None and "--forward-to" in (outcome.error or "")
+
+
+# --- the command ------------------------------------------------------------------
+
+
+async def _start(*args: str, env: dict[str, str] | None = None) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "tokensales_tui",
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, **(env or {})},
+    )
+
+
+async def _line_with(stream: asyncio.StreamReader, text: str, timeout: float = 60) -> str:
+    async with asyncio.timeout(timeout):
+        while True:
+            line = (await stream.readline()).decode()
+            assert line, f"ended before {text!r}"
+            if text in line:
+                return line
+
+
+async def test_listen_print_writes_a_line_per_delivery_and_stops_on_sigterm() -> None:
+    process = await _start("listen", "--print", "--port", "0")
+    assert process.stdout is not None and process.stderr is not None
+    try:
+        url = (await _line_with(process.stderr, "listening on")).split()[-1]
+        body = b'{"type": "payment.succeeded", "x": "\\u001b[31m"}'
+        async with httpx.AsyncClient(trust_env=False) as client:
+            answer = await client.post(
+                url, content=body, headers=_post_headers(SECRET, int(time.time()), body)
+            )
+        assert answer.status_code == 200
+        line = await _line_with(process.stdout, "payment.succeeded")
+        assert "unchecked · Standard Webhooks (no secret)" in line and "not relayed" in line
+    finally:
+        process.send_signal(signal.SIGTERM)
+        async with asyncio.timeout(30):
+            await process.wait()
+    assert process.returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--forward-to", "http://example.com/hook"], "this machine only"),
+        (["--route", "a=http://10.1.2.3/"], "this machine only"),
+        (["--route", "nourl"], "EVENT=URL"),
+        (["--host", "0.0.0.0"], "--expose"),
+        (["--register", "https://x.example/hook"], "--events"),
+        (["--secret", "s3cr3t-value"], "--secret is not accepted"),
+    ],
+)
+async def test_listen_refuses_bad_flags_in_one_line(flags: list[str], message: str) -> None:
+    process = await _start("listen", "--print", *flags)
+    async with asyncio.timeout(60):
+        _, err = await process.communicate()
+    assert process.returncode == 2
+    assert message in err.decode() and "s3cr3t-value" not in err.decode()
+
+
+async def _served_emulator() -> tuple[asyncio.subprocess.Process, str]:
+    emulator = await _start("emulator", "--port", "0", "--items", "2")
+    assert emulator.stdout is not None
+    line = await _line_with(emulator.stdout, "export TOKENSALES_BASE_URL=")
+    return emulator, line.strip().partition("=")[2]
+
+
+async def _webhook_urls(base: str) -> list[str]:
+    async with httpx.AsyncClient(base_url=base, trust_env=False) as client:
+        credentials = {"apiKey": DEMO_API_KEY, "apiSecret": DEMO_API_SECRET}
+        token = (await client.post("/auth/getAccessToken", json=credentials)).json()["accessToken"]
+        answer = await client.get(
+            "/v1/platform-webhooks", headers={"Authorization": f"Bearer {token}"}
+        )
+        return [hook["url"] for hook in answer.json()]
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+async def test_register_creates_a_webhook_and_deletes_it_on_ctrl_c(stop: signal.Signals) -> None:
+    emulator, base = await _served_emulator()
+    env = {
+        "TOKENSALES_BASE_URL": base,
+        "TOKENSALES_API_KEY": DEMO_API_KEY,
+        "TOKENSALES_API_SECRET": DEMO_API_SECRET,
+    }
+    public = "http://127.0.0.1:9/tunnel"
+    try:
+        listen = await _start(
+            "listen", "--print", "--register", public, "--events", "item.sold", env=env
+        )
+        assert listen.stderr is not None and listen.stdout is not None
+        await _line_with(listen.stderr, "registered webhook wh_")
+        assert public in await _webhook_urls(base)
+        listen.send_signal(stop)
+        async with asyncio.timeout(30):
+            await listen.wait()
+        assert listen.returncode == 0
+        assert public not in await _webhook_urls(base)
+        # A read-only profile refuses before anything is created.
+        refused = await _start(
+            "listen", "--print", "--read-only", "--register", public, "--events", "a", env=env
+        )
+        async with asyncio.timeout(60):
+            _, err = await refused.communicate()
+        assert refused.returncode == 5 and "read-only" in err.decode()
+        assert public not in await _webhook_urls(base)
+    finally:
+        emulator.send_signal(signal.SIGINT)
+        async with asyncio.timeout(30):
+            await emulator.wait()
+
+
+async def test_the_listen_screen_deletes_its_webhook_on_sigterm_and_on_q() -> None:
+    import pty
+
+    emulator, base = await _served_emulator()
+    env = {
+        **os.environ,
+        "TOKENSALES_BASE_URL": base,
+        "TOKENSALES_API_KEY": DEMO_API_KEY,
+        "TOKENSALES_API_SECRET": DEMO_API_SECRET,
+        "TERM": "xterm-256color",
+        "COLUMNS": "100",
+        "LINES": "30",
+    }
+    public = "http://127.0.0.1:9/screen-tunnel"
+    try:
+        for stop in ("SIGTERM", "q"):
+            controller, terminal = pty.openpty()
+            listen = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "tokensales_tui",
+                "listen",
+                "--register",
+                public,
+                "--events",
+                "item.sold",
+                stdin=terminal,
+                stdout=terminal,
+                stderr=terminal,
+                env=env,
+            )
+            os.close(terminal)
+            os.set_blocking(controller, False)
+            try:
+                drawn = b""
+                async with asyncio.timeout(60):
+                    while public not in await _webhook_urls(base):
+                        await asyncio.sleep(0.2)
+                    while b"received" not in drawn:  # the screen is up and reads keys
+                        with contextlib.suppress(BlockingIOError, OSError):
+                            drawn += os.read(controller, 65536)
+                        await asyncio.sleep(0.05)
+                if stop == "q":
+                    os.write(controller, b"q")
+                else:
+                    listen.send_signal(signal.SIGTERM)
+                async with asyncio.timeout(60):
+                    while listen.returncode is None:
+                        with contextlib.suppress(BlockingIOError, OSError):
+                            os.read(controller, 65536)  # keep the terminal drained
+                        await asyncio.sleep(0.05)
+            finally:
+                if listen.returncode is None:
+                    listen.kill()
+                os.close(controller)
+            assert listen.returncode == 0, stop
+            assert public not in await _webhook_urls(base), stop
+    finally:
+        emulator.send_signal(signal.SIGINT)
+        async with asyncio.timeout(30):
+            await emulator.wait()
+
+
+async def test_a_save_file_that_is_a_link_or_in_no_folder_is_refused(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere.jsonl"
+    target.write_text("kept\n")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(target)
+    for path in (link, tmp_path / "missing" / "x.jsonl"):
+        process = await _start("listen", "--print", "--save", str(path))
+        async with asyncio.timeout(60):
+            _, err = await process.communicate()
+        assert process.returncode == 2, err
+        assert (
+            err.decode().startswith("tokensales-tui: --save ") and "Traceback" not in err.decode()
+        )
+    assert target.read_text() == "kept\n"

@@ -1,0 +1,127 @@
+"""The listen screen: live deliveries, hostile ones drawn safely, detail, replay, floods."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import httpx
+
+from tokensales_tui.ui.listen_app import ListenApp
+from tokensales_tui.ui.screens.deliveries import DeliveriesScreen
+from tokensales_tui.ui.screens.detail import DetailScreen
+from tokensales_tui.webhooks.listen import Listening, ListenOptions
+from tokensales_tui.webhooks.signatures import standard_headers
+
+from .tripwire import Tripwire
+from .webhookhelpers import Recorder, serve_on_loopback
+
+SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+HOSTILE = "\x1b]52;c;SGVsbG8=\x07\x1b[2J\x9b31m[@click=app.quit]x[/] a [/] b \u202e\ud800"
+
+
+def _screen_text(app: ListenApp) -> str:
+    return "\n".join(
+        "".join(segment.text for segment in strip)
+        for strip in app.screen._compositor.render_strips()
+    )
+
+
+async def _raw_post(url: str, body: bytes) -> None:
+    """A POST whose header values hold C1 controls and markup (httpx refuses to send them)."""
+    host, port = url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    head = (
+        b"POST / HTTP/1.1\r\nHost: x\r\nX-Event-Type: \x9b31m[@click=app.quit]x[/] \xe2\x80\xae\r\n"
+        b"Content-Length: " + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n"
+    )
+    writer.write(head + body)
+    await writer.drain()
+    assert (await reader.readline()).startswith(b"HTTP/1.1 200")
+    writer.close()
+
+
+async def _wait_for_count(pilot, app: ListenApp, count: int) -> None:
+    for _ in range(400):
+        await pilot.pause(0.05)
+        if len(app.deliveries.delivery_list._rows) >= count:
+            return
+    raise AssertionError(f"{count} deliveries never showed")
+
+
+async def test_hostile_deliveries_show_as_text_open_and_replay(terminal_tripwire: Tripwire) -> None:
+    target = Recorder()
+    async with serve_on_loopback(target.app()) as target_url:
+        options = ListenOptions(forward_to=target_url, secret=SECRET)
+        async with Listening(options) as listening:
+            app = ListenApp(listening)
+            async with app.run_test(size=(120, 40)) as pilot:
+                body = json.dumps({"type": HOSTILE, "data": {"k": HOSTILE}}).encode()
+                headers = standard_headers(SECRET, "msg_1", int(time.time()), body)
+                headers["x-note"] = "\x1b]0;title\x07"
+                headers["authorization"] = "Bearer sk_live_do_not_show"
+                async with httpx.AsyncClient(trust_env=False) as client:
+                    await client.post(listening.url + "/p%1b?q=%9b", content=body, headers=headers)
+                    await _raw_post(listening.url, b"\x1b[31mnot json\x9b")
+                await _wait_for_count(pilot, app, 2)
+                text = _screen_text(app)
+                assert "2 received" in text and "valid · Standard Webhooks" in text
+                assert "unsigned" in text and "200 (" in text
+                await pilot.press("k", "enter")
+                assert isinstance(app.screen, DetailScreen)
+                detail = _screen_text(app)
+                assert "webhook-signature" in detail and "x-note" in detail
+                fields = dict(app.screen._fields)
+                assert fields["authorization"] == "********"
+                assert "sk_live_do_not_show" not in detail
+                await pilot.press("escape")
+                assert isinstance(app.screen, DeliveriesScreen)
+                await pilot.press("r")
+                for _ in range(200):
+                    await pilot.pause(0.05)
+                    if len(target.received) == 3:
+                        break
+                assert len(target.received) == 3
+                assert target.received[2][1]["webhook-id"] == "msg_1"
+                await pilot.press("c")
+                assert terminal_tripwire.clipboard and "\x1b" not in terminal_tripwire.clipboard[-1]
+                await pilot.press("q")
+    # The tripwire (autouse) fails the test if any control character reached the screen.
+    assert terminal_tripwire.updates > 0
+
+
+async def test_a_flood_of_arrivals_costs_a_few_redraws() -> None:
+    async with Listening(ListenOptions(keep=50)) as listening:
+        app = ListenApp(listening)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            view = app.deliveries.delivery_list
+            before = view.redraws
+            async with httpx.AsyncClient(trust_env=False) as client:
+                await client.post(listening.url, json={"type": "first"})
+            # A thousand changes inside one turn of the loop: marked stale, drawn once.
+            first = listening.receiver.deliveries[0]
+            for _ in range(1000):
+                listening.receiver.on_change(first)  # type: ignore[misc]
+            for _ in range(400):
+                await pilot.pause(0.05)
+                if "1 received" in _screen_text(app) and not app.deliveries._stale:
+                    break
+            assert "1 received" in _screen_text(app)
+            # Arrival, answer, the thousand changes: three stale marks at most, one at least.
+            assert 1 <= view.redraws - before <= 3
+
+
+async def test_escape_leaves_the_app_and_the_receiver_stops() -> None:
+    async with Listening(ListenOptions()) as listening:
+        app = ListenApp(listening)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("escape")
+            await pilot.pause()
+        url = listening.url
+    try:
+        httpx.post(url, json={}, timeout=2)
+    except httpx.ConnectError:
+        return
+    raise AssertionError("the receiver still answers after listen ended")

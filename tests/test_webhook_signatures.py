@@ -1,0 +1,153 @@
+"""The signature verdicts, against each scheme's published test values."""
+
+from __future__ import annotations
+
+import pytest
+
+from tokensales_tui.webhooks.signatures import (
+    GITHUB,
+    STANDARD,
+    STRIPE,
+    SeenIds,
+    github_signature,
+    signing_key,
+    standard_headers,
+    standard_signature,
+    stripe_signature,
+    verify,
+)
+
+# The standard-webhooks libraries' own test values.
+SW_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+SW_ID = "msg_p5jXN8AQM9LWM0D4loKWxJek"
+SW_TIME = 1614265330
+SW_BODY = b'{"test": 2432232314}'
+SW_SIGNATURE = "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
+
+# GitHub's "Validating webhook deliveries" example.
+GH_SECRET = "It's a Secret to Everybody"
+GH_BODY = b"Hello, World!"
+GH_SIGNATURE = "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
+
+# Stripe publishes no fixed vector; its libraries' tests sign with "whsec_test_secret"
+# used as raw text. This value was computed with `openssl dgst -sha256 -hmac`.
+ST_SECRET = "whsec_test_secret"
+ST_BODY = b'{"id":"evt_test_webhook","object":"event"}'
+ST_HEADER = "t=1614265330,v1=3c5817089d739023dd6190f70a3757e04f7a2fd8b5dab12c2e000f51970dccff"
+
+
+def sw_headers(**changes: str) -> dict[str, str]:
+    headers = {
+        "webhook-id": SW_ID,
+        "webhook-timestamp": str(SW_TIME),
+        "webhook-signature": SW_SIGNATURE,
+    }
+    headers.update(changes)
+    return {k: v for k, v in headers.items() if v}
+
+
+def test_standard_webhooks_signing_matches_the_published_vector() -> None:
+    assert standard_signature(signing_key(SW_SECRET), SW_ID, SW_TIME, SW_BODY) == SW_SIGNATURE
+    assert standard_headers(SW_SECRET, SW_ID, SW_TIME, SW_BODY)["webhook-signature"] == SW_SIGNATURE
+
+
+@pytest.mark.parametrize("secret", [SW_SECRET, SW_SECRET.removeprefix("whsec_")])
+def test_standard_webhooks_vector_is_valid_with_or_without_the_prefix(secret: str) -> None:
+    verdict = verify(sw_headers(), SW_BODY, secret, now=SW_TIME + 10)
+    assert (verdict.status, verdict.scheme) == ("valid", STANDARD)
+    assert "base64" in verdict.reason
+    assert verdict.ok
+
+
+def test_standard_webhooks_with_several_signatures_matches_any() -> None:
+    other = "v1,Ceo5qEr07ixe2NLpvHk3FH9bwy/WavXrAFQ/9tdO6mc="
+    headers = sw_headers(**{"webhook-signature": f"{other} v2,abc {SW_SIGNATURE}"})
+    assert verify(headers, SW_BODY, SW_SECRET, now=SW_TIME).status == "valid"
+
+
+def test_one_changed_byte_of_signature_body_or_secret_is_invalid() -> None:
+    bad_signature = sw_headers(**{"webhook-signature": SW_SIGNATURE[:-2] + "A="})
+    assert verify(bad_signature, SW_BODY, SW_SECRET, now=SW_TIME).status == "invalid"
+    assert verify(sw_headers(), SW_BODY + b" ", SW_SECRET, now=SW_TIME).status == "invalid"
+    wrong = verify(sw_headers(), SW_BODY, "whsec_" + "A" * 32, now=SW_TIME)
+    assert (wrong.status, wrong.scheme) == ("invalid", STANDARD)
+    assert "wrong secret" in wrong.reason
+
+
+@pytest.mark.parametrize("offset", [-301, 301, 3600])
+def test_a_timestamp_outside_the_tolerance_is_refused(offset: int) -> None:
+    verdict = verify(sw_headers(), SW_BODY, SW_SECRET, now=SW_TIME + offset)
+    assert verdict.status == "invalid"
+    assert "timestamp" in verdict.reason and "tolerance 5 min" in verdict.reason
+
+
+def test_the_tolerance_can_be_widened() -> None:
+    assert verify(sw_headers(), SW_BODY, SW_SECRET, now=SW_TIME + 3600, tolerance=4000).ok
+
+
+@pytest.mark.parametrize("missing", ["webhook-id", "webhook-timestamp", "webhook-signature"])
+def test_a_missing_standard_header_is_named(missing: str) -> None:
+    verdict = verify(sw_headers(**{missing: ""}), SW_BODY, SW_SECRET, now=SW_TIME)
+    assert verdict.status == "invalid"
+    assert verdict.reason == f"missing header {missing}"
+
+
+def test_a_timestamp_that_is_no_number_is_refused() -> None:
+    verdict = verify(sw_headers(**{"webhook-timestamp": "hello"}), SW_BODY, SW_SECRET, now=SW_TIME)
+    assert verdict.status == "invalid" and "not a number" in verdict.reason
+
+
+def test_github_vector_is_valid_and_names_the_scheme() -> None:
+    assert github_signature(GH_SECRET.encode(), GH_BODY) == GH_SIGNATURE
+    verdict = verify({"X-Hub-Signature-256": GH_SIGNATURE}, GH_BODY, GH_SECRET, now=0)
+    assert (verdict.status, verdict.scheme) == ("valid", GITHUB)
+    assert (
+        verify({"X-Hub-Signature-256": GH_SIGNATURE}, b"Hello, World?", GH_SECRET, now=0).status
+        == "invalid"
+    )
+
+
+def test_stripe_style_header_is_valid_with_the_raw_secret() -> None:
+    assert stripe_signature(ST_SECRET.encode(), 1614265330, ST_BODY) == ST_HEADER
+    verdict = verify({"Stripe-Signature": ST_HEADER}, ST_BODY, ST_SECRET, now=1614265330)
+    assert (verdict.status, verdict.scheme) == ("valid", STRIPE)
+    assert verdict.reason == "secret read as raw text"
+    stale = verify({"Stripe-Signature": ST_HEADER}, ST_BODY, ST_SECRET, now=1614265330 + 400)
+    assert stale.status == "invalid" and "old" in stale.reason
+    wrong = verify({"Stripe-Signature": ST_HEADER}, ST_BODY, "whsec_other", now=1614265330)
+    assert wrong.status == "invalid"
+
+
+def test_a_stripe_shaped_value_under_another_header_name_is_recognised() -> None:
+    verdict = verify({"X-Signature": ST_HEADER}, ST_BODY, ST_SECRET, now=1614265330)
+    assert (verdict.status, verdict.scheme) == ("valid", STRIPE)
+
+
+def test_no_signature_header_is_unsigned_and_says_what_was_looked_for() -> None:
+    verdict = verify({"content-type": "application/json"}, b"{}", "s", now=0)
+    assert verdict.status == "unsigned" and verdict.scheme is None
+    assert "webhook-signature" in verdict.reason and "X-Hub-Signature-256" in verdict.reason
+    assert not verdict.ok
+
+
+def test_without_a_secret_a_signed_delivery_is_unchecked() -> None:
+    verdict = verify(sw_headers(), SW_BODY, None, now=SW_TIME)
+    assert (verdict.status, verdict.scheme) == ("unchecked", STANDARD)
+
+
+def test_a_repeated_delivery_id_is_flagged_even_when_the_signature_holds() -> None:
+    seen = SeenIds(limit=2)
+    first = verify(sw_headers(), SW_BODY, SW_SECRET, now=SW_TIME, seen=seen)
+    again = verify(sw_headers(), SW_BODY, SW_SECRET, now=SW_TIME, seen=seen)
+    assert first.ok and not first.repeated
+    assert again.status == "valid" and again.repeated and not again.ok
+    assert "repeated" in again.label()
+    seen.check("a")
+    seen.check("b")  # the oldest id falls out of a full record
+    assert not seen.check(SW_ID)
+
+
+def test_hostile_header_values_never_raise() -> None:
+    for value in ["\x1b]52;c;x\x07", "v1,\ud800", "t=" + "9" * 400 + ",v1=zz", "sha256=\x00"]:
+        for name in ["webhook-signature", "Stripe-Signature", "X-Hub-Signature-256"]:
+            verify({name: value, "webhook-id": "x", "webhook-timestamp": "1"}, b"", "s", now=1)

@@ -1,0 +1,82 @@
+"""Loopback servers for the webhook tests: a recording receiver, served in the test's loop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET
+
+
+@dataclass
+class Recorder:
+    """An ASGI app that records each POST and answers the next of ``statuses`` (then 200)."""
+
+    statuses: list[int] = field(default_factory=list)
+    received: list[tuple[str, dict[str, str], bytes]] = field(default_factory=list)
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def app(self) -> Starlette:
+        async def record(request: Request) -> Response:
+            self.received.append((request.url.path, dict(request.headers), await request.body()))
+            self.arrived.set()
+            return Response(status_code=self.statuses.pop(0) if self.statuses else 200)
+
+        return Starlette(routes=[Route("/{path:path}", record, methods=["POST"])])
+
+    async def wait_for(self, count: int, timeout: float = 20.0) -> None:
+        async with asyncio.timeout(timeout):
+            while len(self.received) < count:
+                self.arrived.clear()
+                await self.arrived.wait()
+
+
+@contextlib.asynccontextmanager
+async def serve_on_loopback(app: Any) -> AsyncIterator[str]:
+    """Serve ``app`` on 127.0.0.1 (a free port) in the running loop; yields its URL."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="error", lifespan="off", timeout_graceful_shutdown=1)
+    )
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    async with asyncio.timeout(20):
+        while not server.started:
+            await asyncio.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await task
+        sock.close()
+
+
+async def api_client(emulator_app: Any) -> httpx.AsyncClient:
+    """An authenticated client of an in-process emulator."""
+    client = httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=emulator_app), base_url="http://emulator"
+    )
+    answer = await client.post(
+        "/auth/getAccessToken", json={"apiKey": DEMO_API_KEY, "apiSecret": DEMO_API_SECRET}
+    )
+    client.headers["Authorization"] = "Bearer " + answer.json()["accessToken"]
+    return client
+
+
+def fast(emulator_app: Any, backoff: tuple[float, ...] = (0.01, 0.01, 0.01)) -> Callable[[], None]:
+    """Shorten the emulator's retry backoff; returns nothing useful, for symmetry."""
+    emulator_app.state.emulator.deliveries.backoff = backoff
+    return lambda: None

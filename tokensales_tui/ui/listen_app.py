@@ -1,0 +1,73 @@
+"""The terminal app of ``tokensales-tui listen``: one screen of live deliveries."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from typing import Any, ClassVar
+
+from textual.binding import Binding, BindingType
+
+from ..clean import clean_line
+from ..webhooks.listen import ListenError, Listening, ListenOptions, describe, options_from
+from .safe_app import GuardedApp
+from .screens.deliveries import DeliveriesScreen
+
+
+class ListenApp(GuardedApp[None]):
+    """Shows the deliveries a :class:`Listening` receives, as they arrive."""
+
+    TITLE = "tokensales-tui listen"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+    ]
+
+    def __init__(self, listening: Listening) -> None:
+        super().__init__()
+        self.listening = listening
+        self.deliveries = DeliveriesScreen(
+            listening.receiver, describe(listening), quit_on_back=True
+        )
+        listening.receiver.on_change = self.deliveries.note_change
+
+    def on_mount(self) -> None:
+        self.push_screen(self.deliveries)
+
+    def action_help(self) -> None:
+        """The keys of this app, in a toast."""
+        self.notify(
+            "enter open · r replay · c copy body · y copy JSON · j/k/g/G move · "
+            "in a delivery: / search, n/N matches · q or escape back, ctrl+c quit",
+            title="Keys",
+            timeout=10,
+        )
+
+
+async def listen_in_app(
+    options: ListenOptions, args: argparse.Namespace | None = None, **app_options: Any
+) -> ListenApp:
+    """Listen and show the app until it exits; the webhook registered is deleted after."""
+    async with Listening(options, args=args) as listening:
+        app = ListenApp(listening)
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, app.exit)
+        try:
+            await app.run_async(**app_options)
+        finally:
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(signum)
+    return app
+
+
+def run_listen_app(args: argparse.Namespace) -> int:
+    """``tokensales-tui listen`` on a terminal."""
+    try:
+        options = options_from(args)
+        asyncio.run(listen_in_app(options, args))
+    except ListenError as error:
+        print(f"tokensales-tui: {clean_line(str(error))}", file=sys.stderr)
+        return error.code
+    return 0

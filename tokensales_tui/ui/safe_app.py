@@ -1,0 +1,63 @@
+"""What every app of this package does with text going out to the terminal."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypeVar
+
+from textual.app import App
+from textual.notifications import SeverityLevel
+
+from ..clean import clean, clean_line, escape_unsafe
+from ..mask import mask_text, masking, shown
+from .terminal import guarded_driver
+
+if TYPE_CHECKING:
+    from textual.driver import Driver
+
+ReturnType = TypeVar("ReturnType")
+
+
+class GuardedApp(App[ReturnType]):
+    """An app whose toasts, copies and terminal writes are all cleaned (and masked in mask mode)."""
+
+    def get_driver_class(self) -> type[Driver]:
+        # Every write to the terminal passes the guard (see terminal.py).
+        return guarded_driver(super().get_driver_class())
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Show a toast. Its text is always literal and cleaned, whoever calls this.
+
+        ``markup`` is accepted for Textual's signature and ignored: a toast here never
+        parses markup, so a message that quotes a server can never become an action.
+        """
+        super().notify(
+            shown(clean(message)),
+            title=shown(clean_line(title)),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """Copy ``text`` (OSC 52), with every control character a paste could act on escaped.
+
+        Newlines and tabs stay; any other control, bidi or surrogate character becomes a
+        ``\\uXXXX`` escape, which is still valid inside JSON text. Callers copying one
+        value (an id, an address) pass ``escape_unsafe(value, line=True)``.
+
+        In mask mode what is copied is masked as it is shown, and a toast says so.
+        """
+        if masking():
+            masked = mask_text(text)
+            if masked != text:
+                self.notify("Mask mode: the copy is masked as shown", title="Masked")
+            text = masked
+        super().copy_to_clipboard(escape_unsafe(text))

@@ -1,0 +1,189 @@
+"""The deliveries screen: webhook deliveries as they arrive, each openable and replayable.
+
+It draws from a receiver (:class:`~tokensales_tui.webhooks.receiver.Receiver`): ``listen``
+shows the one it serves, the demo the one its emulator delivers to in-process. Arrivals only
+mark the screen stale; a timer redraws at most ten times a second, so a flood of deliveries
+costs a few redraws, not one per delivery.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from textual import getters, on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from ...clean import clean_line
+from ...webhooks.receiver import shown_headers
+from ..safe import content, line
+from ..widgets.delivery_list import DeliveryList
+from .detail import DetailScreen
+
+REFRESH_SECONDS = 0.1
+"""Longest time an arrival waits to be drawn; also the least time between two redraws."""
+
+
+def delivery_detail(delivery: Any) -> DetailScreen:
+    """The detail view of one delivery: verdict, relay and headers on top, the body below."""
+    verdict = delivery.verdict
+    moment = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(delivery.received))
+    fields: list[tuple[str, object]] = [
+        ("Received", f"{moment}  {delivery.method} {delivery.path}"),
+        ("Verdict", verdict.label()),
+        ("Why", verdict.reason),
+        ("Size", f"{delivery.size:,} bytes"),
+    ]
+    if delivery.relay is not None:
+        fields.append(("Relay", f"{delivery.relay.label()} → {delivery.relay.target}"))
+    for replay in delivery.replays:
+        signed = "re-signed" if replay.resigned else "as received"
+        fields.append(("Replay", f"{replay.label()} → {replay.target} ({signed})"))
+    fields += shown_headers(delivery.headers)
+    return DetailScreen(
+        f"Delivery #{delivery.number} {delivery.event_type or ''}",
+        fields,
+        body_value(delivery.body),
+        object_id=verdict.delivery_id,
+    )
+
+
+def body_value(body: bytes) -> object:
+    """The body as JSON when it is JSON, else as text."""
+    text = body.decode("utf-8", "replace")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+
+
+class DeliveriesScreen(Screen[None]):
+    """Webhook deliveries, live: time, type, size, verdict, relay and its latency.
+
+    Args:
+        source: the receiver whose kept deliveries are shown (``deliveries``, ``count``,
+            ``replay``).
+        heading: our lines on top: where it listens, where deliveries go.
+        quit_on_back: leave the app on escape/q (``listen``) instead of going back.
+    """
+
+    DEFAULT_CSS = """
+    DeliveriesScreen {
+        & > #deliveries-heading {
+            height: auto;
+            max-height: 6;
+            padding: 0 1;
+            background: $panel;
+        }
+        & > #deliveries-count {
+            height: 1;
+            padding: 0 1;
+            color: $text-muted;
+        }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="deliveries.back"),
+        Binding("q", "back", "Back", show=False, id="deliveries.back_q"),
+        Binding("enter", "open", "Open", id="deliveries.open"),
+        Binding("r", "replay", "Replay", id="deliveries.replay"),
+        Binding("c", "copy_body", "Copy body", id="deliveries.copy_body"),
+        Binding("y", "copy_json", "Copy JSON", id="deliveries.copy_json"),
+        Binding("question_mark", "app.help", "Help", id="deliveries.help"),
+    ]
+
+    delivery_list = getters.query_one("#deliveries-list", DeliveryList)
+
+    def __init__(self, source: Any, heading: Sequence[str], *, quit_on_back: bool = False) -> None:
+        super().__init__()
+        self.source = source
+        self._heading = list(heading)
+        self._quit_on_back = quit_on_back
+        self._stale = True
+
+    def compose(self) -> ComposeResult:
+        yield Static(content("\n".join(self._heading)), id="deliveries-heading")
+        yield Static(id="deliveries-count")
+        yield DeliveryList(id="deliveries-list")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.delivery_list.focus()
+        self.set_interval(REFRESH_SECONDS, self._redraw)
+        self._redraw()
+
+    def note_change(self, delivery: object = None) -> None:
+        """A delivery arrived or changed: draw it with the next refresh."""
+        self._stale = True
+
+    def _redraw(self) -> None:
+        if not self._stale or not self.is_mounted:
+            return
+        self._stale = False
+        rows = list(self.source.deliveries)
+        self.delivery_list.set_rows(rows)
+        kept = f", the last {len(rows):,} kept" if self.source.count > len(rows) else ""
+        # One line whatever it says: no layout pass, which would cost more than the redraw.
+        self.query_one("#deliveries-count", Static).update(
+            line(f"{self.source.count:,} received{kept} — enter opens one, r replays it"),
+            layout=False,
+        )
+
+    @on(DeliveryList.Chosen)
+    def _chosen(self, event: DeliveryList.Chosen) -> None:
+        self.app.push_screen(delivery_detail(event.delivery))
+
+    def action_open(self) -> None:
+        """Open the highlighted delivery."""
+        delivery = self.delivery_list.highlighted
+        if delivery is not None:
+            self.app.push_screen(delivery_detail(delivery))
+
+    def action_back(self) -> None:
+        """Leave the screen (or, in ``listen``, the app)."""
+        if self._quit_on_back:
+            self.app.exit()
+        else:
+            self.dismiss()
+
+    def action_replay(self) -> None:
+        """Send the highlighted delivery again to its target, signed anew if possible."""
+        delivery = self.delivery_list.highlighted
+        if delivery is None:
+            self.notify("No delivery to replay", severity="warning")
+            return
+        self.run_worker(self._replay(delivery), group="replay")
+
+    async def _replay(self, delivery: Any) -> None:
+        outcome = await self.source.replay(delivery)
+        self.note_change()
+        if outcome.status is None:
+            self.notify(f"Replay of #{delivery.number}: {outcome.label()}", severity="warning")
+            return
+        signed = "re-signed with a fresh timestamp" if outcome.resigned else "headers as received"
+        severity: SeverityLevel = "information" if 200 <= outcome.status < 300 else "warning"
+        self.notify(
+            f"Replayed #{delivery.number} to {clean_line(outcome.target)}: {outcome.label()} ({signed})",
+            severity=severity,
+        )
+
+    def action_copy_body(self) -> None:
+        """Copy the highlighted delivery's body."""
+        delivery = self.delivery_list.highlighted
+        if delivery is not None:
+            self.app.copy_to_clipboard(delivery.body.decode("utf-8", "replace"))
+            self.notify(f"Copied the body of #{delivery.number} ({delivery.size:,} bytes)")
+
+    def action_copy_json(self) -> None:
+        """Copy the highlighted delivery — headers, body, verdict — as JSON."""
+        delivery = self.delivery_list.highlighted
+        if delivery is not None:
+            self.app.copy_to_clipboard(json.dumps(delivery.to_json(), indent=2))
+            self.notify(f"Copied delivery #{delivery.number} as JSON")

@@ -1,0 +1,105 @@
+"""The main app's ways to webhook deliveries: the demo's own webhook, and listening here.
+
+- ``v`` in the demo: the demo's local webhook. On first use it is created through the API,
+  like any webhook (``*``: every event), pointing at a receiver inside this process that
+  the demo's emulator delivers to; the deliveries view then shows every event the changes
+  you make raise. It stays for the session, collecting while you work in the tabs.
+- ``l`` on the Webhooks tab: listen on 127.0.0.1 for the highlighted webhook's events, with
+  the ``listen --register`` command that makes the service deliver here; stops when the
+  view closes.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from ..api import ApiError, Secret
+from ..api.models import WebhookCreate
+from ..webhooks.listen import ListenError, Listening, ListenOptions, describe, new_secret
+from ..webhooks.receiver import Receiver
+from .screens.deliveries import DeliveriesScreen
+
+if TYPE_CHECKING:
+    from .app import TokenSalesApp
+
+DEMO_HOOK_HOST = "deliveries.demo.tokensales.invalid"
+DEMO_HOOK_URL = f"http://{DEMO_HOOK_HOST}/hook"
+"""Where the demo's local webhook points: served inside this process, never on a socket."""
+
+
+class DemoDeliveries:
+    """The demo's local webhook and the in-process receiver it delivers to."""
+
+    def __init__(self, emulator: Any) -> None:
+        import httpx
+
+        self.secret = new_secret()
+        self.receiver = Receiver(secret=self.secret)
+        emulator.deliveries.in_process[DEMO_HOOK_HOST] = httpx.ASGITransport(app=self.receiver)
+        self.registered = False
+
+    async def register(self, app: TokenSalesApp) -> None:
+        """Create the demo's webhook through the API (once)."""
+        if self.registered:
+            return
+        body = WebhookCreate(url=DEMO_HOOK_URL, events=["*"], secret=Secret(self.secret))
+        await app.api.call(lambda client: client.create_webhook(body))
+        self.registered = True
+
+
+_DEMOS: weakref.WeakKeyDictionary[Any, DemoDeliveries] = weakref.WeakKeyDictionary()
+
+
+async def open_demo_deliveries(app: TokenSalesApp) -> None:
+    """Show the deliveries of the demo's local webhook, creating it the first time."""
+    session = app.session
+    if session is None or not session.demo or session.emulator is None:
+        app.notify("The deliveries view is part of the demo (--demo); elsewhere, use l or listen")
+        return
+    demo = _DEMOS.get(session.emulator)
+    if demo is None:
+        demo = _DEMOS[session.emulator] = DemoDeliveries(session.emulator)
+    if not demo.registered:
+        if session.read_only:
+            app.notify(
+                "read-only profile: the demo's webhook cannot be created", severity="warning"
+            )
+            return
+        try:
+            await demo.register(app)
+        except ApiError as error:
+            app.notify(f"Could not create the demo's webhook: {error.one_line}", severity="error")
+            return
+        app.browse.active_tab.reload()
+    heading = [
+        f"The demo's webhook {DEMO_HOOK_URL} receives every event (*), signed with its secret.",
+        "Create, edit or delete things in the tabs (escape goes back): each change arrives here.",
+    ]
+    screen = DeliveriesScreen(demo.receiver, heading)
+    demo.receiver.on_change = screen.note_change
+    await app.push_screen(screen)
+
+
+async def open_listen(app: TokenSalesApp, webhook: Any) -> None:
+    """Listen on 127.0.0.1 for ``webhook``'s events until the view closes."""
+    events = [str(event) for event in getattr(webhook, "events", [])]
+    listening = Listening(ListenOptions(events=events))
+    try:
+        await listening.__aenter__()
+    except ListenError as error:
+        app.notify(str(error), severity="error")
+        return
+    command = f"tokensales-tui listen --register PUBLIC_URL --events {','.join(events)}"
+    heading = [
+        *describe(listening),
+        f"events of {getattr(webhook, 'id', '')}: {', '.join(events) or '(none)'}",
+        f"to have the service deliver here through a tunnel to this port: {command}",
+    ]
+    screen = DeliveriesScreen(listening.receiver, heading)
+    listening.receiver.on_change = screen.note_change
+
+    async def stop(_: object = None) -> None:
+        await listening.__aexit__(None, None, None)
+
+    await app.push_screen(screen, callback=stop)

@@ -1,0 +1,218 @@
+"""The list of webhook deliveries: one line each, drawn only where it is visible.
+
+Rows are drawn from the receiver's kept deliveries (a bounded list) on demand, so a flood
+costs one redraw per refresh, not one per delivery. Every field that came from a sender
+(type, verdict reason, relay target) passes :func:`clean_line` before it is drawn.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ...clean import clean_line
+from ...mask import shown
+
+COLUMNS = (("Time", 8), ("#", 5), ("Type", 0), ("Size", 7), ("Verdict", 0), ("Relay", 0))
+"""Column titles and fixed widths; those of 0 share the rest of the line."""
+
+
+def column_widths(width: int) -> list[int]:
+    """The width of each column on a line ``width`` cells wide.
+
+    Type, verdict and relay share what the fixed columns leave: a quarter, two fifths and
+    the rest, never under 8 cells each.
+    """
+    fixed = sum(size for _, size in COLUMNS) + len(COLUMNS) + 1
+    rest = max(24, width - fixed)
+    kind = max(8, rest // 4)
+    verdict = max(8, rest * 2 // 5)
+    relay = max(8, rest - kind - verdict)
+    return [8, 5, kind, 7, verdict, relay]
+
+
+def delivery_cells(delivery: Any) -> list[str]:
+    """The cells of one delivery's line, cleaned (and masked in mask mode): time, number,
+    type, size, verdict, relay."""
+    moment = time.strftime("%H:%M:%S", time.localtime(delivery.received))
+    size = f"{delivery.size:,} B" if delivery.size < 10_000 else f"{delivery.size / 1024:,.0f} KB"
+    relay = delivery.relay
+    if relay is None:
+        relay_text = "—"
+    elif relay.status is None and relay.error is None:
+        relay_text = f"→ {relay.target} …"
+    else:
+        relay_text = f"{relay.label()} → {relay.target}"
+    if delivery.replays:
+        last = delivery.replays[-1]
+        relay_text = f"replayed {last.label()}; " + relay_text
+    return [
+        moment,
+        str(delivery.number),
+        shown(clean_line(delivery.event_type or "(no type)")),
+        size,
+        shown(clean_line(delivery.verdict.label())),
+        shown(clean_line(relay_text)),
+    ]
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` padded or cut to exactly ``width`` cells."""
+    size = cell_len(text)
+    if size > width:
+        return set_cell_size(text, max(width - 1, 0)) + "…"
+    return text + " " * (width - size)
+
+
+@dataclass
+class _Styles:
+    base: Style
+    header: Style
+    cursor: Style
+    invalid: Style
+
+
+class DeliveryList(ScrollView, can_focus=True):
+    """Deliveries, newest last; the cursor follows new ones while it is on the last."""
+
+    DEFAULT_CSS = """
+    DeliveryList {
+        height: 1fr;
+        background: $surface;
+        & > .delivery-list--header { text-style: bold; color: $text-muted; }
+        & > .delivery-list--cursor { background: $block-cursor-background; color: $block-cursor-foreground; }
+        & > .delivery-list--invalid { color: $text-error; }
+    }
+    """
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "delivery-list--header",
+        "delivery-list--cursor",
+        "delivery-list--invalid",
+    }
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "move(-1)", "Up", show=False, id="deliveries.up"),
+        Binding("down,j", "move(1)", "Down", show=False, id="deliveries.down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="deliveries.pageup"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="deliveries.pagedown"),
+        Binding("home,g", "jump(0)", "First", show=False, id="deliveries.home"),
+        Binding("end,G", "jump(-1)", "Last", show=False, id="deliveries.end"),
+    ]
+
+    class Chosen(Message):
+        """A click on the highlighted delivery."""
+
+        def __init__(self, delivery: Any) -> None:
+            super().__init__()
+            self.delivery = delivery
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._rows: Sequence[Any] = ()
+        self.cursor = 0
+        self.redraws = 0
+        """How many times the rows were replaced (what the coalescing saves)."""
+
+    @property
+    def rows(self) -> Sequence[Any]:
+        """The deliveries shown, oldest first."""
+        return self._rows
+
+    @property
+    def highlighted(self) -> Any | None:
+        """The delivery under the cursor."""
+        return self._rows[self.cursor] if 0 <= self.cursor < len(self._rows) else None
+
+    def set_rows(self, rows: Sequence[Any]) -> None:
+        """Show ``rows``; the cursor stays on its delivery, or follows the newest."""
+        following = self.cursor >= len(self._rows) - 1
+        current = self.highlighted
+        self._rows = rows
+        self.redraws += 1
+        if following or current is None:
+            self.cursor = max(0, len(rows) - 1)
+        else:
+            first = rows[0].number if rows else 0
+            self.cursor = max(0, min(len(rows) - 1, current.number - first))
+        self.virtual_size = Size(self.size.width, len(rows) + 1)
+        self._scroll_to_cursor()
+        self.refresh()
+
+    def _styles(self) -> _Styles:
+        base = self.rich_style
+        return _Styles(
+            base,
+            base + self.get_component_rich_style("delivery-list--header"),
+            base + self.get_component_rich_style("delivery-list--cursor"),
+            base + self.get_component_rich_style("delivery-list--invalid"),
+        )
+
+    def _line(self, cells: list[str], width: int) -> str:
+        return " " + " ".join(map(fit, cells, column_widths(width)))
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        styles = self._styles()
+        if y == 0:
+            text = self._line([title for title, _ in COLUMNS], width)
+            return Strip([Segment(fit(text, width), styles.header)], width)
+        index = round(self.scroll_y) + y - 1
+        if index >= len(self._rows):
+            if not self._rows and y == 2:
+                message = fit("  Waiting for deliveries…", width)
+                return Strip([Segment(message, styles.base)], width)
+            return Strip.blank(width, styles.base)
+        delivery = self._rows[index]
+        style = styles.base
+        if index == self.cursor:
+            style = styles.cursor
+        elif delivery.verdict.status == "invalid" or delivery.verdict.repeated:
+            style = styles.invalid
+        return Strip(
+            [Segment(fit(self._line(delivery_cells(delivery), width), width), style)], width
+        )
+
+    def _scroll_to_cursor(self) -> None:
+        height = max(1, self.size.height - 1)
+        top = round(self.scroll_y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False)
+        elif self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False)
+
+    def _set_cursor(self, index: int) -> None:
+        if not self._rows:
+            return
+        self.cursor = max(0, min(len(self._rows) - 1, index))
+        self._scroll_to_cursor()
+        self.refresh()
+
+    def action_move(self, step: int) -> None:
+        """Move the cursor ``step`` rows."""
+        self._set_cursor(self.cursor + step)
+
+    def action_page(self, direction: int) -> None:
+        """Move the cursor a page."""
+        self._set_cursor(self.cursor + direction * max(1, self.size.height - 2))
+
+    def action_jump(self, index: int) -> None:
+        """Go to the first (0) or last (-1) row."""
+        self._set_cursor(len(self._rows) - 1 if index < 0 else index)
+
+    def on_click(self, event: events.Click) -> None:
+        index = round(self.scroll_y) + event.y - 1
+        if event.y >= 1 and 0 <= index < len(self._rows):
+            if index == self.cursor:
+                self.post_message(self.Chosen(self._rows[index]))
+            self._set_cursor(index)

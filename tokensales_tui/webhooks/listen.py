@@ -1,0 +1,324 @@
+"""``tokensales-tui listen``: receive webhook deliveries on this machine.
+
+The command's flags, its checks and the lifetime of one listening session (the receiver,
+the optional registration of a webhook, the clean-up) live here; the terminal screen is
+``ui/listen_app.py``, and ``--print`` runs without it (:func:`run_print`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import contextlib
+import secrets
+import signal
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..clean import clean_line
+from .listen_flags import BODY_LIMIT, KEEP
+from .local import is_loopback_host
+from .receiver import Receiver, ReceiverServer, TargetError, check_target
+
+if TYPE_CHECKING:
+    from ..api import ApiClient
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_READ_ONLY = 0, 1, 2, 5
+
+
+class ListenError(Exception):
+    """A flag that cannot be used, or a registration that failed; says what to do."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class ListenOptions:
+    """The checked flags of one listen."""
+
+    host: str = "127.0.0.1"
+    port: int = 0
+    expose: bool = False
+    forward_to: str | None = None
+    routes: dict[str, str] = field(default_factory=dict)
+    tolerance: float = 300.0
+    max_body: int = BODY_LIMIT
+    keep: int = KEEP
+    save: str | None = None
+    register: str | None = None
+    events: list[str] = field(default_factory=list)
+    secret: str | None = None
+
+
+def options_from(args: argparse.Namespace) -> ListenOptions:
+    """Check the flags; :class:`ListenError` names the first that cannot be used."""
+    if not 0 <= args.port <= 65535:
+        raise ListenError(f"--port {args.port}: choose 0 (a free port) to 65535")
+    if not is_loopback_host(args.host) and not args.expose:
+        raise ListenError(
+            f"--host {args.host}: other machines could reach it; add --expose to mean it"
+        )
+    routes: dict[str, str] = {}
+    for text in args.route:
+        name, sep, url = text.partition("=")
+        if not sep or not name.strip() or not url.strip():
+            raise ListenError(f"--route {text}: write EVENT=URL")
+        routes[name.strip()] = url.strip()
+    try:
+        forward = check_target(args.forward_to) if args.forward_to else None
+        for url in routes.values():
+            check_target(url)
+    except TargetError as error:
+        raise ListenError(str(error)) from None
+    if not 0 < args.tolerance <= 86400 * 365:
+        raise ListenError("--tolerance: seconds, more than 0")
+    if not 0 < args.max_body <= 1024**3:
+        raise ListenError("--max-body: bytes, from 1 to 1 GB")
+    if not 0 < args.keep <= 1_000_000:
+        raise ListenError("--keep: from 1 to 1,000,000")
+    events = [e.strip() for e in (args.events or "").split(",") if e.strip()]
+    if args.register and not events:
+        raise ListenError("--register needs --events E1,E2 (the events the webhook subscribes to)")
+    if args.register and (args.secret_stdin or args.secret_file):
+        raise ListenError("--register makes its own secret: leave out --secret-stdin/--secret-file")
+    secret = None
+    if args.secret_stdin or args.secret_file:
+        from ..script.changes import read_secret
+        from ..script.run import UsageError
+
+        try:
+            secret = read_secret(args) or None
+        except UsageError as error:
+            raise ListenError(str(error)) from None
+    return ListenOptions(
+        host=args.host,
+        port=args.port,
+        expose=args.expose,
+        forward_to=forward,
+        routes=routes,
+        tolerance=args.tolerance,
+        max_body=args.max_body,
+        keep=args.keep,
+        save=args.save,
+        register=args.register,
+        events=events,
+        secret=secret,
+    )
+
+
+def new_secret() -> str:
+    """A fresh webhook secret: ``whsec_`` + 24 random bytes in base64."""
+    return "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode("ascii")
+
+
+class Registration:
+    """A webhook created for this listen on the active profile, deleted at its end."""
+
+    def __init__(self, client: ApiClient, url: str, events: list[str], secret: str) -> None:
+        self.client = client
+        self.url = url
+        self.events = events
+        self.secret = secret
+        self.webhook_ids: list[str] = []
+
+    async def create(self) -> None:
+        """Create the webhook and find its id (the service answers the POST without a body)."""
+        from ..api import Secret
+        from ..api.models import WebhookCreate
+
+        before = {w.id for w in await self.client.list_webhooks()}
+        await self.client.create_webhook(
+            WebhookCreate(url=self.url, events=self.events, secret=Secret(self.secret))
+        )
+        after = await self.client.list_webhooks()
+        self.webhook_ids = [w.id for w in after if w.id not in before and w.url == self.url]
+
+    async def delete(self) -> list[str]:
+        """Delete what :meth:`create` made; returns the ids that could not be deleted."""
+        from ..api.errors import ApiError, NotFoundError
+
+        left = []
+        for webhook_id in self.webhook_ids:
+            try:
+                await self.client.delete_webhook(webhook_id)
+            except NotFoundError:
+                pass
+            except ApiError:
+                left.append(webhook_id)
+        self.webhook_ids = left
+        return left
+
+
+class Listening:
+    """One listen: the receiver served, and the webhook registered for it, if asked.
+
+    ``async with Listening(options, on_change) as listening:`` starts both and, however
+    the block ends, deletes the webhook and stops the receiver.
+    """
+
+    def __init__(
+        self,
+        options: ListenOptions,
+        on_change: Callable[[Any], None] | None = None,
+        *,
+        args: argparse.Namespace | None = None,
+        transport: Any = None,
+    ) -> None:
+        self.options = options
+        self.args = args
+        secret = new_secret() if options.register else options.secret
+        try:
+            self.receiver = self._receiver(options, secret, on_change, transport)
+        except OSError as error:
+            raise ListenError(f"--save {options.save}: {error.strerror or error}") from None
+        self.server: ReceiverServer | None = None
+        self.registration: Registration | None = None
+        self.session: Any = None
+        self._client: ApiClient | None = None
+
+    @staticmethod
+    def _receiver(
+        options: ListenOptions,
+        secret: str | None,
+        on_change: Callable[[Any], None] | None,
+        transport: Any,
+    ) -> Receiver:
+        return Receiver(
+            secret=secret,
+            forward_to=options.forward_to,
+            routes=options.routes,
+            tolerance=options.tolerance,
+            body_limit=options.max_body,
+            keep=options.keep,
+            save=options.save,
+            on_change=on_change,
+            transport=transport,
+        )
+
+    @property
+    def url(self) -> str:
+        """Where the receiver listens."""
+        return self.server.url if self.server else ""
+
+    async def __aenter__(self) -> Listening:
+        if self.options.register:
+            self._prepare_registration()
+        try:
+            self.server = ReceiverServer(self.receiver, self.options.host, self.options.port)
+        except OSError as error:
+            await self.receiver.close()
+            raise ListenError(
+                f"cannot listen on {self.options.host}:{self.options.port}: {error.strerror or error}",
+                EXIT_FAILURE,
+            ) from None
+        await self.server.start()
+        if self.registration is not None:
+            from ..api.errors import ApiError
+
+            try:
+                await self.registration.create()
+            except ApiError as error:
+                await self._close()
+                raise ListenError(f"--register: {error.message}", EXIT_FAILURE) from None
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._close()
+
+    def _prepare_registration(self) -> None:
+        from ..api import ApiClient
+        from ..config import ConfigError
+        from ..script.run import open_session
+
+        try:
+            self.session, _ = open_session(self.args or argparse.Namespace())
+        except ConfigError as error:
+            raise ListenError(f"--register: {error}") from None
+        if self.session.read_only:
+            raise ListenError(
+                f"--register: profile “{self.session.name}” is read-only; nothing was created",
+                EXIT_READ_ONLY,
+            )
+        self._client = ApiClient(self.session.connection, transport=self.session.transport)
+        assert self.receiver.secret is not None
+        self.registration = Registration(
+            self._client, self.options.register or "", self.options.events, self.receiver.secret
+        )
+
+    async def _close(self) -> None:
+        try:
+            if self.registration is not None and self.registration.webhook_ids:
+                left = await asyncio.shield(self.registration.delete())
+                for webhook_id in left:
+                    print(
+                        f"tokensales-tui: could not delete webhook {clean_line(webhook_id)}:"
+                        " delete it with 'tokensales-tui delete webhook ID'",
+                        file=sys.stderr,
+                    )
+        finally:
+            if self._client is not None:
+                await self._client.aclose()
+            if self.server is not None:
+                await self.server.stop()
+            else:
+                await self.receiver.close()
+
+
+def describe(listening: Listening) -> list[str]:
+    """The lines that say where deliveries are expected and where they go."""
+    options = listening.options
+    lines = [f"listening on {listening.url}"]
+    if options.expose and not is_loopback_host(options.host):
+        lines.append(f"warning: {options.host} can be reached from other machines")
+    for name, url in options.routes.items():
+        lines.append(f"route {name} → {url}")
+    if options.forward_to:
+        lines.append(f"forward → {options.forward_to}")
+    if listening.registration is not None:
+        ids = ", ".join(listening.registration.webhook_ids) or "(id not found)"
+        lines.append(
+            f"registered webhook {ids} for {options.register} ({', '.join(options.events)});"
+            " deleted when listen stops"
+        )
+    elif listening.receiver.secret is None:
+        lines.append("no secret given: signatures are named, not checked (--secret-stdin/-file)")
+    return [clean_line(line) for line in lines]
+
+
+async def _print_until_stopped(args: argparse.Namespace, options: ListenOptions) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+
+    def show(delivery: Any) -> None:
+        if delivery.done and not delivery.replays:
+            print(clean_line(delivery.line()), flush=True)
+
+    async with Listening(options, show, args=args) as listening:
+        for line in describe(listening):
+            print(line, file=sys.stderr, flush=True)
+        await stop.wait()
+        print("stopping", file=sys.stderr, flush=True)
+    return EXIT_OK
+
+
+def run_print(args: argparse.Namespace) -> int:
+    """``listen --print``: a line per delivery on stdout until ctrl+c or SIGTERM."""
+    try:
+        options = options_from(args)
+        return asyncio.run(_print_until_stopped(args, options))
+    except ListenError as error:
+        print(f"tokensales-tui: {clean_line(str(error))}", file=sys.stderr)
+        return error.code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        with contextlib.suppress(OSError):
+            sys.stdout.close()
+        return EXIT_OK

@@ -1,0 +1,54 @@
+"""Whether an address is on this machine, decided without any name look-up."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from urllib.parse import urlsplit, urlunsplit
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether ``host`` is ``localhost`` or a loopback IP address (127.0.0.0/8, ::1)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def local_target(url: str) -> str | None:
+    """The URL to connect to when ``url`` is http(s) on this machine, else None.
+
+    ``localhost`` becomes ``127.0.0.1``, so that no name is ever looked up.
+    """
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not is_loopback_host(host):
+        return None
+    if host.lower() == "localhost":
+        netloc = "127.0.0.1" + (f":{port}" if port else "")
+        return urlunsplit(parts._replace(netloc=netloc))
+    return url
+
+
+def bind(host: str, port: int) -> tuple[socket.socket, str]:
+    """A TCP socket bound to ``host``:``port`` (0: a free port) and its ``http://`` URL.
+
+    Raises OSError when the address cannot be had; the socket is closed then.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    bound = sock.getsockname()[1]
+    url = f"http://[{host}]:{bound}" if family == socket.AF_INET6 else f"http://{host}:{bound}"
+    return sock, url

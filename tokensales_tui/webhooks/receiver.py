@@ -1,0 +1,465 @@
+"""Receiving webhook deliveries: judge each, keep the last few, forward, replay, save.
+
+A :class:`Receiver` is an ASGI app. Each POST (or PUT, PATCH) to any path is a delivery:
+its signature is judged (:mod:`.signatures`), it is kept (a bounded number, oldest
+dropped), appended to the ``save`` file as a JSON line, and relayed — body and headers as
+received — to the URL its event type is routed to, else to the forward URL. The sender
+gets the relay's status (502 when the relay failed), or 200 when nothing is relayed; a
+body over the cap gets 413 and is kept without its body. Relays go to this machine only
+(see :func:`.local.local_target`). Nothing here imports Textual.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .listen_flags import BODY_LIMIT, KEEP
+from .local import bind, local_target
+from .signatures import DEFAULT_TOLERANCE, SeenIds, Verdict, resign, verify
+
+if TYPE_CHECKING:
+    import httpx
+
+FORWARD_TIMEOUT = 10.0
+_HOP_BY_HOP = frozenset(
+    {
+        "host",
+        "content-length",
+        "connection",
+        "keep-alive",
+        "transfer-encoding",
+        "te",
+        "trailer",
+        "upgrade",
+        "proxy-authorization",
+        "proxy-connection",
+        "accept-encoding",
+    }
+)
+_TYPE_KEYS = ("type", "event", "eventType", "event_type")
+SENSITIVE_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "cookie", "x-api-key", "api-key"}
+)
+"""Headers whose values are credentials: relayed as received, shown and saved masked."""
+MASK = "********"
+
+
+def shown_headers(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``headers`` with the values of credential headers masked."""
+    return [(k, MASK if k.lower() in SENSITIVE_HEADERS else v) for k, v in headers]
+
+
+_TYPE_HEADERS = ("x-github-event", "x-event-type", "x-event-name")
+
+
+@dataclass
+class Relay:
+    """The outcome of relaying a delivery: where, the status or why none, how long."""
+
+    target: str
+    status: int | None = None
+    error: str | None = None
+    latency_ms: int = 0
+    resigned: bool = False
+
+    def label(self) -> str:
+        """``200 (12 ms)``, or the reason there was no status."""
+        if self.status is not None:
+            return f"{self.status} ({self.latency_ms} ms)"
+        return self.error or "…"
+
+
+@dataclass
+class Delivery:
+    """One delivery as received."""
+
+    number: int
+    received: float
+    """Wall-clock time of arrival."""
+    method: str
+    path: str
+    headers: list[tuple[str, str]]
+    body: bytes
+    size: int
+    verdict: Verdict
+    event_type: str | None
+    too_large: bool = False
+    relay: Relay | None = None
+    replays: list[Relay] = field(default_factory=list)
+    done: bool = False
+    """Whether its relay (if any) has ended and the sender was answered."""
+
+    def header(self, name: str) -> str | None:
+        """The first value of header ``name`` (any case)."""
+        name = name.lower()
+        return next((v for k, v in self.headers if k.lower() == name), None)
+
+    def to_json(self) -> dict[str, Any]:
+        """The delivery as a JSON object for ``--save`` (the body as text, else base64)."""
+        record: dict[str, Any] = {
+            "number": self.number,
+            "received": self.received,
+            "method": self.method,
+            "path": self.path,
+            "type": self.event_type,
+            "size": self.size,
+            "headers": [[k, v] for k, v in shown_headers(self.headers)],
+            "verdict": {
+                "status": self.verdict.status,
+                "scheme": self.verdict.scheme,
+                "reason": self.verdict.reason,
+                "repeated": self.verdict.repeated,
+            },
+        }
+        try:
+            record["body"] = self.body.decode("utf-8")
+        except UnicodeDecodeError:
+            record["body_base64"] = base64.b64encode(self.body).decode("ascii")
+        if self.relay is not None:
+            record["relay"] = {
+                "target": self.relay.target,
+                "status": self.relay.status,
+                "error": self.relay.error,
+                "latency_ms": self.relay.latency_ms,
+            }
+        return record
+
+    def line(self) -> str:
+        """One line for ``--print`` (not yet cleaned): time, type, size, verdict, relay."""
+        moment = time.strftime("%H:%M:%S", time.localtime(self.received))
+        relay = f"→ {self.relay.target} {self.relay.label()}" if self.relay else "not relayed"
+        return (
+            f"{moment} #{self.number} {self.event_type or '(no type)'} {self.size} B"
+            f" {self.verdict.label()} {relay}"
+        )
+
+
+def event_type_of(headers: Mapping[str, str], body: bytes) -> str | None:
+    """The event type a delivery names: a top-level field of its JSON, or a header."""
+    for name in _TYPE_HEADERS:
+        if headers.get(name):
+            return headers[name]
+    if not body.lstrip().startswith(b"{"):
+        return None
+    try:
+        document = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(document, dict):
+        for key in _TYPE_KEYS:
+            if isinstance(document.get(key), str):
+                return str(document[key])
+    return None
+
+
+class TargetError(ValueError):
+    """A relay address that is not on this machine."""
+
+
+def check_target(url: str) -> str:
+    """``url`` when it is http(s) on this machine; else :class:`TargetError`."""
+    if local_target(url) is None:
+        raise TargetError(
+            f"{url}: relays go to this machine only (http(s) to localhost, 127.0.0.1 or ::1)"
+        )
+    return url
+
+
+class Receiver:
+    """Receives, judges, keeps and relays deliveries (an ASGI app).
+
+    Args:
+        secret: the webhook's secret, to check signatures and sign replays; None to skip.
+        forward_to: where every delivery is relayed when no route matches.
+        routes: event type → URL.
+        tolerance: seconds a signed timestamp may be off.
+        body_limit: largest body kept; a larger one is answered 413.
+        keep: deliveries kept (the oldest go first).
+        save: a file that receives one JSON line per delivery (created 0600, appended).
+        on_change: called with each delivery when it arrives and when its relay ends.
+        transport: how relays travel (tests); None for the network.
+    """
+
+    def __init__(
+        self,
+        *,
+        secret: str | None = None,
+        forward_to: str | None = None,
+        routes: Mapping[str, str] | None = None,
+        tolerance: float = DEFAULT_TOLERANCE,
+        body_limit: int = BODY_LIMIT,
+        keep: int = KEEP,
+        save: str | None = None,
+        on_change: Callable[[Delivery], None] | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.secret = secret
+        self.forward_to = check_target(forward_to) if forward_to else None
+        self.routes = {name: check_target(url) for name, url in (routes or {}).items()}
+        self.tolerance = tolerance
+        self.body_limit = body_limit
+        self.deliveries: deque[Delivery] = deque(maxlen=max(1, keep))
+        self.count = 0
+        self.on_change = on_change
+        self.clock = clock
+        self._seen = SeenIds()
+        self._transport = transport
+        self._client: httpx.AsyncClient | None = None
+        self._save_fd = _open_append(save) if save else None
+
+    def target_for(self, event_type: str | None) -> str | None:
+        """Where a delivery of ``event_type`` is relayed, if anywhere."""
+        if event_type is not None and event_type in self.routes:
+            return self.routes[event_type]
+        return self.forward_to
+
+    async def __call__(
+        self,
+        scope: MutableMapping[str, Any],
+        receive: Callable[[], Awaitable[MutableMapping[str, Any]]],
+        send: Callable[[MutableMapping[str, Any]], Awaitable[None]],
+    ) -> None:
+        if scope["type"] != "http":
+            return
+        method = str(scope["method"])
+        if method not in ("POST", "PUT", "PATCH"):
+            await _answer(
+                send, 200 if method in ("GET", "HEAD") else 405, b"tokensales-tui listen\n"
+            )
+            return
+        body, size, too_large = await self._read(receive)
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        lower = {k.lower(): v for k, v in headers}
+        if too_large:
+            verdict = Verdict(
+                "invalid", None, f"body over the {self.body_limit:,} byte limit: not kept"
+            )
+            event_type = lower.get("x-github-event")
+        else:
+            verdict = verify(
+                lower,
+                body,
+                self.secret,
+                now=self.clock(),
+                tolerance=self.tolerance,
+                seen=self._seen,
+            )
+            event_type = event_type_of(lower, body)
+        self.count += 1
+        path = str(scope.get("path", "/"))
+        query = scope.get("query_string", b"")
+        if query:
+            path += "?" + query.decode("latin-1")
+        delivery = Delivery(
+            self.count,
+            self.clock(),
+            method,
+            path,
+            headers,
+            body,
+            size,
+            verdict,
+            event_type,
+            too_large,
+        )
+        self.deliveries.append(delivery)
+        target = None if too_large else self.target_for(event_type)
+        if target is not None:
+            delivery.relay = Relay(target)
+        self._changed(delivery)
+        status = 413 if too_large else 200
+        if target is not None:
+            relay = await self.relay(delivery, target)
+            delivery.relay = relay
+            status = relay.status if relay.status is not None else 502
+        self._save(delivery)
+        delivery.done = True
+        self._changed(delivery)
+        await _answer(send, status, b"")
+
+    async def relay(
+        self, delivery: Delivery, target: str, headers: list[tuple[str, str]] | None = None
+    ) -> Relay:
+        """Send ``delivery`` to ``target`` with its headers (or ``headers``); never raises."""
+        import httpx
+
+        url = local_target(target)
+        if url is None:
+            return Relay(target, error="not relayed: not a local address")
+        if self._client is None:
+            self._client = httpx.AsyncClient(
+                transport=self._transport,
+                trust_env=False,
+                follow_redirects=False,
+                timeout=FORWARD_TIMEOUT,
+            )
+        # Bytes, as received: a header value outside ASCII is relayed, not refused.
+        sent = [
+            (k.encode("latin-1", "replace"), v.encode("latin-1", "replace"))
+            for k, v in (headers or delivery.headers)
+            if k.lower() not in _HOP_BY_HOP
+        ]
+        started = time.monotonic()
+        try:
+            answer = await self._client.request(
+                delivery.method, url, content=delivery.body, headers=sent
+            )
+            await answer.aclose()
+            outcome = Relay(target, status=answer.status_code)
+        except httpx.TimeoutException:
+            outcome = Relay(target, error="timed out")
+        except (httpx.HTTPError, ValueError, OSError) as error:
+            outcome = Relay(target, error=f"failed: {type(error).__name__}")
+        outcome.latency_ms = int((time.monotonic() - started) * 1000)
+        return outcome
+
+    async def replay(self, delivery: Delivery) -> Relay:
+        """Send a kept delivery again to its target, signed anew when the secret is known."""
+        target = self.target_for(delivery.event_type)
+        if target is None:
+            return Relay("", error="no target: start listen with --forward-to or --route")
+        headers, resigned = resign(
+            delivery.headers, delivery.body, self.secret, delivery.verdict, now=int(self.clock())
+        )
+        outcome = await self.relay(delivery, target, headers)
+        outcome.resigned = resigned
+        delivery.replays.append(outcome)
+        self._changed(delivery)
+        return outcome
+
+    async def close(self) -> None:
+        """Close the relay client and the save file."""
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+        if self._save_fd is not None:
+            os.close(self._save_fd)
+            self._save_fd = None
+
+    async def _read(
+        self, receive: Callable[[], Awaitable[MutableMapping[str, Any]]]
+    ) -> tuple[bytes, int, bool]:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.body_limit:
+                break  # answered 413 at once: the rest is never read
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        too_large = size > self.body_limit
+        return (b"" if too_large else b"".join(chunks)), size, too_large
+
+    def _changed(self, delivery: Delivery) -> None:
+        if self.on_change is not None:
+            self.on_change(delivery)
+
+    def _save(self, delivery: Delivery) -> None:
+        if self._save_fd is None:
+            return
+        line = json.dumps(delivery.to_json(), ensure_ascii=True) + "\n"
+        os.write(self._save_fd, line.encode("ascii"))
+
+
+def _open_append(path: str) -> int:
+    """A file descriptor appending to ``path``: created 0600, never through a link."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0), 0o600)
+    try:
+        if not os.path.isfile(path):
+            raise OSError(f"{path} is not a regular file")
+        os.fchmod(fd, 0o600)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
+async def _answer(
+    send: Callable[[dict[str, Any]], Awaitable[None]], status: int, body: bytes
+) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class ReceiverServer:
+    """A :class:`Receiver` served by uvicorn on ``host``:``port`` (0 picks a free port).
+
+    The socket is bound on construction, so :attr:`url` is known at once. It installs no
+    signal handler: the caller decides what ctrl+c and SIGTERM do.
+    """
+
+    def __init__(self, receiver: Receiver, host: str = "127.0.0.1", port: int = 0) -> None:
+        import uvicorn
+
+        self.receiver = receiver
+        self._socket, self.url = bind(host, port)
+        config = uvicorn.Config(
+            receiver,
+            log_level="error",
+            lifespan="off",
+            timeout_graceful_shutdown=1,
+            access_log=False,
+            limit_concurrency=2000,
+        )
+        self._server = _quiet_server(config)
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Start serving in the running loop; returns once it accepts (at most 20 s)."""
+        self._task = asyncio.create_task(self._server.serve(sockets=[self._socket]))
+        async with asyncio.timeout(20):
+            while not self._server.started:
+                if self._task.done():
+                    await self._task
+                    raise OSError("the receiver stopped at start")
+                await asyncio.sleep(0.01)
+
+    async def stop(self) -> None:
+        """Stop serving, close relays and the save file (at most a few seconds)."""
+        self._server.should_exit = True
+        if self._task is not None:
+            try:
+                async with asyncio.timeout(5):
+                    await self._task
+            except TimeoutError:
+                self._task.cancel()
+        self._socket.close()
+        await self.receiver.close()
+
+
+def _quiet_server(config: Any) -> Any:
+    """A uvicorn server without its own signal handlers (the caller owns ctrl+c)."""
+    import contextlib
+
+    import uvicorn
+
+    class QuietServer(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Any:
+            yield
+
+    return QuietServer(config)

@@ -1,0 +1,332 @@
+"""Signing a webhook delivery and judging a received one.
+
+The interface leaves the signature scheme "not shown", so a receiver checks the schemes a
+service is likely to use:
+
+- **Standard Webhooks** — ``webhook-id``, ``webhook-timestamp`` and ``webhook-signature:
+  v1,<base64 HMAC-SHA256 of "id.timestamp.body">`` (several signatures, space-separated).
+- **Stripe-style** — ``Stripe-Signature: t=<unix time>,v1=<hex HMAC-SHA256 of "t.body">``
+  (any header whose value has that shape).
+- **GitHub-style** — ``X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>``; it
+  carries no time, so no tolerance applies.
+
+A secret is tried as its raw text, and, when it starts with ``whsec_`` (or is base64 as a
+whole), as the bytes that base64 decodes to. Every comparison is constant-time
+(:func:`hmac.compare_digest`). Nothing here does IO.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import re
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+DEFAULT_TOLERANCE = 300.0
+"""Seconds a signed timestamp may differ from the receiver's clock (5 minutes)."""
+
+STANDARD = "Standard Webhooks"
+STRIPE = "Stripe-style"
+GITHUB = "GitHub-style"
+
+_STRIPE_SHAPE = re.compile(r"^\s*t=\d+\s*,.*\bv1=", re.ASCII)
+_GITHUB_HEADER = "x-hub-signature-256"
+_ID_HEADERS = ("webhook-id", "x-github-delivery", "x-request-id", "idempotency-key")
+
+
+def secret_keys(secret: str) -> list[tuple[str, bytes]]:
+    """The keys a secret may stand for, each with how it was read.
+
+    The raw text always; the base64 bytes after a ``whsec_`` prefix, or of the whole
+    secret when it is valid base64.
+    """
+    keys = [("raw text", secret.encode("utf-8", "surrogatepass"))]
+    encoded = secret[len("whsec_") :] if secret.startswith("whsec_") else secret
+    how = "base64 after whsec_" if encoded is not secret else "base64"
+    try:
+        decoded = base64.b64decode(encoded.encode("ascii"), validate=True)
+    except (binascii.Error, UnicodeEncodeError, ValueError):
+        decoded = b""
+    if decoded and decoded != keys[0][1]:
+        keys.append((how, decoded))
+    return keys
+
+
+def signing_key(secret: str) -> bytes:
+    """The key a sender uses: base64 after ``whsec_``, else the raw text."""
+    keys = secret_keys(secret)
+    if secret.startswith("whsec_") and len(keys) > 1:
+        return keys[1][1]
+    return keys[0][1]
+
+
+def standard_signature(key: bytes, msg_id: str, timestamp: int, body: bytes) -> str:
+    """The ``webhook-signature`` value (``v1,<base64>``) of a Standard Webhooks delivery."""
+    signed = f"{msg_id}.{timestamp}.".encode() + body
+    digest = hmac.new(key, signed, hashlib.sha256).digest()
+    return "v1," + base64.b64encode(digest).decode("ascii")
+
+
+def standard_headers(secret: str, msg_id: str, timestamp: int, body: bytes) -> dict[str, str]:
+    """The three Standard Webhooks headers signing ``body`` with ``secret``."""
+    return {
+        "webhook-id": msg_id,
+        "webhook-timestamp": str(timestamp),
+        "webhook-signature": standard_signature(signing_key(secret), msg_id, timestamp, body),
+    }
+
+
+def stripe_signature(key: bytes, timestamp: int, body: bytes) -> str:
+    """A Stripe-style header value ``t=…,v1=<hex>``."""
+    digest = hmac.new(key, f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
+    return f"t={timestamp},v1={digest}"
+
+
+def github_signature(key: bytes, body: bytes) -> str:
+    """An ``X-Hub-Signature-256`` value ``sha256=<hex>``."""
+    return "sha256=" + hmac.new(key, body, hashlib.sha256).hexdigest()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a delivery's signature says.
+
+    ``status`` is ``valid``, ``invalid``, ``unsigned`` (no signature header of a known
+    scheme) or ``unchecked`` (signed, but no secret to check it with). ``scheme`` names the
+    scheme found, ``reason`` says why it failed or how the secret was read; ``repeated``
+    flags a delivery id seen before.
+    """
+
+    status: str
+    scheme: str | None
+    reason: str
+    repeated: bool = False
+    delivery_id: str | None = None
+    key_form: str | None = None
+    """How the secret was read when the signature matched (``raw text``, ``base64`` …)."""
+
+    @property
+    def ok(self) -> bool:
+        """Whether the signature matched and the delivery is not a repeat."""
+        return self.status == "valid" and not self.repeated
+
+    def label(self) -> str:
+        """One short phrase for a list: ``valid · Standard Webhooks``, ``unsigned`` …"""
+        if self.status == "valid":
+            text = f"valid · {self.scheme}"
+        elif self.status == "invalid":
+            text = (
+                f"invalid · {self.scheme}: {self.reason}"
+                if self.scheme
+                else f"invalid: {self.reason}"
+            )
+        elif self.status == "unchecked":
+            text = f"unchecked · {self.scheme} (no secret)"
+        else:
+            text = "unsigned"
+        return f"repeated id · {text}" if self.repeated else text
+
+
+class SeenIds:
+    """The delivery ids seen lately (at most ``limit``), to flag a repeated one."""
+
+    def __init__(self, limit: int = 10_000) -> None:
+        self._ids: OrderedDict[str, None] = OrderedDict()
+        self._limit = limit
+
+    def check(self, delivery_id: str) -> bool:
+        """Record ``delivery_id``; True when it was seen before."""
+        if delivery_id in self._ids:
+            self._ids.move_to_end(delivery_id)
+            return True
+        self._ids[delivery_id] = None
+        if len(self._ids) > self._limit:
+            self._ids.popitem(last=False)
+        return False
+
+
+def verify(
+    headers: Mapping[str, str],
+    body: bytes,
+    secret: str | None,
+    *,
+    now: float,
+    tolerance: float = DEFAULT_TOLERANCE,
+    seen: SeenIds | None = None,
+) -> Verdict:
+    """Judge a delivery: which scheme signed it, and whether the signature holds.
+
+    ``headers`` may use any case. The first scheme whose header is present decides; a
+    repeated delivery id (``webhook-id``, ``X-GitHub-Delivery`` …) is flagged whatever the
+    signature says, when ``seen`` is given.
+    """
+    lower = {name.lower(): value for name, value in headers.items()}
+    delivery_id = next((lower[name] for name in _ID_HEADERS if lower.get(name)), None)
+    verdict = _judge(lower, body, secret, now, tolerance)
+    repeated = bool(seen is not None and delivery_id and seen.check(delivery_id))
+    return Verdict(
+        verdict.status, verdict.scheme, verdict.reason, repeated, delivery_id, verdict.key_form
+    )
+
+
+def _judge(
+    headers: Mapping[str, str], body: bytes, secret: str | None, now: float, tolerance: float
+) -> Verdict:
+    if "webhook-signature" in headers or "webhook-id" in headers:
+        return _standard(headers, body, secret, now, tolerance)
+    stripe = next((v for v in headers.values() if _STRIPE_SHAPE.match(v)), None)
+    if stripe is not None:
+        return _stripe(stripe, body, secret, now, tolerance)
+    if _GITHUB_HEADER in headers:
+        return _github(headers[_GITHUB_HEADER], body, secret)
+    return Verdict(
+        "unsigned",
+        None,
+        "no signature header (looked for webhook-signature, t=…,v1=… and X-Hub-Signature-256)",
+    )
+
+
+def _stale(timestamp: str, now: float, tolerance: float) -> str | None:
+    """Why a signed timestamp is refused, or None when it is within the tolerance."""
+    if not timestamp.strip().isdigit() or len(timestamp.strip()) > 15:
+        return f"timestamp {timestamp[:20]!r} is not a number of seconds"
+    age = now - int(timestamp)
+    if abs(age) <= tolerance:
+        return None
+    when = "old" if age > 0 else "in the future"
+    return f"timestamp is {_duration(abs(age))} {when} (tolerance {_duration(tolerance)})"
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 120:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds:.0f} s"
+
+
+def _first_match(secret: str, given: list[bytes], compute: Callable[[bytes], bytes]) -> str | None:
+    """How the secret was read when one of its keys signs to one of ``given``."""
+    for how, key in secret_keys(secret):
+        mine = compute(key)
+        for candidate in given:
+            if hmac.compare_digest(mine, candidate):
+                return how
+    return None
+
+
+def _standard(
+    headers: Mapping[str, str], body: bytes, secret: str | None, now: float, tolerance: float
+) -> Verdict:
+    missing = [
+        name
+        for name in ("webhook-id", "webhook-timestamp", "webhook-signature")
+        if not headers.get(name)
+    ]
+    if missing:
+        return Verdict("invalid", STANDARD, "missing header " + ", ".join(missing))
+    msg_id, timestamp = headers["webhook-id"], headers["webhook-timestamp"]
+    stale = _stale(timestamp, now, tolerance)
+    if stale:
+        return Verdict("invalid", STANDARD, stale)
+    given = []
+    for part in headers["webhook-signature"].split():
+        version, _, value = part.partition(",")
+        if version == "v1":
+            try:
+                given.append(base64.b64decode(value, validate=True))
+            except (binascii.Error, ValueError):
+                continue
+    if not given:
+        return Verdict("invalid", STANDARD, "no v1 signature in webhook-signature")
+    if not secret:
+        return Verdict("unchecked", STANDARD, "no secret to check the signature with")
+    signed = f"{msg_id}.{timestamp}.".encode("utf-8", "surrogatepass") + body
+    how = _first_match(secret, given, lambda key: hmac.new(key, signed, hashlib.sha256).digest())
+    if how is None:
+        return Verdict(
+            "invalid", STANDARD, "signature does not match (wrong secret or altered body)"
+        )
+    return Verdict("valid", STANDARD, f"secret read as {how}", key_form=how)
+
+
+def _stripe(value: str, body: bytes, secret: str | None, now: float, tolerance: float) -> Verdict:
+    fields: dict[str, list[str]] = {}
+    for part in value.split(","):
+        name, _, text = part.strip().partition("=")
+        fields.setdefault(name, []).append(text)
+    timestamp = fields.get("t", [""])[0]
+    stale = _stale(timestamp, now, tolerance)
+    if stale:
+        return Verdict("invalid", STRIPE, stale)
+    given = []
+    for text in fields.get("v1", []):
+        try:
+            given.append(bytes.fromhex(text))
+        except ValueError:
+            continue
+    if not given:
+        return Verdict("invalid", STRIPE, "no hex v1 signature")
+    if not secret:
+        return Verdict("unchecked", STRIPE, "no secret to check the signature with")
+    signed = f"{timestamp}.".encode() + body
+    how = _first_match(secret, given, lambda key: hmac.new(key, signed, hashlib.sha256).digest())
+    if how is None:
+        return Verdict("invalid", STRIPE, "signature does not match (wrong secret or altered body)")
+    return Verdict("valid", STRIPE, f"secret read as {how}", key_form=how)
+
+
+def _github(value: str, body: bytes, secret: str | None) -> Verdict:
+    algorithm, _, text = value.strip().partition("=")
+    try:
+        given = bytes.fromhex(text)
+    except ValueError:
+        given = b""
+    if algorithm != "sha256" or not given:
+        return Verdict("invalid", GITHUB, "X-Hub-Signature-256 is not sha256=<hex>")
+    if not secret:
+        return Verdict("unchecked", GITHUB, "no secret to check the signature with")
+    how = _first_match(secret, [given], lambda key: hmac.new(key, body, hashlib.sha256).digest())
+    if how is None:
+        return Verdict("invalid", GITHUB, "signature does not match (wrong secret or altered body)")
+    return Verdict("valid", GITHUB, f"secret read as {how}", key_form=how)
+
+
+def resign(
+    headers: list[tuple[str, str]],
+    body: bytes,
+    secret: str | None,
+    verdict: Verdict,
+    *,
+    now: int,
+) -> tuple[list[tuple[str, str]], bool]:
+    """The headers of a delivery signed again at ``now``, and whether that was possible.
+
+    Only a delivery whose signature matched ``secret`` is signed again, with the key form
+    that matched; its id stays. Otherwise the headers come back as they were.
+    """
+    if verdict.status != "valid" or not secret or verdict.scheme is None:
+        return list(headers), False
+    key = dict(secret_keys(secret)).get(verdict.key_form or "", signing_key(secret))
+    changed: list[tuple[str, str]] = []
+    if verdict.scheme == STANDARD:
+        msg_id = next((v for k, v in headers if k.lower() == "webhook-id"), "")
+        for name, value in headers:
+            if name.lower() == "webhook-timestamp":
+                value = str(now)
+            elif name.lower() == "webhook-signature":
+                value = standard_signature(key, msg_id, now, body)
+            changed.append((name, value))
+    elif verdict.scheme == STRIPE:
+        for name, value in headers:
+            if _STRIPE_SHAPE.match(value):
+                value = stripe_signature(key, now, body)
+            changed.append((name, value))
+    else:
+        for name, value in headers:
+            if name.lower() == _GITHUB_HEADER:
+                value = github_signature(key, body)
+            changed.append((name, value))
+    return changed, True
