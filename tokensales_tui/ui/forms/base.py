@@ -331,6 +331,12 @@ class FormScreen(ModalScreen[FormResult | None]):
                 return widget
         return None
 
+    def problem_shown(self, field_id: str) -> bool:
+        """Whether a problem shows under the field now (checked, or refused by the server)."""
+        return field_id in self._touched and (
+            field_id in self.problems or field_id in self._refusals
+        )
+
     def touch(self, field_id: str) -> None:
         """Mark a field as edited, so its problems show from now on."""
         self._touched.add(field_id)
