@@ -15,13 +15,14 @@ from decimal import Decimal, InvalidOperation
 from itertools import compress, filterfalse
 from typing import Any, Literal
 
-from ...clean import clean_line, display_value, is_clean
+from ...clean import clean_line, display_value, is_clean, settle_width, unsettled
 
 __all__ = [
     "CELL_LIMIT",
     "Column",
     "Width",
     "align_decimals",
+    "cell_text",
     "column_cells",
     "decimal_tail",
     "decimal_tails",
@@ -150,6 +151,13 @@ def measure_cells(
     return max(floor, min(ceiling, widest))
 
 
+def cell_text(value: object, limit: int | None = CELL_LIMIT) -> str:
+    """What a cell (or a detail field) shows of ``value``: cleaned, capped, and with every
+    character of disputed width settled, so that Rich and the terminal count the same
+    cells (:func:`~tokensales_tui.clean.settle_width`). Exports keep the text unsettled."""
+    return settle_width(display_value(value, limit))
+
+
 def column_cells(column: Column, rows: Sequence[Any]) -> tuple[list[str], bool, int]:
     """The display text of one column for every row, cleaned and capped.
 
@@ -160,14 +168,12 @@ def column_cells(column: Column, rows: Sequence[Any]) -> tuple[list[str], bool, 
     try:
         joined = "".join(cells)  # fails unless every value is a string already
     except TypeError:
-        cells = [
-            value if value.__class__ is str else display_value(value, CELL_LIMIT) for value in cells
-        ]
+        cells = [value if value.__class__ is str else cell_text(value) for value in cells]
         joined = "".join(cells)
     longest = max(map(len, cells), default=0)
     # Almost every column is clean and short: check it as a whole, fix it if not.
-    if longest > CELL_LIMIT or not is_clean(joined, line=True):
-        cells = [display_value(cell, CELL_LIMIT) for cell in cells]
+    if longest > CELL_LIMIT or not is_clean(joined, line=True) or unsettled(joined):
+        cells = [cell_text(cell) for cell in cells]
         joined = "".join(cells)
         longest = max(map(len, cells), default=0)
     if column.align == "decimal":

@@ -34,12 +34,12 @@ from itertools import compress, repeat
 from typing import Any
 
 from ...api.models import paused_gc
-from ...clean import clean_line, display_value
+from ...clean import clean_line, settle_width
 from .cells import (
-    CELL_LIMIT,
     Column,
     Width,
     align_decimals,
+    cell_text,
     column_cells,
     decimal_tails,
     natural_width,
@@ -292,7 +292,7 @@ class TableView:
 
     def cells_of(self, row: Any) -> list[str]:
         """The cleaned display text of ``row``, decimal cells padded to line up."""
-        cells = [display_value(column.get(row), CELL_LIMIT) for column in self.columns]
+        cells = [cell_text(column.get(row)) for column in self.columns]
         for place, tail in enumerate(self.tails):
             if tail:
                 cells[place] = align_decimals([cells[place]], tail)[0]
@@ -310,7 +310,8 @@ class TableView:
 
     @property
     def _folded(self) -> str:
-        return clean_line(self.filter).casefold()
+        # Cells show characters of disputed width settled: so is the query, to find them.
+        return settle_width(clean_line(self.filter)).casefold()
 
     def set_filter(self, text: str) -> bool:
         """Show only the rows matching the filter ``text`` (see :mod:`.query`), ignoring case.
