@@ -68,6 +68,7 @@ SHOTS = (
     Shot("detail.svg", ("2", "enter"), detail_fetched),
     Shot("help.svg", ("question_mark",), help_shown),
     Shot("items-80x24.svg", ("2",), size=(80, 24)),
+    Shot("collections-80x24.svg", ("5",), size=(80, 24)),
 )
 
 

@@ -335,7 +335,19 @@ async def test_editing_a_profile_keeps_its_secret_unless_retyped() -> None:
         assert (config.config_path().stat().st_mode & 0o777) == 0o600
         await pilot.press("e")
         await wait_for_screen(app, pilot, "ProfileFormScreen")
-        await pilot.press("escape")  # cancel: back to the picker, nothing written
+        await pilot.press("escape")  # nothing typed: back to the picker, nothing written
+        await wait_for_screen(app, pilot, "ProfileScreen")
+        await pilot.press("a")
+        await wait_for_screen(app, pilot, "ProfileFormScreen")
+        app.screen.query_one("#profile").value = "typed"  # type: ignore[attr-defined]
+        await pilot.press("escape")  # something typed: asked first, and kept on "Cancel"
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        await pilot.press("escape")
+        await wait_for_screen(app, pilot, "ProfileFormScreen")
+        assert app.screen.query_one("#profile").value == "typed"  # type: ignore[attr-defined]
+        await pilot.press("escape")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        app.screen.query_one("#confirm").press()
         await wait_for_screen(app, pilot, "ProfileScreen")
         await pilot.press("q")
         assert app.session is not None and app.session.name == "staging"

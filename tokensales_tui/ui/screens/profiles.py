@@ -98,9 +98,7 @@ class ProfileScreen(ModalScreen[PickerChoice | None]):
         )
         with Vertical():
             yield Static("Switch profile", classes="title")
-            yield Static(
-                "enter to switch · a to add · e to edit · escape or q to stay", classes="hint"
-            )
+            yield Static("enter to switch · a to add · e to edit · q to stay", classes="hint")
             yield OptionList(*options)
         yield Footer(compact=True)  # this dialog's keys, not the screen's behind it
 

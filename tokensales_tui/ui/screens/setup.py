@@ -33,6 +33,7 @@ from ..safe import line
 from ..widgets.header import describe_token
 from ..widgets.safe_input import SafeInput
 from ..widgets.secret_input import SecretInput
+from .confirm import ConfirmScreen
 from .help import Section, sections_from_bindings
 
 if TYPE_CHECKING:
@@ -461,6 +462,7 @@ class ProfileFormScreen(SetupScreen):
         super().__init__(transport_factory=transport_factory, config_path=config_path)
         self.name_edited = editing[0] if editing else None
         self.stored = editing[1] if editing else None
+        self._initial: list[str] = []
 
     def _intro(self) -> ComposeResult:
         if self.name_edited is None:
@@ -490,7 +492,29 @@ class ProfileFormScreen(SetupScreen):
             return config.add_profile(name, profile)
         return config.edit_profile(self.name_edited, profile)
 
+    def on_mount(self) -> None:
+        # Textual runs SetupScreen.on_mount (the focus) too: handlers of each class run.
+        self._initial = self._values()
+
+    def _values(self) -> list[str]:
+        return [field.value for field in self.query(Input)]
+
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
-        """Go back to the picker; nothing is saved."""
-        self.dismiss(SetupResult.cancelled())
+        """Go back to the picker; nothing is saved. Asks first when something was typed."""
+        if self._values() == self._initial:
+            self.dismiss(SetupResult.cancelled())
+            return
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(SetupResult.cancelled())
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Discard what you typed?",
+                f"Profile {self.name_edited}" if self.name_edited else "New profile",
+                confirm_label="Discard",
+            ),
+            answered,
+        )
