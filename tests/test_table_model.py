@@ -374,3 +374,13 @@ def test_typed_filters_match_fresh_ones_on_many_rows() -> None:
                 fields = lambda row: (row.name, str(row.amount), row.note)  # noqa: E731
                 expected = [r.name for r in rows if any(query[:end] in f for f in fields(r))]
                 assert shown(typed) == expected, query[:end]
+
+
+def test_cells_of_disputed_width_are_settled_and_others_left_as_they_are() -> None:
+    from tokensales_tui.ui.table.cells import column_cells
+
+    column = Column("name", "Name", lambda row: row)
+    # U+11003 lies among the spacing marks beyond the BMP but is a letter: untouched.
+    cells, _, longest = column_cells(column, ["काम", "\U00011003x", "plain", "a\u0903"])
+    assert cells == ["कआम", "\U00011003x", "plain", "a\\u0903"]
+    assert longest == len("a\\u0903")

@@ -15,7 +15,7 @@ from decimal import Decimal, InvalidOperation
 from itertools import compress, filterfalse
 from typing import Any, Literal
 
-from ...clean import clean_line, display_value, is_clean, settle_width, unsettled
+from ...clean import clean_line, display_value, is_clean, settle_all, settle_width, unsettled
 
 __all__ = [
     "CELL_LIMIT",
@@ -173,10 +173,15 @@ def column_cells(column: Column, rows: Sequence[Any]) -> tuple[list[str], bool, 
         joined = "".join(cells)
     longest = max(map(len, cells), default=0)
     # Almost every column is clean and short: check it as a whole, fix it if not.
-    if longest > CELL_LIMIT or not is_clean(joined, line=True) or unsettled(joined):
-        cells = [cell_text(cell) for cell in cells]
+    if longest > CELL_LIMIT or not is_clean(joined, line=True):
+        cells = [display_value(cell, CELL_LIMIT) for cell in cells]
         joined = "".join(cells)
         longest = max(map(len, cells), default=0)
+    if unsettled(joined):  # only the cells that hold such a character change
+        settled = settle_all(cells)
+        changed = [new for new, old in zip(settled, cells, strict=True) if new is not old]
+        cells = settled  # still not all ASCII: the marks and letters put in are not either
+        longest = max([longest, *map(len, changed)])
     if column.align == "decimal":
         cells = align_decimals(cells)
         longest = max(map(len, cells), default=0)
