@@ -370,3 +370,29 @@ async def test_the_demo_has_nothing_to_edit_and_the_form_help_lists_its_keys() -
         await wait_for_screen(app, pilot, "HelpScreen")
         text = screen_text(app)
         assert "Save" in text and "Cancel" in text and "Refresh" not in text
+
+
+async def test_test_connection_of_an_edited_profile_uses_the_stored_secret() -> None:
+    two_profiles()
+    app, _transport = rigged_app(env={})
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("p")
+        await wait_for_screen(app, pilot, "ProfileScreen")
+        await pilot.press("e")  # staging, the current one
+        await wait_for_screen(app, pilot, "ProfileFormScreen")
+        app.screen.query_one("#test").press()  # type: ignore[attr-defined]
+        await wait_for(lambda: "Connected" in screen_text(app), pilot)
+        assert DEMO_API_SECRET not in screen_text(app) and DEMO_API_KEY not in screen_text(app)
+        app.screen.query_one("#api-secret").value = "wrong"  # type: ignore[attr-defined]
+        status = app.screen.query_one("#status")
+        before = str(status.render())
+        app.screen.query_one("#test").press()  # type: ignore[attr-defined]
+        # The typed secret is used: the answer is a refusal (the same "Connected" would time out).
+        await wait_for(
+            lambda: (
+                str(status.render()) not in (before, "") and "Testing" not in str(status.render())
+            ),
+            pilot,
+        )
+        assert "Connected" not in str(status.render())
