@@ -83,6 +83,7 @@ SHOTS = (
         ("v", "escape", "2", "d", "tab", "enter", "1", "v"),
         deliveries_shown,
     ),
+    Shot("collections-80x24.svg", ("5",), size=(80, 24)),
 )
 
 

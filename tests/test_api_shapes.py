@@ -109,6 +109,16 @@ async def test_token_response_without_token_is_unexpected() -> None:
             "Invalid — name: required",
         ),
         ({"message": "is invalid", "field": "whitelisted"}, "whitelisted: is invalid"),
+        # The path the message starts with keeps a separator from its problem.
+        (
+            {
+                "message": "contractAddress the address must start with 0x",
+                "field": "contractAddress",
+            },
+            "contractAddress: the address must start with 0x",
+        ),
+        ({"message": "name: too long", "field": "name"}, "name: too long"),
+        ({"message": "see name above", "field": "name"}, "see name above"),
         ({"errors": {"url": ["is not a URL"]}}, "url: is not a URL"),
     ],
 )
@@ -129,8 +139,32 @@ async def test_server_message_reaches_validation_error() -> None:
     async with server.client() as client:
         with pytest.raises(ValidationError) as caught:
             await client.create_webhook(WebhookCreate(url="https://x.example", events=[]))
-    assert str(caught.value) == "events must not be empty"
+    assert str(caught.value) == "events: must not be empty"
     assert caught.value.status == 422
+    assert (caught.value.field, caught.value.index) == ("events", None)
+
+
+@pytest.mark.parametrize(
+    ("body", "place"),
+    [
+        (
+            {"message": "m", "field": "whitelistingInfo.emails[0]", "index": 1},
+            ("whitelistingInfo.emails[0]", 1),
+        ),
+        ({"message": "m", "field": "[2].name"}, ("name", 2)),
+        ({"message": "m", "field": "collections[3].contractAddress"}, ("contractAddress", 3)),
+        ({"message": "m", "field": "1.blockchain", "index": 0}, ("blockchain", 0)),
+        ({"message": "m", "field": "name", "index": -1}, ("name", None)),
+        ({"message": "m", "field": "name", "index": True}, ("name", None)),
+        ({"message": "m", "field": "name", "index": 1.5}, ("name", None)),
+        ({"message": "m", "field": ["name"]}, (None, None)),
+        ({"message": "m", "field": "  "}, (None, None)),
+        (["not", "an", "object"], (None, None)),
+        ("text", (None, None)),
+    ],
+)
+def test_the_place_an_error_body_names(body: object, place: tuple[object, object]) -> None:
+    assert shapes.error_place(body) == place
 
 
 @pytest.mark.parametrize(

@@ -399,6 +399,9 @@ async def test_at_80_by_24_ids_are_whole_and_the_footer_keeps_the_way_out() -> N
                 continue  # Payouts: no id column
             row = app.active_tab.highlighted
             assert row.id in table.render_line(1).text, tab  # not cut: wh_9019a85bc…
+            if tab == "5":  # the counts' long labels gave way to the names first
+                assert "東京 Metro Pass" in table.render_line(2).text
+                assert "Wal…" in table.render_line(0).text
         footer = screen_text(app).splitlines()[-1]
         assert "p Profile" in footer and "q Quit" in footer
         assert "palette" not in footer  # it would be drawn over the last keys

@@ -118,3 +118,26 @@ def test_binding_ids_of_classes_outside_the_app_are_not_counted() -> None:
 
     assert "elsewhere.zap" in set(binding_ids([Elsewhere], packages=("tests.",)))
     assert "elsewhere.zap" not in every_binding_id()
+
+
+async def test_the_palette_offers_every_action_of_the_main_screen() -> None:
+    from tokensales_tui.ui.screens.browse import BrowseScreen
+
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(app, pilot)
+        offered: set[str] = set()
+        titles: set[str] = set()
+        for tab in "12":  # Webhooks: new, edit, delete; Items: the go-to actions
+            await pilot.press(tab)
+            await pilot.pause()
+            commands = list(app.get_system_commands(app.screen))
+            titles |= {c.title for c in commands}
+            offered |= {getattr(c.callback, "__name__", "") for c in commands}
+        assert {"Reverse sort", "Open link", "Sort", "Switch profile", "Help"} <= titles
+        assert {"Go to tab: Webhooks", "Go to tab: Collections", "Edit webhook"} <= titles
+        for binding in BrowseScreen.BINDINGS:
+            action = binding.action.split("(")[0].removeprefix("app.")  # type: ignore[union-attr]
+            if action in ("show_tab", "escape", "quit"):
+                continue  # tabs: "Go to tab: …"; escape and quit are keys, not commands
+            assert f"action_{action}" in offered, action

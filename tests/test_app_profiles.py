@@ -238,3 +238,161 @@ async def test_a_profile_from_the_environment_alone_shows_no_override() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
         assert "overridden" not in screen_text(app).splitlines()[0]
+
+
+def two_profiles() -> None:
+    config.save_config(
+        config.ConfigFile(
+            default_profile="staging",
+            profiles={
+                "staging": config.Profile(
+                    base_url=EMULATOR_URL,
+                    api_key=Secret(DEMO_API_KEY),
+                    api_secret=Secret(DEMO_API_SECRET),
+                    label="STAGING",
+                ),
+                "prod": config.Profile(
+                    base_url="https://api.example.com",
+                    api_key=Secret("mk_prod_key"),
+                    api_secret=Secret("prod-secret-kept"),
+                    label="PRODUCTION",
+                    read_only=True,
+                ),
+            },
+        )
+    )
+
+
+def saved_files() -> list[str]:
+    return sorted(p.name for p in config.config_path().parent.iterdir())
+
+
+async def test_the_picker_adds_a_profile_with_the_setup_form() -> None:
+    two_profiles()
+    app, _transport = rigged_app(env={})
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("p")
+        await wait_for_screen(app, pilot, "ProfileScreen")
+        await pilot.press("a")
+        await wait_for_screen(app, pilot, "ProfileFormScreen")
+        assert "New profile" in screen_text(app) and "Open demo instead" not in screen_text(app)
+        for selector, value in (
+            ("#profile", "staging"),  # taken: refused, nothing typed is lost
+            ("#base-url", EMULATOR_URL),
+            ("#api-key", DEMO_API_KEY),
+            ("#api-secret", "a-new-secret"),
+        ):
+            app.screen.query_one(selector).value = value  # type: ignore[attr-defined]
+        await pilot.press("ctrl+s")
+        await wait_for(lambda: "exists already" in screen_text(app), pilot)
+        assert app.screen.query_one("#base-url").value == EMULATOR_URL  # type: ignore[attr-defined]
+        app.screen.query_one("#profile").value = "local"  # type: ignore[attr-defined]
+        await pilot.press("ctrl+s")
+        await wait_for_screen(app, pilot, "ProfileScreen")
+        text = screen_text(app)
+        assert "local  127.0.0.1:9" in text and "● staging" in text
+        assert "a-new-secret" not in text
+        saved = config.load_config()
+        assert saved.profiles["local"].api_secret == Secret("a-new-secret")
+        assert saved.default_profile == "staging"  # adding does not change the default
+        assert saved.profiles["prod"].api_secret == Secret("prod-secret-kept")
+        assert (config.config_path().stat().st_mode & 0o777) == 0o600
+        assert saved_files() == ["config.toml"]  # written atomically: no temporary left
+        await pilot.press("enter")  # the new profile is highlighted: enter switches to it
+        await wait_for(lambda: app.session is not None and app.session.name == "local", pilot)
+
+
+async def test_editing_a_profile_keeps_its_secret_unless_retyped() -> None:
+    two_profiles()
+    app, _transport = rigged_app(env={})
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("p")
+        await wait_for_screen(app, pilot, "ProfileScreen")
+        await pilot.press("down", "e")  # prod
+        await wait_for_screen(app, pilot, "ProfileFormScreen")
+        form = app.screen
+        text = screen_text(app)
+        assert "Edit profile prod" in text and "https://api.example.com" in text
+        assert "prod-secret-kept" not in text and "mk_prod_key" not in text
+        assert form.query_one("#profile").disabled  # type: ignore[attr-defined]
+        form.query_one("#base-url").value = "https://api2.example.com"  # type: ignore[attr-defined]
+        await pilot.press("ctrl+s")
+        await wait_for_screen(app, pilot, "ProfileScreen")
+        assert "prod  api2.example.com · PRODUCTION · READ-ONLY" in screen_text(app)
+        prod = config.load_config().profiles["prod"]
+        assert prod.base_url == "https://api2.example.com"
+        assert prod.api_secret == Secret("prod-secret-kept")
+        assert prod.api_key == Secret("mk_prod_key")
+        assert prod.label == "PRODUCTION" and prod.read_only  # the other settings stay
+        await pilot.press("e")  # the edited one is highlighted
+        await wait_for_screen(app, pilot, "ProfileFormScreen")
+        app.screen.query_one("#api-secret").value = "retyped"  # type: ignore[attr-defined]
+        await pilot.press("ctrl+s")
+        await wait_for_screen(app, pilot, "ProfileScreen")
+        assert config.load_config().profiles["prod"].api_secret == Secret("retyped")
+        assert (config.config_path().stat().st_mode & 0o777) == 0o600
+        await pilot.press("e")
+        await wait_for_screen(app, pilot, "ProfileFormScreen")
+        await pilot.press("escape")  # nothing typed: back to the picker, nothing written
+        await wait_for_screen(app, pilot, "ProfileScreen")
+        await pilot.press("a")
+        await wait_for_screen(app, pilot, "ProfileFormScreen")
+        app.screen.query_one("#profile").value = "typed"  # type: ignore[attr-defined]
+        await pilot.press("escape")  # something typed: asked first, and kept on "Cancel"
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        await pilot.press("escape")
+        await wait_for_screen(app, pilot, "ProfileFormScreen")
+        assert app.screen.query_one("#profile").value == "typed"  # type: ignore[attr-defined]
+        await pilot.press("escape")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        app.screen.query_one("#confirm").press()
+        await wait_for_screen(app, pilot, "ProfileScreen")
+        await pilot.press("q")
+        assert app.session is not None and app.session.name == "staging"
+    assert saved_files() == ["config.toml"]
+
+
+async def test_the_demo_has_nothing_to_edit_and_the_form_help_lists_its_keys() -> None:
+    two_profiles()
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("p")
+        await wait_for_screen(app, pilot, "ProfileScreen")
+        await pilot.press("e")  # the demo is highlighted
+        await wait_for(lambda: any("no settings" in n.message for n in app._notifications), pilot)
+        assert type(app.screen).__name__ == "ProfileScreen"
+        await pilot.press("a")
+        await wait_for_screen(app, pilot, "ProfileFormScreen")
+        app.action_help()
+        await wait_for_screen(app, pilot, "HelpScreen")
+        text = screen_text(app)
+        assert "Save" in text and "Cancel" in text and "Refresh" not in text
+
+
+async def test_test_connection_of_an_edited_profile_uses_the_stored_secret() -> None:
+    two_profiles()
+    app, _transport = rigged_app(env={})
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("p")
+        await wait_for_screen(app, pilot, "ProfileScreen")
+        await pilot.press("e")  # staging, the current one
+        await wait_for_screen(app, pilot, "ProfileFormScreen")
+        app.screen.query_one("#test").press()  # type: ignore[attr-defined]
+        await wait_for(lambda: "Connected" in screen_text(app), pilot)
+        assert DEMO_API_SECRET not in screen_text(app) and DEMO_API_KEY not in screen_text(app)
+        app.screen.query_one("#api-secret").value = "wrong"  # type: ignore[attr-defined]
+        status = app.screen.query_one("#status")
+        before = str(status.render())
+        app.screen.query_one("#test").press()  # type: ignore[attr-defined]
+        # The typed secret is used: the answer is a refusal (the same "Connected" would time out).
+        await wait_for(
+            lambda: (
+                str(status.render()) not in (before, "") and "Testing" not in str(status.render())
+            ),
+            pilot,
+        )
+        assert "Connected" not in str(status.render())

@@ -256,8 +256,8 @@ def test_good_urls(url: str) -> None:
 @pytest.mark.parametrize(
     ("url", "message"),
     [
-        ("example.com/hook", "enter a full address starting with https://"),
-        ("", "enter an address starting with https://"),
+        ("example.com/hook", "enter a full address starting with https:// (or http://)"),
+        ("", "enter an address starting with https:// (or http://)"),
         ("https://", "the address has no host — expected something like https://example.com/hook"),
         (
             "https:///path",

@@ -11,6 +11,7 @@ from textual.geometry import Offset
 from textual.pilot import Pilot
 
 from tokensales_tui.api.errors import NotFoundError
+from tokensales_tui.clean import unsettled
 from tokensales_tui.ui.json_text import MAX_CHARS, MAX_LINES
 from tokensales_tui.ui.screens.detail import CAPPED_NOTICE, FETCHING, DetailScreen
 
@@ -281,3 +282,21 @@ async def test_a_fetch_that_ends_after_the_screen_is_gone_touches_nothing(
         await app.workers.wait_for_complete()
         assert not app.detail.is_attached
     assert app.return_code in (None, 0)
+
+
+async def test_characters_of_disputed_width_take_one_agreed_width_and_copy_as_they_are() -> None:
+    # Devanagari vowel signs and zero-width characters: Rich and terminals count them
+    # differently, so the detail view writes them in a form of one width everywhere.
+    title = "किताब\u200b का\ufeff"
+    raw = {"id": "itm_1", "title": title, "note": "ok"}
+    app = Host(detail_screen(raw, [("Title", title), ("Note", "ok")], object_id="itm_1"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        text = "\n".join(screen_lines(app))
+        assert not unsettled(text)
+        assert "कइतआब⸱ कआ⸱" in text  # the field
+        assert '"title": "क\\u093fत\\u093eब\\u200b क\\u093e\\ufeff"' in text  # the JSON
+        assert json.loads('"क\\u093fत\\u093eब\\u200b क\\u093e\\ufeff"') == title
+        await pilot.press("y")
+        await pilot.pause()
+        assert json.loads(app.clipboard)["title"] == title  # a copy keeps the text

@@ -121,3 +121,8 @@ def test_default_names_and_extensions() -> None:
     assert path.parent == Path("/x") and path.name.startswith("items-") and path.suffix == ".csv"
     assert with_extension("/x/items-1.csv", "jsonl") == "/x/items-1.jsonl"
     assert with_extension("/x/notes.txt", "json") == "/x/notes.txt"  # a name of one's own
+
+
+def test_an_export_keeps_the_text_the_table_settles_for_the_terminal() -> None:
+    title = "किताब\u200b का"
+    assert csv_cell(title) == title  # the cells show "कइतआब⸱ कआ"; the file has the text

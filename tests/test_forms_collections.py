@@ -208,8 +208,40 @@ async def test_an_unknown_chain_is_a_warning_and_the_server_may_still_refuse() -
         assert "not a chain this form knows" in problem(form, "c1-blockchain")
         await pilot.press("ctrl+s")
         await wait_for(lambda: "refused" in status(form), pilot)
-        assert "contractAddress" in status(form)  # the emulator's own words
+        # The emulator's own words, its path and problem apart, under the field it names.
+        assert "contractAddress: the address must start with 0x" in status(form)
+        assert "change the marked field" in status(form)
+        assert problem(form, "c1-contract").startswith("contractAddress: the address must")
         assert form.text("c1-contract") == "KT1Abc"
+        assert app.screen.focused is form.query_one("#c1-contract")
+        await fill(pilot, c1_contract="KT1Abcd")  # changed: the server's mark goes
+        assert problem(form, "c1-contract") == ""
+
+
+async def test_a_refusal_naming_the_second_collection_marks_its_field() -> None:
+    app, transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        transport.fail["/collections"] = 422
+        transport.fail_body["/collections"] = {
+            "message": "whitelistingInfo.emails[0] is not accepted here",
+            "field": "whitelistingInfo.emails[0]",
+            "index": 1,
+        }
+        await fill(pilot, **VALID)
+        await pilot.press("ctrl+n")
+        await fill(
+            pilot, c2_name="Second", c2_blockchain="base", c2_contract=CONTRACT, c2_emails="a@b.io"
+        )
+        await pilot.press("ctrl+s")
+        await wait_for(lambda: "refused" in status(form), pilot)
+        assert problem(form, "c2-emails") == "whitelistingInfo.emails[0]: is not accepted here"
+        assert problem(form, "c1-emails") == ""
+        assert form.text("c2-emails") == "a@b.io"
+        transport.fail_body["/collections"] = {"message": "no", "field": "nonsense"}
+        await pilot.press("ctrl+s")  # a field the form has not: said in the status line only
+        await wait_for(lambda: "nonsense: no" in status(form), pilot)
+        assert "marked" not in status(form)
 
 
 async def test_import_from_a_csv_with_bad_lines_shows_counts_and_the_lines(tmp_path: Path) -> None:

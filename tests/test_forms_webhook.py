@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import httpx
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from tokensales_tui.config import Overrides
 from tokensales_tui.ui.forms import form_bindings
@@ -69,7 +69,7 @@ async def test_no_secret_typed_means_no_secret_sent() -> None:
 
 
 BLOCKING: list[Case] = [
-    ({"url": ""}, "url", "enter an address starting with https://"),
+    ({"url": ""}, "url", "enter an address starting with https:// (or http://)"),
     ({"url": "ftp://files.example/x"}, "url", "use https://"),
     ({"url": "example.com/hook"}, "url", "full address"),
     ({"events": ""}, "events", "at least one event name"),
@@ -130,6 +130,25 @@ async def test_events_are_suggested_from_existing_webhooks() -> None:
         events.value = "payout.completed, payout.compl"
         await pilot.pause()
         assert hint(form, "events") == "In use, and in the list already: payout.completed"
+
+
+async def test_one_line_per_problem_and_the_url_words_agree_with_the_check_about_http() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "1")
+        hint_line = form.query_one("#events-hint", Static)
+        await fill(pilot, events="item.sold, item sold")
+        assert "no spaces" in problem(form, "events")
+        assert not hint_line.display  # not also "no webhook uses a name like that"
+        await fill(pilot, events="")
+        assert "at least one event name" in problem(form, "events") and not hint_line.display
+        await fill(pilot, events="item.sold")
+        assert problem(form, "events") == "" and hint_line.display
+        for typed in ("example.com/hook", ""):
+            await fill(pilot, url=typed)
+            assert "http://" in problem(form, "url")  # the check takes plain http: said so
+        await fill(pilot, url="http://hooks.example/h")
+        assert problem(form, "url") == "" and form.preview is not None
 
 
 async def test_a_pasted_list_of_lines_becomes_a_comma_list() -> None:

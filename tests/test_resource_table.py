@@ -12,6 +12,7 @@ from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.widgets import LoadingIndicator
 
+from tokensales_tui.clean import unsettled
 from tokensales_tui.ui.table.cells import Column, numeric_sort_key
 from tokensales_tui.ui.table.widget import ResourceTable
 
@@ -539,3 +540,30 @@ async def test_hundred_thousand_rows() -> None:
         assert held.id in table.render_line(1 + table.cursor_row - round(table.scroll_y)).text
         await pilot.press("home")
         assert lines(table)[1].split() == ["r999", "item", "2", "999", "held"]
+
+
+async def test_scripts_of_disputed_width_keep_the_following_columns_in_line() -> None:
+    # Rich counts Devanagari vowel signs (ा ि ी) as no cell, wcwidth-based terminals as
+    # one; zero-width characters are counted differently again. Cells show none of them,
+    # so each column starts at the same cell on every row, whoever measures.
+    rows = [
+        Row("r1", "किताब का", 1.0, "paused"),
+        Row("r2", "zero\u200bwidth\ufeffx", 2.0),
+        Row("r3", "plain", 3.0),
+        Row("r4", "👨\u200d👩\u200d👧", 4.0),
+    ]
+    app = TableApp(rows)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        table = app.query_one(ResourceTable)
+        shown = lines(table)[1:5]
+        starts = set()
+        for text in shown:
+            assert not unsettled(text), text
+            status = text.index("paused") if "paused" in text else text.index("active")
+            starts.add(cell_len(text[:status]))
+        assert len(starts) == 1, shown
+        assert "कइतआब कआ" in shown[0] and "zero⸱width⸱x" in shown[1]
+        table.set_filter("किताब")  # the filter still finds the text as it is
+        await pilot.pause()
+        assert names(table) == ["किताब का"]

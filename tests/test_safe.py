@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import msgspec
 import pytest
 from hypothesis import given
@@ -171,3 +173,26 @@ def test_clean_line_and_display_value_are_single_safe_lines(value: str, limit: i
         assert not _forbidden(cleaned)
         assert "\n" not in cleaned and "\t" not in cleaned
     assert len(display_value(value, limit)) <= limit
+
+
+def test_settling_leaves_no_character_of_disputed_width_and_each_takes_its_cells() -> None:
+    import unicodedata
+
+    from rich.cells import cell_len
+
+    from tokensales_tui.clean import escape_unsettled, settle_width, unsettled
+
+    marks = [chr(c) for c in range(0x900, 0x20000) if unicodedata.category(chr(c)) == "Mc"]
+    zero_width = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u3164", "\ufe0f"]
+    for char in marks + zero_width:
+        assert unsettled(char), hex(ord(char))
+        shown = settle_width("a" + char + "b")
+        assert settle_width(shown) == shown and char not in shown
+        # Rich's count is the terminal's: ASCII escapes, or letters of one cell.
+        assert cell_len(shown) == len(shown), hex(ord(char))
+        assert json.loads(f'"{escape_unsettled(char)}"') == char
+    assert settle_width("काम") == "कआम"  # a vowel sign reads as its vowel letter
+    assert settle_width("\u0903") == "\\u0903"  # a mark with no letter: its escape
+    assert settle_width("zero\u200bwidth") == "zero⸱width"
+    plain = "plain — ünïcödé 日本 ✓"
+    assert settle_width(plain) is plain and not unsettled(plain)

@@ -192,6 +192,17 @@ def test_the_widest_columns_give_way_first_down_to_their_minimum() -> None:
     assert fit_widths([10, 4, 20], [4, 4, 8], 20) == [4, 4, 8]  # then it scrolls
 
 
+def test_columns_wider_than_their_cells_give_way_before_any_value_is_cut() -> None:
+    # id 16, name 20, and two counts of one digit under "Wallets"/"Emails" (8 and 7 wide).
+    natural, content, floors = [16, 20, 8, 7], [16, 20, 1, 1], [4, 4, 4, 4]
+    # 56 cells needed, 49 there: the counts' labels shorten (to 4 each), nothing else.
+    assert fit_widths(natural, floors, 49, content) == [16, 20, 4, 4]
+    # Less room: then the widest columns give up cells, as before.
+    assert fit_widths(natural, floors, 40, content) == [13, 14, 4, 4]
+    # Without the cells' widths, the id and the name are cut while the counts stay wide.
+    assert fit_widths(natural, floors, 49) == [14, 15, 8, 7]
+
+
 def test_the_view_answers_for_the_empty_table_and_the_shown_cells() -> None:
     view = loaded()
     assert view.empty_reason is None
@@ -363,3 +374,13 @@ def test_typed_filters_match_fresh_ones_on_many_rows() -> None:
                 fields = lambda row: (row.name, str(row.amount), row.note)  # noqa: E731
                 expected = [r.name for r in rows if any(query[:end] in f for f in fields(r))]
                 assert shown(typed) == expected, query[:end]
+
+
+def test_cells_of_disputed_width_are_settled_and_others_left_as_they_are() -> None:
+    from tokensales_tui.ui.table.cells import column_cells
+
+    column = Column("name", "Name", lambda row: row)
+    # U+11003 lies among the spacing marks beyond the BMP but is a letter: untouched.
+    cells, _, longest = column_cells(column, ["काम", "\U00011003x", "plain", "a\u0903"])
+    assert cells == ["कआम", "\U00011003x", "plain", "a\\u0903"]
+    assert longest == len("a\\u0903")

@@ -9,6 +9,8 @@ sees). This module turns such text into something that is safe to display:
   and lone surrogate with a visible marker, keeping newlines and tabs.
 * :func:`clean_line` also flattens newlines and tabs, for one-line cells.
 * :func:`display_value` renders any JSON value as a short cleaned line.
+* :func:`settle_width` writes the characters whose width terminals and Rich count
+  differently (zero-width ones, spacing vowel signs) in a form of one agreed width.
 
 The UI builds literal renderables from cleaned text in :mod:`tokensales_tui.ui.safe`;
 the scripting commands print cleaned text. Nothing here imports Textual or Rich.
@@ -16,14 +18,27 @@ the scripting commands print cleaned text. Nothing here imports Textual or Rich.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
-__all__ = ["clean", "clean_line", "display_value", "escape_unsafe", "is_clean", "mark_controls"]
+__all__ = [
+    "clean",
+    "clean_line",
+    "display_value",
+    "escape_unsafe",
+    "escape_unsettled",
+    "is_clean",
+    "mark_controls",
+    "settle_all",
+    "settle_width",
+    "unsettled",
+]
 
 ELLIPSIS = "…"
 REPLACEMENT = "\ufffd"
@@ -99,6 +114,112 @@ def clean_line(text: str) -> str:
     if "\r\n" in text:
         text = text.replace("\r\n", "\n")
     return text.translate(_LINE_TABLE)
+
+
+ZERO_WIDTH_MARK = "\u2e31"
+"""⸱ (one cell everywhere) stands for a zero-width character in a cell."""
+
+
+def _ranges(codes: list[int]) -> str:
+    """A regex character class body for ``codes`` (sorted), as ranges."""
+    parts: list[str] = []
+    start = previous = codes[0]
+    for code in [*codes[1:], -1]:
+        if code == previous + 1:
+            previous = code
+            continue
+        parts.append(
+            re.escape(chr(start)) + ("-" + re.escape(chr(previous)) if previous > start else "")
+        )
+        start = previous = code
+    return "".join(parts)
+
+
+@functools.cache
+def _settle_table() -> tuple[re.Pattern[str], dict[int, str]]:
+    """Built at the first text that is not ASCII (about 10 ms), not at import."""
+    # Zero-width format characters and fillers: Rich counts none of them, terminals
+    # differ (a ZWSP takes a cell in some, U+3164 two in glibc's table; a ZWJ glues
+    # emoji in some). Spacing combining marks (category Mc, Devanagari's ा ि ी …): Rich
+    # counts none, wcwidth-based terminals (xterm, tmux, VTE) one. Either way the
+    # columns after them slide out of line. Each is written with one agreed width.
+    zero_width = [
+        0x00AD, 0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D, 0x180E,
+        0x180F, 0x200B, 0x200C, 0x200D, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0x3164,
+        0xFE00, 0xFE01, 0xFE02, 0xFE03, 0xFE04, 0xFE05, 0xFE06, 0xFE07, 0xFE08, 0xFE09,
+        0xFE0A, 0xFE0B, 0xFE0C, 0xFE0D, 0xFE0E, 0xFE0F, 0xFEFF, 0xFFA0,
+    ]  # fmt: skip
+    table = dict.fromkeys(zero_width, ZERO_WIDTH_MARK)
+    # Every spacing mark lies in this span (the first is U+0903, the last U+1D172).
+    spacing_marks = [
+        code for code in range(0x0900, 0x20000) if unicodedata.category(chr(code)) == "Mc"
+    ]
+    for code in spacing_marks:
+        # A vowel sign shows as its vowel letter (ा as आ), which reads the same sound
+        # and takes one cell everywhere; a mark without one as its JSON escape.
+        name = unicodedata.name(chr(code), "")
+        try:
+            letter = unicodedata.lookup(name.replace(" VOWEL SIGN ", " LETTER ", 1))
+        except KeyError:
+            letter = ""
+        if " VOWEL SIGN " in name and letter and unicodedata.category(letter) == "Lo":
+            table[code] = letter
+        else:
+            table[code] = json.dumps(chr(code))[1:-1]  # "\u0903", surrogate pairs beyond
+    # One class of the BMP characters, which the regex engine tests with a bitmap, and
+    # one range over the few beyond it (a hit there that is not in the table only costs
+    # a translation that changes nothing): a single class holding both is tested range
+    # by range, about twelve times slower.
+    basic = sorted(code for code in table if code <= 0xFFFF)
+    beyond = sorted(code for code in table if code > 0xFFFF)
+    pattern = f"[{_ranges(basic)}]"
+    if beyond:
+        pattern += f"|[{re.escape(chr(beyond[0]))}-{re.escape(chr(beyond[-1]))}]"
+    return re.compile(pattern), table
+
+
+def unsettled(text: str) -> bool:
+    """Whether ``text`` may hold a character :func:`settle_width` rewrites.
+
+    False means none; true may also come from a letter beyond the BMP among such marks
+    (settling leaves it as it is).
+    """
+    return not text.isascii() and _settle_table()[0].search(text) is not None
+
+
+def settle_width(text: str) -> str:
+    """``text`` with every character of disputed width written in a form of one width.
+
+    Zero-width characters (ZWSP, ZWJ, BOM, variation selectors, fillers…) become "⸱";
+    a spacing vowel sign becomes its vowel letter (Devanagari ``का`` shows as ``कआ``);
+    another spacing mark its ``\\uXXXX`` escape. For cells and views whose columns
+    must line up in any terminal; copies and exports keep the text as it was.
+
+    Returns:
+        The text (the same object when nothing changed).
+    """
+    if not unsettled(text):
+        return text
+    return text.translate(_settle_table()[1])
+
+
+def settle_all(texts: list[str]) -> list[str]:
+    """:func:`settle_width` of each of ``texts``, at about the cost of a loop over them."""
+    search = _settle_table()[0].search
+    settle = _settle_table()[1]
+    return [
+        text.translate(settle) if not text.isascii() and search(text) else text for text in texts
+    ]
+
+
+def escape_unsettled(text: str) -> str:
+    """``text`` with every character :func:`settle_width` rewrites as a JSON ``\\uXXXX`` escape.
+
+    For JSON shown on screen: it still parses back to the same value.
+    """
+    if not unsettled(text):
+        return text
+    return _settle_table()[0].sub(lambda found: json.dumps(found[0])[1:-1], text)
 
 
 def mark_controls(text: str) -> str:

@@ -72,7 +72,24 @@ class NotFoundError(ApiError):
 
 
 class ValidationError(ApiError):
-    """The server rejected the request; the message is the server's."""
+    """The server rejected the request; the message is the server's.
+
+    ``field`` is the request field the server named, as a path (``contractAddress``,
+    ``whitelistingInfo.list.wallets[1]``), and ``index`` the element of an array body it
+    is in; each is ``None`` when the server did not say.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        field: str | None = None,
+        index: int | None = None,
+    ) -> None:
+        super().__init__(message, status=status)
+        self.field = _line(field) if field else None
+        self.index = index
 
 
 class RateLimitedError(ApiError):

@@ -215,9 +215,38 @@ def error_message(payload: Any) -> str | None:
     if not parts:
         return None
     field = payload.get("field")
-    if isinstance(field, str) and field and field not in parts[0]:
-        parts[0] = f"{field}: {parts[0]}"
+    if isinstance(field, str) and field:
+        if field not in parts[0]:
+            parts[0] = f"{field}: {parts[0]}"
+        elif parts[0].startswith(field + " "):
+            # "contractAddress the address must…": the path and its problem read apart.
+            parts[0] = f"{field}: {parts[0][len(field) + 1 :]}"
     return _one_line(" — ".join(dict.fromkeys(parts)))
+
+
+_PLACE_LIMIT = 200
+"""Characters of a field path kept; a server's path can be of any length."""
+_LEADING_INDEX = re.compile(r"^(?:[A-Za-z_]*\[(\d{1,6})\]|(\d{1,6}))\.?")
+
+
+def error_place(payload: Any) -> tuple[str | None, int | None]:
+    """The request field an error body names (``field``), and which element (``index``).
+
+    A path that starts with an element's position (``[1].name``, ``collections[1].name``,
+    ``1.name``) gives the index when the body has none; the path is returned without it.
+    Anything else (no object, a non-string field, a negative or non-integer index) is ``None``.
+    """
+    if not isinstance(payload, dict):
+        return None, None
+    field = payload.get("field")
+    index = payload.get("index")
+    place = field[:_PLACE_LIMIT] if isinstance(field, str) and field.strip() else None
+    position = index if type(index) is int and 0 <= index < 1_000_000 else None
+    if place is not None and (match := _LEADING_INDEX.match(place)):
+        if position is None:
+            position = int(match.group(1) or match.group(2))
+        place = place[match.end() :] or None
+    return place, position
 
 
 def _detail_lines(value: Any) -> list[str]:

@@ -32,7 +32,7 @@ import time
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import msgspec
@@ -330,7 +330,8 @@ class Sender:
     def _status_error(self, endpoint: Endpoint, response: httpx.Response) -> ApiError:
         status = response.status_code
         host = host_of(str(response.request.url)) if response.request else ""
-        message = _server_message(response)
+        payload = _server_payload(response)
+        message = None if payload is None else shapes.error_message(payload)
         where = f"{endpoint.method} {endpoint.path}"
         if status == 304:
             return UnexpectedResponse(
@@ -380,7 +381,8 @@ class Sender:
                 status=status,
             )
         if message:
-            return ValidationError(message, status=status)
+            field, index = shapes.error_place(payload)
+            return ValidationError(message, status=status, field=field, index=index)
         return ValidationError(
             f"{where}: the server rejected the request (HTTP {status})", status=status
         )
@@ -661,21 +663,21 @@ def _inflater(encoding: str, where: str) -> _Inflater | None:
     return _Inflater(gzip=codings[0] != "deflate")
 
 
-def _server_message(response: httpx.Response) -> str | None:
+def _server_payload(response: httpx.Response) -> Any:
+    """The error body as JSON, as text when it is not JSON, or ``None`` (empty, HTML, bytes)."""
     body = bytes(response.content[:ERROR_BODY_CAP])
     if not body.strip():
         return None
     content_type = response.headers.get("content-type", "")
     try:
-        payload = msgspec.json.decode(body)
+        return msgspec.json.decode(body)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError):
         if "html" in content_type or body.lstrip()[:1] == b"<":
             return None
         try:
-            return shapes.error_message(body.decode("utf-8"))
+            return body.decode("utf-8")
         except UnicodeDecodeError:
             return None
-    return shapes.error_message(payload)
 
 
 def _finite(value: float, low: float, high: float) -> float:

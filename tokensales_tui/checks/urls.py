@@ -17,14 +17,14 @@ def check_http_url(value: str) -> str | None:
     """
     text = value.strip()
     if not text:
-        return "enter an address starting with https://"
+        return "enter an address starting with https:// (or http://)"
     if problem := check_text(text, "the address"):
         return problem
     if any(ch.isspace() for ch in text):
         return "the address contains a space — remove it, or write it as %20"
     scheme, sep, _ = text.partition("://")
     if not sep or not re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*", scheme):
-        return "enter a full address starting with https://"
+        return "enter a full address starting with https:// (or http://)"
     if scheme.lower() not in ("http", "https"):
         return f"the address starts with {clip(scheme, 12)}:// — use https:// (or http://)"
     try:

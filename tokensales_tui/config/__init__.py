@@ -22,7 +22,7 @@ from .schema import (
     profile_names,
     validate_url,
 )
-from .store import save_config, update_config, upsert_profile
+from .store import add_profile, edit_profile, save_config, update_config, upsert_profile
 
 __all__ = [
     "APP_NAME",
@@ -33,8 +33,10 @@ __all__ = [
     "Overrides",
     "Profile",
     "ResolvedProfile",
+    "add_profile",
     "config_path",
     "data_dir",
+    "edit_profile",
     "load_config",
     "parse_config",
     "permission_warnings",

@@ -18,7 +18,7 @@ from ..files import atomic_write, locked
 from .load import load_config, parse_config
 from .schema import ConfigError, ConfigFile, Profile, config_path, enc_hook
 
-__all__ = ["save_config", "update_config", "upsert_profile"]
+__all__ = ["add_profile", "edit_profile", "save_config", "update_config", "upsert_profile"]
 
 _HEADER: Final = (
     "# tokensales-tui settings. Saving from the app rewrites this file without comments.\n"
@@ -68,6 +68,42 @@ def upsert_profile(
         config.profiles[name] = profile
         if make_default:
             config.default_profile = name
+
+    return mutate
+
+
+def add_profile(name: str, profile: Profile) -> Callable[[ConfigFile], None]:
+    """A mutation for :func:`update_config` that adds profile ``name``, never replacing one."""
+    if not name:
+        raise ConfigError("a profile needs a name")
+
+    def mutate(config: ConfigFile) -> None:
+        if name in config.profiles:
+            raise ConfigError(f"a profile named {name!r} exists already: edit it instead")
+        config.profiles[name] = profile
+
+    return mutate
+
+
+def edit_profile(name: str, changes: Profile) -> Callable[[ConfigFile], None]:
+    """A mutation for :func:`update_config` that changes the addresses and keys of ``name``.
+
+    The profile's other settings (label, read-only, proxy…) stay as the file has them; a key
+    or secret that ``changes`` leaves ``None`` keeps the one stored.
+    """
+
+    def mutate(config: ConfigFile) -> None:
+        stored = config.profiles.get(name)
+        if stored is None:
+            raise ConfigError(f"profile {name!r} is no longer in the config file")
+        config.profiles[name] = msgspec.structs.replace(
+            stored,
+            base_url=changes.base_url,
+            auth_url=changes.auth_url,
+            console_url=changes.console_url,
+            api_key=changes.api_key or stored.api_key,
+            api_secret=changes.api_secret or stored.api_secret,
+        )
 
     return mutate
 

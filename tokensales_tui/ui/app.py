@@ -31,7 +31,7 @@ from ..session import Launch, Session, demo_session, profile_session
 from .keys import bound, every_binding_id, unknown_keymap_ids
 from .safe_app import GuardedApp
 from .screens.browse import BrowseScreen
-from .screens.profiles import DEMO_CHOICE, ProfileScreen, profile_summary
+from .screens.profiles import DEMO_CHOICE, PickerChoice, ProfileScreen, profile_summary
 from .tabs import ResourceTab
 from .widgets.header import StatusHeader
 from .worker import ApiRetrying, ApiWorker
@@ -333,8 +333,8 @@ class TokenSalesApp(GuardedApp[None]):
 
     # --- the actions behind the main screen's help, profile and quit keys ------------
 
-    async def action_switch_profile(self) -> None:
-        """Pick another profile."""
+    async def action_switch_profile(self, highlight: str | None = None) -> None:
+        """Pick another profile, or add or edit one (then the picker opens again)."""
         try:
             loaded = await self._read_config()
         except config.ConfigError as error:
@@ -345,11 +345,38 @@ class TokenSalesApp(GuardedApp[None]):
         if self.session is not None:
             current = DEMO_CHOICE if self.session.demo else self.session.name
 
-        def chosen(name: str | None) -> None:
-            if name is not None:
-                self.run_worker(self.switch_profile(name), group="switch")
+        def chosen(choice: PickerChoice | None) -> None:
+            if choice is None:
+                return
+            if choice.action == "switch" and choice.name is not None:
+                self.run_worker(self.switch_profile(choice.name), group="switch")
+            elif choice.action == "edit" and choice.name in loaded.profiles:
+                self._show_profile_form((choice.name, loaded.profiles[choice.name]))
+            elif choice.action == "add":
+                self._show_profile_form(None)
 
-        self.push_screen(ProfileScreen(profiles, current), chosen)
+        self.push_screen(ProfileScreen(profiles, current, highlight), chosen)
+
+    def _show_profile_form(self, editing: tuple[str, config.Profile] | None) -> None:
+        """The setup form on a new or stored profile; the picker again once it closes."""
+        from .screens.setup import ProfileFormScreen
+
+        def done(result: Any) -> None:
+            saved = result is not None and result.action == "saved"
+            if saved:
+                verb = "added" if editing is None else "saved"
+                self.notify(f"Profile {result.profile} {verb}", title="Profiles")
+            highlight = result.profile if saved else (editing[0] if editing else None)
+            self.run_worker(self.action_switch_profile(highlight), group="picker")
+
+        self.push_screen(
+            ProfileFormScreen(
+                editing,
+                transport_factory=self.launch.transport_factory,
+                config_path=self.launch.config_path,
+            ),
+            done,
+        )
 
     def action_help(self) -> None:
         """Show every key, as bound now."""

@@ -13,7 +13,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from ..clean import clean, is_clean
+from ..clean import clean, escape_unsettled, is_clean
 
 __all__ = ["JsonPreview", "full_json", "preview_json"]
 
@@ -86,10 +86,10 @@ class _Printer:
 
     def string(self, value: str) -> str:
         if len(value) <= self.max_string:
-            return _escape(json.dumps(value, ensure_ascii=False))
+            return escape_unsettled(_escape(json.dumps(value, ensure_ascii=False)))
         self.capped = True
         more = len(value) - self.max_string
-        head = _escape(json.dumps(value[: self.max_string], ensure_ascii=False))
+        head = escape_unsettled(_escape(json.dumps(value[: self.max_string], ensure_ascii=False)))
         return f'{head[:-1]}… ({more:,} more characters)"'
 
     def key(self, key: object) -> str:

@@ -200,6 +200,8 @@ class FormScreen(ModalScreen[FormResult | None]):
         self._focus_before: Widget | None = None
         self._preview: RequestPreview | None = None
         self.problems: Problems = {}
+        self._refusals: Problems = {}
+        """The server's refusals, under the field each names, until that field changes."""
 
     # --- what a form provides --------------------------------------------------------
 
@@ -227,6 +229,10 @@ class FormScreen(ModalScreen[FormResult | None]):
     def succeeded(self, outgoing: Outgoing, answer: Any) -> FormResult:
         """What to report once ``outgoing`` was accepted."""
         raise NotImplementedError
+
+    def field_refused(self, error: ValidationError) -> str | None:
+        """The id of the field a server's refusal names, or ``None`` when none matches."""
+        return None
 
     def nothing_to_send(self) -> FormResult:
         """The result when :meth:`outgoing` has nothing to send."""
@@ -297,6 +303,8 @@ class FormScreen(ModalScreen[FormResult | None]):
         self.problems = problems
         if self._refused:  # "Nothing was sent: fix …" follows the fields as they are fixed
             self._say_refused(problems)
+        # A field our checks find wrong shows that; one the server refused, the server's words.
+        problems = {**self._refusals, **problems}
         for widget in self.query(".form-problem").results(Static):
             field_id = (widget.id or "").removesuffix("-problem")
             problem = problems.get(field_id)
@@ -322,6 +330,12 @@ class FormScreen(ModalScreen[FormResult | None]):
             if problem is not None and not problem.warning:
                 return widget
         return None
+
+    def problem_shown(self, field_id: str) -> bool:
+        """Whether a problem shows under the field now (checked, or refused by the server)."""
+        return field_id in self._touched and (
+            field_id in self.problems or field_id in self._refusals
+        )
 
     def touch(self, field_id: str) -> None:
         """Mark a field as edited, so its problems show from now on."""
@@ -367,6 +381,7 @@ class FormScreen(ModalScreen[FormResult | None]):
             return
         event.stop()
         self.touch(widget.id)
+        self._refusals.pop(widget.id, None)
         self.field_changed(widget)
         self.refresh_form()
 
@@ -468,7 +483,7 @@ class FormScreen(ModalScreen[FormResult | None]):
             raise
         except ApiError as error:
             self._set_sending(False)
-            self.set_status(_failure(error), "error")
+            self._show_failure(error)
             return
         except BaseException:
             if not is_gone(self):
@@ -476,6 +491,22 @@ class FormScreen(ModalScreen[FormResult | None]):
             raise
         self.sending = False
         self.dismiss(self.succeeded(outgoing, answer))
+
+    def _show_failure(self, error: ApiError) -> None:
+        """Say why the request failed; mark the field the server refused, if it named one."""
+        field_id = self.field_refused(error) if isinstance(error, ValidationError) else None
+        if field_id is None or not self.query(f"#{field_id}"):
+            self.set_status(_failure(error), "error")
+            return
+        self._refusals[field_id] = Problem(error.message)
+        self.touch(field_id)
+        self.show_problems(self.problems)
+        self.set_status(
+            f"The server refused it: {error.message} — change the marked field"
+            " and press ctrl+s again",
+            "error",
+        )
+        self.query_one(f"#{field_id}").focus()
 
     def _set_sending(self, sending: bool, outgoing: Outgoing | None = None) -> None:
         self.sending = sending

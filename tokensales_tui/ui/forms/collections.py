@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, Input, Static, Switch, TextArea
 
-from ...api import ApiClient, shapes
+from ...api import ApiClient, ValidationError, shapes
 from ...api.endpoints import Endpoint
 from ...api.models import NewCollection
 from ...checks import (
@@ -105,6 +105,18 @@ class _Checked:
     text: str
     chain: str
     report: ListReport
+
+
+_REFUSED_FIELDS = (
+    ("name", "name"),
+    ("blockchain", "blockchain"),
+    ("contractAddress", "contract"),
+    ("whitelisted", "whitelisted"),
+    ("whitelistingInfo.list.wallets", "wallets"),
+    ("whitelistingInfo.list", "wallets"),
+    ("whitelistingInfo.emails", "emails"),
+)
+"""A refused request field's path, and the kind of field of a collection block it is."""
 
 
 class CollectionSection(Vertical):
@@ -395,6 +407,24 @@ class CollectionsForm(FormScreen):
 
     async def send(self, client: ApiClient, outgoing: Outgoing) -> Any:
         return await client.add_collections(outgoing.body)
+
+    def field_refused(self, error: ValidationError) -> str | None:
+        sections = self.sections
+        if error.field is None or not sections:
+            return None
+        if error.index is not None:
+            if error.index >= len(sections):
+                return None
+            section = sections[error.index]
+        elif len(sections) == 1:
+            section = sections[0]
+        else:
+            return None  # which collection it means is not said
+        path = error.field
+        for prefix, kind in _REFUSED_FIELDS:
+            if path == prefix or path.startswith((f"{prefix}.", f"{prefix}[")):
+                return f"{section.key}-{kind}"
+        return None
 
     def succeeded(self, outgoing: Outgoing, answer: Any) -> FormResult:
         names = [collection.name for collection in outgoing.body]

@@ -108,6 +108,11 @@ class WebhookForm(FormScreen):
             ),
         )
 
+    def show_problems(self, problems: Problems) -> None:
+        super().show_problems(problems)
+        # One line per problem: while the events' problem shows, the hint under it does not.
+        self.query_one("#events-hint", Static).display = not self.problem_shown("events")
+
     def field_changed(self, widget: Any) -> None:
         if widget.id == "events":
             show_line(self.query_one("#events-hint", Static), self._events_hint(widget.value))

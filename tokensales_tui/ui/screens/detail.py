@@ -19,10 +19,11 @@ from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
-from ...clean import clean_line, display_value, escape_unsafe
+from ...clean import clean_line, escape_unsafe
 from ..json_text import full_json, preview_json
 from ..lifetime import is_gone, while_shown
 from ..safe import content, line
+from ..table.cells import cell_text
 from ..widgets.json_view import JsonView
 from ..widgets.safe_input import SafeInput
 
@@ -174,7 +175,7 @@ class DetailScreen(Screen[None]):
         cells: list[Static] = []
         for label, value in fields:
             cells.append(Static(content(label), classes="detail--label"))
-            cells.append(Static(content(display_value(value, FIELD_LIMIT))))
+            cells.append(Static(content(cell_text(value, FIELD_LIMIT))))
         return cells
 
     def _show_json(self) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -17,6 +20,15 @@ DEMO_CHOICE = "\x00demo"
 """The option id of the embedded demo; no profile name can contain a NUL."""
 
 
+@dataclass(frozen=True, slots=True)
+class PickerChoice:
+    """What the picker was asked: switch to a profile, add one, or edit one."""
+
+    action: Literal["switch", "add", "edit"]
+    name: str | None = None
+    """The profile (or :data:`DEMO_CHOICE`) to switch to or edit; ``None`` to add."""
+
+
 def profile_summary(profile: config.Profile) -> str:
     """What the picker shows beside a profile's name: its host, label and read-only flag."""
     parts = [host_of(profile.base_url)]
@@ -27,8 +39,12 @@ def profile_summary(profile: config.Profile) -> str:
     return " · ".join(parts)
 
 
-class ProfileScreen(ModalScreen[str | None]):
-    """Lists the profiles of the config file, and the demo; returns the chosen name."""
+class ProfileScreen(ModalScreen[PickerChoice | None]):
+    """Lists the profiles of the config file, and the demo; returns what was chosen.
+
+    enter switches to the highlighted profile, ``a`` asks for a new one, ``e`` to edit
+    the highlighted one (the demo has nothing to edit).
+    """
 
     DEFAULT_CSS = """
     ProfileScreen { align: center middle; }
@@ -41,16 +57,27 @@ class ProfileScreen(ModalScreen[str | None]):
     ProfileScreen OptionList { height: auto; max-height: 20; }
     """
 
-    BINDINGS = [Binding("escape,q", "cancel", "Close", id="profiles.close")]
+    BINDINGS = [
+        Binding("a", "add", "Add profile", id="profiles.add"),
+        Binding("e", "edit", "Edit profile", id="profiles.edit"),
+        Binding("escape,q", "cancel", "Close", id="profiles.close"),
+    ]
 
-    def __init__(self, profiles: list[tuple[str, str]], current: str | None) -> None:
+    def __init__(
+        self,
+        profiles: list[tuple[str, str]],
+        current: str | None,
+        highlight: str | None = None,
+    ) -> None:
         """``profiles`` is a list of (name, description: host, label, read-only).
 
         ``current`` is the profile in use, or :data:`DEMO_CHOICE`; it is marked ``●``.
+        ``highlight`` is the profile the cursor starts on (default: the current one).
         """
         super().__init__()
         self.profiles = profiles
         self.current = current
+        self.highlight = highlight or current
 
     def compose(self) -> ComposeResult:
         options = [
@@ -71,20 +98,34 @@ class ProfileScreen(ModalScreen[str | None]):
         )
         with Vertical():
             yield Static("Switch profile", classes="title")
-            yield Static("enter to switch · escape or q to stay", classes="hint")
+            yield Static("enter to switch · a to add · e to edit · q to stay", classes="hint")
             yield OptionList(*options)
         yield Footer(compact=True)  # this dialog's keys, not the screen's behind it
 
     def on_mount(self) -> None:
         option_list = self.query_one(OptionList)
         ids = [name for name, _ in self.profiles] + [DEMO_CHOICE]
-        if self.current in ids:
-            option_list.highlighted = ids.index(self.current)
+        if self.highlight in ids:
+            option_list.highlighted = ids.index(self.highlight)
         option_list.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.dismiss(event.option.id)
+        self.dismiss(PickerChoice("switch", event.option.id))
+
+    def action_add(self) -> None:
+        """Open the form for a new profile."""
+        self.dismiss(PickerChoice("add"))
+
+    def action_edit(self) -> None:
+        """Open the form on the highlighted profile."""
+        option_list = self.query_one(OptionList)
+        index = option_list.highlighted
+        name = option_list.get_option_at_index(index).id if index is not None else None
+        if name is None or name == DEMO_CHOICE:
+            self.notify("The demo has no settings to edit: a to add a profile", severity="warning")
+            return
+        self.dismiss(PickerChoice("edit", name))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -1,6 +1,8 @@
-"""First-run setup: enter a service address and credentials, test them, save a profile.
+"""The profile form: enter a service address and credentials, test them, save a profile.
 
-Shown when there is no config file and no ``TOKENSALES_*`` variable. The API secret is
+Shown at first run, when there is no config file and no ``TOKENSALES_*`` variable
+(:class:`SetupScreen`), and from the profile picker to add or edit a profile
+(:class:`ProfileFormScreen`). The API secret is
 typed into a password field and never leaves it except into the token request and the
 saved file: no label, status line, notification or error shows it, and it cannot be
 copied out of the field.
@@ -31,6 +33,7 @@ from ..safe import line
 from ..widgets.header import describe_token
 from ..widgets.safe_input import SafeInput
 from ..widgets.secret_input import SecretInput
+from .confirm import ConfirmScreen
 from .help import Section, sections_from_bindings
 
 if TYPE_CHECKING:
@@ -38,7 +41,7 @@ if TYPE_CHECKING:
 
     TransportFactory = Callable[[], httpx.AsyncBaseTransport | None]
 
-__all__ = ["SetupResult", "SetupScreen"]
+__all__ = ["ProfileFormScreen", "SetupResult", "SetupScreen"]
 
 _PROFILE_NAME = re.compile(r"[A-Za-z0-9_-]+")
 # Not on blur: tabbing past an empty field is fine; Save and Test check every field.
@@ -47,11 +50,11 @@ _VALIDATE_ON: Final[tuple[Literal["changed", "submitted"], ...]] = ("changed", "
 
 @dataclass(frozen=True, slots=True)
 class SetupResult:
-    """How the setup screen ended: a profile was saved, or the user chose the demo."""
+    """How the form ended: a profile was saved, the user chose the demo, or went back."""
 
-    action: Literal["saved", "demo"]
+    action: Literal["saved", "demo", "cancelled"]
     profile: str | None = None
-    """The saved profile's name; ``None`` for the demo."""
+    """The saved profile's name; ``None`` otherwise."""
 
     @classmethod
     def saved(cls, profile: str) -> SetupResult:
@@ -62,6 +65,11 @@ class SetupResult:
     def demo(cls) -> SetupResult:
         """The user chose to open the embedded demo instead."""
         return cls("demo", None)
+
+    @classmethod
+    def cancelled(cls) -> SetupResult:
+        """The user went back without saving."""
+        return cls("cancelled", None)
 
 
 # -- Validation --------------------------------------------------------------------------
@@ -95,12 +103,16 @@ class _Url(Validator):
 
 
 class _Required(Validator):
-    def __init__(self, field: str) -> None:
+    def __init__(self, field: str, *, stored: bool = False) -> None:
         super().__init__()
         self.field = field
+        self.stored = stored
+        """Whether the profile has one stored already (then empty keeps it)."""
 
     def validate(self, value: str) -> ValidationResult:
-        return self.success() if value.strip() else self.failure(f"{self.field} is required")
+        if value.strip() or self.stored:
+            return self.success()
+        return self.failure(f"{self.field} is required")
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,22 +126,28 @@ class _Form:
     api_key: str
     api_secret: str
 
-    def connection(self) -> Connection:
+    def connection(self, stored: config.Profile | None = None) -> Connection:
+        """The connection to test; an empty key or secret is ``stored``'s."""
+        kept_key = stored.api_key if stored else None
+        kept_secret = stored.api_secret if stored else None
         return Connection(
             base_url=self.base_url,
             auth_url=self.auth_url or self.base_url,
             console_url=self.console_url or self.base_url,
-            api_key=Secret(self.api_key),
-            api_secret=Secret(self.api_secret),
+            api_key=Secret(self.api_key) if self.api_key or not kept_key else kept_key,
+            api_secret=Secret(self.api_secret)
+            if self.api_secret or not kept_secret
+            else kept_secret,
             profile=self.name,
         )
 
     def profile(self) -> config.Profile:
+        """The profile to save; an empty key or secret is ``None`` (kept, when editing)."""
         return config.Profile(
             base_url=self.base_url,
             auth_url=self.auth_url,
             console_url=self.console_url,
-            api_key=Secret(self.api_key),
+            api_key=Secret(self.api_key) if self.api_key else None,
             api_secret=Secret(self.api_secret) if self.api_secret else None,
         )
 
@@ -177,6 +195,8 @@ class SetupScreen(Screen[SetupResult]):
         Binding("escape", "first_field", "First field", id="setup.first_field"),
     ]
 
+    HELP_HEADING: ClassVar[str] = "Setup"
+
     AUTO_FOCUS = ""  # none: on_mount focuses the first field without scrolling to it
 
     def __init__(
@@ -188,26 +208,39 @@ class SetupScreen(Screen[SetupResult]):
         super().__init__()
         self._transport_factory = transport_factory
         self.config_path = config_path or config.config_path()
+        self.stored: config.Profile | None = None
+        """The profile being edited, as the file had it; ``None`` for a new one."""
+
+    def _intro(self) -> ComposeResult:
+        yield Static("Welcome to tokensales-tui", classes="title", markup=False)
+        yield Static(
+            "To connect, enter the address of the Token Sales service and the API key"
+            " and secret of your account. Save keeps them as a profile in:",
+            classes="welcome",
+            markup=False,
+        )
+
+    def _buttons(self) -> ComposeResult:
+        yield Button("Test connection", id="test")
+        yield Button("Save", id="save", variant="primary")
+        yield Button("Open demo instead", id="demo")
+
+    def _name_field(self) -> SafeInput:
+        return SafeInput(
+            "default", id="profile", validators=[_ProfileName()], validate_on=_VALIDATE_ON
+        )
 
     def compose(self) -> ComposeResult:
+        stored = self.stored
+        kept = "stored one kept — type to replace"
         with VerticalScroll(can_focus=False):
-            yield Static("Welcome to tokensales-tui", classes="title", markup=False)
-            yield Static(
-                "To connect, enter the address of the Token Sales service and the API key"
-                " and secret of your account. Save keeps them as a profile in:",
-                classes="welcome",
-                markup=False,
-            )
+            yield from self._intro()
             yield Static(line(str(self.config_path)), classes="path")
-            yield from self._field(
-                "Profile name",
-                SafeInput(
-                    "default", id="profile", validators=[_ProfileName()], validate_on=_VALIDATE_ON
-                ),
-            )
+            yield from self._field("Profile name", self._name_field())
             yield from self._field(
                 "Base URL",
                 SafeInput(
+                    stored.base_url if stored else "",
                     placeholder="https://api.example.com",
                     id="base-url",
                     validators=[_Url("base URL", required=True)],
@@ -217,6 +250,7 @@ class SetupScreen(Screen[SetupResult]):
             yield from self._field(
                 "Auth URL",
                 SafeInput(
+                    (stored.auth_url or "") if stored else "",
                     placeholder="same as base URL",
                     id="auth-url",
                     validators=[_Url("auth URL", required=False)],
@@ -226,30 +260,43 @@ class SetupScreen(Screen[SetupResult]):
             yield from self._field(
                 "Console URL",
                 SafeInput(
+                    (stored.console_url or "") if stored else "",
                     placeholder="same as base URL",
                     id="console-url",
                     validators=[_Url("console URL", required=False)],
                     validate_on=_VALIDATE_ON,
                 ),
             )
+            # An edited profile's key and secret are never shown: empty keeps them.
+            has_key = stored is not None and stored.api_key is not None
+            has_secret = stored is not None and stored.api_secret is not None
             yield from self._field(
                 "API key",
-                SafeInput(
+                SecretInput(
+                    placeholder=kept if has_key else "",
+                    id="api-key",
+                    validators=[_Required("API key", stored=has_key)],
+                    validate_on=_VALIDATE_ON,
+                )
+                if has_key
+                else SafeInput(
                     id="api-key", validators=[_Required("API key")], validate_on=_VALIDATE_ON
                 ),
             )
-            yield from self._field("API secret", SecretInput(password=True, id="api-secret"))
+            yield from self._field(
+                "API secret",
+                SecretInput(placeholder=kept if has_secret else "", password=True, id="api-secret"),
+            )
             with Horizontal(id="buttons"):
-                yield Button("Test connection", id="test")
-                yield Button("Save", id="save", variant="primary")
-                yield Button("Open demo instead", id="demo")
+                yield from self._buttons()
             yield Static(id="status", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
         # Focus the first field without scrolling to it: at 80x24 that would hide the
         # welcome text and the path the profile is saved in; the field is in view anyway.
-        self.set_focus(self.query_one("#profile", Input), scroll_visible=False)
+        first = next(field for field in self.query(Input) if not field.disabled)
+        self.set_focus(first, scroll_visible=False)
 
     @staticmethod
     def _field(label: str, field: Input) -> ComposeResult:
@@ -316,7 +363,7 @@ class SetupScreen(Screen[SetupResult]):
         """Ask the token endpoint for a token with the typed credentials."""
         form = self._read_form()
         if form is not None:
-            connection = form.connection()
+            connection = form.connection(self.stored)
             self._set_status(f"Testing {host_of(connection.auth_url)}…", "busy")
             self._test_connection(connection)
 
@@ -349,10 +396,7 @@ class SetupScreen(Screen[SetupResult]):
         try:
             # A small file written once, on request; the dismiss must follow it, so it
             # runs here rather than in a worker.
-            config.update_config(
-                config.upsert_profile(form.name, form.profile(), make_default=True),
-                self.config_path,
-            )
+            config.update_config(self._saving(form.name, form.profile()), self.config_path)
         except config.ConfigError as error:
             message = error.message
             if not message.startswith("not saved"):
@@ -361,6 +405,10 @@ class SetupScreen(Screen[SetupResult]):
             return
         self.dismiss(SetupResult.saved(form.name))
 
+    def _saving(self, name: str, profile: config.Profile) -> Callable[[config.ConfigFile], None]:
+        """How Save changes the file: the first profile becomes the default."""
+        return config.upsert_profile(name, profile, make_default=True)
+
     @on(Button.Pressed, "#demo")
     def action_demo(self) -> None:
         """Close the screen and open the embedded demo."""
@@ -368,7 +416,7 @@ class SetupScreen(Screen[SetupResult]):
 
     def help_sections(self, keymap: Mapping[str, str]) -> list[Section]:
         """This screen's keys, as bound now, for the help."""
-        groups = [("Setup", bound(self.BINDINGS, keymap))]
+        groups = [(self.HELP_HEADING, bound(self.BINDINGS, keymap))]
         sections = sections_from_bindings(groups, app=self.app)
         sections[0][1].extend(
             [
@@ -383,3 +431,90 @@ class SetupScreen(Screen[SetupResult]):
     def action_first_field(self) -> None:
         """Go back to the first field; nothing typed is lost."""
         self.query_one("#profile", Input).focus()
+
+
+class ProfileFormScreen(SetupScreen):
+    """The setup form opened from the profile picker: adds a profile, or edits one.
+
+    Editing changes the addresses and, when retyped, the key and secret; the name and
+    the profile's other settings stay. Dismisses with :class:`SetupResult` ``("saved",
+    name)``, or ``("cancelled", None)`` on escape or Cancel.
+
+    Args:
+        editing: the name of the profile to edit and the profile as the file has it;
+            ``None`` adds a new one.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "Save", id="setup.save", priority=True),
+        Binding("escape", "cancel", "Cancel", id="profile_form.cancel"),
+    ]
+    inherit_bindings = False
+    HELP_HEADING = "Profile"
+
+    def __init__(
+        self,
+        editing: tuple[str, config.Profile] | None = None,
+        *,
+        transport_factory: TransportFactory | None = None,
+        config_path: Path | None = None,
+    ) -> None:
+        super().__init__(transport_factory=transport_factory, config_path=config_path)
+        self.name_edited = editing[0] if editing else None
+        self.stored = editing[1] if editing else None
+        self._initial: list[str] = []
+
+    def _intro(self) -> ComposeResult:
+        if self.name_edited is None:
+            yield Static("New profile", classes="title", markup=False)
+            yield Static("Save adds it to the profiles in:", classes="welcome", markup=False)
+        else:
+            yield Static(line(f"Edit profile {self.name_edited}"), classes="title")
+            yield Static(
+                "Change its addresses, or type a new key or secret (left empty, the stored"
+                " ones stay). Save writes it to:",
+                classes="welcome",
+                markup=False,
+            )
+
+    def _buttons(self) -> ComposeResult:
+        yield Button("Test connection", id="test")
+        yield Button("Save", id="save", variant="primary")
+        yield Button("Cancel", id="cancel")
+
+    def _name_field(self) -> SafeInput:
+        if self.name_edited is None:
+            return SafeInput(id="profile", validators=[_ProfileName()], validate_on=_VALIDATE_ON)
+        return SafeInput(self.name_edited, id="profile", disabled=True)
+
+    def _saving(self, name: str, profile: config.Profile) -> Callable[[config.ConfigFile], None]:
+        if self.name_edited is None:
+            return config.add_profile(name, profile)
+        return config.edit_profile(self.name_edited, profile)
+
+    def on_mount(self) -> None:
+        # Textual runs SetupScreen.on_mount (the focus) too: handlers of each class run.
+        self._initial = self._values()
+
+    def _values(self) -> list[str]:
+        return [field.value for field in self.query(Input)]
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        """Go back to the picker; nothing is saved. Asks first when something was typed."""
+        if self._values() == self._initial:
+            self.dismiss(SetupResult.cancelled())
+            return
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(SetupResult.cancelled())
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Discard what you typed?",
+                f"Profile {self.name_edited}" if self.name_edited else "New profile",
+                confirm_label="Discard",
+            ),
+            answered,
+        )

@@ -15,17 +15,19 @@ from decimal import Decimal, InvalidOperation
 from itertools import compress, filterfalse
 from typing import Any, Literal
 
-from ...clean import clean_line, display_value, is_clean
+from ...clean import clean_line, display_value, is_clean, settle_all, settle_width, unsettled
 
 __all__ = [
     "CELL_LIMIT",
     "Column",
     "Width",
     "align_decimals",
+    "cell_text",
     "column_cells",
     "decimal_tail",
     "decimal_tails",
     "fit_widths",
+    "measure_column",
     "natural_keys",
     "natural_width",
     "numeric_sort_key",
@@ -150,6 +152,13 @@ def measure_cells(
     return max(floor, min(ceiling, widest))
 
 
+def cell_text(value: object, limit: int | None = CELL_LIMIT) -> str:
+    """What a cell (or a detail field) shows of ``value``: cleaned, capped, and with every
+    character of disputed width settled, so that Rich and the terminal count the same
+    cells (:func:`~tokensales_tui.clean.settle_width`). Exports keep the text unsettled."""
+    return settle_width(display_value(value, limit))
+
+
 def column_cells(column: Column, rows: Sequence[Any]) -> tuple[list[str], bool, int]:
     """The display text of one column for every row, cleaned and capped.
 
@@ -160,9 +169,7 @@ def column_cells(column: Column, rows: Sequence[Any]) -> tuple[list[str], bool, 
     try:
         joined = "".join(cells)  # fails unless every value is a string already
     except TypeError:
-        cells = [
-            value if value.__class__ is str else display_value(value, CELL_LIMIT) for value in cells
-        ]
+        cells = [value if value.__class__ is str else cell_text(value) for value in cells]
         joined = "".join(cells)
     longest = max(map(len, cells), default=0)
     # Almost every column is clean and short: check it as a whole, fix it if not.
@@ -170,6 +177,11 @@ def column_cells(column: Column, rows: Sequence[Any]) -> tuple[list[str], bool, 
         cells = [display_value(cell, CELL_LIMIT) for cell in cells]
         joined = "".join(cells)
         longest = max(map(len, cells), default=0)
+    if unsettled(joined):  # only the cells that hold such a character change
+        settled = settle_all(cells)
+        changed = [new for new, old in zip(settled, cells, strict=True) if new is not old]
+        cells = settled  # still not all ASCII: the marks and letters put in are not either
+        longest = max([longest, *map(len, changed)])
     if column.align == "decimal":
         cells = align_decimals(cells)
         longest = max(map(len, cells), default=0)
@@ -212,39 +224,74 @@ SAMPLE = 2_000
 
 def sample_widths(
     columns: Sequence[Column], rows: Sequence[Any], width: Width
-) -> tuple[list[int], list[int]]:
-    """Column widths and decimal tails (:func:`decimal_tails`) over a sample of ``rows``."""
+) -> tuple[list[int], list[int], list[int]]:
+    """Column widths, decimal tails (:func:`decimal_tails`) and the widths of the cells
+    alone (:func:`measure_column`), over a sample of ``rows``."""
     step = max(1, len(rows) // SAMPLE)
     sample = [*rows[:SAMPLE], *rows[SAMPLE::step]]
     measured = [column_cells(column, sample) for column in columns]
-    widths = [
-        natural_width(column, *cells, width)
+    both = [
+        measure_column(column, *cells, width)
         for column, cells in zip(columns, measured, strict=True)
     ]
-    return widths, decimal_tails(columns, [cells for cells, _, _ in measured])
+    tails = decimal_tails(columns, [cells for cells, _, _ in measured])
+    return [natural for natural, _ in both], tails, [content for _, content in both]
+
+
+def measure_column(
+    column: Column, cells: list[str], is_ascii: bool, longest: int, width: Width
+) -> tuple[int, int]:
+    """The width a column needs for its label and its cells, and for its cells alone.
+
+    The second is how far a column whose label is the widest part of it (a count under
+    "Wallets") can give way before any value is cut (:func:`fit_widths`).
+    """
+    ceiling = max(column.max_width, column.min_width, 1)
+    widest = measure_cells(cells, is_ascii, longest, 1, ceiling, width)
+    # Room for the label and a sort mark, within the column's limits.
+    label = min(width(clean_line(column.label)) + MARK_WIDTH, ceiling)
+    return max(widest, label, column.min_width, 1), max(widest, 1)
 
 
 def natural_width(
     column: Column, cells: list[str], is_ascii: bool, longest: int, width: Width
 ) -> int:
-    ceiling = max(column.max_width, column.min_width, 1)
-    widest = measure_cells(cells, is_ascii, longest, 1, ceiling, width)
-    # Room for the label and a sort mark, within the column's limits.
-    label = min(width(clean_line(column.label)) + MARK_WIDTH, ceiling)
-    return max(widest, label, column.min_width, 1)
+    """The width a column needs for its label and its cells (:func:`measure_column`)."""
+    return measure_column(column, cells, is_ascii, longest, width)[0]
 
 
-def fit_widths(natural: Sequence[int], min_widths: Sequence[int], available: int) -> list[int]:
+def fit_widths(
+    natural: Sequence[int],
+    min_widths: Sequence[int],
+    available: int,
+    content: Sequence[int] = (),
+) -> list[int]:
     """Column widths that fit ``available`` cells (0: no limit), with a space between columns.
 
-    When the columns are wider than that, the widest ones give up cells first, down to
-    their minimum (at least 3); only then does the table scroll sideways.
+    When the columns are wider than that, first the columns wider than their cells (a
+    count under a long label) shorten their label, down to their cells (``content``, the
+    width of the cells alone); then the widest columns give up cells, down to their
+    minimum (at least 3); only then does the table scroll sideways. So ids and names
+    are cut last.
     """
     widths = list(natural)
     if available <= 0:
         return widths
     excess = sum(widths) + len(widths) + 1 - available
     floors = [max(floor, 3) for floor in min_widths]
+    if content:
+        cells = [max(width, floor) for width, floor in zip(content, floors, strict=True)]
+        while excess > 0:
+            # The most label beyond its cells gives way first.
+            place = max(
+                (i for i in range(len(widths)) if widths[i] > cells[i]),
+                key=lambda i: widths[i] - cells[i],
+                default=-1,
+            )
+            if place < 0:
+                break
+            widths[place] -= 1
+            excess -= 1
     while excess > 0:
         # The widest column gives up a cell first, so short columns stay whole.
         place = max(

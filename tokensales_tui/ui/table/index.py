@@ -11,6 +11,7 @@ from itertools import compress, repeat
 from typing import Any
 
 from ...api.models import paused_gc
+from ...clean import settle_width
 from .cells import Column, natural_keys
 
 __all__ = ["SearchIndex", "sort_order"]
@@ -231,6 +232,8 @@ def intern_extras(
         ids[position] = found
         groups[found].append(position)
     distinct: list[str] = list(number) if fields.key is None else list(map(fields.text, firsts))  # type: ignore[arg-type]
+    # Settled as the cells and the query are, so one query finds both.
+    distinct = list(map(settle_width, distinct))
     extras: list[bytes] = []
     # Fewer at a time than cells: these texts are longer, and a block is folded whole.
     for start in range(0, len(distinct), EXTRAS_BLOCK):

@@ -34,14 +34,15 @@ from itertools import compress, repeat
 from typing import Any
 
 from ...api.models import paused_gc
-from ...clean import clean_line, display_value
+from ...clean import clean_line, settle_width
 from .cells import (
-    CELL_LIMIT,
     Column,
     Width,
     align_decimals,
+    cell_text,
     column_cells,
     decimal_tails,
+    measure_column,
     natural_width,
     sample_widths,
 )
@@ -71,6 +72,8 @@ class PreparedRows:
     natural: list[int]
     """The width each column needs, measured over its cells."""
     index: SearchIndex
+    content: list[int] = field(default_factory=list)
+    """The width of each column's cells alone, without its label."""
     tails: list[int] = field(default_factory=list)
     """Per column, the decimal tail its cells are padded to (see ``align_decimals``), or 0."""
     orders: dict[tuple[str, bool], array[int]] = field(default_factory=dict)
@@ -122,16 +125,18 @@ def prepare_rows(
     rows = rows if isinstance(rows, list | tuple) else list(rows)
     with paused_gc():
         measured = [column_cells(column, rows) for column in columns]
-        natural = [
-            natural_width(column, *cells, width)
+        both = [
+            measure_column(column, *cells, width)
             for column, cells in zip(columns, measured, strict=True)
         ]
+        natural = [each for each, _ in both]
+        content = [each for _, each in both]
         others = None if other_fields is None else (other_fields, rows)
         texts = [cells for cells, _, _ in measured]
         tails = decimal_tails(columns, texts)
         index = SearchIndex(texts, len(rows), others)
         del measured, texts
-    prepared = PreparedRows(columns, rows, natural, index, tails=tails)
+    prepared = PreparedRows(columns, rows, natural, index, content=content, tails=tails)
     if sort is not None and any(column.key == sort[0] for column in columns):
         prepared.orders[sort] = sort_order(columns, rows, index, *sort)
     if scope is not None:
@@ -151,6 +156,8 @@ class TableView:
         self.columns: tuple[Column, ...] = ()
         self.rows: Sequence[Any] = ()
         self.natural: list[int] = []
+        self.content: list[int] = []
+        """The width of each column's cells alone (empty: not measured)."""
         """The width each column needs (measured, or from a sample of the rows)."""
         self.view: Sequence[int] = range(0)
         """Positions of the shown rows, in display order."""
@@ -179,14 +186,20 @@ class TableView:
     # --- data ----------------------------------------------------------------------
 
     def set_columns(
-        self, columns: Sequence[Column], natural: Sequence[int] = (), tails: Sequence[int] = ()
+        self,
+        columns: Sequence[Column],
+        natural: Sequence[int] = (),
+        tails: Sequence[int] = (),
+        content: Sequence[int] = (),
     ) -> None:
-        """Take the columns, the widths they need (``natural``; empty: not measured) and
-        the decimal tails their cells are padded to (``tails``; empty: none)."""
+        """Take the columns, the widths they need (``natural``; empty: not measured), the
+        decimal tails their cells are padded to (``tails``; empty: none) and the widths
+        of their cells alone (``content``; empty: not measured)."""
         self.columns = tuple(columns)
         if not natural:
             natural = [natural_width(column, [], True, 1, self.width) for column in self.columns]
         self.natural = list(natural)
+        self.content = list(content) if len(content) == len(self.columns) else []
         self.tails = list(tails) or [0] * len(self.columns)
 
     def prepare(self, columns: Sequence[Column], rows: Sequence[Any]) -> PreparedRows:
@@ -208,7 +221,7 @@ class TableView:
         """
         if prepared.rows is not self.rows:  # else it completes show(): same rows
             release(self.rows)
-        self.set_columns(prepared.columns, prepared.natural, prepared.tails)
+        self.set_columns(prepared.columns, prepared.natural, prepared.tails, prepared.content)
         self._index = prepared.index
         self.rows = prepared.rows
         self._orders = dict(prepared.orders)
@@ -292,7 +305,7 @@ class TableView:
 
     def cells_of(self, row: Any) -> list[str]:
         """The cleaned display text of ``row``, decimal cells padded to line up."""
-        cells = [display_value(column.get(row), CELL_LIMIT) for column in self.columns]
+        cells = [cell_text(column.get(row)) for column in self.columns]
         for place, tail in enumerate(self.tails):
             if tail:
                 cells[place] = align_decimals([cells[place]], tail)[0]
@@ -310,7 +323,8 @@ class TableView:
 
     @property
     def _folded(self) -> str:
-        return clean_line(self.filter).casefold()
+        # Cells show characters of disputed width settled: so is the query, to find them.
+        return settle_width(clean_line(self.filter)).casefold()
 
     def set_filter(self, text: str) -> bool:
         """Show only the rows matching the filter ``text`` (see :mod:`.query`), ignoring case.

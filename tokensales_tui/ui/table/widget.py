@@ -351,15 +351,18 @@ class ResourceTable(ScrollView, can_focus=True):
     def _layout(self) -> None:
         """Fit the measured widths into the width on screen.
 
-        When the columns are wider than the table, the widest ones give up cells first,
-        down to their ``min_width``; only then does the table scroll sideways.
+        When the columns are wider than the table, labels wider than their column's
+        cells shorten first, then the widest columns give up cells, down to their
+        ``min_width``; only then does the table scroll sideways.
         """
         columns = self._data.columns
         self._rights = [column.align != "left" for column in columns]
         available = self.size.width if self.is_mounted else 0
         if available and len(self._data.view) + 1 > self.size.height:
             available -= self.styles.scrollbar_size_vertical  # room for the scrollbar
-        widths = fit_widths(self._data.natural, [c.min_width for c in columns], available)
+        widths = fit_widths(
+            self._data.natural, [c.min_width for c in columns], available, self._data.content
+        )
         self._widths = widths
         self._starts = []
         x = 1
