@@ -56,6 +56,18 @@ def browse_commands(browse: BrowseScreen) -> Iterator[SystemCommand]:
         yield SystemCommand(
             "Go to asset", "Items: the asset of the item's chain", browse.action_go_to_asset
         )
+    if browse.check_action("listen", ()):
+        yield SystemCommand(
+            "Listen for the webhook's events",
+            "Receive on this machine the deliveries of the highlighted webhook's events",
+            browse.action_listen,
+        )
+    if browse.check_action("deliveries", ()):
+        yield SystemCommand(
+            "Deliveries",
+            "The demo's own webhook: the events delivered as things change",
+            browse.action_deliveries,
+        )
     if browse.can_delete():
         yield SystemCommand("Delete", "Delete the highlighted object", browse.action_delete)
     if browse.tab_has_form(CREATABLE):
