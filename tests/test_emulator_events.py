@@ -16,7 +16,7 @@ import pytest
 
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
 from tokensales_tui.emulator.events import NOT_LOCAL
-from tokensales_tui.webhooks.local import local_target
+from tokensales_tui.local import local_target
 from tokensales_tui.webhooks.signatures import STANDARD, verify
 
 from .webhookhelpers import Recorder, api_client, fast, serve_on_loopback

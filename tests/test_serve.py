@@ -20,8 +20,9 @@ from aiohttp import WSServerHandshakeError
 from aiohttp.test_utils import TestClient, TestServer
 
 from tokensales_tui.cli import build_parser, main
+from tokensales_tui.local import is_loopback_host as is_loopback
 from tokensales_tui.serve import app_command
-from tokensales_tui.serve.server import FORBIDDEN_TEXT, GuardedServer, is_loopback, patched_script
+from tokensales_tui.serve.server import FORBIDDEN_TEXT, GuardedServer, patched_script
 
 
 def listening() -> socket.socket:

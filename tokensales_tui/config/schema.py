@@ -28,7 +28,6 @@ No secret is ever put into a message, a repr or a log line by this package.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 from pathlib import Path
 from typing import Annotated, Any, Final
@@ -38,6 +37,7 @@ import msgspec
 import platformdirs
 
 from ..api.secret import Secret
+from ..local import is_loopback_host
 
 APP_NAME: Final = "tokensales-tui"
 
@@ -182,7 +182,7 @@ def validate_url(value: str, *, field: str, allow_insecure_http: bool) -> str:
     if (
         parts.scheme.lower() == "http"
         and not allow_insecure_http
-        and not _is_loopback(parts.hostname)
+        and not is_loopback_host(parts.hostname)
     ):
         raise ConfigError(
             f"{field} {json.dumps(value)} uses plain http:// to another machine, which would send"
@@ -207,15 +207,6 @@ def validate_proxy(value: str, *, field: str) -> str:
     except ValueError:
         raise ConfigError(f"{field} has an invalid port") from None
     return value
-
-
-def _is_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def profile_names(config: ConfigFile) -> list[str]:

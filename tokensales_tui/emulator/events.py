@@ -39,7 +39,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from ..webhooks.local import local_target
+from ..local import local_target
 from ..webhooks.signatures import standard_headers
 from .seed import iso_utc
 

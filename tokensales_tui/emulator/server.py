@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 import uvicorn
 from starlette.applications import Starlette
 
-from ..webhooks.local import bind
+from ..local import bind
 from .app import create_app
 from .events import Attempt
 from .state import Emulator

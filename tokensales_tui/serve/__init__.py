@@ -18,6 +18,7 @@ import sys
 from typing import Any, TextIO
 
 from ..clean import clean
+from ..local import bind
 
 __all__ = ["CleanedStream", "add_serve_command", "app_command", "run_serve"]
 
@@ -85,10 +86,11 @@ def app_command(args: argparse.Namespace) -> str:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Serve the app until Ctrl+C; refuse an outside address for real credentials."""
-    from .server import GuardedServer, is_loopback
+    from ..local import is_loopback_host
+    from .server import GuardedServer
 
     demo = bool(getattr(args, "demo", False))
-    if not is_loopback(args.host):
+    if not is_loopback_host(args.host):
         warning = (
             f"tokensales-tui: --host {args.host} lets other machines reach the app; anyone"
             " with the printed address can use it"
@@ -148,11 +150,8 @@ class CleanedStream(io.TextIOBase):
 
 
 def _listen(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock, _url = bind(host.strip("[]"), port)
     try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host.strip("[]"), port))
         sock.listen(128)
     except OSError:
         sock.close()

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import ipaddress
 import logging
 import secrets
 import socket
@@ -27,7 +26,7 @@ from typing import Any
 from aiohttp import web
 from textual_serve.server import Server
 
-__all__ = ["GuardedServer", "is_loopback", "patched_script"]
+__all__ = ["GuardedServer", "patched_script"]
 
 log = logging.getLogger("tokensales_tui.serve")
 
@@ -43,16 +42,6 @@ FORBIDDEN_TEXT = (
     "403 Forbidden: open the address that 'tokensales-tui serve' printed; it holds the access"
     " token.\n"
 )
-
-
-def is_loopback(host: str) -> bool:
-    """True if ``host`` is an address of this machine only (``localhost`` included)."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def patched_script(original: str) -> str:

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..clean import clean_line
+from ..local import is_loopback_host
 from .listen_flags import BODY_LIMIT, KEEP
-from .local import is_loopback_host
 from .receiver import Receiver, ReceiverServer, TargetError, check_target
 
 if TYPE_CHECKING:

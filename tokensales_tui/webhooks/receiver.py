@@ -21,8 +21,8 @@ from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..local import bind, local_target
 from .listen_flags import BODY_LIMIT, KEEP
-from .local import bind, local_target
 from .signatures import DEFAULT_TOLERANCE, SeenIds, Verdict, resign, verify
 
 if TYPE_CHECKING:
