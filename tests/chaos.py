@@ -212,6 +212,7 @@ async def run_chaos(
                     break
                 report.keys += 1
                 if progress is not None and report.keys % 500 == 0:
+                    report.seconds = time.monotonic() - started
                     progress(report)
                 if rng.random() < 0.3:
                     await pilot.pause(rng.choice([0, 0.01, 0.05, 0.2]))
