@@ -160,6 +160,8 @@ async def test_the_palette_turns_it_off_and_on(tmp_path: Path) -> None:
         await wait_for(lambda: "MASKED" in screen_text(app), pilot)
         text = screen_text(app)
         assert "0x7241…33F2" in text and full not in text
+        # The columns fit what is shown: the masked addresses' column is narrow now.
+        assert re.search(r"0x7241…33F2 {1,9}● yes", text), text
         app.action_toggle_mask()
         await wait_for(lambda: full in screen_text(app), pilot)
         await wait_for(lambda: "MASKED" not in screen_text(app), pilot)

@@ -28,7 +28,7 @@ from textual.strip import Strip
 
 from ...clean import clean_line
 from ...mask import mask_text, masking
-from .cells import Column, fit_widths
+from .cells import SAMPLE, Column, column_cells, fit_widths, measure_column
 from .lines import Palette, centred, crop, join_cells
 from .model import PreparedRows, Scope, TableView
 
@@ -206,6 +206,7 @@ class ResourceTable(ScrollView, can_focus=True):
         self._click_selected = False
         self._palette: Palette | None = None
         self._header_text: str | None = None
+        self._masked_cache: tuple[tuple[int, int, int], list[int], list[int]] | None = None
         self._line_cache: LRUCache[tuple[int, bool, int, int], Strip] = LRUCache(1024)
         self._data.set_columns(columns)
         self._layout()
@@ -360,9 +361,10 @@ class ResourceTable(ScrollView, can_focus=True):
         available = self.size.width if self.is_mounted else 0
         if available and len(self._data.view) + 1 > self.size.height:
             available -= self.styles.scrollbar_size_vertical  # room for the scrollbar
-        widths = fit_widths(
-            self._data.natural, [c.min_width for c in columns], available, self._data.content
-        )
+        natural, content = self._data.natural, self._data.content
+        if masking() and natural:
+            natural, content = self._masked_widths()
+        widths = fit_widths(natural, [c.min_width for c in columns], available, content)
         self._widths = widths
         self._starts = []
         x = 1
@@ -371,6 +373,30 @@ class ResourceTable(ScrollView, can_focus=True):
             x += width + 1
         self._total_width = x if widths else 0
         self._header_text = None
+
+    def _masked_widths(self) -> tuple[list[int], list[int]]:
+        """The widths the columns need as mask mode shows them, over a sample of the rows.
+
+        A masked address or key is far shorter than the value, and the table's own widths
+        are measured on the real values (which the filter and sort keep).
+        """
+        data = self._data
+        key = (id(data.rows), len(data.rows), id(data.columns))
+        if self._masked_cache is None or self._masked_cache[0] != key:
+            rows = data.rows
+            step = max(1, len(rows) // SAMPLE)
+            sample = [*rows[:SAMPLE], *rows[SAMPLE::step]]
+            natural: list[int] = []
+            content: list[int] = []
+            for column in data.columns:
+                cells = [mask_text(cell) for cell in column_cells(column, sample)[0]]
+                is_ascii = all(map(str.isascii, cells))
+                longest = max(map(len, cells), default=0)
+                both = measure_column(column, cells, is_ascii, longest, data.width)
+                natural.append(both[0])
+                content.append(both[1])
+            self._masked_cache = (key, natural, content)
+        return self._masked_cache[1], self._masked_cache[2]
 
     def move_cursor_to(self, predicate: Callable[[Any], bool]) -> bool:
         """Highlight the first shown row for which ``predicate`` is true.
@@ -622,7 +648,9 @@ class ResourceTable(ScrollView, can_focus=True):
             signal.subscribe(self, self._masking_changed)
 
     def _masking_changed(self, _on: bool) -> None:
+        self._layout()  # masked values need narrower columns
         self._line_cache.clear()
+        self.virtual_size = Size(self._total_width, len(self._data.view) + 1)
         self.refresh()
 
     def notify_style_update(self) -> None:
