@@ -214,6 +214,16 @@ class ResourceTable(ScrollView, can_focus=True):
         """The rows, filter and sort this table draws."""
         return self._data
 
+    @property
+    def focusable(self) -> bool:
+        """Whether the table can take the focus now: also while it loads.
+
+        Textual refuses the focus to a widget under its loading indicator, so a tab
+        chosen while its list loads would leave nothing focused, and the keys typed
+        next (page-down) would reach nothing once the rows came.
+        """
+        return self.allow_focus() and self.visible and not self.disabled
+
     # --- state ---------------------------------------------------------------------
 
     @property
