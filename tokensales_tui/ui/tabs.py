@@ -374,6 +374,10 @@ class ResourceTab(Vertical):
                 (c.label for c in table.columns if c.key == table.sort_column), table.sort_column
             )
             text += f" · by {label} {'▼' if table.sort_reverse else '▲'}"
+        if table.pending_sort is not None:
+            key, reverse = table.pending_sort
+            label = next((c.label for c in table.columns if c.key == key), key)
+            text += f" · sorting by {label} {'▼' if reverse else '▲'}…"
         if self._changes and self._loaded_at is not None:
             text += f" · {self._changes}"
         if self._loading and table.total_count:
