@@ -14,6 +14,7 @@ from typing import Any
 
 from ..api import ApiClient
 from ..api.models import Asset, Collection, Item, Webhook
+from ..api.spool import Spooled
 from ..clean import clean_line, display_value
 from ..payouts import PayoutRow
 from .table.cells import Column, numeric_sort_key
@@ -50,9 +51,12 @@ class Resource:
 def row_content(row: Any) -> object:
     """What a row holds, to tell whether a reload changed it: the JSON the server sent.
 
-    Listed objects keep their JSON text; comparing it costs far less than decoding it.
+    Listed objects keep their JSON text (in the list's spool); comparing it costs far
+    less than decoding it.
     """
     source = getattr(row, "_source", None)
+    if isinstance(source, Spooled):
+        return source.text()
     return source if source is not None else getattr(row, "raw", row)
 
 
