@@ -108,3 +108,18 @@ async def test_a_tab_and_its_filter_in_one_burst() -> None:
         assert tab.resource.key == "assets"
         assert tab.filter_input.value == "eth"
         assert app.query_one("#items-tab").filter_input.value == ""
+
+
+async def test_a_tab_switch_handled_late_leaves_the_filter_focused() -> None:
+    app, gated = gated_app()
+    gated.gate.set()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        screen: Any = app.screen
+        screen.action_show_tab("payouts")  # the tab's message is not handled yet
+        screen.action_focus_filter()
+        await pilot.pause()
+        await pilot.pause()
+        tab: Any = app.active_tab
+        assert tab.resource.key == "payouts"
+        assert app.focused is tab.filter_input

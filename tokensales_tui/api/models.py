@@ -403,11 +403,9 @@ def from_json_elements(
     the objects do not keep the body they came from in memory. If the spool cannot
     take the text (a full disk), the objects keep it in memory instead.
     """
-    decode = msgspec.json.Decoder(model, strict=False).decode
-    out: list[M] = []
-    append = out.append
-    shared = _Shared() if issubclass(model, Item) else None
     spool = spool if spool is not None else Spool()
+    decoder = ElementDecoder(model)
+    out: list[M] = []
     for start in range(0, len(elements), SPOOL_BLOCK):
         block = elements[start : start + SPOOL_BLOCK]
         sources: Sequence[Any]
@@ -415,13 +413,36 @@ def from_json_elements(
             sources = spool.add(block)
         except OSError:
             sources = block
-        for element, source in zip(block, sources, strict=True):
-            value = decode(element)
+        out += decoder.decode(block, sources)
+    return out
+
+
+class ElementDecoder:
+    """Decodes the elements of one list, batch after batch, into ``model``.
+
+    Items of the list share their equal nested objects across batches (see :class:`Item`).
+    """
+
+    def __init__(self, model: type[Model]) -> None:
+        self._decode = msgspec.json.Decoder(model, strict=False).decode
+        self._shared = _Shared() if issubclass(model, Item) else None
+
+    def decode(self, elements: Sequence[msgspec.Raw], sources: Sequence[Any]) -> list[Any]:
+        """The elements decoded, each keeping its source (where ``raw`` reads it back).
+
+        Raises:
+            msgspec.ValidationError, msgspec.DecodeError: at the first misfit.
+        """
+        decode, shared = self._decode, self._shared
+        out: list[Any] = []
+        append = out.append
+        for element, source in zip(elements, sources, strict=True):
+            value: Any = decode(element)
             value._source = source
             if shared is not None:
-                value._share_nested(shared)  # type: ignore[attr-defined]
+                value._share_nested(shared)
             append(value)
-    return out
+        return out
 
 
 SPOOL_BLOCK = 4096

@@ -12,6 +12,7 @@ the difference between 640 MB of body pinned in memory and 64 MB of marks.
 from __future__ import annotations
 
 import itertools
+import mmap
 import os
 import tempfile
 import threading
@@ -33,7 +34,7 @@ class Spool:
         # TemporaryFile: created 0600 and unlinked at once (O_TMPFILE where it exists).
         # Open as long as a row may read from it: closed when the spool is freed.
         self._file = tempfile.TemporaryFile(prefix="tokensales-tui-", buffering=0)  # noqa: SIM115
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._size = 0
 
     def add(self, texts: Sequence[msgspec.Raw | bytes]) -> list[Spooled]:
@@ -42,20 +43,34 @@ class Spool:
         Raises:
             OSError: When the file cannot take them (a full disk): nothing is kept.
         """
+        if not texts:
+            return []
         lengths = list(map(len, texts))
-        data = b"".join(texts)
         with self._lock:
             start = self._size
+            self.append(b"".join(texts))
+        return self.marks(list(itertools.accumulate(lengths[:-1], initial=start)), lengths)
+
+    def append(self, data: bytes) -> None:
+        """Append raw bytes (a list body as it arrives); :meth:`marks` points into them."""
+        with self._lock, memoryview(data) as view:
             written = 0
-            with memoryview(data) as view:
-                while written < len(data):
-                    written += self._file.write(view[written:]) or 0
-            self._size += len(data)
-        starts = itertools.accumulate(lengths, initial=start)
+            while written < len(view):
+                written += self._file.write(view[written:]) or 0
+            self._size += len(view)
+
+    def marks(self, offsets: Sequence[int], lengths: Sequence[int]) -> list[Spooled]:
+        """Marks of texts already in the spool, at ``offsets``, of ``lengths`` bytes."""
         return [
             Spooled(self, (at << _LENGTH_BITS) | length)
-            for at, length in zip(starts, lengths, strict=False)
+            for at, length in zip(offsets, lengths, strict=True)
         ]
+
+    def whole(self) -> bytes | mmap.mmap:
+        """Everything written, mapped from the file (not read into memory)."""
+        if self._size == 0:
+            return b""
+        return mmap.mmap(self._file.fileno(), self._size, access=mmap.ACCESS_READ)
 
     def read(self, at: int, length: int) -> bytes:
         """The ``length`` bytes at offset ``at``."""

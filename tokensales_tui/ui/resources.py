@@ -42,6 +42,10 @@ class Resource:
     """The list request, as shown in loading and error lines."""
     other_fields: OtherFields | None = None
     """The object's fields no column shows, for the filter (a description, a contract)."""
+    arrives: str | None = None
+    """The list (a key of ``LISTS``) whose rows the tab shows while its body still
+    arrives; None: the rows show once all are there (grouped, or columns picked from
+    every row)."""
 
     def identity(self, row: Any) -> Hashable:
         """What a row is across reloads: its id (the object itself when it has none)."""
@@ -246,6 +250,7 @@ ITEMS = Resource(
     title="Items",
     noun="item",
     load=ApiClient.list_items,
+    arrives="items",
     columns=_item_columns,
     row_id=lambda i: i.id,
     label=lambda i: i.title,

@@ -202,7 +202,10 @@ class BrowseScreen(Screen[None]):
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        self.active_tab.table.focus()
+        tab = self.active_tab
+        # A key may have focused the tab's filter since (`2/gems` typed at once).
+        if self.focused is None or tab not in self.focused.ancestors:
+            self.set_focus(tab.table, scroll_visible=False)
         self.refresh_bindings()
 
     @on(ResourceTable.RowHighlighted)

@@ -240,7 +240,8 @@ class TableView:
         until :meth:`load` brings it (a filter or sort asked for meanwhile builds it on
         the spot). Only when :meth:`can_show`.
         """
-        release(self.rows)
+        if rows is not self.rows:
+            release(self.rows)
         self.set_columns(columns, *sample_widths(columns, rows, self.width))
         self.rows = rows
         if self.marks:
@@ -250,6 +251,14 @@ class TableView:
         self._matches = {}
         self._hits, self._mask = None, None
         self.view = range(len(rows))
+
+    def grow(self) -> bool:
+        """Show the rows that :meth:`show` was given and that grew since (the same list,
+        longer: a list still arriving); False when there is nothing new to show."""
+        if self._index is not None or not self.can_show() or len(self.view) == len(self.rows):
+            return False
+        self.view = range(len(self.rows))
+        return True
 
     def search_index(self) -> SearchIndex:
         """The search index, built here and now if :meth:`show` left it pending."""

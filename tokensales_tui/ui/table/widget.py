@@ -363,6 +363,11 @@ class ResourceTable(ScrollView, can_focus=True):
         self._after_view_change(self._cursor_after(previous, previous_place, keep_cursor_key))
         return True
 
+    def grow_rows(self) -> None:
+        """The rows given to :meth:`show_rows` grew (the same list, longer): show them."""
+        if self._data.grow():
+            self._after_view_change(self._cursor)
+
     def _cursor_after(self, previous: Any, place: int, key: Callable[[Any], object] | None) -> int:
         """Where the cursor goes once the rows changed: on the same object, if asked and shown."""
         view = self._data.view
