@@ -12,10 +12,12 @@ import asyncio
 from typing import Any
 
 import httpx
+import pytest
 from textual import events
 
 from tokensales_tui.emulator import create_app
 from tokensales_tui.session import Launch
+from tokensales_tui.ui import tabs as tabs_module
 from tokensales_tui.ui.app import TokenSalesApp
 
 from .apphelpers import Rigged, emulator_env, loaded, wait_for
@@ -123,3 +125,23 @@ async def test_a_tab_switch_handled_late_leaves_the_filter_focused() -> None:
         tab: Any = app.active_tab
         assert tab.resource.key == "payouts"
         assert app.focused is tab.filter_input
+
+
+async def test_a_long_list_is_filtered_for_the_latest_text_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(tabs_module, "FILTER_AT_ONCE", 0)
+    app, gated = gated_app()
+    gated.gate.set()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        tab: Any = app.query_one("#items-tab")
+        asked: list[str] = []
+        real = tab.table.set_filter
+        monkeypatch.setattr(tab.table, "set_filter", lambda text: (asked.append(text), real(text)))
+        for text in ("g", "ge", "gem"):  # three keys handled before the table's turn
+            tab.filter_input.value = text
+        assert asked == []
+        await pilot.pause()
+        assert asked and set(asked) == {"gem"}  # never "g" or "ge"
+        assert tab.table.filter_text == "gem"

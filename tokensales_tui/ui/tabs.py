@@ -61,6 +61,9 @@ def _settle_garbage() -> None:
 EMPTY_BEFORE_RELOAD = 250_000
 """A reload of a longer list empties the table first (1,000,000 items take ~1.5 GB)."""
 
+FILTER_AT_ONCE = 200_000
+"""Rows filtered on each key at once; a longer list is filtered for the latest text only."""
+
 GROW_EVERY = 0.1
 """Seconds between two showings of a list's rows growing while its body arrives."""
 
@@ -127,6 +130,7 @@ class ResourceTab(Vertical):
         self._flash_timer: Timer | None = None
         self._changes = ""  # what the last reload changed, for the count line
         self._loading = False
+        self._filter_due = False  # a filter of a long list waits for the keys queued
         self._arriving: list[Any] | None = None  # the rows shown while their body arrives
         self._grown_at = 0.0
         # Built here, not found by a query: a timer or a worker of the tab may still
@@ -453,8 +457,20 @@ class ResourceTab(Vertical):
         # While a large list is being indexed in a thread, filtering would build the
         # index again on the event loop (a freeze of up to a second): the load applies
         # the filter when the index arrives.
-        if self.is_mounted and not self._indexing:
+        if not self.is_mounted or self._indexing:
+            return
+        if len(self.table.rows) <= FILTER_AT_ONCE:
             self.table.set_filter(text)
+        elif not self._filter_due:
+            # A scan of this many rows takes longer than a frame: keys typed meanwhile
+            # are taken first, and only the text as it is then is looked for.
+            self._filter_due = True
+            self.call_later(self._apply_latest_filter)
+
+    def _apply_latest_filter(self) -> None:
+        self._filter_due = False
+        if self.is_mounted and not self._indexing:
+            self.table.set_filter(self.filter_input.value)
 
     @on(Input.Submitted)
     def _filter_submitted(self, event: Input.Submitted) -> None:
