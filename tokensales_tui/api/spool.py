@@ -16,6 +16,7 @@ import mmap
 import os
 import tempfile
 import threading
+import weakref
 from collections.abc import Sequence
 
 import msgspec
@@ -36,6 +37,7 @@ class Spool:
         self._file = tempfile.TemporaryFile(prefix="tokensales-tui-", buffering=0)  # noqa: SIM115
         self._lock = threading.RLock()
         self._size = 0
+        weakref.finalize(self, self._file.close)  # closed, not left to warn, when freed
 
     def add(self, texts: Sequence[msgspec.Raw | bytes]) -> list[Spooled]:
         """Append ``texts``; the marks to read each back, in order.
