@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 
 __all__ = ["RowsWatcher", "StreamedList"]
 
+BATCHES_QUEUED = 4
+"""Batches cut and waiting for the decoder before reading waits for it."""
+
 UNPLAIN = (UnexpectedResponse, RecursionError, msgspec.DecodeError, ValueError)
 """What the splitter raises on a body it cannot cut: the whole read names it."""
 
@@ -71,25 +74,41 @@ class StreamedList:
         self._plain = True  # False: read the whole body from the spool at the end
 
     async def consume(self, pieces: AsyncIterator[bytes]) -> None:
-        """Read the body: spool it, decode what is complete, tell the watcher."""
+        """Read the body: spool it, cut what is complete, tell the watcher.
+
+        Decoding runs in a task of its own, a thread call per batch, while the next
+        pieces are read: the server never waits for the decoder (a few batches queue at
+        most, then reading waits).
+        """
+        batches: asyncio.Queue[tuple[list[msgspec.Raw], list[int]] | None] = asyncio.Queue(
+            BATCHES_QUEUED
+        )
+        decoding = asyncio.get_running_loop().create_task(self._decode_all(batches))
         try:
             async for piece in pieces:
                 self.spool.append(piece)
                 if self._plain:
-                    await self._take(piece)
+                    await self._take(piece, batches)
+                if decoding.done():  # it failed: its error ends the read
+                    decoding.result()
             if self._plain:
                 try:
                     elements = self.splitter.close()
                 except UNPLAIN:
                     self._give_up()
-                    return
-                await self._decode(elements, self.splitter.offsets)
+                else:
+                    await self._queue(elements, self.splitter.offsets, batches)
+            await batches.put(None)
+            await decoding
         except BaseException:
+            decoding.cancel()
             self._give_up()  # the error keeps this object alive: let its rows go now
             self.rows = []
             raise
 
-    async def _take(self, piece: bytes) -> None:
+    async def _take(
+        self, piece: bytes, batches: asyncio.Queue[tuple[list[msgspec.Raw], list[int]] | None]
+    ) -> None:
         try:
             elements = self.splitter.feed(piece)
         except UNPLAIN:
@@ -98,17 +117,32 @@ class StreamedList:
         if self.splitter.whole:
             self._give_up()  # the splitter would hold the whole body: the spool has it
         elif elements:
-            await self._decode(elements, self.splitter.offsets)
+            await self._queue(elements, self.splitter.offsets, batches)
+
+    async def _queue(
+        self,
+        elements: list[msgspec.Raw],
+        offsets: list[int],
+        batches: asyncio.Queue[tuple[list[msgspec.Raw], list[int]] | None],
+    ) -> None:
+        if not self.splitter.streaming or len(offsets) != len(elements):
+            self._give_up()  # re-encoded from an odd shape: not in the body as is
+        elif elements:
+            await batches.put((elements, offsets))
 
     def _give_up(self) -> None:
         """Decode no more as the body arrives: it is read whole from the spool at the end."""
         self._plain = False
         self.splitter = ListSplitter(())  # lets the old one's buffer go
 
+    async def _decode_all(
+        self, batches: asyncio.Queue[tuple[list[msgspec.Raw], list[int]] | None]
+    ) -> None:
+        while (batch := await batches.get()) is not None:
+            if self._plain:
+                await self._decode(*batch)
+
     async def _decode(self, elements: list[msgspec.Raw], offsets: list[int]) -> None:
-        if not self.splitter.streaming or len(offsets) != len(elements):
-            self._give_up()  # re-encoded from an odd shape: not in the body as is
-            return
         size = sum(map(len, elements))
         try:
             if size > OFF_LOOP_BYTES:
@@ -120,7 +154,7 @@ class StreamedList:
         except NoFastPath:
             self._give_up()
             return
-        if not rows:
+        if not rows or not self._plain:
             return
         self.rows += rows
         if self._watch is not None:

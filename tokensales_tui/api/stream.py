@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import accumulate
 
 import msgspec
 
@@ -117,7 +118,7 @@ class ListSplitter:
                 elements = _ELEMENTS.decode(b"[" + self._buffer[:end] + b"]")
             except msgspec.DecodeError:
                 continue
-            self.offsets = self._places(elements)
+            self.offsets = self._places(elements, end)
             separator = _SEPARATOR.match(self._buffer, end)
             cut = separator.end() if separator else end
             del self._buffer[:cut]
@@ -128,9 +129,12 @@ class ListSplitter:
             return elements
         return []
 
-    def _places(self, elements: list[msgspec.Raw]) -> list[int]:
-        """Where in the body each of ``elements`` starts: they lie in the buffer in order,
-        apart by a comma and maybe white space."""
+    def _places(self, elements: list[msgspec.Raw], end: int) -> list[int]:
+        """Where in the body each of ``elements`` starts: they lie in the first ``end``
+        bytes of the buffer in order, apart by a comma and maybe white space."""
+        lengths = list(map(len, elements))
+        if sum(lengths) + len(lengths) - 1 == end:  # compact: a comma between, nothing else
+            return list(accumulate([n + 1 for n in lengths[:-1]], initial=self._dropped))
         gap, buffer = _GAP.match, self._buffer
         offsets = []
         at = gap(buffer, 0).end()  # type: ignore[union-attr]
@@ -167,7 +171,7 @@ class ListSplitter:
                     elements = list(_ELEMENTS.decode(b"[" + buffer[:end] + b"]"))
                 except msgspec.DecodeError:
                     continue
-                self.offsets = self._places(elements)
+                self.offsets = self._places(elements, end)
                 return elements
         raise self._unexpected("the list body is cut short or malformed")
 
