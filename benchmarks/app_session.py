@@ -7,6 +7,9 @@ addition is a pass-through transport that notes when ``GET /v1/items`` is sent.
 
 Measures, in this order (so memory is read before the interactive steps allocate):
 
+* ``cold``: ``2`` as soon as the app has started: the Items tab's first load, from the
+  request to its first and last byte, the first rows shown, all of them shown and the
+  tab usable (index built), with a word typed in the filter from the first rows on;
 * ``memory``: resident memory after every tab has loaded and the app is idle;
 * ``load``: ``r`` on the Items tab → list request sent → end of the first frame
   showing the new rows; with the longest event-loop stall and the frames drawn
@@ -40,6 +43,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import itertools
@@ -54,18 +59,43 @@ SYNTAX_WORDS = ["backstage", "!pass", "title:gems"]
 
 
 class TimedTransport:
-    """The default httpx transport, noting when each list request is sent."""
+    """The default httpx transport, noting when each list request is sent and when the
+    first and the last byte of its body arrive."""
 
     def __init__(self) -> None:
         import httpx
 
         self.inner = httpx.AsyncHTTPTransport()
         self.sent: list[float] = []
+        self.first_byte: list[float] = []
+        self.last_byte: list[float] = []
 
     async def handle_async_request(self, request: Any) -> Any:
-        if request.method == "GET" and request.url.path == "/v1/items":
-            self.sent.append(time.perf_counter())
-        return await self.inner.handle_async_request(request)
+        if not (request.method == "GET" and request.url.path == "/v1/items"):
+            return await self.inner.handle_async_request(request)
+        self.sent.append(time.perf_counter())
+        response = await self.inner.handle_async_request(request)
+        response.stream = TimedStream(response.stream, self)
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class TimedStream(httpx.AsyncByteStream):
+    """A response body that notes when its first and last bytes arrive."""
+
+    def __init__(self, inner: Any, clock: TimedTransport) -> None:
+        self.inner, self.clock = inner, clock
+
+    async def __aiter__(self) -> Any:
+        first = True
+        async for chunk in self.inner:
+            if first:
+                self.clock.first_byte.append(time.perf_counter())
+                first = False
+            yield chunk
+        self.clock.last_byte.append(time.perf_counter())
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -98,6 +128,8 @@ async def session(args: argparse.Namespace) -> dict[str, Any]:
         frames = FrameClock(app).install()
         tabs = list(app.query(ResourceTab))
         started = time.perf_counter()
+        if "cold" in args.measure:
+            out["cold"] = await measure_cold(app, frames, transport, args)
         while not all(tab.loaded_once or tab.error for tab in tabs):
             await asyncio.sleep(0.02)
             if time.perf_counter() - started > args.timeout:
@@ -120,7 +152,7 @@ async def session(args: argparse.Namespace) -> dict[str, Any]:
         assert table.total_count == args.items, (table.total_count, args.items)
 
         if "load" in args.measure:
-            out["load"] = await measure_loads(app, frames, transport, table, args.reps)
+            out["load"] = await measure_loads(app, frames, transport, table, args.reps, args.items)
         # The last reload may still be indexing in a thread: measure the steady state.
         while any(w.group == "load" and w.is_running for w in items.workers):
             await asyncio.sleep(0.02)
@@ -145,8 +177,63 @@ async def session(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+async def measure_cold(
+    app: Any, frames: FrameClock, transport: TimedTransport, args: argparse.Namespace
+) -> dict[str, Any]:
+    """The first load of the Items tab, chosen (``2``) as soon as the app has started.
+
+    From the request: the first byte and the last byte of the body, the first frame
+    showing rows, the first showing them all, and the first once the tab is usable (its
+    search index built: filter and sort answer from it). Meanwhile, from the frame
+    with the first rows, a word is typed in the filter, a key every 100 ms; each key
+    is timed to the frame showing the rows it filters (no key is a deletion).
+    """
+    from tokensales_tui.ui.tabs import ResourceTab
+
+    await frames.wait(lambda: type(app.screen).__name__ == "BrowseScreen")
+    items = app.query_one("#items-tab", ResourceTab)
+    table = items.table
+    monitor = StallMonitor()
+    monitor.start()
+    send_key(app, "2", "2")
+    first_rows = await frames.wait(lambda: app.active_tab is items and table.total_count > 0)
+    typing = asyncio.get_running_loop().create_task(type_word(app, frames, table, args.words))
+    all_rows = await frames.wait(lambda: table.total_count == args.items)
+    usable = await frames.wait(lambda: items.loaded_once and table.model.index_ready)
+    keys = await typing
+    stall = await monitor.stop()
+    sent, first, last = transport.sent[0], transport.first_byte[0], transport.last_byte[0]
+    send_key(app, "escape")
+    await frames.wait(lambda: table.filter_text == "")
+    return {
+        "sent": 0.0,
+        "first_byte_s": first - sent,
+        "last_byte_s": last - sent,
+        "first_rows_s": first_rows - sent,
+        "all_rows_s": all_rows - sent,
+        "usable_s": usable - sent,
+        "stall_s": stall,
+        "typed_s": keys,
+    }
+
+
+async def type_word(app: Any, frames: FrameClock, table: Any, words: str) -> list[float]:
+    word = words.split(",")[0]
+    send_key(app, "slash", "/")
+    typed = []
+    text = ""
+    for character in word:
+        await asyncio.sleep(0.1)
+        text += character
+        started = time.perf_counter()
+        send_key(app, character, character)
+        end = await frames.wait(lambda text=text: table.filter_text == text)
+        typed.append(end - started)
+    return typed
+
+
 async def measure_loads(
-    app: Any, frames: FrameClock, transport: TimedTransport, table: Any, reps: int
+    app: Any, frames: FrameClock, transport: TimedTransport, table: Any, reps: int, count: int
 ) -> list[dict[str, float]]:
     results = []
     monitor = StallMonitor()
@@ -158,14 +245,25 @@ async def measure_loads(
         monitor.start()
         send_key(app, "r", "r")
         shown = await frames.wait(lambda old=old: id(table.rows) != old and not table.loading)
+        everything = await frames.wait(lambda: table.total_count == count)
+        tab = app.active_tab
+        usable = await frames.wait(
+            lambda tab=tab: not tab._loading and tab.loaded_once and table.model.index_ready
+        )
         await asyncio.sleep(0.3)  # the old rows are released after the swap
         stall = await monitor.stop()
         sent = transport.sent[sent_before]
+        first_byte = transport.first_byte[sent_before]
+        last_byte = transport.last_byte[sent_before]
         during = [end for end in frames.ends[first:] if sent <= end <= shown]
         gaps = [b - a for a, b in itertools.pairwise(during)]
         results.append(
             {
                 "seconds": shown - sent,
+                "all_rows_s": max(everything, shown) - sent,
+                "usable_s": usable - sent,
+                "first_byte_s": first_byte - sent,
+                "last_byte_s": last_byte - sent,
                 "stall_s": stall,
                 "frames": len(during),
                 "longest_frame_gap_s": max(gaps, default=shown - sent),

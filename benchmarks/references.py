@@ -1,9 +1,12 @@
 """The references the app is measured against, each run in a fresh process by ``run.py``.
 
 ``json_loads BODY REPS``
-    Seconds for ``json.loads`` of the list body, the standard library as Python ships
-    it: garbage collection on, default thresholds. Each repetition drops the previous
-    result first.
+    Seconds for ``json.loads`` of the list body with the garbage collector on (as
+    Python ships it) and off (as the app decodes), and for ``msgspec.json.decode``
+    into plain objects. Each repetition drops the previous result first.
+``visidata BODY VD REPS``
+    Seconds for VisiData (``VD``, not a dependency of the project) to load the same
+    body and write its rows, in batch mode.
 ``data BODY``
     Resident memory that the decoded data alone takes: the growth of this process's
     RSS from before the body is read to after it is decoded by the app's own list
@@ -48,15 +51,46 @@ def read_body(path: str) -> mmap.mmap:
 
 
 def json_loads(path: str, reps: int) -> dict[str, Any]:
+    """``json.loads`` with the collector on (as Python ships) and off (fair: the app
+    pauses it too), and ``msgspec.json.decode`` into plain objects, alternating."""
+    import msgspec
+
     body = Path(path).read_bytes()
-    times = []
+    times: dict[str, list[float]] = {"gc_on": [], "gc_off": [], "msgspec": []}
     kept: list[Any] = [None]
     for _ in range(reps):
-        kept[0] = None  # the previous result is freed before the next decode
-        started = time.perf_counter()
-        kept[0] = json.loads(body)
-        times.append(time.perf_counter() - started)
-    return {"seconds": times, "gc_enabled": gc.isenabled()}
+        for kind, times_of_kind in times.items():
+            kept[0] = None  # the previous result is freed before the next decode
+            gc.collect()
+            if kind != "gc_on":
+                gc.disable()
+            started = time.perf_counter()
+            kept[0] = msgspec.json.decode(body) if kind == "msgspec" else json.loads(body)
+            times_of_kind.append(time.perf_counter() - started)
+            gc.enable()
+    return {"seconds": times["gc_off"], **times}
+
+
+def visidata(path: str, vd: str, reps: int) -> dict[str, Any]:
+    """VisiData loading the same body in batch mode (``vd -b FILE -o OUT``: read the
+    JSON, build its rows, write them out as TSV), from process start to exit."""
+    import subprocess
+    import tempfile
+
+    times = []
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "rows.tsv"
+        for _ in range(reps):
+            started = time.perf_counter()
+            subprocess.run(
+                [vd, "-b", path, "-o", str(out)],
+                check=True,
+                capture_output=True,
+                timeout=3600,
+                env={**os.environ, "HOME": folder},
+            )
+            times.append(time.perf_counter() - started)
+    return {"seconds": times}
 
 
 def data(path: str) -> dict[str, Any]:
@@ -160,6 +194,8 @@ def main() -> None:
     what, path, *rest = sys.argv[1:]
     if what == "json_loads":
         result = json_loads(path, int(rest[0]))
+    elif what == "visidata":
+        result = visidata(path, rest[0], int(rest[1]))
     elif what == "data":
         result = data(path)
     elif what == "json_data":

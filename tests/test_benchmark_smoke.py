@@ -38,6 +38,7 @@ def test_benchmark_runs_at_a_tiny_size(tmp_path: Path) -> None:
         *(range(9, 12) if commands else ()),
         *range(12, 17),
         *((17,) if browser else ()),
+        *range(18, 25),
     ]
     for number in figures:
         assert any(line.startswith(f"{number}  ") for line in lines), done.stdout

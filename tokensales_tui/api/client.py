@@ -27,7 +27,7 @@ import msgspec
 from . import shapes
 from .auth import TokenGrant, TokenManager, TokenState
 from .connection import Connection, host_of
-from .decode import OFF_LOOP_BYTES, ListParser, convert, looks_like, optional_json
+from .decode import convert, looks_like, optional_json
 from .endpoints import (
     LISTS,
     Endpoint,
@@ -45,6 +45,7 @@ from .errors import (
     UnexpectedResponse,
     ValidationError,
 )
+from .listing import RowsWatcher, StreamedList
 from .models import (
     Asset,
     Collection,
@@ -127,8 +128,12 @@ class ApiClient:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         rand: Callable[[], float] = random.random,
+        watch_rows: RowsWatcher | None = None,
     ) -> None:
         import httpx
+
+        self.watch_rows = watch_rows
+        """Told ``(what, rows)`` as the rows of a list grow while its body arrives."""
 
         self.connection = connection
         self._http = httpx.AsyncClient(
@@ -345,16 +350,19 @@ class ApiClient:
     # --- plumbing -------------------------------------------------------------------
 
     async def _list(self, endpoint: Endpoint, model: type[M], what: str) -> list[M]:
-        response = await self._sender.send(endpoint, None)
-        content_type = response.headers.get("content-type", "")
-        body = response.content
-        # A response and its stream refer to each other, so only the cyclic collector
-        # frees them, maybe much later: the items keep what they need of the body.
-        response._content = b""
-        parse = ListParser(model, what, response.status_code, content_type)
-        if len(body) > OFF_LOOP_BYTES:
-            return await asyncio.to_thread(parse, body)
-        return parse(body)
+        """A list, decoded as its body arrives (see :mod:`.listing`); ``watch_rows`` sees
+        its rows grow. An attempt that fails is retried from the start, with new rows."""
+        attempt: StreamedList | None = None
+
+        async def consume(response: httpx.Response, pieces: AsyncIterator[bytes]) -> None:
+            nonlocal attempt
+            attempt = StreamedList(model, what, response, self.watch_rows)
+            await attempt.consume(pieces)
+
+        await self._sender.send(endpoint, None, consume=consume)
+        if attempt is None:  # a success without a body to consume (a test transport)
+            raise UnexpectedResponse(f"{what}: the answer had no body")
+        return await attempt.result()
 
     async def _one(self, endpoint: Endpoint, model: type[M], what: str) -> M:
         response = await self._sender.send(endpoint, None)

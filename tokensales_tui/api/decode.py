@@ -19,7 +19,16 @@ import msgspec
 
 from . import shapes
 from .errors import UnexpectedResponse
-from .models import Asset, Collection, Model, from_json_elements, from_raw, paused_gc
+from .models import (
+    Asset,
+    Collection,
+    ElementDecoder,
+    Model,
+    from_json_elements,
+    from_raw,
+    paused_gc,
+)
+from .spool import Spool
 
 __all__ = ["MAX_ROWS", "OFF_LOOP_BYTES", "ListParser", "convert", "looks_like", "optional_json"]
 
@@ -38,7 +47,7 @@ _ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw])
 _MEMBERS = msgspec.json.Decoder(dict[str, msgspec.Raw])
 
 
-class _NoFastPath(Exception):
+class NoFastPath(Exception):
     """The body is not a plain list of objects of the model: use the generic path."""
 
 
@@ -61,21 +70,56 @@ class ListParser:
         self.what = what
         self.status = status
         self.content_type = content_type
+        self._elements: ElementDecoder | None = None
 
     def __call__(self, body: bytes) -> list[Any]:
         with paused_gc():
             try:
                 return self._fast(body)
-            except (_NoFastPath, msgspec.DecodeError, RecursionError, ValueError):
+            except (NoFastPath, msgspec.DecodeError, RecursionError, ValueError):
                 pass
             repaired = shapes.repair_surrogates(body) if body.find(b"\\u") >= 0 else None
             if repaired is not None:  # read lone surrogates as U+FFFD, then try again
                 with contextlib.suppress(
-                    _NoFastPath, msgspec.DecodeError, RecursionError, ValueError
+                    NoFastPath, msgspec.DecodeError, RecursionError, ValueError
                 ):
                     return self._fast(repaired)
                 body = repaired
             return self._generic(body if isinstance(body, bytes) else bytes(body))
+
+    def batch(
+        self, elements: Sequence[msgspec.Raw], offsets: Sequence[int], spool: Spool, first: int
+    ) -> list[Any]:
+        """Decode the next elements of a list arriving in pieces (see :class:`StreamedList`).
+
+        ``offsets`` are where the elements lie in the body, which ``spool`` holds;
+        ``first`` is how many elements came before. Raises :class:`NoFastPath` where the
+        whole body must be read by :meth:`__call__`, which names the problem exactly.
+        """
+        if first + len(elements) > MAX_ROWS:
+            raise NoFastPath  # the whole read says how many entries the list holds
+        sources = spool.marks(offsets, list(map(len, elements)))
+        with paused_gc():
+            try:
+                if self.model is Asset:
+                    out = []
+                    for index, element in enumerate(elements, start=first):
+                        obj = msgspec.json.decode(element)
+                        if not isinstance(obj, dict):
+                            raise NoFastPath
+                        # The table reads an asset's cells from its dict: kept decoded.
+                        out.append(convert(obj, Asset, f"{self.what}[{index}]", self.status))
+                    return out
+                if self._elements is None:
+                    self._elements = ElementDecoder(self.model)
+                out = self._elements.decode(elements, sources)
+            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError):
+                raise NoFastPath from None
+        if self.model is Collection:
+            for value in out:
+                if value.id is None:
+                    value.id = shapes.find_id(value.raw, shapes.COLLECTION_ID_KEYS)
+        return out
 
     def _too_many(self, count: int) -> None:
         if count > MAX_ROWS:
@@ -95,7 +139,7 @@ class ListParser:
             for index, element in enumerate(elements):
                 obj = msgspec.json.decode(element)
                 if not isinstance(obj, dict):
-                    raise _NoFastPath
+                    raise NoFastPath
                 append(convert(obj, Asset, f"{self.what}[{index}]", self.status))
             return out
         out = from_json_elements(elements, self.model)
@@ -131,13 +175,13 @@ class ListParser:
 
 def _list_elements(body: bytes, keys: Sequence[str]) -> list[msgspec.Raw]:
     """The elements of the list in a list body, as JSON text, by the rules of
-    :func:`shapes.extract_list`; raises :class:`_NoFastPath` where those rules fail."""
+    :func:`shapes.extract_list`; raises :class:`NoFastPath` where those rules fail."""
     start = _JSON_START.search(body)
     first = body[start.start()] if start else 0
     if first == ord("["):
         return _ELEMENTS.decode(body)
     if first != ord("{"):
-        raise _NoFastPath
+        raise NoFastPath
     if keys[0].isidentifier():
         # Usually the list sits under the first key: split it out in one pass.
         try:
@@ -155,7 +199,7 @@ def _list_elements(body: bytes, keys: Sequence[str]) -> list[msgspec.Raw]:
     if found is None:
         lists = [value for value in members.values() if _starts_with(value, ord("["))]
         if len(lists) != 1:
-            raise _NoFastPath
+            raise NoFastPath
         found = lists[0]
     return _ELEMENTS.decode(found)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import builtins
 import gc
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -27,6 +27,7 @@ import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
 from .secret import Secret
+from .spool import Spool, Spooled
 
 _RAW = "__tokensales_tui_raw__"  # overwritten by from_raw whatever a server sends
 
@@ -40,7 +41,8 @@ class Model(Struct, rename="camel", kw_only=True, gc=False):
     """Base of the response models."""
 
     _source: Any = msgspec.field(default_factory=dict, name=_RAW)
-    """The server's object: a dict, or its JSON text (``msgspec.Raw``)."""
+    """The server's object: a dict, its JSON text (``msgspec.Raw``), or where that text
+    lies in the list's spool (:class:`~.spool.Spooled`)."""
 
     @property
     def raw(self) -> dict[str, Any]:
@@ -49,16 +51,18 @@ class Model(Struct, rename="camel", kw_only=True, gc=False):
         When the object is kept as JSON text, each access decodes a new dict.
         """
         source = self._source
+        if source.__class__ is Spooled:
+            return _decode_kept(source.text())
         if source.__class__ is msgspec.Raw:
             return _decode_kept(source)
         return source  # type: ignore[no-any-return]
 
     @raw.setter
-    def raw(self, value: dict[str, Any] | msgspec.Raw) -> None:
+    def raw(self, value: dict[str, Any] | msgspec.Raw | Spooled) -> None:
         self._source = value
 
 
-def _decode_kept(text: msgspec.Raw) -> dict[str, Any]:
+def _decode_kept(text: msgspec.Raw | bytes) -> dict[str, Any]:
     try:
         decoded: dict[str, Any] = msgspec.json.decode(text)
     except UnicodeDecodeError:
@@ -191,7 +195,9 @@ def _nested(text: msgspec.Raw, shared: dict[bytes, Any], decoder: Any, name: str
     except KeyError:
         pass
     try:
-        value = decoder.decode(text)
+        # From the copy: a msgspec.Raw inside (a contract's ABI) would otherwise keep the
+        # whole response body alive as long as the shared object lives.
+        value = decoder.decode(key)
     except msgspec.ValidationError as error:
         # Name the field as a decoder of the whole item would: "... - at `$.payout.type`".
         message = str(error)
@@ -383,30 +389,64 @@ def from_raw(obj: dict[str, Any], model: type[M]) -> M:
     return value
 
 
-def from_json_elements(elements: Iterable[msgspec.Raw], model: type[M]) -> list[M]:
-    """Decode each JSON object of ``elements`` into ``model``, keeping its text as ``raw``.
+def from_json_elements(
+    elements: Sequence[msgspec.Raw], model: type[M], spool: Spool | None = None
+) -> list[M]:
+    """Decode each JSON object of ``elements`` into ``model``; its text goes to ``spool``.
 
     Lax like :func:`from_raw`; raises ``msgspec.ValidationError`` (or ``DecodeError``)
     at the first element that does not fit. One decoder call per element, so a thread
     running this lets other threads run between elements. Items share their equal
     nested objects (see :class:`Item`).
+
+    Each object's ``raw`` reads its text back from ``spool`` (a new one if None), so
+    the objects do not keep the body they came from in memory. If the spool cannot
+    take the text (a full disk), the objects keep it in memory instead.
     """
-    decode = msgspec.json.Decoder(model, strict=False).decode
+    spool = spool if spool is not None else Spool()
+    decoder = ElementDecoder(model)
     out: list[M] = []
-    append = out.append
-    if issubclass(model, Item):
-        shared = _Shared()
-        for element in elements:
-            item = decode(element)
-            item._source = element
-            item._share_nested(shared)  # type: ignore[attr-defined]
-            append(item)
-        return out
-    for element in elements:
-        value = decode(element)
-        value._source = element
-        append(value)
+    for start in range(0, len(elements), SPOOL_BLOCK):
+        block = elements[start : start + SPOOL_BLOCK]
+        sources: Sequence[Any]
+        try:
+            sources = spool.add(block)
+        except OSError:
+            sources = block
+        out += decoder.decode(block, sources)
     return out
+
+
+class ElementDecoder:
+    """Decodes the elements of one list, batch after batch, into ``model``.
+
+    Items of the list share their equal nested objects across batches (see :class:`Item`).
+    """
+
+    def __init__(self, model: type[Model]) -> None:
+        self._decode = msgspec.json.Decoder(model, strict=False).decode
+        self._shared = _Shared() if issubclass(model, Item) else None
+
+    def decode(self, elements: Sequence[msgspec.Raw], sources: Sequence[Any]) -> list[Any]:
+        """The elements decoded, each keeping its source (where ``raw`` reads it back).
+
+        Raises:
+            msgspec.ValidationError, msgspec.DecodeError: at the first misfit.
+        """
+        decode, shared = self._decode, self._shared
+        out: list[Any] = []
+        append = out.append
+        for element, source in zip(elements, sources, strict=True):
+            value: Any = decode(element)
+            value._source = source
+            if shared is not None:
+                value._share_nested(shared)
+            append(value)
+        return out
+
+
+SPOOL_BLOCK = 4096
+"""Elements written to the spool at once."""
 
 
 _gc_lock = threading.Lock()

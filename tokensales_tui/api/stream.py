@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import accumulate
 
 import msgspec
 
@@ -37,6 +38,7 @@ _ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw])
 _FIRST_KEY = re.compile(rb'\{\s*"(?:[^"\\]|\\.)*"\s*:')
 _BOUNDARY = re.compile(rb"\}\s*,\s*\{")
 _SEPARATOR = re.compile(rb"\s*,")
+_GAP = re.compile(rb"[ \t\r\n]*(?:,[ \t\r\n]*)?")
 
 
 class ListSplitter:
@@ -61,9 +63,24 @@ class ListSplitter:
         self._bare = False
         self._next_element: bytes | None = None
         self._size = 0
+        self._dropped = 0  # bytes of the body before the buffer
+        self.offsets: list[int] = []
+        """Where in the body each element last handed back starts (empty: the elements
+        were re-encoded from an odd shape, not cut from the body)."""
+
+    @property
+    def streaming(self) -> bool:
+        """Whether the body has a shape whose elements are cut from it as it arrives."""
+        return self._mode == "list"
+
+    @property
+    def whole(self) -> bool:
+        """Whether the body is of a shape that is read whole, then split, at :meth:`close`."""
+        return self._mode == "whole"
 
     def feed(self, chunk: bytes) -> list[msgspec.Raw]:
         """Take the next chunk; return the elements now complete (often none)."""
+        self.offsets = []
         self._size += len(chunk)
         self._buffer += chunk
         if self._mode == "head":
@@ -75,6 +92,7 @@ class ListSplitter:
     def close(self) -> list[msgspec.Raw]:
         """The body has ended: return the remaining elements, or raise
         :class:`UnexpectedResponse` for a body that is no list."""
+        self.offsets = []
         if self._mode == "head":
             self._read_head(final=True)
         if self._mode == "whole":
@@ -88,6 +106,7 @@ class ListSplitter:
         if found is not None:
             self._bare = self._buffer.lstrip()[:1] == b"["
             del self._buffer[: found.end()]
+            self._dropped += found.end()
             self._mode = "list"
         elif final or len(self._buffer) >= HEAD_BYTES:
             self._mode = "whole"
@@ -99,13 +118,30 @@ class ListSplitter:
                 elements = _ELEMENTS.decode(b"[" + self._buffer[:end] + b"]")
             except msgspec.DecodeError:
                 continue
+            self.offsets = self._places(elements, end)
             separator = _SEPARATOR.match(self._buffer, end)
-            del self._buffer[: separator.end() if separator else end]
+            cut = separator.end() if separator else end
+            del self._buffer[:cut]
+            self._dropped += cut
             if self._next_element is None and elements:
                 first = _FIRST_KEY.match(bytes(elements[0]))
                 self._next_element = first.group() if first else b""
             return elements
         return []
+
+    def _places(self, elements: list[msgspec.Raw], end: int) -> list[int]:
+        """Where in the body each of ``elements`` starts: they lie in the first ``end``
+        bytes of the buffer in order, apart by a comma and maybe white space."""
+        lengths = list(map(len, elements))
+        if sum(lengths) + len(lengths) - 1 == end:  # compact: a comma between, nothing else
+            return list(accumulate([n + 1 for n in lengths[:-1]], initial=self._dropped))
+        gap, buffer = _GAP.match, self._buffer
+        offsets = []
+        at = gap(buffer, 0).end()  # type: ignore[union-attr]
+        for element in elements:
+            offsets.append(self._dropped + at)
+            at = gap(buffer, at + len(element)).end()  # type: ignore[union-attr]
+        return offsets
 
     def _candidates(self) -> list[int]:
         """Where the last elements may end, last first (just after their ``}``)."""
@@ -132,9 +168,11 @@ class ListSplitter:
                 break
             if self._rest_fits(bytes(buffer[end + 1 :])):
                 try:
-                    return list(_ELEMENTS.decode(b"[" + buffer[:end] + b"]"))
+                    elements = list(_ELEMENTS.decode(b"[" + buffer[:end] + b"]"))
                 except msgspec.DecodeError:
-                    pass
+                    continue
+                self.offsets = self._places(elements, end)
+                return elements
         raise self._unexpected("the list body is cut short or malformed")
 
     def _rest_fits(self, rest: bytes) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..api import ApiClient
 from ..api.models import Asset, Collection, Item, Webhook
+from ..api.spool import Spooled
 from ..clean import clean_line, display_value
 from ..payouts import PayoutRow
 from .table.cells import Column, numeric_sort_key
@@ -41,6 +42,10 @@ class Resource:
     """The list request, as shown in loading and error lines."""
     other_fields: OtherFields | None = None
     """The object's fields no column shows, for the filter (a description, a contract)."""
+    arrives: str | None = None
+    """The list (a key of ``LISTS``) whose rows the tab shows while its body still
+    arrives; None: the rows show once all are there (grouped, or columns picked from
+    every row)."""
 
     def identity(self, row: Any) -> Hashable:
         """What a row is across reloads: its id (the object itself when it has none)."""
@@ -50,9 +55,12 @@ class Resource:
 def row_content(row: Any) -> object:
     """What a row holds, to tell whether a reload changed it: the JSON the server sent.
 
-    Listed objects keep their JSON text; comparing it costs far less than decoding it.
+    Listed objects keep their JSON text (in the list's spool); comparing it costs far
+    less than decoding it.
     """
     source = getattr(row, "_source", None)
+    if isinstance(source, Spooled):
+        return source.text()
     return source if source is not None else getattr(row, "raw", row)
 
 
@@ -242,6 +250,7 @@ ITEMS = Resource(
     title="Items",
     noun="item",
     load=ApiClient.list_items,
+    arrives="items",
     columns=_item_columns,
     row_id=lambda i: i.id,
     label=lambda i: i.title,

@@ -61,6 +61,12 @@ def _settle_garbage() -> None:
 EMPTY_BEFORE_RELOAD = 250_000
 """A reload of a longer list empties the table first (1,000,000 items take ~1.5 GB)."""
 
+FILTER_AT_ONCE = 200_000
+"""Rows filtered on each key at once; a longer list is filtered for the latest text only."""
+
+GROW_EVERY = 0.1
+"""Seconds between two showings of a list's rows growing while its body arrives."""
+
 WATCH_INTERVAL = 5.0
 """Seconds between the end of a load and the next, while watching (config: watch_interval)."""
 
@@ -124,6 +130,9 @@ class ResourceTab(Vertical):
         self._flash_timer: Timer | None = None
         self._changes = ""  # what the last reload changed, for the count line
         self._loading = False
+        self._filter_due = False  # a filter of a long list waits for the keys queued
+        self._arriving: list[Any] | None = None  # the rows shown while their body arrives
+        self._grown_at = 0.0
         # Built here, not found by a query: a timer or a worker of the tab may still
         # touch them while the app shuts down and its children are already gone.
         self._filter = FilterInput(
@@ -179,6 +188,8 @@ class ResourceTab(Vertical):
         for worker in running:
             worker.cancel()
         if running:
+            self._drop_arrived()
+            self._indexing = False
             self.table.loading = False
             self._show_problem("Loading cancelled — press r to try again")
         return bool(running)
@@ -214,8 +225,16 @@ class ResourceTab(Vertical):
             before.clear()
             table.set_data(table.columns, [])
             table.loading = True
+        stop_watching = None
+        if self.resource.arrives is not None and not table.total_count:
+            # Nothing shown: show the rows as they arrive (a reload keeps the old ones).
+            stop_watching = self._api().watch_rows(self.resource.arrives, self._rows_arriving)
         try:
-            rows = await self._api().call(self.resource.load, shared=True)
+            try:
+                rows = await self._api().call(self.resource.load, shared=True)
+            finally:
+                if stop_watching is not None:
+                    stop_watching()
             if self.resource is PAYOUTS:
                 extra = await self._extra_rows() if self._extra_rows else ()
                 rows = await _off_loop(len(rows), payout_rows, rows, extra)
@@ -235,6 +254,7 @@ class ResourceTab(Vertical):
         except ApiError as error:
             self.error = error
             self._stop_wait()
+            self._drop_arrived()
             if isinstance(error, RateLimitedError) and error.retry_after:
                 self._hold_watch(error.retry_after)
             self._show_problem(f"Loading {self.resource.title.lower()} failed: {error.one_line}")
@@ -242,6 +262,8 @@ class ResourceTab(Vertical):
         finally:
             table.loading = False
             self._loading = False
+            self._arriving = None
+            self._indexing = False
             self._loaded_at = time.monotonic()
             self._update_count()
         self._stop_wait()
@@ -256,6 +278,37 @@ class ResourceTab(Vertical):
         if changes is not None:
             self._show_changes(*changes)
         self._update_count()
+
+    def _rows_arriving(self, rows: list[Any]) -> None:
+        """Show the rows of a list whose body still arrives (``rows`` grows in place).
+
+        They show unindexed, as a long list does before its index is built: a filter
+        typed meanwhile waits for the load, a sort is computed once the index is there.
+        """
+        table = self.table
+        if not self.is_mounted or not rows:
+            return
+        now = time.monotonic()
+        if rows is self._arriving:
+            if now - self._grown_at >= GROW_EVERY:
+                self._grown_at = now
+                table.grow_rows()
+                self._update_count()
+            return
+        if table.total_count or not table.show_rows(
+            self.resource.columns(rows), rows, keep_cursor_key=self.resource.row_id
+        ):
+            return  # rows already shown, or a filter or sort that needs the index
+        self._arriving, self._grown_at = rows, now
+        self._indexing = True  # no filter or sort may build an index of a partial list
+        table.loading = False
+        self._update_count()
+
+    def _drop_arrived(self) -> None:
+        """A load that ends without its list: the rows shown as they arrived go too."""
+        if self._arriving is not None and self.table.rows is self._arriving:
+            self.table.set_data(self.table.columns, [])
+        self._arriving = None
 
     def _prepare(
         self, columns: Any, rows: Sequence[Any], before: list[Sequence[Any]]
@@ -374,6 +427,10 @@ class ResourceTab(Vertical):
                 (c.label for c in table.columns if c.key == table.sort_column), table.sort_column
             )
             text += f" · by {label} {'▼' if table.sort_reverse else '▲'}"
+        if table.pending_sort is not None:
+            key, reverse = table.pending_sort
+            label = next((c.label for c in table.columns if c.key == key), key)
+            text += f" · sorting by {label} {'▼' if reverse else '▲'}…"
         if self._changes and self._loaded_at is not None:
             text += f" · {self._changes}"
         if self._loading and table.total_count:
@@ -400,8 +457,20 @@ class ResourceTab(Vertical):
         # While a large list is being indexed in a thread, filtering would build the
         # index again on the event loop (a freeze of up to a second): the load applies
         # the filter when the index arrives.
-        if self.is_mounted and not self._indexing:
+        if not self.is_mounted or self._indexing:
+            return
+        if len(self.table.rows) <= FILTER_AT_ONCE:
             self.table.set_filter(text)
+        elif not self._filter_due:
+            # A scan of this many rows takes longer than a frame: keys typed meanwhile
+            # are taken first, and only the text as it is then is looked for.
+            self._filter_due = True
+            self.call_later(self._apply_latest_filter)
+
+    def _apply_latest_filter(self) -> None:
+        self._filter_due = False
+        if self.is_mounted and not self._indexing:
+            self.table.set_filter(self.filter_input.value)
 
     @on(Input.Submitted)
     def _filter_submitted(self, event: Input.Submitted) -> None:

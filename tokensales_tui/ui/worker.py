@@ -67,6 +67,7 @@ class ApiWorker:
         self._tasks: set[asyncio.Task[None]] = set()
         self._shared: dict[object, asyncio.Future[Any]] = {}
         self._ended = False
+        self._row_watchers: dict[str, Callable[[list[Any]], None]] = {}
 
     def start(self) -> None:
         """Start the worker (idempotent; never again once stopped)."""
@@ -132,7 +133,12 @@ class ApiWorker:
             future.exception()  # retrieved: every caller that still waits gets it anyway
 
     async def _serve(self) -> None:
-        client = ApiClient(self.connection, transport=self._transport, on_retry=self._on_retry)
+        client = ApiClient(
+            self.connection,
+            transport=self._transport,
+            on_retry=self._on_retry,
+            watch_rows=self._rows_grew,
+        )
         self._client = client
         try:
             while True:
@@ -164,6 +170,22 @@ class ApiWorker:
         else:
             if not future.done():
                 future.set_result(result)
+
+    def watch_rows(self, what: str, watcher: Callable[[list[Any]], None]) -> Callable[[], None]:
+        """Show ``watcher`` the rows of the list ``what`` ("items") each time they grow
+        while its body arrives (the same list, longer); returns what stops it."""
+        self._row_watchers[what] = watcher
+
+        def stop() -> None:
+            if self._row_watchers.get(what) is watcher:
+                del self._row_watchers[what]
+
+        return stop
+
+    def _rows_grew(self, what: str, rows: list[Any]) -> None:
+        watcher = self._row_watchers.get(what)
+        if watcher is not None:
+            watcher(rows)
 
     def _on_retry(self, notice: RetryNotice) -> None:
         self._app.post_message(ApiRetrying(notice))

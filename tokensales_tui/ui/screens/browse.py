@@ -41,6 +41,12 @@ if TYPE_CHECKING:
 MUTATING_ACTIONS = {"delete": "deleting", "new": "creating", "edit": "editing"}
 """The actions that change data, and how a refusal names them."""
 
+BURST_ACTIONS = frozenset({"show_tab", "focus_filter"})
+"""Actions that move the focus, bound with priority: Textual then runs them as it takes
+the key from the terminal, before it routes the keys typed after it, so ``/gems`` typed
+in one burst puts "gems" in the filter rather than sending ``s`` (sort) to the table.
+They stand aside while a text field has the focus, which takes those keys as text."""
+
 DRILLS = {"go_to": frozenset({"items", "payouts"}), "go_to_asset": frozenset({"items"})}
 """The tabs where each go-to action applies."""
 
@@ -92,13 +98,20 @@ class BrowseScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *[
-            Binding(str(n), f"show_tab('{r.key}')", r.title, show=False, id=f"tab.{r.key}")
+            Binding(
+                str(n),
+                f"show_tab('{r.key}')",
+                r.title,
+                show=False,
+                id=f"tab.{r.key}",
+                priority=True,  # see BURST_ACTIONS
+            )
             for n, r in enumerate(RESOURCES, start=1)
         ],
         # The footer shows the keys in this order and drops the last ones first when the
         # terminal is narrow: the everyday ones, the way out, then the rest.
         Binding("question_mark", "app.help", "Help", id="help"),
-        Binding("slash", "focus_filter", "Filter", id="filter"),
+        Binding("slash", "focus_filter", "Filter", id="filter", priority=True),
         Binding("escape", "escape", "Clear filter", show=False, id="clear_filter"),
         Binding("r", "refresh", "Refresh", id="refresh"),
         Binding("n", "new", "New", id="new"),
@@ -191,7 +204,10 @@ class BrowseScreen(Screen[None]):
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        self.active_tab.table.focus()
+        tab = self.active_tab
+        # A key may have focused the tab's filter since (`2/gems` typed at once).
+        if self.focused is None or tab not in self.focused.ancestors:
+            self.set_focus(tab.table, scroll_visible=False)
         self.refresh_bindings()
 
     @on(ResourceTable.RowHighlighted)
@@ -225,6 +241,8 @@ class BrowseScreen(Screen[None]):
     # --- which actions apply -------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in BURST_ACTIONS and isinstance(self.focused, Input | TextArea):
+            return False
         if action in MUTATING_ACTIONS and self.tsapp.read_only:
             return False
         if action == "delete":
@@ -312,10 +330,13 @@ class BrowseScreen(Screen[None]):
     def action_show_tab(self, key: str) -> None:
         """Switch to a tab by its resource key."""
         self.query_one(TabbedContent).active = key
+        # Focused now, not after the tab's message: keys typed in the same burst are
+        # already queued and go wherever the focus is when each is handled.
+        self.set_focus(self.active_tab.table, scroll_visible=False)
 
     def action_focus_filter(self) -> None:
-        """Focus the filter of the current tab."""
-        self.active_tab.focus_filter()
+        """Focus the filter of the current tab, at once (see ``action_show_tab``)."""
+        self.set_focus(self.active_tab.filter_input, scroll_visible=False)
 
     def action_escape(self) -> None:
         """Stop deleting marked rows, or cancel a load in progress, else clear the filter."""

@@ -253,7 +253,8 @@ class TableView:
         until :meth:`load` brings it (a filter or sort asked for meanwhile builds it on
         the spot). Only when :meth:`can_show`.
         """
-        release(self.rows)
+        if rows is not self.rows:
+            release(self.rows)
         self.set_columns(columns, *sample_widths(columns, rows, self.width))
         self.rows = rows
         if self.marks:
@@ -263,6 +264,14 @@ class TableView:
         self._matches = {}
         self._hits, self._mask = None, None
         self.view = range(len(rows))
+
+    def grow(self) -> bool:
+        """Show the rows that :meth:`show` was given and that grew since (the same list,
+        longer: a list still arriving); False when there is nothing new to show."""
+        if self._index is not None or not self.can_show() or len(self.view) == len(self.rows):
+            return False
+        self.view = range(len(self.rows))
+        return True
 
     def search_index(self) -> SearchIndex:
         """The search index, built here and now if :meth:`show` left it pending."""
@@ -471,13 +480,30 @@ class TableView:
         self.view = self._compute_view()
         return True
 
-    def next_sort(self) -> tuple[str | None, bool]:
-        """The sort after the current one: the next column; after the last, unsorted."""
+    def next_sort(self, after: tuple[str, bool] | None = None) -> tuple[str | None, bool]:
+        """The sort after ``after`` (default: the current one): the next column; after
+        the last, unsorted."""
         keys = [column.key for column in self.columns]
-        if self.sort is None:
+        current = after or self.sort
+        if current is None or current[0] not in keys:
             return (keys[0] if keys else None), False
-        place = keys.index(self.sort[0]) + 1
+        place = keys.index(current[0]) + 1
         return (keys[place] if place < len(keys) else None), False
+
+    @property
+    def index_ready(self) -> bool:
+        """Whether the search index is built (not pending after :meth:`show`)."""
+        return self._index is not None
+
+    def has_order(self, sort: tuple[str, bool] | None) -> bool:
+        """Whether showing the rows in ``sort`` order needs no sorting now."""
+        return sort is None or sort in self._orders
+
+    def keep_order(self, sort: tuple[str, bool], order: array[int]) -> None:
+        """Keep an order computed elsewhere (a thread) for these rows, for :meth:`sort_by`."""
+        while len(self._orders) >= ORDERS_KEPT:
+            del self._orders[next(iter(self._orders))]
+        self._orders[sort] = order
 
     def _order(self) -> Sequence[int]:
         """All row positions in sort order, computed once per column and direction."""
@@ -486,10 +512,7 @@ class TableView:
         order = self._orders.get(self.sort)
         if order is None:
             order = sort_order(self.columns, self.rows, self.search_index(), *self.sort)
-            # Keep the last few orders only: each costs 4 bytes a row.
-            while len(self._orders) >= ORDERS_KEPT:
-                del self._orders[next(iter(self._orders))]
-            self._orders[self.sort] = order
+            self.keep_order(self.sort, order)  # the last few only: each costs 4 bytes a row
         return order
 
 

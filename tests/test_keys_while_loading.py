@@ -1,0 +1,147 @@
+"""Keys typed while a list loads, or in one burst, reach what they were typed for.
+
+A terminal hands keys over as fast as they are typed: several may wait in the app's
+queue before the first is handled. The bursts here are queued whole through the
+driver, as a terminal's input thread queues them, before the app handles any; the
+load is held by a gate the test opens, so nothing depends on timing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+import pytest
+from textual import events
+
+from tokensales_tui.emulator import create_app
+from tokensales_tui.session import Launch
+from tokensales_tui.ui import tabs as tabs_module
+from tokensales_tui.ui.app import TokenSalesApp
+
+from .apphelpers import Rigged, emulator_env, loaded, wait_for
+
+SIZE = (120, 40)
+
+CHARACTERS = {"slash": "/", "pagedown": None, "escape": None}
+
+
+def burst(app: TokenSalesApp, *keys: str) -> None:
+    """Queue ``keys`` at once, as a terminal's input thread does, none handled yet."""
+    driver = app._driver
+    assert driver is not None
+    for key in keys:
+        character = CHARACTERS.get(key, key)
+        driver.process_message(events.Key(key, character))
+
+
+class Gated(Rigged):
+    """The in-process emulator, holding every list of items until ``gate`` is set."""
+
+    def __init__(self, app: Any) -> None:
+        super().__init__(app)
+        self.gate = asyncio.Event()
+        self.waiting = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/items":
+            self.waiting += 1
+            await self.gate.wait()
+        return await super().handle_async_request(request)
+
+
+def gated_app() -> tuple[TokenSalesApp, Gated]:
+    gated = Gated(create_app(seed=0))
+    app = TokenSalesApp(Launch(env=emulator_env(), transport_factory=lambda: gated))
+    return app, gated
+
+
+async def test_a_tab_chosen_while_it_loads_has_the_keys_once_rows_come() -> None:
+    app, gated = gated_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: gated.waiting > 0, pilot)
+        await loaded(app, pilot, "webhooks")
+        burst(app, "2")
+        await pilot.pause()
+        tab = app.active_tab
+        assert tab.resource.key == "items"
+        assert tab.table.loading  # still waiting for the server
+        # Textual hands no key to a widget under its loading indicator (app.focused is
+        # None meanwhile), but the focus is the table's, for the keys after the rows.
+        assert app.screen.focused is tab.table
+        gated.gate.set()
+        await loaded(app, pilot, "items")
+        await pilot.pause()
+        assert app.focused is tab.table
+        assert tab.table.cursor_row == 0
+        burst(app, "pagedown")
+        await pilot.pause()
+        assert tab.table.cursor_row > 0
+
+
+async def test_a_filter_typed_in_one_burst_as_rows_appear_is_all_filter() -> None:
+    app, gated = gated_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot, "webhooks")
+        burst(app, "2")
+        gated.gate.set()
+        await loaded(app, pilot, "items")
+        tab = app.active_tab
+        assert app.focused is tab.table
+        burst(app, "slash", "g", "e", "m", "s")
+        await pilot.pause()
+        await pilot.pause()
+        assert tab.filter_input.value == "gems"
+        assert app.focused is tab.filter_input
+        assert tab.table.sort_column is None  # no `s` reached the table
+        assert tab.table.filter_text == "gems"
+
+
+async def test_a_tab_and_its_filter_in_one_burst() -> None:
+    app, gated = gated_app()
+    gated.gate.set()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        burst(app, "3", "slash", "e", "t", "h")
+        await pilot.pause()
+        await pilot.pause()
+        tab: Any = app.active_tab
+        assert tab.resource.key == "assets"
+        assert tab.filter_input.value == "eth"
+        assert app.query_one("#items-tab").filter_input.value == ""
+
+
+async def test_a_tab_switch_handled_late_leaves_the_filter_focused() -> None:
+    app, gated = gated_app()
+    gated.gate.set()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        screen: Any = app.screen
+        screen.action_show_tab("payouts")  # the tab's message is not handled yet
+        screen.action_focus_filter()
+        await pilot.pause()
+        await pilot.pause()
+        tab: Any = app.active_tab
+        assert tab.resource.key == "payouts"
+        assert app.focused is tab.filter_input
+
+
+async def test_a_long_list_is_filtered_for_the_latest_text_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(tabs_module, "FILTER_AT_ONCE", 0)
+    app, gated = gated_app()
+    gated.gate.set()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        tab: Any = app.query_one("#items-tab")
+        asked: list[str] = []
+        real = tab.table.set_filter
+        monkeypatch.setattr(tab.table, "set_filter", lambda text: (asked.append(text), real(text)))
+        for text in ("g", "ge", "gem"):  # three keys handled before the table's turn
+            tab.filter_input.value = text
+        assert asked == []
+        await pilot.pause()
+        assert asked and set(asked) == {"gem"}  # never "g" or "ge"
+        assert tab.table.filter_text == "gem"

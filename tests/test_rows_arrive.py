@@ -1,0 +1,192 @@
+"""Rows show while the list body still arrives, and every odd body still reads as before.
+
+The body is handed over in pieces; the test holds the rest of it behind a gate, so
+"while it arrives" does not depend on timing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tokensales_tui.api import stream
+from tokensales_tui.api.decode import ListParser
+from tokensales_tui.api.errors import UnexpectedResponse
+from tokensales_tui.api.listing import StreamedList
+from tokensales_tui.api.models import Asset, Collection, Item
+from tokensales_tui.api.spool import Spooled
+from tokensales_tui.emulator import create_app
+from tokensales_tui.session import Launch
+from tokensales_tui.ui.app import TokenSalesApp
+
+from .apphelpers import Rigged, emulator_env, loaded, screen_text, wait_for
+
+SIZE = (120, 40)
+
+
+def item(number: int) -> dict[str, Any]:
+    return {
+        "id": f"item-{number:05}",
+        "title": f"Arriving item {number}",
+        "currency": "USD",
+        "price": number + 0.5,
+        "description": "x" * 200,
+        "payout": {"type": "crypto", "blockchainId": "polygon"},
+    }
+
+
+class HeldBody(httpx.AsyncByteStream):
+    """A body handed over in pieces: the first ``before`` bytes, then the rest once
+    ``gate`` is set."""
+
+    def __init__(self, body: bytes, before: int) -> None:
+        self.body, self.before = body, before
+        self.gate = asyncio.Event()
+        self.waiting = False
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for start in range(0, self.before, 65536):
+            yield self.body[start : min(start + 65536, self.before)]
+        self.waiting = True
+        await self.gate.wait()
+        for start in range(self.before, len(self.body), 65536):
+            yield self.body[start : start + 65536]
+
+
+class Arriving(Rigged):
+    def __init__(self, app: Any, body: HeldBody) -> None:
+        super().__init__(app)
+        self.body = body
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/items":
+            return httpx.Response(
+                200, headers={"content-type": "application/json"}, stream=self.body
+            )
+        return await super().handle_async_request(request)
+
+
+async def test_item_rows_show_while_the_body_still_arrives() -> None:
+    listed = [item(n) for n in range(3000)]
+    body = json.dumps({"items": listed}).encode()
+    held = HeldBody(body, len(body) // 2)
+    transport = Arriving(create_app(seed=0), held)
+    app = TokenSalesApp(Launch(env=emulator_env(), transport_factory=lambda: transport))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            tab: Any = app.query_one("#items-tab")
+            await pilot.press("2")
+            await wait_for(lambda: held.waiting and tab.table.total_count > 0, pilot)
+            shown = tab.table.total_count
+            assert 0 < shown < len(listed)
+            assert not tab.loaded_once
+            assert tab.table.model.rows[0].title == "Arriving item 0"
+            assert "Arriving item 0" in screen_text(app)
+            assert "loading…" in screen_text(app)
+            await pilot.press("slash", *"item 2999")  # typed while the rest arrives
+            held.gate.set()
+            await loaded(app, pilot, "items")
+            assert tab.table.total_count == len(listed)
+            assert tab.table.shown_count == 1  # the filter applied once all were there
+            assert tab.table.highlighted.raw == listed[2999]
+    finally:
+        held.gate.set()
+
+
+class FakeResponse:
+    def __init__(self, status: int = 200) -> None:
+        self.status_code = status
+        self.headers = {"content-type": "application/json"}
+
+
+async def read_streamed(body: bytes, model: type, piece: int = 997) -> list[Any]:
+    async def pieces() -> AsyncIterator[bytes]:
+        for start in range(0, len(body), piece):
+            yield body[start : start + piece]
+
+    listing = StreamedList(model, "items", FakeResponse(), None)  # type: ignore[arg-type]
+    await listing.consume(pieces())
+    return await listing.result()
+
+
+def outcome(read: Any) -> Any:
+    try:
+        rows = read()
+    except UnexpectedResponse as error:
+        return ("error", str(error))
+    return ("rows", [row.raw for row in rows], [getattr(row, "id", None) for row in rows])
+
+
+BODIES = {
+    "bare": json.dumps([item(n) for n in range(300)]).encode(),
+    "wrapped, spaced": json.dumps({"items": [item(n) for n in range(300)]}, indent=2).encode(),
+    "list not first": json.dumps({"count": 2, "items": [item(1), item(2)]}).encode(),
+    "under data": json.dumps({"data": {"items": [item(1)]}}).encode(),
+    "entry not an object": json.dumps([item(n) for n in range(200)] + [5]).encode(),
+    "wrong type mid-list": json.dumps(
+        [item(n) for n in range(200)] + [{**item(1), "price": "cheap"}]
+    ).encode(),
+    "cut short": json.dumps([item(n) for n in range(300)]).encode()[:-500],
+    "lone surrogate": json.dumps([{**item(1), "title": "a\\ud800b"}])
+    .encode()
+    .replace(b"\\\\ud800", b"\\ud800"),
+    "not json": b"<html>busy</html>",
+    "empty list": b"[]",
+}
+
+
+@pytest.mark.parametrize("name", list(BODIES))
+async def test_a_streamed_list_reads_every_body_as_the_whole_read_does(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)  # many batches even for small bodies
+    body = BODIES[name]
+    whole = ListParser(Item, "items", 200, "application/json")
+    try:
+        streamed: Any = await asyncio.wait_for(read_streamed(body, Item), 10)
+    except UnexpectedResponse as error:
+        streamed = error
+    assert outcome(lambda: _raise(streamed)) == outcome(lambda: whole(body))
+
+
+def _raise(result: Any) -> Any:
+    if isinstance(result, Exception):
+        raise result
+    return result
+
+
+@pytest.mark.parametrize("name", ["wrong type mid-list", "cut short", "not json"])
+async def test_a_streamed_list_names_a_bad_body_as_the_whole_read_does(name: str) -> None:
+    body = BODIES[name]
+    with pytest.raises(UnexpectedResponse) as streamed:
+        await read_streamed(body, Item)
+    with pytest.raises(UnexpectedResponse) as whole:
+        ListParser(Item, "items", 200, "application/json")(body)
+    assert str(streamed.value) == str(whole.value)
+
+
+async def test_streamed_rows_point_into_the_spooled_body(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
+    listed = [item(n) for n in range(100)]
+    rows = await read_streamed(json.dumps({"items": listed}, indent=1).encode(), Item)
+    assert all(isinstance(row._source, Spooled) for row in rows)
+    assert rows[0]._source.spool is rows[-1]._source.spool  # one file: the body
+    assert [row.raw for row in rows] == listed
+    assert rows[3].payout is rows[4].payout  # shared across batches
+
+
+async def test_streamed_assets_and_collections_keep_their_ids() -> None:
+    assets = await read_streamed(json.dumps([{"assetId": "a1", "name": "A"}]).encode(), Asset)
+    assert assets[0].id == "a1" and assets[0].raw == {"assetId": "a1", "name": "A"}
+    collections = await read_streamed(json.dumps([{"tokenId": "7", "x": 1}]).encode(), Collection)
+    assert (
+        collections[0].id
+        == ListParser(Collection, "c", 200, "")(json.dumps([{"tokenId": "7", "x": 1}]).encode())[
+            0
+        ].id
+    )
