@@ -21,7 +21,7 @@ import gc
 import itertools
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from operator import attrgetter
 from typing import Any, TypeVar
@@ -100,6 +100,44 @@ def _decode_kept(text: msgspec.Raw | bytes) -> dict[str, Any]:
             repaired = bytes(view).decode("utf-8", "replace").encode()
         decoded = msgspec.json.decode(repaired)
     return decoded
+
+
+def raw_texts(rows: Sequence[Model]) -> list[bytes | None]:
+    """The JSON text each row was read from, as :attr:`Model.raw_text` gives it, read
+    in bulk: the rows of one region that come one after another in ``rows`` take one
+    read of the spool (an export or a comparison of 100,000 rows, not 100,000 reads)."""
+    out: list[bytes | None] = []
+    for region, run in itertools.groupby(rows, key=_region_of):
+        if region is None:
+            out += [row.raw_text for row in run]
+        else:
+            out += region.texts([row._at for row in run])
+    return out
+
+
+def raw_objects(rows: Sequence[Any], raw: Callable[[Any], Any] | None = None) -> list[Any]:
+    """``row.raw`` of each row (``raw(row)`` for rows not listed from a spool), read in
+    bulk as :func:`raw_texts` reads and decoded in one call for each run of rows."""
+    get = raw or attrgetter("raw")
+    out: list[Any] = []
+    for region, run in itertools.groupby(rows, key=_region_of):
+        if region is None:
+            out += map(get, run)
+            continue
+        texts = region.texts([row._at for row in run])
+        try:
+            out += _OBJECTS.decode(b"".join((b"[", b",".join(texts), b"]")))
+        except (msgspec.DecodeError, UnicodeDecodeError):  # invalid UTF-8: each on its own
+            out += map(_decode_kept, texts)
+    return out
+
+
+def _region_of(row: Any) -> Region | None:
+    kept = getattr(row, "_kept", None)
+    return kept if kept.__class__ is Region else None
+
+
+_OBJECTS = msgspec.json.Decoder(list[Any])
 
 
 # --- platform webhooks -------------------------------------------------------------

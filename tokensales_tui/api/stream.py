@@ -17,7 +17,7 @@ the elements in one pass.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate
 from typing import Any
 
@@ -175,19 +175,18 @@ class ListSplitter:
             at = gap(buffer, at + len(element)).end()  # type: ignore[union-attr]
         return offsets
 
-    def _candidates(self) -> list[int]:
+    def _candidates(self) -> Iterator[int]:
         """Where the last elements may end, last first (just after their ``}``)."""
         buffer = self._buffer
-        found: list[int] = []
         if self._next_element:
             # Elements of one list usually start alike ({"id": …): a cut before such a
-            # start is almost always between two elements, not inside one.
+            # start is almost always between two elements, not inside one. Tried
+            # first, and usually the only one tried: the others are found only if not.
             at = buffer.rfind(b"}," + self._next_element)
             if at >= 0:
-                found.append(at + 1)
+                yield at + 1
         window = max(0, len(buffer) - 64 * 1024)
-        found += [m.start() + 1 for m in _BOUNDARY.finditer(buffer, window)][::-1]
-        return found[:_TRIES]
+        yield from [m.start() + 1 for m in _BOUNDARY.finditer(buffer, window)][::-1][:_TRIES]
 
     def _tail(self) -> Any:
         """The last elements: the list ends at a ``]`` after which the body ends (a bare
