@@ -90,6 +90,11 @@ async def test_items_share_nested_objects_and_repeated_strings() -> None:
     assert rows[0].payout is rows[4].payout
     assert rows[0].contract_function is rows[3].contract_function
     assert rows[1].payout is not rows[2].payout
+    # Texts of one length told apart by their bytes, not by their length.
+    accounts = [row.payout.payment_provider_connected_account_id for row in rows]
+    assert accounts == [f"acct_{n % 4}" for n in range(len(rows))]
+    addresses = [row.contract_function.contract.address for row in rows]
+    assert addresses == [f"0x{n % 3}" for n in range(len(rows))]
 
 
 async def test_decoding_happens_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import builtins
 import gc
 import itertools
+import operator
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -237,15 +238,67 @@ class _Shared:
     __slots__ = ("functions", "payouts", "strings")
 
     def __init__(self) -> None:
-        self.payouts: dict[bytes, ItemPayout | None] = {}
-        self.functions: dict[bytes, ContractFunction | None] = {}
+        self.payouts = _Nested(_PAYOUT_DECODER, "payout")
+        self.functions = _Nested(_FUNCTION_DECODER, "contractFunction")
         self.strings: dict[str, str] = {}
 
 
+class _Nested:
+    """The objects decoded from the texts of one nested field, one for equal texts.
+
+    Looked up by the text's length first: most lists hold a few dozen distinct texts,
+    mostly of distinct lengths, so comparing a text with the one known of its length
+    (a ``memcmp``) finds it without copying or hashing it. Texts that share a length
+    with another are found by their whole text.
+    """
+
+    __slots__ = ("by_length", "by_text", "decoder", "name", "values")
+
+    def __init__(self, decoder: Any, name: str) -> None:
+        self.decoder = decoder
+        self.name = name
+        self.by_length: dict[int, msgspec.Raw] = {}  # the first text met of each length
+        self.values: dict[int, Any] = {}  # ... and its object
+        self.by_text: dict[bytes, Any] = {}
+
+    def objects(self, texts: list[msgspec.Raw]) -> list[Any]:
+        """The object of each text, in order (decoded from a copy: never a slice of
+        the body, which a ``msgspec.Raw`` inside would keep alive)."""
+        lengths = list(map(len, texts))
+        known = map(self.by_length.get, lengths, itertools.repeat(_NO_TEXT))
+        found = list(map(operator.eq, texts, known))
+        out = list(map(self.values.get, lengths))
+        if not all(found):
+            for index in itertools.compress(range(len(texts)), map(operator.not_, found)):
+                out[index] = self._exact(texts[index])
+        return out
+
+    def _exact(self, text: msgspec.Raw) -> Any:
+        key = bytes(text)
+        try:
+            return self.by_text[key]
+        except KeyError:
+            pass
+        try:
+            value = self.decoder.decode(key)
+        except msgspec.ValidationError as error:
+            # Name the field as a decoder of the whole item would: "... - at `$.payout.type`".
+            message = str(error)
+            if " - at `$" in message:
+                message = message.replace(" - at `$", f" - at `$.{self.name}", 1)
+            else:
+                message += f" - at `$.{self.name}`"
+            raise msgspec.ValidationError(message) from None
+        self.by_text[key] = value
+        if len(key) not in self.by_length:
+            self.by_length[len(key)] = msgspec.Raw(key)
+            self.values[len(key)] = value
+        return value
+
+
+_NO_TEXT = msgspec.Raw(b"")
 _PAYOUT_DECODER = msgspec.json.Decoder(ItemPayout | None, strict=False)
 _FUNCTION_DECODER = msgspec.json.Decoder(ContractFunction | None, strict=False)
-_INTERNED = ("currency", "description", "image_url")
-"""Fields of an item whose values repeat across a list (a few dozen of each at most)."""
 
 
 def _share_items(items: list[Item], shared: _Shared, region: Region | None = None) -> None:
@@ -254,30 +307,38 @@ def _share_items(items: list[Item], shared: _Shared, region: Region | None = Non
     a ``region``, let each item read its text from it (the items are its elements in
     order).
 
-    The lookups run at C level (``map``); one plain loop then stores the results.
+    The lookups run at C level (``map``); one plain loop then stores the results, so
+    each item is visited once (the passes are bound by memory, not by work).
     """
-    payouts = _nested(list(map(_PAYOUT_JSON, items)), shared.payouts, _PAYOUT_DECODER, "payout")
-    functions = _nested(
-        list(map(_FUNCTION_JSON, items)), shared.functions, _FUNCTION_DECODER, "contractFunction"
-    )
+    payouts = shared.payouts.objects(list(map(_PAYOUT_JSON, items)))
+    functions = shared.functions.objects(list(map(_FUNCTION_JSON, items)))
     intern = shared.strings.setdefault
-    currencies, descriptions, images = (
-        map(intern, values, values)
-        for values in (list(map(attrgetter(name), items)) for name in _INTERNED)
-    )
     null = _NULL
-    # The texts are slices of the body: let them go.
-    for item, payout, function, currency, description, image in zip(
-        items, payouts, functions, currencies, descriptions, images, strict=False
-    ):
+    if region is None:
+        for item, payout, function in zip(items, payouts, functions, strict=True):
+            item.payout = payout
+            item.contract_function = function
+            item._payout_json = item._function_json = null  # slices of the body: let go
+            text = item.currency
+            item.currency = intern(text, text)
+            text = item.description
+            item.description = intern(text, text)
+            text = item.image_url
+            item.image_url = intern(text, text)
+        return
+    indexes = _INDEXES if len(items) <= len(_INDEXES) else range(len(items))
+    for item, payout, function, index in zip(items, payouts, functions, indexes, strict=False):
+        item._kept = region
+        item._at = index
         item.payout = payout
         item.contract_function = function
         item._payout_json = item._function_json = null
-        item.currency = currency
-        item.description = description
-        item.image_url = image
-    if region is not None:
-        keep_in(items, region)
+        text = item.currency
+        item.currency = intern(text, text)
+        text = item.description
+        item.description = intern(text, text)
+        text = item.image_url
+        item.image_url = intern(text, text)
 
 
 _PAYOUT_JSON = attrgetter("_payout_json")
@@ -295,25 +356,6 @@ def keep_in(rows: list[Any], region: Region) -> None:
 def set_each(rows: Sequence[Any], name: str, values: Iterable[Any]) -> None:
     """``setattr(row, name, value)`` for each row and value in turn, at C level."""
     deque(map(setattr, rows, itertools.repeat(name), values), maxlen=0)
-
-
-def _nested(texts: list[msgspec.Raw], shared: dict[bytes, Any], decoder: Any, name: str) -> Any:
-    """The decoded object of each text, one object for equal texts."""
-    # Copied: a msgspec.Raw inside (a contract's ABI) would otherwise keep the whole
-    # body alive as long as the shared object lives; a copy is also hashable.
-    keys = list(map(bytes, texts))
-    for key in set(keys).difference(shared):
-        try:
-            shared[key] = decoder.decode(key)
-        except msgspec.ValidationError as error:
-            # Name the field as a decoder of the whole item would: "... - at `$.payout.type`".
-            message = str(error)
-            if " - at `$" in message:
-                message = message.replace(" - at `$", f" - at `$.{name}", 1)
-            else:
-                message += f" - at `$.{name}`"
-            raise msgspec.ValidationError(message) from None
-    return map(shared.__getitem__, keys)
 
 
 # --- assets ------------------------------------------------------------------------
