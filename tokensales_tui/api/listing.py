@@ -149,7 +149,7 @@ class StreamedList:
         """The decoding thread: spool, split and decode each piece as it comes."""
         try:
             while (piece := self._inbox.get()) is not None and not self._stop:
-                self.spool.append(piece)
+                self.spool.append_soon(piece)  # written by the spool's own thread
                 if self._plain:
                     self._take(piece, loop)
                 with self._lock:
@@ -166,6 +166,7 @@ class StreamedList:
                     self._give_up()
                 else:
                     self._keep(rows, loop)
+            self.spool.settle()  # the body is all in the file (or the disk is full)
             self._tell(loop)
         except BaseException as error:  # told to the event loop, which raises it
             self._error = error
