@@ -77,7 +77,7 @@ async def test_rows_read_back_in_bulk_in_any_order(monkeypatch: pytest.MonkeyPat
     shuffled = [rows[i] for i in order]
     texts = element_texts(body)
     assert raw_texts(shuffled) == [texts[i] for i in order]
-    assert raw_objects(shuffled) == [LISTED[i] for i in order]
+    assert list(raw_objects(shuffled)) == [LISTED[i] for i in order]
     # Read again once each region knows where its elements lie.
     assert raw_texts(rows[::-1]) == texts[::-1]
 
@@ -116,7 +116,7 @@ async def test_bulk_reads_replace_invalid_utf8_in_a_field_no_model_names() -> No
     body = b'[{"id":"w1","url":"https://h","events":[],"note":"a\xffb"},{"id":"w2","url":"u"}]'
     rows = await read_streamed(body, Webhook)
     assert rows[0].raw["note"] == "a\ufffdb"
-    assert raw_objects(rows) == [rows[0].raw, rows[1].raw]
+    assert list(raw_objects(rows)) == [rows[0].raw, rows[1].raw]
 
 
 async def test_an_export_reads_rows_in_bulk_and_writes_what_one_by_one_writes(
@@ -129,7 +129,7 @@ async def test_an_export_reads_rows_in_bulk_and_writes_what_one_by_one_writes(
 
     def bulk(batch: Any) -> list[Any]:
         reads.append(len(batch))
-        return raw_objects(batch)
+        return list(raw_objects(batch))
 
     for kind in ("json", "jsonl"):
         one, many = tmp_path / f"one.{kind}", tmp_path / f"many.{kind}"

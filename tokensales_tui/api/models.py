@@ -116,29 +116,25 @@ def raw_texts(rows: Sequence[Model]) -> list[bytes | None]:
     return out
 
 
-def raw_objects(rows: Sequence[Any], raw: Callable[[Any], Any] | None = None) -> list[Any]:
-    """``row.raw`` of each row (``raw(row)`` for rows not listed from a spool), read in
-    bulk as :func:`raw_texts` reads and decoded in one call for each run of rows."""
+def raw_objects(rows: Sequence[Any], raw: Callable[[Any], Any] | None = None) -> Iterator[Any]:
+    """``row.raw`` of each row (``raw(row)`` for rows not listed from a spool), in order,
+    their texts read in bulk as :func:`raw_texts` reads them.
+
+    Each object is decoded only when it is asked for: one used and let go before the
+    next is decoded stays in the processor's cache (decoding thousands at once and
+    then using them is slower).
+    """
     get = raw or attrgetter("raw")
-    out: list[Any] = []
     for region, run in itertools.groupby(rows, key=_region_of):
         if region is None:
-            out += map(get, run)
-            continue
-        texts = region.texts([row._at for row in run])
-        try:
-            out += _OBJECTS.decode(b"".join((b"[", b",".join(texts), b"]")))
-        except (msgspec.DecodeError, UnicodeDecodeError):  # invalid UTF-8: each on its own
-            out += map(_decode_kept, texts)
-    return out
+            yield from map(get, run)
+        else:
+            yield from map(_decode_kept, region.texts([row._at for row in run]))
 
 
 def _region_of(row: Any) -> Region | None:
     kept = getattr(row, "_kept", None)
     return kept if kept.__class__ is Region else None
-
-
-_OBJECTS = msgspec.json.Decoder(list[Any])
 
 
 # --- platform webhooks -------------------------------------------------------------

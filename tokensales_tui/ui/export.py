@@ -18,7 +18,7 @@ import csv
 import io
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -94,7 +94,7 @@ def export_rows(
     rows: Sequence[Any],
     raw: Callable[[Any], Any],
     *,
-    raws: Callable[[Sequence[Any]], list[Any]] | None = None,
+    raws: Callable[[Sequence[Any]], Iterable[Any]] | None = None,
     replace: bool = False,
     progress: Callable[[int], None] = lambda done: None,
     stopped: Callable[[], bool] = lambda: False,

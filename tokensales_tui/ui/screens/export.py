@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -244,7 +244,7 @@ class ExportScreen(ModalScreen[Path | None]):
 _PLAIN_RAW = next(f.default for f in dataclasses.fields(Resource) if f.name == "raw")
 
 
-def _bulk_raw(resource: Resource) -> Callable[[Sequence[Any]], list[Any]] | None:
+def _bulk_raw(resource: Resource) -> Callable[[Sequence[Any]], Iterable[Any]] | None:
     """Reads many rows' whole objects at once, for a resource whose rows answer ``raw``."""
     if resource.raw is not _PLAIN_RAW:
         return None
