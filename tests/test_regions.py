@@ -138,3 +138,27 @@ async def test_an_export_reads_rows_in_bulk_and_writes_what_one_by_one_writes(
         assert many.read_bytes() == one.read_bytes()
     assert reads == [len(rows), len(rows)]
     assert json.loads((tmp_path / "many.json").read_text())[0] == LISTED[200]
+
+
+async def test_a_full_disk_while_the_body_is_spooled_fails_the_load(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tokensales_tui.api import spool
+
+    def full(fileno: int, view: memoryview) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(spool, "_write_all", full)
+    with pytest.raises(OSError, match="No space left"):
+        await read_streamed(json.dumps(LISTED).encode(), Item)
+
+
+def test_reads_wait_for_the_writing_thread() -> None:
+    from tokensales_tui.api.spool import Spool
+
+    pieces = [bytes([65 + n % 26]) * 70_000 for n in range(200)]
+    kept = Spool()
+    for piece in pieces:
+        kept.append_soon(piece)
+    assert kept.read(199 * 70_000, 3) == pieces[-1][:3]  # waited for the last piece
+    assert bytes(kept.whole()) == b"".join(pieces)
