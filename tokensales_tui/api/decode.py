@@ -254,7 +254,10 @@ def convert(obj: dict[str, Any], model: type[M], what: str, status: int) -> M:
 
 
 def looks_like(payload: dict[str, Any], model: type[Model]) -> bool:
-    fields = {f.encode_name for f in msgspec.structs.fields(model)} - {"__tokensales_tui_raw__"}
+    fields = {f.encode_name for f in msgspec.structs.fields(model)} - {
+        "__tokensales_tui_raw__",
+        "__tokensales_tui_at__",
+    }
     if model is Asset:
         return any(k in payload for k in shapes.ASSET_ID_KEYS) or not any(
             isinstance(payload.get(k), dict) for k in ("data", "asset")
