@@ -28,7 +28,7 @@ from .models import (
     from_raw,
     paused_gc,
 )
-from .spool import Spool
+from .spool import Region
 
 __all__ = ["MAX_ROWS", "OFF_LOOP_BYTES", "ListParser", "convert", "looks_like", "optional_json"]
 
@@ -44,6 +44,7 @@ OFF_LOOP_BYTES = 256 * 1024
 
 _JSON_START = re.compile(rb"[^ \t\r\n]")
 _ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw])
+_ANY_LIST = msgspec.json.Decoder(list[Any])
 _MEMBERS = msgspec.json.Decoder(dict[str, msgspec.Raw])
 
 
@@ -87,39 +88,55 @@ class ListParser:
                 body = repaired
             return self._generic(body if isinstance(body, bytes) else bytes(body))
 
-    def batch(
-        self, elements: Sequence[msgspec.Raw], offsets: Sequence[int], spool: Spool, first: int
-    ) -> list[Any]:
-        """Decode the next elements of a list arriving in pieces (see :class:`StreamedList`).
+    def decode_region(self, text: bytes) -> list[Any]:
+        """Decode ``[`` + a stretch of a list arriving + ``]`` in one call (see
+        :class:`StreamedList`): checks the cut and decodes the elements in one pass.
 
-        ``offsets`` are where the elements lie in the body, which ``spool`` holds;
-        ``first`` is how many elements came before. Raises :class:`NoFastPath` where the
-        whole body must be read by :meth:`__call__`, which names the problem exactly.
+        Raises:
+            msgspec.DecodeError: The text is no JSON array: the cut is not between two
+                elements (the splitter tries another).
+            NoFastPath: The cut is right but an element is odd: the whole body must be
+                read by :meth:`__call__`, which names the problem exactly.
         """
-        if first + len(elements) > MAX_ROWS:
-            raise NoFastPath  # the whole read says how many entries the list holds
-        sources = spool.marks(offsets, list(map(len, elements)))
         with paused_gc():
             try:
                 if self.model is Asset:
-                    out = []
-                    for index, element in enumerate(elements, start=first):
-                        obj = msgspec.json.decode(element)
-                        if not isinstance(obj, dict):
-                            raise NoFastPath
-                        # The table reads an asset's cells from its dict: kept decoded.
-                        out.append(convert(obj, Asset, f"{self.what}[{index}]", self.status))
-                    return out
+                    # The table reads an asset's cells from its dict: kept decoded.
+                    objects = _ANY_LIST.decode(text)
+                    if not all(isinstance(obj, dict) for obj in objects):
+                        raise NoFastPath
+                    try:
+                        return [convert(obj, Asset, self.what, self.status) for obj in objects]
+                    except UnexpectedResponse:
+                        raise NoFastPath from None
                 if self._elements is None:
                     self._elements = ElementDecoder(self.model)
-                out = self._elements.decode(elements, sources)
-            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError):
+                return self._elements.decode_list(text)
+            except msgspec.DecodeError:  # a ValidationError too
+                _ELEMENTS.decode(text)  # raises again where the cut is wrong
+                raise NoFastPath from None  # the cut is right: an element is odd
+
+    def keep(self, rows: list[Any], region: Region, first: int) -> None:
+        """Let ``rows``, decoded by :meth:`decode_region` from ``region`` (the text in the
+        spool), read their JSON back from it; ``first`` rows came before.
+
+        Raises:
+            NoFastPath: Where the whole body must be read by :meth:`__call__`.
+        """
+        if first + len(rows) > MAX_ROWS:
+            raise NoFastPath  # the whole read says how many entries the list holds
+        if self.model is Asset or not rows:
+            return
+        assert self._elements is not None
+        with paused_gc():
+            try:
+                self._elements.keep(rows, region)
+            except (msgspec.DecodeError, RecursionError, ValueError):
                 raise NoFastPath from None
         if self.model is Collection:
-            for value in out:
+            for value in rows:
                 if value.id is None:
                     value.id = shapes.find_id(value.raw, shapes.COLLECTION_ID_KEYS)
-        return out
 
     def _too_many(self, count: int) -> None:
         if count > MAX_ROWS:
@@ -237,7 +254,10 @@ def convert(obj: dict[str, Any], model: type[M], what: str, status: int) -> M:
 
 
 def looks_like(payload: dict[str, Any], model: type[Model]) -> bool:
-    fields = {f.encode_name for f in msgspec.structs.fields(model)} - {"__tokensales_tui_raw__"}
+    fields = {f.encode_name for f in msgspec.structs.fields(model)} - {
+        "__tokensales_tui_raw__",
+        "__tokensales_tui_at__",
+    }
     if model is Asset:
         return any(k in payload for k in shapes.ASSET_ID_KEYS) or not any(
             isinstance(payload.get(k), dict) for k in ("data", "asset")

@@ -18,31 +18,38 @@ from __future__ import annotations
 
 import builtins
 import gc
+import itertools
+import operator
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from operator import attrgetter
 from typing import Any, TypeVar
 
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
 from .secret import Secret
-from .spool import Spool, Spooled
+from .spool import Region, Spool, Spooled
 
 _RAW = "__tokensales_tui_raw__"  # overwritten by from_raw whatever a server sends
+_AT = "__tokensales_tui_at__"  # likewise
 
 
 _NULL = msgspec.Raw(b"null")
-_PAYOUT = "__tokensales_tui_payout__"  # decoded from "payout" by Item._share_nested
+_PAYOUT = "__tokensales_tui_payout__"  # decoded from "payout" by _share_items
 _FUNCTION = "__tokensales_tui_contract_function__"  # from "contractFunction"
 
 
 class Model(Struct, rename="camel", kw_only=True, gc=False):
     """Base of the response models."""
 
-    _source: Any = msgspec.field(default_factory=dict, name=_RAW)
-    """The server's object: a dict, its JSON text (``msgspec.Raw``), or where that text
-    lies in the list's spool (:class:`~.spool.Spooled`)."""
+    _kept: Any = msgspec.field(default=None, name=_RAW)
+    """The server's object: a dict, its JSON text (``msgspec.Raw``), where that text lies
+    in the list's spool (:class:`~.spool.Spooled`), or the :class:`~.spool.Region` of a
+    list arriving that holds it (the row's index in it is ``_at``)."""
+    _at: Any = msgspec.field(default=0, name=_AT)
 
     @property
     def raw(self) -> dict[str, Any]:
@@ -50,16 +57,39 @@ class Model(Struct, rename="camel", kw_only=True, gc=False):
 
         When the object is kept as JSON text, each access decodes a new dict.
         """
-        source = self._source
+        source = self._kept
+        if source.__class__ is Region:
+            return _decode_kept(source.text(self._at))
         if source.__class__ is Spooled:
             return _decode_kept(source.text())
         if source.__class__ is msgspec.Raw:
             return _decode_kept(source)
-        return source  # type: ignore[no-any-return]
+        return source if source is not None else {}  # type: ignore[no-any-return]
 
     @raw.setter
     def raw(self, value: dict[str, Any] | msgspec.Raw | Spooled) -> None:
-        self._source = value
+        self._kept = value
+        self._at = 0
+
+    @property
+    def _source(self) -> Any:
+        """What ``raw`` is read from; a row of a region answers a :class:`Spooled` mark."""
+        source = self._kept
+        if source.__class__ is Region:
+            return source.spooled(self._at)
+        return source
+
+    @property
+    def raw_text(self) -> bytes | None:
+        """The object's JSON text as the server sent it, when it is kept as text."""
+        source = self._kept
+        if source.__class__ is Region:
+            return source.text(self._at)  # type: ignore[no-any-return]
+        if source.__class__ is Spooled:
+            return source.text()  # type: ignore[no-any-return]
+        if source.__class__ is msgspec.Raw:
+            return bytes(source)
+        return None
 
 
 def _decode_kept(text: msgspec.Raw | bytes) -> dict[str, Any]:
@@ -71,6 +101,40 @@ def _decode_kept(text: msgspec.Raw | bytes) -> dict[str, Any]:
             repaired = bytes(view).decode("utf-8", "replace").encode()
         decoded = msgspec.json.decode(repaired)
     return decoded
+
+
+def raw_texts(rows: Sequence[Model]) -> list[bytes | None]:
+    """The JSON text each row was read from, as :attr:`Model.raw_text` gives it, read
+    in bulk: the rows of one region that come one after another in ``rows`` take one
+    read of the spool (an export or a comparison of 100,000 rows, not 100,000 reads)."""
+    out: list[bytes | None] = []
+    for region, run in itertools.groupby(rows, key=_region_of):
+        if region is None:
+            out += [row.raw_text for row in run]
+        else:
+            out += region.texts([row._at for row in run])
+    return out
+
+
+def raw_objects(rows: Sequence[Any], raw: Callable[[Any], Any] | None = None) -> Iterator[Any]:
+    """``row.raw`` of each row (``raw(row)`` for rows not listed from a spool), in order,
+    their texts read in bulk as :func:`raw_texts` reads them.
+
+    Each object is decoded only when it is asked for: one used and let go before the
+    next is decoded stays in the processor's cache (decoding thousands at once and
+    then using them is slower).
+    """
+    get = raw or attrgetter("raw")
+    for region, run in itertools.groupby(rows, key=_region_of):
+        if region is None:
+            yield from map(get, run)
+        else:
+            yield from map(_decode_kept, region.texts([row._at for row in run]))
+
+
+def _region_of(row: Any) -> Region | None:
+    kept = getattr(row, "_kept", None)
+    return kept if kept.__class__ is Region else None
 
 
 # --- platform webhooks -------------------------------------------------------------
@@ -158,56 +222,136 @@ class Item(Model, kw_only=True):
     image_url: str = ""
     payout: ItemPayout | None = msgspec.field(default=None, name=_PAYOUT)
     contract_function: ContractFunction | None = msgspec.field(default=None, name=_FUNCTION)
-    # As sent: decoded by _share_nested, once for every distinct text in a list.
+    # As sent: decoded by _share_items, once for every distinct text in a list.
     _payout_json: msgspec.Raw = msgspec.field(default=_NULL, name="payout")
     _function_json: msgspec.Raw = msgspec.field(default=_NULL, name="contractFunction")
 
-    def _share_nested(self, shared: _Shared) -> None:
-        """Decode the payout and contract function, reusing equal ones from ``shared``."""
-        self.payout = _nested(self._payout_json, shared.payouts, _PAYOUT_DECODER, "payout")
-        self.contract_function = _nested(
-            self._function_json, shared.functions, _FUNCTION_DECODER, "contractFunction"
-        )
-        self._payout_json = self._function_json = _NULL
-        self.currency = shared.strings.setdefault(self.currency, self.currency)
-
 
 class _Shared:
-    """Objects already decoded while decoding one list, by their JSON text."""
+    """Objects already decoded while decoding one list, by their JSON text, and the
+    strings met so far (so that equal ones are one object)."""
 
     __slots__ = ("functions", "payouts", "strings")
 
     def __init__(self) -> None:
-        self.payouts: dict[bytes, ItemPayout | None] = {}
-        self.functions: dict[bytes, ContractFunction | None] = {}
+        self.payouts = _Nested(_PAYOUT_DECODER, "payout")
+        self.functions = _Nested(_FUNCTION_DECODER, "contractFunction")
         self.strings: dict[str, str] = {}
 
 
+class _Nested:
+    """The objects decoded from the texts of one nested field, one for equal texts.
+
+    Looked up by the text's length first: most lists hold a few dozen distinct texts,
+    mostly of distinct lengths, so comparing a text with the one known of its length
+    (a ``memcmp``) finds it without copying or hashing it. Texts that share a length
+    with another are found by their whole text.
+    """
+
+    __slots__ = ("by_length", "by_text", "decoder", "name", "values")
+
+    def __init__(self, decoder: Any, name: str) -> None:
+        self.decoder = decoder
+        self.name = name
+        self.by_length: dict[int, msgspec.Raw] = {}  # the first text met of each length
+        self.values: dict[int, Any] = {}  # ... and its object
+        self.by_text: dict[bytes, Any] = {}
+
+    def objects(self, texts: list[msgspec.Raw]) -> list[Any]:
+        """The object of each text, in order (decoded from a copy: never a slice of
+        the body, which a ``msgspec.Raw`` inside would keep alive)."""
+        lengths = list(map(len, texts))
+        known = map(self.by_length.get, lengths, itertools.repeat(_NO_TEXT))
+        found = list(map(operator.eq, texts, known))
+        out = list(map(self.values.get, lengths))
+        if not all(found):
+            for index in itertools.compress(range(len(texts)), map(operator.not_, found)):
+                out[index] = self._exact(texts[index])
+        return out
+
+    def _exact(self, text: msgspec.Raw) -> Any:
+        key = bytes(text)
+        try:
+            return self.by_text[key]
+        except KeyError:
+            pass
+        try:
+            value = self.decoder.decode(key)
+        except msgspec.ValidationError as error:
+            # Name the field as a decoder of the whole item would: "... - at `$.payout.type`".
+            message = str(error)
+            if " - at `$" in message:
+                message = message.replace(" - at `$", f" - at `$.{self.name}", 1)
+            else:
+                message += f" - at `$.{self.name}`"
+            raise msgspec.ValidationError(message) from None
+        self.by_text[key] = value
+        if len(key) not in self.by_length:
+            self.by_length[len(key)] = msgspec.Raw(key)
+            self.values[len(key)] = value
+        return value
+
+
+_NO_TEXT = msgspec.Raw(b"")
 _PAYOUT_DECODER = msgspec.json.Decoder(ItemPayout | None, strict=False)
 _FUNCTION_DECODER = msgspec.json.Decoder(ContractFunction | None, strict=False)
 
 
-def _nested(text: msgspec.Raw, shared: dict[bytes, Any], decoder: Any, name: str) -> Any:
-    with memoryview(text) as view:
-        key = bytes(view)
-    try:
-        return shared[key]
-    except KeyError:
-        pass
-    try:
-        # From the copy: a msgspec.Raw inside (a contract's ABI) would otherwise keep the
-        # whole response body alive as long as the shared object lives.
-        value = decoder.decode(key)
-    except msgspec.ValidationError as error:
-        # Name the field as a decoder of the whole item would: "... - at `$.payout.type`".
-        message = str(error)
-        if " - at `$" in message:
-            message = message.replace(" - at `$", f" - at `$.{name}", 1)
-        else:
-            message += f" - at `$.{name}`"
-        raise msgspec.ValidationError(message) from None
-    shared[key] = value
-    return value
+def _share_items(items: list[Item], shared: _Shared, region: Region | None = None) -> None:
+    """Decode the payout and contract function of ``items``, once for each distinct text
+    (reusing equal ones from ``shared``), and make their equal strings one object; with
+    a ``region``, let each item read its text from it (the items are its elements in
+    order).
+
+    The lookups run at C level (``map``); one plain loop then stores the results, so
+    each item is visited once (the passes are bound by memory, not by work).
+    """
+    payouts = shared.payouts.objects(list(map(_PAYOUT_JSON, items)))
+    functions = shared.functions.objects(list(map(_FUNCTION_JSON, items)))
+    intern = shared.strings.setdefault
+    null = _NULL
+    if region is None:
+        for item, payout, function in zip(items, payouts, functions, strict=True):
+            item.payout = payout
+            item.contract_function = function
+            item._payout_json = item._function_json = null  # slices of the body: let go
+            text = item.currency
+            item.currency = intern(text, text)
+            text = item.description
+            item.description = intern(text, text)
+            text = item.image_url
+            item.image_url = intern(text, text)
+        return
+    indexes = _INDEXES if len(items) <= len(_INDEXES) else range(len(items))
+    for item, payout, function, index in zip(items, payouts, functions, indexes, strict=False):
+        item._kept = region
+        item._at = index
+        item.payout = payout
+        item.contract_function = function
+        item._payout_json = item._function_json = null
+        text = item.currency
+        item.currency = intern(text, text)
+        text = item.description
+        item.description = intern(text, text)
+        text = item.image_url
+        item.image_url = intern(text, text)
+
+
+_PAYOUT_JSON = attrgetter("_payout_json")
+_FUNCTION_JSON = attrgetter("_function_json")
+
+
+def keep_in(rows: list[Any], region: Region) -> None:
+    """Let ``rows``, decoded from ``region`` in order, read their text from it."""
+    indexes = _INDEXES if len(rows) <= len(_INDEXES) else range(len(rows))
+    for row, index in zip(rows, indexes, strict=False):
+        row._kept = region
+        row._at = index
+
+
+def set_each(rows: Sequence[Any], name: str, values: Iterable[Any]) -> None:
+    """``setattr(row, name, value)`` for each row and value in turn, at C level."""
+    deque(map(setattr, rows, itertools.repeat(name), values), maxlen=0)
 
 
 # --- assets ------------------------------------------------------------------------
@@ -379,12 +523,16 @@ def from_raw(obj: dict[str, Any], model: type[M]) -> M:
     Raises ``msgspec.ValidationError`` when a named field is missing or of the wrong type;
     lax conversion accepts numbers sent as strings.
     """
-    source = obj if _RAW not in obj else {k: v for k, v in obj.items() if k != _RAW}
+    source = (
+        obj
+        if _RAW not in obj and _AT not in obj
+        else {k: v for k, v in obj.items() if k not in (_RAW, _AT)}
+    )
     # Through JSON text rather than msgspec.convert: some fields are kept as msgspec.Raw,
     # which only a JSON decoder can produce. Used for single objects and small lists.
     value = msgspec.json.decode(msgspec.json.encode(source), type=model, strict=False)
     if isinstance(value, Item):
-        value._share_nested(_Shared())
+        _share_items([value], _Shared())
     value.raw = obj
     return value
 
@@ -395,9 +543,9 @@ def from_json_elements(
     """Decode each JSON object of ``elements`` into ``model``; its text goes to ``spool``.
 
     Lax like :func:`from_raw`; raises ``msgspec.ValidationError`` (or ``DecodeError``)
-    at the first element that does not fit. One decoder call per element, so a thread
-    running this lets other threads run between elements. Items share their equal
-    nested objects (see :class:`Item`).
+    at the first element that does not fit. A block of :data:`SPOOL_BLOCK` elements at
+    a time, so a thread running this lets other threads run between blocks. Items
+    share their equal nested objects (see :class:`Item`).
 
     Each object's ``raw`` reads its text back from ``spool`` (a new one if None), so
     the objects do not keep the body they came from in memory. If the spool cannot
@@ -420,33 +568,50 @@ def from_json_elements(
 class ElementDecoder:
     """Decodes the elements of one list, batch after batch, into ``model``.
 
-    Items of the list share their equal nested objects across batches (see :class:`Item`).
+    Items of the list share their equal nested objects and strings across batches (see
+    :class:`Item`).
     """
 
     def __init__(self, model: type[Model]) -> None:
         self._decode = msgspec.json.Decoder(model, strict=False).decode
+        self._decode_list = msgspec.json.Decoder(list[model], strict=False).decode  # type: ignore[valid-type]
         self._shared = _Shared() if issubclass(model, Item) else None
 
     def decode(self, elements: Sequence[msgspec.Raw], sources: Sequence[Any]) -> list[Any]:
-        """The elements decoded, each keeping its source (where ``raw`` reads it back).
+        """The elements decoded, one call each, each keeping its source (where ``raw``
+        reads it back).
 
         Raises:
             msgspec.ValidationError, msgspec.DecodeError: at the first misfit.
         """
-        decode, shared = self._decode, self._shared
-        out: list[Any] = []
-        append = out.append
-        for element, source in zip(elements, sources, strict=True):
-            value: Any = decode(element)
-            value._source = source
-            if shared is not None:
-                value._share_nested(shared)
-            append(value)
+        out: list[Any] = list(map(self._decode, elements))
+        set_each(out, "_kept", sources)
+        if self._shared is not None:
+            _share_items(out, self._shared)
         return out
 
+    def decode_list(self, text: bytes | bytearray) -> list[Any]:
+        """A JSON array of elements decoded in one call (see :meth:`keep`).
 
-SPOOL_BLOCK = 4096
-"""Elements written to the spool at once."""
+        Raises:
+            msgspec.ValidationError, msgspec.DecodeError: at the first misfit.
+        """
+        return self._decode_list(text)  # type: ignore[no-any-return]
+
+    def keep(self, rows: list[Any], region: Region) -> None:
+        """Let ``rows``, decoded from ``region`` in order, read their text from it."""
+        if self._shared is not None:
+            _share_items(rows, self._shared, region)
+        else:
+            keep_in(rows, region)
+
+
+_INDEXES = tuple(range(16_384))
+"""Indexes in a region, one object each for all the regions of all lists."""
+
+
+SPOOL_BLOCK = 2048
+"""Elements written to the spool and decoded at once (a few milliseconds)."""
 
 
 _gc_lock = threading.Lock()

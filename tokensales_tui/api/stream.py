@@ -17,8 +17,9 @@ the elements in one pass.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate
+from typing import Any
 
 import msgspec
 
@@ -47,9 +48,22 @@ class ListSplitter:
     Args:
         keys: the keys a list may sit under in an object body, preferred first.
         status, content_type: of the response, for error messages.
+        decode: Decodes ``[`` + the text before a cut + ``]``, raising
+            ``msgspec.DecodeError`` when that is no JSON array (the cut is not between
+            two elements); what it returns is what :meth:`feed` and :meth:`close` hand
+            back, and :attr:`region` says where that text lies. By default the elements
+            as JSON text, with :attr:`offsets`. A decoder into the model checks the cut
+            and decodes in one pass.
     """
 
-    def __init__(self, keys: Sequence[str], *, status: int = 200, content_type: str = "") -> None:
+    def __init__(
+        self,
+        keys: Sequence[str],
+        *,
+        status: int = 200,
+        content_type: str = "",
+        decode: Callable[[bytes], Any] | None = None,
+    ) -> None:
         self._head = re.compile(
             rb'\s*(?:\[|\{\s*"(?:'
             + b"|".join(re.escape(key.encode()) for key in keys)
@@ -64,9 +78,14 @@ class ListSplitter:
         self._next_element: bytes | None = None
         self._size = 0
         self._dropped = 0  # bytes of the body before the buffer
+        self._decode = decode or _ELEMENTS.decode
+        self._raw = decode is None
         self.offsets: list[int] = []
         """Where in the body each element last handed back starts (empty: the elements
-        were re-encoded from an odd shape, not cut from the body)."""
+        were re-encoded from an odd shape, not cut from the body, or ``decode`` was given)."""
+        self.region: tuple[int, int] = (0, 0)
+        """Where the text of what was last handed back lies in the body: offset, length
+        (elements separated by commas)."""
 
     @property
     def streaming(self) -> bool:
@@ -78,7 +97,7 @@ class ListSplitter:
         """Whether the body is of a shape that is read whole, then split, at :meth:`close`."""
         return self._mode == "whole"
 
-    def feed(self, chunk: bytes) -> list[msgspec.Raw]:
+    def feed(self, chunk: bytes) -> Any:
         """Take the next chunk; return the elements now complete (often none)."""
         self.offsets = []
         self._size += len(chunk)
@@ -89,7 +108,7 @@ class ListSplitter:
             return self._split()
         return []
 
-    def close(self) -> list[msgspec.Raw]:
+    def close(self) -> Any:
         """The body has ended: return the remaining elements, or raise
         :class:`UnexpectedResponse` for a body that is no list."""
         self.offsets = []
@@ -111,23 +130,36 @@ class ListSplitter:
         elif final or len(self._buffer) >= HEAD_BYTES:
             self._mode = "whole"
 
-    def _split(self) -> list[msgspec.Raw]:
+    def _split(self) -> Any:
         """The elements before the last cut that decodes; none if no cut is found yet."""
         for end in self._candidates():
+            with memoryview(self._buffer) as view:
+                text = b"".join((b"[", view[:end], b"]"))  # one copy
             try:
-                elements = _ELEMENTS.decode(b"[" + self._buffer[:end] + b"]")
+                elements = self._decode(text)
             except msgspec.DecodeError:
                 continue
-            self.offsets = self._places(elements, end)
+            del text
+            self.region = (self._dropped, end)
+            if self._raw:
+                self.offsets = self._places(elements, end)
+            if self._next_element is None:
+                self._next_element = self._first_key(end)
             separator = _SEPARATOR.match(self._buffer, end)
             cut = separator.end() if separator else end
             del self._buffer[:cut]
             self._dropped += cut
-            if self._next_element is None and elements:
-                first = _FIRST_KEY.match(bytes(elements[0]))
-                self._next_element = first.group() if first else b""
             return elements
         return []
+
+    def _first_key(self, end: int) -> bytes | None:
+        """How the first element starts (``{"id":``), to find the next cuts by."""
+        start = _GAP.match(self._buffer, 0, end)
+        at = start.end() if start else 0
+        if at >= end:
+            return None  # no element yet
+        first = _FIRST_KEY.match(self._buffer, at, end)
+        return bytes(first.group()) if first else b""
 
     def _places(self, elements: list[msgspec.Raw], end: int) -> list[int]:
         """Where in the body each of ``elements`` starts: they lie in the first ``end``
@@ -143,21 +175,20 @@ class ListSplitter:
             at = gap(buffer, at + len(element)).end()  # type: ignore[union-attr]
         return offsets
 
-    def _candidates(self) -> list[int]:
+    def _candidates(self) -> Iterator[int]:
         """Where the last elements may end, last first (just after their ``}``)."""
         buffer = self._buffer
-        found: list[int] = []
         if self._next_element:
             # Elements of one list usually start alike ({"id": …): a cut before such a
-            # start is almost always between two elements, not inside one.
+            # start is almost always between two elements, not inside one. Tried
+            # first, and usually the only one tried: the others are found only if not.
             at = buffer.rfind(b"}," + self._next_element)
             if at >= 0:
-                found.append(at + 1)
+                yield at + 1
         window = max(0, len(buffer) - 64 * 1024)
-        found += [m.start() + 1 for m in _BOUNDARY.finditer(buffer, window)][::-1]
-        return found[:_TRIES]
+        yield from [m.start() + 1 for m in _BOUNDARY.finditer(buffer, window)][::-1][:_TRIES]
 
-    def _tail(self) -> list[msgspec.Raw]:
+    def _tail(self) -> Any:
         """The last elements: the list ends at a ``]`` after which the body ends (a bare
         array) or the enclosing object goes on with valid members."""
         buffer = self._buffer
@@ -168,10 +199,13 @@ class ListSplitter:
                 break
             if self._rest_fits(bytes(buffer[end + 1 :])):
                 try:
-                    elements = list(_ELEMENTS.decode(b"[" + buffer[:end] + b"]"))
+                    elements = self._decode(b"[" + buffer[:end] + b"]")
                 except msgspec.DecodeError:
                     continue
-                self.offsets = self._places(elements, end)
+                self.region = (self._dropped, end)
+                if self._raw:
+                    elements = list(elements)
+                    self.offsets = self._places(elements, end)
                 return elements
         raise self._unexpected("the list body is cut short or malformed")
 

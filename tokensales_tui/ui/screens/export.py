@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, ProgressBar, RadioButton, RadioSet, Static
 
+from ...api.models import raw_objects
 from ...mask import masking
 from ..export import FORMATS, ExportStopped, default_path, export_rows, with_extension
 from ..resources import Resource
@@ -196,6 +198,7 @@ class ExportScreen(ModalScreen[Path | None]):
                 self.columns,
                 self.rows,
                 self.resource.raw,
+                raws=_bulk_raw(self.resource),
                 replace=replace,
                 progress=progress,
                 stopped=self._halt.is_set,
@@ -236,3 +239,13 @@ class ExportScreen(ModalScreen[Path | None]):
             self._halt.set()
             return
         self.dismiss(None)
+
+
+_PLAIN_RAW = next(f.default for f in dataclasses.fields(Resource) if f.name == "raw")
+
+
+def _bulk_raw(resource: Resource) -> Callable[[Sequence[Any]], Iterable[Any]] | None:
+    """Reads many rows' whole objects at once, for a resource whose rows answer ``raw``."""
+    if resource.raw is not _PLAIN_RAW:
+        return None
+    return raw_objects

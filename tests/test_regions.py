@@ -1,0 +1,164 @@
+"""Rows of a list decoded as it arrives share the spool region they came from.
+
+Each stretch the splitter cuts is decoded in one call; the rows keep their region and
+their place in it, and read their exact JSON back from it, one by one or in bulk.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tokensales_tui.api import stream
+from tokensales_tui.api.decode import ListParser
+from tokensales_tui.api.models import Item, Webhook, raw_objects, raw_texts
+from tokensales_tui.api.spool import Region, Spooled
+from tokensales_tui.ui.export import export_rows
+from tokensales_tui.ui.resources import row_content
+
+from .test_rows_arrive import read_streamed
+
+
+def item(number: int) -> dict[str, Any]:
+    return {
+        "id": f"item-{number:05}",
+        "title": f"Item {number} \u00e9 \U0001f600",
+        "currency": ["USD", "EUR"][number % 2],
+        "price": number / 8,
+        "description": f"Description {number % 3}",
+        "imageUrl": f"https://cdn/{number % 5}.png",
+        "payout": {"type": "fiat", "paymentProviderConnectedAccountId": f"acct_{number % 4}"},
+        "contractFunction": {
+            "functionSignature": "mint(address)",
+            "contract": {"address": f"0x{number % 3}", "abi": [{"name": "mint"}]},
+        },
+        "extra": {"n": number, "list": [1, 2, {"deep": "x"}]},
+    }
+
+
+LISTED = [item(n) for n in range(400)]
+
+
+def element_texts(body: bytes) -> list[bytes]:
+    """Each element's text as it lies in ``body``."""
+    decoded = stream.msgspec.json.Decoder(dict[str, list[stream.msgspec.Raw]]).decode(body)
+    return [bytes(raw) for raw in decoded["items"]]
+
+
+@pytest.mark.parametrize("indent", [None, 1])
+async def test_rows_of_a_region_read_back_their_exact_text(
+    indent: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)  # many regions
+    body = json.dumps({"items": LISTED}, indent=indent).encode()
+    rows = await read_streamed(body, Item)
+    regions = {id(row._kept) for row in rows}
+    assert all(row._kept.__class__ is Region for row in rows)
+    assert 10 < len(regions) < len(rows)  # a region holds many rows
+    texts = element_texts(body)
+    assert [row.raw_text for row in rows] == texts
+    assert [row.raw for row in rows] == LISTED
+    assert raw_texts(rows) == texts
+    assert isinstance(rows[9]._source, Spooled) and rows[9]._source.text() == texts[9]
+    assert row_content(rows[9]) == texts[9]
+
+
+async def test_rows_read_back_in_bulk_in_any_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
+    body = json.dumps({"items": LISTED}).encode()
+    rows = await read_streamed(body, Item)
+    order = list(range(len(rows)))
+    random.Random(7).shuffle(order)
+    shuffled = [rows[i] for i in order]
+    texts = element_texts(body)
+    assert raw_texts(shuffled) == [texts[i] for i in order]
+    assert list(raw_objects(shuffled)) == [LISTED[i] for i in order]
+    # Read again once each region knows where its elements lie.
+    assert raw_texts(rows[::-1]) == texts[::-1]
+
+
+async def test_items_share_nested_objects_and_repeated_strings() -> None:
+    rows = await read_streamed(json.dumps(LISTED).encode(), Item)
+    assert rows[0].description is rows[3].description
+    assert rows[0].image_url is rows[5].image_url
+    assert rows[0].currency is rows[2].currency
+    assert rows[0].payout is rows[4].payout
+    assert rows[0].contract_function is rows[3].contract_function
+    assert rows[1].payout is not rows[2].payout
+    # Texts of one length told apart by their bytes, not by their length.
+    accounts = [row.payout.payment_provider_connected_account_id for row in rows]
+    assert accounts == [f"acct_{n % 4}" for n in range(len(rows))]
+    addresses = [row.contract_function.contract.address for row in rows]
+    assert addresses == [f"0x{n % 3}" for n in range(len(rows))]
+
+
+async def test_decoding_happens_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
+    threads: set[str] = set()
+    decode = ListParser.decode_region
+
+    def spy(self: ListParser, text: bytes) -> Any:
+        threads.add(threading.current_thread().name)
+        return decode(self, text)
+
+    monkeypatch.setattr(ListParser, "decode_region", spy)
+    rows = await read_streamed(json.dumps(LISTED).encode(), Item)
+    assert len(rows) == len(LISTED)
+    assert threads and threading.main_thread().name not in threads
+
+
+async def test_bulk_reads_replace_invalid_utf8_in_a_field_no_model_names() -> None:
+    body = b'[{"id":"w1","url":"https://h","events":[],"note":"a\xffb"},{"id":"w2","url":"u"}]'
+    rows = await read_streamed(body, Webhook)
+    assert rows[0].raw["note"] == "a\ufffdb"
+    assert list(raw_objects(rows)) == [rows[0].raw, rows[1].raw]
+
+
+async def test_an_export_reads_rows_in_bulk_and_writes_what_one_by_one_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
+    rows = await read_streamed(json.dumps({"items": LISTED}).encode(), Item)
+    rows = rows[200:] + rows[:200]
+    reads: list[int] = []
+
+    def bulk(batch: Any) -> list[Any]:
+        reads.append(len(batch))
+        return list(raw_objects(batch))
+
+    for kind in ("json", "jsonl"):
+        one, many = tmp_path / f"one.{kind}", tmp_path / f"many.{kind}"
+        export_rows(one, kind, [], rows, lambda row: row.raw)
+        export_rows(many, kind, [], rows, lambda row: row.raw, raws=bulk)
+        assert many.read_bytes() == one.read_bytes()
+    assert reads == [len(rows), len(rows)]
+    assert json.loads((tmp_path / "many.json").read_text())[0] == LISTED[200]
+
+
+async def test_a_full_disk_while_the_body_is_spooled_fails_the_load(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tokensales_tui.api import spool
+
+    def full(fileno: int, view: memoryview) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(spool, "_write_all", full)
+    with pytest.raises(OSError, match="No space left"):
+        await read_streamed(json.dumps(LISTED).encode(), Item)
+
+
+def test_reads_wait_for_the_writing_thread() -> None:
+    from tokensales_tui.api.spool import Spool
+
+    pieces = [bytes([65 + n % 26]) * 70_000 for n in range(200)]
+    kept = Spool()
+    for piece in pieces:
+        kept.append_soon(piece)
+    assert kept.read(199 * 70_000, 3) == pieces[-1][:3]  # waited for the last piece
+    assert bytes(kept.whole()) == b"".join(pieces)
