@@ -23,7 +23,9 @@ __all__ = [
     "Width",
     "align_decimals",
     "cell_text",
+    "column_ceiling",
     "column_cells",
+    "column_widths",
     "decimal_tail",
     "decimal_tails",
     "fit_widths",
@@ -166,8 +168,14 @@ def cell_text(value: object, limit: int | None = CELL_LIMIT) -> str:
     return settle_width(display_value(value, limit))
 
 
-def column_cells(column: Column, rows: Sequence[Any]) -> tuple[list[str], bool, int]:
+def column_cells(
+    column: Column, rows: Sequence[Any], *, pad: bool = True
+) -> tuple[list[str], bool, int]:
     """The display text of one column for every row, cleaned and capped.
+
+    Cells of a "decimal" column are padded to line up (:func:`align_decimals`) unless
+    ``pad`` is false: the search index keeps them as they are, so that a slice of rows
+    indexed alone gets the cells the whole list would.
 
     Returns:
         The cells, whether they are all ASCII, and the most characters in one.
@@ -189,7 +197,7 @@ def column_cells(column: Column, rows: Sequence[Any]) -> tuple[list[str], bool, 
         changed = [new for new, old in zip(settled, cells, strict=True) if new is not old]
         cells = settled  # still not all ASCII: the marks and letters put in are not either
         longest = max([longest, *map(len, changed)])
-    if column.align == "decimal":
+    if pad and column.align == "decimal":
         cells = align_decimals(cells)
         longest = max(map(len, cells), default=0)
     return cells, joined.isascii(), longest
@@ -253,10 +261,20 @@ def measure_column(
     The second is how far a column whose label is the widest part of it (a count under
     "Wallets") can give way before any value is cut (:func:`fit_widths`).
     """
-    ceiling = max(column.max_width, column.min_width, 1)
-    widest = measure_cells(cells, is_ascii, longest, 1, ceiling, width)
+    widest = measure_cells(cells, is_ascii, longest, 1, column_ceiling(column), width)
+    return column_widths(column, widest, width)
+
+
+def column_ceiling(column: Column) -> int:
+    """The widest a column gets, in cells."""
+    return max(column.max_width, column.min_width, 1)
+
+
+def column_widths(column: Column, widest: int, width: Width) -> tuple[int, int]:
+    """:func:`measure_column`'s answer for a column whose widest cell takes ``widest``
+    cells (clamped to the column's ceiling already)."""
     # Room for the label and a sort mark, within the column's limits.
-    label = min(width(clean_line(column.label)) + MARK_WIDTH, ceiling)
+    label = min(width(clean_line(column.label)) + MARK_WIDTH, column_ceiling(column))
     return max(widest, label, column.min_width, 1), max(widest, 1)
 
 

@@ -24,6 +24,7 @@ with a label: "the items paid out by this setting"), keeps the rows the user *ma
 
 from __future__ import annotations
 
+import operator
 import threading
 import time
 from array import array
@@ -40,16 +41,34 @@ from .cells import (
     Width,
     align_decimals,
     cell_text,
+    column_ceiling,
     column_cells,
-    decimal_tails,
-    measure_column,
+    column_widths,
+    decimal_tail,
+    measure_cells,
     natural_width,
     sample_widths,
 )
-from .index import OtherFields, SearchIndex, sort_order
+from .index import (
+    BLOCK,
+    ExtrasInterner,
+    IndexPiece,
+    OtherFields,
+    SearchIndex,
+    folded_lines,
+    sort_order,
+)
 from .query import Term, parse_filter
 
-__all__ = ["EMPTY_MESSAGE", "PreparedRows", "Scope", "TableView", "diff_rows", "prepare_rows"]
+__all__ = [
+    "EMPTY_MESSAGE",
+    "PreparedRows",
+    "RowsIndexer",
+    "Scope",
+    "TableView",
+    "diff_rows",
+    "prepare_rows",
+]
 
 ORDERS_KEPT = 2
 """Sort orders cached (a column one way and the other, typically)."""
@@ -121,27 +140,118 @@ def prepare_rows(
     Returns:
         What the table widget's ``set_prepared`` takes.
     """
-    columns = tuple(columns)
-    rows = rows if isinstance(rows, list | tuple) else list(rows)
-    with paused_gc():
-        measured = [column_cells(column, rows) for column in columns]
-        both = [
-            measure_column(column, *cells, width)
-            for column, cells in zip(columns, measured, strict=True)
-        ]
-        natural = [each for each, _ in both]
-        content = [each for _, each in both]
-        others = None if other_fields is None else (other_fields, rows)
-        texts = [cells for cells, _, _ in measured]
-        tails = decimal_tails(columns, texts)
-        index = SearchIndex(texts, len(rows), others)
-        del measured, texts
-    prepared = PreparedRows(columns, rows, natural, index, content=content, tails=tails)
-    if sort is not None and any(column.key == sort[0] for column in columns):
-        prepared.orders[sort] = sort_order(columns, rows, index, *sort)
-    if scope is not None:
-        prepared.scope = (scope, scope.positions(rows))
-    return prepared
+    indexer = RowsIndexer(columns, width=width, other_fields=other_fields)
+    return indexer.prepared(rows, sort, scope)
+
+
+class RowsIndexer:
+    """Measures and indexes a list a slice at a time: :func:`prepare_rows` for rows that
+    arrive while their body is read.
+
+    Each :meth:`add` indexes the rows that came since the last one (in a thread, one call
+    at a time), so that once the body has arrived only its last rows are left to do;
+    :meth:`prepared` gives what :func:`prepare_rows` gives for the whole list, however it
+    was cut. A row's cells and index line depend on that row alone, widths and decimal
+    tails are maxima (measured over blocks of ``BLOCK`` rows, each exactly), and the
+    other fields are numbered in the order they are first seen.
+
+    Args:
+        columns: Columns to show.
+        width: How many terminal cells a string takes, as the widget draws it.
+        other_fields: The fields no column shows, which the filter matches too.
+    """
+
+    def __init__(
+        self,
+        columns: Sequence[Column],
+        *,
+        width: Width,
+        other_fields: OtherFields | None = None,
+    ) -> None:
+        self.columns = tuple(columns)
+        self.width = width
+        self.index = SearchIndex()
+        """The rows indexed so far; replaced, never changed, by :meth:`add`."""
+        self._interner = None if other_fields is None else ExtrasInterner(other_fields)
+        self._widest = [1] * len(self.columns)
+        self._heads = [0] * len(self.columns)  # decimal columns: widest cell but its tail
+        self._tails = [0] * len(self.columns)
+
+    @property
+    def count(self) -> int:
+        """How many rows are indexed."""
+        return len(self.index.lines)
+
+    def add(self, rows: Sequence[Any], stop: int | None = None) -> SearchIndex:
+        """Index ``rows[count:stop]`` (default: to the end); the index of every row so far."""
+        start = self.count
+        stop = len(rows) if stop is None else min(stop, len(rows))
+        if stop <= start:
+            return self.index
+        added = rows[start:stop]
+        columns = self.columns
+        with paused_gc():
+            texts: list[list[str]] = [[] for _ in columns]
+            for block in range(0, len(added), BLOCK):
+                part = added[block : block + BLOCK]
+                for place, column in enumerate(columns):
+                    cells, is_ascii, longest = column_cells(column, part, pad=False)
+                    self._measure(place, cells, is_ascii, longest)
+                    texts[place] += cells
+            lines = folded_lines(texts, len(added))
+            del texts
+            interned = None if self._interner is None else self._interner.intern(added, start)
+            self.index = self.index.extended(IndexPiece(start, lines, interned))
+        return self.index
+
+    def _measure(self, place: int, cells: list[str], is_ascii: bool, longest: int) -> None:
+        column = self.columns[place]
+        if column.align != "decimal":
+            ceiling = column_ceiling(column)
+            widest = measure_cells(cells, is_ascii, longest, 1, ceiling, self.width)
+            self._widest[place] = max(self._widest[place], widest)
+            return
+        # Padded to the longest tail of the whole list, known at the end only.
+        tails = list(map(decimal_tail, cells))
+        measured = map(len, cells) if is_ascii else map(self.width, cells)
+        heads = max(map(operator.sub, measured, tails), default=0)
+        self._heads[place] = max(self._heads[place], heads)
+        self._tails[place] = max(self._tails[place], max(tails, default=0))
+
+    def prepared(
+        self,
+        rows: Sequence[Any],
+        sort: tuple[str, bool] | None = None,
+        scope: Scope | None = None,
+    ) -> PreparedRows:
+        """What :func:`prepare_rows` gives for ``rows``, the rows not indexed yet indexed now.
+
+        Args:
+            rows: Every row: those indexed by :meth:`add` first, in the same order.
+            sort: The sort to compute ahead, ``(column key, reverse)``, if any.
+            scope: The scope whose rows to find ahead, if any.
+        """
+        columns = self.columns
+        rows = rows if isinstance(rows, list | tuple) else list(rows)
+        index = self.add(rows)
+        natural: list[int] = []
+        content: list[int] = []
+        tails: list[int] = []
+        for place, column in enumerate(columns):
+            widest, tail = self._widest[place], 0
+            if column.align == "decimal":
+                tail = self._tails[place]
+                widest = max(1, min(column_ceiling(column), self._heads[place] + tail))
+            both = column_widths(column, widest, self.width)
+            natural.append(both[0])
+            content.append(both[1])
+            tails.append(tail)
+        prepared = PreparedRows(columns, rows, natural, index, content=content, tails=tails)
+        if sort is not None and any(column.key == sort[0] for column in columns):
+            prepared.orders[sort] = sort_order(columns, rows, index, *sort)
+        if scope is not None:
+            prepared.scope = (scope, scope.positions(rows))
+        return prepared
 
 
 class TableView:
