@@ -21,13 +21,14 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.widgets import Input, Static
+from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from ..api import ApiError
 from ..api.errors import RateLimitedError
 from ..payouts import payout_rows
 from .resources import PAYOUTS, Resource, row_content
 from .safe import line
-from .table.model import PreparedRows, Scope, diff_rows
+from .table.model import PreparedRows, RowsIndexer, Scope, diff_rows
 from .table.query import SYNTAX
 from .table.widget import ResourceTable
 from .widgets.safe_input import SafeInput
@@ -132,6 +133,8 @@ class ResourceTab(Vertical):
         self._loading = False
         self._filter_due = False  # a filter of a long list waits for the keys queued
         self._arriving: list[Any] | None = None  # the rows shown while their body arrives
+        self._indexer: RowsIndexer | None = None  # indexes them, a slice at a time
+        self._index_worker: Worker[None] | None = None
         self._grown_at = 0.0
         # Built here, not found by a query: a timer or a worker of the tab may still
         # touch them while the app shuts down and its children are already gone.
@@ -239,7 +242,11 @@ class ResourceTab(Vertical):
                 extra = await self._extra_rows() if self._extra_rows else ()
                 rows = await _off_loop(len(rows), payout_rows, rows, extra)
             columns = self.resource.columns(rows)
-            if len(rows) > OFF_LOOP_ROWS and table.show_rows(
+            indexer = await self._arrived_indexer(rows)
+            if indexer is not None:
+                columns = list(indexer.columns)  # the columns shown while they arrived
+                table.grow_rows()
+            elif len(rows) > OFF_LOOP_ROWS and table.show_rows(
                 columns, rows, keep_cursor_key=self.resource.row_id
             ):
                 # Shown already; measuring and indexing every row follows in a thread,
@@ -248,7 +255,9 @@ class ResourceTab(Vertical):
                 self._update_count()
                 self._indexing = True
             try:
-                prepared, changes = await _off_loop(len(rows), self._prepare, columns, rows, before)
+                prepared, changes = await _off_loop(
+                    len(rows), self._prepare, columns, rows, before, indexer
+                )
             finally:
                 self._indexing = False
         except ApiError as error:
@@ -262,7 +271,7 @@ class ResourceTab(Vertical):
         finally:
             table.loading = False
             self._loading = False
-            self._arriving = None
+            self._arriving, self._indexer = None, None
             self._indexing = False
             self._loaded_at = time.monotonic()
             self._update_count()
@@ -294,30 +303,73 @@ class ResourceTab(Vertical):
                 self._grown_at = now
                 table.grow_rows()
                 self._update_count()
+            self._index_arrived()
             return
+        columns = self.resource.columns(rows)
         if table.total_count or not table.show_rows(
-            self.resource.columns(rows), rows, keep_cursor_key=self.resource.row_id
+            columns, rows, keep_cursor_key=self.resource.row_id
         ):
             return  # rows already shown, or a filter or sort that needs the index
         self._arriving, self._grown_at = rows, now
-        self._indexing = True  # no filter or sort may build an index of a partial list
+        self._indexer = table.model.indexer(columns)
+        # No filter may build an index of a partial list: the first slice indexed is
+        # awaited, then a filter applies to the rows indexed so far.
+        self._indexing = True
         table.loading = False
         self._update_count()
+        self._index_arrived()
+
+    def _index_arrived(self) -> None:
+        """Index the rows that arrived since the last slice, in a thread, one slice at a time."""
+        worker = self._index_worker
+        if self._indexer is None or (worker is not None and worker.is_running):
+            return
+        self._index_worker = self.run_worker(
+            self._index_arriving(self._indexer), group="index", exit_on_error=False
+        )
+
+    async def _index_arriving(self, indexer: RowsIndexer) -> None:
+        rows = self._arriving
+        while rows is not None and self._indexer is indexer and indexer.count < len(rows):
+            index = await asyncio.to_thread(indexer.add, rows, len(rows))
+            if self._indexer is not indexer or self.table.rows is not rows:
+                return
+            self._indexing = False
+            self.table.show_indexed(index, self.filter_input.value)
+            self._update_count()
+
+    async def _arrived_indexer(self, rows: Sequence[Any]) -> RowsIndexer | None:
+        """The indexer of ``rows`` if they are the rows shown while they arrived, once it
+        is idle (the rest is for the load to index)."""
+        indexer, self._indexer = self._indexer, None
+        worker = self._index_worker
+        if worker is not None:
+            try:
+                await worker.wait()
+            except (WorkerCancelled, WorkerFailed):
+                indexer = None
+        if indexer is None or rows is not self._arriving or self.table.rows is not rows:
+            return None
+        return indexer
 
     def _drop_arrived(self) -> None:
         """A load that ends without its list: the rows shown as they arrived go too."""
         if self._arriving is not None and self.table.rows is self._arriving:
             self.table.set_data(self.table.columns, [])
-        self._arriving = None
+        self._arriving, self._indexer = None, None
 
     def _prepare(
-        self, columns: Any, rows: Sequence[Any], before: list[Sequence[Any]]
+        self,
+        columns: Any,
+        rows: Sequence[Any],
+        before: list[Sequence[Any]],
+        indexer: RowsIndexer | None = None,
     ) -> tuple[PreparedRows, tuple[set[Any], int, int] | None]:
         """The rows measured and indexed, and what changed since ``before`` (may run in a thread).
 
         The old rows are let go of here, so a thread frees them, not the event loop.
         """
-        prepared = self.table.prepare(columns, rows)
+        prepared = self.table.prepare(columns, rows, indexer)
         if not before:
             return prepared, None
         old = before.pop()

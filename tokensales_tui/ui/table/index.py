@@ -91,6 +91,8 @@ class SearchIndex:
         index.extra_ids = None if self.extra_ids is None else array("i", self.extra_ids)
         index.extra_rows = self.extra_rows.copy()  # the arrays a piece grows are copied
         index._take(piece)
+        for place, cells in self._fields.items():  # a column being filtered on
+            index._fields[place] = cells + [split_field(line, place) for line in piece.lines]
         return index
 
     def _take(self, piece: IndexPiece) -> None:
@@ -128,7 +130,9 @@ class SearchIndex:
         count = len(lines)
         matching = self._extras_containing(needle)
         within: Sequence[int] = range(count)
-        if candidates is not None and len(candidates) <= count * SPARSE:
+        if candidates is not None and (
+            isinstance(candidates, range) or len(candidates) <= count * SPARSE
+        ):
             within = candidates
             found = map(operator.contains, map(lines.__getitem__, candidates), repeat(needle))
             shown = array("i", compress(candidates, found))
@@ -181,7 +185,9 @@ class SearchIndex:
         """Like :meth:`match`, in column ``place`` only."""
         needle = query.encode()
         cells = self.field(place, keep=True)
-        if candidates is None or len(candidates) > len(cells) * SPARSE:
+        if candidates is None or (
+            not isinstance(candidates, range) and len(candidates) > len(cells) * SPARSE
+        ):
             found = map(operator.contains, cells, repeat(needle))
             return array("i", compress(range(len(cells)), found))
         found = map(operator.contains, map(cells.__getitem__, candidates), repeat(needle))
@@ -195,12 +201,17 @@ class SearchIndex:
         """
         cells = self._fields.get(place)
         if cells is None:
-            cells = [line.split(b"\x1f", place + 1)[place] for line in self.lines]
+            cells = [split_field(line, place) for line in self.lines]
             if keep:
                 while len(self._fields) >= FIELDS_KEPT:
                     del self._fields[next(iter(self._fields))]
                 self._fields[place] = cells
         return cells
+
+
+def split_field(line: bytes, place: int) -> bytes:
+    """Column ``place``'s text in a row's index line."""
+    return line.split(b"\x1f", place + 1)[place]
 
 
 SPARSE = 0.6

@@ -286,6 +286,7 @@ class TableView:
         self.scope: Scope | None = None
         self._scope_hits: array[int] | None = None
         self._index: SearchIndex | None = SearchIndex([], 0)  # None: being prepared
+        self._partial = False  # the index holds the first rows only (more are arriving)
         self._orders: dict[tuple[str, bool], array[int]] = {}
         self._terms: tuple[Term, ...] = ()
         self._hits: array[int] | None = None  # rows passing filter and scope; None: all
@@ -312,16 +313,22 @@ class TableView:
         self.content = list(content) if len(content) == len(self.columns) else []
         self.tails = list(tails) or [0] * len(self.columns)
 
-    def prepare(self, columns: Sequence[Column], rows: Sequence[Any]) -> PreparedRows:
-        """:func:`prepare_rows` for these rows, with the sort and scope in effect computed ahead."""
-        return prepare_rows(
-            columns,
-            rows,
-            self.sort,
-            width=self.width,
-            other_fields=self.other_fields,
-            scope=self.scope,
-        )
+    def prepare(
+        self,
+        columns: Sequence[Column],
+        rows: Sequence[Any],
+        indexer: RowsIndexer | None = None,
+    ) -> PreparedRows:
+        """:func:`prepare_rows` for these rows, with the sort and scope in effect computed
+        ahead; with ``indexer`` (made by :meth:`indexer`, its first rows indexed already),
+        only the rest are indexed."""
+        if indexer is None:
+            indexer = self.indexer(columns)
+        return indexer.prepared(rows, self.sort, self.scope)
+
+    def indexer(self, columns: Sequence[Column]) -> RowsIndexer:
+        """A :class:`RowsIndexer` for rows of these columns, to index them as they arrive."""
+        return RowsIndexer(columns, width=self.width, other_fields=self.other_fields)
 
     def load(self, prepared: PreparedRows) -> bool:
         """Show prepared rows, keeping the filter, the sort, the scope and the marks.
@@ -332,10 +339,16 @@ class TableView:
         if prepared.rows is not self.rows:  # else it completes show(): same rows
             release(self.rows)
         self.set_columns(prepared.columns, prepared.natural, prepared.tails, prepared.content)
-        self._index = prepared.index
+        same_columns = len(prepared.columns) == len(self.columns) and all(
+            new is old for new, old in zip(prepared.columns, self.columns, strict=True)
+        )
+        if prepared.rows is self.rows and self._partial and self._terms and same_columns:
+            self._extend_matches(prepared.index)  # only the last rows need a look
+        else:
+            self._matches = {}
+        self._index, self._partial = prepared.index, False
         self.rows = prepared.rows
         self._orders = dict(prepared.orders)
-        self._matches = {}
         dropped = self.sort is not None and self.sort[0] not in {c.key for c in self.columns}
         if dropped:
             self.sort = None
@@ -369,7 +382,7 @@ class TableView:
         self.rows = rows
         if self.marks:
             self.marks &= set(map(self.identity, rows))
-        self._index = None
+        self._index, self._partial = None, False
         self._orders = {}
         self._matches = {}
         self._hits, self._mask = None, None
@@ -378,10 +391,54 @@ class TableView:
     def grow(self) -> bool:
         """Show the rows that :meth:`show` was given and that grew since (the same list,
         longer: a list still arriving); False when there is nothing new to show."""
-        if self._index is not None or not self.can_show() or len(self.view) == len(self.rows):
+        if self.index_ready or not self.can_show() or len(self.view) == len(self.rows):
             return False
         self.view = range(len(self.rows))
         return True
+
+    def show_indexed(self, index: SearchIndex) -> bool:
+        """Take the index of the first rows of a list still arriving (given to :meth:`show`).
+
+        A filter typed meanwhile applies to the rows indexed so far: only the rows
+        indexed since the last call are looked at for it.
+
+        Returns:
+            Whether the rows in view changed.
+        """
+        if self.index_ready or len(index.lines) > len(self.rows):
+            return False
+        if self._index is not None and self._terms:
+            self._extend_matches(index)
+        else:
+            self._matches = {}
+        self._index, self._partial = index, True
+        if not self._terms:
+            return False
+        self._refilter()
+        return True
+
+    def _extend_matches(self, index: SearchIndex) -> None:
+        """Keep the matches of the current terms, looked for in ``index``'s new rows too."""
+        old = self._index
+        start = 0 if old is None else len(old.lines)
+        new = range(start, len(index.lines))
+        kept: dict[tuple[int | None, str], array[int]] = {}
+        for term in self._terms:
+            key = (term.place, term.text)
+            hits = self._matches.get(key)
+            if hits is None or key in kept:
+                continue
+            if new:
+                hits = hits + term_matches(index, term, new)
+            kept[key] = hits
+        self._matches = kept
+
+    @property
+    def indexed_count(self) -> int:
+        """How many rows the filter can answer for (those indexed so far, while arriving)."""
+        if self._partial and self._index is not None:
+            return len(self._index.lines)
+        return len(self.rows)
 
     def search_index(self) -> SearchIndex:
         """The search index, built here and now if :meth:`show` left it pending."""
@@ -483,7 +540,7 @@ class TableView:
             if not term.exclude:
                 hits = found if hits is None else intersect(hits, found)
             else:
-                hits = subtract(range(len(self.rows)) if hits is None else hits, found)
+                hits = subtract(range(self.indexed_count) if hits is None else hits, found)
         assert hits is not None
         return hits
 
@@ -499,11 +556,7 @@ class TableView:
                 if place == term.place and text in term.text
             ]
             candidates = min(narrower, key=len) if narrower else None
-            index = self.search_index()
-            if term.place is None:
-                hits = index.match(term.text, candidates)
-            else:
-                hits = index.match_field(term.place, term.text, candidates)
+            hits = term_matches(self.search_index(), term, candidates)
         self._matches[key] = hits
         while len(self._matches) > MATCHES_KEPT:
             del self._matches[next(iter(self._matches))]
@@ -603,7 +656,7 @@ class TableView:
     @property
     def index_ready(self) -> bool:
         """Whether the search index is built (not pending after :meth:`show`)."""
-        return self._index is not None
+        return self._index is not None and not self._partial
 
     def has_order(self, sort: tuple[str, bool] | None) -> bool:
         """Whether showing the rows in ``sort`` order needs no sorting now."""
@@ -624,6 +677,15 @@ class TableView:
             order = sort_order(self.columns, self.rows, self.search_index(), *self.sort)
             self.keep_order(self.sort, order)  # the last few only: each costs 4 bytes a row
         return order
+
+
+def term_matches(
+    index: SearchIndex, term: Term, candidates: Sequence[int] | None = None
+) -> array[int]:
+    """The rows (among ``candidates``, ascending) containing a term's text, where it says."""
+    if term.place is None:
+        return index.match(term.text, candidates)
+    return index.match_field(term.place, term.text, candidates)
 
 
 def mask_of(positions: Iterable[int], count: int) -> bytearray:

@@ -30,9 +30,9 @@ from textual.strip import Strip
 from ...clean import clean_line
 from ...mask import mask_text, masking
 from .cells import SAMPLE, Column, column_cells, fit_widths, measure_column
-from .index import sort_order
+from .index import SearchIndex, sort_order
 from .lines import Palette, centred, crop, join_cells
-from .model import PreparedRows, Scope, TableView
+from .model import PreparedRows, RowsIndexer, Scope, TableView
 
 __all__ = ["ResourceTable"]
 
@@ -305,9 +305,14 @@ class ResourceTable(ScrollView, can_focus=True):
         """
         self.set_prepared(self.prepare(columns, rows), keep_cursor_key=keep_cursor_key)
 
-    def prepare(self, columns: Sequence[Column], rows: Sequence[Any]) -> PreparedRows:
-        """Measure and index ``rows`` for :meth:`set_prepared`; safe to run in a thread."""
-        return self._data.prepare(columns, rows)
+    def prepare(
+        self, columns: Sequence[Column], rows: Sequence[Any], indexer: RowsIndexer | None = None
+    ) -> PreparedRows:
+        """Measure and index ``rows`` for :meth:`set_prepared`; safe to run in a thread.
+
+        With ``indexer``, whose first rows are indexed already, only the rest are.
+        """
+        return self._data.prepare(columns, rows, indexer)
 
     def set_prepared(
         self, prepared: PreparedRows, *, keep_cursor_key: Callable[[Any], object] | None = None
@@ -370,6 +375,17 @@ class ResourceTable(ScrollView, can_focus=True):
         """The rows given to :meth:`show_rows` grew (the same list, longer): show them."""
         if self._data.grow():
             self._after_view_change(self._cursor)
+
+    def show_indexed(self, index: SearchIndex, filter_text: str) -> None:
+        """Take the index of the first rows of a list still arriving (see :meth:`show_rows`),
+        and filter those rows for ``filter_text`` (typed meanwhile)."""
+        view = self._data.view
+        highlighted = view[self._cursor] if view else None
+        changed = self._data.show_indexed(index)
+        if self._data.filter != filter_text:
+            changed = self._data.set_filter(filter_text) or changed
+        if changed:
+            self._after_filter(highlighted)
 
     def _cursor_after(self, previous: Any, place: int, key: Callable[[Any], object] | None) -> int:
         """Where the cursor goes once the rows changed: on the same object, if asked and shown."""
@@ -503,8 +519,10 @@ class ResourceTable(ScrollView, can_focus=True):
         """
         view = self._data.view
         highlighted = view[self._cursor] if view else None
-        if not self._data.set_filter(text):
-            return
+        if self._data.set_filter(text):
+            self._after_filter(highlighted)
+
+    def _after_filter(self, highlighted: int | None) -> None:
         cursor = 0
         if highlighted is not None and self._data.matches(highlighted):
             cursor = self._data.view.index(highlighted)  # the highlighted row is still shown
