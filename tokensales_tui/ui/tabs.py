@@ -10,12 +10,14 @@ sets apart, for a moment, the rows it added or changed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
+from rich.cells import cell_len
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -67,6 +69,9 @@ FILTER_AT_ONCE = 200_000
 
 GROW_EVERY = 0.1
 """Seconds between two showings of a list's rows growing while its body arrives."""
+
+INDEX_EVERY = 0.2
+"""Seconds between two slices of a list indexed while its body arrives."""
 
 WATCH_INTERVAL = 5.0
 """Seconds between the end of a load and the next, while watching (config: watch_interval)."""
@@ -135,6 +140,7 @@ class ResourceTab(Vertical):
         self._arriving: list[Any] | None = None  # the rows shown while their body arrives
         self._indexer: RowsIndexer | None = None  # indexes them, a slice at a time
         self._index_worker: Worker[None] | None = None
+        self._body_read = asyncio.Event()  # the indexing of arriving rows stops waiting
         self._grown_at = 0.0
         # Built here, not found by a query: a timer or a worker of the tab may still
         # touch them while the app shuts down and its children are already gone.
@@ -146,6 +152,7 @@ class ResourceTab(Vertical):
             select_on_focus=False,
         )
         self._count = Static("", classes="count")
+        self._count_width = 0
         self._problem = Static("", classes="problem")
         self._table = ResourceTable(id=f"{resource.key}-table")
         self._table.model.identity = resource.identity
@@ -312,6 +319,7 @@ class ResourceTab(Vertical):
             return  # rows already shown, or a filter or sort that needs the index
         self._arriving, self._grown_at = rows, now
         self._indexer = table.model.indexer(columns)
+        self._body_read = asyncio.Event()
         # No filter may build an index of a partial list: the first slice indexed is
         # awaited, then a filter applies to the rows indexed so far.
         self._indexing = True
@@ -337,11 +345,16 @@ class ResourceTab(Vertical):
             self._indexing = False
             self.table.show_indexed(index, self.filter_input.value)
             self._update_count()
+            # Each slice copies the references of those before (a new index, so that
+            # one handed out stays whole): slices of a few rows would add up.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._body_read.wait(), INDEX_EVERY)
 
     async def _arrived_indexer(self, rows: Sequence[Any]) -> RowsIndexer | None:
         """The indexer of ``rows`` if they are the rows shown while they arrived, once it
         is idle (the rest is for the load to index)."""
         indexer, self._indexer = self._indexer, None
+        self._body_read.set()  # no more waiting between slices: the load indexes the rest
         worker = self._index_worker
         if worker is not None:
             try:
@@ -498,7 +511,11 @@ class ResourceTab(Vertical):
                 text += f" · watching, updated {ago} s ago"
             else:
                 text += " · watching"
-        self._count.update(line(text))
+        # The count line is as wide as its text: only a new width needs a layout of the
+        # screen (the count of a list still arriving changes ten times a second).
+        width = cell_len(text)
+        self._count.update(line(text), layout=width != self._count_width)
+        self._count_width = width
 
     @on(Input.Changed)
     def _filter_changed(self, event: Input.Changed) -> None:

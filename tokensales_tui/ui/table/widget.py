@@ -630,7 +630,7 @@ class ResourceTable(ScrollView, can_focus=True):
         self._line_cache.clear()
         self._cursor = max(0, min(cursor, len(self._data.view) - 1))
         self._layout()  # the row count decides whether a scrollbar takes room
-        self.virtual_size = Size(self._total_width, len(self._data.view) + 1)
+        self._set_virtual_size(Size(self._total_width, len(self._data.view) + 1))
         self._scroll_cursor_into_view()
         self.refresh()
         if counts_changed:
@@ -640,6 +640,26 @@ class ResourceTable(ScrollView, can_focus=True):
                 )
             )
         self._post_highlighted()
+
+    def _set_virtual_size(self, size: Size) -> None:
+        """Take the size of the rows and header, without a layout of the screen if none is due.
+
+        Setting ``virtual_size`` lays the whole screen out again (~10 ms here), which a list
+        growing while its body arrives would do ten times a second. When only the number
+        of rows changes and the rows overflow the table before and after, the scrollbars
+        stay where they are: only the vertical one is told the new size.
+        """
+        old, height = self.virtual_size, self.size.height
+        if (
+            self.is_mounted
+            and size.width == old.width
+            and min(size.height, old.height) > height
+            and self.show_vertical_scrollbar
+        ):
+            self.set_reactive(ResourceTable.virtual_size, size)
+            self._scroll_update(size)  # Textual's own update of the scrollbars to a size
+            return
+        self.virtual_size = size
 
     def _post_highlighted(self) -> None:
         row = self.highlighted
