@@ -9,13 +9,21 @@ string takes is the widget's to say: it passes its measure in as ``width``.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from itertools import compress, filterfalse
+from itertools import accumulate, compress, filterfalse
 from typing import Any, Literal
 
-from ...clean import clean_line, display_value, is_clean, settle_all, settle_width, unsettled
+from ...clean import (
+    clean_line,
+    display_value,
+    is_clean,
+    settle_width,
+    unsettled,
+    unsettled_in,
+)
 
 __all__ = [
     "CELL_LIMIT",
@@ -187,20 +195,67 @@ def column_cells(
         cells = [value if value.__class__ is str else cell_text(value) for value in cells]
         joined = "".join(cells)
     longest = max(map(len, cells), default=0)
-    # Almost every column is clean and short: check it as a whole, fix it if not.
+    # Almost every column is clean and short: check it as a whole, and if not, look
+    # closer at the runs of cells that are not (server text: a few hostile ones).
     if longest > CELL_LIMIT or not is_clean(joined, line=True):
-        cells = [display_value(cell, CELL_LIMIT) for cell in cells]
+        cells = fix_runs(cells, _unclean, _cleaned)
         joined = "".join(cells)
         longest = max(map(len, cells), default=0)
     if unsettled(joined):  # only the cells that hold such a character change
-        settled = settle_all(cells)
-        changed = [new for new, old in zip(settled, cells, strict=True) if new is not old]
-        cells = settled  # still not all ASCII: the marks and letters put in are not either
-        longest = max([longest, *map(len, changed)])
+        # Still not all ASCII: the marks and letters put in are not either.
+        cells, widened = settle_cells(cells, joined)
+        longest = max(longest, widened)
     if pad and column.align == "decimal":
         cells = align_decimals(cells)
         longest = max(map(len, cells), default=0)
     return cells, joined.isascii(), longest
+
+
+RUN = 64
+"""Cells checked at once by :func:`fix_runs`."""
+
+
+def fix_runs(
+    cells: list[str],
+    needs: Callable[[list[str]], bool],
+    fix: Callable[[list[str]], list[str]],
+) -> list[str]:
+    """``cells`` with ``fix`` applied to each run of :data:`RUN` of them that ``needs`` it.
+
+    Testing a run joined costs a fraction of testing each cell, and a column that needs
+    fixing somewhere usually needs it in a few cells only.
+    """
+    fixed = cells
+    for start in range(0, len(cells), RUN):
+        part = cells[start : start + RUN]
+        if needs(part):
+            if fixed is cells:
+                fixed = cells.copy()
+            fixed[start : start + RUN] = fix(part)
+    return fixed
+
+
+def _unclean(cells: list[str]) -> bool:
+    return max(map(len, cells)) > CELL_LIMIT or not is_clean("".join(cells), line=True)
+
+
+def _cleaned(cells: list[str]) -> list[str]:
+    return [display_value(cell, CELL_LIMIT) for cell in cells]
+
+
+def settle_cells(cells: list[str], joined: str) -> tuple[list[str], int]:
+    """``cells`` settled (:func:`~tokensales_tui.clean.settle_width`), and the most
+    characters in a cell that changed; ``joined`` is the cells joined.
+
+    The characters to settle are found in the joined text in one pass, and only the
+    cells holding them are rewritten.
+    """
+    ends = list(accumulate(map(len, cells)))
+    places = sorted({bisect_right(ends, found.start()) for found in unsettled_in(joined)})
+    settled = cells.copy()
+    for place in places:
+        settled[place] = settle_width(cells[place])
+    return settled, max(map(len, map(settled.__getitem__, places)), default=0)
 
 
 def decimal_tail(cell: str) -> int:
