@@ -194,7 +194,7 @@ class ResourceTab(Vertical):
     def cancel_load(self) -> bool:
         """Stop waiting for a load in progress; True when there was one."""
         self._stop_wait()
-        running = [w for w in self.workers if w.group == "load" and w.is_running]
+        running = [w for w in self._loads() if w.is_running]
         for worker in running:
             worker.cancel()
         if running:
@@ -204,6 +204,10 @@ class ResourceTab(Vertical):
             self._show_problem("Loading cancelled — press r to try again")
         return bool(running)
 
+    def _loads(self) -> list[Worker[Any]]:
+        """This tab's load workers (``self.workers`` holds every worker of the app)."""
+        return [w for w in self.workers if w.group == "load" and w.node is self]
+
     def forget(self, note: str = "") -> None:
         """Drop the rows, the error and any load: they belong to a session that has ended.
 
@@ -211,9 +215,8 @@ class ResourceTab(Vertical):
         row must never delete on the new server).
         """
         self._stop_wait()
-        for worker in self.workers:
-            if worker.group == "load":
-                worker.cancel()
+        for worker in self._loads():
+            worker.cancel()
         self.error = None
         self.loaded_once = False
         self._indexing = False
