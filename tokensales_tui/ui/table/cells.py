@@ -87,18 +87,30 @@ def numeric_sort_key(value: object) -> float | int | Decimal:
     return float("-inf")
 
 
-_DIGITS = re.compile(rb"([0-9]+)")
+_DIGITS = re.compile(rb"[0-9]+")
 
 
 KEYS_BLOCK = 16_384
-"""Cells looked through for digits in one call."""
+"""Cells given natural sort keys in one call."""
+
+
+def _numbered(found: re.Match[bytes]) -> bytes:
+    digits = found[0].lstrip(b"0") or b"0"
+    return _LENGTHS[min(len(digits), 255)] + digits
+
+
+_LENGTHS = [bytes([n]) if n < 0x1F else b"\x1f" + bytes([n]) for n in range(256)]
+"""A run of digits is keyed by its length first: under 31 digits one byte below every
+character a cell holds (cells are cleaned of controls); longer, 0x1f and the length."""
 
 
 def natural_keys(cells: list[bytes]) -> list[Any]:
     """Sort keys that order runs of digits by their value: ``item 2`` before ``item 10``.
 
-    Each key alternates text and numbers (text first), so any two compare. A column
-    without digits keeps its texts as they are.
+    Each run of digits is written with its length before it (``item \\x012`` and
+    ``item \\x0210``), leading zeros dropped: bytes that compare as the text with its
+    numbers compared by value, in one C-level comparison each. A column without digits
+    keeps its texts as they are.
     """
     search = _DIGITS.search
     # Looked for in blocks: one pass over a million cells in C would keep a sorting
@@ -106,15 +118,11 @@ def natural_keys(cells: list[bytes]) -> list[Any]:
     blocks = range(0, len(cells), KEYS_BLOCK)
     if not any(any(map(search, cells[start : start + KEYS_BLOCK])) for start in blocks):
         return cells
-    split = _DIGITS.split
     keys: list[Any] = []
-    for cell in cells:
-        if search(cell) is None:
-            keys.append((cell,))
-            continue
-        parts: list[Any] = split(cell)
-        parts[1::2] = map(int, parts[1::2])
-        keys.append(tuple(parts))
+    sub = _DIGITS.sub
+    for start in blocks:
+        # Cells hold no newline (they are one line each): a block is rewritten at once.
+        keys += sub(_numbered, b"\n".join(cells[start : start + KEYS_BLOCK])).split(b"\n")
     return keys
 
 
