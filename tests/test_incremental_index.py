@@ -121,3 +121,35 @@ def test_filters_answer_the_same_from_an_index_built_in_slices() -> None:
         sliced.set_filter(text)
         whole.set_filter(text)
         assert list(sliced.view) == list(whole.view), text
+
+
+def test_a_filter_found_in_a_thread_shows_what_set_filter_alone_shows() -> None:
+    rows = things(3000, seed=4)
+    ahead, plain = TableView(wide), TableView(wide)
+    ahead.load(prepare_rows(COLUMNS, rows, width=wide, other_fields=OTHERS))
+    plain.load(prepare_rows(COLUMNS, rows, width=wide, other_fields=OTHERS))
+    for text in ["g", "go", "gold", "gold !note", "title:pa", "title:pass", '"a b"', ""]:
+        job = ahead.filter_job(text)
+        assert job is not None
+        ahead.take_matches(job, job.run())
+        ahead.set_filter(text)
+        plain.set_filter(text)
+        assert list(ahead.view) == list(plain.view), text
+
+
+def test_matches_found_for_an_index_since_replaced_are_not_kept() -> None:
+    rows = things(300, seed=6)
+    view = TableView(wide)
+    indexer = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
+    view.show(COLUMNS, rows)
+    view.show_indexed(indexer.add(rows, 100))
+    job = view.filter_job("gold")
+    assert job is not None
+    found = job.run()
+    view.show_indexed(indexer.add(rows))  # more rows indexed meanwhile
+    view.take_matches(job, found)
+    view.set_filter("gold")
+    fresh = TableView(wide)
+    fresh.load(prepare_rows(COLUMNS, rows, width=wide, other_fields=OTHERS))
+    fresh.set_filter("gold")
+    assert list(view.view) == list(fresh.view)

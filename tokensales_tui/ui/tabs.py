@@ -531,18 +531,27 @@ class ResourceTab(Vertical):
         # the filter when the index arrives.
         if not self.is_mounted or self._indexing:
             return
-        if len(self.table.rows) <= FILTER_AT_ONCE:
+        if self.table.model.indexed_count <= FILTER_AT_ONCE:
             self.table.set_filter(text)
         elif not self._filter_due:
-            # A scan of this many rows takes longer than a frame: keys typed meanwhile
-            # are taken first, and only the text as it is then is looked for.
+            # A scan of this many rows takes longer than a frame: it runs in a thread,
+            # keys typed meanwhile are taken, and only the text as it is then is looked for.
             self._filter_due = True
-            self.call_later(self._apply_latest_filter)
+            self.run_worker(self._filter_in_thread(), group="filter", exit_on_error=False)
 
-    def _apply_latest_filter(self) -> None:
-        self._filter_due = False
-        if self.is_mounted and not self._indexing:
-            self.table.set_filter(self.filter_input.value)
+    async def _filter_in_thread(self) -> None:
+        try:
+            while self.is_mounted and not self._indexing:
+                text = self.filter_input.value
+                job = self.table.model.filter_job(text)
+                if job is not None:
+                    found = await asyncio.to_thread(job.run)
+                    self.table.model.take_matches(job, found)
+                if text == self.filter_input.value:
+                    self.table.set_filter(text)  # from the matches found: no scan
+                    return
+        finally:
+            self._filter_due = False
 
     @on(Input.Submitted)
     def _filter_submitted(self, event: Input.Submitted) -> None:

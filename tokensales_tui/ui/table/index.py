@@ -91,7 +91,7 @@ class SearchIndex:
         index.extra_ids = None if self.extra_ids is None else array("i", self.extra_ids)
         index.extra_rows = self.extra_rows.copy()  # the arrays a piece grows are copied
         index._take(piece)
-        for place, cells in self._fields.items():  # a column being filtered on
+        for place, cells in list(self._fields.items()):  # a column being filtered on
             index._fields[place] = cells + [split_field(line, place) for line in piece.lines]
         return index
 

@@ -562,6 +562,29 @@ class TableView:
             del self._matches[next(iter(self._matches))]
         return hits
 
+    def filter_job(self, text: str) -> FilterJob | None:
+        """What a thread needs to find the rows of filter ``text`` (None: nothing to find).
+
+        The job reads an index that is never changed (a new one replaces it as rows
+        arrive); :meth:`take_matches` keeps what it found, and :meth:`set_filter` then
+        answers from it without scanning.
+        """
+        index = self._index
+        if index is None:
+            return None
+        terms = parse_filter(settle_width(clean_line(text)).casefold(), self.columns)
+        return FilterJob(index, terms, dict(self._matches))
+
+    def take_matches(self, job: FilterJob, found: dict[tuple[int | None, str], array[int]]) -> None:
+        """Keep the matches a :class:`FilterJob` found, if they are of the rows shown."""
+        if job.index is not self._index:
+            return  # new rows or an index came meanwhile: set_filter looks again
+        for key, hits in found.items():
+            self._matches.pop(key, None)
+            self._matches[key] = hits
+        while len(self._matches) > MATCHES_KEPT:
+            del self._matches[next(iter(self._matches))]
+
     def matches(self, position: int) -> bool:
         """Whether the row at ``position`` passes the filter and the scope."""
         return self._hits is None or bool(self._matched()[position])
@@ -677,6 +700,32 @@ class TableView:
             order = sort_order(self.columns, self.rows, self.search_index(), *self.sort)
             self.keep_order(self.sort, order)  # the last few only: each costs 4 bytes a row
         return order
+
+
+@dataclass(frozen=True, eq=False)
+class FilterJob:
+    """The scan of a filter's terms over an index, for a thread (:meth:`TableView.filter_job`)."""
+
+    index: SearchIndex
+    terms: tuple[Term, ...]
+    known: dict[tuple[int | None, str], array[int]]
+    """Matches found before, of the same index: a longer text is looked for among them."""
+
+    def run(self) -> dict[tuple[int | None, str], array[int]]:
+        """The rows matching each term."""
+        found: dict[tuple[int | None, str], array[int]] = {}
+        for term in self.terms:
+            key = (term.place, term.text)
+            if key in self.known or key in found:
+                continue
+            narrower = [
+                hits
+                for (place, text), hits in (self.known | found).items()
+                if place == term.place and text in term.text
+            ]
+            candidates = min(narrower, key=len) if narrower else None
+            found[key] = term_matches(self.index, term, candidates)
+        return found
 
 
 def term_matches(
