@@ -70,8 +70,13 @@ FILTER_AT_ONCE = 200_000
 GROW_EVERY = 0.1
 """Seconds between two showings of a list's rows growing while its body arrives."""
 
-INDEX_EVERY = 0.2
+INDEX_EVERY = 0.5
 """Seconds between two slices of a list indexed while its body arrives."""
+
+INDEX_STEP = 32_768
+"""Most rows indexed in one slice while the body arrives (~0.15 s of a thread here):
+the reading keeps most turns, and what is left once it has all arrived is indexed
+at once."""
 
 WATCH_INTERVAL = 5.0
 """Seconds between the end of a load and the next, while watching (config: watch_interval)."""
@@ -331,9 +336,18 @@ class ResourceTab(Vertical):
         self._index_arrived()
 
     def _index_arrived(self) -> None:
-        """Index the rows that arrived since the last slice, in a thread, one slice at a time."""
+        """Index the rows that arrived since the last slice, in a thread, one slice at a
+        time, once a filter is typed (it applies to the rows indexed so far).
+
+        Not before: the body is read and decoded on the same interpreter, and a thread
+        indexing meanwhile slows the reading more than it saves (1,000,000 items on two
+        cores: the body took 11 s instead of 8, usable came 2 s later). Unfiltered, the
+        rows are indexed once they have all arrived.
+        """
         worker = self._index_worker
         if self._indexer is None or (worker is not None and worker.is_running):
+            return
+        if not self.filter_input.value:
             return
         self._index_worker = self.run_worker(
             self._index_arriving(self._indexer), group="index", exit_on_error=False
@@ -342,7 +356,8 @@ class ResourceTab(Vertical):
     async def _index_arriving(self, indexer: RowsIndexer) -> None:
         rows = self._arriving
         while rows is not None and self._indexer is indexer and indexer.count < len(rows):
-            index = await asyncio.to_thread(indexer.add, rows, len(rows))
+            stop = min(len(rows), indexer.count + INDEX_STEP)
+            index = await asyncio.to_thread(indexer.add, rows, stop)
             if self._indexer is not indexer or self.table.rows is not rows:
                 return
             self._indexing = False
@@ -529,7 +544,10 @@ class ResourceTab(Vertical):
         # While a large list is being indexed in a thread, filtering would build the
         # index again on the event loop (a freeze of up to a second): the load applies
         # the filter when the index arrives.
-        if not self.is_mounted or self._indexing:
+        if not self.is_mounted:
+            return
+        if self._indexing:
+            self._index_arrived()  # rows arriving: index them for the filter
             return
         if self.table.model.indexed_count <= FILTER_AT_ONCE:
             self.table.set_filter(text)
