@@ -306,8 +306,9 @@ class ResourceTab(Vertical):
     def _rows_arriving(self, rows: list[Any]) -> None:
         """Show the rows of a list whose body still arrives (``rows`` grows in place).
 
-        They show unindexed, as a long list does before its index is built: a filter
-        typed meanwhile waits for the load, a sort is computed once the index is there.
+        They show unindexed; a filter typed meanwhile has them indexed a slice at a time
+        in a thread (:meth:`_index_arrived`) and applies to the rows indexed so far; a
+        sort is computed once the whole index is there.
         """
         table = self.table
         if not self.is_mounted or not rows:
