@@ -98,7 +98,13 @@ async def test_item_rows_show_while_the_body_still_arrives() -> None:
         held.gate.set()
 
 
-async def test_a_filter_typed_while_the_body_arrives_applies_to_the_rows_so_far() -> None:
+@pytest.mark.parametrize("sort_on_loop", [20_000, 0])
+async def test_a_filter_typed_while_the_body_arrives_applies_to_the_rows_so_far(
+    sort_on_loop: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tokensales_tui.ui.table import widget as widget_module
+
+    monkeypatch.setattr(widget_module, "SORT_ON_LOOP", sort_on_loop)  # 0: in a thread
     listed = [item(n) for n in range(3000)]
     body = json.dumps({"items": listed}).encode()
     held = HeldBody(body, len(body) // 2)  # about 1,500 items: "item 2 finds 111

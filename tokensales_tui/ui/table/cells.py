@@ -99,9 +99,10 @@ def _numbered(found: re.Match[bytes]) -> bytes:
     return _LENGTHS[min(len(digits), 255)] + digits
 
 
-_LENGTHS = [bytes([n]) if n < 0x1F else b"\x1f" + bytes([n]) for n in range(256)]
-"""A run of digits is keyed by its length first: under 31 digits one byte below every
-character a cell holds (cells are cleaned of controls); longer, 0x1f and the length."""
+_LENGTHS = [bytes([0x0A + n]) if n < 0x15 else b"\x1f" + bytes([n]) for n in range(256)]
+"""A run of digits is keyed by its length first: under 21 digits one byte from 0x0b to
+0x1e, above the newline that parts the cells of a block and below every character a
+cell holds (cells are cleaned of controls); longer, 0x1f and the length."""
 
 
 def natural_keys(cells: list[bytes]) -> list[Any]:
