@@ -98,6 +98,39 @@ async def test_item_rows_show_while_the_body_still_arrives() -> None:
         held.gate.set()
 
 
+@pytest.mark.parametrize("sort_on_loop", [20_000, 0])
+async def test_a_filter_typed_while_the_body_arrives_applies_to_the_rows_so_far(
+    sort_on_loop: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tokensales_tui.ui.table import widget as widget_module
+
+    monkeypatch.setattr(widget_module, "SORT_ON_LOOP", sort_on_loop)  # 0: in a thread
+    listed = [item(n) for n in range(3000)]
+    body = json.dumps({"items": listed}).encode()
+    held = HeldBody(body, len(body) // 2)  # about 1,500 items: "item 2 finds 111
+    transport = Arriving(create_app(seed=0), held)
+    app = TokenSalesApp(Launch(env=emulator_env(), transport_factory=lambda: transport))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            tab: Any = app.query_one("#items-tab")
+            await pilot.press("2")
+            await wait_for(lambda: held.waiting and tab.table.total_count > 0, pilot)
+            await pilot.press("slash", *'"item 2')  # a phrase being typed
+            await wait_for(lambda: tab.table.filter_text == '"item 2', pilot)
+            assert not tab.loaded_once
+            assert tab.table.shown_count == 111  # 2, 20-29, 200-299
+            assert "Arriving item 2" in screen_text(app)
+            await pilot.press("enter", "s")  # a sort waits for the whole index
+            held.gate.set()
+            await loaded(app, pilot, "items")
+            await wait_for(lambda: tab.table.pending_sort is None, pilot)
+            assert tab.table.shown_count == 1111  # and 2000-2999
+            assert tab.table.filter_text == '"item 2'
+            assert tab.table.sort_column == "id"
+    finally:
+        held.gate.set()
+
+
 class FakeResponse:
     def __init__(self, status: int = 200) -> None:
         self.status_code = status

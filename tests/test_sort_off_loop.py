@@ -136,3 +136,40 @@ async def test_a_sort_pressed_while_rows_are_indexed_waits_for_the_index(
             assert seen and all(not main for main, _ in seen)
     finally:
         gate.set()
+
+
+def test_natural_keys_order_as_numbers_within_text_by_value() -> None:
+    import re
+
+    def reference(cell: bytes) -> tuple[Any, ...]:  # text and numbers alternating
+        parts: list[Any] = re.split(rb"([0-9]+)", cell)
+        parts[1::2] = map(int, parts[1::2])
+        return tuple(parts)
+
+    rng = random.Random(5)
+    pieces = [
+        b"item ",
+        b"a",
+        b"b",
+        b"#",
+        b" ",
+        b"0",
+        b"07",
+        b"2",
+        b"10",
+        b"9" * 40,
+        b"1" * 33,
+        b"3" * 31,
+        b"4" * 30,
+        b"5" * 10,  # the length of ten digits is not the newline that parts cells
+        b"6" * 20,
+        b"7" * 21,
+        b"12345678901",
+        "é".encode(),
+    ]
+    cells = [b"".join(rng.choices(pieces, k=rng.randint(0, 5))) for _ in range(3000)]
+    keys = natural_keys(cells)
+    assert len(keys) == len(cells)
+    ours = sorted(range(len(cells)), key=keys.__getitem__)
+    expected = sorted(range(len(cells)), key=lambda i: reference(cells[i]))
+    assert [reference(cells[i]) for i in ours] == [reference(cells[i]) for i in expected]

@@ -22,7 +22,7 @@ import functools
 import json
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import msgspec
@@ -185,6 +185,14 @@ def unsettled(text: str) -> bool:
     (settling leaves it as it is).
     """
     return not text.isascii() and _settle_table()[0].search(text) is not None
+
+
+def unsettled_in(text: str) -> Iterator[re.Match[str]]:
+    """Each character of ``text`` that :func:`settle_width` rewrites (and maybe a letter
+    beyond the BMP among such marks, which it leaves as it is), one match each."""
+    if text.isascii():
+        return iter(())
+    return _settle_table()[0].finditer(text)
 
 
 def settle_width(text: str) -> str:

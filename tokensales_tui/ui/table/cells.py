@@ -9,13 +9,21 @@ string takes is the widget's to say: it passes its measure in as ``width``.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from itertools import compress, filterfalse
+from itertools import accumulate, compress, filterfalse
 from typing import Any, Literal
 
-from ...clean import clean_line, display_value, is_clean, settle_all, settle_width, unsettled
+from ...clean import (
+    clean_line,
+    display_value,
+    is_clean,
+    settle_width,
+    unsettled,
+    unsettled_in,
+)
 
 __all__ = [
     "CELL_LIMIT",
@@ -23,7 +31,9 @@ __all__ = [
     "Width",
     "align_decimals",
     "cell_text",
+    "column_ceiling",
     "column_cells",
+    "column_widths",
     "decimal_tail",
     "decimal_tails",
     "fit_widths",
@@ -77,18 +87,31 @@ def numeric_sort_key(value: object) -> float | int | Decimal:
     return float("-inf")
 
 
-_DIGITS = re.compile(rb"([0-9]+)")
+_DIGITS = re.compile(rb"[0-9]+")
 
 
 KEYS_BLOCK = 16_384
-"""Cells looked through for digits in one call."""
+"""Cells given natural sort keys in one call."""
+
+
+def _numbered(found: re.Match[bytes]) -> bytes:
+    digits = found[0].lstrip(b"0") or b"0"
+    return _LENGTHS[min(len(digits), 255)] + digits
+
+
+_LENGTHS = [bytes([0x0A + n]) if n < 0x15 else b"\x1f" + bytes([n]) for n in range(256)]
+"""A run of digits is keyed by its length first: under 21 digits one byte from 0x0b to
+0x1e, above the newline that parts the cells of a block and below every character a
+cell holds (cells are cleaned of controls); longer, 0x1f and the length."""
 
 
 def natural_keys(cells: list[bytes]) -> list[Any]:
     """Sort keys that order runs of digits by their value: ``item 2`` before ``item 10``.
 
-    Each key alternates text and numbers (text first), so any two compare. A column
-    without digits keeps its texts as they are.
+    Each run of digits is written with its length before it (``item \\x012`` and
+    ``item \\x0210``), leading zeros dropped: bytes that compare as the text with its
+    numbers compared by value, in one C-level comparison each. A column without digits
+    keeps its texts as they are.
     """
     search = _DIGITS.search
     # Looked for in blocks: one pass over a million cells in C would keep a sorting
@@ -96,15 +119,11 @@ def natural_keys(cells: list[bytes]) -> list[Any]:
     blocks = range(0, len(cells), KEYS_BLOCK)
     if not any(any(map(search, cells[start : start + KEYS_BLOCK])) for start in blocks):
         return cells
-    split = _DIGITS.split
     keys: list[Any] = []
-    for cell in cells:
-        if search(cell) is None:
-            keys.append((cell,))
-            continue
-        parts: list[Any] = split(cell)
-        parts[1::2] = map(int, parts[1::2])
-        keys.append(tuple(parts))
+    sub = _DIGITS.sub
+    for start in blocks:
+        # Cells hold no newline (they are one line each): a block is rewritten at once.
+        keys += sub(_numbered, b"\n".join(cells[start : start + KEYS_BLOCK])).split(b"\n")
     return keys
 
 
@@ -166,8 +185,14 @@ def cell_text(value: object, limit: int | None = CELL_LIMIT) -> str:
     return settle_width(display_value(value, limit))
 
 
-def column_cells(column: Column, rows: Sequence[Any]) -> tuple[list[str], bool, int]:
+def column_cells(
+    column: Column, rows: Sequence[Any], *, pad: bool = True
+) -> tuple[list[str], bool, int]:
     """The display text of one column for every row, cleaned and capped.
+
+    Cells of a "decimal" column are padded to line up (:func:`align_decimals`) unless
+    ``pad`` is false: the search index keeps them as they are, so that a slice of rows
+    indexed alone gets the cells the whole list would.
 
     Returns:
         The cells, whether they are all ASCII, and the most characters in one.
@@ -179,20 +204,67 @@ def column_cells(column: Column, rows: Sequence[Any]) -> tuple[list[str], bool, 
         cells = [value if value.__class__ is str else cell_text(value) for value in cells]
         joined = "".join(cells)
     longest = max(map(len, cells), default=0)
-    # Almost every column is clean and short: check it as a whole, fix it if not.
+    # Almost every column is clean and short: check it as a whole, and if not, look
+    # closer at the runs of cells that are not (server text: a few hostile ones).
     if longest > CELL_LIMIT or not is_clean(joined, line=True):
-        cells = [display_value(cell, CELL_LIMIT) for cell in cells]
+        cells = fix_runs(cells, _unclean, _cleaned)
         joined = "".join(cells)
         longest = max(map(len, cells), default=0)
     if unsettled(joined):  # only the cells that hold such a character change
-        settled = settle_all(cells)
-        changed = [new for new, old in zip(settled, cells, strict=True) if new is not old]
-        cells = settled  # still not all ASCII: the marks and letters put in are not either
-        longest = max([longest, *map(len, changed)])
-    if column.align == "decimal":
+        # Still not all ASCII: the marks and letters put in are not either.
+        cells, widened = settle_cells(cells, joined)
+        longest = max(longest, widened)
+    if pad and column.align == "decimal":
         cells = align_decimals(cells)
         longest = max(map(len, cells), default=0)
     return cells, joined.isascii(), longest
+
+
+RUN = 64
+"""Cells checked at once by :func:`fix_runs`."""
+
+
+def fix_runs(
+    cells: list[str],
+    needs: Callable[[list[str]], bool],
+    fix: Callable[[list[str]], list[str]],
+) -> list[str]:
+    """``cells`` with ``fix`` applied to each run of :data:`RUN` of them that ``needs`` it.
+
+    Testing a run joined costs a fraction of testing each cell, and a column that needs
+    fixing somewhere usually needs it in a few cells only.
+    """
+    fixed = cells
+    for start in range(0, len(cells), RUN):
+        part = cells[start : start + RUN]
+        if needs(part):
+            if fixed is cells:
+                fixed = cells.copy()
+            fixed[start : start + RUN] = fix(part)
+    return fixed
+
+
+def _unclean(cells: list[str]) -> bool:
+    return max(map(len, cells)) > CELL_LIMIT or not is_clean("".join(cells), line=True)
+
+
+def _cleaned(cells: list[str]) -> list[str]:
+    return [display_value(cell, CELL_LIMIT) for cell in cells]
+
+
+def settle_cells(cells: list[str], joined: str) -> tuple[list[str], int]:
+    """``cells`` settled (:func:`~tokensales_tui.clean.settle_width`), and the most
+    characters in a cell that changed; ``joined`` is the cells joined.
+
+    The characters to settle are found in the joined text in one pass, and only the
+    cells holding them are rewritten.
+    """
+    ends = list(accumulate(map(len, cells)))
+    places = sorted({bisect_right(ends, found.start()) for found in unsettled_in(joined)})
+    settled = cells.copy()
+    for place in places:
+        settled[place] = settle_width(cells[place])
+    return settled, max(map(len, map(settled.__getitem__, places)), default=0)
 
 
 def decimal_tail(cell: str) -> int:
@@ -253,10 +325,20 @@ def measure_column(
     The second is how far a column whose label is the widest part of it (a count under
     "Wallets") can give way before any value is cut (:func:`fit_widths`).
     """
-    ceiling = max(column.max_width, column.min_width, 1)
-    widest = measure_cells(cells, is_ascii, longest, 1, ceiling, width)
+    widest = measure_cells(cells, is_ascii, longest, 1, column_ceiling(column), width)
+    return column_widths(column, widest, width)
+
+
+def column_ceiling(column: Column) -> int:
+    """The widest a column gets, in cells."""
+    return max(column.max_width, column.min_width, 1)
+
+
+def column_widths(column: Column, widest: int, width: Width) -> tuple[int, int]:
+    """:func:`measure_column`'s answer for a column whose widest cell takes ``widest``
+    cells (clamped to the column's ceiling already)."""
     # Room for the label and a sort mark, within the column's limits.
-    label = min(width(clean_line(column.label)) + MARK_WIDTH, ceiling)
+    label = min(width(clean_line(column.label)) + MARK_WIDTH, column_ceiling(column))
     return max(widest, label, column.min_width, 1), max(widest, 1)
 
 

@@ -15,7 +15,7 @@ from ...api.models import paused_gc
 from ...clean import settle_width
 from .cells import Column, natural_keys
 
-__all__ = ["SearchIndex", "sort_order"]
+__all__ = ["ExtrasInterner", "IndexPiece", "SearchIndex", "folded_lines", "sort_order"]
 
 BLOCK = 4096
 """Rows folded at once when building the search index."""
@@ -57,30 +57,59 @@ class SearchIndex:
 
     def __init__(
         self,
-        columns_cells: Sequence[list[str]],
-        count: int,
+        columns_cells: Sequence[list[str]] = (),
+        count: int = 0,
         others: tuple[OtherFields, Sequence[Any]] | None = None,
     ) -> None:
-        if not columns_cells:
-            columns_cells = [[""] * count]
-        lines: list[bytes] = []
-        for start in range(0, count, BLOCK):
-            rows = map(
-                FIELD_SEP.join,
-                zip(*(cells[start : start + BLOCK] for cells in columns_cells), strict=True),
-            )
-            lines += fold_block(list(rows)).split(b"\n")
-        self.lines = lines
+        self.lines: list[bytes] = []
         self.extras: list[bytes] = []
         """Each distinct text of the fields no column shows, cleaned and folded."""
         self.extra_ids: array[int] | None = None
         """For each row, which of ``extras`` it has."""
         self.extra_rows: list[array[int]] = []
         """For each of ``extras``, the rows that have it."""
-        if others is not None:
-            self.extras, self.extra_ids, self.extra_rows = intern_extras(*others)
         self._fields: dict[int, list[bytes]] = {}
         self._extra_matches: dict[bytes, array[int]] = {}
+        if count:
+            interned = None
+            if others is not None:
+                interned = ExtrasInterner(others[0]).intern(others[1], 0)
+            self._take(IndexPiece(0, folded_lines(columns_cells, count), interned))
+
+    def extended(self, piece: IndexPiece) -> SearchIndex:
+        """A new index: this one and the rows of ``piece`` after them.
+
+        This index is left as it is, so a filter may go on reading it in a thread while
+        the rows that arrive next are indexed. Copying the references costs a few
+        milliseconds at a million rows, the text itself is shared.
+        """
+        if piece.start != len(self.lines):
+            raise ValueError(f"piece starts at {piece.start}, index has {len(self.lines)} rows")
+        index = SearchIndex()
+        index.lines = self.lines.copy()
+        index.extras = self.extras.copy()
+        index.extra_ids = None if self.extra_ids is None else array("i", self.extra_ids)
+        index.extra_rows = self.extra_rows.copy()  # the arrays a piece grows are copied
+        index._take(piece)
+        for place, cells in list(self._fields.items()):  # a column being filtered on
+            index._fields[place] = cells + [split_field(line, place) for line in piece.lines]
+        return index
+
+    def _take(self, piece: IndexPiece) -> None:
+        self.lines += piece.lines
+        interned = piece.interned
+        if interned is None:
+            return
+        texts, ids, groups = interned
+        if self.extra_ids is None:
+            self.extra_ids = array("i", bytes(4 * piece.start))
+        self.extra_ids += ids
+        self.extras += texts
+        self.extra_rows += [array("i") for _ in texts]
+        for number, positions in groups.items():
+            grown = array("i", self.extra_rows[number])
+            grown += positions
+            self.extra_rows[number] = grown
 
     def match(self, query: str, candidates: Sequence[int] | None = None) -> array[int]:
         """Positions of the rows that contain ``query`` (cleaned and case-folded).
@@ -101,7 +130,9 @@ class SearchIndex:
         count = len(lines)
         matching = self._extras_containing(needle)
         within: Sequence[int] = range(count)
-        if candidates is not None and len(candidates) <= count * SPARSE:
+        if candidates is not None and (
+            isinstance(candidates, range) or len(candidates) <= count * SPARSE
+        ):
             within = candidates
             found = map(operator.contains, map(lines.__getitem__, candidates), repeat(needle))
             shown = array("i", compress(candidates, found))
@@ -154,7 +185,9 @@ class SearchIndex:
         """Like :meth:`match`, in column ``place`` only."""
         needle = query.encode()
         cells = self.field(place, keep=True)
-        if candidates is None or len(candidates) > len(cells) * SPARSE:
+        if candidates is None or (
+            not isinstance(candidates, range) and len(candidates) > len(cells) * SPARSE
+        ):
             found = map(operator.contains, cells, repeat(needle))
             return array("i", compress(range(len(cells)), found))
         found = map(operator.contains, map(cells.__getitem__, candidates), repeat(needle))
@@ -168,12 +201,17 @@ class SearchIndex:
         """
         cells = self._fields.get(place)
         if cells is None:
-            cells = [line.split(b"\x1f", place + 1)[place] for line in self.lines]
+            cells = [split_field(line, place) for line in self.lines]
             if keep:
                 while len(self._fields) >= FIELDS_KEPT:
                     del self._fields[next(iter(self._fields))]
                 self._fields[place] = cells
         return cells
+
+
+def split_field(line: bytes, place: int) -> bytes:
+    """Column ``place``'s text in a row's index line."""
+    return line.split(b"\x1f", place + 1)[place]
 
 
 SPARSE = 0.6
@@ -214,32 +252,86 @@ class OtherFields:
     is then made once per key (None: the text is its own key)."""
 
 
+Interned = tuple[list[bytes], "array[int]", dict[int, "array[int]"]]
+"""Other-field texts seen first in a slice of rows (folded), which one each row of the
+slice has, and the rows (positions in the whole list) that have each text."""
+
+
+@dataclass(frozen=True, eq=False)
+class IndexPiece:
+    """A slice of rows indexed (:func:`folded_lines`, :class:`ExtrasInterner`), to be
+    added to a :class:`SearchIndex` by :meth:`SearchIndex.extended`."""
+
+    start: int
+    """Position of the slice's first row in the whole list."""
+    lines: list[bytes]
+    interned: Interned | None = None
+
+
+def folded_lines(columns_cells: Sequence[list[str]], count: int) -> list[bytes]:
+    """One case-folded UTF-8 line per row: its cells joined by ``FIELD_SEP``.
+
+    A row's line depends on that row only, so a list indexed a slice at a time gets the
+    lines the whole list would.
+    """
+    if not columns_cells:
+        columns_cells = [[""] * count]
+    lines: list[bytes] = []
+    for start in range(0, count, BLOCK):
+        rows = map(
+            FIELD_SEP.join,
+            zip(*(cells[start : start + BLOCK] for cells in columns_cells), strict=True),
+        )
+        lines += fold_block(list(rows)).split(b"\n")
+    return lines
+
+
+class ExtrasInterner:
+    """Numbers each distinct text of the other fields, across slices of one list.
+
+    Not thread-safe: one slice at a time.
+    """
+
+    def __init__(self, fields: OtherFields) -> None:
+        self.fields = fields
+        self._number: dict[Hashable, int] = {}
+
+    def intern(self, rows: Sequence[Any], start: int) -> Interned:
+        """The texts first seen in ``rows`` (the list's rows from ``start`` on)."""
+        fields, number = self.fields, self._number
+        get = number.get
+        first = len(number)
+        ids = array("i", bytes(4 * len(rows)))
+        groups: dict[int, array[int]] = {}
+        firsts: list[Any] = []
+        for offset, key in enumerate(map(fields.key or fields.text, rows)):
+            found = get(key)
+            if found is None:
+                found = number[key] = len(number)
+                firsts.append(key if fields.key is None else rows[offset])
+            ids[offset] = found
+            group = groups.get(found)
+            if group is None:
+                group = groups[found] = array("i")
+            group.append(start + offset)
+        distinct: list[str] = firsts if fields.key is None else list(map(fields.text, firsts))
+        # Settled as the cells and the query are, so one query finds both.
+        distinct = list(map(settle_width, distinct))
+        texts: list[bytes] = []
+        # Fewer at a time than cells: these texts are longer, and a block is folded whole.
+        for block in range(0, len(distinct), EXTRAS_BLOCK):
+            texts += fold_block(distinct[block : block + EXTRAS_BLOCK]).split(b"\n")
+        assert len(texts) == len(number) - first
+        return texts, ids, groups
+
+
 def intern_extras(
     fields: OtherFields, rows: Sequence[Any]
 ) -> tuple[list[bytes], array[int], list[array[int]]]:
     """Each distinct text of the other fields once (cleaned and folded), which one each
     row has, and the rows that have each."""
-    number: dict[Hashable, int] = {}
-    get = number.get
-    ids = array("i", bytes(4 * len(rows)))
-    groups: list[array[int]] = []
-    firsts: list[Any] = []
-    for position, key in enumerate(map(fields.key or fields.text, rows)):
-        found = get(key)
-        if found is None:
-            found = number[key] = len(number)
-            groups.append(array("i"))
-            firsts.append(rows[position])
-        ids[position] = found
-        groups[found].append(position)
-    distinct: list[str] = list(number) if fields.key is None else list(map(fields.text, firsts))  # type: ignore[arg-type]
-    # Settled as the cells and the query are, so one query finds both.
-    distinct = list(map(settle_width, distinct))
-    extras: list[bytes] = []
-    # Fewer at a time than cells: these texts are longer, and a block is folded whole.
-    for start in range(0, len(distinct), EXTRAS_BLOCK):
-        extras += fold_block(distinct[start : start + EXTRAS_BLOCK]).split(b"\n")
-    return extras, ids, groups
+    texts, ids, groups = ExtrasInterner(fields).intern(rows, 0)
+    return texts, ids, [groups[number] for number in range(len(texts))]
 
 
 EXTRAS_BLOCK = 256
@@ -274,6 +366,10 @@ def sort_order(
 RUN = 16_384
 """Positions sorted in one call when sorting in runs (~10 ms of a slow machine)."""
 
+RUNS_AT_ONCE = 8
+"""Up to this many runs' worth of positions are sorted in one call (~20 ms of bytes
+keys at 100,000 rows): merging runs in Python code costs more than it hands over."""
+
 
 def sorted_positions(keys: Sequence[Any], reverse: bool, *, in_runs: bool = False) -> list[int]:
     """The positions of ``keys`` in the order of their keys (stable).
@@ -286,7 +382,7 @@ def sorted_positions(keys: Sequence[Any], reverse: bool, *, in_runs: bool = Fals
     """
     get = keys.__getitem__
     count = len(keys)
-    if not in_runs or count <= RUN:
+    if not in_runs or count <= RUN * RUNS_AT_ONCE:
         return sorted(range(count), key=get, reverse=reverse)
     runs = [
         sorted(range(start, min(start + RUN, count)), key=get, reverse=reverse)

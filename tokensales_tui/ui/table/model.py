@@ -24,6 +24,7 @@ with a label: "the items paid out by this setting"), keeps the rows the user *ma
 
 from __future__ import annotations
 
+import operator
 import threading
 import time
 from array import array
@@ -40,16 +41,34 @@ from .cells import (
     Width,
     align_decimals,
     cell_text,
+    column_ceiling,
     column_cells,
-    decimal_tails,
-    measure_column,
+    column_widths,
+    decimal_tail,
+    measure_cells,
     natural_width,
     sample_widths,
 )
-from .index import OtherFields, SearchIndex, sort_order
+from .index import (
+    BLOCK,
+    ExtrasInterner,
+    IndexPiece,
+    OtherFields,
+    SearchIndex,
+    folded_lines,
+    sort_order,
+)
 from .query import Term, parse_filter
 
-__all__ = ["EMPTY_MESSAGE", "PreparedRows", "Scope", "TableView", "diff_rows", "prepare_rows"]
+__all__ = [
+    "EMPTY_MESSAGE",
+    "PreparedRows",
+    "RowsIndexer",
+    "Scope",
+    "TableView",
+    "diff_rows",
+    "prepare_rows",
+]
 
 ORDERS_KEPT = 2
 """Sort orders cached (a column one way and the other, typically)."""
@@ -121,27 +140,118 @@ def prepare_rows(
     Returns:
         What the table widget's ``set_prepared`` takes.
     """
-    columns = tuple(columns)
-    rows = rows if isinstance(rows, list | tuple) else list(rows)
-    with paused_gc():
-        measured = [column_cells(column, rows) for column in columns]
-        both = [
-            measure_column(column, *cells, width)
-            for column, cells in zip(columns, measured, strict=True)
-        ]
-        natural = [each for each, _ in both]
-        content = [each for _, each in both]
-        others = None if other_fields is None else (other_fields, rows)
-        texts = [cells for cells, _, _ in measured]
-        tails = decimal_tails(columns, texts)
-        index = SearchIndex(texts, len(rows), others)
-        del measured, texts
-    prepared = PreparedRows(columns, rows, natural, index, content=content, tails=tails)
-    if sort is not None and any(column.key == sort[0] for column in columns):
-        prepared.orders[sort] = sort_order(columns, rows, index, *sort)
-    if scope is not None:
-        prepared.scope = (scope, scope.positions(rows))
-    return prepared
+    indexer = RowsIndexer(columns, width=width, other_fields=other_fields)
+    return indexer.prepared(rows, sort, scope)
+
+
+class RowsIndexer:
+    """Measures and indexes a list a slice at a time: :func:`prepare_rows` for rows that
+    arrive while their body is read.
+
+    Each :meth:`add` indexes the rows that came since the last one (in a thread, one call
+    at a time), so that once the body has arrived only its last rows are left to do;
+    :meth:`prepared` gives what :func:`prepare_rows` gives for the whole list, however it
+    was cut. A row's cells and index line depend on that row alone, widths and decimal
+    tails are maxima (measured over blocks of ``BLOCK`` rows, each exactly), and the
+    other fields are numbered in the order they are first seen.
+
+    Args:
+        columns: Columns to show.
+        width: How many terminal cells a string takes, as the widget draws it.
+        other_fields: The fields no column shows, which the filter matches too.
+    """
+
+    def __init__(
+        self,
+        columns: Sequence[Column],
+        *,
+        width: Width,
+        other_fields: OtherFields | None = None,
+    ) -> None:
+        self.columns = tuple(columns)
+        self.width = width
+        self.index = SearchIndex()
+        """The rows indexed so far; replaced, never changed, by :meth:`add`."""
+        self._interner = None if other_fields is None else ExtrasInterner(other_fields)
+        self._widest = [1] * len(self.columns)
+        self._heads = [0] * len(self.columns)  # decimal columns: widest cell but its tail
+        self._tails = [0] * len(self.columns)
+
+    @property
+    def count(self) -> int:
+        """How many rows are indexed."""
+        return len(self.index.lines)
+
+    def add(self, rows: Sequence[Any], stop: int | None = None) -> SearchIndex:
+        """Index ``rows[count:stop]`` (default: to the end); the index of every row so far."""
+        start = self.count
+        stop = len(rows) if stop is None else min(stop, len(rows))
+        if stop <= start:
+            return self.index
+        added = rows[start:stop]
+        columns = self.columns
+        with paused_gc():
+            texts: list[list[str]] = [[] for _ in columns]
+            for block in range(0, len(added), BLOCK):
+                part = added[block : block + BLOCK]
+                for place, column in enumerate(columns):
+                    cells, is_ascii, longest = column_cells(column, part, pad=False)
+                    self._measure(place, cells, is_ascii, longest)
+                    texts[place] += cells
+            lines = folded_lines(texts, len(added))
+            del texts
+            interned = None if self._interner is None else self._interner.intern(added, start)
+            self.index = self.index.extended(IndexPiece(start, lines, interned))
+        return self.index
+
+    def _measure(self, place: int, cells: list[str], is_ascii: bool, longest: int) -> None:
+        column = self.columns[place]
+        if column.align != "decimal":
+            ceiling = column_ceiling(column)
+            widest = measure_cells(cells, is_ascii, longest, 1, ceiling, self.width)
+            self._widest[place] = max(self._widest[place], widest)
+            return
+        # Padded to the longest tail of the whole list, known at the end only.
+        tails = list(map(decimal_tail, cells))
+        measured = map(len, cells) if is_ascii else map(self.width, cells)
+        heads = max(map(operator.sub, measured, tails), default=0)
+        self._heads[place] = max(self._heads[place], heads)
+        self._tails[place] = max(self._tails[place], max(tails, default=0))
+
+    def prepared(
+        self,
+        rows: Sequence[Any],
+        sort: tuple[str, bool] | None = None,
+        scope: Scope | None = None,
+    ) -> PreparedRows:
+        """What :func:`prepare_rows` gives for ``rows``, the rows not indexed yet indexed now.
+
+        Args:
+            rows: Every row: those indexed by :meth:`add` first, in the same order.
+            sort: The sort to compute ahead, ``(column key, reverse)``, if any.
+            scope: The scope whose rows to find ahead, if any.
+        """
+        columns = self.columns
+        rows = rows if isinstance(rows, list | tuple) else list(rows)
+        index = self.add(rows)
+        natural: list[int] = []
+        content: list[int] = []
+        tails: list[int] = []
+        for place, column in enumerate(columns):
+            widest, tail = self._widest[place], 0
+            if column.align == "decimal":
+                tail = self._tails[place]
+                widest = max(1, min(column_ceiling(column), self._heads[place] + tail))
+            both = column_widths(column, widest, self.width)
+            natural.append(both[0])
+            content.append(both[1])
+            tails.append(tail)
+        prepared = PreparedRows(columns, rows, natural, index, content=content, tails=tails)
+        if sort is not None and any(column.key == sort[0] for column in columns):
+            prepared.orders[sort] = sort_order(columns, rows, index, *sort)
+        if scope is not None:
+            prepared.scope = (scope, scope.positions(rows))
+        return prepared
 
 
 class TableView:
@@ -176,6 +286,7 @@ class TableView:
         self.scope: Scope | None = None
         self._scope_hits: array[int] | None = None
         self._index: SearchIndex | None = SearchIndex([], 0)  # None: being prepared
+        self._partial = False  # the index holds the first rows only (more are arriving)
         self._orders: dict[tuple[str, bool], array[int]] = {}
         self._terms: tuple[Term, ...] = ()
         self._hits: array[int] | None = None  # rows passing filter and scope; None: all
@@ -202,16 +313,22 @@ class TableView:
         self.content = list(content) if len(content) == len(self.columns) else []
         self.tails = list(tails) or [0] * len(self.columns)
 
-    def prepare(self, columns: Sequence[Column], rows: Sequence[Any]) -> PreparedRows:
-        """:func:`prepare_rows` for these rows, with the sort and scope in effect computed ahead."""
-        return prepare_rows(
-            columns,
-            rows,
-            self.sort,
-            width=self.width,
-            other_fields=self.other_fields,
-            scope=self.scope,
-        )
+    def prepare(
+        self,
+        columns: Sequence[Column],
+        rows: Sequence[Any],
+        indexer: RowsIndexer | None = None,
+    ) -> PreparedRows:
+        """:func:`prepare_rows` for these rows, with the sort and scope in effect computed
+        ahead; with ``indexer`` (made by :meth:`indexer`, its first rows indexed already),
+        only the rest are indexed."""
+        if indexer is None:
+            indexer = self.indexer(columns)
+        return indexer.prepared(rows, self.sort, self.scope)
+
+    def indexer(self, columns: Sequence[Column]) -> RowsIndexer:
+        """A :class:`RowsIndexer` for rows of these columns, to index them as they arrive."""
+        return RowsIndexer(columns, width=self.width, other_fields=self.other_fields)
 
     def load(self, prepared: PreparedRows) -> bool:
         """Show prepared rows, keeping the filter, the sort, the scope and the marks.
@@ -222,10 +339,16 @@ class TableView:
         if prepared.rows is not self.rows:  # else it completes show(): same rows
             release(self.rows)
         self.set_columns(prepared.columns, prepared.natural, prepared.tails, prepared.content)
-        self._index = prepared.index
+        same_columns = len(prepared.columns) == len(self.columns) and all(
+            new is old for new, old in zip(prepared.columns, self.columns, strict=True)
+        )
+        if prepared.rows is self.rows and self._partial and self._terms and same_columns:
+            self._extend_matches(prepared.index)  # only the last rows need a look
+        else:
+            self._matches = {}
+        self._index, self._partial = prepared.index, False
         self.rows = prepared.rows
         self._orders = dict(prepared.orders)
-        self._matches = {}
         dropped = self.sort is not None and self.sort[0] not in {c.key for c in self.columns}
         if dropped:
             self.sort = None
@@ -259,7 +382,7 @@ class TableView:
         self.rows = rows
         if self.marks:
             self.marks &= set(map(self.identity, rows))
-        self._index = None
+        self._index, self._partial = None, False
         self._orders = {}
         self._matches = {}
         self._hits, self._mask = None, None
@@ -268,10 +391,54 @@ class TableView:
     def grow(self) -> bool:
         """Show the rows that :meth:`show` was given and that grew since (the same list,
         longer: a list still arriving); False when there is nothing new to show."""
-        if self._index is not None or not self.can_show() or len(self.view) == len(self.rows):
+        if self.index_ready or not self.can_show() or len(self.view) == len(self.rows):
             return False
         self.view = range(len(self.rows))
         return True
+
+    def show_indexed(self, index: SearchIndex) -> bool:
+        """Take the index of the first rows of a list still arriving (given to :meth:`show`).
+
+        A filter typed meanwhile applies to the rows indexed so far: only the rows
+        indexed since the last call are looked at for it.
+
+        Returns:
+            Whether the rows in view changed.
+        """
+        if self.index_ready or len(index.lines) > len(self.rows):
+            return False
+        if self._index is not None and self._terms:
+            self._extend_matches(index)
+        else:
+            self._matches = {}
+        self._index, self._partial = index, True
+        if not self._terms:
+            return False
+        self._refilter()
+        return True
+
+    def _extend_matches(self, index: SearchIndex) -> None:
+        """Keep the matches of the current terms, looked for in ``index``'s new rows too."""
+        old = self._index
+        start = 0 if old is None else len(old.lines)
+        new = range(start, len(index.lines))
+        kept: dict[tuple[int | None, str], array[int]] = {}
+        for term in self._terms:
+            key = (term.place, term.text)
+            hits = self._matches.get(key)
+            if hits is None or key in kept:
+                continue
+            if new:
+                hits = hits + term_matches(index, term, new)
+            kept[key] = hits
+        self._matches = kept
+
+    @property
+    def indexed_count(self) -> int:
+        """How many rows the filter can answer for (those indexed so far, while arriving)."""
+        if self._partial and self._index is not None:
+            return len(self._index.lines)
+        return len(self.rows)
 
     def search_index(self) -> SearchIndex:
         """The search index, built here and now if :meth:`show` left it pending."""
@@ -373,7 +540,7 @@ class TableView:
             if not term.exclude:
                 hits = found if hits is None else intersect(hits, found)
             else:
-                hits = subtract(range(len(self.rows)) if hits is None else hits, found)
+                hits = subtract(range(self.indexed_count) if hits is None else hits, found)
         assert hits is not None
         return hits
 
@@ -389,15 +556,34 @@ class TableView:
                 if place == term.place and text in term.text
             ]
             candidates = min(narrower, key=len) if narrower else None
-            index = self.search_index()
-            if term.place is None:
-                hits = index.match(term.text, candidates)
-            else:
-                hits = index.match_field(term.place, term.text, candidates)
+            hits = term_matches(self.search_index(), term, candidates)
         self._matches[key] = hits
         while len(self._matches) > MATCHES_KEPT:
             del self._matches[next(iter(self._matches))]
         return hits
+
+    def filter_job(self, text: str) -> FilterJob | None:
+        """What a thread needs to find the rows of filter ``text`` (None: nothing to find).
+
+        The job reads an index that is never changed (a new one replaces it as rows
+        arrive); :meth:`take_matches` keeps what it found, and :meth:`set_filter` then
+        answers from it without scanning.
+        """
+        index = self._index
+        if index is None:
+            return None
+        terms = parse_filter(settle_width(clean_line(text)).casefold(), self.columns)
+        return FilterJob(index, terms, dict(self._matches))
+
+    def take_matches(self, job: FilterJob, found: dict[tuple[int | None, str], array[int]]) -> None:
+        """Keep the matches a :class:`FilterJob` found, if they are of the rows shown."""
+        if job.index is not self._index:
+            return  # new rows or an index came meanwhile: set_filter looks again
+        for key, hits in found.items():
+            self._matches.pop(key, None)
+            self._matches[key] = hits
+        while len(self._matches) > MATCHES_KEPT:
+            del self._matches[next(iter(self._matches))]
 
     def matches(self, position: int) -> bool:
         """Whether the row at ``position`` passes the filter and the scope."""
@@ -493,7 +679,7 @@ class TableView:
     @property
     def index_ready(self) -> bool:
         """Whether the search index is built (not pending after :meth:`show`)."""
-        return self._index is not None
+        return self._index is not None and not self._partial
 
     def has_order(self, sort: tuple[str, bool] | None) -> bool:
         """Whether showing the rows in ``sort`` order needs no sorting now."""
@@ -514,6 +700,41 @@ class TableView:
             order = sort_order(self.columns, self.rows, self.search_index(), *self.sort)
             self.keep_order(self.sort, order)  # the last few only: each costs 4 bytes a row
         return order
+
+
+@dataclass(frozen=True, eq=False)
+class FilterJob:
+    """The scan of a filter's terms over an index, for a thread (:meth:`TableView.filter_job`)."""
+
+    index: SearchIndex
+    terms: tuple[Term, ...]
+    known: dict[tuple[int | None, str], array[int]]
+    """Matches found before, of the same index: a longer text is looked for among them."""
+
+    def run(self) -> dict[tuple[int | None, str], array[int]]:
+        """The rows matching each term."""
+        found: dict[tuple[int | None, str], array[int]] = {}
+        for term in self.terms:
+            key = (term.place, term.text)
+            if key in self.known or key in found:
+                continue
+            narrower = [
+                hits
+                for (place, text), hits in (self.known | found).items()
+                if place == term.place and text in term.text
+            ]
+            candidates = min(narrower, key=len) if narrower else None
+            found[key] = term_matches(self.index, term, candidates)
+        return found
+
+
+def term_matches(
+    index: SearchIndex, term: Term, candidates: Sequence[int] | None = None
+) -> array[int]:
+    """The rows (among ``candidates``, ascending) containing a term's text, where it says."""
+    if term.place is None:
+        return index.match(term.text, candidates)
+    return index.match_field(term.place, term.text, candidates)
 
 
 def mask_of(positions: Iterable[int], count: int) -> bytearray:

@@ -30,9 +30,9 @@ from textual.strip import Strip
 from ...clean import clean_line
 from ...mask import mask_text, masking
 from .cells import SAMPLE, Column, column_cells, fit_widths, measure_column
-from .index import sort_order
+from .index import SearchIndex, sort_order
 from .lines import Palette, centred, crop, join_cells
-from .model import PreparedRows, Scope, TableView
+from .model import PreparedRows, RowsIndexer, Scope, TableView
 
 __all__ = ["ResourceTable"]
 
@@ -305,9 +305,14 @@ class ResourceTable(ScrollView, can_focus=True):
         """
         self.set_prepared(self.prepare(columns, rows), keep_cursor_key=keep_cursor_key)
 
-    def prepare(self, columns: Sequence[Column], rows: Sequence[Any]) -> PreparedRows:
-        """Measure and index ``rows`` for :meth:`set_prepared`; safe to run in a thread."""
-        return self._data.prepare(columns, rows)
+    def prepare(
+        self, columns: Sequence[Column], rows: Sequence[Any], indexer: RowsIndexer | None = None
+    ) -> PreparedRows:
+        """Measure and index ``rows`` for :meth:`set_prepared`; safe to run in a thread.
+
+        With ``indexer``, whose first rows are indexed already, only the rest are.
+        """
+        return self._data.prepare(columns, rows, indexer)
 
     def set_prepared(
         self, prepared: PreparedRows, *, keep_cursor_key: Callable[[Any], object] | None = None
@@ -370,6 +375,17 @@ class ResourceTable(ScrollView, can_focus=True):
         """The rows given to :meth:`show_rows` grew (the same list, longer): show them."""
         if self._data.grow():
             self._after_view_change(self._cursor)
+
+    def show_indexed(self, index: SearchIndex, filter_text: str) -> None:
+        """Take the index of the first rows of a list still arriving (see :meth:`show_rows`),
+        and filter those rows for ``filter_text`` (typed meanwhile)."""
+        view = self._data.view
+        highlighted = view[self._cursor] if view else None
+        changed = self._data.show_indexed(index)
+        if self._data.filter != filter_text:
+            changed = self._data.set_filter(filter_text) or changed
+        if changed:
+            self._after_filter(highlighted)
 
     def _cursor_after(self, previous: Any, place: int, key: Callable[[Any], object] | None) -> int:
         """Where the cursor goes once the rows changed: on the same object, if asked and shown."""
@@ -503,8 +519,10 @@ class ResourceTable(ScrollView, can_focus=True):
         """
         view = self._data.view
         highlighted = view[self._cursor] if view else None
-        if not self._data.set_filter(text):
-            return
+        if self._data.set_filter(text):
+            self._after_filter(highlighted)
+
+    def _after_filter(self, highlighted: int | None) -> None:
         cursor = 0
         if highlighted is not None and self._data.matches(highlighted):
             cursor = self._data.view.index(highlighted)  # the highlighted row is still shown
@@ -612,7 +630,7 @@ class ResourceTable(ScrollView, can_focus=True):
         self._line_cache.clear()
         self._cursor = max(0, min(cursor, len(self._data.view) - 1))
         self._layout()  # the row count decides whether a scrollbar takes room
-        self.virtual_size = Size(self._total_width, len(self._data.view) + 1)
+        self._set_virtual_size(Size(self._total_width, len(self._data.view) + 1))
         self._scroll_cursor_into_view()
         self.refresh()
         if counts_changed:
@@ -622,6 +640,26 @@ class ResourceTable(ScrollView, can_focus=True):
                 )
             )
         self._post_highlighted()
+
+    def _set_virtual_size(self, size: Size) -> None:
+        """Take the size of the rows and header, without a layout of the screen if none is due.
+
+        Setting ``virtual_size`` lays the whole screen out again (~10 ms here), which a list
+        growing while its body arrives would do ten times a second. When only the number
+        of rows changes and the rows overflow the table before and after, the scrollbars
+        stay where they are: only the vertical one is told the new size.
+        """
+        old, height = self.virtual_size, self.size.height
+        if (
+            self.is_mounted
+            and size.width == old.width
+            and min(size.height, old.height) > height
+            and self.show_vertical_scrollbar
+        ):
+            self.set_reactive(ResourceTable.virtual_size, size)
+            self._scroll_update(size)  # Textual's own update of the scrollbars to a size
+            return
+        self.virtual_size = size
 
     def _post_highlighted(self) -> None:
         row = self.highlighted

@@ -1,0 +1,155 @@
+"""A list indexed a slice at a time, as its rows arrive, gets the index of the whole list."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any
+
+import pytest
+
+from tokensales_tui.ui.resources import format_price, joined
+from tokensales_tui.ui.table.cells import Column
+from tokensales_tui.ui.table.index import OtherFields
+from tokensales_tui.ui.table.model import PreparedRows, RowsIndexer, TableView, prepare_rows
+
+
+def wide(text: str) -> int:
+    """A terminal's measure for the tests: CJK ideographs and emoji take two cells."""
+    return sum(2 if "\u4e00" <= ch <= "\u9fff" or ch >= "\U0001f300" else 1 for ch in text)
+
+
+@dataclass
+class Thing:
+    title: Any
+    price: float
+    currency: str
+    note: str
+    group: int
+
+
+COLUMNS = [
+    Column("title", "Title", attrgetter("title"), max_width=30),
+    Column("price", "Price", lambda t: format_price(t.price, t.currency), align="decimal"),
+    Column("group", "Group", attrgetter("group"), align="right", max_width=6),
+]
+OTHERS = OtherFields(lambda t: joined((t.note, t.currency)), lambda t: (t.note, t.currency))
+
+PIECES = [
+    "gold",
+    "Pass",
+    "ÅSA",
+    "straße",
+    "漢字",
+    "🎟️ ticket",
+    "a\u0903",
+    "काम",
+    "[@click=app.quit]x[/]",
+    "a [/] b",
+    "\x1b[31mred",
+    "\u202eevil",
+    "tab\there",
+    "new\nline",
+    "x" * 300,
+    "",
+]
+
+
+def things(count: int, seed: int) -> list[Thing]:
+    rng = random.Random(seed)
+    return [
+        Thing(
+            " ".join(rng.choices(PIECES, k=2)) + f" {n}",
+            rng.choice([0.5, 12.25, 1234.5, 3, 0.00000001, 1e9, -7.125]),
+            rng.choice(["USD", "EUR", "ETH", "€", ""]),
+            rng.choice(["backstage", "front row", "", "ß note", f"note {n % 5}", *PIECES]),
+            n % 9,
+        )
+        for n in range(count)
+    ]
+
+
+def facts(prepared: PreparedRows) -> tuple[Any, ...]:
+    index = prepared.index
+    return (
+        prepared.natural,
+        prepared.content,
+        prepared.tails,
+        index.lines,
+        index.extras,
+        None if index.extra_ids is None else list(index.extra_ids),
+        [list(rows) for rows in index.extra_rows],
+    )
+
+
+@pytest.mark.parametrize(
+    ("count", "cuts"), [(0, []), (1, [1]), (50, [7, 8, 30]), (9000, [1, 4096, 4100, 8999])]
+)
+def test_indexed_in_slices_as_in_one_go(count: int, cuts: list[int]) -> None:
+    rows = things(count, seed=count)
+    whole = prepare_rows(COLUMNS, rows, width=wide, other_fields=OTHERS)
+    indexer = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
+    arriving: list[Thing] = []
+    for cut in cuts:
+        arriving += rows[len(arriving) : cut]
+        partial = indexer.add(arriving)
+        assert len(partial.lines) == len(arriving)
+    arriving += rows[len(arriving) :]
+    assert facts(indexer.prepared(arriving)) == facts(whole)
+
+
+def test_an_index_taken_before_more_rows_came_stays_as_it_was() -> None:
+    rows = things(300, seed=1)
+    indexer = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
+    early = indexer.add(rows, 100)
+    before = facts(PreparedRows(tuple(COLUMNS), rows, [], early))
+    indexer.add(rows)
+    assert facts(PreparedRows(tuple(COLUMNS), rows, [], early)) == before
+    assert len(early.lines) == 100
+
+
+def test_filters_answer_the_same_from_an_index_built_in_slices() -> None:
+    rows = things(3000, seed=3)
+    indexer = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
+    for stop in (5, 999, 2000):
+        indexer.add(rows, stop)
+    sliced, whole = TableView(wide), TableView(wide)
+    sliced.load(indexer.prepared(rows))
+    whole.load(prepare_rows(COLUMNS, rows, width=wide, other_fields=OTHERS))
+    for text in ["gold", "漢", "straße", "!note 3", "title:pass", "backstage", "€", '"a b"']:
+        sliced.set_filter(text)
+        whole.set_filter(text)
+        assert list(sliced.view) == list(whole.view), text
+
+
+def test_a_filter_found_in_a_thread_shows_what_set_filter_alone_shows() -> None:
+    rows = things(3000, seed=4)
+    ahead, plain = TableView(wide), TableView(wide)
+    ahead.load(prepare_rows(COLUMNS, rows, width=wide, other_fields=OTHERS))
+    plain.load(prepare_rows(COLUMNS, rows, width=wide, other_fields=OTHERS))
+    for text in ["g", "go", "gold", "gold !note", "title:pa", "title:pass", '"a b"', ""]:
+        job = ahead.filter_job(text)
+        assert job is not None
+        ahead.take_matches(job, job.run())
+        ahead.set_filter(text)
+        plain.set_filter(text)
+        assert list(ahead.view) == list(plain.view), text
+
+
+def test_matches_found_for_an_index_since_replaced_are_not_kept() -> None:
+    rows = things(300, seed=6)
+    view = TableView(wide)
+    indexer = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
+    view.show(COLUMNS, rows)
+    view.show_indexed(indexer.add(rows, 100))
+    job = view.filter_job("gold")
+    assert job is not None
+    found = job.run()
+    view.show_indexed(indexer.add(rows))  # more rows indexed meanwhile
+    view.take_matches(job, found)
+    view.set_filter("gold")
+    fresh = TableView(wide)
+    fresh.load(prepare_rows(COLUMNS, rows, width=wide, other_fields=OTHERS))
+    fresh.set_filter("gold")
+    assert list(view.view) == list(fresh.view)
