@@ -153,3 +153,51 @@ def test_matches_found_for_an_index_since_replaced_are_not_kept() -> None:
     fresh.load(prepare_rows(COLUMNS, rows, width=wide, other_fields=OTHERS))
     fresh.set_filter("gold")
     assert list(view.view) == list(fresh.view)
+
+
+@pytest.mark.parametrize("typed_meanwhile", [False, True])
+def test_matches_for_the_last_rows_found_in_a_thread_are_taken_without_a_scan(
+    typed_meanwhile: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A filter typed while rows arrived: the rows indexed after its last slice are
+    looked at in a thread, and loading the whole index scans nothing on the event loop
+    (unless the filter changed meanwhile: then it looks again, and shows the same)."""
+    rows = things(3000, seed=8)
+    view = TableView(wide)
+    indexer = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
+    view.show(COLUMNS, rows)
+    view.show_indexed(indexer.add(rows, 200))
+    view.set_filter("gold")
+    prepared = indexer.prepared(rows)
+    extension = view.extension(prepared.index)
+    assert extension is not None
+    prepared.matches = extension()  # what the thread does
+    if typed_meanwhile:
+        view.set_filter("gol")
+    else:
+        import tokensales_tui.ui.table.model as model
+
+        def no_scan(*_: object) -> None:
+            raise AssertionError("scanned while loading the index")
+
+        monkeypatch.setattr(model, "term_matches", no_scan)
+    view.load(prepared)
+    monkeypatch.undo()
+    fresh = TableView(wide)
+    fresh.load(prepare_rows(COLUMNS, rows, width=wide, other_fields=OTHERS))
+    fresh.set_filter(view.filter)
+    assert list(view.view) == list(fresh.view)
+    assert len(view.view) > 0
+
+
+def test_no_extension_without_a_filter_or_a_partial_index() -> None:
+    rows = things(300, seed=9)
+    view = TableView(wide)
+    view.load(prepare_rows(COLUMNS, rows, width=wide, other_fields=OTHERS))
+    view.set_filter("gold")
+    assert view.extension(view.search_index()) is None  # a whole index: nothing to extend
+    partial = TableView(wide)
+    indexer = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
+    partial.show(COLUMNS, rows)
+    partial.show_indexed(indexer.add(rows, 100))
+    assert partial.extension(indexer.prepared(rows).index) is None  # no filter

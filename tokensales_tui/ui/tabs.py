@@ -273,6 +273,9 @@ class ResourceTab(Vertical):
                 prepared, changes = await _off_loop(
                     len(rows), self._prepare, columns, rows, before, indexer
                 )
+                extension = table.model.extension(prepared.index)
+                if extension is not None:  # a filter typed while the rows arrived
+                    prepared.matches = await _off_loop(len(rows), extension)
             finally:
                 self._indexing = False
         except ApiError as error:

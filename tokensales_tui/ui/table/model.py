@@ -99,6 +99,9 @@ class PreparedRows:
     """Sort orders computed ahead (the one in effect when preparing began)."""
     scope: tuple[Scope, array[int]] | None = None
     """The rows in the scope in effect when preparing began."""
+    matches: Extension | None = None
+    """The filter's matches extended to the rows indexed last, found in a thread (see
+    :meth:`TableView.extension`)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -343,7 +346,11 @@ class TableView:
             new is old for new, old in zip(prepared.columns, self.columns, strict=True)
         )
         if prepared.rows is self.rows and self._partial and self._terms and same_columns:
-            self._extend_matches(prepared.index)  # only the last rows need a look
+            found = prepared.matches
+            if found is not None and found.index is self._index and found.terms == self._terms:
+                self._matches = found.matches  # looked for in a thread
+            else:
+                self._extend_matches(prepared.index)  # only the last rows need a look
         else:
             self._matches = {}
         self._index, self._partial = prepared.index, False
@@ -419,19 +426,21 @@ class TableView:
 
     def _extend_matches(self, index: SearchIndex) -> None:
         """Keep the matches of the current terms, looked for in ``index``'s new rows too."""
-        old = self._index
-        start = 0 if old is None else len(old.lines)
-        new = range(start, len(index.lines))
-        kept: dict[tuple[int | None, str], array[int]] = {}
-        for term in self._terms:
-            key = (term.place, term.text)
-            hits = self._matches.get(key)
-            if hits is None or key in kept:
-                continue
-            if new:
-                hits = hits + term_matches(index, term, new)
-            kept[key] = hits
-        self._matches = kept
+        self._matches = extended_matches(self._index, index, self._terms, self._matches)
+
+    def extension(self, index: SearchIndex) -> Callable[[], Extension] | None:
+        """For a thread: the filter's matches in the rows ``index`` holds beyond the
+        partial index in use (None: nothing to look for).
+
+        The rows of a list still arriving may be indexed far ahead of the last slice a
+        filter saw (every row, once the list has ended): looking there on the event loop
+        would hold a frame for as long. :meth:`load` takes what this found when the
+        filter and the index it started from are still those in effect.
+        """
+        if not (self._partial and self._terms):
+            return None
+        old, terms, matches = self._index, self._terms, dict(self._matches)
+        return lambda: Extension(old, terms, extended_matches(old, index, terms, matches))
 
     @property
     def indexed_count(self) -> int:
@@ -700,6 +709,36 @@ class TableView:
             order = sort_order(self.columns, self.rows, self.search_index(), *self.sort)
             self.keep_order(self.sort, order)  # the last few only: each costs 4 bytes a row
         return order
+
+
+@dataclass(frozen=True, eq=False)
+class Extension:
+    """The matches of a filter's terms, extended from a partial index to a fuller one."""
+
+    index: SearchIndex | None
+    """The partial index the matches were of."""
+    terms: tuple[Term, ...]
+    matches: dict[tuple[int | None, str], array[int]]
+
+
+def extended_matches(
+    old: SearchIndex | None,
+    index: SearchIndex,
+    terms: Sequence[Term],
+    matches: dict[tuple[int | None, str], array[int]],
+) -> dict[tuple[int | None, str], array[int]]:
+    """The ``matches`` of ``terms`` in ``old``, looked for in the rows ``index`` adds too."""
+    new = range(0 if old is None else len(old.lines), len(index.lines))
+    kept: dict[tuple[int | None, str], array[int]] = {}
+    for term in terms:
+        key = (term.place, term.text)
+        hits = matches.get(key)
+        if hits is None or key in kept:
+            continue
+        if new:
+            hits = hits + term_matches(index, term, new)
+        kept[key] = hits
+    return kept
 
 
 @dataclass(frozen=True, eq=False)
