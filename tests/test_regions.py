@@ -162,3 +162,23 @@ def test_reads_wait_for_the_writing_thread() -> None:
         kept.append_soon(piece)
     assert kept.read(199 * 70_000, 3) == pieces[-1][:3]  # waited for the last piece
     assert bytes(kept.whole()) == b"".join(pieces)
+
+
+async def test_an_item_keeps_its_nested_objects_in_the_fields_that_read_them() -> None:
+    """The payout and contract function take the place of the text they were decoded
+    from (no second field per item), and a key of the server's cannot set them."""
+    sent = [
+        item(0),
+        {**item(1), "payout": None, "contractFunction": None},
+        {**item(3), "__tokensales_tui_payout__": {"type": "native"}},
+    ]
+    rows = await read_streamed(json.dumps({"items": sent}).encode(), Item)
+    names = {field.encode_name for field in stream.msgspec.structs.fields(Item)}
+    assert {"payout", "contractFunction"} <= names
+    assert not any("payout" in name and name != "payout" for name in names)
+    assert rows[0].payout is not None and rows[0].payout.type == "fiat"
+    assert rows[0].contract_function is not None
+    assert rows[0].contract_function.function_signature == "mint(address)"
+    assert rows[1].payout is None and rows[1].contract_function is None
+    assert rows[2].payout is not None and rows[2].payout.type == "fiat"
+    assert rows[0].contract_function is rows[2].contract_function  # equal: one object

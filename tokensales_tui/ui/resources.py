@@ -156,10 +156,12 @@ WEBHOOKS = Resource(
 
 def item_chain(item: Item) -> str:
     """The chain of an item: its payout's, else its contract's."""
-    if item.payout and item.payout.blockchain_id:
-        return item.payout.blockchain_id
-    contract = item.contract_function.contract if item.contract_function else None
-    return (contract.blockchain_id or "") if contract else ""
+    payout = item.payout  # each a property: read once
+    if payout is not None and payout.blockchain_id:
+        return payout.blockchain_id
+    function = item.contract_function
+    contract = function.contract if function is not None else None
+    return (contract.blockchain_id or "") if contract is not None else ""
 
 
 def _payout_type(item: Item) -> str:
