@@ -306,34 +306,17 @@ _PAYOUT_DECODER = msgspec.json.Decoder(ItemPayout | None, strict=False)
 _FUNCTION_DECODER = msgspec.json.Decoder(ContractFunction | None, strict=False)
 
 
-def _share_items(items: list[Item], shared: _Shared, region: Region | None = None) -> None:
+def _share_items(items: list[Item], shared: _Shared) -> None:
     """Decode the payout and contract function of ``items``, once for each distinct text
-    (reusing equal ones from ``shared``), and make their equal strings one object; with
-    a ``region``, let each item read its text from it (the items are its elements in
-    order).
+    (reusing equal ones from ``shared``), and make their equal strings one object.
 
-    The lookups run at C level (``map``); one plain loop then stores the results, so
-    each item is visited once (the passes are bound by memory, not by work).
+    The lookups run at C level (``map``); one plain loop then stores the results.
     """
     payouts = shared.payouts.objects(list(map(_PAYOUT_JSON, items)))
     functions = shared.functions.objects(list(map(_FUNCTION_JSON, items)))
     intern = shared.strings.setdefault
-    if region is None:
-        for item, payout, function in zip(items, payouts, functions, strict=True):
-            # In place of the slices of the body they came from, which are let go.
-            item._payout = payout
-            item._function = function
-            text = item.currency
-            item.currency = intern(text, text)
-            text = item.description
-            item.description = intern(text, text)
-            text = item.image_url
-            item.image_url = intern(text, text)
-        return
-    indexes = _INDEXES if len(items) <= len(_INDEXES) else range(len(items))
-    for item, payout, function, index in zip(items, payouts, functions, indexes, strict=False):
-        item._kept = region
-        item._at = index
+    for item, payout, function in zip(items, payouts, functions, strict=True):
+        # In place of the slices of the body they came from, which are let go.
         item._payout = payout
         item._function = function
         text = item.currency
@@ -350,10 +333,8 @@ _FUNCTION_JSON = attrgetter("_function")
 
 def keep_in(rows: list[Any], region: Region) -> None:
     """Let ``rows``, decoded from ``region`` in order, read their text from it."""
-    indexes = _INDEXES if len(rows) <= len(_INDEXES) else range(len(rows))
-    for row, index in zip(rows, indexes, strict=False):
-        row._kept = region
-        row._at = index
+    set_each(rows, "_kept", itertools.repeat(region, len(rows)))
+    set_each(rows, "_at", _INDEXES if len(rows) <= len(_INDEXES) else range(len(rows)))
 
 
 def set_each(rows: Sequence[Any], name: str, values: Iterable[Any]) -> None:
@@ -608,9 +589,8 @@ class ElementDecoder:
     def keep(self, rows: list[Any], region: Region) -> None:
         """Let ``rows``, decoded from ``region`` in order, read their text from it."""
         if self._shared is not None:
-            _share_items(rows, self._shared, region)
-        else:
-            keep_in(rows, region)
+            _share_items(rows, self._shared)
+        keep_in(rows, region)
 
 
 _INDEXES = tuple(range(16_384))
