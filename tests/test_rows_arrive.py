@@ -71,12 +71,18 @@ class Arriving(Rigged):
         return await super().handle_async_request(request)
 
 
-async def test_item_rows_show_while_the_body_still_arrives() -> None:
-    listed = [item(n) for n in range(3000)]
+def half_arrived(count: int) -> tuple[list[dict[str, Any]], HeldBody, TokenSalesApp]:
+    """An app whose Items body of ``count`` items stops halfway until ``held.gate`` is set."""
+    listed = [item(n) for n in range(count)]
     body = json.dumps({"items": listed}).encode()
     held = HeldBody(body, len(body) // 2)
     transport = Arriving(create_app(seed=0), held)
     app = TokenSalesApp(Launch(env=emulator_env(), transport_factory=lambda: transport))
+    return listed, held, app
+
+
+async def test_item_rows_show_while_the_body_still_arrives() -> None:
+    listed, held, app = half_arrived(3000)
     try:
         async with app.run_test(size=SIZE) as pilot:
             tab: Any = app.query_one("#items-tab")
@@ -105,11 +111,7 @@ async def test_a_filter_typed_while_the_body_arrives_applies_to_the_rows_so_far(
     from tokensales_tui.ui.table import widget as widget_module
 
     monkeypatch.setattr(widget_module, "SORT_ON_LOOP", sort_on_loop)  # 0: in a thread
-    listed = [item(n) for n in range(3000)]
-    body = json.dumps({"items": listed}).encode()
-    held = HeldBody(body, len(body) // 2)  # about 1,500 items: "item 2 finds 111
-    transport = Arriving(create_app(seed=0), held)
-    app = TokenSalesApp(Launch(env=emulator_env(), transport_factory=lambda: transport))
+    _, held, app = half_arrived(3000)  # about 1,500 items: "item 2 finds 111
     try:
         async with app.run_test(size=SIZE) as pilot:
             tab: Any = app.query_one("#items-tab")
