@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tokensales_tui import config
@@ -267,15 +269,20 @@ def saved_files() -> list[str]:
     return sorted(p.name for p in config.config_path().parent.iterdir())
 
 
+async def open_profile_form(app: Any, pilot: Any, *keys: str) -> None:
+    """From the loaded main screen: the picker (``p``), then ``keys`` to its form."""
+    await loaded(app, pilot)
+    await pilot.press("p")
+    await wait_for_screen(app, pilot, "ProfileScreen")
+    await pilot.press(*keys)
+    await wait_for_screen(app, pilot, "ProfileFormScreen")
+
+
 async def test_the_picker_adds_a_profile_with_the_setup_form() -> None:
     two_profiles()
     app, _transport = rigged_app(env={})
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(app, pilot)
-        await pilot.press("p")
-        await wait_for_screen(app, pilot, "ProfileScreen")
-        await pilot.press("a")
-        await wait_for_screen(app, pilot, "ProfileFormScreen")
+        await open_profile_form(app, pilot, "a")
         assert "New profile" in screen_text(app) and "Open demo instead" not in screen_text(app)
         for selector, value in (
             ("#profile", "staging"),  # taken: refused, nothing typed is lost
@@ -307,11 +314,7 @@ async def test_editing_a_profile_keeps_its_secret_unless_retyped() -> None:
     two_profiles()
     app, _transport = rigged_app(env={})
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(app, pilot)
-        await pilot.press("p")
-        await wait_for_screen(app, pilot, "ProfileScreen")
-        await pilot.press("down", "e")  # prod
-        await wait_for_screen(app, pilot, "ProfileFormScreen")
+        await open_profile_form(app, pilot, "down", "e")  # prod
         form = app.screen
         text = screen_text(app)
         assert "Edit profile prod" in text and "https://api.example.com" in text
@@ -376,11 +379,7 @@ async def test_test_connection_of_an_edited_profile_uses_the_stored_secret() -> 
     two_profiles()
     app, _transport = rigged_app(env={})
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(app, pilot)
-        await pilot.press("p")
-        await wait_for_screen(app, pilot, "ProfileScreen")
-        await pilot.press("e")  # staging, the current one
-        await wait_for_screen(app, pilot, "ProfileFormScreen")
+        await open_profile_form(app, pilot, "e")  # staging, the current one
         app.screen.query_one("#test").press()  # type: ignore[attr-defined]
         await wait_for(lambda: "Connected" in screen_text(app), pilot)
         assert DEMO_API_SECRET not in screen_text(app) and DEMO_API_KEY not in screen_text(app)
