@@ -182,3 +182,27 @@ async def test_an_item_keeps_its_nested_objects_in_the_fields_that_read_them() -
     assert rows[1].payout is None and rows[1].contract_function is None
     assert rows[2].payout is not None and rows[2].payout.type == "fiat"
     assert rows[0].contract_function is rows[2].contract_function  # equal: one object
+
+
+def test_a_read_does_not_wait_for_ever_on_a_stuck_or_failed_writer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tokensales_tui.api import spool as spool_module
+
+    stuck = threading.Event()
+    monkeypatch.setattr(spool_module, "WRITE_WAIT", 0.2)
+    monkeypatch.setattr(spool_module, "_write_all", lambda fileno, view: stuck.wait(5))
+    kept = spool_module.Spool()
+    kept.append_soon(b"x" * 100)
+    with pytest.raises(OSError, match="took no data"):
+        kept.read(0, 10)
+    stuck.set()
+
+    def broken(fileno: int, view: memoryview) -> None:
+        raise ValueError("not an OSError")
+
+    monkeypatch.setattr(spool_module, "_write_all", broken)
+    failed = spool_module.Spool()
+    failed.append_soon(b"y" * 100)
+    with pytest.raises(OSError, match="not an OSError"):
+        failed.read(0, 10)

@@ -128,6 +128,10 @@ WRITES_QUEUED = 128
 """Pieces waiting for a spool's writing thread before appending waits for it."""
 
 
+WRITE_WAIT = 60.0
+"""Longest a read waits for the writing thread to make progress."""
+
+
 class _Writer:
     """The thread that writes what :meth:`Spool.append_soon` is given (``os.write``
     lets other threads run meanwhile). Holds the file's descriptor, not the spool, so
@@ -152,9 +156,13 @@ class _Writer:
         self._queue.put(None)
 
     def wait(self, size: int) -> None:
+        """Until the first ``size`` bytes are written; raises :class:`OSError` when the
+        writing makes no progress for :data:`WRITE_WAIT` seconds."""
         with self._done:
             while self.written < size and self._error is None:
-                self._done.wait()
+                before = self.written
+                if not self._done.wait(WRITE_WAIT) and self.written == before:
+                    raise OSError(f"the list's temporary file took no data for {WRITE_WAIT:.0f} s")
             if self._error is not None:
                 raise self._error
 
@@ -164,8 +172,8 @@ class _Writer:
                 try:
                     with memoryview(data) as view:
                         _write_all(self._fileno, view)
-                except OSError as error:
-                    self._error = error
+                except Exception as error:  # any failure ends the writes; reads raise it
+                    self._error = error if isinstance(error, OSError) else OSError(str(error))
             with self._done:
                 self.written += len(data)
                 self._done.notify_all()
