@@ -6,9 +6,11 @@ their place in it, and read their exact JSON back from it, one by one or in bulk
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import threading
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +18,13 @@ import pytest
 
 from tokensales_tui.api import stream
 from tokensales_tui.api.decode import ListParser
+from tokensales_tui.api.listing import StreamedList
 from tokensales_tui.api.models import Item, Webhook, raw_objects, raw_texts
 from tokensales_tui.api.spool import Region, Spooled
 from tokensales_tui.ui.export import export_rows
 from tokensales_tui.ui.resources import row_content
 
-from .test_rows_arrive import read_streamed
+from .test_rows_arrive import FakeResponse, read_streamed
 
 
 def item(number: int) -> dict[str, Any]:
@@ -97,19 +100,45 @@ async def test_items_share_nested_objects_and_repeated_strings() -> None:
     assert addresses == [f"0x{n % 3}" for n in range(len(rows))]
 
 
-async def test_decoding_happens_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_event_loop_decodes_a_stretch_at_a_time_between_two_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # No thread decodes: the reading would wait for the thread's turn to end at every
+    # read of the socket. The event loop decodes one stretch between two reads, and
+    # whatever else waits on it (keys, frames) runs in between.
     monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
-    threads: set[str] = set()
+    body = json.dumps({"items": LISTED}).encode()
+    piece = 997
+    calls: list[tuple[str, int, int]] = []  # thread, size, turns of the other task so far
+    turns = 0
     decode = ListParser.decode_region
 
     def spy(self: ListParser, text: bytes) -> Any:
-        threads.add(threading.current_thread().name)
+        calls.append((threading.current_thread().name, len(text), turns))
         return decode(self, text)
 
+    async def other_task() -> None:
+        nonlocal turns
+        while True:
+            turns += 1
+            await asyncio.sleep(0)
+
+    async def pieces() -> AsyncIterator[bytes]:
+        for start in range(0, len(body), piece):
+            yield body[start : start + piece]
+            await asyncio.sleep(0)  # as a read of a socket lets the loop run others
+
     monkeypatch.setattr(ListParser, "decode_region", spy)
-    rows = await read_streamed(json.dumps(LISTED).encode(), Item)
-    assert len(rows) == len(LISTED)
-    assert threads and threading.main_thread().name not in threads
+    other = asyncio.get_running_loop().create_task(other_task())
+    listing = StreamedList(Item, "items", FakeResponse(), None)  # type: ignore[arg-type]
+    await listing.consume(pieces())
+    rows = await listing.result()
+    other.cancel()
+    assert [row.id for row in rows] == [entry["id"] for entry in LISTED]
+    assert {name for name, _, _ in calls} == {threading.main_thread().name}
+    assert max(size for _, size, _ in calls) <= 4096 + piece + 2
+    seen = [turn for _, _, turn in calls]
+    assert len(calls) > 20 and len(set(seen)) > len(calls) // 2  # turns came between
 
 
 async def test_bulk_reads_replace_invalid_utf8_in_a_field_no_model_names() -> None:

@@ -41,7 +41,7 @@ _GAP = re.compile(rb"[ \t\r\n]*(?:,[ \t\r\n]*)?")
 class Spool:
     """An append-only temporary file of JSON texts; closed with its last :class:`Spooled`."""
 
-    __slots__ = ("__weakref__", "_file", "_lock", "_size", "_writer", "_writers")
+    __slots__ = ("__weakref__", "_file", "_held", "_lock", "_size", "_writer", "_writers")
 
     def __init__(self) -> None:
         # TemporaryFile: created 0600 and unlinked at once (O_TMPFILE where it exists).
@@ -49,6 +49,7 @@ class Spool:
         self._file = tempfile.TemporaryFile(prefix="tokensales-tui-", buffering=0)  # noqa: SIM115
         self._lock = threading.RLock()
         self._size = 0
+        self._held = bytearray()  # given to append_soon, not yet handed to the writer
         self._writer: _Writer | None = None
         self._writers: list[_Writer] = []  # the writer once there is one, for _release
         # Closed, not left to warn, when freed (by its writer, after the last write).
@@ -78,13 +79,25 @@ class Spool:
     def append_soon(self, data: bytes) -> None:
         """Append ``data`` from a thread of the spool's own, in order, and return at once
         (unless many pieces wait for it). Reads wait for what they need; :meth:`settle`
-        waits for all and raises what went wrong (a full disk)."""
+        waits for all and raises what went wrong (a full disk).
+
+        Pieces are handed to the thread :data:`WRITE_BYTES` at a time: each time that
+        thread takes the interpreter lock, a thread reading a socket loses its turn.
+        """
         with self._lock:
-            if self._writer is None:
-                self._writer = _Writer(self._file.fileno())
-                self._writers.append(self._writer)
-            self._writer.put(data)
+            self._held += data
             self._size += len(data)
+            if len(self._held) >= WRITE_BYTES:
+                self._hand_over()
+
+    def _hand_over(self) -> None:
+        if not self._held:
+            return
+        if self._writer is None:
+            self._writer = _Writer(self._file.fileno())
+            self._writers.append(self._writer)
+        held, self._held = self._held, bytearray()
+        self._writer.put(held)
 
     def settle(self, size: int | None = None) -> None:
         """Wait until the first ``size`` bytes (all when None) given to :meth:`append_soon`
@@ -93,9 +106,13 @@ class Spool:
         Raises:
             OSError: When the file could not take them (a full disk).
         """
+        size = self._size if size is None else size
+        with self._lock:
+            if size > self._size - len(self._held):
+                self._hand_over()
         writer = self._writer
         if writer is not None:
-            writer.wait(self._size if size is None else size)
+            writer.wait(size)
 
     def marks(self, offsets: Sequence[int], lengths: Sequence[int]) -> list[Spooled]:
         """Marks of texts already in the spool, at ``offsets``, of ``lengths`` bytes."""
@@ -113,9 +130,7 @@ class Spool:
 
     def read(self, at: int, length: int) -> bytes:
         """The ``length`` bytes at offset ``at``."""
-        writer = self._writer
-        if writer is not None and writer.written < at + length:
-            writer.wait(at + length)
+        self.settle(at + length)
         return os.pread(self._file.fileno(), length, at)
 
     @property
@@ -124,8 +139,12 @@ class Spool:
         return self._size
 
 
-WRITES_QUEUED = 128
-"""Pieces waiting for a spool's writing thread before appending waits for it."""
+WRITE_BYTES = 1024 * 1024
+"""Bytes given to :meth:`Spool.append_soon` that are handed to its thread at once."""
+
+WRITES_QUEUED = 8
+"""Pieces waiting for a spool's writing thread before appending waits for it: at most
+:data:`WRITE_BYTES` times as many bytes held in memory."""
 
 
 WRITE_WAIT = 60.0
@@ -141,13 +160,13 @@ class _Writer:
         self.written = 0
         self._fileno = fileno
         self._file: Any = None
-        self._queue: queue.Queue[bytes | None] = queue.Queue(WRITES_QUEUED)
+        self._queue: queue.Queue[bytes | bytearray | None] = queue.Queue(WRITES_QUEUED)
         self._done = threading.Condition()
         self._error: OSError | None = None
         self._thread = threading.Thread(target=self._run, name="list-spool", daemon=True)
         self._thread.start()
 
-    def put(self, data: bytes) -> None:
+    def put(self, data: bytes | bytearray) -> None:
         self._queue.put(data)
 
     def close(self, file: Any) -> None:
