@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tokensales_tui.ui.resources import joined
+from tokensales_tui.ui.table import index as index_module
 from tokensales_tui.ui.table.cells import (
     Column,
     align_decimals,
@@ -348,10 +349,18 @@ def test_diff_rows_names_what_a_reload_added_changed_and_removed() -> None:
     assert diff_rows(old, old, attrgetter("name"), attrgetter("amount")) == (set(), 0, 0)
 
 
-def test_typed_filters_match_fresh_ones_on_many_rows() -> None:
+@pytest.mark.parametrize("slice_rows", [None, 7])
+def test_typed_filters_match_fresh_ones_on_many_rows(
+    slice_rows: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Enough rows, and rows sharing their other fields, for every path of the index:
-    # positions and bytes, few and many candidates, shared and distinct other fields.
+    # positions and bytes, few and many candidates, shared and distinct other fields;
+    # and each pass over the index cut in slices of a few rows, as a thread's passes
+    # over a long list are.
     import random
+
+    if slice_rows is not None:
+        monkeypatch.setattr(index_module, "SLICE", slice_rows)
 
     rng = random.Random(7)
     words = ["gold", "pass", "golden", "past", "go", "pa", "x"]

@@ -29,7 +29,7 @@ import threading
 import time
 from array import array
 from collections import deque
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from typing import Any
@@ -187,11 +187,32 @@ class RowsIndexer:
 
     def add(self, rows: Sequence[Any], stop: int | None = None) -> SearchIndex:
         """Index ``rows[count:stop]`` (default: to the end); the index of every row so far."""
+        for _ in self.steps(rows, stop, max(1, len(rows))):  # in one step
+            pass
+        return self.index
+
+    def steps(
+        self, rows: Sequence[Any], stop: int | None = None, size: int = BLOCK
+    ) -> Iterator[None]:
+        """:meth:`add`, ``size`` rows at a time: a step between two yields is short
+        enough for the event loop (which then keeps the reading of a body arriving to
+        itself: a thread would take the interpreter from it at every read). The new
+        index is put in :attr:`index` after the last step; until then it is built
+        apart, and the one before stays whole for whoever reads it."""
         start = self.count
         stop = len(rows) if stop is None else min(stop, len(rows))
-        if stop <= start:
-            return self.index
-        added = rows[start:stop]
+        built: SearchIndex | None = None
+        for at in range(start, stop, size):
+            piece = self._piece(rows[at : min(at + size, stop)], at)
+            if built is None:
+                built = self.index.extended(piece)  # the only copy of the rows before
+            else:
+                built.take(piece)
+            yield
+        if built is not None:
+            self.index = built
+
+    def _piece(self, added: Sequence[Any], start: int) -> IndexPiece:
         columns = self.columns
         with paused_gc():
             texts: list[list[str]] = [[] for _ in columns]
@@ -204,8 +225,7 @@ class RowsIndexer:
             lines = folded_lines(texts, len(added))
             del texts
             interned = None if self._interner is None else self._interner.intern(added, start)
-            self.index = self.index.extended(IndexPiece(start, lines, interned))
-        return self.index
+        return IndexPiece(start, lines, interned)
 
     def _measure(self, place: int, cells: list[str], is_ascii: bool, longest: int) -> None:
         column = self.columns[place]
