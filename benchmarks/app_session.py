@@ -214,6 +214,7 @@ async def measure_cold(
         "usable_s": usable - sent,
         "stall_s": stall,
         "typed_s": keys,
+        "frames_arriving": sum(1 for end in frames.ends if first <= end <= last),
     }
 
 
