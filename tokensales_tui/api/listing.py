@@ -112,7 +112,7 @@ class StreamedList:
             await asyncio.to_thread(self.spool.settle)
         except BaseException:
             self._plain = False
-            self.rows = []  # the error keeps this object alive: let its rows go now
+            self.rows, self._pending = [], []  # the error keeps this object alive: let go
             raise
 
     def _take(self, piece: bytes) -> None:
@@ -156,6 +156,7 @@ class StreamedList:
         """Decode no more as the body arrives: it is read whole from the spool at the end."""
         self._plain = False
         self.splitter = ListSplitter(())  # lets the old one's buffer go
+        self._pending = []  # never shown: the whole read gives the rows
 
     async def result(self) -> list[Any]:
         """The rows, once the body has ended; read whole from the spool where needed."""

@@ -152,12 +152,7 @@ class SearchIndex:
             return sliced(count, lambda a, b: array("i", compress(range(a, b), either[a:b])))
         else:
             # Most rows to look at: one pass over all of them costs less than a lookup each.
-            shown = sliced(
-                count,
-                lambda a, b: array(
-                    "i", compress(range(a, b), map(operator.contains, lines[a:b], repeat(needle)))
-                ),
-            )
+            shown = sliced(count, lambda a, b: _containing(lines, range(a, b), needle))
         if not matching:
             return shown
         # The rows whose other fields contain the query are among the candidates (those
