@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -27,6 +26,7 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from ..api import ApiError
 from ..api.errors import RateLimitedError
+from ..api.models import full_collections_deferred, settle_collections
 from ..payouts import payout_rows
 from .resources import PAYOUTS, Resource, row_content
 from .safe import line
@@ -45,20 +45,8 @@ OFF_LOOP_ROWS = 2_000
 """Lists longer than this are grouped and indexed in a thread, so the UI keeps drawing."""
 
 SETTLE_DELAY = 1.0
-"""Seconds after a load before what it left is set aside from garbage collection."""
-
-
-def _settle_garbage() -> None:
-    """Set aside for good what is alive once a load has settled (widgets, rows).
-
-    A full collection walks every tracked object (~100,000 once Textual's widgets are up,
-    50 ms on a slow machine), now and then in the middle of someone's typing; frozen
-    objects are not walked. Garbage is collected first (a walk of what is not frozen
-    yet), once the load's messages are handled: a frozen cycle is never collected, and
-    one holding a row would keep that row's whole response body.
-    """
-    gc.collect()
-    gc.freeze()
+"""Seconds after a load before what it left is set aside from garbage collection
+(:func:`~tokensales_tui.api.models.settle_collections`)."""
 
 
 EMPTY_BEFORE_RELOAD = 250_000
@@ -195,7 +183,10 @@ class ResourceTab(Vertical):
                 changed object), if the server lists it.
         """
         self.run_worker(
-            self._load(then_highlight), group="load", exclusive=True, exit_on_error=False
+            self._load_deferring(then_highlight),
+            group="load",
+            exclusive=True,
+            exit_on_error=False,
         )
 
     def cancel_load(self) -> bool:
@@ -231,6 +222,17 @@ class ResourceTab(Vertical):
         self.table.set_data([], [])
         self._count.update("")
         self._show_problem(note or None)
+
+    async def _load_deferring(self, highlight: Callable[[Any], bool] | None) -> None:
+        """:meth:`_load`, with the collector's full collections deferred until the tabs
+        have settled after it, whatever its outcome (see
+        :func:`~tokensales_tui.api.models.full_collections_deferred`)."""
+        try:
+            with full_collections_deferred():
+                await self._load(highlight)
+        finally:
+            if self.is_attached:
+                self.set_timer(SETTLE_DELAY, self._settle)
 
     async def _load(self, highlight: Callable[[Any], bool] | None = None) -> None:
         table = self.table
@@ -301,7 +303,6 @@ class ResourceTab(Vertical):
         self.loaded_once = True
         table.set_prepared(prepared, keep_cursor_key=self.resource.row_id)
         table.set_filter(self.filter_input.value)  # typed while the rows were indexed
-        self.set_timer(SETTLE_DELAY, self._settle)
         if highlight is not None:
             table.move_cursor_to(highlight)
         if changes is not None:
@@ -309,16 +310,16 @@ class ResourceTab(Vertical):
         self._update_count()
 
     def _settle(self) -> None:
-        """Set aside what the load left (:func:`_settle_garbage`) once no tab loads or
-        indexes: the collection holds the event loop for a while (150 ms with 1,000,000
-        items on a slow machine), which a list arriving meanwhile would show as a frozen
-        frame. Until then, asked again every :data:`SETTLE_DELAY` seconds."""
+        """Set aside what the load left (:func:`settle_collections`) once no tab loads or
+        indexes: the collection holds the event loop for a while (150-380 ms with
+        1,000,000 items on a slow machine), which a list arriving meanwhile would show as
+        a frozen frame. Until then, asked again every :data:`SETTLE_DELAY` seconds."""
         if not self.is_attached:
             return
         if any(tab._loading or tab._indexing for tab in self.screen.query(ResourceTab)):
             self.set_timer(SETTLE_DELAY, self._settle)
             return
-        _settle_garbage()
+        settle_collections()
 
     def _rows_arriving(self, rows: list[Any]) -> None:
         """Show the rows of a list whose body still arrives (``rows`` grows in place).

@@ -1,0 +1,35 @@
+"""The collector's full collections wait while lists load, and run at the settle after."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+
+import pytest
+
+from tokensales_tui.api import models
+
+
+@pytest.fixture(autouse=True)
+def thresholds() -> Iterator[tuple[int, int, int]]:
+    before = gc.get_threshold()
+    yield before
+    models.settle_collections()
+    gc.set_threshold(*before)
+
+
+def test_full_collections_wait_for_the_settle_after_the_last_load(
+    thresholds: tuple[int, int, int],
+) -> None:
+    young, middle, _ = thresholds
+    deferred = (young, middle, models.FULL_COLLECTION_AFTER)
+    with models.full_collections_deferred():
+        assert gc.get_threshold() == deferred
+        with models.full_collections_deferred():  # a second tab loads meanwhile
+            pass
+        models.settle_collections()  # one load settled, the other still runs
+        assert gc.get_threshold() == deferred
+    # The load has ended: the collection it leaves due waits for the settle.
+    assert gc.get_threshold() == deferred
+    models.settle_collections()
+    assert gc.get_threshold() == thresholds
