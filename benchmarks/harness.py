@@ -115,20 +115,25 @@ class StallMonitor:
     period: float = 0.005
     longest: float = 0.0
     _task: asyncio.Task[None] | None = None
+    _before: float = 0.0
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
-            before = loop.time()
+            self._before = loop.time()
             await asyncio.sleep(self.period)
-            late = loop.time() - before - self.period
+            late = loop.time() - self._before - self.period
             self.longest = max(self.longest, late)
 
     def start(self) -> None:
         self.longest = 0.0
+        self._before = asyncio.get_running_loop().time()
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def stop(self) -> float:
+        # A stall that has just ended is one the timer has not woken up from yet: count it.
+        late = asyncio.get_running_loop().time() - self._before - self.period
+        self.longest = max(self.longest, late)
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
