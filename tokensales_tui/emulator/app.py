@@ -45,6 +45,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from . import admin, validation
 from .errors import ApiError, json_response
@@ -131,6 +132,38 @@ def _param(request: Request, name: str) -> str:
     return str(request.path_params[name])
 
 
+class SlicedResponse(Response):
+    """A response whose body is handed to the server a slice at a time.
+
+    Handed whole, a body of hundreds of megabytes is copied twice by asyncio's socket
+    transport (what the first send left, then into its buffer) and shifted after each
+    send: 1,000,000 items took the emulator 7.6 s of processor time to send, which a
+    client on the same machine then lacked. A slice at a time, the server waits for the
+    socket to drain between two, and each copy is one slice.
+    """
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send(
+            {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
+        )
+        body = self.body
+        for start in range(0, len(body), SEND_SLICE):
+            await send(
+                {
+                    "type": "http.response.body",
+                    "body": body[start : start + SEND_SLICE],
+                    "more_body": True,
+                }
+            )
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        if self.background is not None:
+            await self.background()
+
+
+SEND_SLICE = 1 << 20
+"""Bytes of a body handed to the server at once."""
+
+
 # --- handlers ----------------------------------------------------------------------
 
 
@@ -164,7 +197,7 @@ async def delete_webhook(request: Request, emulator: Emulator) -> Response:
 
 
 async def list_items(request: Request, emulator: Emulator) -> Response:
-    return Response(emulator.items_body(), media_type="application/json")
+    return SlicedResponse(emulator.items_body(), media_type="application/json")
 
 
 async def get_item(request: Request, emulator: Emulator) -> Response:
