@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import heapq
 import operator
+import threading
 from array import array
 from collections import deque
 from collections.abc import Callable, Hashable, Sequence
@@ -53,7 +54,17 @@ class SearchIndex:
       so a query tests a few hundred texts, then looks each row's answer up.
     """
 
-    __slots__ = ("_extra_matches", "_fields", "extra_ids", "extra_rows", "extras", "lines")
+    __slots__ = (
+        "_extra_matches",
+        "_fields",
+        "_lock",
+        "_more",
+        "count",
+        "extra_ids",
+        "extra_rows",
+        "extras",
+        "lines",
+    )
 
     def __init__(
         self,
@@ -61,15 +72,25 @@ class SearchIndex:
         count: int = 0,
         others: tuple[OtherFields, Sequence[Any]] | None = None,
     ) -> None:
+        self.count = 0
+        """How many rows this index holds."""
         self.lines: list[bytes] = []
+        """Their index lines: the first :attr:`count` (an index that extends this one
+        may share the list and grow it)."""
         self.extras: list[bytes] = []
         """Each distinct text of the fields no column shows, cleaned and folded."""
         self.extra_ids: array[int] | None = None
         """For each row, which of ``extras`` it has."""
         self.extra_rows: list[array[int]] = []
-        """For each of ``extras``, the rows that have it."""
+        """For each of ``extras``, the rows that have it, but those in ``_more``: read
+        through :meth:`rows_with`."""
         self._fields: dict[int, list[bytes]] = {}
         self._extra_matches: dict[bytes, array[int]] = {}
+        self._more: dict[int, tuple[array[int], ...]] = {}
+        """Rows with each of ``extras`` added since its ``extra_rows`` was put together.
+        Only those a query asks for are (:meth:`rows_with`): a list arriving adds rows
+        to thousands of texts at each piece, and each piece makes a new index."""
+        self._lock = threading.Lock()  # two filters putting the same rows together
         if count:
             interned = None
             if others is not None:
@@ -80,28 +101,38 @@ class SearchIndex:
         """A new index: this one and the rows of ``piece`` after them.
 
         This index is left as it is, so a filter may go on reading it in a thread while
-        the rows that arrive next are indexed. Copying the references costs a few
-        milliseconds at a million rows, the text itself is shared.
+        the rows that arrive next are indexed.
         """
-        if piece.start != len(self.lines):
-            raise ValueError(f"piece starts at {piece.start}, index has {len(self.lines)} rows")
+        if piece.start != self.count:
+            raise ValueError(f"piece starts at {piece.start}, index has {self.count} rows")
         index = SearchIndex()
-        index.lines = self.lines.copy()
+        # The lines, and the cells of the columns filtered on, are shared and grow: rows
+        # of this index are never changed, and it reads no further than its count. A
+        # copy of a million references would cost a few milliseconds, and frozen frames
+        # when the collector walks each copy.
+        index.count = self.count
+        index.lines = self.lines if len(self.lines) == self.count else self.lines[: self.count]
         index.extras = self.extras.copy()
         index.extra_ids = None if self.extra_ids is None else array("i", self.extra_ids)
-        index.extra_rows = self.extra_rows.copy()  # the arrays a piece grows are copied
-        index._fields = {place: cells.copy() for place, cells in list(self._fields.items())}
+        with self._lock:
+            index.extra_rows = self.extra_rows.copy()  # the arrays themselves never change
+            index._more = self._more.copy()
+        index._fields = {
+            place: cells if len(cells) == self.count else cells[: self.count]
+            for place, cells in list(self._fields.items())
+        }
         index.take(piece)
         return index
 
     def take(self, piece: IndexPiece) -> None:
         """Add the rows of ``piece`` after those of this index, in place: only for an
         index no one else reads yet (see :meth:`extended`)."""
-        if piece.start != len(self.lines):
-            raise ValueError(f"piece starts at {piece.start}, index has {len(self.lines)} rows")
+        if piece.start != self.count:
+            raise ValueError(f"piece starts at {piece.start}, index has {self.count} rows")
         for place, cells in self._fields.items():  # a column being filtered on
             cells += [split_field(line, place) for line in piece.lines]
         self.lines += piece.lines
+        self.count += len(piece.lines)
         interned = piece.interned
         if interned is None:
             return
@@ -110,11 +141,27 @@ class SearchIndex:
             self.extra_ids = array("i", bytes(4 * piece.start))
         self.extra_ids += ids
         self.extras += texts
-        self.extra_rows += [array("i") for _ in texts]
+        self.extra_rows += [_NO_ROWS] * len(texts)
+        more = self._more
         for number, positions in groups.items():
-            grown = array("i", self.extra_rows[number])
-            grown += positions
-            self.extra_rows[number] = grown
+            more[number] = (*more.get(number, ()), positions)
+
+    def rows_with(self, number: int) -> array[int]:
+        """The rows (ascending) whose other fields have text ``number`` of ``extras``."""
+        if number not in self._more:
+            return self.extra_rows[number]
+        with self._lock:
+            chunks = self._more.pop(number, None)
+            if chunks is not None:
+                rows = self.extra_rows[number]
+                if not rows and len(chunks) == 1:
+                    rows = chunks[0]  # a piece's own: no one else grows it
+                else:
+                    rows = array("i", rows)
+                    for chunk in chunks:
+                        rows += chunk
+                self.extra_rows[number] = rows
+            return self.extra_rows[number]
 
     def match(self, query: str, candidates: Sequence[int] | None = None) -> array[int]:
         """Positions of the rows that contain ``query`` (cleaned and case-folded).
@@ -132,7 +179,7 @@ class SearchIndex:
         """
         needle = query.encode()
         lines = self.lines
-        count = len(lines)
+        count = self.count
         matching = self._extras_containing(needle)
         within: Sequence[int] = range(count)
         if candidates is not None and (
@@ -142,10 +189,10 @@ class SearchIndex:
             shown = sliced(
                 len(candidates), lambda a, b: _containing(lines, candidates[a:b], needle)
             )
-        elif matching and sum(len(self.extra_rows[i]) for i in matching) > count * SPARSE:
+        elif matching and sum(len(self.rows_with(i)) for i in matching) > count * SPARSE:
             # Most rows match by their other fields: a byte per row, or-ed as one number.
             flags = b"".join(
-                bytes(map(operator.contains, lines[a : a + SLICE], repeat(needle)))
+                bytes(map(operator.contains, lines[a : min(a + SLICE, count)], repeat(needle)))
                 for a in range(0, count, SLICE)
             )
             either = self._or_extras(flags, matching)
@@ -157,7 +204,7 @@ class SearchIndex:
             return shown
         # The rows whose other fields contain the query are among the candidates (those
         # fields contain the shorter query too): only the cells needed a look there.
-        return union(shown, [self.extra_rows[i] for i in matching], count, within)
+        return union(shown, [self.rows_with(i) for i in matching], count, within)
 
     def _or_extras(self, flags: bytes, matching: Sequence[int]) -> bytes:
         """``flags`` (a byte per row) with a 1 for each row whose other fields match."""
@@ -210,8 +257,10 @@ class SearchIndex:
         is asked again at each key); the last two are kept.
         """
         cells = self._fields.get(place)
+        if cells is not None and len(cells) > self.count:
+            return cells[: self.count]  # grown by an index that extends this one
         if cells is None:
-            cells = [split_field(line, place) for line in self.lines]
+            cells = [split_field(line, place) for line in self.lines[: self.count]]
             if keep:
                 while len(self._fields) >= FIELDS_KEPT:
                     del self._fields[next(iter(self._fields))]
@@ -232,6 +281,9 @@ def _containing(texts: list[bytes], positions: Sequence[int], needle: bytes) -> 
         found = map(operator.contains, map(texts.__getitem__, positions), repeat(needle))
     return array("i", compress(positions, found))
 
+
+_NO_ROWS = array("i")
+"""The rows of a text before any (never grown: :meth:`SearchIndex.rows_with` makes new arrays)."""
 
 SLICE = 65_536
 """Rows one C-level pass over an index takes at once (a few milliseconds). A filter of a

@@ -147,6 +147,10 @@ def prepare_rows(
     return indexer.prepared(rows, sort, scope)
 
 
+Measures = tuple[list[int], list[int], list[int]]
+"""See :attr:`RowsIndexer.measures`."""
+
+
 class RowsIndexer:
     """Measures and indexes a list a slice at a time: :func:`prepare_rows` for rows that
     arrive while their body is read.
@@ -173,8 +177,8 @@ class RowsIndexer:
     ) -> None:
         self.columns = tuple(columns)
         self.width = width
-        self.index = SearchIndex()
-        """The rows indexed so far; replaced, never changed, by :meth:`add`."""
+        self._index = SearchIndex()
+        self._handed_out = False  # whether someone may read _index: then it never changes
         self._interner = None if other_fields is None else ExtrasInterner(other_fields)
         self._widest = [1] * len(self.columns)
         self._heads = [0] * len(self.columns)  # decimal columns: widest cell but its tail
@@ -183,7 +187,14 @@ class RowsIndexer:
     @property
     def count(self) -> int:
         """How many rows are indexed."""
-        return len(self.index.lines)
+        return self._index.count
+
+    @property
+    def index(self) -> SearchIndex:
+        """The rows indexed so far. Once read here, never changed: :meth:`add` and
+        :meth:`take` put a new one in its place."""
+        self._handed_out = True
+        return self._index
 
     def add(self, rows: Sequence[Any], stop: int | None = None) -> SearchIndex:
         """Index ``rows[count:stop]`` (default: to the end); the index of every row so far."""
@@ -203,16 +214,35 @@ class RowsIndexer:
         stop = len(rows) if stop is None else min(stop, len(rows))
         built: SearchIndex | None = None
         for at in range(start, stop, size):
-            piece = self._piece(rows[at : min(at + size, stop)], at)
+            piece = self.piece(rows[at : min(at + size, stop)], at)
             if built is None:
-                built = self.index.extended(piece)  # the only copy of the rows before
+                built = self._index.extended(piece)  # the only copy of the rows before
             else:
                 built.take(piece)
             yield
         if built is not None:
-            self.index = built
+            self._index, self._handed_out = built, False
 
-    def _piece(self, added: Sequence[Any], start: int) -> IndexPiece:
+    def take(self, piece: IndexPiece, measures: Measures) -> None:
+        """Add a piece indexed elsewhere (another process: see
+        :mod:`~tokensales_tui.ui.index_process`), with the measures of every row up to
+        its end, to :attr:`index` (a new one if the one before was read: it stays whole)."""
+        if self._handed_out:
+            self._index, self._handed_out = self._index.extended(piece), False
+        else:
+            self._index.take(piece)
+        for mine, theirs in zip(self.measures, measures, strict=True):
+            mine[:] = map(max, mine, theirs)
+
+    @property
+    def measures(self) -> Measures:
+        """The widest cell of each column, and of decimal columns the widest part before
+        the tail and the longest tail, over every row measured so far."""
+        return self._widest, self._heads, self._tails
+
+    def piece(self, added: Sequence[Any], start: int) -> IndexPiece:
+        """``added`` (the list's rows from ``start`` on) measured and indexed, to be added
+        to an index (this one's, by :meth:`steps`, or another's, by its :meth:`take`)."""
         columns = self.columns
         with paused_gc():
             texts: list[list[str]] = [[] for _ in columns]
@@ -432,7 +462,7 @@ class TableView:
         Returns:
             Whether the rows in view changed.
         """
-        if self.index_ready or len(index.lines) > len(self.rows):
+        if self.index_ready or index.count > len(self.rows):
             return False
         if self._index is not None and self._terms:
             self._extend_matches(index)
@@ -463,10 +493,17 @@ class TableView:
         return lambda: Extension(old, terms, extended_matches(old, index, terms, matches))
 
     @property
+    def partial_count(self) -> int:
+        """How many rows the partial index of a list still arriving holds (0: none yet)."""
+        if self._partial and self._index is not None:
+            return self._index.count
+        return 0
+
+    @property
     def indexed_count(self) -> int:
         """How many rows the filter can answer for (those indexed so far, while arriving)."""
         if self._partial and self._index is not None:
-            return len(self._index.lines)
+            return self._index.count
         return len(self.rows)
 
     def search_index(self) -> SearchIndex:
@@ -748,7 +785,7 @@ def extended_matches(
     matches: dict[tuple[int | None, str], array[int]],
 ) -> dict[tuple[int | None, str], array[int]]:
     """The ``matches`` of ``terms`` in ``old``, looked for in the rows ``index`` adds too."""
-    new = range(0 if old is None else len(old.lines), len(index.lines))
+    new = range(0 if old is None else old.count, index.count)
     kept: dict[tuple[int | None, str], array[int]] = {}
     for term in terms:
         key = (term.place, term.text)
