@@ -9,9 +9,12 @@ import pytest
 
 from tokensales_tui.api import models
 
+from .apphelpers import loaded, rigged_app
+
 
 @pytest.fixture(autouse=True)
 def thresholds() -> Iterator[tuple[int, int, int]]:
+    models.restore_collections()  # as an app ending leaves them
     before = gc.get_threshold()
     yield before
     models.settle_collections()
@@ -32,4 +35,15 @@ def test_full_collections_wait_for_the_settle_after_the_last_load(
     # The load has ended: the collection it leaves due waits for the settle.
     assert gc.get_threshold() == deferred
     models.settle_collections()
+    assert gc.get_threshold() == thresholds
+
+
+async def test_an_app_that_ends_right_after_a_load_leaves_the_collector_as_it_was(
+    thresholds: tuple[int, int, int],
+) -> None:
+    app, _ = rigged_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2")
+        assert gc.get_threshold()[2] == models.FULL_COLLECTION_AFTER  # before the settle
     assert gc.get_threshold() == thresholds

@@ -683,6 +683,16 @@ def settle_collections() -> None:
             _thresholds = None
 
 
+def restore_collections() -> None:
+    """Let full collections run as usual again, even while a load defers them, without
+    collecting: for an app that ends, and its loads with it."""
+    global _thresholds
+    with _full_lock:
+        if _thresholds is not None:
+            gc.set_threshold(*_thresholds)
+            _thresholds = None
+
+
 def encode(body: Any) -> bytes:
     """Encode a request body, revealing :class:`Secret` values only here."""
     return msgspec.json.encode(body, enc_hook=_enc_hook)

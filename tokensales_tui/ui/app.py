@@ -22,6 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.signal import Signal
 
 from .. import config
+from ..api.models import restore_collections
 from ..clean import clean_line
 from ..debug_log import disable_debug_log, enable_debug_log
 from ..files import atomic_write
@@ -135,6 +136,9 @@ class TokenSalesApp(GuardedApp[None]):
 
     def on_unmount(self) -> None:
         set_masking(False)
+        # A load's deferral of full collections ends at a settle that an app ending
+        # within a second of the load never reaches (its process may go on: tests).
+        restore_collections()
         if self._log_handler is not None:
             disable_debug_log(self._log_handler)
             self._log_handler = None
