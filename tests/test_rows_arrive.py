@@ -7,8 +7,10 @@ The body is handed over in pieces; the test holds the rest of it behind a gate, 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -71,37 +73,49 @@ class Arriving(Rigged):
         return await super().handle_async_request(request)
 
 
-def half_arrived(count: int) -> tuple[list[dict[str, Any]], HeldBody, TokenSalesApp]:
-    """An app whose Items body of ``count`` items stops halfway until ``held.gate`` is set."""
+@dataclass
+class HalfArrived:
+    listed: list[dict[str, Any]]
+    held: HeldBody
+    app: TokenSalesApp
+    pilot: Any
+    tab: Any
+
+
+@contextlib.asynccontextmanager
+async def half_arrived(count: int) -> AsyncIterator[HalfArrived]:
+    """An app on its Items tab, showing the first rows of a body of ``count`` items that
+    stops halfway until ``held.gate`` is set (at the end, if not before)."""
     listed = [item(n) for n in range(count)]
     body = json.dumps({"items": listed}).encode()
     held = HeldBody(body, len(body) // 2)
     transport = Arriving(create_app(seed=0), held)
     app = TokenSalesApp(Launch(env=emulator_env(), transport_factory=lambda: transport))
-    return listed, held, app
-
-
-async def test_item_rows_show_while_the_body_still_arrives() -> None:
-    listed, held, app = half_arrived(3000)
     try:
         async with app.run_test(size=SIZE) as pilot:
             tab: Any = app.query_one("#items-tab")
             await pilot.press("2")
             await wait_for(lambda: held.waiting and tab.table.total_count > 0, pilot)
-            shown = tab.table.total_count
-            assert 0 < shown < len(listed)
-            assert not tab.loaded_once
-            assert tab.table.model.rows[0].title == "Arriving item 0"
-            assert "Arriving item 0" in screen_text(app)
-            assert "loading…" in screen_text(app)
-            await pilot.press("slash", *"item 2999")  # typed while the rest arrives
-            held.gate.set()
-            await loaded(app, pilot, "items")
-            assert tab.table.total_count == len(listed)
-            assert tab.table.shown_count == 1  # the filter applied once all were there
-            assert tab.table.highlighted.raw == listed[2999]
+            yield HalfArrived(listed, held, app, pilot, tab)
     finally:
         held.gate.set()
+
+
+async def test_item_rows_show_while_the_body_still_arrives() -> None:
+    async with half_arrived(3000) as arrived:
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        shown = tab.table.total_count
+        assert 0 < shown < len(arrived.listed)
+        assert not tab.loaded_once
+        assert tab.table.model.rows[0].title == "Arriving item 0"
+        assert "Arriving item 0" in screen_text(app)
+        assert "loading…" in screen_text(app)
+        await pilot.press("slash", *"item 2999")  # typed while the rest arrives
+        arrived.held.gate.set()
+        await loaded(app, pilot, "items")
+        assert tab.table.total_count == len(arrived.listed)
+        assert tab.table.shown_count == 1  # the filter applied once all were there
+        assert tab.table.highlighted.raw == arrived.listed[2999]
 
 
 @pytest.mark.parametrize("sort_on_loop", [20_000, 0])
@@ -111,26 +125,20 @@ async def test_a_filter_typed_while_the_body_arrives_applies_to_the_rows_so_far(
     from tokensales_tui.ui.table import widget as widget_module
 
     monkeypatch.setattr(widget_module, "SORT_ON_LOOP", sort_on_loop)  # 0: in a thread
-    _, held, app = half_arrived(3000)  # about 1,500 items: "item 2 finds 111
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            tab: Any = app.query_one("#items-tab")
-            await pilot.press("2")
-            await wait_for(lambda: held.waiting and tab.table.total_count > 0, pilot)
-            await pilot.press("slash", *'"item 2')  # a phrase being typed
-            await wait_for(lambda: tab.table.filter_text == '"item 2', pilot)
-            assert not tab.loaded_once
-            assert tab.table.shown_count == 111  # 2, 20-29, 200-299
-            assert "Arriving item 2" in screen_text(app)
-            await pilot.press("enter", "s")  # a sort waits for the whole index
-            held.gate.set()
-            await loaded(app, pilot, "items")
-            await wait_for(lambda: tab.table.pending_sort is None, pilot)
-            assert tab.table.shown_count == 1111  # and 2000-2999
-            assert tab.table.filter_text == '"item 2'
-            assert tab.table.sort_column == "id"
-    finally:
-        held.gate.set()
+    async with half_arrived(3000) as arrived:  # about 1,500 items: "item 2 finds 111
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        await pilot.press("slash", *'"item 2')  # a phrase being typed
+        await wait_for(lambda: tab.table.filter_text == '"item 2', pilot)
+        assert not tab.loaded_once
+        assert tab.table.shown_count == 111  # 2, 20-29, 200-299
+        assert "Arriving item 2" in screen_text(app)
+        await pilot.press("enter", "s")  # a sort waits for the whole index
+        arrived.held.gate.set()
+        await loaded(app, pilot, "items")
+        await wait_for(lambda: tab.table.pending_sort is None, pilot)
+        assert tab.table.shown_count == 1111  # and 2000-2999
+        assert tab.table.filter_text == '"item 2'
+        assert tab.table.sort_column == "id"
 
 
 class FakeResponse:

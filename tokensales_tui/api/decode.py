@@ -116,9 +116,10 @@ class ListParser:
                 _ELEMENTS.decode(text)  # raises again where the cut is wrong
                 raise NoFastPath from None  # the cut is right: an element is odd
 
-    def keep(self, rows: list[Any], region: Region, first: int) -> None:
+    def keep(self, rows: list[Any], region: Region | None, first: int) -> None:
         """Let ``rows``, decoded by :meth:`decode_region` from ``region`` (the text in the
-        spool), read their JSON back from it; ``first`` rows came before.
+        spool), read their JSON back from it; ``first`` rows came before. With no region,
+        the rows share their equal parts only (see :meth:`ElementDecoder.keep`).
 
         Raises:
             NoFastPath: Where the whole body must be read by :meth:`__call__`.

@@ -54,8 +54,9 @@ UNPLAIN = (UnexpectedResponse, RecursionError, msgspec.DecodeError, ValueError, 
 """What the splitter or the decoder raises on a body it cannot read plainly: the whole
 read names it."""
 
-RowsWatcher = Callable[[str, list[Any]], None]
-"""Told ``(what, rows)`` each time the rows of a list arriving grew (the same list)."""
+RowsWatcher = Callable[[str, "StreamedList"], None]
+"""Told ``(what, arrival)`` each time the rows of a list arriving grew (``arrival.rows``,
+the same list), and once more when its body has ended (``arrival.ended``)."""
 
 
 class StreamedList:
@@ -87,6 +88,10 @@ class StreamedList:
         self.rows: list[Any] = []
         """The rows decoded so far; the same list grows."""
         self.what = what
+        self.length = 0
+        """Bytes of the body read so far (all given to the spool)."""
+        self.ended = False
+        """Whether the whole body has been read (:attr:`length` is its length)."""
         self._watch = watch
         self._plain = True  # False: read the whole body from the spool at the end
         self._pending: list[Any] = []  # decoded, not yet added to self.rows
@@ -98,6 +103,7 @@ class StreamedList:
         try:
             async for piece in pieces:
                 self.spool.append_soon(piece)  # written by the spool's own thread
+                self.length += len(piece)
                 if self._plain:
                     self._take(piece)
             if self._plain:
@@ -107,6 +113,7 @@ class StreamedList:
                     self._give_up()
                 else:
                     self._keep(rows)
+            self.ended = True
             self._tell()
             # The body is all in the file (or the disk is full): waited for in a thread.
             await asyncio.to_thread(self.spool.settle)
@@ -145,12 +152,12 @@ class StreamedList:
     def _tell(self) -> None:
         """Add the rows decoded since last time to :attr:`rows`; tell the watcher."""
         self._told = time.monotonic()
-        if not self._pending or not self._plain:
+        if not self._plain or not (self._pending or self.ended):
             return
         self.rows += self._pending
         self._pending = []
         if self._watch is not None:
-            self._watch(self.what, self.rows)
+            self._watch(self.what, self)
 
     def _give_up(self) -> None:
         """Decode no more as the body arrives: it is read whole from the spool at the end."""

@@ -586,11 +586,13 @@ class ElementDecoder:
         """
         return self._decode_list(text)  # type: ignore[no-any-return]
 
-    def keep(self, rows: list[Any], region: Region) -> None:
-        """Let ``rows``, decoded from ``region`` in order, read their text from it."""
+    def keep(self, rows: list[Any], region: Region | None) -> None:
+        """Let ``rows``, decoded from ``region`` in order, read their text from it; with
+        no region, only share their equal parts (rows that are indexed, then let go)."""
         if self._shared is not None:
             _share_items(rows, self._shared)
-        keep_in(rows, region)
+        if region is not None:
+            keep_in(rows, region)
 
 
 _INDEXES = tuple(range(16_384))

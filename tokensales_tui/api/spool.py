@@ -138,6 +138,11 @@ class Spool:
         """Bytes appended so far."""
         return self._size
 
+    def fileno(self) -> int:
+        """The file's descriptor, to hand to a process reading the spool as it grows (the
+        file holds what :meth:`settle` waited for, and more as it is written)."""
+        return self._file.fileno()
+
 
 WRITE_BYTES = 1024 * 1024
 """Bytes given to :meth:`Spool.append_soon` that are handed to its thread at once."""

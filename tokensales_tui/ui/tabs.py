@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -28,6 +29,8 @@ from ..api import ApiError
 from ..api.errors import RateLimitedError
 from ..api.models import full_collections_deferred, settle_collections
 from ..payouts import payout_rows
+from . import index_process
+from .index_process import Done, IndexProcess, Piece, as_index_piece, setup_for
 from .resources import PAYOUTS, Resource, row_content
 from .safe import line
 from .table.model import PreparedRows, RowsIndexer, Scope, diff_rows
@@ -36,7 +39,10 @@ from .table.widget import ResourceTable
 from .widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
+    from ..api.listing import StreamedList
     from .worker import ApiWorker
+
+log = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -67,6 +73,13 @@ arrived is indexed at once."""
 
 INDEX_ON_LOOP = 512
 """Rows indexed in one step on the event loop while the body arrives (a few ms)."""
+
+INDEX_PROCESS_FROM = 50_000
+"""Rows arrived from which the rest of a list is indexed by a process of its own (see
+:mod:`.index_process`): below, the list has all arrived by the time it would start."""
+
+INDEX_PROCESS_QUIET = 30.0
+"""Seconds the index process may send nothing before the tab indexes the list itself."""
 
 WATCH_INTERVAL = 5.0
 """Seconds between the end of a load and the next, while watching (config: watch_interval)."""
@@ -135,6 +148,11 @@ class ResourceTab(Vertical):
         self._arriving: list[Any] | None = None  # the rows shown while their body arrives
         self._indexer: RowsIndexer | None = None  # indexes them, a slice at a time
         self._index_worker: Worker[None] | None = None
+        # Indexes them in another process once they are many (see _index_in_process).
+        self._process: IndexProcess | None = None
+        self._process_worker: Worker[RowsIndexer | None] | None = None
+        self._by_process = False  # while the process indexes them
+        self._shown_at = 0.0  # when its index was last shown
         self._body_read = asyncio.Event()  # the indexing of arriving rows stops waiting
         self._grown_at = 0.0
         # Built here, not found by a query: a timer or a worker of the tab may still
@@ -294,6 +312,7 @@ class ResourceTab(Vertical):
             table.loading = False
             self._loading = False
             self._arriving, self._indexer = None, None
+            self._stop_process()
             self._indexing = False
             self._loaded_at = time.monotonic()
             self._update_count()
@@ -321,37 +340,48 @@ class ResourceTab(Vertical):
             return
         settle_collections()
 
-    def _rows_arriving(self, rows: list[Any]) -> None:
-        """Show the rows of a list whose body still arrives (``rows`` grows in place).
+    def _rows_arriving(self, arrival: StreamedList) -> None:
+        """Show the rows of a list whose body still arrives (``arrival.rows`` grows in place).
 
         They show unindexed; a filter typed meanwhile has them indexed a slice at a time
-        in a thread (:meth:`_index_arrived`) and applies to the rows indexed so far; a
-        sort is computed once the whole index is there.
+        on the event loop (:meth:`_index_arrived`) and applies to the rows indexed so
+        far; a sort is computed once the whole index is there. Once there are many, a
+        process of their own indexes them all (:meth:`_index_in_process`).
         """
         table = self.table
+        rows = arrival.rows
         if not self.is_mounted or not rows:
             return
         now = time.monotonic()
         if rows is self._arriving:
-            if now - self._grown_at >= GROW_EVERY:
+            if now - self._grown_at >= GROW_EVERY or arrival.ended:
                 self._grown_at = now
                 table.grow_rows()
                 self._update_count()
-            self._index_arrived()
-            return
-        columns = self.resource.columns(rows)
-        if table.total_count or not table.show_rows(
-            columns, rows, keep_cursor_key=self.resource.row_id
+        else:
+            columns = self.resource.columns(rows)
+            if table.total_count or not table.show_rows(
+                columns, rows, keep_cursor_key=self.resource.row_id
+            ):
+                return  # rows already shown, or a filter or sort that needs the index
+            self._arriving, self._grown_at, self._shown_at = rows, now, 0.0
+            self._indexer = table.model.indexer(columns)
+            self._body_read = asyncio.Event()
+            # No filter may build an index of a partial list: the first slice indexed is
+            # awaited, then a filter applies to the rows indexed so far.
+            self._indexing = True
+            table.loading = False
+            self._update_count()
+        if self._process is not None and arrival.ended:
+            self._process.end(arrival.length)
+        elif (
+            self._process_worker is None
+            and len(rows) >= INDEX_PROCESS_FROM
+            and index_process.processors() > 1
         ):
-            return  # rows already shown, or a filter or sort that needs the index
-        self._arriving, self._grown_at = rows, now
-        self._indexer = table.model.indexer(columns)
-        self._body_read = asyncio.Event()
-        # No filter may build an index of a partial list: the first slice indexed is
-        # awaited, then a filter applies to the rows indexed so far.
-        self._indexing = True
-        table.loading = False
-        self._update_count()
+            self._process_worker = self.run_worker(
+                self._index_in_process(arrival), group="index", exit_on_error=False
+            )
         self._index_arrived()
 
     def _index_arrived(self) -> None:
@@ -365,7 +395,12 @@ class ResourceTab(Vertical):
         and unfiltered, the rows are indexed once they have all arrived.
         """
         worker = self._index_worker
-        if self._indexer is None or (worker is not None and worker.is_running):
+        if self._indexer is not None and self._by_process:
+            self._show_from_process(self._indexer)  # the index process indexes them
+            return
+        if self._indexer is None:
+            return
+        if worker is not None and worker.is_running:
             return
         if not self.filter_input.value:
             return
@@ -384,6 +419,8 @@ class ResourceTab(Vertical):
             index = indexer.index
             if self._indexer is not indexer or self.table.rows is not rows:
                 return
+            if index.count < self.table.model.partial_count:
+                continue  # behind the rows a failed index process had indexed
             self._indexing = False
             self.table.show_indexed(index, self.filter_input.value)
             self._update_count()
@@ -391,6 +428,76 @@ class ResourceTab(Vertical):
             # one handed out stays whole): slices of a few rows would add up.
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._body_read.wait(), INDEX_EVERY)
+
+    async def _index_in_process(self, arrival: StreamedList) -> RowsIndexer | None:
+        """Index the rows arriving in a process of their own (:mod:`.index_process`);
+        the indexer of them all once the body has ended, or None when the process
+        failed: the load then indexes the list itself, and until then a filter typed
+        has the rows indexed on the event loop again, from the first.
+
+        The indexer is a new one: the process numbers the other fields' texts from the
+        first row. Its index takes the place of one built on the event loop for a filter
+        typed earlier once it holds as many rows.
+        """
+        indexer = self._indexer
+        if indexer is None or arrival.rows is not self._arriving:
+            return None
+        indexer = self._indexer = self.table.model.indexer(indexer.columns)
+        self._by_process = True
+        try:
+            indexed = await self._take_from_process(arrival, indexer)
+        finally:
+            self._by_process = False
+        if indexed is None and self._indexer is indexer and arrival.rows is self._arriving:
+            self._indexer = self.table.model.indexer(indexer.columns)
+            self._index_arrived()
+        return indexed
+
+    async def _take_from_process(
+        self, arrival: StreamedList, indexer: RowsIndexer
+    ) -> RowsIndexer | None:
+        try:
+            process = await IndexProcess.start(
+                setup_for(arrival, self.resource.key, indexer.columns)
+            )
+        except OSError as error:
+            log.info("no index process (%s): the tab indexes the list", error)
+            return None
+        self._process = process
+        try:
+            if arrival.ended:
+                process.end(arrival.length)
+            while isinstance(message := await process.receive(INDEX_PROCESS_QUIET), Piece):
+                indexer.take(as_index_piece(message), message.measures)
+                if self.table.rows is not arrival.rows:  # other rows shown since
+                    return None
+                self._show_from_process(indexer)
+        except ValueError as error:  # a piece that does not fit
+            log.info("index process: %s", error)
+            return None
+        finally:
+            self._process = None
+            await process.close()
+        if isinstance(message, Done) and message.count == indexer.count == len(arrival.rows):
+            return indexer
+        log.info("index process: %s", message)
+        return None
+
+    def _show_from_process(self, indexer: RowsIndexer) -> None:
+        """Filter the rows the index process has indexed so far for the text typed.
+
+        Each showing hands the index out, and the next piece makes a new one (a copy of
+        the references to its texts): at most one every :data:`INDEX_EVERY`.
+        """
+        now = time.monotonic()
+        if not self.filter_input.value or now - self._shown_at < INDEX_EVERY:
+            return
+        if not indexer.count or indexer.count < self.table.model.partial_count:
+            return  # behind the rows indexed on the event loop before it started
+        self._shown_at = now
+        self._indexing = False
+        self.table.show_indexed(indexer.index, self.filter_input.value)
+        self._update_count()
 
     async def _arrived_indexer(self, rows: Sequence[Any]) -> RowsIndexer | None:
         """The indexer of ``rows`` if they are the rows shown while they arrived, once it
@@ -403,6 +510,12 @@ class ResourceTab(Vertical):
                 await worker.wait()
             except (WorkerCancelled, WorkerFailed):
                 indexer = None
+        process_worker = self._process_worker
+        if process_worker is not None:
+            try:
+                indexer = await process_worker.wait()
+            except (WorkerCancelled, WorkerFailed):
+                indexer = None
         if indexer is None or rows is not self._arriving or self.table.rows is not rows:
             return None
         return indexer
@@ -412,6 +525,13 @@ class ResourceTab(Vertical):
         if self._arriving is not None and self.table.rows is self._arriving:
             self.table.set_data(self.table.columns, [])
         self._arriving, self._indexer = None, None
+        self._stop_process()
+
+    def _stop_process(self) -> None:
+        """Stop indexing the rows that arrived in another process, if it runs."""
+        worker, self._process_worker = self._process_worker, None
+        if worker is not None and worker.is_running:
+            worker.cancel()  # which ends the process
 
     def _prepare(
         self,

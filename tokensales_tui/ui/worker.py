@@ -20,6 +20,7 @@ from textual.worker import Worker
 
 from ..api import ApiClient, ApiError, Connection, RetryNotice
 from ..api.auth import TokenState
+from ..api.listing import StreamedList
 
 if TYPE_CHECKING:
     import httpx
@@ -67,7 +68,7 @@ class ApiWorker:
         self._tasks: set[asyncio.Task[None]] = set()
         self._shared: dict[object, asyncio.Future[Any]] = {}
         self._ended = False
-        self._row_watchers: dict[str, Callable[[list[Any]], None]] = {}
+        self._row_watchers: dict[str, Callable[[StreamedList], None]] = {}
 
     def start(self) -> None:
         """Start the worker (idempotent; never again once stopped)."""
@@ -171,9 +172,10 @@ class ApiWorker:
             if not future.done():
                 future.set_result(result)
 
-    def watch_rows(self, what: str, watcher: Callable[[list[Any]], None]) -> Callable[[], None]:
-        """Show ``watcher`` the rows of the list ``what`` ("items") each time they grow
-        while its body arrives (the same list, longer); returns what stops it."""
+    def watch_rows(self, what: str, watcher: Callable[[StreamedList], None]) -> Callable[[], None]:
+        """Show ``watcher`` the list ``what`` ("items") each time its rows grow while its
+        body arrives (``rows``, the same list, longer) and when the body has ended;
+        returns what stops it."""
         self._row_watchers[what] = watcher
 
         def stop() -> None:
@@ -182,10 +184,10 @@ class ApiWorker:
 
         return stop
 
-    def _rows_grew(self, what: str, rows: list[Any]) -> None:
+    def _rows_grew(self, what: str, arrival: StreamedList) -> None:
         watcher = self._row_watchers.get(what)
         if watcher is not None:
-            watcher(rows)
+            watcher(arrival)
 
     def _on_retry(self, notice: RetryNotice) -> None:
         self._app.post_message(ApiRetrying(notice))

@@ -1,0 +1,217 @@
+"""A long list arriving is indexed by a process of its own, to the index the tab would build.
+
+The process reads the spool as it grows (:mod:`tokensales_tui.ui.index_process`); every
+way it can fail leaves the tab to index the list itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from typing import Any
+
+import pytest
+from rich.cells import cell_len
+
+from tokensales_tui.api import listing, stream
+from tokensales_tui.api import spool as spool_module
+from tokensales_tui.api.decode import ListParser
+from tokensales_tui.api.models import Item
+from tokensales_tui.api.spool import Spool
+from tokensales_tui.emulator.state import Emulator
+from tokensales_tui.ui import index_process, tabs
+from tokensales_tui.ui.index_process import Done, Failed, IndexProcess, Piece, Setup
+from tokensales_tui.ui.resources import ITEMS
+from tokensales_tui.ui.table.index import IndexPiece, SearchIndex
+from tokensales_tui.ui.table.model import RowsIndexer, prepare_rows
+
+from .apphelpers import loaded, wait_for
+from .test_incremental_index import facts
+from .test_rows_arrive import half_arrived
+
+JSON = "application/json"
+
+
+def setup_of(spool: Spool, rows: list[Any], piece_rows: int = 4096) -> Setup:
+    return Setup(
+        fd=spool.fileno(),
+        what="items",
+        model="Item",
+        resource="items",
+        columns=[column.key for column in ITEMS.columns(rows)],
+        status=200,
+        content_type=JSON,
+        piece_rows=piece_rows,
+    )
+
+
+async def indexed_by_process(
+    process: IndexProcess, columns: Any, rows: list[Any]
+) -> tuple[RowsIndexer, int, Any]:
+    """Every piece the process sends, taken as the tab takes them."""
+    indexer = RowsIndexer(columns, width=cell_len, other_fields=ITEMS.other_fields)
+    pieces = 0
+    while True:
+        message = await process.receive(30)
+        if not isinstance(message, Piece):
+            return indexer, pieces, message
+        indexer.take(index_process.as_index_piece(message), message.measures)
+        if pieces % 2:
+            assert indexer.index.count == message.start + message.count  # handed out: copied
+        pieces += 1
+
+
+async def test_the_process_indexes_a_growing_spool_as_the_tab_would() -> None:
+    body = Emulator(seed=3, items=12_000).items_body()
+    rows = ListParser(Item, "items", 200, JSON)(body)
+    columns = ITEMS.columns(rows)
+    spool = Spool()
+    spool.append(body[:100_000])
+    process = await IndexProcess.start(setup_of(spool, rows))
+
+    async def arrive() -> None:
+        # The rest in steps, written while the process reads; then the body's end.
+        for start in range(100_000, len(body), 1_000_000):
+            await asyncio.sleep(0.05)
+            spool.append(body[start : start + 1_000_000])
+        process.end(len(body))
+
+    try:
+        writing = asyncio.create_task(arrive())
+        indexer, pieces, last = await indexed_by_process(process, columns, rows)
+        await writing
+    finally:
+        await process.close()
+    assert last == Done(len(rows))
+    assert pieces == 3  # 4096 rows a piece
+    whole = prepare_rows(columns, rows, width=cell_len, other_fields=ITEMS.other_fields)
+    assert facts(indexer.prepared(rows)) == facts(whole)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        json.dumps({"data": {"items": [{"id": "a", "title": "b"}]}}).encode(),  # read whole
+        b"<html>busy</html>",
+        json.dumps([{"id": "a", "title": "b", "price": "cheap"}]).encode(),
+    ],
+)
+async def test_a_body_the_tab_does_not_stream_as_is_fails_the_process(body: bytes) -> None:
+    spool = Spool()
+    spool.append(body)
+    setup = setup_of(spool, [])
+    setup.columns = [column.key for column in ITEMS.columns([])]
+    process = await IndexProcess.start(setup)
+    try:
+        process.end(len(body))
+        message = await process.receive(30)
+    finally:
+        await process.close()
+    assert isinstance(message, Failed)
+
+
+async def test_a_process_that_ends_without_a_word_is_a_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(index_process.sys, "executable", "/bin/true")
+    spool = Spool()
+    process = await IndexProcess.start(setup_of(spool, []))
+    try:
+        message = await process.receive(30)
+    finally:
+        await process.close()
+    assert isinstance(message, Failed)
+
+
+async def test_a_process_that_sends_nothing_in_time_is_a_failure() -> None:
+    spool = Spool()  # it waits for a body that never comes
+    process = await IndexProcess.start(setup_of(spool, []))
+    try:
+        message = await process.receive(0.5)
+    finally:
+        await process.close()
+    assert message == Failed("nothing in 0.5 s")
+
+
+def test_the_process_gets_no_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOKENSALES_API_SECRET", "s3cret")
+    monkeypatch.setenv("TOKENSALES_API_KEY", "key")
+    environment = index_process.environment()
+    assert not [name for name in environment if name.startswith("TOKENSALES_")]
+    assert environment["PATH"] == os.environ["PATH"]
+
+
+def test_an_index_extended_keeps_answering_for_its_own_rows() -> None:
+    # The lines list is shared and grows: the older index reads no further than its count.
+    first = SearchIndex().extended(IndexPiece(0, [b"gold\x1fa", b"silver\x1fb"]))
+    second = first.extended(IndexPiece(2, [b"gold\x1fc"]))
+    assert second.lines is first.lines
+    assert list(first.match("gold")) == [0] and list(second.match("gold")) == [0, 2]
+    assert first.field(1) == [b"a", b"b"] and second.field(1) == [b"a", b"b", b"c"]
+    third = first.extended(IndexPiece(2, [b"iron\x1fd"]))  # from the older one: a copy
+    assert third.lines is not first.lines
+    assert list(third.match("gold")) == [0] and list(second.match("gold")) == [0, 2]
+
+
+@pytest.fixture
+def process_early(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tab starts an index process from 500 rows, which sends 300 rows a piece; the
+    spool writes its file 16 KB at a time (so the process reads while it arrives), and
+    the tab decodes and sees every row at once (so the process is never ahead of it)."""
+    monkeypatch.setattr(listing, "TELL_EVERY", 0)
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
+    monkeypatch.setattr(tabs, "INDEX_PROCESS_FROM", 500)
+    monkeypatch.setattr(index_process, "processors", lambda: 2)
+    monkeypatch.setattr(index_process, "PIECE_ROWS", 300)
+    monkeypatch.setattr(spool_module, "WRITE_BYTES", 16 * 1024)
+
+
+@pytest.mark.usefixtures("process_early")
+@pytest.mark.parametrize("how", ["by a process", "the process fails", "one processor"])
+async def test_a_long_list_is_indexed_by_a_process_while_it_arrives(
+    how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pieces: list[Piece] = []
+    as_index_piece = index_process.as_index_piece
+
+    def counted(piece: Piece) -> IndexPiece:
+        pieces.append(piece)
+        return as_index_piece(piece)
+
+    monkeypatch.setattr(tabs, "as_index_piece", counted)
+    # Otherwise the tab indexes the list itself.
+    if how == "the process fails":
+        monkeypatch.setattr(index_process.sys, "executable", "/bin/true")
+    elif how == "one processor":
+        monkeypatch.setattr(index_process, "processors", lambda: 1)
+    fails = how != "by a process"
+    async with half_arrived(3000) as arrived:
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        await pilot.press("slash", *'"item 2')
+        if not fails:  # the rows so far, from the process's pieces
+            await wait_for(lambda: pieces and tab.table.model.partial_count > 0, pilot)
+            assert not tab.loaded_once
+            so_far = tab.table.model.partial_count
+            assert tab.table.shown_count == sum(str(n).startswith("2") for n in range(so_far))
+        arrived.held.gate.set()
+        await loaded(app, pilot, "items")
+        assert tab.table.total_count == len(arrived.listed)
+        assert tab.table.shown_count == 1111  # 2, 20-29, 200-299, 2000-2999
+        assert bool(pieces) is not fails
+        assert sum(piece.count for piece in pieces) == (0 if fails else len(arrived.listed))
+        rows = tab.table.model.rows
+        whole = prepare_rows(
+            tab.table.columns, rows, width=cell_len, other_fields=ITEMS.other_fields
+        )
+        assert facts_of(tab.table.model.search_index()) == facts_of(whole.index)
+        assert tab._process is None
+
+
+def facts_of(index: SearchIndex) -> tuple[Any, ...]:
+    return (
+        index.lines[: index.count],
+        index.extras,
+        None if index.extra_ids is None else list(index.extra_ids),
+        [list(index.rows_with(number)) for number in range(len(index.extras))],
+    )
