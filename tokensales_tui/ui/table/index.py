@@ -59,6 +59,7 @@ class SearchIndex:
         "_fields",
         "_lock",
         "_more",
+        "_owned",
         "count",
         "extra_ids",
         "extra_rows",
@@ -90,6 +91,9 @@ class SearchIndex:
         """Rows with each of ``extras`` added since its ``extra_rows`` was put together.
         Only those a query asks for are (:meth:`rows_with`): a list arriving adds rows
         to thousands of texts at each piece, and each piece makes a new index."""
+        self._owned: set[int] = set()
+        """The texts whose last chunk in ``_more`` this index made, and grows in place;
+        the others' are shared with the index this one extends."""
         self._lock = threading.Lock()  # two filters putting the same rows together
         if count:
             interned = None
@@ -126,7 +130,8 @@ class SearchIndex:
 
     def take(self, piece: IndexPiece) -> None:
         """Add the rows of ``piece`` after those of this index, in place: only for an
-        index no one else reads yet (see :meth:`extended`)."""
+        index no one else reads yet (see :meth:`extended`). The piece's arrays become
+        the index's own, and grow with the next pieces."""
         if piece.start != self.count:
             raise ValueError(f"piece starts at {piece.start}, index has {self.count} rows")
         for place, cells in self._fields.items():  # a column being filtered on
@@ -142,9 +147,13 @@ class SearchIndex:
         self.extra_ids += ids
         self.extras += texts
         self.extra_rows += [_NO_ROWS] * len(texts)
-        more = self._more
+        more, owned = self._more, self._owned
         for number, positions in groups.items():
-            more[number] = (*more.get(number, ()), positions)
+            if number in owned:
+                more[number][-1].extend(positions)
+            else:  # the piece's array, grown by the next pieces this index takes
+                more[number] = (*more.get(number, ()), positions)
+                owned.add(number)
 
     def rows_with(self, number: int) -> array[int]:
         """The rows (ascending) whose other fields have text ``number`` of ``extras``."""
@@ -152,6 +161,7 @@ class SearchIndex:
             return self.extra_rows[number]
         with self._lock:
             chunks = self._more.pop(number, None)
+            self._owned.discard(number)
             if chunks is not None:
                 rows = self.extra_rows[number]
                 if not rows and len(chunks) == 1:
