@@ -7,6 +7,7 @@ way it can fail leaves the tab to index the list itself.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 from typing import Any
@@ -206,6 +207,10 @@ async def test_a_long_list_is_indexed_by_a_process_while_it_arrives(
         )
         assert facts_of(tab.table.model.search_index()) == facts_of(whole.index)
         assert tab._process is None
+        # Nothing holds the indexer, nor the index as it was, once the load took it: a
+        # worker's result lives as long as any timer started while it ran.
+        gc.collect()
+        assert not [o for o in gc.get_objects() if isinstance(o, RowsIndexer)]
 
 
 def facts_of(index: SearchIndex) -> tuple[Any, ...]:
@@ -215,3 +220,26 @@ def facts_of(index: SearchIndex) -> tuple[Any, ...]:
         None if index.extra_ids is None else list(index.extra_ids),
         [list(index.rows_with(number)) for number in range(len(index.extras))],
     )
+
+
+@pytest.mark.usefixtures("process_early")
+@pytest.mark.parametrize(("processors", "by_process"), [(2, False), (4, True)])
+async def test_unfiltered_rows_are_indexed_by_a_process_when_it_has_a_processor_of_its_own(
+    processors: int, by_process: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With two, the process would slow the reading down: the list is indexed once it
+    # has arrived, unless a filter typed needs the rows indexed meanwhile.
+    monkeypatch.setattr(index_process, "processors", lambda: processors)
+    started: list[Setup] = []
+    start = IndexProcess.start
+
+    async def counted(setup: Setup) -> IndexProcess:
+        started.append(setup)
+        return await start(setup)
+
+    monkeypatch.setattr(IndexProcess, "start", counted)
+    async with half_arrived(3000) as arrived:
+        arrived.held.gate.set()
+        await loaded(arrived.app, arrived.pilot, "items")
+        assert arrived.tab.table.total_count == len(arrived.listed)
+        assert bool(started) is by_process

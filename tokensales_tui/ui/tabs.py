@@ -146,11 +146,12 @@ class ResourceTab(Vertical):
         self._loading = False
         self._filter_due = False  # a filter of a long list waits for the keys queued
         self._arriving: list[Any] | None = None  # the rows shown while their body arrives
+        self._arrival: StreamedList | None = None  # ... and the list they come from
         self._indexer: RowsIndexer | None = None  # indexes them, a slice at a time
         self._index_worker: Worker[None] | None = None
         # Indexes them in another process once they are many (see _index_in_process).
         self._process: IndexProcess | None = None
-        self._process_worker: Worker[RowsIndexer | None] | None = None
+        self._process_worker: Worker[list[RowsIndexer]] | None = None
         self._by_process = False  # while the process indexes them
         self._shown_at = 0.0  # when its index was last shown
         self._body_read = asyncio.Event()  # the indexing of arriving rows stops waiting
@@ -311,7 +312,7 @@ class ResourceTab(Vertical):
         finally:
             table.loading = False
             self._loading = False
-            self._arriving, self._indexer = None, None
+            self._arriving, self._arrival, self._indexer = None, None, None
             self._stop_process()
             self._indexing = False
             self._loaded_at = time.monotonic()
@@ -346,7 +347,7 @@ class ResourceTab(Vertical):
         They show unindexed; a filter typed meanwhile has them indexed a slice at a time
         on the event loop (:meth:`_index_arrived`) and applies to the rows indexed so
         far; a sort is computed once the whole index is there. Once there are many, a
-        process of their own indexes them all (:meth:`_index_in_process`).
+        process of their own may index them all (:meth:`_index_in_process`).
         """
         table = self.table
         rows = arrival.rows
@@ -364,7 +365,8 @@ class ResourceTab(Vertical):
                 columns, rows, keep_cursor_key=self.resource.row_id
             ):
                 return  # rows already shown, or a filter or sort that needs the index
-            self._arriving, self._grown_at, self._shown_at = rows, now, 0.0
+            self._arriving, self._arrival = rows, arrival
+            self._grown_at, self._shown_at = now, 0.0
             self._indexer = table.model.indexer(columns)
             self._body_read = asyncio.Event()
             # No filter may build an index of a partial list: the first slice indexed is
@@ -374,14 +376,6 @@ class ResourceTab(Vertical):
             self._update_count()
         if self._process is not None and arrival.ended:
             self._process.end(arrival.length)
-        elif (
-            self._process_worker is None
-            and len(rows) >= INDEX_PROCESS_FROM
-            and index_process.processors() > 1
-        ):
-            self._process_worker = self.run_worker(
-                self._index_in_process(arrival), group="index", exit_on_error=False
-            )
         self._index_arrived()
 
     def _index_arrived(self) -> None:
@@ -392,13 +386,20 @@ class ResourceTab(Vertical):
         to end); on the loop the indexing costs its own time only.
 
         Not before a filter is typed: the reading and decoding share this interpreter,
-        and unfiltered, the rows are indexed once they have all arrived.
+        and unfiltered, the rows are indexed once they have all arrived. Past
+        :data:`INDEX_PROCESS_FROM` rows, a process of their own may index them instead
+        (:meth:`_process_due`).
         """
-        worker = self._index_worker
+        worker, arrival = self._index_worker, self._arrival
         if self._indexer is not None and self._by_process:
             self._show_from_process(self._indexer)  # the index process indexes them
             return
-        if self._indexer is None:
+        if self._indexer is None or arrival is None:
+            return
+        if self._process_worker is None and self._process_due(arrival):
+            self._process_worker = self.run_worker(
+                self._index_in_process(arrival), group="index", exit_on_error=False
+            )
             return
         if worker is not None and worker.is_running:
             return
@@ -429,11 +430,26 @@ class ResourceTab(Vertical):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._body_read.wait(), INDEX_EVERY)
 
-    async def _index_in_process(self, arrival: StreamedList) -> RowsIndexer | None:
+    def _process_due(self, arrival: StreamedList) -> bool:
+        """Whether the rows arriving are to be indexed by a process of their own.
+
+        Past :data:`INDEX_PROCESS_FROM` rows, when the processors leave it one of its own
+        (with two, only once a filter is typed: it shares them with the reading, which
+        then slows down, but indexing for the filter on the event loop would slow it
+        more; unfiltered, the list is indexed once it has arrived).
+        """
+        if len(arrival.rows) < INDEX_PROCESS_FROM or arrival.ended:
+            return False
+        processors = index_process.processors()
+        return processors > 2 or (processors == 2 and bool(self.filter_input.value))
+
+    async def _index_in_process(self, arrival: StreamedList) -> list[RowsIndexer]:
         """Index the rows arriving in a process of their own (:mod:`.index_process`);
-        the indexer of them all once the body has ended, or None when the process
-        failed: the load then indexes the list itself, and until then a filter typed
-        has the rows indexed on the event loop again, from the first.
+        the indexer of them all once the body has ended, in a list for the load to
+        take it out of, or an empty list when the process failed: the load then indexes
+        the list itself, and until then a filter typed has the rows indexed on the
+        event loop again, from the first. (A worker's result lives as long as the
+        worker, which every timer and task started while it ran keeps alive.)
 
         The indexer is a new one: the process numbers the other fields' texts from the
         first row. Its index takes the place of one built on the event loop for a filter
@@ -441,7 +457,7 @@ class ResourceTab(Vertical):
         """
         indexer = self._indexer
         if indexer is None or arrival.rows is not self._arriving:
-            return None
+            return []
         indexer = self._indexer = self.table.model.indexer(indexer.columns)
         self._by_process = True
         try:
@@ -451,7 +467,7 @@ class ResourceTab(Vertical):
         if indexed is None and self._indexer is indexer and arrival.rows is self._arriving:
             self._indexer = self.table.model.indexer(indexer.columns)
             self._index_arrived()
-        return indexed
+        return [] if indexed is None else [indexed]
 
     async def _take_from_process(
         self, arrival: StreamedList, indexer: RowsIndexer
@@ -513,7 +529,8 @@ class ResourceTab(Vertical):
         process_worker = self._process_worker
         if process_worker is not None:
             try:
-                indexer = await process_worker.wait()
+                indexed = await process_worker.wait()
+                indexer = indexed.pop() if indexed else None
             except (WorkerCancelled, WorkerFailed):
                 indexer = None
         if indexer is None or rows is not self._arriving or self.table.rows is not rows:
@@ -524,7 +541,7 @@ class ResourceTab(Vertical):
         """A load that ends without its list: the rows shown as they arrived go too."""
         if self._arriving is not None and self.table.rows is self._arriving:
             self.table.set_data(self.table.columns, [])
-        self._arriving, self._indexer = None, None
+        self._arriving, self._arrival, self._indexer = None, None, None
         self._stop_process()
 
     def _stop_process(self) -> None:
