@@ -85,7 +85,7 @@ async def test_the_process_indexes_a_growing_spool_as_the_tab_would() -> None:
     finally:
         await process.close()
     assert last == Done(len(rows))
-    assert pieces == 3  # 4096 rows a piece
+    assert pieces > 1  # 4,096 rows or more a piece, as the spool grows
     whole = prepare_rows(columns, rows, width=cell_len, other_fields=ITEMS.other_fields)
     assert facts(indexer.prepared(rows)) == facts(whole)
 
@@ -180,7 +180,7 @@ async def test_a_long_list_is_indexed_by_a_process_while_it_arrives(
         pieces.append(piece)
         return as_index_piece(piece)
 
-    monkeypatch.setattr(tabs, "as_index_piece", counted)
+    monkeypatch.setattr(index_process, "as_index_piece", counted)
     # Otherwise the tab indexes the list itself.
     if how == "the process fails":
         monkeypatch.setattr(index_process.sys, "executable", "/bin/true")

@@ -29,8 +29,6 @@ from ..api import ApiError
 from ..api.errors import RateLimitedError
 from ..api.models import full_collections_deferred, settle_collections
 from ..payouts import payout_rows
-from . import index_process
-from .index_process import Done, IndexProcess, Piece, as_index_piece, setup_for
 from .resources import PAYOUTS, Resource, row_content
 from .safe import line
 from .table.model import PreparedRows, RowsIndexer, Scope, diff_rows
@@ -40,6 +38,7 @@ from .widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
     from ..api.listing import StreamedList
+    from .index_process import IndexProcess
     from .worker import ApiWorker
 
 log = logging.getLogger(__name__)
@@ -440,6 +439,8 @@ class ResourceTab(Vertical):
         """
         if len(arrival.rows) < INDEX_PROCESS_FROM or arrival.ended:
             return False
+        from . import index_process  # not at start-up: a few milliseconds
+
         processors = index_process.processors()
         return processors > 2 or (processors == 2 and bool(self.filter_input.value))
 
@@ -472,9 +473,11 @@ class ResourceTab(Vertical):
     async def _take_from_process(
         self, arrival: StreamedList, indexer: RowsIndexer
     ) -> RowsIndexer | None:
+        from . import index_process
+
         try:
-            process = await IndexProcess.start(
-                setup_for(arrival, self.resource.key, indexer.columns)
+            process = await index_process.IndexProcess.start(
+                index_process.setup_for(arrival, self.resource.key, indexer.columns)
             )
         except OSError as error:
             log.info("no index process (%s): the tab indexes the list", error)
@@ -483,8 +486,10 @@ class ResourceTab(Vertical):
         try:
             if arrival.ended:
                 process.end(arrival.length)
-            while isinstance(message := await process.receive(INDEX_PROCESS_QUIET), Piece):
-                indexer.take(as_index_piece(message), message.measures)
+            while isinstance(
+                message := await process.receive(INDEX_PROCESS_QUIET), index_process.Piece
+            ):
+                indexer.take(index_process.as_index_piece(message), message.measures)
                 if self.table.rows is not arrival.rows:  # other rows shown since
                     return None
                 self._show_from_process(indexer)
@@ -494,7 +499,9 @@ class ResourceTab(Vertical):
         finally:
             self._process = None
             await process.close()
-        if isinstance(message, Done) and message.count == indexer.count == len(arrival.rows):
+        if isinstance(message, index_process.Done) and message.count == indexer.count == len(
+            arrival.rows
+        ):
             return indexer
         log.info("index process: %s", message)
         return None
