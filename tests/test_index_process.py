@@ -135,6 +135,19 @@ async def test_a_process_that_sends_nothing_in_time_is_a_failure() -> None:
     assert message == Failed("nothing in 0.5 s")
 
 
+def test_a_piece_whose_parts_do_not_add_up_is_refused() -> None:
+    # The tab then indexes the list itself (ValueError, see ResourceTab._take_from_process).
+    measures: tuple[list[int], list[int], list[int]] = ([], [], [])
+    with pytest.raises(ValueError, match="holds 1 lines"):
+        index_process.as_index_piece(Piece(start=0, count=2, lines=b"a", measures=measures))
+    with pytest.raises(ValueError, match="numbers 0"):
+        index_process.as_index_piece(
+            Piece(start=0, count=1, lines=b"a", measures=measures, texts=[b"x"], ids=b"")
+        )
+    piece = index_process.as_index_piece(Piece(start=3, count=0, lines=b"", measures=measures))
+    assert (piece.start, piece.lines) == (3, [])
+
+
 def test_the_process_gets_no_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TOKENSALES_API_SECRET", "s3cret")
     monkeypatch.setenv("TOKENSALES_API_KEY", "key")
