@@ -11,9 +11,9 @@ piece at a time (:class:`Piece`); the tab adds each piece to its index
 (:meth:`~.table.model.RowsIndexer.take`), so that the index is whole, or nearly, when
 the body has ended.
 
-The process gets the spool's descriptor and nothing else of the app's: no credentials
-(its environment has none of ``TOKENSALES_*``), no terminal (its output is the pipe
-to the app, its errors go nowhere). It stops when told, when its pipe closes (the app
+The process gets the spool's descriptor and the app's environment without its
+``TOKENSALES_*`` variables (so no credentials), and no terminal (its output is the pipe
+to the app, its errors go nowhere, and it has a session of its own). It stops when told, when its pipe closes (the app
 has gone) or on anything it cannot read plainly, after saying so (:class:`Failed`): the
 tab then indexes the list itself, as it does any list.
 
