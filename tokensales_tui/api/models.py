@@ -676,21 +676,21 @@ def settle_collections() -> None:
     someone's typing; frozen objects are not walked. Garbage is collected first: a
     frozen cycle is never collected, and one holding rows would keep them all.
     """
-    global _thresholds
     gc.collect()
     gc.freeze()
-    with _full_lock:
-        if _full_deferrals == 0 and _thresholds is not None:
-            gc.set_threshold(*_thresholds)
-            _thresholds = None
+    _put_thresholds_back(even_deferred=False)
 
 
 def restore_collections() -> None:
     """Let full collections run as usual again, even while a load defers them, without
     collecting: for an app that ends, and its loads with it."""
+    _put_thresholds_back(even_deferred=True)
+
+
+def _put_thresholds_back(*, even_deferred: bool) -> None:
     global _thresholds
     with _full_lock:
-        if _thresholds is not None:
+        if _thresholds is not None and (even_deferred or _full_deferrals == 0):
             gc.set_threshold(*_thresholds)
             _thresholds = None
 
