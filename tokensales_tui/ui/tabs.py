@@ -28,6 +28,7 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 from ..api import ApiError
 from ..api.errors import RateLimitedError
 from ..api.models import full_collections_deferred, settle_collections
+from ..clean import clean_line
 from ..payouts import payout_rows
 from .resources import PAYOUTS, Resource, row_content
 from .safe import line
@@ -494,7 +495,7 @@ class ResourceTab(Vertical):
                     return None
                 self._show_from_process(indexer)
         except ValueError as error:  # a piece that does not fit
-            log.info("index process: %s", error)
+            log.info("index process: %s", clean_line(str(error)))
             return None
         finally:
             self._process = None
@@ -503,7 +504,8 @@ class ResourceTab(Vertical):
             arrival.rows
         ):
             return indexer
-        log.info("index process: %s", message)
+        # Its reason may quote the body: text from the server, kept to one clean line.
+        log.info("index process: %s", clean_line(repr(message)))
         return None
 
     def _show_from_process(self, indexer: RowsIndexer) -> None:
