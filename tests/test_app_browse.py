@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.cells import cell_len
@@ -68,6 +69,37 @@ async def test_filter_narrows_and_escape_clears() -> None:
         await pilot.press("escape")
         assert table.shown_count == total
         assert app.focused is table
+
+
+async def test_typing_a_filter_lays_the_screen_out_no_more(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A layout of the whole screen costs 15-20 ms a key on a slow machine. Neither the
+    # filter line (Input sizes itself to its text) nor the count line (as wide as the
+    # count) asks for one while a filter is typed, and neither does the table while its
+    # rows fit in it.
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2", "slash", "g", "o")
+        await pilot.pause()
+        tab = app.active_tab
+        layouts: list[str] = []
+        for widget in (tab.filter_input, tab.query_one(".count"), tab.table):
+            original = widget.refresh
+
+            def counted(*args: Any, original: Any = original, **kwargs: Any) -> Any:
+                if kwargs.get("layout"):
+                    layouts.append(str(original.__self__))
+                return original(*args, **kwargs)
+
+            monkeypatch.setattr(widget, "refresh", counted)
+        for key in ["l", "d", "backspace"]:
+            await pilot.press(key)
+            await pilot.pause()
+        assert tab.table.filter_text == "gol"
+        assert 0 < tab.table.shown_count < tab.table.size.height - 1  # the rows fit
+        assert layouts == []
 
 
 async def test_filter_matching_nothing_says_so() -> None:

@@ -645,20 +645,22 @@ class ResourceTable(ScrollView, can_focus=True):
         """Take the size of the rows and header, without a layout of the screen if none is due.
 
         Setting ``virtual_size`` lays the whole screen out again (~10 ms here), which a list
-        growing while its body arrives would do ten times a second. When only the number
-        of rows changes and the rows overflow the table before and after, the scrollbars
-        stay where they are: only the vertical one is told the new size.
+        growing while its body arrives would do ten times a second, and a filter at each
+        key. When only the number of rows changes and the rows overflow the table before
+        and after, or fit in it before and after, the scrollbars stay as they are: only
+        the vertical one is told the new size.
         """
         old, height = self.virtual_size, self.size.height
-        if (
-            self.is_mounted
-            and size.width == old.width
-            and min(size.height, old.height) > height
-            and self.show_vertical_scrollbar
-        ):
-            self.set_reactive(ResourceTable.virtual_size, size)
-            self._scroll_update(size)  # Textual's own update of the scrollbars to a size
-            return
+        if self.is_mounted and size.width == old.width:
+            overflow = min(size.height, old.height) > height and self.show_vertical_scrollbar
+            fit = (
+                max(size.height, old.height) <= self.scrollable_content_region.height
+                and not self.show_vertical_scrollbar
+            )
+            if overflow or fit:
+                self.set_reactive(ResourceTable.virtual_size, size)
+                self._scroll_update(size)  # Textual's own update of the scrollbars to a size
+                return
         self.virtual_size = size
 
     def _post_highlighted(self) -> None:
