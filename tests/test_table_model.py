@@ -349,6 +349,22 @@ def test_diff_rows_names_what_a_reload_added_changed_and_removed() -> None:
     assert diff_rows(old, old, attrgetter("name"), attrgetter("amount")) == (set(), 0, 0)
 
 
+def random_things(seed: int) -> list[Thing]:
+    """400 rows of a few words, many sharing their other fields."""
+    import random
+
+    rng = random.Random(seed)
+    words = ["gold", "pass", "golden", "past", "go", "pa", "x"]
+    return [
+        Thing(
+            " ".join(rng.choices(words, k=2)) + f" {n}",
+            n,
+            rng.choice(["backstage gold", "front row", "", "pass only", f"note {n % 7}"]),
+        )
+        for n in range(400)
+    ]
+
+
 @pytest.mark.parametrize("slice_rows", [None, 7])
 def test_typed_filters_match_fresh_ones_on_many_rows(
     slice_rows: int | None, monkeypatch: pytest.MonkeyPatch
@@ -357,21 +373,10 @@ def test_typed_filters_match_fresh_ones_on_many_rows(
     # positions and bytes, few and many candidates, shared and distinct other fields;
     # and each pass over the index cut in slices of a few rows, as a thread's passes
     # over a long list are.
-    import random
-
     if slice_rows is not None:
         monkeypatch.setattr(index_module, "SLICE", slice_rows)
 
-    rng = random.Random(7)
-    words = ["gold", "pass", "golden", "past", "go", "pa", "x"]
-    rows = [
-        Thing(
-            " ".join(rng.choices(words, k=2)) + f" {n}",
-            n,
-            rng.choice(["backstage gold", "front row", "", "pass only", f"note {n % 7}"]),
-        )
-        for n in range(400)
-    ]
+    rows = random_things(7)
     typed = things(rows)
     for query in ["golden", "pass", "backstage", "note 3", "!gold pa", "itemname:go", "o"]:
         for end in range(1, len(query) + 1):
@@ -393,3 +398,86 @@ def test_cells_of_disputed_width_are_settled_and_others_left_as_they_are() -> No
     cells, _, longest = column_cells(column, ["काम", "\U00011003x", "plain", "a\u0903"])
     assert cells == ["कआम", "\U00011003x", "plain", "a\\u0903"]
     assert longest == len("a\\u0903")
+
+
+def test_a_filter_of_many_rows_shows_its_first_matches_then_finds_the_rest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Steps of a few rows stand for steps of thousands: every filter of the language,
+    # typed key by key (some keys while the one before is still looked for), with and
+    # without a scope, gives what the filter found at once gives.
+    from tokensales_tui.ui.table import model as model_module
+
+    rows = random_things(11)
+    queries = ["golden", "backstage", "!gold pa", "itemname:go", "o", "zzz", "pass !name:past"]
+
+    def at_once(text: str, scope: Scope | None) -> list[str]:
+        view = things(rows)
+        view.set_scope(scope)
+        view.set_filter(text)
+        assert not view.filtering
+        return shown(view)
+
+    expected = {
+        (query[:end], scope): at_once(query[:end], scope)
+        for query in queries
+        for end in range(1, len(query) + 1)
+        for scope in (None, EVEN)
+    }
+    monkeypatch.setattr(model_module, "SCAN_STEP", 16)
+    monkeypatch.setattr(model_module, "SCAN_FIRST", 32)
+    monkeypatch.setattr(model_module, "SCAN_FIRST_STEP", 8)
+    for scope in (None, EVEN):
+        typed = things(rows)
+        typed.first_rows = 3
+        typed.set_scope(scope)
+        scanned = 0
+        for query in queries:
+            for end in range(1, len(query) + 1):
+                typed.set_filter(query[:end])
+                whole = expected[(query[:end], scope)]
+                first = shown(typed)
+                assert first == whole[: len(first)], query[:end]  # the first of them, in order
+                assert len(first) >= min(3, len(whole)) or typed.filtering
+                scanned += typed.filtering
+                if end % 2:  # the next key before this one is found everywhere
+                    continue
+                while not typed.step_filter():
+                    pass
+                assert shown(typed) == whole, query[:end]
+            typed.finish_filter()
+            assert shown(typed) == expected[(query, scope)]
+        assert scanned > 10  # most keys were looked for a step at a time
+
+
+EVEN = Scope("even", lambda row: row.amount % 2 == 0)
+
+
+def test_what_needs_every_match_finds_them_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tokensales_tui.ui.table import model as model_module
+
+    monkeypatch.setattr(model_module, "SCAN_STEP", 4)
+    monkeypatch.setattr(model_module, "SCAN_FIRST", 8)
+    monkeypatch.setattr(model_module, "SCAN_FIRST_STEP", 2)
+    rows = [Thing(f"gold {n}" if n % 3 else f"silver {n}", n) for n in range(100)]
+    view = things(rows)
+    view.first_rows = 2
+    view.set_filter("gold")
+    assert view.filtering and len(view.view) < 66
+    assert view.sort_by("amount", reverse=True)  # a sorted view is made of every match
+    assert not view.filtering
+    assert shown(view)[:2] == ["gold 98", "gold 97"] and len(view.view) == 66
+    view.set_filter("silver")  # sorted: found at once
+    assert not view.filtering and len(view.view) == 34
+    view.sort_by(None)
+    view.set_filter("gold 9")
+    assert view.filtering
+    assert view.mark_shown() == 12 and not view.filtering  # "gold" and "9"
+    view.set_filter("gold")
+    assert view.matches(98) and not view.filtering
+    view.set_filter("old")
+    assert view.empty_reason is None and view.filtering
+    view.set_filter("nothing")
+    assert view.empty_reason is not None and view.empty_reason.startswith("Looking for")
+    view.finish_filter()
+    assert view.empty_reason is not None and view.empty_reason.startswith("No rows match")

@@ -685,6 +685,8 @@ class ResourceTab(Vertical):
             key, reverse = table.pending_sort
             label = next((c.label for c in table.columns if c.key == key), key)
             text += f" · sorting by {label} {'▼' if reverse else '▲'}…"
+        if table.model.filtering:
+            text += " · filtering…"
         if self._changes and self._loaded_at is not None:
             text += f" · {self._changes}"
         if self._loading and table.total_count:

@@ -7,7 +7,7 @@ import operator
 import threading
 from array import array
 from collections import deque
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
 from typing import Any
@@ -215,6 +215,51 @@ class SearchIndex:
         # The rows whose other fields contain the query are among the candidates (those
         # fields contain the shorter query too): only the cells needed a look there.
         return union(shown, [self.rows_with(i) for i in matching], count, within)
+
+    def matcher(
+        self, query: str, place: int | None = None
+    ) -> Callable[[Sequence[int]], array[int]]:
+        """Like :meth:`match` (:meth:`match_field` in column ``place``), for a filter
+        looked for a few thousand rows at a time: a function of some positions
+        (ascending) giving those that match, at a cost that follows their number
+        (:meth:`match` marks every row of a matching other-field text at each call)."""
+        needle = query.encode()
+        lines, ids = self.lines, self.extra_ids
+        if place is not None:
+            kept = self._fields.get(place)
+            if kept is not None:
+                return lambda positions: _containing(kept, positions, needle)
+
+            def in_column(positions: Sequence[int]) -> array[int]:
+                # Split out a step's cells only: all of them would hold the first frame.
+                texts = map(lines.__getitem__, positions)
+                cells = map(split_field, texts, repeat(place))
+                return array(
+                    "i", compress(positions, map(operator.contains, cells, repeat(needle)))
+                )
+
+            return in_column
+        matching = self._extras_containing(needle)
+        hit: bytearray | None = None
+        if matching and ids is not None:
+            hit = bytearray(len(self.extras))
+            deque(map(hit.__setitem__, matching, repeat(1)), maxlen=0)
+
+        def rows(positions: Sequence[int]) -> array[int]:
+            if isinstance(positions, range) and positions.step == 1:
+                texts: Iterable[bytes] = lines[positions.start : positions.stop]
+            else:
+                texts = map(lines.__getitem__, positions)
+            found: Iterable[object] = map(operator.contains, texts, repeat(needle))
+            if hit is not None and ids is not None:
+                if isinstance(positions, range) and positions.step == 1:
+                    numbers: Iterable[int] = ids[positions.start : positions.stop]
+                else:
+                    numbers = map(ids.__getitem__, positions)
+                found = map(operator.or_, found, map(hit.__getitem__, numbers))
+            return array("i", compress(positions, found))
+
+        return rows
 
     def _or_extras(self, flags: bytes, matching: Sequence[int]) -> bytes:
         """``flags`` (a byte per row) with a 1 for each row whose other fields match."""

@@ -13,6 +13,7 @@ and are drawn as plain ``Segment`` text, never as markup.
 from __future__ import annotations
 
 import asyncio
+import time
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -39,6 +40,10 @@ __all__ = ["ResourceTable"]
 SORT_ON_LOOP = 20_000
 """Rows sorted on the event loop (20,000 titles take ~40 ms, most of it their natural
 sort keys); a longer list sorts in a thread."""
+
+FILTER_SHOWN_EVERY = 0.2
+"""Seconds between two showings of a filter's matches growing while it is looked for in
+the rest of the rows (:attr:`TableView.filtering`)."""
 
 SORT_MARKS = {False: " ▲", True: " ▼"}
 MARK = "✓"
@@ -216,6 +221,9 @@ class ResourceTable(ScrollView, can_focus=True):
         self._line_cache: LRUCache[tuple[int, bool, int, int], Strip] = LRUCache(1024)
         self._pending_sort: tuple[str, bool] | None = None
         self._sorting = False  # a sort runs in a thread
+        self._filtering = False  # the filter is looked for in the rest of the rows
+        # The row for the cursor once the filter finds it: (of these rows, position).
+        self._cursor_awaits: tuple[Sequence[Any], int] | None = None
         self._data.set_columns(columns)
         self._layout()
 
@@ -506,10 +514,8 @@ class ResourceTable(ScrollView, can_focus=True):
         view = self._data.view
         highlighted = view[self._cursor] if view else None
         self._data.set_scope(scope)
-        cursor = 0
-        if highlighted is not None and self._data.matches(highlighted):
-            cursor = self._data.view.index(highlighted)
-        self._after_view_change(cursor)
+        place = -1 if highlighted is None else self._data.place_of(highlighted)
+        self._after_view_change(max(place, 0))
 
     def set_filter(self, text: str) -> None:
         """Show only rows containing ``text`` in any column, ignoring case.
@@ -523,10 +529,13 @@ class ResourceTable(ScrollView, can_focus=True):
             self._after_filter(highlighted)
 
     def _after_filter(self, highlighted: int | None) -> None:
-        cursor = 0
-        if highlighted is not None and self._data.matches(highlighted):
-            cursor = self._data.view.index(highlighted)  # the highlighted row is still shown
-        self._after_view_change(cursor)
+        # On the row highlighted before, if it is still shown; if the filter is still
+        # looked for, once it is found there (and the cursor has not moved meanwhile).
+        place = -1 if highlighted is None else self._data.place_of(highlighted)
+        self._after_view_change(max(place, 0))
+        self._cursor_awaits = None
+        if place < 0 and highlighted is not None and self._data.filtering:
+            self._cursor_awaits = (self._data.rows, highlighted)
 
     # --- sort ----------------------------------------------------------------------
 
@@ -640,6 +649,44 @@ class ResourceTable(ScrollView, can_focus=True):
                 )
             )
         self._post_highlighted()
+        if self._data.filtering and not self._filtering:
+            self._filtering = True
+            self.run_worker(self._finish_filter(), group="filter-rest", exit_on_error=False)
+
+    async def _finish_filter(self) -> None:
+        """Look for the filter in the rest of the rows, a step at a time between frames
+        and keys (a new filter typed meanwhile is looked for from then on). The rows
+        found show as the screen needs them, and every :data:`FILTER_SHOWN_EVERY`."""
+        shown_at = time.monotonic()
+        try:
+            while self._data.filtering:
+                await asyncio.sleep(0)
+                before = len(self._data.view)
+                done = self._data.step_filter()
+                screen = round(self.scroll_y) + self._body_height
+                now = time.monotonic()
+                if (
+                    done
+                    or before < min(screen, len(self._data.view))  # the screen fills in
+                    or now - shown_at >= FILTER_SHOWN_EVERY
+                ):
+                    shown_at = now
+                    cursor, awaited = self._cursor, self._cursor_awaits
+                    if awaited is not None and awaited[0] is self._data.rows:
+                        found = self._data.place_of(awaited[1])
+                        if found >= 0:
+                            cursor, self._cursor_awaits = found, None
+                    self._after_view_change(cursor)
+        finally:
+            self._filtering = False
+
+    @property
+    def screen_complete(self) -> bool:
+        """Whether the rows on screen are those of the filter in effect: it has been
+        looked for in every row, or the rows found so far fill the screen."""
+        if not self._data.filtering:
+            return True
+        return len(self._data.view) >= round(self.scroll_y) + self._body_height
 
     def _set_virtual_size(self, size: Size) -> None:
         """Take the size of the rows and header, without a layout of the screen if none is due.
@@ -677,6 +724,7 @@ class ResourceTable(ScrollView, can_focus=True):
             return
         old, self._cursor = self._cursor, cursor
         self._click_selected = False
+        self._cursor_awaits = None
         self._refresh_row(old)
         self._refresh_row(cursor)
         self._scroll_cursor_into_view()
