@@ -24,6 +24,7 @@ from tokensales_tui.api.models import Asset, Collection, Item
 from tokensales_tui.api.spool import Spooled
 from tokensales_tui.emulator import create_app
 from tokensales_tui.session import Launch
+from tokensales_tui.ui import tabs
 from tokensales_tui.ui.app import TokenSalesApp
 
 from .apphelpers import Rigged, emulator_env, loaded, screen_text, wait_for
@@ -139,6 +140,34 @@ async def test_a_filter_typed_while_the_body_arrives_applies_to_the_rows_so_far(
         assert tab.table.shown_count == 1111  # and 2000-2999
         assert tab.table.filter_text == '"item 2'
         assert tab.table.sort_column == "id"
+
+
+async def test_a_filter_typed_while_the_body_arrives_shows_a_small_slice_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The key's frame waits for the first slice indexed: a small one, then each next
+    # one doubles, with no wait between them, up to a full slice.
+    monkeypatch.setattr(tabs, "INDEX_FIRST", 50)
+    monkeypatch.setattr(tabs, "INDEX_STEP", 1600)
+    async with half_arrived(6000) as arrived:
+        pilot, tab = arrived.pilot, arrived.tab
+        arrived_rows = 0
+        while arrived_rows != len(tab.table.rows):  # all that arrives before the halt
+            arrived_rows = len(tab.table.rows)
+            await pilot.pause(0.1)
+        assert 750 < arrived_rows < 1550
+        shown: list[int] = []
+        show_indexed = tab.table.show_indexed
+
+        def spied(index: Any, text: str) -> None:
+            shown.append(index.count)
+            show_indexed(index, text)
+
+        monkeypatch.setattr(tab.table, "show_indexed", spied)
+        await pilot.press("slash", "i")
+        await wait_for(lambda: bool(shown) and shown[-1] == arrived_rows, pilot)
+        assert shown == [50, 150, 350, 750, arrived_rows]
+        assert tab.table.filter_text == "i"
 
 
 class FakeResponse:

@@ -71,6 +71,9 @@ INDEX_STEP = 32_768
 """Most rows indexed in one slice while the body arrives: what is left once it has all
 arrived is indexed at once."""
 
+INDEX_FIRST = 1_024
+"""Rows indexed in the first slice for a filter typed while the body arrives."""
+
 INDEX_ON_LOOP = 512
 """Rows indexed in one step on the event loop while the body arrives (a few ms)."""
 
@@ -412,8 +415,12 @@ class ResourceTab(Vertical):
 
     async def _index_arriving(self, indexer: RowsIndexer) -> None:
         rows = self._arriving
+        # The first slice is small, for the filter's first frame; the next ones double,
+        # with no wait between them, up to INDEX_STEP.
+        step = INDEX_FIRST if not indexer.count else INDEX_STEP
         while rows is not None and self._indexer is indexer and indexer.count < len(rows):
-            stop = min(len(rows), indexer.count + INDEX_STEP)
+            stop = min(len(rows), indexer.count + step)
+            growing, step = step < INDEX_STEP, min(2 * step, INDEX_STEP)
             # Every step of a slice is taken (one left halfway would leave the indexer's
             # numbering ahead of its index); a cancelled worker's indexer is let go.
             for _ in indexer.steps(rows, stop, INDEX_ON_LOOP):
@@ -428,8 +435,9 @@ class ResourceTab(Vertical):
             self._update_count()
             # Each slice copies the references of those before (a new index, so that
             # one handed out stays whole): slices of a few rows would add up.
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._body_read.wait(), INDEX_EVERY)
+            if not growing:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._body_read.wait(), INDEX_EVERY)
 
     def _process_due(self, arrival: StreamedList) -> bool:
         """Whether the rows arriving are to be indexed by a process of their own.
