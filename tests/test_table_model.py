@@ -481,3 +481,44 @@ def test_what_needs_every_match_finds_them_first(monkeypatch: pytest.MonkeyPatch
     assert view.empty_reason is not None and view.empty_reason.startswith("Looking for")
     view.finish_filter()
     assert view.empty_reason is not None and view.empty_reason.startswith("No rows match")
+
+
+def test_rows_indexed_while_a_filter_is_looked_for_join_once_it_is_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A list still arriving: the index of more rows comes while the filter is still
+    # looked for in the first ones; it is taken once the filter has been found there,
+    # and only the new rows are looked at then.
+    from tokensales_tui.ui.table import model as model_module
+
+    monkeypatch.setattr(model_module, "SCAN_STEP", 16)
+    monkeypatch.setattr(model_module, "SCAN_FIRST", 32)
+    monkeypatch.setattr(model_module, "SCAN_FIRST_STEP", 8)
+    rows = random_things(5)
+    view = TableView(wide)
+    view.other_fields = OtherFields(lambda row: joined(row.note.split("|")))
+    view.show(THING_COLUMNS, rows)
+    indexer = view.indexer(THING_COLUMNS)
+    indexer.add(rows, 200)
+    view.first_rows = 3
+    view.show_indexed(indexer.index)
+    view.set_filter("go")
+    assert view.filtering and view.indexed_count == 200
+    indexer.add(rows, 400)
+    assert not view.show_indexed(indexer.index)  # taken once the filter is found
+    assert view.indexed_count == 200
+    looked: list[int] = []
+    term_matches = model_module.term_matches
+
+    def counted(index: Any, term: Any, candidates: Any = None) -> Any:
+        looked.append(len(range(index.count) if candidates is None else candidates))
+        return term_matches(index, term, candidates)
+
+    monkeypatch.setattr(model_module, "term_matches", counted)
+    view.finish_filter()
+    assert not view.filtering and view.indexed_count == 400
+    assert looked == [200]  # the new rows only
+    whole = things(rows)
+    whole.set_filter("go")
+    whole.finish_filter()
+    assert shown(view) == shown(whole)

@@ -361,6 +361,7 @@ class TableView:
         self._mask: bytearray | None = None  # the same as a byte per row, made when needed
         self._matches: dict[tuple[int | None, str], array[int]] = {}  # recent terms' hits
         self._scan: FilterScan | None = None  # the filter being looked for a step at a time
+        self._next_index: SearchIndex | None = None  # came meanwhile (see show_indexed)
         self.first_rows = FIRST_ROWS
         """Matches of a new filter found before its first frame (see :attr:`filtering`)."""
         self.set_columns(())
@@ -421,7 +422,7 @@ class TableView:
                 self._extend_matches(prepared.index)  # only the last rows need a look
         else:
             self._matches = {}
-        self._index, self._partial = prepared.index, False
+        self._index, self._partial, self._next_index = prepared.index, False, None
         self.rows = prepared.rows
         self._orders = dict(prepared.orders)
         dropped = self.sort is not None and self.sort[0] not in {c.key for c in self.columns}
@@ -460,7 +461,7 @@ class TableView:
         self._index, self._partial = None, False
         self._orders = {}
         self._matches = {}
-        self._hits, self._mask, self._scan = None, None, None
+        self._hits, self._mask, self._scan, self._next_index = None, None, None, None
         self.view = range(len(rows))
 
     def grow(self) -> bool:
@@ -481,6 +482,11 @@ class TableView:
             Whether the rows in view changed.
         """
         if self.index_ready or index.count > len(self.rows):
+            return False
+        if self._scan is not None:
+            # The filter is still looked for in the rows indexed before: those first,
+            # then only the new rows need a look (a new scan would start over).
+            self._next_index = index
             return False
         if self._index is not None and self._terms:
             self._extend_matches(index)
@@ -620,12 +626,15 @@ class TableView:
                     break
             self._hits, self._mask = scan.hits, None
             self.view = scan.hits  # grows with it
+            if self._scan is None:
+                self._take_next_index()
             return
         hits = self._filter_hits()
         if self._scope_hits is not None:
             hits = self._scope_hits if hits is None else intersect(hits, self._scope_hits)
         self._hits, self._mask = hits, None
         self.view = self._compute_view()
+        self._take_next_index()
 
     def _filter_hits(self) -> array[int] | None:
         """The rows matching every term of the filter (None: no terms, every row)."""
@@ -697,7 +706,15 @@ class TableView:
     def step_filter(self, rows: int | None = None) -> bool:
         """Look for the filter in the next rows (:data:`SCAN_STEP`); True once it is found
         in every row (the view is whole)."""
-        return self._scan is None or self._scan_step(rows or SCAN_STEP)
+        if self._scan is not None and self._scan_step(rows or SCAN_STEP):
+            self._take_next_index()
+        return self._scan is None
+
+    def _take_next_index(self) -> None:
+        """Take the index of a list still arriving that came while the filter was looked for."""
+        index, self._next_index = self._next_index, None
+        if index is not None and self._scan is None:
+            self.show_indexed(index)
 
     def _scan_step(self, rows: int) -> bool:
         scan = self._scan
