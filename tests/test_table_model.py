@@ -479,6 +479,12 @@ def test_what_needs_every_match_finds_them_first(monkeypatch: pytest.MonkeyPatch
     assert view.empty_reason is None and view.filtering
     view.set_filter("nothing")
     assert view.empty_reason is not None and view.empty_reason.startswith("Looking for")
+    view.set_filter("sil sil")  # a text twice is looked for once
+    assert view.filtering
+    view.finish_filter()
+    view.set_filter("sil")
+    assert len(view.view) == 34 and list(view.view) == sorted(set(view.view))
+    view.set_filter("nothing")
     view.finish_filter()
     assert view.empty_reason is not None and view.empty_reason.startswith("No rows match")
 

@@ -752,7 +752,7 @@ class ResourceTab(Vertical):
                     found = await asyncio.to_thread(job.run)
                     self.table.model.take_matches(job, found)
                 if text == self.filter_input.value:
-                    self.table.set_filter(text)  # from the matches found: no scan
+                    self.table.set_filter(text)  # from the matches found, for these rows
                     return
         finally:
             self._filter_due = False

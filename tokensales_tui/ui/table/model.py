@@ -416,10 +416,13 @@ class TableView:
         )
         if prepared.rows is self.rows and self._partial and self._terms and same_columns:
             found = prepared.matches
-            if found is not None and found.index is self._index and found.terms == self._terms:
+            old = self._index
+            if found is not None and found.index is old and found.terms == self._terms:
                 self._matches = found.matches  # looked for in a thread
-            else:
+            elif old is not None and prepared.index.count - old.count <= SCAN_STEP:
                 self._extend_matches(prepared.index)  # only the last rows need a look
+            else:  # too many for one frame: looked for again, a step at a time unsorted
+                self._matches = {}
         else:
             self._matches = {}
         self._index, self._partial, self._next_index = prepared.index, False, None
@@ -476,10 +479,12 @@ class TableView:
         """Take the index of the first rows of a list still arriving (given to :meth:`show`).
 
         A filter typed meanwhile applies to the rows indexed so far: only the rows
-        indexed since the last call are looked at for it.
+        indexed since the last call are looked at for it. While the filter is still
+        looked for in the rows before (:attr:`filtering`), the index is taken once it
+        has been found there.
 
         Returns:
-            Whether the rows in view changed.
+            Whether the rows in view changed now.
         """
         if self.index_ready or index.count > len(self.rows):
             return False
@@ -753,7 +758,7 @@ class TableView:
 
     def place_of(self, position: int) -> int:
         """Where the row at ``position`` is in :attr:`view`; -1 when the filter or the
-        scope hides it.
+        scope hides it, or the filter has not been looked for there yet (:attr:`filtering`).
 
         Unsorted, the view is the matches in ascending order: a bisection finds the row,
         where a mask of the matches would cost a write per match (a few milliseconds of
@@ -954,17 +959,21 @@ class FilterScan:
         start, stop = self.done, min(self.done + rows, self.index.count)
         span = range(start, stop)
         hits: array[int] | None = None
+        looked: dict[tuple[int | None, str], array[int]] = {}  # a text twice: once
         for term in sorted(self.terms, key=lambda t: t.exclude):  # what to keep, then what not
             key = (term.place, term.text)
-            known = self.known.get(key)
-            if known is not None:
-                found = between(known, start, stop)
-            else:
-                candidates = self.among[key]
-                found = self._match[key](
-                    span if candidates is None else between(candidates, start, stop)
-                )
-                self.found[key] += found
+            found = looked.get(key)
+            if found is None:
+                known = self.known.get(key)
+                if known is not None:
+                    found = between(known, start, stop)
+                else:
+                    candidates = self.among[key]
+                    found = self._match[key](
+                        span if candidates is None else between(candidates, start, stop)
+                    )
+                    self.found[key] += found
+                looked[key] = found
             if not term.exclude:
                 hits = found if hits is None else intersect(hits, found)
             else:

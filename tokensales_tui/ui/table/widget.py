@@ -397,6 +397,7 @@ class ResourceTable(ScrollView, can_focus=True):
 
     def _cursor_after(self, previous: Any, place: int, key: Callable[[Any], object] | None) -> int:
         """Where the cursor goes once the rows changed: on the same object, if asked and shown."""
+        self._cursor_awaits = None
         view = self._data.view
         cursor = min(place, len(view) - 1)
         if previous is not None and key is not None and view:
@@ -514,8 +515,7 @@ class ResourceTable(ScrollView, can_focus=True):
         view = self._data.view
         highlighted = view[self._cursor] if view else None
         self._data.set_scope(scope)
-        place = -1 if highlighted is None else self._data.place_of(highlighted)
-        self._after_view_change(max(place, 0))
+        self._after_filter(highlighted)
 
     def set_filter(self, text: str) -> None:
         """Show only rows containing ``text`` in any column, ignoring case.
@@ -605,6 +605,7 @@ class ResourceTable(ScrollView, can_focus=True):
     def _apply_sort(self, wanted: tuple[str, bool] | None, announce: bool) -> None:
         view = self._data.view
         highlighted = view[self._cursor] if view else None
+        self._cursor_awaits = None  # a sort finds every match first
         if not self._data.sort_by(*(wanted or (None, False))):
             if announce:  # back to the sort shown, after a pending one was announced
                 self.post_message(self.SortChanged(self, *(wanted or (None, False))))
@@ -675,7 +676,8 @@ class ResourceTable(ScrollView, can_focus=True):
                     if awaited is not None and awaited[0] is self._data.rows:
                         found = self._data.place_of(awaited[1])
                         if found >= 0:
-                            cursor, self._cursor_awaits = found, None
+                            cursor, awaited = found, None
+                    self._cursor_awaits = None if done else awaited
                     self._after_view_change(cursor)
         finally:
             self._filtering = False
