@@ -422,8 +422,10 @@ class ResourceTab(Vertical):
             stop = min(len(rows), indexer.count + step)
             growing, step = step < INDEX_STEP, min(2 * step, INDEX_STEP)
             # Every step of a slice is taken (one left halfway would leave the indexer's
-            # numbering ahead of its index); a cancelled worker's indexer is let go.
-            for _ in indexer.steps(rows, stop, INDEX_ON_LOOP):
+            # numbering ahead of its index); a cancelled worker's indexer is let go. The
+            # first slice is one step: the key's frame waits for it.
+            size = stop - indexer.count if stop <= INDEX_FIRST else INDEX_ON_LOOP
+            for _ in indexer.steps(rows, stop, size):
                 await asyncio.sleep(0)  # the reading, the keys and the frames between steps
             index = indexer.index
             if self._indexer is not indexer or self.table.rows is not rows:
