@@ -489,42 +489,53 @@ def test_what_needs_every_match_finds_them_first(monkeypatch: pytest.MonkeyPatch
     assert view.empty_reason is not None and view.empty_reason.startswith("No rows match")
 
 
-def test_rows_indexed_while_a_filter_is_looked_for_join_once_it_is_found(
+def test_a_filter_looked_for_goes_on_into_rows_indexed_meanwhile(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # A list still arriving: the index of more rows comes while the filter is still
-    # looked for in the first ones; it is taken once the filter has been found there,
-    # and only the new rows are looked at then.
+    # looked for in the first ones. The scan goes on into them: each row is looked at
+    # once, and a term whose matches were known (of the first rows) is looked for in
+    # the new rows too.
+    from tokensales_tui.ui.table import index as index_module
     from tokensales_tui.ui.table import model as model_module
 
     monkeypatch.setattr(model_module, "SCAN_STEP", 16)
     monkeypatch.setattr(model_module, "SCAN_FIRST", 32)
     monkeypatch.setattr(model_module, "SCAN_FIRST_STEP", 8)
-    rows = random_things(5)
-    view = TableView(wide)
-    view.other_fields = OtherFields(lambda row: joined(row.note.split("|")))
-    view.show(THING_COLUMNS, rows)
-    indexer = view.indexer(THING_COLUMNS)
-    indexer.add(rows, 200)
-    view.first_rows = 3
-    view.show_indexed(indexer.index)
-    view.set_filter("go")
-    assert view.filtering and view.indexed_count == 200
-    indexer.add(rows, 400)
-    assert not view.show_indexed(indexer.index)  # taken once the filter is found
-    assert view.indexed_count == 200
     looked: list[int] = []
-    term_matches = model_module.term_matches
+    matcher = index_module.SearchIndex.matcher
 
-    def counted(index: Any, term: Any, candidates: Any = None) -> Any:
-        looked.append(len(range(index.count) if candidates is None else candidates))
-        return term_matches(index, term, candidates)
+    def counted(index: Any, query: str, place: int | None = None) -> Any:
+        rows = matcher(index, query, place)
+        return lambda positions: looked.append(len(positions)) or rows(positions)
 
-    monkeypatch.setattr(model_module, "term_matches", counted)
-    view.finish_filter()
-    assert not view.filtering and view.indexed_count == 400
-    assert looked == [200]  # the new rows only
-    whole = things(rows)
-    whole.set_filter("go")
-    whole.finish_filter()
-    assert shown(view) == shown(whole)
+    monkeypatch.setattr(index_module.SearchIndex, "matcher", counted)
+    rows = random_things(5)
+    for text in ["go", "pa go"]:
+        view = TableView(wide)
+        view.other_fields = OtherFields(lambda row: joined(row.note.split("|")))
+        view.show(THING_COLUMNS, rows)
+        indexer = view.indexer(THING_COLUMNS)
+        indexer.add(rows, 200)
+        view.first_rows = 3
+        view.show_indexed(indexer.index)
+        view.set_filter("pa")
+        view.finish_filter()  # known for the first 200 rows
+        looked.clear()
+        view.set_filter(text)
+        assert view.filtering and view.indexed_count == 200
+        indexer.add(rows, 400)
+        assert not view.show_indexed(indexer.index)  # the scan goes on into them
+        assert view.filtering and view.indexed_count == 400
+        view.finish_filter()
+        if text == "go":
+            assert sum(looked) == 400  # each row once
+        whole = things(rows)
+        whole.set_filter(text)
+        whole.finish_filter()
+        assert shown(view) == shown(whole), text
+        view.set_filter("pa")  # the matches the scan kept are of every row
+        view.finish_filter()
+        whole.set_filter("pa")
+        whole.finish_filter()
+        assert shown(view) == shown(whole)

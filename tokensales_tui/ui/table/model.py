@@ -361,7 +361,6 @@ class TableView:
         self._mask: bytearray | None = None  # the same as a byte per row, made when needed
         self._matches: dict[tuple[int | None, str], array[int]] = {}  # recent terms' hits
         self._scan: FilterScan | None = None  # the filter being looked for a step at a time
-        self._next_index: SearchIndex | None = None  # came meanwhile (see show_indexed)
         self.first_rows = FIRST_ROWS
         """Matches of a new filter found before its first frame (see :attr:`filtering`)."""
         self.set_columns(())
@@ -425,7 +424,7 @@ class TableView:
                 self._matches = {}
         else:
             self._matches = {}
-        self._index, self._partial, self._next_index = prepared.index, False, None
+        self._index, self._partial = prepared.index, False
         self.rows = prepared.rows
         self._orders = dict(prepared.orders)
         dropped = self.sort is not None and self.sort[0] not in {c.key for c in self.columns}
@@ -464,7 +463,7 @@ class TableView:
         self._index, self._partial = None, False
         self._orders = {}
         self._matches = {}
-        self._hits, self._mask, self._scan, self._next_index = None, None, None, None
+        self._hits, self._mask, self._scan = None, None, None
         self.view = range(len(rows))
 
     def grow(self) -> bool:
@@ -489,9 +488,10 @@ class TableView:
         if self.index_ready or index.count > len(self.rows):
             return False
         if self._scan is not None:
-            # The filter is still looked for in the rows indexed before: those first,
-            # then only the new rows need a look (a new scan would start over).
-            self._next_index = index
+            # The filter is still looked for: its scan goes on into the new rows (one
+            # started over would look at the rows before again).
+            self._scan.extend(index)
+            self._index, self._matches = index, {}  # those kept were of fewer rows
             return False
         if self._index is not None and self._terms:
             self._extend_matches(index)
@@ -544,12 +544,13 @@ class TableView:
         return self._index
 
     def find(self, key: Callable[[Any], object], wanted: object, hint: int) -> int:
-        """Place of the first shown row whose key is ``wanted`` (-1 if none)."""
+        """Place of the first shown row whose key is ``wanted`` (-1 if none; while the
+        filter is still looked for, among the rows found so far: finding it in every
+        row here would hold the frame)."""
         rows, view = self.rows, self.view
         if 0 <= hint < len(view) and key(rows[view[hint]]) == wanted:
             return hint  # usually the row has not moved
-        self.finish_filter()
-        for place, position in enumerate(self.view):
+        for place, position in enumerate(view):
             if key(rows[position]) == wanted:
                 return place
         return -1
@@ -631,15 +632,12 @@ class TableView:
                     break
             self._hits, self._mask = scan.hits, None
             self.view = scan.hits  # grows with it
-            if self._scan is None:
-                self._take_next_index()
             return
         hits = self._filter_hits()
         if self._scope_hits is not None:
             hits = self._scope_hits if hits is None else intersect(hits, self._scope_hits)
         self._hits, self._mask = hits, None
         self.view = self._compute_view()
-        self._take_next_index()
 
     def _filter_hits(self) -> array[int] | None:
         """The rows matching every term of the filter (None: no terms, every row)."""
@@ -699,7 +697,8 @@ class TableView:
             for rows in among.values()
         ):
             return None
-        known = {key: hits for key, hits in self._matches.items() if key not in among}
+        keys = {(term.place, term.text) for term in self._terms}
+        known = {key: self._matches[key] for key in keys - among.keys()}
         return FilterScan(index, self._terms, among, known, self._scope_hits)
 
     @property
@@ -711,15 +710,9 @@ class TableView:
     def step_filter(self, rows: int | None = None) -> bool:
         """Look for the filter in the next rows (:data:`SCAN_STEP`); True once it is found
         in every row (the view is whole)."""
-        if self._scan is not None and self._scan_step(rows or SCAN_STEP):
-            self._take_next_index()
+        if self._scan is not None:
+            self._scan_step(rows or SCAN_STEP)
         return self._scan is None
-
-    def _take_next_index(self) -> None:
-        """Take the index of a list still arriving that came while the filter was looked for."""
-        index, self._next_index = self._next_index, None
-        if index is not None and self._scan is None:
-            self.show_indexed(index)
 
     def _scan_step(self, rows: int) -> bool:
         scan = self._scan
@@ -946,9 +939,33 @@ class FilterScan:
         init=False, repr=False
     )
 
+    until: int = field(init=False)
+    """The rows ``among`` holds candidates for: those after it may all match."""
+
     def __post_init__(self) -> None:
+        self.until = self.index.count
         self._match = {key: self.index.matcher(key[1], key[0]) for key in self.among}
         self.found = {key: array("i") for key in self.among}
+
+    def extend(self, index: SearchIndex) -> None:
+        """Go on into the rows of ``index`` (of the same list, more rows) after these:
+        the rows looked at stay as found; the matches known of the other terms hold
+        for the rows before only, so those terms are looked for from here on too."""
+        for key, hits in self.known.items():
+            self.among[key] = hits
+            self.found[key] = between(hits, 0, self.done)
+        self.known = {}
+        self.until, self.index = self.index.count, index
+        self._match = {key: index.matcher(key[1], key[0]) for key in self.among}
+
+    def _rows(self, key: tuple[int | None, str], start: int, stop: int) -> Sequence[int]:
+        """The rows from ``start`` to before ``stop`` that may contain a term's text."""
+        candidates, until = self.among[key], self.until
+        if candidates is None or start >= until:
+            return range(start, stop)
+        if stop <= until:
+            return between(candidates, start, stop)
+        return between(candidates, start, until) + array("i", range(until, stop))
 
     @property
     def finished(self) -> bool:
@@ -968,10 +985,7 @@ class FilterScan:
                 if known is not None:
                     found = between(known, start, stop)
                 else:
-                    candidates = self.among[key]
-                    found = self._match[key](
-                        span if candidates is None else between(candidates, start, stop)
-                    )
+                    found = self._match[key](self._rows(key, start, stop))
                     self.found[key] += found
                 looked[key] = found
             if not term.exclude:
