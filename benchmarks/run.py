@@ -758,7 +758,8 @@ the end of `App._display` including the ANSI text a terminal would receive):
    ships, and `msgspec.json.decode` into plain objects, for comparison).
 3. The filter of the Items tab: each key of a typed word and of its deletion (a word
    per session, a key every 100 ms); from the key to the end of the frame showing the
-   filtered rows. Deleting reuses the matches the table kept while typing.
+   filtered rows (those on screen: the table may go on looking for the filter in the
+   rest between frames). Deleting reuses the matches the table kept while typing.
 4. Page-down on the Items table, each key sent when the previous frame is out; frames
    per second. Reference: Textual's `DataTable` with the same {items} rows (the five
    cells the app shows, as `rich.text.Text`), same size, same keys.
