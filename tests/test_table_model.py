@@ -511,7 +511,8 @@ def test_a_filter_looked_for_goes_on_into_rows_indexed_meanwhile(
 
     monkeypatch.setattr(index_module.SearchIndex, "matcher", counted)
     rows = random_things(5)
-    for text in ["go", "pa go"]:
+    # (found first, then typed): a known term; a text narrowed from a shorter one.
+    for before, text in [("pa", "go"), ("pa", "pa go"), ("g", "go")]:
         view = TableView(wide)
         view.other_fields = OtherFields(lambda row: joined(row.note.split("|")))
         view.show(THING_COLUMNS, rows)
@@ -519,23 +520,24 @@ def test_a_filter_looked_for_goes_on_into_rows_indexed_meanwhile(
         indexer.add(rows, 200)
         view.first_rows = 3
         view.show_indexed(indexer.index)
-        view.set_filter("pa")
+        view.set_filter(before)
         view.finish_filter()  # known for the first 200 rows
         looked.clear()
         view.set_filter(text)
         assert view.filtering and view.indexed_count == 200
-        indexer.add(rows, 400)
-        assert not view.show_indexed(indexer.index)  # the scan goes on into them
-        assert view.filtering and view.indexed_count == 400
+        for more in (300, 400):  # twice before the filter is found
+            indexer.add(rows, more)
+            assert not view.show_indexed(indexer.index)  # the scan goes on into them
+            assert view.filtering and view.indexed_count == more
         view.finish_filter()
-        if text == "go":
+        if (before, text) == ("pa", "go"):
             assert sum(looked) == 400  # each row once
         whole = things(rows)
         whole.set_filter(text)
         whole.finish_filter()
         assert shown(view) == shown(whole), text
-        view.set_filter("pa")  # the matches the scan kept are of every row
+        view.set_filter(before)  # the matches the scan kept are of every row
         view.finish_filter()
-        whole.set_filter("pa")
+        whole.set_filter(before)
         whole.finish_filter()
         assert shown(view) == shown(whole)

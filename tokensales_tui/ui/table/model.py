@@ -479,8 +479,7 @@ class TableView:
 
         A filter typed meanwhile applies to the rows indexed so far: only the rows
         indexed since the last call are looked at for it. While the filter is still
-        looked for in the rows before (:attr:`filtering`), the index is taken once it
-        has been found there.
+        looked for (:attr:`filtering`), its scan goes on into the new rows.
 
         Returns:
             Whether the rows in view changed now.
@@ -939,11 +938,11 @@ class FilterScan:
         init=False, repr=False
     )
 
-    until: int = field(init=False)
-    """The rows ``among`` holds candidates for: those after it may all match."""
+    until: dict[tuple[int | None, str], int] = field(init=False)
+    """For each term of ``among``, the rows its candidates are of: those after may all match."""
 
     def __post_init__(self) -> None:
-        self.until = self.index.count
+        self.until = dict.fromkeys(self.among, self.index.count)
         self._match = {key: self.index.matcher(key[1], key[0]) for key in self.among}
         self.found = {key: array("i") for key in self.among}
 
@@ -952,15 +951,15 @@ class FilterScan:
         the rows looked at stay as found; the matches known of the other terms hold
         for the rows before only, so those terms are looked for from here on too."""
         for key, hits in self.known.items():
-            self.among[key] = hits
+            self.among[key], self.until[key] = hits, self.index.count
             self.found[key] = between(hits, 0, self.done)
         self.known = {}
-        self.until, self.index = self.index.count, index
+        self.index = index
         self._match = {key: index.matcher(key[1], key[0]) for key in self.among}
 
     def _rows(self, key: tuple[int | None, str], start: int, stop: int) -> Sequence[int]:
         """The rows from ``start`` to before ``stop`` that may contain a term's text."""
-        candidates, until = self.among[key], self.until
+        candidates, until = self.among[key], self.until[key]
         if candidates is None or start >= until:
             return range(start, stop)
         if stop <= until:
