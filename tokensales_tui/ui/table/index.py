@@ -232,39 +232,32 @@ class SearchIndex:
 
             def in_column(positions: Sequence[int]) -> array[int]:
                 # Split out a step's cells only: all of them would hold the first frame.
-                texts = map(lines.__getitem__, positions)
-                cells = map(split_field, texts, repeat(place))
+                cells = map(split_field, _at(lines, positions), repeat(place))
                 return array("i", compress(positions, map(bytes.count, cells, repeat(needle))))
 
             return in_column
         matching = self._extras_containing(needle)
-        hit: bytearray | None = None
-        if matching and ids is not None:
-            hit = bytearray(len(self.extras))
-            deque(map(hit.__setitem__, matching, repeat(1)), maxlen=0)
+        if not matching or ids is None:
+            return lambda positions: _containing(lines, positions, needle)
+        hit = self._hit(matching)
 
         def rows(positions: Sequence[int]) -> array[int]:
-            if isinstance(positions, range) and positions.step == 1:
-                texts: Iterable[bytes] = lines[positions.start : positions.stop]
-            else:
-                texts = map(lines.__getitem__, positions)
-            found: Iterable[object] = map(bytes.count, texts, repeat(needle))  # see _containing
-            if hit is not None and ids is not None:
-                if isinstance(positions, range) and positions.step == 1:
-                    numbers: Iterable[int] = ids[positions.start : positions.stop]
-                else:
-                    numbers = map(ids.__getitem__, positions)
-                found = map(operator.or_, found, map(hit.__getitem__, numbers))
-            return array("i", compress(positions, found))
+            found = map(bytes.count, _at(lines, positions), repeat(needle))  # see _containing
+            extra = map(hit.__getitem__, _at(ids, positions))
+            return array("i", compress(positions, map(operator.or_, found, extra)))
 
         return rows
+
+    def _hit(self, matching: Sequence[int]) -> bytearray:
+        """A byte per other-field text: 1 for those numbered in ``matching``."""
+        hit = bytearray(len(self.extras))
+        deque(map(hit.__setitem__, matching, repeat(1)), maxlen=0)
+        return hit
 
     def _or_extras(self, flags: bytes, matching: Sequence[int]) -> bytes:
         """``flags`` (a byte per row) with a 1 for each row whose other fields match."""
         assert self.extra_ids is not None
-        hit = bytearray(len(self.extras))
-        for number in matching:
-            hit[number] = 1
+        hit = self._hit(matching)
         ids = self.extra_ids
         extra = b"".join(
             bytes(map(hit.__getitem__, ids[a : a + SLICE])) for a in range(0, len(ids), SLICE)
@@ -333,11 +326,14 @@ def _containing(texts: list[bytes], positions: Sequence[int], needle: bytes) -> 
     an integer, and the exception it makes and drops costs more than counting a short
     line (about twice the time of a pass over 100,000 lines).
     """
+    return array("i", compress(positions, map(bytes.count, _at(texts, positions), repeat(needle))))
+
+
+def _at(items: Sequence[Any], positions: Sequence[int]) -> Iterable[Any]:
+    """The ``items`` at ``positions``: a slice for a run of positions, else one by one."""
     if isinstance(positions, range) and positions.step == 1:
-        found = map(bytes.count, texts[positions.start : positions.stop], repeat(needle))
-    else:
-        found = map(bytes.count, map(texts.__getitem__, positions), repeat(needle))
-    return array("i", compress(positions, found))
+        return items[positions.start : positions.stop]
+    return map(items.__getitem__, positions)
 
 
 _NO_ROWS = array("i")
