@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 from rich.cells import cell_len
+from textual.widgets._footer import FooterKey
 
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.tabs import ResourceTab
+from tokensales_tui.ui.widgets.footer import KeysFooter
 
 from .apphelpers import loaded, rigged_app, screen_text, wait_for, wait_for_screen
 
@@ -100,6 +102,45 @@ async def test_typing_a_filter_lays_the_screen_out_no_more(
         assert tab.table.filter_text == "gol"
         assert 0 < tab.table.shown_count < tab.table.size.height - 1  # the rows fit
         assert layouts == []
+
+
+async def test_the_footer_is_rebuilt_only_when_its_keys_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A rebuild of the footer lays the screen out again; Textual asks for one at each
+    # refresh of the bindings (twice per focus change, and more), whatever changed.
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2")
+        await pilot.pause()
+        footer = app.screen.query_one(KeysFooter)
+        rebuilds: list[int] = []
+        original = footer.recompose
+
+        async def counted() -> None:
+            rebuilds.append(1)
+            await original()
+
+        monkeypatch.setattr(footer, "recompose", counted)
+        for _ in range(3):
+            app.screen.refresh_bindings()
+            await pilot.pause()
+        assert rebuilds == []
+        shown = [key.key for key in footer.query(FooterKey)]
+        assert "slash" in shown
+        await pilot.press("slash")  # the filter line takes the keys: "/" is text there
+        for _ in range(3):
+            app.screen.refresh_bindings()
+        await pilot.pause()
+        await pilot.pause()
+        assert rebuilds == [1]
+        assert "slash" not in [key.key for key in footer.query(FooterKey)]
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.pause()
+        assert rebuilds == [1, 1]
+        assert [key.key for key in footer.query(FooterKey)] == shown
 
 
 async def test_filter_matching_nothing_says_so() -> None:

@@ -17,7 +17,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Input, TabbedContent, TabPane, TextArea
+from textual.widgets import Input, TabbedContent, TabPane, TextArea
 
 from ...api import ApiClient, ApiError, RetryNotice
 from ...api.endpoints import id_problem
@@ -29,6 +29,7 @@ from ..safe import line
 from ..table.model import Scope
 from ..table.widget import ResourceTable
 from ..tabs import ResourceTab
+from ..widgets.footer import KeysFooter
 from ..widgets.header import HeaderInfo, StatusHeader
 from .confirm import ConfirmScreen
 from .help import Section, sections_from_bindings
@@ -155,7 +156,7 @@ class BrowseScreen(Screen[None]):
                         extra_rows=self.tsapp.added_payouts,
                         id=f"{resource.key}-tab",
                     )
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         self.call_after_refresh(self.tsapp.begin)
@@ -163,7 +164,7 @@ class BrowseScreen(Screen[None]):
     def on_resize(self, event: events.Resize) -> None:
         # Below 100 columns the palette's key would be drawn over the last keys; ctrl+p
         # still opens it, and the help says so.
-        self.query_one(Footer).show_command_palette = event.size.width >= PALETTE_IN_FOOTER
+        self.query_one(KeysFooter).show_command_palette = event.size.width >= PALETTE_IN_FOOTER
 
     # --- the session ---------------------------------------------------------------
 

@@ -14,10 +14,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from ... import config
 from ..safe import content
+from ..widgets.footer import KeysFooter
 
 __all__ = ["ConfigErrorChoice", "ConfigErrorScreen"]
 
@@ -80,7 +81,7 @@ class ConfigErrorScreen(Screen[ConfigErrorChoice]):
             with Horizontal():
                 yield Button("Open demo", id="demo", variant="primary")
                 yield Button("Quit", id="quit")
-        yield Footer()
+        yield KeysFooter()
 
     @on(Button.Pressed, "#demo")
     def action_demo(self) -> None:

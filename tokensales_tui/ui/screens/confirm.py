@@ -6,9 +6,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from ..safe import line
+from ..widgets.footer import KeysFooter
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -55,7 +56,7 @@ class ConfirmScreen(ModalScreen[bool]):
             with Horizontal():
                 yield Button("Cancel", id="cancel")
                 yield Button(line(self.confirm_label), id="confirm", variant="error")
-        yield Footer(compact=True)  # this dialog's keys, not the screen's behind it
+        yield KeysFooter(compact=True)  # this dialog's keys, not the screen's behind it
 
     def on_mount(self) -> None:
         self.query_one("#cancel", Button).focus()

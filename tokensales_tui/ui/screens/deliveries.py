@@ -18,12 +18,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ...clean import clean_line
 from ...webhooks.receiver import shown_headers
 from ..safe import content, line
 from ..widgets.delivery_list import DeliveryList
+from ..widgets.footer import KeysFooter
 from .detail import DetailScreen
 
 REFRESH_SECONDS = 0.1
@@ -112,7 +113,7 @@ class DeliveriesScreen(Screen[None]):
         yield Static(content("\n".join(self._heading)), id="deliveries-heading")
         yield Static(id="deliveries-count")
         yield DeliveryList(id="deliveries-list")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.delivery_list.focus()

@@ -17,13 +17,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from ...clean import clean_line, escape_unsafe
 from ..json_text import full_json, preview_json
 from ..lifetime import is_gone, while_shown
 from ..safe import content, line
 from ..table.cells import cell_text
+from ..widgets.footer import KeysFooter
 from ..widgets.json_view import JsonView
 from ..widgets.safe_input import SafeInput
 
@@ -161,7 +162,7 @@ class DetailScreen(Screen[None]):
         with Horizontal(id="detail-searchbar"):
             yield SafeInput(placeholder="Search the JSON", id="detail-search")
             yield Static(id="detail-matches")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self._show_json()
