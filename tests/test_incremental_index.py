@@ -11,7 +11,7 @@ import pytest
 
 from tokensales_tui.ui.resources import format_price, joined
 from tokensales_tui.ui.table.cells import Column
-from tokensales_tui.ui.table.index import OtherFields
+from tokensales_tui.ui.table.index import OtherFields, SearchIndex
 from tokensales_tui.ui.table.model import PreparedRows, RowsIndexer, TableView, prepare_rows
 
 
@@ -108,6 +108,27 @@ def test_an_index_taken_before_more_rows_came_stays_as_it_was() -> None:
     indexer.add(rows)
     assert facts(PreparedRows(tuple(COLUMNS), rows, [], early)) == before
     assert early.count == 100
+
+
+def test_pieces_taken_one_at_a_time_and_read_between_index_as_in_one_go() -> None:
+    # As from an index process: each piece makes a new index (the one before was read),
+    # and the rows of each other-field text grow by a chunk at a time.
+    rows = things(2000, seed=5)
+    whole = prepare_rows(COLUMNS, rows, width=wide, other_fields=OTHERS)
+    source = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
+    taker = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
+    seen: list[tuple[SearchIndex, list[list[int]]]] = []
+    for start in range(0, len(rows), 100):
+        taker.take(source.piece(rows[start : start + 100], start), source.measures)
+        index = taker.index
+        if start % 300 == 0:  # some texts' rows put together halfway, the others not
+            numbers = range(0, len(index.extras), 1 + start // 300)
+            seen.append((index, [list(index.rows_with(number)) for number in numbers]))
+    assert facts(taker.prepared(rows)) == facts(whole)
+    for index, rows_of in seen:
+        numbers = range(0, len(index.extras), 1 + (index.count - 100) // 300)
+        assert [list(index.rows_with(number)) for number in numbers] == rows_of
+        assert all(max(found, default=-1) < index.count for found in rows_of)
 
 
 def test_filters_answer_the_same_from_an_index_built_in_slices() -> None:

@@ -18,6 +18,9 @@ from .cells import Column, natural_keys
 
 __all__ = ["ExtrasInterner", "IndexPiece", "SearchIndex", "folded_lines", "sort_order"]
 
+_Chunks = tuple["_Chunks | None", "array[int]"]
+"""Arrays of rows, newest first: the newest and the chain of those before it."""
+
 BLOCK = 4096
 """Rows folded at once when building the search index."""
 
@@ -87,10 +90,11 @@ class SearchIndex:
         through :meth:`rows_with`."""
         self._fields: dict[int, list[bytes]] = {}
         self._extra_matches: dict[bytes, array[int]] = {}
-        self._more: dict[int, tuple[array[int], ...]] = {}
-        """Rows with each of ``extras`` added since its ``extra_rows`` was put together.
-        Only those a query asks for are (:meth:`rows_with`): a list arriving adds rows
-        to thousands of texts at each piece, and each piece makes a new index."""
+        self._more: dict[int, _Chunks] = {}
+        """Rows with each of ``extras`` added since its ``extra_rows`` was put together,
+        newest chunk first. Only those a query asks for are (:meth:`rows_with`): a list
+        arriving adds rows to thousands of texts at each piece, and each piece makes a
+        new index, so adding a chunk costs the same however many came before."""
         self._owned: set[int] = set()
         """The texts whose last chunk in ``_more`` this index made, and grows in place;
         the others' are shared with the index this one extends."""
@@ -150,9 +154,9 @@ class SearchIndex:
         more, owned = self._more, self._owned
         for number, positions in groups.items():
             if number in owned:
-                more[number][-1].extend(positions)
+                more[number][1].extend(positions)
             else:  # the piece's array, grown by the next pieces this index takes
-                more[number] = (*more.get(number, ()), positions)
+                more[number] = (more.get(number), positions)
                 owned.add(number)
 
     def rows_with(self, number: int) -> array[int]:
@@ -160,15 +164,19 @@ class SearchIndex:
         if number not in self._more:
             return self.extra_rows[number]
         with self._lock:
-            chunks = self._more.pop(number, None)
+            newest = self._more.pop(number, None)
             self._owned.discard(number)
-            if chunks is not None:
+            if newest is not None:
+                chunks = []
+                while newest is not None:
+                    newest, chunk = newest
+                    chunks.append(chunk)
                 rows = self.extra_rows[number]
                 if not rows and len(chunks) == 1:
                     rows = chunks[0]  # a piece's own: no one else grows it
                 else:
                     rows = array("i", rows)
-                    for chunk in chunks:
+                    for chunk in reversed(chunks):
                         rows += chunk
                 self.extra_rows[number] = rows
             return self.extra_rows[number]
