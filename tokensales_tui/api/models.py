@@ -310,25 +310,20 @@ def _share_items(items: list[Item], shared: _Shared) -> None:
     """Decode the payout and contract function of ``items``, once for each distinct text
     (reusing equal ones from ``shared``), and make their equal strings one object.
 
-    The lookups run at C level (``map``); one plain loop then stores the results.
+    Each pass over the items runs at C level (``map``).
     """
-    payouts = shared.payouts.objects(list(map(_PAYOUT_JSON, items)))
-    functions = shared.functions.objects(list(map(_FUNCTION_JSON, items)))
+    # In place of the slices of the body they came from, which are let go.
+    set_each(items, "_payout", shared.payouts.objects(list(map(_PAYOUT_JSON, items))))
+    set_each(items, "_function", shared.functions.objects(list(map(_FUNCTION_JSON, items))))
     intern = shared.strings.setdefault
-    for item, payout, function in zip(items, payouts, functions, strict=True):
-        # In place of the slices of the body they came from, which are let go.
-        item._payout = payout
-        item._function = function
-        text = item.currency
-        item.currency = intern(text, text)
-        text = item.description
-        item.description = intern(text, text)
-        text = item.image_url
-        item.image_url = intern(text, text)
+    for name, read in _SHARED_TEXTS:
+        texts = list(map(read, items))
+        set_each(items, name, map(intern, texts, texts))
 
 
 _PAYOUT_JSON = attrgetter("_payout")
 _FUNCTION_JSON = attrgetter("_function")
+_SHARED_TEXTS = [(name, attrgetter(name)) for name in ("currency", "description", "image_url")]
 
 
 def keep_in(rows: list[Any], region: Region) -> None:
