@@ -212,6 +212,22 @@ def test_matches_for_the_last_rows_found_in_a_thread_are_taken_without_a_scan(
     assert len(view.view) > 0
 
 
+@pytest.mark.parametrize("text", ["gold", "backstage", "!note 3", "title:pass", "€ ß"])
+def test_a_filter_typed_while_rows_arrive_is_looked_for_in_each_new_slice(text: str) -> None:
+    rows = things(5000, seed=10)
+    view = TableView(wide)
+    indexer = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
+    view.show(COLUMNS, rows)
+    view.show_indexed(indexer.add(rows, 300))
+    view.set_filter(text)
+    for stop in (301, 1000, 1001, 4000, 5000):
+        view.show_indexed(indexer.add(rows, stop))
+        fresh = TableView(wide)
+        fresh.load(prepare_rows(COLUMNS, rows[:stop], width=wide, other_fields=OTHERS))
+        fresh.set_filter(text)
+        assert list(view.view) == list(fresh.view), stop
+
+
 def test_no_extension_without_a_filter_or_a_partial_index() -> None:
     rows = things(300, seed=9)
     view = TableView(wide)

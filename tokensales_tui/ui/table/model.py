@@ -57,6 +57,7 @@ from .index import (
     OtherFields,
     SearchIndex,
     folded_lines,
+    sliced,
     sort_order,
 )
 from .query import Term, parse_filter
@@ -902,7 +903,8 @@ def extended_matches(
     terms: Sequence[Term],
     matches: dict[tuple[int | None, str], array[int]],
 ) -> dict[tuple[int | None, str], array[int]]:
-    """The ``matches`` of ``terms`` in ``old``, looked for in the rows ``index`` adds too."""
+    """The ``matches`` of ``terms`` in ``old``, looked for in the rows ``index`` adds too,
+    at a cost that follows their number (a list arriving adds a slice at a time)."""
     new = range(0 if old is None else old.count, index.count)
     kept: dict[tuple[int | None, str], array[int]] = {}
     for term in terms:
@@ -911,9 +913,14 @@ def extended_matches(
         if hits is None or key in kept:
             continue
         if new:
-            hits = hits + term_matches(index, term, new)
+            hits = hits + _among(index.matcher(term.text, term.place), new)
         kept[key] = hits
     return kept
+
+
+def _among(matcher: Callable[[Sequence[int]], array[int]], rows: range) -> array[int]:
+    """The ``rows`` that ``matcher`` finds, a slice at a time (see :func:`sliced`)."""
+    return sliced(len(rows), lambda a, b: matcher(rows[a:b]))
 
 
 @dataclass(eq=False)
