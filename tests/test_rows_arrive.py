@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,11 +142,42 @@ async def test_a_filter_typed_while_the_body_arrives_applies_to_the_rows_so_far(
         assert tab.table.sort_column == "id"
 
 
+async def test_the_count_line_keeps_its_width_while_the_list_arrives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A new width lays the screen out (10-20 ms): not at each count while rows arrive.
+    async with half_arrived(3000) as arrived:
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        count = tab.query_one(".count")
+        layouts: list[str] = []  # the counts that asked for a layout
+        update = count.update
+
+        def counted(content: Any, *, layout: bool = True) -> None:
+            update(content, layout=layout)
+            if layout:
+                layouts.append(str(count.render()))
+
+        monkeypatch.setattr(count, "update", counted)
+        await pilot.press("slash", *"item 1")
+        await wait_for(lambda: tab.table.filter_text == "item 1", pilot)
+        # Escape would stop the load: "… items · loading…", narrower than "… of …".
+        await pilot.press(*["backspace"] * len("item 1"))
+        await wait_for(lambda: tab.table.filter_text == "", pilot)
+        assert not tab.loaded_once
+        arrived.held.gate.set()
+        await loaded(app, pilot, "items")
+    # Only to widen it while the list arrived (with "of", with more digits), then to fit
+    # it once loaded.
+    widths = [len(text.lstrip()) for text in layouts[:-1]]
+    assert widths == sorted(set(widths))
+    assert layouts[-1] == "3,000 items"
+
+
 async def test_a_filter_typed_while_the_body_arrives_shows_a_small_slice_first(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # The key's frame waits for the first slice indexed: a small one, then each next
-    # one doubles, with no wait between them, up to a full slice.
+    # The key's frame waits for the first slice indexed: a small one, then the frame is
+    # drawn, and each next one doubles, with no wait between them, up to a full slice.
     monkeypatch.setattr(tabs, "INDEX_FIRST", 50)
     monkeypatch.setattr(tabs, "INDEX_STEP", 1600)
     async with half_arrived(6000) as arrived:
@@ -163,8 +194,15 @@ async def test_a_filter_typed_while_the_body_arrives_shows_a_small_slice_first(
             shown.append(index.count)
             show_indexed(index, text)
 
+        drawn: list[Callable[[], None]] = []  # told once the screen is drawn
         monkeypatch.setattr(tab.table, "show_indexed", spied)
+        monkeypatch.setattr(tab, "call_after_refresh", drawn.append)
+        monkeypatch.setattr(tabs, "FIRST_FRAME_WAIT", 30.0)
         await pilot.press("slash", "i")
+        await wait_for(lambda: bool(drawn), pilot)
+        await pilot.pause(0.2)
+        assert shown == [50]  # the next slices wait for the first one's frame
+        drawn[0]()
         await wait_for(lambda: bool(shown) and shown[-1] == arrived_rows, pilot)
         assert shown == [50, 150, 350, 750, arrived_rows]
         assert tab.table.filter_text == "i"

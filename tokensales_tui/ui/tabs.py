@@ -71,8 +71,12 @@ INDEX_STEP = 32_768
 """Most rows indexed in one slice while the body arrives: what is left once it has all
 arrived is indexed at once."""
 
-INDEX_FIRST = 1_024
-"""Rows indexed in the first slice for a filter typed while the body arrives."""
+INDEX_FIRST = 256
+"""Rows indexed in the first slice for a filter typed while the body arrives (a few
+ms: the key's frame waits for it)."""
+
+FIRST_FRAME_WAIT = 0.05
+"""Longest wait for the frame of a filter's first slice before indexing on."""
 
 INDEX_ON_LOOP = 512
 """Rows indexed in one step on the event loop while the body arrives (a few ms)."""
@@ -435,11 +439,20 @@ class ResourceTab(Vertical):
             self._indexing = False
             self.table.show_indexed(index, self.filter_input.value)
             self._update_count()
+            if index.count <= INDEX_FIRST:
+                await self._drawn()  # the key's frame first, then the next slices
             # Each slice copies the references of those before (a new index, so that
             # one handed out stays whole): slices of a few rows would add up.
             if not growing:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._body_read.wait(), INDEX_EVERY)
+
+    async def _drawn(self) -> None:
+        """Wait (at most :data:`FIRST_FRAME_WAIT`) for the screen to be drawn as it is."""
+        drawn = asyncio.Event()
+        self.call_after_refresh(drawn.set)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(drawn.wait(), FIRST_FRAME_WAIT)
 
     def _process_due(self, arrival: StreamedList) -> bool:
         """Whether the rows arriving are to be indexed by a process of their own.
@@ -713,11 +726,12 @@ class ResourceTab(Vertical):
             else:
                 text += " · watching"
         # The count line is as wide as its text, and a new width needs a layout of the
-        # whole screen (15-20 ms on a slow machine). A filter's count changes at each key:
-        # while one is typed, the line keeps the widest it has been for the same total
-        # (right-aligned, the text only gains spaces before it).
+        # whole screen (10-20 ms on a slow machine). A filter's count changes at each key,
+        # and the counts of a list arriving several times a second: while a filter is
+        # typed (for the same total) or a list arrives, the line keeps the widest it has
+        # been (right-aligned, the text only gains spaces before it).
         width = cell_len(text)
-        if total == self._count_of and table.filter_text:
+        if (total == self._count_of and table.filter_text) or self._loading:
             text = " " * (self._count_width - width) + text
             width = max(width, self._count_width)
         self._count.update(line(text), layout=width != self._count_width)
