@@ -11,7 +11,7 @@ import pytest
 
 from tokensales_tui.ui.resources import format_price, joined
 from tokensales_tui.ui.table.cells import Column
-from tokensales_tui.ui.table.index import OtherFields, SearchIndex
+from tokensales_tui.ui.table.index import CHAIN_LONGEST, OtherFields, SearchIndex
 from tokensales_tui.ui.table.model import PreparedRows, RowsIndexer, TableView, prepare_rows
 
 
@@ -124,6 +124,8 @@ def test_pieces_taken_one_at_a_time_and_read_between_index_as_in_one_go() -> Non
         if start % 300 == 0:  # some texts' rows put together halfway, the others not
             numbers = range(0, len(index.extras), 1 + start // 300)
             seen.append((index, [list(index.rows_with(number)) for number in numbers]))
+        # Each chunk and link is an object the collector walks: a text keeps a few.
+        assert all(chunks[2] <= CHAIN_LONGEST for chunks in index._more.values())
     assert facts(taker.prepared(rows)) == facts(whole)
     for index, rows_of in seen:
         numbers = range(0, len(index.extras), 1 + (index.count - 100) // 300)

@@ -18,8 +18,13 @@ from .cells import Column, natural_keys
 
 __all__ = ["ExtrasInterner", "IndexPiece", "SearchIndex", "folded_lines", "sort_order"]
 
-_Chunks = tuple["_Chunks | None", "array[int]"]
-"""Arrays of rows, newest first: the newest and the chain of those before it."""
+_Chunks = tuple["_Chunks | None", "array[int]", int]
+"""Arrays of rows, newest first: the chain of those before, the newest, their number."""
+
+CHAIN_LONGEST = 4
+"""Chunks of a text's rows chained before they are joined into one: each chunk and link
+is an object the collector walks (a million rows arriving in pieces would leave a
+quarter of a million)."""
 
 BLOCK = 4096
 """Rows folded at once when building the search index."""
@@ -155,29 +160,29 @@ class SearchIndex:
         for number, positions in groups.items():
             if number in owned:
                 more[number][1].extend(positions)
-            else:  # the piece's array, grown by the next pieces this index takes
-                more[number] = (more.get(number), positions)
-                owned.add(number)
+                continue
+            before = more.get(number)
+            if before is None:  # the piece's array, grown by the next pieces this index takes
+                more[number] = (None, positions, 1)
+            elif before[2] < CHAIN_LONGEST:
+                more[number] = (before, positions, before[2] + 1)
+            else:
+                more[number] = (None, _joined(before) + positions, 1)
+            owned.add(number)
 
     def rows_with(self, number: int) -> array[int]:
         """The rows (ascending) whose other fields have text ``number`` of ``extras``."""
         if number not in self._more:
             return self.extra_rows[number]
         with self._lock:
-            newest = self._more.pop(number, None)
+            chunks = self._more.pop(number, None)
             self._owned.discard(number)
-            if newest is not None:
-                chunks = []
-                while newest is not None:
-                    newest, chunk = newest
-                    chunks.append(chunk)
+            if chunks is not None:
                 rows = self.extra_rows[number]
-                if not rows and len(chunks) == 1:
-                    rows = chunks[0]  # a piece's own: no one else grows it
+                if not rows and chunks[0] is None:
+                    rows = chunks[1]  # a piece's own: no one else grows it
                 else:
-                    rows = array("i", rows)
-                    for chunk in reversed(chunks):
-                        rows += chunk
+                    rows = array("i", rows) + _joined(chunks)
                 self.extra_rows[number] = rows
             return self.extra_rows[number]
 
@@ -335,6 +340,19 @@ def _containing(texts: list[bytes], positions: Sequence[int], needle: bytes) -> 
     line (about twice the time of a pass over 100,000 lines).
     """
     return array("i", compress(positions, map(bytes.count, _at(texts, positions), repeat(needle))))
+
+
+def _joined(chunks: _Chunks) -> array[int]:
+    """The rows of a chain of chunks, oldest first, in a new array."""
+    parts = []
+    link: _Chunks | None = chunks
+    while link is not None:
+        link, chunk, _ = link
+        parts.append(chunk)
+    rows = array("i")
+    for chunk in reversed(parts):
+        rows += chunk
+    return rows
 
 
 def _at(items: Sequence[Any], positions: Sequence[int]) -> Iterable[Any]:
