@@ -531,16 +531,20 @@ def arrival_rows(main: dict[str, Any], big: dict[str, Any]) -> list[dict[str, An
         }
     )
     stalls = [c["stall_s"] for c in cold]
+    # The settle after the load (collecting its garbage) is a pause a user sees too.
+    settles = [c["settle_stall_s"] for c in cold if c.get("settle_stall_s") is not None]
+    worst = [max(c["stall_s"], c.get("settle_stall_s") or 0.0) for c in cold]
     rows.append(
         {
             "n": 24,
             "figure": f"{items:,} items, first load: longest event-loop stall (keys typed"
-            " meanwhile)",
-            "ours": seconds(stalls),
+            " meanwhile); then the settle of the load's garbage",
+            "ours": seconds(stalls)
+            + (f"; settle {seconds(settles)}" if settles else "; no settle seen"),
             "reference": "—",
             "ratio": "—",
             "target": "≤ 100 ms",
-            "pass": median(stalls) <= 0.100,
+            "pass": median(worst) <= 0.100 and len(settles) == len(cold),
         }
     )
     return rows
@@ -832,7 +836,9 @@ the end of `App._display` including the ANSI text a terminal would receive):
     100 ms (no deletion); each key to the frame showing the rows it filters. A filter
     typed while the rows are still indexed applies once the index is built.
 24. The longest delay of a 5 ms timer during the first load of figure 18, the keys of
-    figure 23 included.
+    figure 23 included; then from there until the app has settled the load's garbage
+    (`settle_collections`: a full collection, then `gc.freeze`, once no tab loads).
+    The target holds for both.
 """
 
 
