@@ -405,6 +405,35 @@ async def test_silence_is_a_timeout_for_a_get_and_outcome_unknown_for_a_post() -
         assert counts[("POST", "/v1/platform-webhooks")] == 1  # sent once, never repeated
 
 
+async def test_a_long_body_is_read_in_pieces_larger_than_httpcore_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each read of the socket costs the event loop the same, whatever its size: a long
+    # body is read up to 256 KB at a time, not httpcore's 64 KB.
+    from tokensales_tui.api import client as client_module
+    from tokensales_tui.api.spool import Spool
+
+    pieces: list[int] = []
+    append = Spool.append_soon
+
+    def counted(self: Spool, piece: bytes) -> None:
+        pieces.append(len(piece))
+        append(self, piece)
+
+    monkeypatch.setattr(Spool, "append_soon", counted)
+    items = [
+        {"id": f"itm_{n}", "title": f"Item {n} " + "x" * 200, "currency": "USD", "price": n}
+        for n in range(12_000)
+    ]
+    with ScriptedServer() as server:
+        server.routes[("GET", "/v1/items")] = Reply.json(200, {"items": items})
+        async with ApiClient(connection(server.url)) as client:
+            listed = await bounded(client.list_items())
+    assert [item.id for item in listed] == [item["id"] for item in items]
+    assert sum(pieces) > 3_000_000
+    assert 64 * 1024 < max(pieces) <= client_module.READ_BYTES
+
+
 async def test_a_body_trickling_within_the_read_timeout_completes_or_times_out() -> None:
     with ScriptedServer() as server:
         body = b"[]" + b" " * 8

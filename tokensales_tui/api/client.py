@@ -136,6 +136,7 @@ class ApiClient:
         """Told ``(what, rows)`` as the rows of a list grow while its body arrives."""
 
         self.connection = connection
+        _read_larger_pieces()
         self._http = httpx.AsyncClient(
             transport=transport,
             timeout=timeout or httpx.Timeout(**DEFAULT_TIMEOUTS),
@@ -390,6 +391,25 @@ class ApiClient:
 def _fits_a_header(token: str) -> bool:
     """Whether ``token`` is printable ASCII without spaces, as a bearer token must be."""
     return token.isascii() and token.isprintable() and not any(c.isspace() for c in token)
+
+
+READ_BYTES = 256 * 1024
+"""Most bytes of a response one read of the socket takes (asyncio hands over at most
+this much at once)."""
+
+
+def _read_larger_pieces() -> None:
+    """Let httpcore read responses :data:`READ_BYTES` at a time rather than 64 KB.
+
+    Each read costs about 0.15 ms of the event loop in httpx, httpcore and anyio,
+    whatever its size: the 614 MB list of 1,000,000 items took 1.4 s of reads at 64 KB,
+    0.9 s at 256 KB. A read returns what has arrived, so a small answer is no later.
+    """
+    import httpcore
+
+    connection = getattr(httpcore, "AsyncHTTP11Connection", None)
+    if connection is not None and getattr(connection, "READ_NUM_BYTES", READ_BYTES) < READ_BYTES:
+        connection.READ_NUM_BYTES = READ_BYTES
 
 
 def _user_agent() -> str:
