@@ -9,6 +9,7 @@ load is held by a gate the test opens, so nothing depends on timing.
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 import httpx
@@ -125,6 +126,37 @@ async def test_a_tab_switch_handled_late_leaves_the_filter_focused() -> None:
         tab: Any = app.active_tab
         assert tab.resource.key == "payouts"
         assert app.focused is tab.filter_input
+
+
+async def test_the_count_line_says_a_filter_is_still_to_apply(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Looked for in a thread (or once the index is there), the filter has not changed
+    # the rows yet: the count line says so rather than showing them as unfiltered.
+    monkeypatch.setattr(tabs_module, "FILTER_AT_ONCE", 0)
+    app, gated = gated_app()
+    gated.gate.set()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        tab: Any = app.query_one("#items-tab")
+        count = tab.query_one(".count")
+        release = threading.Event()
+        filter_job = tab.table.model.filter_job
+
+        def held(text: str) -> Any:
+            job = filter_job(text)
+            run = job.run
+            object.__setattr__(job, "run", lambda: (release.wait(10), run())[1])  # frozen
+            return job
+
+        monkeypatch.setattr(tab.table.model, "filter_job", held)
+        await pilot.press("2", "slash", *"pass")
+        await wait_for(lambda: "filtering…" in str(count.render()), pilot)
+        assert tab.table.filter_text == ""
+        release.set()
+        await wait_for(lambda: tab.table.filter_text == "pass", pilot)
+        assert "filtering…" not in str(count.render())
+        assert " of " in str(count.render())
 
 
 async def test_a_long_list_is_filtered_for_the_latest_text_only(

@@ -708,8 +708,8 @@ class ResourceTab(Vertical):
             key, reverse = table.pending_sort
             label = next((c.label for c in table.columns if c.key == key), key)
             text += f" · sorting by {label} {'▼' if reverse else '▲'}…"
-        if table.model.filtering:
-            text += " · filtering…"
+        if table.model.filtering or self.filter_input.value != table.filter_text:
+            text += " · filtering…"  # looked for still, or to be once the index is there
         if self._changes and self._loaded_at is not None:
             text += f" · {self._changes}"
         if self._loading and table.total_count:
@@ -750,14 +750,15 @@ class ResourceTab(Vertical):
             return
         if self._indexing:
             self._index_arrived()  # rows arriving: index them for the filter
-            return
-        if self.table.model.indexed_count <= FILTER_AT_ONCE:
+        elif self.table.model.indexed_count <= FILTER_AT_ONCE:
             self.table.set_filter(text)
         elif not self._filter_due:
             # A scan of this many rows takes longer than a frame: it runs in a thread,
             # keys typed meanwhile are taken, and only the text as it is then is looked for.
             self._filter_due = True
             self.run_worker(self._filter_in_thread(), group="filter", exit_on_error=False)
+        if self.table.filter_text != text:
+            self._update_count()  # says the filter is still to apply
 
     async def _filter_in_thread(self) -> None:
         try:
