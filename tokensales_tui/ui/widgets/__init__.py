@@ -1,1 +1,1 @@
-"""Reusable widgets: the status header, the secret input and the JSON view."""
+"""Reusable widgets: the status header, the footer of keys, the secret input and the JSON view."""
