@@ -35,7 +35,6 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import (
     Button,
-    Footer,
     Input,
     Label,
     LoadingIndicator,
@@ -53,6 +52,7 @@ from ...clean import clean_line
 from ..lifetime import is_gone, while_shown
 from ..safe import content, line
 from ..screens.confirm import ConfirmScreen
+from ..widgets.footer import KeysFooter
 from ..worker import ApiWorker
 
 __all__ = [
@@ -260,7 +260,7 @@ class FormScreen(ModalScreen[FormResult | None]):
                 yield Button("Copy as curl", id="form-copy")
                 yield Button("Cancel", id="form-cancel")
                 yield Button("Submit", id="form-submit", variant="primary")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         self.set_status("", "")

@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, ProgressBar, RadioButton, RadioSet, Static
+from textual.widgets import Button, Input, ProgressBar, RadioButton, RadioSet, Static
 
 from ...api.models import raw_objects
 from ...mask import masking
@@ -24,6 +24,7 @@ from ..export import FORMATS, ExportStopped, default_path, export_rows, with_ext
 from ..resources import Resource
 from ..safe import line
 from ..table.cells import Column
+from ..widgets.footer import KeysFooter
 from ..widgets.safe_input import SafeInput
 from .confirm import ConfirmScreen
 
@@ -104,7 +105,7 @@ class ExportScreen(ModalScreen[Path | None]):
             with Horizontal():
                 yield Button("Cancel", id="cancel")
                 yield Button("Export", id="export", variant="primary")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     @on(RadioSet.Changed)
     def _format_changed(self, event: RadioSet.Changed) -> None:

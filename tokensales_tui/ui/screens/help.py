@@ -10,9 +10,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.keys import format_key
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ..safe import line
+from ..widgets.footer import KeysFooter
 
 __all__ = ["HelpScreen", "Section", "key_display", "sections_from_bindings"]
 
@@ -170,7 +171,7 @@ class HelpScreen(ModalScreen[None]):
                                 for key, description in rows:
                                     yield Static(line(key), classes="help--key")
                                     yield Static(line(description), classes="help--description")
-        yield Footer(compact=True)  # this dialog's keys, not the screen's behind it
+        yield KeysFooter(compact=True)  # this dialog's keys, not the screen's behind it
 
     def action_close(self) -> None:
         """Close the help."""

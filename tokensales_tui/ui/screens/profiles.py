@@ -9,12 +9,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ... import config
 from ...api.connection import host_of
 from ..safe import line
+from ..widgets.footer import KeysFooter
 
 DEMO_CHOICE = "\x00demo"
 """The option id of the embedded demo; no profile name can contain a NUL."""
@@ -100,7 +101,7 @@ class ProfileScreen(ModalScreen[PickerChoice | None]):
             yield Static("Switch profile", classes="title")
             yield Static("enter to switch · a to add · e to edit · q to stay", classes="hint")
             yield OptionList(*options)
-        yield Footer(compact=True)  # this dialog's keys, not the screen's behind it
+        yield KeysFooter(compact=True)  # this dialog's keys, not the screen's behind it
 
     def on_mount(self) -> None:
         option_list = self.query_one(OptionList)

@@ -22,7 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.validation import ValidationResult, Validator
-from textual.widgets import Button, Footer, Input, Label, Static
+from textual.widgets import Button, Input, Label, Static
 
 from ... import config
 from ...api import ApiClient, Connection, Secret
@@ -30,6 +30,7 @@ from ...api.connection import host_of
 from ..keys import bound
 from ..lifetime import while_shown
 from ..safe import line
+from ..widgets.footer import KeysFooter
 from ..widgets.header import describe_token
 from ..widgets.safe_input import SafeInput
 from ..widgets.secret_input import SecretInput
@@ -290,7 +291,7 @@ class SetupScreen(Screen[SetupResult]):
             with Horizontal(id="buttons"):
                 yield from self._buttons()
             yield Static(id="status", markup=False)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         # Focus the first field without scrolling to it: at 80x24 that would hide the
