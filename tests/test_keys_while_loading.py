@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
@@ -128,17 +130,24 @@ async def test_a_tab_switch_handled_late_leaves_the_filter_focused() -> None:
         assert app.focused is tab.filter_input
 
 
-async def test_the_count_line_says_a_filter_is_still_to_apply(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # Looked for in a thread (or once the index is there), the filter has not changed
-    # the rows yet: the count line says so rather than showing them as unfiltered.
+@asynccontextmanager
+async def filtered_in_a_thread(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Any]:
+    """The app, loaded, its filters looked for in a thread whatever the rows' number:
+    ``(pilot, items tab)``."""
     monkeypatch.setattr(tabs_module, "FILTER_AT_ONCE", 0)
     app, gated = gated_app()
     gated.gate.set()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        tab: Any = app.query_one("#items-tab")
+        yield pilot, app.query_one("#items-tab")
+
+
+async def test_the_count_line_says_a_filter_is_still_to_apply(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Looked for in a thread (or once the index is there), the filter has not changed
+    # the rows yet: the count line says so rather than showing them as unfiltered.
+    async with filtered_in_a_thread(monkeypatch) as (pilot, tab):
         count = tab.query_one(".count")
         release = threading.Event()
         filter_job = tab.table.model.filter_job
@@ -162,12 +171,7 @@ async def test_the_count_line_says_a_filter_is_still_to_apply(
 async def test_a_long_list_is_filtered_for_the_latest_text_only(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(tabs_module, "FILTER_AT_ONCE", 0)
-    app, gated = gated_app()
-    gated.gate.set()
-    async with app.run_test(size=SIZE) as pilot:
-        await loaded(app, pilot)
-        tab: Any = app.query_one("#items-tab")
+    async with filtered_in_a_thread(monkeypatch) as (pilot, tab):
         asked: list[str] = []
         real = tab.table.set_filter
         monkeypatch.setattr(tab.table, "set_filter", lambda text: (asked.append(text), real(text)))

@@ -167,7 +167,9 @@ class SearchIndex:
             elif before[2] < CHAIN_LONGEST:
                 more[number] = (before, positions, before[2] + 1)
             else:
-                more[number] = (None, _joined(before) + positions, 1)
+                joined = _joined(before)
+                joined += positions
+                more[number] = (None, joined, 1)
             owned.add(number)
 
     def rows_with(self, number: int) -> array[int]:
