@@ -1,8 +1,9 @@
-"""The collector's full collections wait while lists load, and run at the settle after."""
+"""The collector: rarer while lists load, settled after; the rows never walked."""
 
 from __future__ import annotations
 
 import gc
+import weakref
 from collections.abc import Iterator
 
 import pytest
@@ -25,11 +26,11 @@ def thresholds() -> Iterator[tuple[int, int, int]]:
 def test_full_collections_wait_for_the_settle_after_the_last_load(
     thresholds: tuple[int, int, int],
 ) -> None:
-    young, middle, _ = thresholds
-    deferred = (young, middle, models.FULL_COLLECTION_AFTER)
-    with models.full_collections_deferred():
+    _, middle, _ = thresholds
+    deferred = (models.YOUNG_COLLECTION_AFTER, middle, models.FULL_COLLECTION_AFTER)
+    with models.collections_deferred():
         assert gc.get_threshold() == deferred
-        with models.full_collections_deferred():  # a second tab loads meanwhile
+        with models.collections_deferred():  # a second tab loads meanwhile
             pass
         models.settle_collections()  # one load settled, the other still runs
         assert gc.get_threshold() == deferred
@@ -51,3 +52,35 @@ async def test_an_app_that_ends_right_after_a_load_leaves_the_collector_as_it_wa
         await pilot.press("2")
         assert gc.get_threshold()[2] == models.FULL_COLLECTION_AFTER  # before the settle
     assert gc.get_threshold() == thresholds
+
+
+def test_a_list_never_walked_still_frees_what_it_holds() -> None:
+    class Node:
+        me: Node
+
+    node = Node()
+    node.me = node  # a cycle among the elements is still found through them
+    gone = weakref.ref(node)
+    rows = models.never_walked([node])
+    rows += [Node()]  # grows untracked
+    del node
+    gc.collect()
+    assert gone() is not None  # the list keeps it
+    assert not gc.is_tracked(rows)
+    del rows
+    gc.collect()
+    assert gone() is None
+
+
+async def test_the_rows_of_a_list_and_their_index_are_never_walked() -> None:
+    app, _ = rigged_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2", "slash", *"id:1")  # a column filtered on keeps its cells
+        await pilot.pause()
+        model = app.query_one("#items-tab", tabs.ResourceTab).table.model
+        index = model._index
+        assert index is not None and index.count > 0
+        walked = [rows for rows in (model.rows, index.lines, *index._fields.values())]
+        assert len(walked) == 3
+        assert not any(map(gc.is_tracked, walked))

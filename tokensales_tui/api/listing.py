@@ -37,7 +37,7 @@ import msgspec
 from . import shapes
 from .decode import OFF_LOOP_BYTES, ListParser, NoFastPath
 from .errors import UnexpectedResponse
-from .models import Model
+from .models import Model, never_walked
 from .spool import Region, Spool
 from .stream import ListSplitter
 
@@ -85,7 +85,7 @@ class StreamedList:
             decode=self.parser.decode_region,
         )
         self.spool = Spool()
-        self.rows: list[Any] = []
+        self.rows: list[Any] = never_walked([])
         """The rows decoded so far; the same list grows."""
         self.what = what
         self.length = 0

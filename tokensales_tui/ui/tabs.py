@@ -27,7 +27,7 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from ..api import ApiError
 from ..api.errors import RateLimitedError
-from ..api.models import full_collections_deferred, settle_collections
+from ..api.models import collections_deferred, settle_collections
 from ..clean import clean_line
 from ..payouts import payout_rows
 from .resources import PAYOUTS, Resource, row_content
@@ -251,11 +251,11 @@ class ResourceTab(Vertical):
         self._show_problem(note or None)
 
     async def _load_deferring(self, highlight: Callable[[Any], bool] | None) -> None:
-        """:meth:`_load`, with the collector's full collections deferred until the tabs
-        have settled after it, whatever its outcome (see
-        :func:`~tokensales_tui.api.models.full_collections_deferred`)."""
+        """:meth:`_load`, with the collector's collections deferred until the tabs have
+        settled after it, whatever its outcome (see
+        :func:`~tokensales_tui.api.models.collections_deferred`)."""
         try:
-            with full_collections_deferred():
+            with collections_deferred():
                 await self._load(highlight)
         finally:
             if self.is_attached:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 from typing import Any
 
-from ...api.models import paused_gc
+from ...api.models import never_walked, paused_gc
 from ...clean import settle_width
 from .cells import Column, natural_keys
 
@@ -83,7 +83,7 @@ class SearchIndex:
     ) -> None:
         self.count = 0
         """How many rows this index holds."""
-        self.lines: list[bytes] = []
+        self.lines: list[bytes] = never_walked([])
         """Their index lines: the first :attr:`count` (an index that extends this one
         may share the list and grow it)."""
         self.extras: list[bytes] = []
@@ -124,14 +124,15 @@ class SearchIndex:
         # copy of a million references would cost a few milliseconds, and frozen frames
         # when the collector walks each copy.
         index.count = self.count
-        index.lines = self.lines if len(self.lines) == self.count else self.lines[: self.count]
+        lines = self.lines
+        index.lines = lines if len(lines) == self.count else never_walked(lines[: self.count])
         index.extras = self.extras.copy()
         index.extra_ids = None if self.extra_ids is None else array("i", self.extra_ids)
         with self._lock:
             index.extra_rows = self.extra_rows.copy()  # the arrays themselves never change
             index._more = self._more.copy()
         index._fields = {
-            place: cells if len(cells) == self.count else cells[: self.count]
+            place: cells if len(cells) == self.count else never_walked(cells[: self.count])
             for place, cells in list(self._fields.items())
         }
         index.take(piece)
@@ -171,6 +172,13 @@ class SearchIndex:
                 joined += positions
                 more[number] = (None, joined, 1)
             owned.add(number)
+
+    def join_chunks(self) -> None:
+        """Put the rows of each text of ``extras`` together (:meth:`rows_with`), for an
+        index no more rows come to: each chunk and link is an object the collector
+        walks, 20,000 of them after a list of 1,000,000 arrived in pieces."""
+        for number in list(self._more):
+            self.rows_with(number)
 
     def rows_with(self, number: int) -> array[int]:
         """The rows (ascending) whose other fields have text ``number`` of ``extras``."""
@@ -321,7 +329,7 @@ class SearchIndex:
         if cells is not None and len(cells) > self.count:
             return cells[: self.count]  # grown by an index that extends this one
         if cells is None:
-            cells = [split_field(line, place) for line in self.lines[: self.count]]
+            cells = never_walked([split_field(line, place) for line in self.lines[: self.count]])
             if keep:
                 while len(self._fields) >= FIELDS_KEPT:
                     del self._fields[next(iter(self._fields))]

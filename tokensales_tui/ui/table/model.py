@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from itertools import compress, repeat
 from typing import Any
 
-from ...api.models import paused_gc
+from ...api.models import never_walked, paused_gc
 from ...clean import clean_line, settle_width
 from .cells import (
     Column,
@@ -301,8 +301,9 @@ class RowsIndexer:
             scope: The scope whose rows to find ahead, if any.
         """
         columns = self.columns
-        rows = rows if isinstance(rows, list | tuple) else list(rows)
+        rows = rows if isinstance(rows, tuple) else _rows_list(rows)
         index = self.add(rows)
+        index.join_chunks()
         natural: list[int] = []
         content: list[int] = []
         tails: list[int] = []
@@ -458,6 +459,8 @@ class TableView:
         if rows is not self.rows:
             release(self.rows)
         self.set_columns(columns, *sample_widths(columns, rows, self.width))
+        if isinstance(rows, list):
+            never_walked(rows)  # see _rows_list
         self.rows = rows
         if self.marks:
             self.marks &= set(map(self.identity, rows))
@@ -1108,6 +1111,12 @@ RELEASE_IN_THREAD = 20_000
 """Rows let go of in a thread, a slice at a time, when there are more than this."""
 
 
+def _rows_list(rows: Sequence[Any]) -> list[Any]:
+    """``rows`` as a list the collector never walks (:func:`never_walked`): a row never
+    refers back to the list of rows."""
+    return never_walked(rows if isinstance(rows, list) else list(rows))
+
+
 def release(rows: Sequence[Any]) -> None:
     """Let the table's old rows go without freezing the event loop.
 
@@ -1116,7 +1125,7 @@ def release(rows: Sequence[Any]) -> None:
     event loop gets its turns in between. (Whoever else holds some rows keeps them.)
     """
     if len(rows) > RELEASE_IN_THREAD:
-        threading.Thread(target=_drop_slowly, args=(list(rows),), daemon=True).start()
+        threading.Thread(target=_drop_slowly, args=(never_walked(list(rows)),), daemon=True).start()
 
 
 def _drop_slowly(rows: list[Any]) -> None:
