@@ -144,6 +144,18 @@ def test_a_piece_whose_parts_do_not_add_up_is_refused() -> None:
         index_process.as_index_piece(
             Piece(start=0, count=1, lines=b"a", measures=measures, texts=[b"x"], ids=b"")
         )
+    with pytest.raises(ValueError, match="not whole numbers"):
+        index_process.as_index_piece(
+            Piece(
+                start=0,
+                count=1,
+                lines=b"a",
+                measures=measures,
+                texts=[b"x"],
+                ids=bytes(4),
+                groups=[(0, bytearray(b"\0\0\0"))],
+            )
+        )
     piece = index_process.as_index_piece(Piece(start=3, count=0, lines=b"", measures=measures))
     assert (piece.start, piece.lines) == (3, [])
 

@@ -99,8 +99,9 @@ class Piece(msgspec.Struct, tag=True):
     """The other fields' texts first seen in these rows; None: the resource has none."""
     ids: bytes = b""
     """Which text each row has (``array("i")``)."""
-    groups: list[tuple[int, bytes]] = []
-    """For each text these rows have, the rows that have it (``array("i")``)."""
+    groups: list[tuple[int, bytearray]] = []
+    """For each text these rows have, the rows that have it (C ints, as ``array("i")``
+    holds them): decoded as the index keeps them, without a copy."""
 
 
 class Done(msgspec.Struct, tag=True):
@@ -142,10 +143,9 @@ def as_index_piece(piece: Piece) -> IndexPiece:
         ids.frombytes(piece.ids)
         if len(ids) != piece.count:
             raise ValueError(f"a piece of {piece.count} rows numbers {len(ids)}")
-        groups = {}
-        for number, positions in piece.groups:
-            groups[number] = rows = array("i")
-            rows.frombytes(positions)
+        groups = dict(piece.groups)
+        if any(len(positions) % ids.itemsize for positions in groups.values()):
+            raise ValueError("a piece's rows of a text are not whole numbers")
         interned = (piece.texts, ids, groups)
     return IndexPiece(piece.start, lines, interned)
 
@@ -356,7 +356,7 @@ class _Indexing:
             texts, ids, groups = interned
             message.texts = texts
             message.ids = ids.tobytes()
-            message.groups = [(number, found.tobytes()) for number, found in groups.items()]
+            message.groups = list(groups.items())
         _write(self.out, message)
         self.sent += len(rows)
 

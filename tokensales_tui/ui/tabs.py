@@ -515,6 +515,7 @@ class ResourceTab(Vertical):
                 message := await process.receive(INDEX_PROCESS_QUIET), index_process.Piece
             ):
                 indexer.take(index_process.as_index_piece(message), message.measures)
+                await asyncio.sleep(0)  # keys and frames have a turn before the filter's
                 if self.table.rows is not arrival.rows:  # other rows shown since
                     return None
                 self._show_from_process(indexer)

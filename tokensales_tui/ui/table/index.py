@@ -18,8 +18,11 @@ from .cells import Column, natural_keys
 
 __all__ = ["ExtrasInterner", "IndexPiece", "SearchIndex", "folded_lines", "sort_order"]
 
-_Chunks = tuple["_Chunks | None", "array[int]", int]
-"""Arrays of rows, newest first: the chain of those before, the newest, their number."""
+_Chunks = tuple["_Chunks | None", bytearray, int]
+"""Rows (C ints, as in an ``array("i")``), newest first: the chain of those before, the
+newest, their number. Bytes, not arrays: the collector does not track a ``bytearray``,
+and untracks a tuple that holds no tracked object, so the chunks and links of thousands
+of texts, new at each piece, are not walked by each young collection."""
 
 CHAIN_LONGEST = 4
 """Chunks of a text's rows chained before they are joined into one: each chunk and link
@@ -160,10 +163,11 @@ class SearchIndex:
         more, owned = self._more, self._owned
         for number, positions in groups.items():
             if number in owned:
-                more[number][1].extend(positions)
+                grown = more[number][1]
+                grown += positions  # in place
                 continue
             before = more.get(number)
-            if before is None:  # the piece's array, grown by the next pieces this index takes
+            if before is None:  # the piece's chunk, grown by the next pieces this index takes
                 more[number] = (None, positions, 1)
             elif before[2] < CHAIN_LONGEST:
                 more[number] = (before, positions, before[2] + 1)
@@ -188,11 +192,8 @@ class SearchIndex:
             chunks = self._more.pop(number, None)
             self._owned.discard(number)
             if chunks is not None:
-                rows = self.extra_rows[number]
-                if not rows and chunks[0] is None:
-                    rows = chunks[1]  # a piece's own: no one else grows it
-                else:
-                    rows = array("i", rows) + _joined(chunks)
+                rows = array("i", self.extra_rows[number])
+                rows.frombytes(_joined(chunks))
                 self.extra_rows[number] = rows
             return self.extra_rows[number]
 
@@ -352,17 +353,14 @@ def _containing(texts: list[bytes], positions: Sequence[int], needle: bytes) -> 
     return array("i", compress(positions, map(bytes.count, _at(texts, positions), repeat(needle))))
 
 
-def _joined(chunks: _Chunks) -> array[int]:
-    """The rows of a chain of chunks, oldest first, in a new array."""
+def _joined(chunks: _Chunks) -> bytearray:
+    """The rows of a chain of chunks, oldest first, in a new chunk."""
     parts = []
     link: _Chunks | None = chunks
     while link is not None:
         link, chunk, _ = link
         parts.append(chunk)
-    rows = array("i")
-    for chunk in reversed(parts):
-        rows += chunk
-    return rows
+    return bytearray().join(reversed(parts))
 
 
 def _at(items: Sequence[Any], positions: Sequence[int]) -> Iterable[Any]:
@@ -435,9 +433,10 @@ class OtherFields:
     is then made once per key (None: the text is its own key)."""
 
 
-Interned = tuple[list[bytes], "array[int]", dict[int, "array[int]"]]
+Interned = tuple[list[bytes], "array[int]", dict[int, bytearray]]
 """Other-field texts seen first in a slice of rows (folded), which one each row of the
-slice has, and the rows (positions in the whole list) that have each text."""
+slice has, and the rows (positions in the whole list) that have each text, as the
+chunks of a :class:`SearchIndex` hold them (C ints)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -505,16 +504,7 @@ class ExtrasInterner:
         for block in range(0, len(distinct), EXTRAS_BLOCK):
             texts += fold_block(distinct[block : block + EXTRAS_BLOCK]).split(b"\n")
         assert len(texts) == len(number) - first
-        return texts, ids, groups
-
-
-def intern_extras(
-    fields: OtherFields, rows: Sequence[Any]
-) -> tuple[list[bytes], array[int], list[array[int]]]:
-    """Each distinct text of the other fields once (cleaned and folded), which one each
-    row has, and the rows that have each."""
-    texts, ids, groups = ExtrasInterner(fields).intern(rows, 0)
-    return texts, ids, [groups[number] for number in range(len(texts))]
+        return texts, ids, {found: bytearray(group) for found, group in groups.items()}
 
 
 EXTRAS_BLOCK = 256
