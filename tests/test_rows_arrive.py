@@ -202,10 +202,15 @@ async def test_a_filter_typed_while_the_body_arrives_shows_a_small_slice_first(
         await wait_for(lambda: bool(drawn), pilot)
         await pilot.pause(0.2)
         assert shown == [50]  # the next slices wait for the first one's frame
+        count = tab.query_one(".count")
+        # Not "… of 1,234": the rows not indexed yet have not been looked at.
+        assert f"of {arrived_rows:,} · filtering…" in str(count.render())
         drawn[0]()
         await wait_for(lambda: bool(shown) and shown[-1] == arrived_rows, pilot)
         assert shown == [50, 150, 350, 750, arrived_rows]
         assert tab.table.filter_text == "i"
+        await pilot.pause()
+        assert "filtering…" not in str(count.render())
 
 
 class FakeResponse:

@@ -709,8 +709,14 @@ class ResourceTab(Vertical):
             key, reverse = table.pending_sort
             label = next((c.label for c in table.columns if c.key == key), key)
             text += f" · sorting by {label} {'▼' if reverse else '▲'}…"
-        if table.model.filtering or self.filter_input.value != table.filter_text:
-            text += " · filtering…"  # looked for still, or to be once the index is there
+        if (
+            table.model.filtering
+            or self.filter_input.value != table.filter_text
+            or (table.filter_text and table.model.indexed_count < total)
+        ):
+            # Looked for still; or to be once the index is there; or in the rows indexed
+            # so far of a list arriving, the others not yet.
+            text += " · filtering…"
         if self._changes and self._loaded_at is not None:
             text += f" · {self._changes}"
         if self._loading and table.total_count:
