@@ -5,10 +5,12 @@ from __future__ import annotations
 import gc
 import weakref
 from collections.abc import Iterator
+from types import SimpleNamespace
 
 import pytest
 
 from tokensales_tui.api import models
+from tokensales_tui.api.listing import StreamedList
 from tokensales_tui.ui import tabs
 
 from .apphelpers import loaded, rigged_app
@@ -81,6 +83,12 @@ async def test_the_rows_of_a_list_and_their_index_are_never_walked() -> None:
         model = app.query_one("#items-tab", tabs.ResourceTab).table.model
         index = model._index
         assert index is not None and index.count > 0
-        walked = [rows for rows in (model.rows, index.lines, *index._fields.values())]
-        assert len(walked) == 3
-        assert not any(map(gc.is_tracked, walked))
+        lists = [model.rows, index.lines, *index._fields.values()]
+        assert len(lists) == 3
+        assert not any(map(gc.is_tracked, lists))
+
+
+def test_the_rows_of_a_list_arriving_are_never_walked() -> None:
+    response = SimpleNamespace(status_code=200, headers={"content-type": "application/json"})
+    arrival = StreamedList(models.Item, "items", response)  # type: ignore[arg-type]
+    assert not gc.is_tracked(arrival.rows)
