@@ -837,8 +837,9 @@ the end of `App._display` including the ANSI text a terminal would receive):
     typed while the rows are still indexed applies once the index is built.
 24. The longest delay of a 5 ms timer during the first load of figure 18, the keys of
     figure 23 included; then from there until the app has settled the load's garbage
-    (`settle_collections`: a full collection, then `gc.freeze`, once no tab loads).
-    The target holds for both.
+    (`settle_collections`: a full collection, then `gc.freeze`, once no tab loads),
+    or the settle's own length when it came while the keys were typed. The target
+    holds for both.
 """
 
 
