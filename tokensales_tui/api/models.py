@@ -17,7 +17,7 @@ Request models have exactly the wire shape the interface gives: camelCase names,
 from __future__ import annotations
 
 import builtins
-import ctypes
+import functools
 import gc
 import itertools
 import operator
@@ -633,18 +633,19 @@ def paused_gc() -> Iterator[None]:
 T_List = TypeVar("T_List", bound=list[Any])
 
 
+@functools.cache
 def _untracker() -> Callable[[object], None] | None:
-    """CPython's ``PyObject_GC_UnTrack``; None elsewhere, whose collectors are their own."""
+    """CPython's ``PyObject_GC_UnTrack``; None elsewhere, whose collectors are their own.
+    (``ctypes`` is imported on first use: 3 ms the app's start need not wait for.)"""
     try:
+        import ctypes
+
         untrack = ctypes.pythonapi.PyObject_GC_UnTrack
-    except (AttributeError, ValueError):
+    except (ImportError, AttributeError, ValueError):
         return None
     untrack.argtypes = (ctypes.py_object,)
     untrack.restype = None
     return untrack  # type: ignore[no-any-return]
-
-
-_gc_untrack = _untracker()
 
 
 def never_walked(items: T_List) -> T_List:
@@ -660,8 +661,9 @@ def never_walked(items: T_List) -> T_List:
     and its elements, and a cycle among elements is still found through them. The
     list grows in place untracked; a copy or slice is a new, tracked list.
     """
-    if _gc_untrack is not None:
-        _gc_untrack(items)
+    untrack = _untracker()
+    if untrack is not None:
+        untrack(items)
     return items
 
 
