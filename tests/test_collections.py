@@ -1,8 +1,10 @@
-"""The collector: rarer while lists load, settled after; the rows never walked."""
+"""The collector: rarer while lists load, settled after; the rows never walked; what
+was set aside walked again, when no one types."""
 
 from __future__ import annotations
 
 import gc
+import time
 import weakref
 from collections.abc import Iterator
 from types import SimpleNamespace
@@ -12,8 +14,9 @@ import pytest
 from tokensales_tui.api import models
 from tokensales_tui.api.listing import StreamedList
 from tokensales_tui.ui import tabs
+from tokensales_tui.ui.app import TokenSalesApp
 
-from .apphelpers import loaded, rigged_app
+from .apphelpers import loaded, rigged_app, wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -92,3 +95,53 @@ def test_the_rows_of_a_list_arriving_are_never_walked() -> None:
     response = SimpleNamespace(status_code=200, headers={"content-type": "application/json"})
     arrival = StreamedList(models.Item, "items", response)  # type: ignore[arg-type]
     assert not gc.is_tracked(arrival.rows)
+
+
+def test_a_cycle_set_aside_alive_is_collected_once_everything_is_walked_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Node:
+        me: Node
+
+    node = Node()
+    node.me = node  # a screen, a line drawn: it refers to itself
+    gone = weakref.ref(node)
+    models.settle_collections()  # alive: set aside
+    monkeypatch.setattr(models, "_walked", gc.get_freeze_count())
+    del node
+    gc.collect()
+    assert gone() is not None  # no collection walks what was set aside
+    assert not models.everything_due()
+    grown = [[] for _ in range(gc.get_freeze_count() // 4 + 1)]  # a quarter more, alive
+    models.settle_collections()
+    assert models.everything_due()
+    models.walk_everything()
+    assert gone() is None
+    assert not models.everything_due()
+    assert all(map(gc.is_tracked, grown[:3]))  # what is alive is set aside again
+    assert gc.get_freeze_count() > len(grown)
+
+
+async def test_everything_is_walked_again_only_once_no_key_came_for_a_while(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(tabs, "SETTLE_DELAY", 0.01)
+    settles: list[float] = []
+    walks: list[float] = []
+    monkeypatch.setattr(tabs, "settle_collections", lambda: settles.append(time.monotonic()))
+    monkeypatch.setattr(tabs, "everything_due", lambda: not walks)
+    monkeypatch.setattr(tabs, "walk_everything", lambda: walks.append(time.monotonic()))
+    app, _ = rigged_app()
+    quiet = [0.0]  # seconds since the last key, as the app tells
+    monkeypatch.setattr(app, "quiet_for", lambda: quiet[0])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(app, pilot)
+        app._last_input -= 100
+        await pilot.press("2")
+        assert TokenSalesApp.quiet_for(app) < 50  # a key counts
+        await wait_for(lambda: bool(settles), pilot)
+        await pilot.pause(0.2)  # the walk is asked for every SETTLE_DELAY
+        assert not walks  # someone types
+        quiet[0] = tabs.QUIET_BEFORE_WALK
+        await wait_for(lambda: bool(walks), pilot)
+        assert walks[0] > settles[0]

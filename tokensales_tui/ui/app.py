@@ -9,6 +9,7 @@ session; a profile switch replaces the session under it.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from functools import cached_property
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import platformdirs
-from textual import on
+from textual import events, on
 from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.signal import Signal
@@ -79,6 +80,16 @@ class TokenSalesApp(GuardedApp[None]):
         self.mask_changed_signal: Signal[bool] = Signal(self, "mask-changed")
         """Published with the new state when mask mode is turned on or off."""
         set_masking(self.launch.mask)
+        self._last_input = time.monotonic()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.InputEvent):
+            self._last_input = time.monotonic()
+        await super().on_event(event)
+
+    def quiet_for(self) -> float:
+        """Seconds since the last key, click or mouse movement."""
+        return time.monotonic() - self._last_input
 
     # --- mask mode -------------------------------------------------------------------
 

@@ -27,7 +27,12 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from ..api import ApiError
 from ..api.errors import RateLimitedError
-from ..api.models import collections_deferred, settle_collections
+from ..api.models import (
+    collections_deferred,
+    everything_due,
+    settle_collections,
+    walk_everything,
+)
 from ..clean import clean_line
 from ..payouts import payout_rows
 from .resources import PAYOUTS, Resource, row_content
@@ -53,6 +58,11 @@ OFF_LOOP_ROWS = 2_000
 SETTLE_DELAY = 1.0
 """Seconds after a load before what it left is set aside from garbage collection
 (:func:`~tokensales_tui.api.models.settle_collections`)."""
+
+QUIET_BEFORE_WALK = 2.0
+"""Seconds without a key or a click before everything set aside is walked again
+(:func:`~tokensales_tui.api.models.walk_everything`): a pause of 100 ms or more with a
+long list on a slow machine, which should not fall in someone's typing."""
 
 
 EMPTY_BEFORE_RELOAD = 250_000
@@ -339,15 +349,33 @@ class ResourceTab(Vertical):
 
     def _settle(self) -> None:
         """Set aside what the load left (:func:`settle_collections`) once no tab loads or
-        indexes: the collection holds the event loop for a while (150-380 ms with
+        indexes: the collection holds the event loop for a while (100-150 ms with
         1,000,000 items on a slow machine), which a list arriving meanwhile would show as
         a frozen frame. Until then, asked again every :data:`SETTLE_DELAY` seconds."""
         if not self.is_attached:
             return
-        if any(tab._loading or tab._indexing for tab in self.screen.query(ResourceTab)):
+        if self._any_tab_busy():
             self.set_timer(SETTLE_DELAY, self._settle)
             return
         settle_collections()
+        if everything_due():
+            self.set_timer(SETTLE_DELAY, self._walk_everything)
+
+    def _walk_everything(self) -> None:
+        """Walk everything the settles set aside (:func:`walk_everything`) once they
+        have grown enough, no tab loads or indexes, and no key or click came for
+        :data:`QUIET_BEFORE_WALK` seconds. Until then, asked again every
+        :data:`SETTLE_DELAY` seconds."""
+        if not self.is_attached or not everything_due():
+            return
+        quiet = getattr(self.app, "quiet_for", None)
+        if self._any_tab_busy() or (quiet is not None and quiet() < QUIET_BEFORE_WALK):
+            self.set_timer(SETTLE_DELAY, self._walk_everything)
+            return
+        walk_everything()
+
+    def _any_tab_busy(self) -> bool:
+        return any(tab._loading or tab._indexing for tab in self.screen.query(ResourceTab))
 
     def _rows_arriving(self, arrival: StreamedList) -> None:
         """Show the rows of a list whose body still arrives (``arrival.rows`` grows in place).
