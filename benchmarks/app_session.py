@@ -127,6 +127,10 @@ async def session(args: argparse.Namespace) -> dict[str, Any]:
         Launch(env=env, transport_factory=Transport, config_path=folder / "config.toml")
     )
     out: dict[str, Any] = {"items": args.items}
+    import tokensales_tui.ui.tabs as tabs_module
+
+    # Everything set aside walked again, once no key came for a while: a pause too.
+    out["walks_s"] = timed_calls(tabs_module, "walk_everything")
     async with app.run_test(headless=True, size=SIZE) as pilot:
         frames = FrameClock(app).install()
         tabs = list(app.query(ResourceTab))
@@ -200,7 +204,7 @@ async def measure_cold(
     await frames.wait(lambda: type(app.screen).__name__ == "BrowseScreen")
     items = app.query_one("#items-tab", ResourceTab)
     table = items.table
-    settles = settles_of(tabs_module)
+    settles = timed_calls(tabs_module, "settle_collections")
     monitor = StallMonitor()
     monitor.start()
     cpu_before = time.thread_time()
@@ -241,17 +245,17 @@ async def measure_cold(
     }
 
 
-def settles_of(module: Any) -> list[float]:
-    """How long each call of ``module``'s ``settle_collections`` takes from now on."""
-    settle = module.settle_collections
+def timed_calls(module: Any, name: str) -> list[float]:
+    """How long each call of ``module``'s function ``name`` takes from now on."""
+    function = getattr(module, name)
     called: list[float] = []
 
     def timed() -> None:
         start = time.perf_counter()
-        settle()
+        function()
         called.append(time.perf_counter() - start)
 
-    module.settle_collections = timed
+    setattr(module, name, timed)
     return called
 
 

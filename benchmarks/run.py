@@ -534,13 +534,21 @@ def arrival_rows(main: dict[str, Any], big: dict[str, Any]) -> list[dict[str, An
     # The settle after the load (collecting its garbage) is a pause a user sees too.
     settles = [c["settle_stall_s"] for c in cold if c.get("settle_stall_s") is not None]
     worst = [max(c["stall_s"], c.get("settle_stall_s") or 0.0) for c in cold]
+    # Later, once no key came for 2 s, everything set aside may be walked again.
+    walks = [w for run in big["sessions"] for w in run.get("walks_s", [])]
     rows.append(
         {
             "n": 24,
             "figure": f"{items:,} items, first load: longest event-loop stall (keys typed"
             " meanwhile); then the settle of the load's garbage",
             "ours": seconds(stalls)
-            + (f"; settle {seconds(settles)}" if settles else "; no settle seen"),
+            + (f"; settle {seconds(settles)}" if settles else "; no settle seen")
+            + (
+                f"; walk of everything set aside, with no key for 2 s: {seconds(walks)}"
+                f" ({len(walks)} in {len(big['sessions'])} sessions)"
+                if walks
+                else ""
+            ),
             "reference": "—",
             "ratio": "—",
             "target": "≤ 100 ms",
@@ -839,7 +847,8 @@ the end of `App._display` including the ANSI text a terminal would receive):
     figure 23 included; then from there until the app has settled the load's garbage
     (`settle_collections`: a full collection, then `gc.freeze`, once no tab loads),
     or the settle's own length when it came while the keys were typed. The target
-    holds for both.
+    holds for both. Also shown, when one came during a session: the walk of
+    everything set aside (`walk_everything`), which waits until no key came for 2 s.
 """
 
 
