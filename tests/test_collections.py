@@ -8,6 +8,7 @@ import time
 import weakref
 from collections.abc import Iterator
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -140,6 +141,18 @@ async def test_everything_is_walked_again_only_once_no_key_came_for_a_while(
         await pilot.press("2")
         assert TokenSalesApp.quiet_for(app) < 50  # a key counts
         await wait_for(lambda: bool(settles), pilot)
+        tab = app.query_one("#items-tab", tabs.ResourceTab)
+        timer = tab.set_timer
+        asked: list[object] = []
+
+        def set_timer(delay: float, callback: Any = None, **options: Any) -> Any:
+            asked.append(callback)
+            return timer(delay, callback, **options)
+
+        monkeypatch.setattr(tab, "set_timer", set_timer)
+        for _ in range(3):  # more loads settle while the walk waits
+            tab._settle()
+        assert asked.count(tab._walk_everything) <= 1  # one question at a time
         await pilot.pause(0.2)  # the walk is asked for every SETTLE_DELAY
         assert not walks  # someone types
         quiet[0] = tabs.QUIET_BEFORE_WALK

@@ -159,6 +159,7 @@ class ResourceTab(Vertical):
         self._not_before = 0.0  # no watched reload before this (monotonic): Retry-After
         self._watch_timer: Timer | None = None
         self._flash_timer: Timer | None = None
+        self._walk_timer: Timer | None = None  # asks for the walk of everything set aside
         self._changes = ""  # what the last reload changed, for the count line
         self._loading = False
         self._filter_due = False  # a filter of a long list waits for the keys queued
@@ -358,19 +359,20 @@ class ResourceTab(Vertical):
             self.set_timer(SETTLE_DELAY, self._settle)
             return
         settle_collections()
-        if everything_due():
-            self.set_timer(SETTLE_DELAY, self._walk_everything)
+        if everything_due() and self._walk_timer is None:
+            self._walk_timer = self.set_timer(SETTLE_DELAY, self._walk_everything)
 
     def _walk_everything(self) -> None:
         """Walk everything the settles set aside (:func:`walk_everything`) once they
         have grown enough, no tab loads or indexes, and no key or click came for
         :data:`QUIET_BEFORE_WALK` seconds. Until then, asked again every
-        :data:`SETTLE_DELAY` seconds."""
+        :data:`SETTLE_DELAY` seconds (one such question at a time per tab)."""
+        self._walk_timer = None
         if not self.is_attached or not everything_due():
             return
         quiet = getattr(self.app, "quiet_for", None)
         if self._any_tab_busy() or (quiet is not None and quiet() < QUIET_BEFORE_WALK):
-            self.set_timer(SETTLE_DELAY, self._walk_everything)
+            self._walk_timer = self.set_timer(SETTLE_DELAY, self._walk_everything)
             return
         walk_everything()
 
