@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.app import App
 from textual.notifications import SeverityLevel
 
 from ..clean import clean, clean_line, escape_unsafe
 from ..mask import mask_text, masking, shown
+from .frame_slots import use_next_slots
 from .terminal import guarded_driver
 
 if TYPE_CHECKING:
@@ -18,7 +19,12 @@ ReturnType = TypeVar("ReturnType")
 
 
 class GuardedApp(App[ReturnType]):
-    """An app whose toasts, copies and terminal writes are all cleaned (and masked in mask mode)."""
+    """An app whose toasts, copies and terminal writes are all cleaned (and masked in mask
+    mode), and whose frames follow a late one on the next slot (:mod:`.frame_slots`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        use_next_slots()
+        super().__init__(*args, **kwargs)
 
     def get_driver_class(self) -> type[Driver]:
         # Every write to the terminal passes the guard (see terminal.py).
