@@ -70,15 +70,18 @@ class TimedTransport:
 
         self.inner = httpx.AsyncHTTPTransport()
         self.sent: list[float] = []
-        self.first_byte: list[float] = []
-        self.last_byte: list[float] = []
+        # By the request's place in ``sent``: a request cancelled before its body came
+        # has neither.
+        self.first_byte: dict[int, float] = {}
+        self.last_byte: dict[int, float] = {}
 
     async def handle_async_request(self, request: Any) -> Any:
         if not (request.method == "GET" and request.url.path == "/v1/items"):
             return await self.inner.handle_async_request(request)
         self.sent.append(time.perf_counter())
+        place = len(self.sent) - 1
         response = await self.inner.handle_async_request(request)
-        response.stream = TimedStream(response.stream, self)
+        response.stream = TimedStream(response.stream, self, place)
         return response
 
     async def aclose(self) -> None:
@@ -88,17 +91,14 @@ class TimedTransport:
 class TimedStream(httpx.AsyncByteStream):
     """A response body that notes when its first and last bytes arrive."""
 
-    def __init__(self, inner: Any, clock: TimedTransport) -> None:
-        self.inner, self.clock = inner, clock
+    def __init__(self, inner: Any, clock: TimedTransport, place: int) -> None:
+        self.inner, self.clock, self.place = inner, clock, place
 
     async def __aiter__(self) -> Any:
-        first = True
         async for chunk in self.inner:
-            if first:
-                self.clock.first_byte.append(time.perf_counter())
-                first = False
+            self.clock.first_byte.setdefault(self.place, time.perf_counter())
             yield chunk
-        self.clock.last_byte.append(time.perf_counter())
+        self.clock.last_byte[self.place] = time.perf_counter()
 
     async def aclose(self) -> None:
         await self.inner.aclose()
