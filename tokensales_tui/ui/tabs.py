@@ -359,22 +359,24 @@ class ResourceTab(Vertical):
             self.set_timer(SETTLE_DELAY, self._settle)
             return
         settle_collections()
-        if everything_due() and self._walk_timer is None:
+        if self._walk_timer is None:
             self._walk_timer = self.set_timer(SETTLE_DELAY, self._walk_everything)
 
     def _walk_everything(self) -> None:
-        """Walk everything the settles set aside (:func:`walk_everything`) once they
-        have grown enough, no tab loads or indexes, and no key or click came for
-        :data:`QUIET_BEFORE_WALK` seconds. Until then, asked again every
-        :data:`SETTLE_DELAY` seconds (one such question at a time per tab)."""
+        """Once no tab loads or indexes and no key or click came for
+        :data:`QUIET_BEFORE_WALK` seconds, count what the settles set aside and walk it
+        all if it has grown enough (:func:`everything_due`, :func:`walk_everything`):
+        the count is a pause too. Until then, asked again every :data:`SETTLE_DELAY`
+        seconds (one such question at a time per tab)."""
         self._walk_timer = None
-        if not self.is_attached or not everything_due():
+        if not self.is_attached:
             return
         quiet = getattr(self.app, "quiet_for", None)
         if self._any_tab_busy() or (quiet is not None and quiet() < QUIET_BEFORE_WALK):
             self._walk_timer = self.set_timer(SETTLE_DELAY, self._walk_everything)
             return
-        walk_everything()
+        if everything_due():
+            walk_everything()
 
     def _any_tab_busy(self) -> bool:
         return any(tab._loading or tab._indexing for tab in self.screen.query(ResourceTab))
