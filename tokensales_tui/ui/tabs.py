@@ -546,11 +546,19 @@ class ResourceTab(Vertical):
             while isinstance(
                 message := await process.receive(INDEX_PROCESS_QUIET), index_process.Piece
             ):
-                indexer.take(index_process.as_index_piece(message), message.measures)
-                await asyncio.sleep(0)  # keys and frames have a turn before the filter's
+                # A piece of 16,384 rows or more takes some 10 ms to split and 10 ms to
+                # add, a look at its rows for the filter up to 30 ms, and a young
+                # collection may come in any of them: each is a step of its own, keys
+                # and frames have their turns between them.
+                piece = index_process.as_index_piece(message)
+                await asyncio.sleep(0)
+                indexer.take(piece, message.measures)
+                del piece
+                await asyncio.sleep(0)
                 if self.table.rows is not arrival.rows:  # other rows shown since
                     return None
                 self._show_from_process(indexer)
+                await asyncio.sleep(0)
         except ValueError as error:  # a piece that does not fit
             log.info("index process: %s", clean_line(str(error)))
             return None
