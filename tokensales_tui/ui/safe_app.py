@@ -9,6 +9,7 @@ from textual.notifications import SeverityLevel
 
 from ..clean import clean, clean_line, escape_unsafe
 from ..mask import mask_text, masking, shown
+from .acyclic_strips import use_acyclic_strips
 from .frame_slots import use_next_slots
 from .terminal import guarded_driver
 
@@ -20,10 +21,12 @@ ReturnType = TypeVar("ReturnType")
 
 class GuardedApp(App[ReturnType]):
     """An app whose toasts, copies and terminal writes are all cleaned (and masked in mask
-    mode), and whose frames follow a late one on the next slot (:mod:`.frame_slots`)."""
+    mode), whose frames follow a late one on the next slot (:mod:`.frame_slots`), and
+    whose lines are freed when let go (:mod:`.acyclic_strips`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         use_next_slots()
+        use_acyclic_strips()
         super().__init__(*args, **kwargs)
 
     def get_driver_class(self) -> type[Driver]:
