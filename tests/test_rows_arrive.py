@@ -119,6 +119,29 @@ async def test_item_rows_show_while_the_body_still_arrives() -> None:
         assert tab.table.highlighted.raw == arrived.listed[2999]
 
 
+async def test_escape_in_the_filter_clears_it_and_leaves_the_load_running() -> None:
+    async with half_arrived(3000) as arrived:
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        await pilot.press("slash", *"item 2", "escape")
+        assert tab.filter_input.value == ""
+        assert app.focused is tab.table
+        assert "cancelled" not in screen_text(app)
+        await pilot.press("slash", "escape")  # nothing typed: back to the table all the same
+        assert app.focused is tab.table
+        arrived.held.gate.set()
+        await loaded(app, pilot, "items")
+        assert tab.table.total_count == tab.table.shown_count == len(arrived.listed)
+
+
+async def test_escape_in_the_table_cancels_the_load() -> None:
+    async with half_arrived(3000) as arrived:
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        await pilot.press("slash", *"item 2", "enter", "escape")  # enter: to the table
+        await wait_for(lambda: "cancelled" in screen_text(app), pilot)
+        assert not tab.loaded_once
+        assert tab.filter_input.value == "item 2"  # kept for the next load
+
+
 @pytest.mark.parametrize("sort_on_loop", [20_000, 0])
 async def test_a_filter_typed_while_the_body_arrives_applies_to_the_rows_so_far(
     sort_on_loop: int, monkeypatch: pytest.MonkeyPatch

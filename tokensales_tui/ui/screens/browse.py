@@ -340,12 +340,17 @@ class BrowseScreen(Screen[None]):
         self.set_focus(self.active_tab.filter_input, scroll_visible=False)
 
     def action_escape(self) -> None:
-        """Stop deleting marked rows, or cancel a load in progress, else clear the filter."""
+        """Stop deleting marked rows; in the filter, clear it and go back to the table;
+        else cancel a load in progress, or clear the filter.
+
+        A filter is typed while a long list loads: escape there means done with the
+        filter, not the end of a load that may have run for many seconds.
+        """
         if self._bulk is not None and not self._bulk.stopped:
             self._bulk.stopped = True
             return
         tab = self.active_tab
-        if tab.cancel_load():
+        if self.focused is not tab.filter_input and tab.cancel_load():
             return
         tab.clear_filter()
 
