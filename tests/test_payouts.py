@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 
 from tokensales_tui import config
+from tokensales_tui.api.decode import ListParser
+from tokensales_tui.api.models import Item
 from tokensales_tui.payouts import (
+    ITEMS_NAMED,
     PayoutRecord,
     PayoutRecordError,
     payout_rows,
@@ -131,3 +134,32 @@ def test_added_rows_show_newest_first_and_keep_their_ids_when_another_is_added()
     assert [row.name for row in rows] == ["Cards", "Free"]
     assert {row.name: row.id for row in rows}["Free"] == before["Free"] == "added-1"
     assert rows[0].id == "added-2"
+
+
+def test_payout_settings_in_use_are_counted_most_used_first_naming_their_first_items() -> None:
+    settings = [
+        {"type": "free"},
+        {"type": "fiat", "paymentProviderConnectedAccountId": "acct_1"},
+        {"type": "fiat", "paymentProviderConnectedAccountId": "acct_2"},
+    ]
+    uses = [0] * 40 + [1] * 130 + [2] * 3 + [0] * 40 + [None] * 5  # interleaved below
+    uses = uses[::2] + uses[1::2]
+    listed = [
+        {"id": f"item-{n}", "title": f"Item {n}", "price": 1, "currency": "USD"}
+        | ({} if use is None else {"payout": settings[use]})
+        for n, use in enumerate(uses)
+    ]
+    items = ListParser(Item, "items", 200, "application/json")(
+        json.dumps({"items": listed}).encode()
+    )
+    rows = payout_rows(items)
+    assert [(row.account, row.used_by) for row in rows] == [
+        ("acct_1", 130),
+        ("", 80),
+        ("acct_2", 3),
+    ]
+    for row, use in zip(rows, (1, 0, 2), strict=True):
+        named = [obj["id"] for obj, n in zip(listed, uses, strict=True) if n == use]
+        assert row.raw["items"] == named[:ITEMS_NAMED]
+        assert row.raw["usedBy"] == len(named)
+        assert row.raw["payout"] == settings[use]
