@@ -350,7 +350,7 @@ class ResourceTab(Vertical):
 
     def _settle(self) -> None:
         """Set aside what the load left (:func:`settle_collections`) once no tab loads or
-        indexes: the collection holds the event loop for a while (100-150 ms with
+        indexes: the collection holds the event loop for a while (80-110 ms with
         1,000,000 items on a slow machine), which a list arriving meanwhile would show as
         a frozen frame. Until then, asked again every :data:`SETTLE_DELAY` seconds."""
         if not self.is_attached:
