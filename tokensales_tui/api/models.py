@@ -713,6 +713,7 @@ WALK_ALL_AFTER = 0.25
 (:func:`walk_everything`); Python's own rule for its full collections."""
 
 _walked: int | None = None  # objects set aside when first counted, or after the last walk
+_uncounted = False  # whether a settle has set objects aside since they were last counted
 
 
 def settle_collections() -> None:
@@ -725,8 +726,10 @@ def settle_collections() -> None:
     (:func:`walk_everything`), and one holding rows would keep them all until then.
     Nothing here counts what is set aside: see :func:`everything_due`.
     """
+    global _uncounted
     gc.collect()
     gc.freeze()
+    _uncounted = True
     _put_thresholds_back(even_deferred=False)
 
 
@@ -743,9 +746,13 @@ def everything_due() -> bool:
 
     Counting them is a pause too: Python follows its list of them, object by object,
     scattered in memory (16-21 ms with 1,000,000 items loaded, on the same machine).
-    Ask when no one types.
+    Ask when no one types. They are counted only when a settle has set more aside since
+    the last count (each tab that settled asks).
     """
-    global _walked
+    global _walked, _uncounted
+    if not _uncounted:
+        return False
+    _uncounted = False
     frozen = gc.get_freeze_count()
     if _walked is None:
         _walked = frozen
@@ -756,11 +763,12 @@ def everything_due() -> bool:
 def walk_everything() -> None:
     """Walk everything set aside, collect what became garbage there, and set the rest
     aside again."""
-    global _walked
+    global _walked, _uncounted
     gc.unfreeze()
     gc.collect()
     gc.freeze()
     _walked = gc.get_freeze_count()
+    _uncounted = False
 
 
 def restore_collections() -> None:
