@@ -17,6 +17,7 @@ from tokensales_tui.api.listing import StreamedList
 from tokensales_tui.ui import tabs
 from tokensales_tui.ui.app import TokenSalesApp
 
+from .apifakes import FakeServer, json_response
 from .apphelpers import loaded, rigged_app, wait_for
 
 
@@ -182,3 +183,33 @@ async def test_everything_is_walked_again_only_once_no_key_came_for_a_while(
         await wait_for(lambda: bool(walks), pilot)
         assert walks[0] > settles[0]
         assert counted[0] <= walks[0]
+
+
+def _alive_unfrozen(thing: object) -> bool:
+    return any(tracked is thing for tracked in gc.get_objects())
+
+
+async def test_the_first_answer_sets_aside_what_lives_and_collects_young_garbage_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # What the HTTP stack imports on first use lives as long as the app: the first
+    # answer sets aside what lives, so that the settle after a load need not walk it.
+    monkeypatch.setattr(models, "_libraries_set_aside", False)
+    server = FakeServer({("GET", "/v1/platform-webhooks"): json_response(200, [])})
+
+    class Node:
+        me: Node
+
+    lives: list[object] = []
+    garbage = Node()
+    garbage.me = garbage  # a cycle: only a collection frees it
+    gone = weakref.ref(garbage)
+    del garbage
+    async with server.client() as client:
+        assert _alive_unfrozen(lives)
+        await client.list_webhooks()
+        assert not _alive_unfrozen(lives)  # set aside
+        assert gone() is None  # collected, not set aside
+        later: list[object] = []
+        await client.list_webhooks()
+        assert _alive_unfrozen(later)  # once only

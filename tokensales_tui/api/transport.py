@@ -55,6 +55,7 @@ from .errors import (
     UnexpectedResponse,
     ValidationError,
 )
+from .models import set_aside_libraries
 from .secret import Secret
 
 if TYPE_CHECKING:
@@ -238,6 +239,7 @@ class Sender:
         try:
             async with asyncio.timeout(budget):
                 response = await self._http.send(request, stream=True)
+                set_aside_libraries()
                 try:
                     if consume is not None and 200 <= response.status_code < 300:
                         limit = self.connection.max_body
