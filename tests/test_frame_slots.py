@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
 from textual.app import App
 from textual.timer import Timer
 
@@ -19,6 +20,15 @@ def test_textuals_timer_still_waits_one_slot_too_many() -> None:
     # When this fails, Textual has changed its timer: see whether a tick that ends past
     # the next slot is still followed by the slot after it; if not, drop frame_slots.
     assert frame_slots.applies()
+
+
+def test_without_textuals_source_its_timer_stays_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def unreadable(self: Timer) -> None:
+        pass
+
+    unreadable.__code__ = unreadable.__code__.replace(co_filename="/no/such/textual/timer.py")
+    monkeypatch.setattr(frame_slots, "_textual_run", unreadable)
+    assert not frame_slots.applies()
 
 
 async def test_a_tick_that_ends_late_is_followed_by_the_next_slot() -> None:
