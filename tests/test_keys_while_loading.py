@@ -183,3 +183,66 @@ async def test_a_long_list_is_filtered_for_the_latest_text_only(
         await wait_for(lambda: bool(asked), pilot)  # looked for in a thread
         assert set(asked) == {"gem"}  # never "g" or "ge"
         assert tab.table.filter_text == "gem"
+
+
+async def _steps_around_a_key(key: str, focus_filter: bool) -> tuple[TokenSalesApp, list[Any]]:
+    """Steps of work on the event loop (``between_steps``) taken while ``key`` is sent:
+    what each saw, in order, with the frames drawn and the key sent among them."""
+    from tokensales_tui.ui.turns import between_steps
+
+    app, gated = gated_app()
+    gated.gate.set()
+    loop = asyncio.get_running_loop()
+    seen: list[Any] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2")
+        tab: Any = app.query_one("#items-tab")
+        if focus_filter:
+            tab.focus_filter()
+        await pilot.pause()
+        display = app._display
+
+        def drawn(screen: Any, renderable: Any) -> None:
+            display(screen, renderable)
+            if renderable is not None:
+                seen.append("frame")
+
+        app._display = drawn  # type: ignore[method-assign]
+
+        async def work() -> None:
+            for _ in range(40):
+                await between_steps(tab)
+                seen.append(("step", tab.filter_input.value, loop.time()))
+
+        worker = asyncio.create_task(work())
+        for _ in range(5):
+            await asyncio.sleep(0)
+        seen.append(("key", loop.time()))
+        burst(app, key)
+        await asyncio.wait_for(worker, 5.0)  # every wait is bounded
+    return app, seen
+
+
+async def test_steps_of_work_on_the_loop_wait_for_a_keys_frame() -> None:
+    # A key goes from the app to the screen to the filter, a turn of the loop each:
+    # no step is taken on the way, and the next one waits for the key's frame.
+    _, seen = await _steps_around_a_key("x", focus_filter=True)
+    key = next(index for index, entry in enumerate(seen) if entry[0] == "key")
+    after = seen[key + 1 :]
+    steps = [index for index, entry in enumerate(after) if entry != "frame"]
+    assert after[steps[0]][:2] == ("step", "x")  # the key had reached the filter
+    assert "frame" in after[: steps[0]]  # and its frame was drawn
+
+
+async def test_a_key_that_changes_nothing_holds_the_steps_only_briefly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tokensales_tui.ui import app as app_module
+
+    monkeypatch.setattr(app_module, "KEY_FRAME_WAIT", 0.3)
+    _, seen = await _steps_around_a_key("f24", focus_filter=False)  # bound to nothing
+    key = next(index for index, entry in enumerate(seen) if entry[0] == "key")
+    step = next(entry for entry in seen[key + 1 :] if entry[0] == "step")
+    assert step[2] - seen[key][1] < 2.0
+    assert sum(1 for entry in seen if entry[0] == "step") == 40

@@ -236,6 +236,23 @@ async def test_a_filter_typed_while_the_body_arrives_shows_a_small_slice_first(
         assert "filtering…" not in str(count.render())
 
 
+async def test_the_first_key_typed_while_the_body_arrives_filters_in_its_own_turn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # No turn of the event loop between the key and the rows it filters: a frame drawn
+    # in between would show the text typed over the rows unfiltered, and the key's own
+    # frame would wait for the next tick.
+    monkeypatch.setattr(tabs, "INDEX_FIRST", 50)
+    async with half_arrived(6000) as arrived:
+        pilot, tab = arrived.pilot, arrived.tab
+        await wait_for(lambda: len(tab.table.rows) > 500, pilot)
+        tab.focus_filter()
+        await pilot.pause()
+        tab.filter_input.insert_text_at_cursor("1")  # as a key in the filter does
+        assert tab.table.filter_text == "1"
+        assert 0 < tab.table.shown_count < 50  # found among the first slice
+
+
 class FakeResponse:
     def __init__(self, status: int = 200) -> None:
         self.status_code = status

@@ -9,6 +9,7 @@ session; a profile switch replaces the session under it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Iterable, Mapping
 from datetime import datetime
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import platformdirs
 from textual import events, on
-from textual.app import SystemCommand
+from textual.app import ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.signal import Signal
 
@@ -39,9 +40,17 @@ from .widgets.header import StatusHeader
 from .worker import ApiRetrying, ApiWorker
 
 if TYPE_CHECKING:
+    from textual.message import Message
     from textual.screen import Screen
 
 __all__ = ["TokenSalesApp", "screenshot_folder"]
+
+KEY_FRAME_WAIT = 0.05
+"""Longest wait of a step of work on the event loop for the frame after a key."""
+
+KEY_TURNS = 8
+"""Most turns of the event loop a key is given to reach the focused widget before
+the steps of work on the loop wait for the next frame."""
 
 
 def screenshot_folder() -> Path:
@@ -81,6 +90,18 @@ class TokenSalesApp(GuardedApp[None]):
         """Published with the new state when mask mode is turned on or off."""
         set_masking(self.launch.mask)
         self._last_input = time.monotonic()
+        self._keys_posted = 0
+        """Keys sent to the app (from the terminal's thread: a count only)."""
+        self._keys_seen = 0
+        """Of those, the keys whose frame background steps have waited for."""
+        self._key_way: asyncio.Task[None] | None = None
+        self._frame: asyncio.Event | None = None
+        """Set at the next frame drawn, for :meth:`key_drawn`."""
+
+    def post_message(self, message: Message) -> bool:
+        if isinstance(message, events.Key) and not message.is_forwarded:
+            self._keys_posted += 1
+        return super().post_message(message)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):
@@ -90,6 +111,48 @@ class TokenSalesApp(GuardedApp[None]):
     def quiet_for(self) -> float:
         """Seconds since the last key, click or mouse movement."""
         return time.monotonic() - self._last_input
+
+    def _display(self, screen: Screen[Any], renderable: Any) -> None:
+        super()._display(screen, renderable)
+        if renderable is not None and self._frame is not None:
+            self._frame.set()
+
+    async def key_drawn(self) -> None:
+        """Return once the keys sent so far have reached the focused widget and the
+        frame after them is drawn (or :data:`KEY_FRAME_WAIT` later: a key may change
+        nothing on screen).
+
+        For work done on the event loop a step at a time while someone types: a key
+        goes from the app to the screen to the focused widget, a turn of the loop each,
+        and a step taken at each turn would delay the key's frame by several steps.
+        Every step waiting shares one wait.
+        """
+        if self._keys_seen < self._keys_posted and (self._key_way is None or self._key_way.done()):
+            self._key_way = asyncio.create_task(self._follow_keys(self._keys_posted))
+        if self._key_way is not None and not self._key_way.done():
+            await asyncio.shield(self._key_way)
+
+    async def _follow_keys(self, posted: int) -> None:
+        try:
+            for _ in range(KEY_TURNS):
+                try:
+                    screen = self.screen
+                except ScreenStackError:  # the app ends
+                    return
+                focused = screen.focused
+                if not (
+                    self.message_queue_size
+                    or screen.message_queue_size
+                    or (focused is not None and focused.message_queue_size)
+                ):
+                    break
+                await asyncio.sleep(0)
+            self._frame = frame = asyncio.Event()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(frame.wait(), KEY_FRAME_WAIT)
+        finally:
+            self._frame = None
+            self._keys_seen = max(self._keys_seen, posted)
 
     # --- mask mode -------------------------------------------------------------------
 

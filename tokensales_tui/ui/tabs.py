@@ -40,6 +40,7 @@ from .safe import line
 from .table.model import PreparedRows, RowsIndexer, Scope, diff_rows
 from .table.query import SYNTAX
 from .table.widget import ResourceTable
+from .turns import between_steps
 from .widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
@@ -88,7 +89,7 @@ ms: the key's frame waits for it)."""
 FIRST_FRAME_WAIT = 0.05
 """Longest wait for the frame of a filter's first slice before indexing on."""
 
-INDEX_ON_LOOP = 512
+INDEX_ON_LOOP = 256
 """Rows indexed in one step on the event loop while the body arrives (a few ms)."""
 
 INDEX_PROCESS_FROM = 50_000
@@ -445,39 +446,55 @@ class ResourceTab(Vertical):
             return
         if not self.filter_input.value:
             return
+        indexer, rows = self._indexer, self._arriving
+        first = rows is not None and not indexer.count
+        if rows is not None and first:
+            # The first slice in the key's own turn: the frame after it shows the rows
+            # the filter finds among them (started in a worker, a frame could come
+            # between, and the key's wait for the next).
+            for _ in indexer.steps(rows, INDEX_FIRST, INDEX_FIRST):
+                pass
+            self._show_slice(indexer, rows)
         self._index_worker = self.run_worker(
-            self._index_arriving(self._indexer), group="index", exit_on_error=False
+            self._index_arriving(indexer, drawn_first=first), group="index", exit_on_error=False
         )
 
-    async def _index_arriving(self, indexer: RowsIndexer) -> None:
+    async def _index_arriving(self, indexer: RowsIndexer, drawn_first: bool = False) -> None:
         rows = self._arriving
-        # The first slice is small, for the filter's first frame; the next ones double,
-        # with no wait between them, up to INDEX_STEP.
-        step = INDEX_FIRST if not indexer.count else INDEX_STEP
+        if drawn_first:
+            await self._drawn()  # the key's frame first, then the next slices
+        # After the first slice, small for the filter's first frame, the next ones
+        # double, with no wait between them, up to INDEX_STEP.
+        step = 2 * INDEX_FIRST if drawn_first else INDEX_STEP
         while rows is not None and self._indexer is indexer and indexer.count < len(rows):
             stop = min(len(rows), indexer.count + step)
             growing, step = step < INDEX_STEP, min(2 * step, INDEX_STEP)
             # Every step of a slice is taken (one left halfway would leave the indexer's
-            # numbering ahead of its index); a cancelled worker's indexer is let go. The
-            # first slice is one step: the key's frame waits for it.
-            size = stop - indexer.count if stop <= INDEX_FIRST else INDEX_ON_LOOP
-            for _ in indexer.steps(rows, stop, size):
-                await asyncio.sleep(0)  # the reading, the keys and the frames between steps
-            index = indexer.index
-            if self._indexer is not indexer or self.table.rows is not rows:
+            # numbering ahead of its index); a cancelled worker's indexer is let go.
+            for _ in indexer.steps(rows, stop, INDEX_ON_LOOP):
+                await between_steps(self)
+            shown = self._show_slice(indexer, rows)
+            if shown is None:
                 return
-            if index.count < self.table.model.partial_count:
-                continue  # behind the rows a failed index process had indexed
-            self._indexing = False
-            self.table.show_indexed(index, self.filter_input.value)
-            self._update_count()
-            if index.count <= INDEX_FIRST:
-                await self._drawn()  # the key's frame first, then the next slices
             # Each slice copies the references of those before (a new index, so that
             # one handed out stays whole): slices of a few rows would add up.
-            if not growing:
+            if shown and not growing:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._body_read.wait(), INDEX_EVERY)
+
+    def _show_slice(self, indexer: RowsIndexer, rows: Sequence[Any]) -> bool | None:
+        """Filter the rows ``indexer`` has indexed so far for the text typed; whether it
+        did (not behind the rows a failed index process had indexed), or None when the
+        rows or the indexer are no longer the tab's."""
+        index = indexer.index
+        if self._indexer is not indexer or self.table.rows is not rows:
+            return None
+        if index.count < self.table.model.partial_count:
+            return False
+        self._indexing = False
+        self.table.show_indexed(index, self.filter_input.value)
+        self._update_count()
+        return True
 
     async def _drawn(self) -> None:
         """Wait (at most :data:`FIRST_FRAME_WAIT`) for the screen to be drawn as it is."""
@@ -551,14 +568,14 @@ class ResourceTab(Vertical):
                 # collection may come in any of them: each is a step of its own, keys
                 # and frames have their turns between them.
                 piece = index_process.as_index_piece(message)
-                await asyncio.sleep(0)
+                await between_steps(self)
                 indexer.take(piece, message.measures)
                 del piece
-                await asyncio.sleep(0)
+                await between_steps(self)
                 if self.table.rows is not arrival.rows:  # other rows shown since
                     return None
                 self._show_from_process(indexer)
-                await asyncio.sleep(0)
+                await between_steps(self)
         except ValueError as error:  # a piece that does not fit
             log.info("index process: %s", clean_line(str(error)))
             return None

@@ -30,6 +30,7 @@ from textual.strip import Strip
 
 from ...clean import clean_line
 from ...mask import mask_text, masking
+from ..turns import between_steps
 from .cells import SAMPLE, Column, column_cells, fit_widths, measure_column
 from .index import SearchIndex, sort_order
 from .lines import Palette, centred, crop, join_cells
@@ -661,7 +662,7 @@ class ResourceTable(ScrollView, can_focus=True):
         shown_at = time.monotonic()
         try:
             while self._data.filtering:
-                await asyncio.sleep(0)
+                await between_steps(self)
                 before = len(self._data.view)
                 done = self._data.step_filter()
                 screen = round(self.scroll_y) + self._body_height

@@ -1,0 +1,23 @@
+"""Turns of the event loop between the steps of work done on it."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.dom import DOMNode
+
+__all__ = ["between_steps"]
+
+
+async def between_steps(node: DOMNode) -> None:
+    """A turn of the event loop between two steps of work done on it for ``node``: the
+    reading of a body, the keys and the frames have theirs.
+
+    After a key, the next step waits for the key's frame (the app's ``key_drawn``,
+    where it has one): a key goes through several widgets, a turn each, and would
+    otherwise wait a step at each of them.
+    """
+    await asyncio.sleep(0)
+    key_drawn = getattr(node.app, "key_drawn", None)
+    if key_drawn is not None:
+        await key_drawn()
