@@ -573,3 +573,26 @@ async def test_scripts_of_disputed_width_keep_the_following_columns_in_line() ->
         table.set_filter("किताब")  # the filter still finds the text as it is
         await pilot.pause()
         assert names(table) == ["किताब का"]
+
+
+async def test_the_steps_that_fill_the_screen_do_not_wait_for_a_keys_frame() -> None:
+    # The rest of a scan, off screen, lets keys and their frames go first; the steps
+    # that fill the screen are what a key's frame waits for, so they wait for nothing.
+    class Waiting(TableApp):
+        asked: list[bool] = []  # whether the screen was complete, at each wait
+
+        async def key_drawn(self) -> None:
+            self.asked.append(self.query_one(ResourceTable).screen_complete)
+
+    rows = [Row(f"r{i}", f"item {i}", float(i), "held" if i % 3 else "ok") for i in range(100_000)]
+    app = Waiting(rows)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        table = app.query_one(ResourceTable)
+        table.set_filter("r99999")  # one match, at the end: never a full screen before
+        await wait_for(lambda: not table.model.filtering, pilot)
+        assert table.shown_count == 1
+        assert app.asked == []
+        table.set_filter("held")  # a full screen at once, the rest between keys
+        await wait_for(lambda: not table.model.filtering, pilot)
+        assert app.asked and all(app.asked)

@@ -446,15 +446,15 @@ class ResourceTab(Vertical):
             return
         if not self.filter_input.value:
             return
-        indexer, rows = self._indexer, self._arriving
-        first = rows is not None and not indexer.count
-        if rows is not None and first:
+        indexer, rows, first = self._indexer, self._arriving, False
+        if rows is not None and not indexer.count:
             # The first slice in the key's own turn: the frame after it shows the rows
             # the filter finds among them (started in a worker, a frame could come
             # between, and the key's wait for the next).
             for _ in indexer.steps(rows, INDEX_FIRST, INDEX_FIRST):
                 pass
             self._show_slice(indexer, rows)
+            first = True
         self._index_worker = self.run_worker(
             self._index_arriving(indexer, drawn_first=first), group="index", exit_on_error=False
         )

@@ -662,7 +662,10 @@ class ResourceTable(ScrollView, can_focus=True):
         shown_at = time.monotonic()
         try:
             while self._data.filtering:
-                await between_steps(self)
+                if self.screen_complete:
+                    await between_steps(self)  # the rest, off screen: keys and frames first
+                else:
+                    await asyncio.sleep(0)  # the key's frame waits for the screen to fill
                 before = len(self._data.view)
                 done = self._data.step_filter()
                 screen = round(self.scroll_y) + self._body_height
