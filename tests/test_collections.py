@@ -205,11 +205,15 @@ async def test_the_first_answer_sets_aside_what_lives_and_collects_young_garbage
     garbage.me = garbage  # a cycle: only a collection frees it
     gone = weakref.ref(garbage)
     del garbage
-    async with server.client() as client:
-        assert _alive_unfrozen(lives)
-        await client.list_webhooks()
-        assert not _alive_unfrozen(lives)  # set aside
-        assert gone() is None  # collected, not set aside
-        later: list[object] = []
-        await client.list_webhooks()
-        assert _alive_unfrozen(later)  # once only
+    gc.disable()  # no collection but the one the first answer makes
+    try:
+        async with server.client() as client:
+            assert _alive_unfrozen(lives)
+            await client.list_webhooks()
+            assert not _alive_unfrozen(lives)  # set aside
+            assert gone() is None  # collected, not set aside
+            later: list[object] = []
+            await client.list_webhooks()
+            assert _alive_unfrozen(later)  # once only
+    finally:
+        gc.enable()

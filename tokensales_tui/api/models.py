@@ -720,8 +720,9 @@ _libraries_set_aside = False
 
 
 def set_aside_libraries() -> None:
-    """Set aside for good, once, what the first answer leaves alive: mostly the modules
-    the HTTP stack imports on first use, as the app's own imports are at start-up.
+    """Set aside for good, once, what the first answer leaves alive once it is read and
+    closed: mostly the modules the HTTP stack imports on first use, as the app's own
+    imports are at start-up.
 
     httpx and httpcore are imported when the first client is made, and anyio's event
     loop backend when the first connection opens: 23,000 objects on a user's install,

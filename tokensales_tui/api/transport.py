@@ -239,7 +239,6 @@ class Sender:
         try:
             async with asyncio.timeout(budget):
                 response = await self._http.send(request, stream=True)
-                set_aside_libraries()
                 try:
                     if consume is not None and 200 <= response.status_code < 300:
                         limit = self.connection.max_body
@@ -248,6 +247,7 @@ class Sender:
                         await _read_body(response, where, self.connection.max_body)
                 finally:
                     await response.aclose()
+                    set_aside_libraries()
         except TimeoutError:
             # The whole deadline passed inside this attempt (a server trickling its answer).
             if not _repeatable(endpoint):

@@ -45,8 +45,10 @@ if TYPE_CHECKING:
 
 __all__ = ["TokenSalesApp", "screenshot_folder"]
 
-KEY_FRAME_WAIT = 0.05
-"""Longest wait of a step of work on the event loop for the frame after a key."""
+KEY_FRAME_WAIT = 0.025
+"""Longest wait of a step of work on the event loop for the frame after a key (the
+next frame starts within one 60 Hz interval: a key that changes nothing on screen
+holds the steps no longer)."""
 
 KEY_TURNS = 8
 """Most turns of the event loop a key is given to reach the focused widget before
@@ -91,17 +93,19 @@ class TokenSalesApp(GuardedApp[None]):
         set_masking(self.launch.mask)
         self._last_input = time.monotonic()
         self._keys_posted = 0
-        """Keys sent to the app (from the terminal's thread: a count only)."""
+        """Keys the terminal's driver has posted to the app."""
         self._keys_seen = 0
-        """Of those, the keys whose frame background steps have waited for."""
+        """Of those, the keys whose frame background steps have waited for, or that were
+        handled before a frame drawn since."""
         self._key_way: asyncio.Task[None] | None = None
         self._frame: asyncio.Event | None = None
         """Set at the next frame drawn, for :meth:`key_drawn`."""
 
     def post_message(self, message: Message) -> bool:
-        if isinstance(message, events.Key) and not message.is_forwarded:
+        posted = super().post_message(message)
+        if posted and isinstance(message, events.Key) and not message.is_forwarded:
             self._keys_posted += 1
-        return super().post_message(message)
+        return posted
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):
@@ -114,8 +118,12 @@ class TokenSalesApp(GuardedApp[None]):
 
     def _display(self, screen: Screen[Any], renderable: Any) -> None:
         super()._display(screen, renderable)
-        if renderable is not None and self._frame is not None:
+        if renderable is None:
+            return
+        if self._frame is not None:
             self._frame.set()
+        if self._keys_seen < self._keys_posted and not self._keys_on_their_way(screen):
+            self._keys_seen = self._keys_posted  # handled before this frame: drawn
 
     async def key_drawn(self) -> None:
         """Return once the keys sent so far have reached the focused widget and the
@@ -123,9 +131,9 @@ class TokenSalesApp(GuardedApp[None]):
         nothing on screen).
 
         For work done on the event loop a step at a time while someone types: a key
-        goes from the app to the screen to the focused widget, a turn of the loop each,
-        and a step taken at each turn would delay the key's frame by several steps.
-        Every step waiting shares one wait.
+        goes from the app to the focused widget (or the screen), a turn of the loop
+        each, and a step taken at each turn, then one before the frame, would delay the
+        key's frame by several steps. Every step waiting shares one wait.
         """
         if self._keys_seen < self._keys_posted and (self._key_way is None or self._key_way.done()):
             self._key_way = asyncio.create_task(self._follow_keys(self._keys_posted))
@@ -139,12 +147,7 @@ class TokenSalesApp(GuardedApp[None]):
                     screen = self.screen
                 except ScreenStackError:  # the app ends
                     return
-                focused = screen.focused
-                if not (
-                    self.message_queue_size
-                    or screen.message_queue_size
-                    or (focused is not None and focused.message_queue_size)
-                ):
+                if not self._keys_on_their_way(screen):
                     break
                 await asyncio.sleep(0)
             self._frame = frame = asyncio.Event()
@@ -153,6 +156,17 @@ class TokenSalesApp(GuardedApp[None]):
         finally:
             self._frame = None
             self._keys_seen = max(self._keys_seen, posted)
+
+    def _keys_on_their_way(self, screen: Screen[Any]) -> bool:
+        """Whether a key may still wait in the queue of the app, the screen or the
+        focused widget (it goes through the app's to the focused widget's, or the
+        screen's when nothing has the focus)."""
+        focused = screen.focused
+        return bool(
+            self.message_queue_size
+            or screen.message_queue_size
+            or (focused is not None and focused.message_queue_size)
+        )
 
     # --- mask mode -------------------------------------------------------------------
 

@@ -453,8 +453,7 @@ class ResourceTab(Vertical):
             # between, and the key's wait for the next).
             for _ in indexer.steps(rows, INDEX_FIRST, INDEX_FIRST):
                 pass
-            self._show_slice(indexer, rows)
-            first = True
+            first = self._show_slice(indexer, rows) is True
         self._index_worker = self.run_worker(
             self._index_arriving(indexer, drawn_first=first), group="index", exit_on_error=False
         )

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from textual.dom import DOMNode
 
 __all__ = ["between_steps"]
+
+log = logging.getLogger(__name__)
 
 
 async def between_steps(node: DOMNode) -> None:
@@ -19,5 +22,9 @@ async def between_steps(node: DOMNode) -> None:
     """
     await asyncio.sleep(0)
     key_drawn = getattr(node.app, "key_drawn", None)
-    if key_drawn is not None:
+    if key_drawn is None:
+        return
+    try:
         await key_drawn()
+    except Exception:  # the wait is for the keys' sake only: the work goes on
+        log.exception("waiting for a key's frame")
