@@ -154,6 +154,7 @@ def test_natural_keys_order_as_numbers_within_text_by_value() -> None:
         b"#",
         b" ",
         b"0",
+        b"00",
         b"07",
         b"2",
         b"10",
@@ -173,3 +174,10 @@ def test_natural_keys_order_as_numbers_within_text_by_value() -> None:
     ours = sorted(range(len(cells)), key=keys.__getitem__)
     expected = sorted(range(len(cells)), key=lambda i: reference(cells[i]))
     assert [reference(cells[i]) for i in ours] == [reference(cells[i]) for i in expected]
+
+
+def test_natural_keys_of_bytes_that_are_not_text_still_key_every_cell() -> None:
+    cells = [b"item 10", b"\xff 2", b"item 9", b"plain"]
+    keys = natural_keys(cells)
+    assert len(keys) == len(cells)
+    assert sorted(cells, key=lambda c: keys[cells.index(c)]) == sorted(cells)
