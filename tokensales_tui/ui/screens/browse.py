@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, cast
@@ -17,7 +18,8 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Input, TabbedContent, TabPane, TextArea
+from textual.widget import Widget
+from textual.widgets import Input, TabbedContent, TabPane
 
 from ...api import ApiClient, ApiError, RetryNotice
 from ...api.endpoints import id_problem
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
 
 MUTATING_ACTIONS = {"delete": "deleting", "new": "creating", "edit": "editing"}
 """The actions that change data, and how a refusal names them."""
+
 
 BURST_ACTIONS = frozenset({"show_tab", "focus_filter"})
 """Actions that move the focus, bound with priority: Textual then runs them as it takes
@@ -75,6 +78,18 @@ BULK_NAMED = 5
 
 BULK_FAILURES_SHOWN = 10
 """Failures of a bulk delete named in its report (the rest are counted)."""
+
+
+def _takes_text(widget: Widget | None) -> bool:
+    """Whether ``widget`` is one that typing goes into: an input or a text area.
+
+    Textual's ``TextArea`` takes about 20 ms to import, which the first frame does not
+    need; no widget can be one before its module is imported.
+    """
+    if isinstance(widget, Input):
+        return True
+    text_area = sys.modules.get("textual.widgets._text_area")
+    return text_area is not None and isinstance(widget, text_area.TextArea)
 
 
 async def _delete_one(
@@ -242,7 +257,7 @@ class BrowseScreen(Screen[None]):
     # --- which actions apply -------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in BURST_ACTIONS and isinstance(self.focused, Input | TextArea):
+        if action in BURST_ACTIONS and _takes_text(self.focused):
             return False
         if action in MUTATING_ACTIONS and self.tsapp.read_only:
             return False
@@ -273,7 +288,7 @@ class BrowseScreen(Screen[None]):
 
     def on_key(self, event: events.Key) -> None:
         # A hidden action's key still answers, so nobody wonders whether it was heard.
-        if self.tsapp.session is None or isinstance(self.focused, Input | TextArea):
+        if self.tsapp.session is None or _takes_text(self.focused):
             return
         action = self._mutating_action_of(event.key)
         if action is None or self.check_action(action, ()) is not False:
