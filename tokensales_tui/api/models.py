@@ -115,22 +115,6 @@ def raw_texts(rows: Sequence[Model]) -> list[bytes | None]:
     return out
 
 
-def raw_objects(rows: Sequence[Any], raw: Callable[[Any], Any] | None = None) -> Iterator[Any]:
-    """``row.raw`` of each row (``raw(row)`` for rows not listed from a spool), in order,
-    their texts read in bulk as :func:`raw_texts` reads them.
-
-    Each object is decoded only when it is asked for: one used and let go before the
-    next is decoded stays in the processor's cache (decoding thousands at once and
-    then using them is slower).
-    """
-    get = raw or attrgetter("raw")
-    for region, run in itertools.groupby(rows, key=_region_of):
-        if region is None:
-            yield from map(get, run)
-        else:
-            yield from map(_decode_kept, region.texts([row._at for row in run]))
-
-
 def _region_of(row: Any) -> Region | None:
     kept = getattr(row, "_kept", None)
     return kept if kept.__class__ is Region else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, ProgressBar, RadioButton, RadioSet, Static
 
-from ...api.models import raw_objects
+from ...api.models import raw_texts
 from ...mask import masking
 from ..export import FORMATS, ExportStopped, default_path, export_rows, with_extension
 from ..resources import Resource
@@ -199,7 +199,7 @@ class ExportScreen(ModalScreen[Path | None]):
                 self.columns,
                 self.rows,
                 self.resource.raw,
-                raws=_bulk_raw(self.resource),
+                raw_texts=_bulk_texts(self.resource),
                 replace=replace,
                 progress=progress,
                 stopped=self._halt.is_set,
@@ -245,8 +245,8 @@ class ExportScreen(ModalScreen[Path | None]):
 _PLAIN_RAW = next(f.default for f in dataclasses.fields(Resource) if f.name == "raw")
 
 
-def _bulk_raw(resource: Resource) -> Callable[[Sequence[Any]], Iterable[Any]] | None:
-    """Reads many rows' whole objects at once, for a resource whose rows answer ``raw``."""
+def _bulk_texts(resource: Resource) -> Callable[[Sequence[Any]], Sequence[bytes | None]] | None:
+    """Reads many rows' JSON texts at once, for a resource whose rows answer ``raw``."""
     if resource.raw is not _PLAIN_RAW:
         return None
-    return raw_objects
+    return raw_texts
