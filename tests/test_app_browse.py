@@ -505,3 +505,13 @@ async def test_the_tabs_and_the_detail_view_use_one_name_for_each_field() -> Non
         labels = [c.render().plain for c in app.screen.query(".detail--label")]  # type: ignore[attr-defined]
         assert "Chain" in labels and "Contract address" in labels
         assert "Blockchain" not in labels and "Contract" not in labels
+
+
+def test_a_text_area_takes_typing_once_its_module_is_loaded() -> None:
+    from textual.widgets import Input, Static, TextArea
+
+    from tokensales_tui.ui.screens.browse import _takes_text
+    from tokensales_tui.ui.widgets.safe_text_area import SafeTextArea
+
+    assert _takes_text(Input()) and _takes_text(TextArea()) and _takes_text(SafeTextArea())
+    assert not _takes_text(Static()) and not _takes_text(None)

@@ -12,13 +12,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tokensales_tui.api.models import Webhook, raw_texts
 from tokensales_tui.emulator.seed import generate
 from tokensales_tui.mask import mask_text, masking, set_masking, shown
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
+from tokensales_tui.ui.export import export_rows
 from tokensales_tui.ui.resources import RESOURCES
 
 from .apphelpers import loaded, rigged_app, screen_text, wait_for, wait_for_screen
+from .test_rows_arrive import read_streamed
 
 SIZE = (120, 40)
 
@@ -203,6 +206,24 @@ async def test_exports_are_masked_in_mask_mode(tmp_path: Path) -> None:
         objects = [json.loads(line) for line in text.splitlines()]
         assert len(objects) == app.active_tab.table.total_count
         assert any("masked as shown" in str(n.message) for n in app._notifications)
+
+
+async def test_a_masked_export_finds_values_a_server_sent_as_escapes(tmp_path: Path) -> None:
+    # A server may write any character as an escape; a mask looks at the characters.
+    body = (
+        b'[{"id":"w1","url":"u","events":[],"owner":"j\\u00f6rg@example.com",'
+        b'"key":"\\u0028sk_live_abcdef123456"}]'
+    )
+    rows = await read_streamed(body, Webhook)
+    set_masking(True)
+    path = tmp_path / "out.jsonl"
+    export_rows(path, "jsonl", [], rows, lambda row: row.raw, raw_texts=raw_texts)
+    written = json.loads(path.read_text(encoding="utf-8"))
+    assert written["owner"] == "j\u2022\u2022\u2022@example.com"
+    assert "abcdef" not in written["key"]
+    set_masking(False)
+    export_rows(path, "jsonl", [], rows, lambda row: row.raw, raw_texts=raw_texts, replace=True)
+    assert "j\\u00f6rg@example.com" in path.read_text(encoding="utf-8")  # as sent
 
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tokensales_tui"

@@ -7,9 +7,10 @@ file unless asked to. :func:`export_rows` reports its progress and can be stoppe
 screen can run it in a thread.
 
 What a server sent is data here too: CSV cells are the cleaned text the table shows,
-with a quote before anything a spreadsheet would run as a formula; JSON keeps every
-character, writing as ``\\uXXXX`` escapes those a terminal would act on (so that
-``cat`` of the file is safe).
+with a quote before anything a spreadsheet would run as a formula; JSON writes each
+object as the server sent it, on one line (in mask mode, decoded and written again, so
+that masks find the characters themselves), and keeps every character, writing as
+``\\uXXXX`` escapes those a terminal would act on (so that ``cat`` of the file is safe).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import msgspec
 
 from ..clean import display_value, escape_unsafe
 from ..files import atomic_writer
-from ..mask import shown
+from ..mask import masking, shown
 from .table.cells import Column
 
 __all__ = ["FORMATS", "ExportStopped", "default_path", "export_rows"]
@@ -57,9 +58,10 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _one_line(row: Any, text: bytes | None, raw: Callable[[Any], Any]) -> str:
-    """``text`` (``row``'s JSON as sent) on one line, without decoding it into objects;
-    or, for a row without one or a text that is not UTF-8 (fields no model names are
-    not checked), its object written again, as ``raw`` gives it."""
+    """``text`` (``row``'s JSON as sent) on one line, without decoding it into objects:
+    its numbers, escapes and keys as the server wrote them. A row without one, or whose
+    text is not UTF-8 (fields no model names are not checked), has its object written
+    again, as ``raw`` gives it (bad bytes replaced, characters as themselves)."""
     if text is not None:
         try:
             return msgspec.json.format(text, indent=0).decode()
@@ -148,7 +150,9 @@ def export_rows(
                     writer.writerow([csv_cell(column.label) for column in columns])
                 writer.writerows([csv_cell(column.get(row)) for column in columns] for row in batch)
                 continue
-            if raw_texts is None:
+            if raw_texts is None or masking():
+                # A mask is looked for in the characters themselves, not in escapes
+                # such as \u00e9 a server may send: masked, objects are written again.
                 texts = [json.dumps(raw(row), ensure_ascii=False) for row in batch]
             else:
                 texts = list(map(_one_line, batch, raw_texts(batch), repeat(raw)))

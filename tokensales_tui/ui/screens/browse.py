@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 MUTATING_ACTIONS = {"delete": "deleting", "new": "creating", "edit": "editing"}
 """The actions that change data, and how a refusal names them."""
 
-
 BURST_ACTIONS = frozenset({"show_tab", "focus_filter"})
 """Actions that move the focus, bound with priority: Textual then runs them as it takes
 the key from the terminal, before it routes the keys typed after it, so ``/gems`` typed

@@ -114,8 +114,8 @@ def natural_keys(cells: list[bytes]) -> list[Any]:
 
     Each run of digits is written with its length before it (``item \\x0c2`` and
     ``item \\x0d10``), leading zeros dropped: bytes that compare as the text with its
-    numbers compared by value, in one C-level comparison each. Cells are UTF-8 text of
-    one line each.
+    numbers compared by value, in one C-level comparison each; a cell without digits
+    is its own key. Cells are UTF-8 text of one line each.
     """
     keys: list[Any] = []
     # In blocks: one pass over a million cells in C would keep a sorting thread from
@@ -132,11 +132,11 @@ def _natural_block(cells: list[bytes]) -> list[bytes]:
     runs = joined.translate(_ONLY_DIGITS).split()
     if not runs:
         return cells
+    if b"\xff" in joined:  # not UTF-8: 0xff marks the digits below; 0xfe sorts as near
+        joined = joined.replace(b"\xff", b"\xfe")
     # The text around the runs: the newlines added at both ends make every piece of it
     # non-empty, and a run of n digits leaves n - 1 empty pieces between two.
     texts = list(filter(None, joined.translate(_DIGITS_MARKED).split(b"\xff")))
-    if len(texts) != len(runs) + 1:  # not UTF-8 text (0xff was there already)
-        return cells  # sorted as the bytes are
     values = list(map(bytes.lstrip, runs, repeat(b"0")))
     pieces = [b""] * (len(texts) + 2 * len(runs))
     pieces[0::3] = texts
