@@ -7,6 +7,7 @@ import dataclasses
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -212,17 +213,26 @@ async def test_a_masked_export_finds_values_a_server_sent_as_escapes(tmp_path: P
     # A server may write any character as an escape; a mask looks at the characters.
     body = (
         b'[{"id":"w1","url":"u","events":[],"owner":"j\\u00f6rg@example.com",'
-        b'"key":"\\u0028sk_live_abcdef123456"}]'
+        b'"key":"\\u0028sk_live_abcdef123456"},'
+        b'{"id":"w2","url":"u","events":[],"note":"a\xffb"}]'
     )
     rows = await read_streamed(body, Webhook)
+    read_one_by_one: list[Any] = []
+
+    def raw(row: Any) -> Any:
+        read_one_by_one.append(row)
+        return row.raw
+
     set_masking(True)
     path = tmp_path / "out.jsonl"
-    export_rows(path, "jsonl", [], rows, lambda row: row.raw, raw_texts=raw_texts)
-    written = json.loads(path.read_text(encoding="utf-8"))
-    assert written["owner"] == "j\u2022\u2022\u2022@example.com"
-    assert "abcdef" not in written["key"]
+    export_rows(path, "jsonl", [], rows, raw, raw_texts=raw_texts)
+    first, second = map(json.loads, path.read_text(encoding="utf-8").splitlines())
+    assert first["owner"] == "j\u2022\u2022\u2022@example.com"
+    assert "abcdef" not in first["key"]
+    assert second["note"] == "a\ufffdb"  # not UTF-8: read as the detail view reads it
+    assert read_one_by_one == [rows[1]]  # the others are read in bulk
     set_masking(False)
-    export_rows(path, "jsonl", [], rows, lambda row: row.raw, raw_texts=raw_texts, replace=True)
+    export_rows(path, "jsonl", [], rows, raw, raw_texts=raw_texts, replace=True)
     assert "j\\u00f6rg@example.com" in path.read_text(encoding="utf-8")  # as sent
 
 

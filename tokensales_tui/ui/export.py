@@ -70,6 +70,17 @@ def _one_line(row: Any, text: bytes | None, raw: Callable[[Any], Any]) -> str:
     return json.dumps(raw(row), ensure_ascii=False)
 
 
+def _written_again(row: Any, text: bytes | None, raw: Callable[[Any], Any]) -> str:
+    """``row``'s object decoded from ``text`` and written again, its characters as
+    themselves: a mask looks for them, not for the escapes (``\\u00e9``) a server may
+    write them as."""
+    try:
+        value = raw(row) if text is None else msgspec.json.decode(text)
+    except UnicodeDecodeError:  # in a field no model names: as ``raw`` reads it
+        value = raw(row)
+    return json.dumps(value, ensure_ascii=False)
+
+
 class ExportStopped(Exception):
     """The export was asked to stop; nothing was written."""
 
@@ -150,12 +161,11 @@ def export_rows(
                     writer.writerow([csv_cell(column.label) for column in columns])
                 writer.writerows([csv_cell(column.get(row)) for column in columns] for row in batch)
                 continue
-            if raw_texts is None or masking():
-                # A mask is looked for in the characters themselves, not in escapes
-                # such as \u00e9 a server may send: masked, objects are written again.
+            if raw_texts is None:
                 texts = [json.dumps(raw(row), ensure_ascii=False) for row in batch]
             else:
-                texts = list(map(_one_line, batch, raw_texts(batch), repeat(raw)))
+                line = _written_again if masking() else _one_line
+                texts = list(map(line, batch, raw_texts(batch), repeat(raw)))
             # Each object is escaped on its own: one C-level check finds most of them
             # printable, and only the others are searched (a batch joined first was
             # searched and rewritten whole for any one character to escape: 0.8 s of
