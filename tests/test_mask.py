@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
+from tokensales_tui import mask as mask_module
 from tokensales_tui.api.models import Webhook, raw_texts
 from tokensales_tui.emulator.seed import generate
 from tokensales_tui.mask import mask_text, masking, set_masking, shown
@@ -207,6 +208,21 @@ async def test_exports_are_masked_in_mask_mode(tmp_path: Path) -> None:
         objects = [json.loads(line) for line in text.splitlines()]
         assert len(objects) == app.active_tab.table.total_count
         assert any("masked as shown" in str(n.message) for n in app._notifications)
+
+
+PIECES = [
+    "sk_live_", "pk_test_", "whsec_", "acct_", "cus_", "0x", "eyJ", "@", ".", "_", "-", "%",
+    "+", " ", '"', ":", ",", "/", "a", "Z", "9", "0f", "é", "例", "abcdef012345",
+    "A1b2C3d4E5f6G7h8I9j0", "example.com", "x" * 25, "o@example.de", "0x" + "ab12" * 5,
+    "eyJhbGci.eyJzdWIi.sig", "sk_live_4eC39HqLyjWD", "acct_1Nv89cHYYsvZLReR", "a@b.c",
+]  # fmt: skip
+
+
+@example("abcdefghijabcdefghijk_0x1234567890abcdef1234 and o@example.de, a@b.c.")
+@given(st.lists(st.sampled_from(PIECES), max_size=30).map("".join))
+def test_looking_in_runs_masks_what_looking_in_the_whole_text_masks(text: str) -> None:
+    whole = text if len(text) < 6 else mask_module._PATTERN.sub(mask_module._replace, text)
+    assert mask_text(text) == whole
 
 
 async def test_a_masked_export_finds_values_a_server_sent_as_escapes(tmp_path: Path) -> None:

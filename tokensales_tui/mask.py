@@ -79,8 +79,27 @@ def _replace(match: re.Match[str]) -> str:
     return value
 
 
-def mask_text(text: str) -> str:
-    """``text`` with every private-looking value partly hidden."""
-    if len(text) < 6:  # nothing maskable is shorter
+_RUN = re.compile(r"[\w.%+\-@]{5,}")
+"""A run of the characters every value above is made of, as long as the shortest value
+(``a@b.c``). A value lies within one run, and what the patterns look at behind and
+ahead of a value is, outside a run, never such a character: the patterns find in each
+run what they find in the whole text."""
+
+
+def _mask_run(run: re.Match[str]) -> str:
+    text = run.group()
+    # Under 20 characters (the "long" value), a value holds one of these.
+    if len(text) < 20 and not any(mark in text for mark in ("@", "_", "0x", "eyJ")):
         return text
     return _PATTERN.sub(_replace, text)
+
+
+def mask_text(text: str) -> str:
+    """``text`` with every private-looking value partly hidden.
+
+    The patterns are looked for in the runs of characters values are made of only:
+    tried at every position of a whole text, they cost about 0.4 ms per kilobyte.
+    """
+    if len(text) < 6:  # nothing maskable is shorter
+        return text
+    return _RUN.sub(_mask_run, text)
