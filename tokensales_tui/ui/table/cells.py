@@ -132,8 +132,8 @@ def _natural_block(cells: list[bytes]) -> list[bytes]:
     runs = joined.translate(_ONLY_DIGITS).split()
     if not runs:
         return cells
-    if b"\xff" in joined:  # not UTF-8: 0xff marks the digits below; 0xfe sorts as near
-        joined = joined.replace(b"\xff", b"\xfe")
+    if b"\xff" in joined:  # not UTF-8 (the index's cells always are): 0xff marks digits
+        joined = joined.replace(b"\xff", b"\xfe")  # below, so it is read as 0xfe
     # The text around the runs: the newlines added at both ends make every piece of it
     # non-empty, and a run of n digits leaves n - 1 empty pieces between two.
     texts = list(filter(None, joined.translate(_DIGITS_MARKED).split(b"\xff")))
