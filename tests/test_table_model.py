@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tokensales_tui.ui.resources import joined
+from tokensales_tui.ui.resources import ITEMS, joined
 from tokensales_tui.ui.table import index as index_module
 from tokensales_tui.ui.table.cells import (
     Column,
@@ -322,6 +322,37 @@ def test_mark_shown_marks_only_the_rows_in_view() -> None:
     assert view.mark_shown() == 2
     assert view.mark_shown() == 0
     assert view.marks == {"Gold pass", "Gold coin"}
+
+
+@dataclass(frozen=True, eq=False)
+class Listed:
+    id: str
+    name: str
+    amount: int
+
+
+def test_marks_by_a_resource_s_ids_at_once_are_its_ids_one_by_one() -> None:
+    # A server may send an empty id: that row is known by the object itself.
+    rows = [
+        Listed("a", "Gold pass", 1),
+        Listed("", "Silver pass", 2),
+        Listed("c", "Gold coin", 3),
+        Listed("", "Bronze", 4),
+    ]
+    assert ITEMS.identities(rows) == [ITEMS.identity(row) for row in rows]
+    view = TableView(wide)
+    view.identity, view.identities = ITEMS.identity, ITEMS.identities
+    view.load(view.prepare(THING_COLUMNS, rows))
+    view.set_filter("pass")
+    assert view.mark_shown() == 2
+    assert view.marks == {"a", id(rows[1])}
+    view.set_filter("")
+    view.sort_by("amount", reverse=True)
+    assert view.marked_in_view() == 2
+    assert [row.name for row in view.marked_rows()] == ["Silver pass", "Gold pass"]
+    assert view.mark_shown() == 2
+    view.load(view.prepare(THING_COLUMNS, [*rows[:2], Listed("c", "Gold coin", 3)]))
+    assert view.marks == {"a", id(rows[1]), "c"}  # the row without an id is gone
 
 
 def test_a_scope_narrows_with_the_filter_and_survives_a_reload() -> None:

@@ -190,6 +190,7 @@ class ResourceTab(Vertical):
         self._problem = Static("", classes="problem")
         self._table = ResourceTable(id=f"{resource.key}-table")
         self._table.model.identity = resource.identity
+        self._table.model.identities = resource.identities
         self._table.model.other_fields = resource.other_fields
 
     def compose(self) -> ComposeResult:
