@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from array import array
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 
 from tokensales_tui.ui.resources import format_price, joined
+from tokensales_tui.ui.table import index as index_module
 from tokensales_tui.ui.table.cells import Column
 from tokensales_tui.ui.table.index import CHAIN_LONGEST, OtherFields, SearchIndex
 from tokensales_tui.ui.table.model import PreparedRows, RowsIndexer, TableView, prepare_rows
@@ -243,3 +245,20 @@ def test_no_extension_without_a_filter_or_a_partial_index() -> None:
     partial.show(COLUMNS, rows)
     partial.show_indexed(indexer.add(rows, 100))
     assert partial.extension(indexer.prepared(rows).index) is None  # no filter
+
+
+def test_a_column_term_among_a_few_rows_reads_their_cells_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rows = things(3000, seed=7)
+    index = prepare_rows(COLUMNS, rows, width=wide, other_fields=OTHERS).index
+    every = {query: index.match_field(0, query) for query in ("a", "gold", "ß", "漢")}
+    fresh = prepare_rows(COLUMNS, rows, width=wide, other_fields=OTHERS).index
+
+    def whole_column(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the whole column was split out for a few rows")
+
+    monkeypatch.setattr(index_module, "split_fields", whole_column)
+    for query, found in every.items():
+        few = array("i", range(0, 3000, 3))  # a shorter text's matches, say
+        assert list(fresh.match_field(0, query, few)) == [n for n in found if n % 3 == 0]

@@ -312,6 +312,13 @@ class SearchIndex:
         self, place: int, query: str, candidates: Sequence[int] | None = None
     ) -> array[int]:
         """Like :meth:`match`, in column ``place`` only."""
+        if (
+            place not in self._fields
+            and isinstance(candidates, array)
+            and len(candidates) <= self.count * SPARSE
+        ):  # a few rows: their cells only, not the whole column's
+            rows, among = candidates, self.matcher(query, place)
+            return sliced(len(rows), lambda a, b: among(rows[a:b]))
         needle = query.encode()
         cells = self.field(place, keep=True)
         if candidates is None or (
