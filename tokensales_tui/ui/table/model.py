@@ -807,7 +807,7 @@ class TableView:
         """Mark every row shown; the number of rows newly marked."""
         self.finish_filter()
         before = len(self.marks)
-        self.marks.update(self._shown_identities())
+        self.marks.update(self._shown_identities())  # gate: a set of row ids, nothing shown
         return len(self.marks) - before
 
     def _shown_identities(self) -> list[Hashable]:
