@@ -1,9 +1,10 @@
 """Keys typed while a list loads, or in one burst, reach what they were typed for.
 
 A terminal hands keys over as fast as they are typed: several may wait in the app's
-queue before the first is handled. The bursts here are queued whole in the app's
-queue, as a terminal's input thread queues them, before the app handles any; the
-load is held by a gate the test opens, so nothing depends on timing.
+queue before the first is handled. The bursts here are put in the app's queue whole,
+before the app handles any (a terminal's keys reach it through its driver, a turn of
+the loop later each); the load is held by a gate the test opens, so nothing depends
+on timing.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ def burst(app: TokenSalesApp, *keys: str) -> None:
     for key in keys:
         event = events.Key(key, CHARACTERS.get(key, key))
         event.set_sender(app)
-        assert app.post_message(event)
+        posted = app.post_message(event)
+        assert posted
 
 
 class Gated(Rigged):

@@ -355,6 +355,22 @@ def test_marks_by_a_resource_s_ids_at_once_are_its_ids_one_by_one() -> None:
     assert view.marks == {"a", id(rows[1]), "c"}  # the row without an id is gone
 
 
+def test_marks_of_every_row_in_order_are_of_the_rows_shown_of_a_growing_list() -> None:
+    rows = [Listed("a", "Gold pass", 1), Listed("b", "Silver pass", 2)]
+    view = TableView(wide)
+    view.identity, view.identities = ITEMS.identity, ITEMS.identities
+    view.show(THING_COLUMNS, rows)
+    rows.append(Listed("c", "Gold coin", 3))  # arrived, not shown yet
+    assert view.mark_shown() == 2
+    assert view.marks == {"a", "b"}
+    assert view.marked_in_view() == 2
+    assert view.grow()
+    assert view.marked_in_view() == 2
+    assert [row.id for row in view.marked_rows()] == ["a", "b"]
+    assert view.mark_shown() == 1
+    assert [row.id for row in view.marked_rows()] == ["a", "b", "c"]
+
+
 def test_a_scope_narrows_with_the_filter_and_survives_a_reload() -> None:
     view = things()
     view.set_scope(Scope("cheap", lambda row: row.amount <= 2))

@@ -315,8 +315,8 @@ class SearchIndex:
         if (
             place not in self._fields
             and isinstance(candidates, array)
-            and len(candidates) <= self.count * SPARSE
-        ):  # a few rows: their cells only, not the whole column's
+            and len(candidates) <= self.count * FEW
+        ):  # a few rows: their cells only, not the whole column (split out and kept)
             rows, among = candidates, self.matcher(query, place)
             return sliced(len(rows), lambda a, b: among(rows[a:b]))
         needle = query.encode()
@@ -403,6 +403,10 @@ def sliced(count: int, part: Callable[[int, int], array[int]]) -> array[int]:
 
 SPARSE = 0.6
 """Below this share of the rows, work on positions; above it, on a byte per row."""
+
+FEW = 0.1
+"""Below this share of the rows, a column term reads those rows' cells alone: above it,
+splitting the whole column out once, and keeping it for the next keys, costs less."""
 
 EXTRA_MATCHES_KEPT = 8
 """Needles whose matching other-field texts are kept (the steps of a word being typed)."""

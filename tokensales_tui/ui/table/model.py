@@ -811,10 +811,14 @@ class TableView:
         return len(self.marks) - before
 
     def _shown_identities(self) -> list[Hashable]:
-        rows, view = self.rows, self.view
-        if view != range(len(rows)):  # filtered or sorted
-            rows = list(map(rows.__getitem__, view))
-        return self._identities(rows)
+        return self._identities(self._rows_at(self.view))
+
+    def _rows_at(self, positions: Sequence[int]) -> Sequence[Any]:
+        """The rows at ``positions``: the list itself when they are all of it, in order."""
+        rows = self.rows
+        if positions == range(len(rows)):  # only a range can be equal to one
+            return rows
+        return list(map(rows.__getitem__, positions))
 
     def _identities(self, rows: Sequence[Any]) -> list[Hashable]:
         if self.identities is None:
@@ -836,7 +840,7 @@ class TableView:
         """The marked row objects, shown or not, in the order of the sort."""
         if not self.marks:
             return []
-        ordered = list(map(self.rows.__getitem__, self._order()))
+        ordered = self._rows_at(self._order())
         return list(compress(ordered, map(self.marks.__contains__, self._identities(ordered))))
 
     def is_changed(self, position: int) -> bool:
