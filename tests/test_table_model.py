@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 from decimal import Decimal
 from operator import attrgetter
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tokensales_tui.ui.resources import ITEMS, joined
 from tokensales_tui.ui.table import index as index_module
@@ -20,7 +23,14 @@ from tokensales_tui.ui.table.cells import (
     numeric_sort_key,
 )
 from tokensales_tui.ui.table.index import OtherFields
-from tokensales_tui.ui.table.model import Scope, TableView, diff_rows, prepare_rows
+from tokensales_tui.ui.table.model import (
+    Scope,
+    TableView,
+    diff_rows,
+    intersect,
+    prepare_rows,
+    subtract,
+)
 
 
 def wide(text: str) -> int:
@@ -588,3 +598,33 @@ def test_a_filter_looked_for_goes_on_into_rows_indexed_meanwhile(
         whole.set_filter(before)
         whole.finish_filter()
         assert shown(view) == shown(whole)
+
+
+def _positions(size: int) -> st.SearchStrategy[array[int]]:
+    """Ascending positions among ``size`` rows, each once: any, every one, or a run."""
+    some = st.sets(st.integers(0, size - 1), max_size=size).map(sorted)
+    run = st.tuples(st.integers(0, size), st.integers(0, size)).map(
+        lambda ends: list(range(min(ends), max(ends)))
+    )
+    return st.one_of(some, run, st.just(list(range(size)))).map(lambda p: array("i", p))
+
+
+@given(st.data(), st.sampled_from([1, 7, 60, 700]))
+@settings(max_examples=300, deadline=None)
+def test_the_positions_in_both_or_in_one_only_are_those_of_sets(data: Any, size: int) -> None:
+    # Dense lists (every row, a run), sparse ones and lists far longer than the other
+    # take different ways: all give what sets give.
+    first, second = data.draw(_positions(size)), data.draw(_positions(size))
+    assert list(intersect(first, second)) == sorted(set(first) & set(second))
+    assert list(subtract(first, second)) == sorted(set(first) - set(second))
+    start = data.draw(st.integers(0, size))
+    span = range(start, data.draw(st.integers(start, size)))
+    assert list(subtract(span, second)) == sorted(set(span) - set(second))
+
+
+def test_a_few_positions_are_looked_up_in_a_long_list() -> None:
+    many = array("i", [p for p in range(1000) if p % 7])  # far longer: searched, not masked
+    few = array("i", [0, 3, 7, 500, 994, 998, 999])
+    assert list(intersect(few, many)) == list(intersect(many, few)) == [3, 500, 998, 999]
+    assert list(subtract(few, many)) == [0, 7, 994]
+    assert list(subtract(range(990, 1000), many)) == [994]

@@ -24,11 +24,12 @@ with a label: "the items paid out by this setting"), keeps the rows the user *ma
 
 from __future__ import annotations
 
+import functools
 import operator
 import threading
 import time
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -1074,22 +1075,59 @@ def mask_of(positions: Iterable[int], count: int) -> bytearray:
 
 
 def intersect(first: array[int], second: array[int]) -> array[int]:
-    """The positions in both (ascending arrays), ascending."""
+    """The positions in both (ascending arrays, each position once), ascending."""
+    if not first or not second:
+        return array("i")
+    low, high = max(first[0], second[0]), min(first[-1], second[-1])
+    if low > high:
+        return array("i")
+    first, second = _within(first, low, high), _within(second, low, high)
     if len(second) < len(first):
         first, second = second, first
-    mask = mask_of(second, max(first[-1] + 1 if first else 0, second[-1] + 1 if second else 0))
-    return array("i", compress(first, map(mask.__getitem__, first)))
+    if len(second) == high - low + 1:  # every position there: the shorter's are all in it
+        return first
+    if len(second) > len(first) * LOOKUP:
+        return array("i", compress(first, _held(first, second)))
+    return array("i", compress(second, _held(second, first)))
 
 
 def subtract(positions: Sequence[int], removed: array[int]) -> array[int]:
-    """The ``positions`` (ascending) not in ``removed``."""
+    """The ``positions`` (ascending) not in ``removed`` (ascending, each position once)."""
     if not positions:
         return array("i")
-    size = max(positions[-1], removed[-1] if removed else 0) + 1
-    kept = mask_of(removed, size).translate(INVERT)
-    if isinstance(positions, range) and positions.start == 0 and positions.step == 1:
-        return array("i", compress(positions, kept))
-    return array("i", compress(positions, map(kept.__getitem__, positions)))
+    low, high = positions[0], positions[-1]
+    removed = _within(removed, low, high)
+    if not removed:
+        return array("i", positions)
+    if len(removed) == high - low + 1:  # every position there is removed
+        return array("i")
+    if isinstance(positions, range) and positions.step == 1:  # a byte per position
+        return array("i", compress(positions, mask_of(removed, high + 1)[low:].translate(INVERT)))
+    return array("i", compress(positions, _held(positions, removed, held=False)))
+
+
+def _within(positions: array[int], low: int, high: int) -> array[int]:
+    """Those of ``positions`` (ascending) from ``low`` to ``high``, both included."""
+    if not positions or (positions[0] >= low and positions[-1] <= high):
+        return positions
+    return positions[bisect_left(positions, low) : bisect_right(positions, high)]
+
+
+LOOKUP = 8
+"""Looking a position up in a list of positions (a binary search) costs about this many
+times as much as setting its byte in a mask of the list: a list this many times longer
+than the positions asked about is searched, not made into a mask."""
+
+
+def _held(positions: Sequence[int], other: array[int], *, held: bool = True) -> Iterable[int]:
+    """For each of ``positions`` (ascending), whether ``other`` (ascending, each position
+    once) holds it (with ``held`` false, whether it does not)."""
+    if len(other) > len(positions) * LOOKUP:
+        ends = other + array("i", (-1,))  # where bisect finds no place: no position
+        places = map(functools.partial(bisect_left, other), positions)
+        return map(operator.eq if held else operator.ne, map(ends.__getitem__, places), positions)
+    mask = mask_of(other, max(positions[-1], other[-1]) + 1)
+    return map((mask if held else mask.translate(INVERT)).__getitem__, positions)
 
 
 INVERT = bytes([1, 0]) + bytes(254)
