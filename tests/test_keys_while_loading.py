@@ -268,3 +268,49 @@ async def test_a_key_whose_frame_never_comes_holds_the_steps_for_the_longest_wai
     held = max(later - earlier for earlier, later in itertools.pairwise(times))
     assert 0.3 <= held < 1.5
     assert sum(1 for entry in seen if entry[0] == "step") == 40
+
+
+async def _frames_while_a_key_waits(wait: float) -> list[str]:
+    """The filter's text at each frame drawn from a key ``x`` being put in the app's
+    queue to its frame, while the filter (focused) is busy for ``wait`` seconds first
+    and the table has changed: a frame is due all along."""
+    app, gated = gated_app()
+    gated.gate.set()
+    shown: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        tab: Any = app.active_tab
+        tab.focus_filter()
+        await pilot.pause()
+        display = app._display
+
+        def drawn(screen: Any, renderable: Any) -> None:
+            display(screen, renderable)
+            if renderable is not None:
+                shown.append(tab.filter_input.value)
+
+        app._display = drawn  # type: ignore[method-assign]
+        tab.filter_input.call_later(asyncio.sleep, wait)  # the key waits behind this
+        burst(app, "x")
+        tab.table.refresh()
+        await wait_for(lambda: "x" in shown, pilot)
+    return shown
+
+
+async def test_a_frame_due_while_a_key_is_on_its_way_waits_for_the_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tokensales_tui.ui import app as app_module
+
+    monkeypatch.setattr(app_module, "KEY_FRAME_HOLD", 30.0)
+    monkeypatch.setattr(app_module, "FRAME_LATEST", 30.0)
+    # Ticks of the screen's timer fall while the key waits (a frame is due): none draws
+    # the screen without the key.
+    assert set(await _frames_while_a_key_waits(0.5)) == {"x"}
+
+
+async def test_a_key_held_up_in_a_busy_widget_does_not_hold_the_screen() -> None:
+    # The wait for a key is bounded: the screen is drawn meanwhile, as it was.
+    shown = await _frames_while_a_key_waits(1.0)
+    assert shown[0] == ""
+    assert shown[-1] == "x"

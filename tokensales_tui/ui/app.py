@@ -31,6 +31,7 @@ from ..files import atomic_write
 from ..mask import masking, set_masking
 from ..payouts import PayoutRecord, PayoutRecordError
 from ..session import Launch, Session, demo_session, profile_session
+from .key_frames import hold_frames_for_keys
 from .keys import bound, every_binding_id, unknown_keymap_ids
 from .safe_app import GuardedApp
 from .screens.browse import BrowseScreen
@@ -53,6 +54,14 @@ holds the steps no longer)."""
 KEY_TURNS = 8
 """Most turns of the event loop a key is given to reach the focused widget before
 the steps of work on the loop wait for the next frame."""
+
+KEY_FRAME_HOLD = 0.02
+"""Longest a frame waits for a key on its way to its widget (:mod:`.key_frames`): a
+turn or two of the loop, unless the widget is busy."""
+
+FRAME_LATEST = 0.05
+"""A frame never waits for a key when the last one was drawn this long ago: keys
+arriving one after another do not hold the screen."""
 
 
 def screenshot_folder() -> Path:
@@ -100,11 +109,15 @@ class TokenSalesApp(GuardedApp[None]):
         self._key_way: asyncio.Task[None] | None = None
         self._frame: asyncio.Event | None = None
         """Set at the next frame drawn, for :meth:`key_drawn`."""
+        self._key_posted_at = 0.0
+        self._frame_drawn_at = 0.0
+        hold_frames_for_keys()
 
     def post_message(self, message: Message) -> bool:
         posted = super().post_message(message)
         if posted and isinstance(message, events.Key) and not message.is_forwarded:
             self._keys_posted += 1
+            self._key_posted_at = time.monotonic()
         return posted
 
     async def on_event(self, event: events.Event) -> None:
@@ -120,10 +133,23 @@ class TokenSalesApp(GuardedApp[None]):
         super()._display(screen, renderable)
         if renderable is None:
             return
+        self._frame_drawn_at = time.monotonic()
         if self._frame is not None:
             self._frame.set()
         if self._keys_seen < self._keys_posted and not self._keys_on_their_way(screen):
             self._keys_seen = self._keys_posted  # handled before this frame: drawn
+
+    def frame_waits_for_key(self, screen: Screen[Any]) -> bool:
+        """Whether the frame of ``screen`` due now should wait for a key still on its
+        way to its widget (:mod:`.key_frames`): posted less than :data:`KEY_FRAME_HOLD`
+        ago, with a frame drawn less than :data:`FRAME_LATEST` ago."""
+        now = time.monotonic()
+        return (
+            now - self._key_posted_at < KEY_FRAME_HOLD
+            and now - self._frame_drawn_at < FRAME_LATEST
+            and screen is self.screen
+            and self._keys_on_their_way(screen)
+        )
 
     async def key_drawn(self) -> None:
         """Return once the keys sent so far have reached the focused widget and the

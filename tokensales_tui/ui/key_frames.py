@@ -1,0 +1,35 @@
+"""A frame due while a key is on its way to its widget waits for the key.
+
+Textual draws a screen on the ticks of a 60 Hz timer. A key goes from the terminal's
+thread to the app's queue, then to the screen's and the focused widget's, a turn of
+the event loop each; a tick that falls between two of those turns draws the screen
+as it was before the key (15 ms for a table here), and the key's own frame comes a
+tick later. :func:`hold_frames_for_keys` has a screen's tick ask its app
+(``frame_waits_for_key``) first: while a key is on its way, the tick draws nothing and
+the next one, an interval later, draws the screen with the key handled. The app bounds
+the wait (a key whose widget is busy does not hold the screen).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.screen import Screen
+
+__all__ = ["hold_frames_for_keys"]
+
+_textual_update = Screen._on_timer_update
+
+
+def _on_timer_update(self: Screen[Any]) -> None:
+    """Textual's frame, unless the app says a key on its way should be in it."""
+    waits = getattr(self.app, "frame_waits_for_key", None)
+    if waits is not None and waits(self):
+        return  # the timer ticks on: the next tick draws the screen, with the key
+    _textual_update(self)
+
+
+def hold_frames_for_keys() -> None:
+    """Have every screen's frame ask its app whether to wait for a key (apps with no
+    ``frame_waits_for_key`` are drawn as Textual draws them)."""
+    Screen._on_timer_update = _on_timer_update  # type: ignore[method-assign]
