@@ -270,13 +270,15 @@ async def test_a_key_whose_frame_never_comes_holds_the_steps_for_the_longest_wai
     assert sum(1 for entry in seen if entry[0] == "step") == 40
 
 
-async def _frames_while_a_key_waits(wait: float) -> list[str]:
+async def _frames_while_a_key_waits(wait: float) -> list[tuple[str, float]]:
     """The filter's text at each frame drawn from a key ``x`` being put in the app's
     queue to its frame, while the filter (focused) is busy for ``wait`` seconds first
-    and the table has changed: a frame is due all along."""
+    and the table has changed (a frame is due all along), with the seconds since the key."""
     app, gated = gated_app()
     gated.gate.set()
-    shown: list[str] = []
+    shown: list[tuple[str, float]] = []
+    loop = asyncio.get_running_loop()
+    posted = 0.0
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
         tab: Any = app.active_tab
@@ -287,13 +289,14 @@ async def _frames_while_a_key_waits(wait: float) -> list[str]:
         def drawn(screen: Any, renderable: Any) -> None:
             display(screen, renderable)
             if renderable is not None:
-                shown.append(tab.filter_input.value)
+                shown.append((tab.filter_input.value, loop.time() - posted))
 
         app._display = drawn  # type: ignore[method-assign]
         tab.filter_input.call_later(asyncio.sleep, wait)  # the key waits behind this
+        posted = loop.time()
         burst(app, "x")
         tab.table.refresh()
-        await wait_for(lambda: "x" in shown, pilot)
+        await wait_for(lambda: any(text == "x" for text, _ in shown), pilot)
     return shown
 
 
@@ -306,11 +309,37 @@ async def test_a_frame_due_while_a_key_is_on_its_way_waits_for_the_key(
     monkeypatch.setattr(app_module, "FRAME_LATEST", 30.0)
     # Ticks of the screen's timer fall while the key waits (a frame is due): none draws
     # the screen without the key.
-    assert set(await _frames_while_a_key_waits(0.5)) == {"x"}
+    assert {text for text, _ in await _frames_while_a_key_waits(0.5)} == {"x"}
 
 
 async def test_a_key_held_up_in_a_busy_widget_does_not_hold_the_screen() -> None:
-    # The wait for a key is bounded: the screen is drawn meanwhile, as it was.
+    # The wait for a key is bounded (20 ms, then at most a tick): the screen is drawn
+    # meanwhile, as it was, long before the key's widget is free.
     shown = await _frames_while_a_key_waits(1.0)
-    assert shown[0] == ""
-    assert shown[-1] == "x"
+    text, after = shown[0]
+    assert text == ""
+    assert after < 0.5
+    assert shown[-1][0] == "x"
+
+
+async def test_a_frame_waits_no_longer_once_the_key_is_handled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tokensales_tui.ui import app as app_module
+
+    monkeypatch.setattr(app_module, "KEY_FRAME_HOLD", 30.0)
+    monkeypatch.setattr(app_module, "FRAME_LATEST", 30.0)
+    app, gated = gated_app()
+    gated.gate.set()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        tab: Any = app.active_tab
+        tab.focus_filter()
+        await pilot.pause()
+        burst(app, "x")
+        assert app.frame_waits_for_key(app.screen)  # in the app's queue
+        await wait_for(lambda: tab.filter_input.value == "x", pilot)
+        await pilot.pause()
+        app.call_later(lambda: None)  # other messages for the app: not the key's
+        assert app.message_queue_size
+        assert not app.frame_waits_for_key(app.screen)

@@ -56,8 +56,9 @@ KEY_TURNS = 8
 the steps of work on the loop wait for the next frame."""
 
 KEY_FRAME_HOLD = 0.02
-"""Longest a frame waits for a key on its way to its widget (:mod:`.key_frames`): a
-turn or two of the loop, unless the widget is busy."""
+"""How long after a key the screen's frames wait for it while it is on its way to its
+widget (:mod:`.key_frames`): a turn or two of the loop, unless the widget is busy. The
+frames fall on a 60 Hz grid: one or two of them wait."""
 
 FRAME_LATEST = 0.05
 """A frame never waits for a key when the last one was drawn this long ago: keys
@@ -109,6 +110,9 @@ class TokenSalesApp(GuardedApp[None]):
         self._key_way: asyncio.Task[None] | None = None
         self._frame: asyncio.Event | None = None
         """Set at the next frame drawn, for :meth:`key_drawn`."""
+        self._keys_taken = 0
+        """Of those, the keys the app has taken from its queue (and handed to the focused
+        widget, or handled by a binding)."""
         self._key_posted_at = 0.0
         self._frame_drawn_at = 0.0
         hold_frames_for_keys()
@@ -121,6 +125,8 @@ class TokenSalesApp(GuardedApp[None]):
         return posted
 
     async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            self._keys_taken += 1
         if isinstance(event, events.InputEvent):
             self._last_input = time.monotonic()
         await super().on_event(event)
@@ -140,16 +146,25 @@ class TokenSalesApp(GuardedApp[None]):
             self._keys_seen = self._keys_posted  # handled before this frame: drawn
 
     def frame_waits_for_key(self, screen: Screen[Any]) -> bool:
-        """Whether the frame of ``screen`` due now should wait for a key still on its
-        way to its widget (:mod:`.key_frames`): posted less than :data:`KEY_FRAME_HOLD`
-        ago, with a frame drawn less than :data:`FRAME_LATEST` ago."""
+        """Whether the frame of ``screen`` due now should wait for a key on its way to
+        its widget (:mod:`.key_frames`): still in the app's queue, or in that of the
+        focused widget (the screen when nothing has the focus). Never for a key posted
+        :data:`KEY_FRAME_HOLD` ago or more, nor when the last frame was drawn
+        :data:`FRAME_LATEST` ago or more."""
         now = time.monotonic()
-        return (
-            now - self._key_posted_at < KEY_FRAME_HOLD
-            and now - self._frame_drawn_at < FRAME_LATEST
-            and screen is self.screen
-            and self._keys_on_their_way(screen)
-        )
+        if (
+            now - self._key_posted_at >= KEY_FRAME_HOLD
+            or now - self._frame_drawn_at >= FRAME_LATEST
+        ):
+            return False
+        try:
+            if screen is not self.screen:
+                return False
+        except ScreenStackError:  # the app ends
+            return False
+        if self._keys_taken < self._keys_posted:
+            return True
+        return bool((screen.focused or screen).message_queue_size)
 
     async def key_drawn(self) -> None:
         """Return once the keys sent so far have reached the focused widget and the

@@ -1,13 +1,16 @@
 """A frame due while a key is on its way to its widget waits for the key.
 
 Textual draws a screen on the ticks of a 60 Hz timer. A key goes from the terminal's
-thread to the app's queue, then to the screen's and the focused widget's, a turn of
-the event loop each; a tick that falls between two of those turns draws the screen
-as it was before the key (15 ms for a table here), and the key's own frame comes a
-tick later. :func:`hold_frames_for_keys` has a screen's tick ask its app
+thread to the app's queue, then to the focused widget's (the screen's when nothing has
+the focus), a turn of the event loop each; a tick that falls between two of those turns
+draws the screen as it was before the key (15 ms for a table here), and the key's own
+frame comes a tick later. :func:`hold_frames_for_keys` has a screen's tick ask its app
 (``frame_waits_for_key``) first: while a key is on its way, the tick draws nothing and
-the next one, an interval later, draws the screen with the key handled. The app bounds
-the wait (a key whose widget is busy does not hold the screen).
+the timer ticks on, so a later tick draws the screen with the key handled. The app
+bounds the wait (a key whose widget is busy does not hold the screen).
+
+Textual's ``Pilot.pause`` calls the tick itself to draw at once; a key still on its
+way then leaves the screen to the timer's next tick.
 """
 
 from __future__ import annotations

@@ -1075,7 +1075,8 @@ def mask_of(positions: Iterable[int], count: int) -> bytearray:
 
 
 def intersect(first: array[int], second: array[int]) -> array[int]:
-    """The positions in both (ascending arrays, each position once), ascending."""
+    """The positions in both (ascending arrays, each position once), ascending: one of
+    the two itself when it is all in the other (never to be changed in place)."""
     if not first or not second:
         return array("i")
     low, high = max(first[0], second[0]), min(first[-1], second[-1])
@@ -1123,9 +1124,10 @@ def _held(positions: Sequence[int], other: array[int], *, held: bool = True) -> 
     """For each of ``positions`` (ascending), whether ``other`` (ascending, each position
     once) holds it (with ``held`` false, whether it does not)."""
     if len(other) > len(positions) * LOOKUP:
-        ends = other + array("i", (-1,))  # where bisect finds no place: no position
         places = map(functools.partial(bisect_left, other), positions)
-        return map(operator.eq if held else operator.ne, map(ends.__getitem__, places), positions)
+        last = len(other) - 1  # a position after the last one: compared with the last
+        found = map(other.__getitem__, map(min, places, repeat(last)))
+        return map(operator.eq if held else operator.ne, found, positions)
     mask = mask_of(other, max(positions[-1], other[-1]) + 1)
     return map((mask if held else mask.translate(INVERT)).__getitem__, positions)
 
