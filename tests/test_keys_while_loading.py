@@ -29,7 +29,15 @@ from .apphelpers import Rigged, emulator_env, loaded, wait_for
 
 SIZE = (120, 40)
 
-CHARACTERS = {"slash": "/", "pagedown": None, "escape": None}
+CHARACTERS = {
+    "slash": "/",
+    "pagedown": None,
+    "escape": None,
+    "backspace": "\x7f",
+    "left": None,
+    "home": None,
+    "exclamation_mark": "!",
+}
 
 
 def burst(app: TokenSalesApp, *keys: str) -> None:
@@ -270,20 +278,27 @@ async def test_a_key_whose_frame_never_comes_holds_the_steps_for_the_longest_wai
     assert sum(1 for entry in seen if entry[0] == "step") == 40
 
 
-async def _frames_while_a_key_waits(wait: float) -> list[tuple[str, float]]:
-    """The filter's text at each frame drawn from a key ``x`` being put in the app's
-    queue to its frame, while the filter (focused) is busy for ``wait`` seconds first
-    and the table has changed (a frame is due all along), with the seconds since the key."""
+@asynccontextmanager
+async def filter_focused() -> AsyncIterator[tuple[TokenSalesApp, Any, Any]]:
+    """The app, loaded, the filter of its first tab focused: ``(app, pilot, tab)``."""
     app, gated = gated_app()
     gated.gate.set()
-    shown: list[tuple[str, float]] = []
-    loop = asyncio.get_running_loop()
-    posted = 0.0
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
         tab: Any = app.active_tab
         tab.focus_filter()
         await pilot.pause()
+        yield app, pilot, tab
+
+
+async def _frames_while_a_key_waits(wait: float) -> list[tuple[str, float]]:
+    """The filter's text at each frame drawn from a key ``x`` being put in the app's
+    queue to its frame, while the filter (focused) is busy for ``wait`` seconds first
+    and the table has changed (a frame is due all along), with the seconds since the key."""
+    shown: list[tuple[str, float]] = []
+    loop = asyncio.get_running_loop()
+    posted = 0.0
+    async with filter_focused() as (app, pilot, tab):
         display = app._display
 
         def drawn(screen: Any, renderable: Any) -> None:
@@ -329,13 +344,7 @@ async def test_a_frame_waits_no_longer_once_the_key_is_handled(
 
     monkeypatch.setattr(app_module, "KEY_FRAME_HOLD", 30.0)
     monkeypatch.setattr(app_module, "FRAME_LATEST", 30.0)
-    app, gated = gated_app()
-    gated.gate.set()
-    async with app.run_test(size=SIZE) as pilot:
-        await loaded(app, pilot)
-        tab: Any = app.active_tab
-        tab.focus_filter()
-        await pilot.pause()
+    async with filter_focused() as (app, pilot, tab):
         burst(app, "x")
         assert app.frame_waits_for_key(app.screen)  # in the app's queue
         await wait_for(lambda: tab.filter_input.value == "x", pilot)
@@ -343,3 +352,24 @@ async def test_a_frame_waits_no_longer_once_the_key_is_handled(
         app.call_later(lambda: None)  # other messages for the app: not the key's
         assert app.message_queue_size
         assert not app.frame_waits_for_key(app.screen)
+
+
+@pytest.mark.parametrize(
+    ("keys", "value"),
+    [
+        (("backspace", "x"), "gex"),
+        (("backspace", "backspace", "backspace", "exclamation_mark", "e"), "!e"),
+        (("left", "x", "home", "y"), "ygexm"),
+    ],
+)
+async def test_editing_keys_and_characters_in_one_read_land_in_order(
+    keys: tuple[str, ...], value: str
+) -> None:
+    # A character goes into the input in its own turn; backspace and the arrows are the
+    # input's bindings, which Textual runs once the key has gone up to the app: typed in
+    # one burst, they came after the characters typed behind them.
+    async with filter_focused() as (app, pilot, tab):
+        await pilot.press("g", "e", "m")
+        burst(app, *keys)
+        await wait_for(lambda: tab.table.filter_text == value, pilot)
+        assert tab.filter_input.value == value
