@@ -434,3 +434,55 @@ async def test_a_refusal_keeps_every_collection() -> None:
 
 async def test_read_only_refuses() -> None:
     await assert_read_only_refuses("5")
+
+
+async def test_typing_lays_the_form_out_only_when_a_line_comes_or_goes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each layout of a form of many collections costs tens of milliseconds: typing in a
+    list or a name, as long as no line of the form comes or goes, needs none."""
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await pilot.press("ctrl+n", "ctrl+n")
+        await wait_for(lambda: form.has_widget("c3-wallets"), pilot)
+        layouts = 0
+        lay_out = form._refresh_layout
+
+        def counted(*args: Any, **kwargs: Any) -> None:
+            nonlocal layouts
+            layouts += 1
+            lay_out(*args, **kwargs)
+
+        monkeypatch.setattr(form, "_refresh_layout", counted)
+        for field_id, typed in (("c1-wallets", W1), ("c2-name", "Founders of the north")):
+            form.query_one(f"#{field_id}").focus()
+            await pilot.pause()
+            await pilot.press(*typed[:4])  # the first keys show a hint or a problem
+            await pilot.pause(0.3)
+            layouts = 0
+            await pilot.press(*typed[4:])
+            await pilot.pause(0.3)
+            assert form.text(field_id) == typed
+            assert layouts <= 2, (field_id, layouts)  # a line that appears or goes
+        area = form.query_one("#c1-wallets", TextArea)
+        assert area.virtual_size.width == len(W1) + area.gutter_width + 1
+
+
+async def test_a_line_wider_than_the_list_scrolls_it_sideways() -> None:
+    app = demo()
+    async with app.run_test(size=(80, 30)) as pilot:
+        form = await open_form(app, pilot, "5")
+        area = form.query_one("#c1-wallets", TextArea)
+        area.focus()
+        await pilot.pause()
+        typed = "x" * (area.size.width + 10)
+        await pilot.press(*typed)
+        await pilot.pause()
+        assert area.text == typed
+        assert area.show_horizontal_scrollbar
+        assert area.max_scroll_x > 0
+        assert area.scroll_x > 0  # the cursor, at the end, is in view
+        await pilot.press("home")
+        await pilot.pause()
+        assert area.scroll_x == 0

@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tokensales_tui.clean import clean, clean_line, display_value, is_clean
-from tokensales_tui.ui.safe import content, text
+from tokensales_tui.ui.safe import content, show, text
 
 MARKUP = [
     "[@click=app.quit]x[/]",
@@ -196,3 +196,56 @@ def test_settling_leaves_no_character_of_disputed_width_and_each_takes_its_cells
     assert settle_width("zero\u200bwidth") == "zero⸱width"
     plain = "plain — ünïcödé 日本 ✓"
     assert settle_width(plain) is plain and not unsettled(plain)
+
+
+class LinesApp(App[None]):
+    """A line that fills its width, one as wide as its text, and a block of lines."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(content("status"), id="fill")
+        yield Static(content("3 of 40"), id="auto")
+        yield Static(content("one\ntwo"), id="block")
+        yield Static(content("3 of 40"), id="least")
+
+    def on_mount(self) -> None:
+        self.query_one("#auto").styles.width = "auto"
+        least = self.query_one("#least").styles
+        least.width, least.min_width, least.padding = "auto", 12, (0, 1)
+
+
+@pytest.mark.parametrize(
+    ("widget_id", "value", "layout"),
+    [
+        ("fill", "status", None),  # unchanged: not even a repaint
+        ("fill", "a longer status, still on one line", False),
+        ("fill", "[b]not markup[/b]", False),
+        ("fill", "two\nlines", True),
+        ("auto", "4 of 40", False),  # as wide as before
+        ("auto", "40 of 40", True),
+        ("block", "three\nfour", False),
+        ("block", "one", True),
+        ("least", "12 of 400", False),  # within the minimum width
+        ("least", "1,000 of 4,000", True),
+    ],
+)
+async def test_show_lays_the_screen_out_only_when_the_box_may_change(
+    widget_id: str, value: str, layout: bool | None
+) -> None:
+    app = LinesApp()
+    async with app.run_test(size=(60, 10)) as pilot:
+        await pilot.pause()
+        widget = app.query_one(f"#{widget_id}", Static)
+        repaint_before = widget._repaint_required
+        layouts_before = widget._layout_updates
+        show(widget, value)
+        assert widget.visual.plain == value  # type: ignore[union-attr]
+        assert widget._layout_updates - layouts_before == (1 if layout else 0)
+        if layout is None:
+            assert widget._repaint_required == repaint_before
+        await pilot.pause()
+        assert app.screen.get_widget_at(*widget.region.offset)[0] is widget
+        assert widget.size.height == value.count("\n") + 1
+        if widget_id == "auto":
+            assert widget.size.width == len(value)
+        if widget_id == "least":
+            assert widget.outer_size.width == max(12, len(value) + 2)

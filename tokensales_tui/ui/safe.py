@@ -9,13 +9,19 @@ mode it is masked too (:mod:`tokensales_tui.mask`).
 
 from __future__ import annotations
 
+from typing import cast
+
 from rich.text import Text
 from textual.content import Content
+from textual.css.styles import RulesMap
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Static
 
 from ..clean import clean, clean_line
 from ..mask import shown
 
-__all__ = ["content", "line", "text"]
+__all__ = ["content", "line", "show", "text"]
 
 
 def text(value: str, style: str = "") -> Text:
@@ -57,3 +63,60 @@ def line(value: str, style: str = "") -> Content:
     """
     cleaned = shown(clean_line(value))
     return Content.styled(cleaned, style) if style else Content(cleaned)
+
+
+def show(widget: Static, value: str | Content) -> None:
+    """Show ``value`` in ``widget`` literally, laying out the screen only when it must.
+
+    Textual's ``Static.update`` lays out the whole screen again, every widget of it: a
+    form of many collections holds hundreds, and its hints, problems and preview change
+    at each key. Here an unchanged text costs nothing, and a new one that takes as many
+    lines (and as many cells, where a width follows the text) is only repainted.
+
+    Args:
+        widget: The line or block of text to change.
+        value: Text from outside the program (cleaned here), or a visual built by
+            :func:`content` or :func:`line`.
+    """
+    new = value if isinstance(value, Content) else content(value)
+    old = widget.visual
+    if isinstance(old, Content) and old.plain == new.plain and old.spans == new.spans:
+        return
+    rules = cast(RulesMap, widget.styles)  # what Textual itself measures a visual with
+    width, height = widget.content_size
+    # Measured against the box as last laid out, not only against the text before:
+    # Textual keeps a widget's box from one layout to the next until told of a change.
+    layout = (
+        not isinstance(old, Content)
+        or not width
+        or new.get_height(rules, width) != height
+        or _width_changes(
+            widget, old.get_optimal_width(rules, width), new.get_optimal_width(rules, width)
+        )
+    )
+    widget.update(new, layout=layout)
+
+
+def _width_changes(widget: Widget, before: int, after: int) -> bool:
+    """Whether ``widget``'s box, or a container's around it, may change width when the
+    text's width goes from ``before`` to ``after`` cells."""
+    styles = widget.styles
+    if styles.width is not None and styles.width.is_auto:
+        # As wide as the text, within a minimum and a maximum given in cells.
+        low, high = styles.min_width, styles.max_width
+        if not all(limit is None or limit.is_cells for limit in (low, high)):
+            return True
+        gutter = styles.gutter.width
+        border_box = styles.box_sizing == "border-box"
+        box = after + gutter if border_box else after
+        if low is not None:
+            box = max(box, int(low.value))
+        if high is not None:
+            box = min(box, int(high.value))
+        return (box if border_box else box + gutter) != widget.outer_size.width
+    node = widget.parent
+    while isinstance(node, Widget) and not isinstance(node, Screen):
+        if node.styles.width is not None and node.styles.width.is_auto:
+            return after != before
+        node = node.parent
+    return False

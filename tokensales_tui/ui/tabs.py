@@ -36,7 +36,7 @@ from ..api.models import (
 from ..clean import clean_line
 from ..payouts import payout_rows
 from .resources import PAYOUTS, Resource, row_content
-from .safe import line
+from .safe import line, show
 from .table.model import PreparedRows, RowsIndexer, Scope, diff_rows
 from .table.query import SYNTAX
 from .table.widget import ResourceTable
@@ -260,7 +260,7 @@ class ResourceTab(Vertical):
         self._indexing = False
         self.table.loading = False
         self.table.set_data([], [])
-        self._count.update("")
+        show(self._count, "")
         self._show_problem(note or None)
 
     async def _load_deferring(self, highlight: Callable[[Any], bool] | None) -> None:
@@ -741,7 +741,7 @@ class ResourceTab(Vertical):
 
     def _show_problem(self, text: str | None) -> None:
         problem = self._problem
-        problem.update(line(text) if text else "")
+        show(problem, line(text) if text else "")
         problem.set_class(bool(text), "-shown")
 
     def _update_count(self) -> None:
@@ -798,7 +798,7 @@ class ResourceTab(Vertical):
         if (total == self._count_of and table.filter_text) or self._loading:
             text = " " * (self._count_width - width) + text
             width = max(width, self._count_width)
-        self._count.update(line(text), layout=width != self._count_width)
+        show(self._count, line(text))
         self._count_width, self._count_of = width, total
 
     @on(Input.Changed)

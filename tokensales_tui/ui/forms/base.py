@@ -23,13 +23,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widget import Widget
@@ -50,7 +51,7 @@ from ...api.preview import Change, RequestPreview
 from ...checks.forms import Problem, Problems
 from ...clean import clean_line
 from ..lifetime import is_gone, while_shown
-from ..safe import content, line
+from ..safe import line, show
 from ..screens.confirm import ConfirmScreen
 from ..widgets.footer import KeysFooter
 from ..worker import ApiWorker
@@ -70,6 +71,7 @@ PREVIEW_LINES = 120
 """Lines of a request body shown in the preview; the copied curl always holds all of it."""
 
 VALUE_WIDGETS = (Input, TextArea, Switch, Select)
+W = TypeVar("W", bound=Widget)
 FRAME_ROWS = 10
 """Rows around the fields: margin 1, border 2, status up to 2, buttons 3, footer 1, one spare."""
 
@@ -122,8 +124,7 @@ def show_line(widget: Static, text: str | Content) -> None:
 
     A ``Content`` given here was built by :mod:`..safe` (the only way to build one).
     """
-    shown = text if isinstance(text, Content) else content(text)
-    widget.update(shown)  # gate: built by safe.content here or by the caller
+    show(widget, text)
     widget.display = bool(text)
 
 
@@ -200,6 +201,9 @@ class FormScreen(ModalScreen[FormResult | None]):
         self._focus_before: Widget | None = None
         self._preview: RequestPreview | None = None
         self.problems: Problems = {}
+        self._problems_shown: set[str] = set()
+        """The fields whose problem lines show something (or did at the last redraw)."""
+        self._by_id: dict[str, Widget] = {}
         self._refusals: Problems = {}
         """The server's refusals, under the field each names, until that field changes."""
 
@@ -291,7 +295,36 @@ class FormScreen(ModalScreen[FormResult | None]):
 
     def text(self, field_id: str) -> str:
         """The text of an input or text area, as typed."""
-        return str(value_of(self.query_one(f"#{field_id}")))
+        return str(value_of(self.widget(field_id, Widget)))
+
+    def widget(self, widget_id: str, kind: type[W]) -> W:
+        """The form's widget with id ``widget_id``; raises ``NoMatches`` when there is none.
+
+        The checks and the preview read every field at each key, and a query walks the
+        whole form (hundreds of widgets once there are many collections): a widget found
+        once is kept while it is still in the form under that id.
+        """
+        found = self._by_id.get(widget_id)
+        if found is None or found.id != widget_id or not self._holds(found):
+            found = self.query_one(f"#{widget_id}")
+            self._by_id[widget_id] = found
+        if not isinstance(found, kind):
+            raise TypeError(f"#{widget_id} is a {type(found).__name__}, not a {kind.__name__}")
+        return found
+
+    def has_widget(self, widget_id: str) -> bool:
+        """Whether the form holds a widget with id ``widget_id`` now."""
+        try:
+            self.widget(widget_id, Widget)
+        except NoMatches:
+            return False
+        return True
+
+    def _holds(self, widget: Widget) -> bool:
+        node = widget.parent
+        while node is not None and node is not self:
+            node = node.parent
+        return node is self
 
     def refresh_form(self) -> None:
         """Check the values again and redraw the problems and the preview."""
@@ -305,13 +338,20 @@ class FormScreen(ModalScreen[FormResult | None]):
             self._say_refused(problems)
         # A field our checks find wrong shows that; one the server refused, the server's words.
         problems = {**self._refusals, **problems}
-        for widget in self.query(".form-problem").results(Static):
-            field_id = (widget.id or "").removesuffix("-problem")
+        # Only the lines that show a problem, now or until now, can change: the others are
+        # empty and hidden, as they were made.
+        now = {field_id for field_id in problems if field_id in self._touched}
+        for field_id in now | self._problems_shown:
+            try:
+                widget = self.widget(f"{field_id}-problem", Static)
+            except NoMatches:  # a field of a block removed since, or one with no line
+                continue
             problem = problems.get(field_id)
-            shown = problem is not None and field_id in self._touched
-            widget.update(content(problem.message) if shown and problem else "")
+            shown = problem is not None and field_id in now
+            show(widget, problem.message if shown and problem else "")
             widget.set_class(shown, "-shown")
             widget.set_class(shown and problem is not None and problem.warning, "-warning")
+        self._problems_shown = now
 
     def _say_refused(self, problems: Problems) -> None:
         """Say how many fields keep the request from being sent; nothing once none does."""
@@ -346,12 +386,12 @@ class FormScreen(ModalScreen[FormResult | None]):
     def refresh_preview(self) -> None:
         """Rebuild the preview from the values as they are now."""
         outgoing = self.outgoing()
-        request = self.query_one("#preview-request", Static)
-        changes = self.query_one("#preview-changes", Static)
-        body = self.query_one("#preview-body", Static)
+        request = self.widget("preview-request", Static)
+        changes = self.widget("preview-changes", Static)
+        body = self.widget("preview-body", Static)
         if outgoing is None:
             self._preview = None
-            request.update(line("Nothing changed — nothing will be sent"))
+            show(request, line("Nothing changed — nothing will be sent"))
             show_line(changes, "")
             show_line(body, "")
             return
@@ -359,7 +399,7 @@ class FormScreen(ModalScreen[FormResult | None]):
             outgoing.endpoint, self.api.connection, outgoing.body, changes=outgoing.changes
         )
         self._preview = preview
-        request.update(content(clean_line(preview.request_line)))
+        show(request, line(preview.request_line))
         show_line(changes, "\n".join(clean_line(c.describe()) for c in preview.changes))
         text, more = preview.body_start(PREVIEW_LINES)
         show_line(body, text + ("\n… more lines: ctrl+y copies the whole request" if more else ""))
@@ -495,7 +535,7 @@ class FormScreen(ModalScreen[FormResult | None]):
     def _show_failure(self, error: ApiError) -> None:
         """Say why the request failed; mark the field the server refused, if it named one."""
         field_id = self.field_refused(error) if isinstance(error, ValidationError) else None
-        if field_id is None or not self.query(f"#{field_id}"):
+        if field_id is None or not self.has_widget(field_id):
             self.set_status(_failure(error), "error")
             return
         self._refusals[field_id] = Problem(error.message)

@@ -17,7 +17,8 @@ from typing import Any, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, Input, Static, Switch, TextArea
 
@@ -37,7 +38,7 @@ from ...checks import (
 )
 from ...checks.forms import collection_problems
 from ..lifetime import while_shown
-from ..safe import line
+from ..safe import line, show
 from ..widgets.safe_input import SafeInput
 from ..widgets.safe_text_area import SafeTextArea
 from ..worker import ApiWorker
@@ -182,7 +183,7 @@ class CollectionSection(Vertical):
     def renumber(self, number: int) -> None:
         """Show the collection's new position after another was removed."""
         self.number = number
-        self.query_one(".collection-title", Static).update(line(f"Collection {number}"))
+        show(self.query_one(".collection-title", Static), line(f"Collection {number}"))
 
 
 class CollectionsForm(FormScreen):
@@ -237,7 +238,8 @@ class CollectionsForm(FormScreen):
     @property
     def sections(self) -> list[CollectionSection]:
         """The collections, in order."""
-        return list(self.query(CollectionSection).results(CollectionSection))
+        body = self.widget("form-body", VerticalScroll)
+        return [child for child in body.children if isinstance(child, CollectionSection)]
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -307,7 +309,7 @@ class CollectionsForm(FormScreen):
             return
         key = section.key
         if widget.id == f"{key}-blockchain":
-            hint = self.query_one(f"#{key}-blockchain-hint", Static)
+            hint = self.widget(f"{key}-blockchain-hint", Static)
             show_line(hint, choice_hint(widget.value, KNOWN_CHAINS))
             if self.text(f"{key}-wallets").strip():
                 self._check_soon(f"{key}-wallets")
@@ -334,7 +336,7 @@ class CollectionsForm(FormScreen):
         check = self._list_check(key, kind)
         report = await asyncio.to_thread(check_entries, text, check)
         checked = _Checked(text, chain, report)
-        if self.query(f"#{field_id}"):  # the section may have been removed meanwhile
+        if self.has_widget(field_id):  # the section may have been removed meanwhile
             self._checked[field_id] = checked
             self._show_list_hint(field_id)
             self.refresh_form()
@@ -342,8 +344,9 @@ class CollectionsForm(FormScreen):
 
     def _show_list_hint(self, field_id: str, *, checking: bool = False) -> None:
         key = field_id.rsplit("-", 1)[0]
-        hints = self.query(f"#{field_id}-hint")
-        if not hints:
+        try:
+            hint = self.widget(f"{field_id}-hint", Static)
+        except NoMatches:
             return
         parts = []
         checked = self._fresh(field_id, key)
@@ -359,7 +362,7 @@ class CollectionsForm(FormScreen):
             parts.append("checking…")
         if note := self._notes.get(field_id):
             parts.append(note)
-        show_line(hints.first(Static), " · ".join(parts))
+        show_line(hint, " · ".join(parts))
 
     async def check_before_submit(self) -> Problems:
         for section in self.sections:
@@ -397,7 +400,7 @@ class CollectionsForm(FormScreen):
                 name=self.text(f"{s.key}-name").strip(),
                 blockchain=self._chain(s.key),
                 contract_address=self.text(f"{s.key}-contract").strip(),
-                whitelisted=bool(self.query_one(f"#{s.key}-whitelisted", Switch).value),
+                whitelisted=bool(self.widget(f"{s.key}-whitelisted", Switch).value),
                 wallets=self._entries(s.key, "wallets"),
                 emails=self._entries(s.key, "emails"),
             )

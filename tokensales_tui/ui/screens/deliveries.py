@@ -22,7 +22,7 @@ from textual.widgets import Static
 
 from ...clean import clean_line
 from ...webhooks.receiver import shown_headers
-from ..safe import content, line
+from ..safe import content, line, show
 from ..widgets.delivery_list import DeliveryList
 from ..widgets.footer import KeysFooter
 from .detail import DetailScreen
@@ -131,10 +131,9 @@ class DeliveriesScreen(Screen[None]):
         rows = list(self.source.deliveries)
         self.delivery_list.set_rows(rows)
         kept = f", the last {len(rows):,} kept" if self.source.count > len(rows) else ""
-        # One line whatever it says: no layout pass, which would cost more than the redraw.
-        self.query_one("#deliveries-count", Static).update(
+        show(
+            self.query_one("#deliveries-count", Static),
             line(f"{self.source.count:,} received{kept} — enter opens one, r replays it"),
-            layout=False,
         )
 
     @on(DeliveryList.Chosen)

@@ -22,7 +22,7 @@ from textual.widgets import Input, Static
 from ...clean import clean_line, escape_unsafe
 from ..json_text import full_json, preview_json
 from ..lifetime import is_gone, while_shown
-from ..safe import content, line
+from ..safe import content, line, show
 from ..table.cells import cell_text
 from ..widgets.footer import KeysFooter
 from ..widgets.json_view import JsonView
@@ -189,7 +189,7 @@ class DetailScreen(Screen[None]):
 
     def _set_status(self, message: str, *, error: bool = False) -> None:
         status = self.query_one("#detail-status", Static)
-        status.update(line(message))
+        show(status, line(message))
         status.set_class(error, "-error")
         status.display = bool(message)
 
@@ -281,4 +281,4 @@ class DetailScreen(Screen[None]):
         else:
             total = f"{count:,}+" if view.matches_capped else f"{count:,}"
             text = f"match {view.current_match + 1:,} of {total}"
-        self.query_one("#detail-matches", Static).update(line(text))
+        show(self.query_one("#detail-matches", Static), line(text))

@@ -22,7 +22,7 @@ from ...api.models import raw_texts
 from ...mask import masking
 from ..export import FORMATS, ExportStopped, default_path, export_rows, with_extension
 from ..resources import Resource
-from ..safe import line
+from ..safe import line, show
 from ..table.cells import Column
 from ..widgets.footer import KeysFooter
 from ..widgets.safe_input import SafeInput
@@ -127,7 +127,7 @@ class ExportScreen(ModalScreen[Path | None]):
 
     def _say(self, text: str, *, error: bool = False) -> None:
         status = self.query_one(".status", Static)
-        status.update(line(text))
+        show(status, line(text))
         status.set_class(error, "-error")
 
     def chosen_path(self) -> Path | None:

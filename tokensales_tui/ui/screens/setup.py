@@ -29,7 +29,7 @@ from ...api import ApiClient, Connection, Secret
 from ...api.connection import host_of
 from ..keys import bound
 from ..lifetime import while_shown
-from ..safe import line
+from ..safe import line, show
 from ..widgets.footer import KeysFooter
 from ..widgets.header import describe_token
 from ..widgets.safe_input import SafeInput
@@ -320,7 +320,7 @@ class SetupScreen(Screen[SetupResult]):
     def _show_error(self, field: Input, result: ValidationResult | None) -> None:
         widget = self.query_one(f"#{field.id}-error", Static)
         problems = result.failure_descriptions if result is not None else []
-        widget.update(line(problems[0]) if problems else "")
+        show(widget, line(problems[0]) if problems else "")
         widget.set_class(bool(problems), "-shown")
 
     def _read_form(self) -> _Form | None:
@@ -351,7 +351,7 @@ class SetupScreen(Screen[SetupResult]):
 
     def _set_status(self, text: str, state: Literal["busy", "ok", "error"]) -> None:
         status = self.query_one("#status", Static)
-        status.update(line(text))
+        show(status, line(text))
         for name in ("busy", "ok", "error"):
             status.set_class(name == state, f"-{name}")
         # At 80x24 it sits below the fold; wait for its new height before scrolling.

@@ -12,7 +12,7 @@ from textual.widgets import Static
 from ...api.auth import TokenState
 from ...clean import clean_line
 from ...mask import masking
-from ..safe import line
+from ..safe import line, show
 
 
 @dataclass(frozen=True)
@@ -110,14 +110,14 @@ class StatusHeader(Horizontal):
     def watch_info(self, info: HeaderInfo | None) -> None:
         if info is None or not self.is_mounted:
             return
-        self._profile.update(line(f"profile {clean_line(info.profile)}"))
-        self._label.update(line(info.label or ""))
+        show(self._profile, line(f"profile {clean_line(info.profile)}"))
+        show(self._label, line(info.label or ""))
         self._label.set_class(bool(info.label) and not info.demo, "-shown")
         self._demo.set_class(info.demo, "-shown")
         self._read_only.set_class(info.read_only, "-shown")
         # When the file's profile is not all there is, say what else is used.
         overridden = f"  overridden by {', '.join(info.overridden)}" if info.overridden else ""
-        self._host.update(line(info.host) + line(overridden, "bold"))
+        show(self._host, line(info.host) + line(overridden, "bold"))
 
     def on_mount(self) -> None:
         self.watch_info(self.info)
@@ -134,5 +134,5 @@ class StatusHeader(Horizontal):
     def watch_token(self, state: TokenState) -> None:
         if not self.is_mounted:
             return
-        self._token.update(line(describe_token(state)))
+        show(self._token, line(describe_token(state)))
         self._token.set_class(state.status == "failed", "-failed")

@@ -5,12 +5,17 @@ would reach the terminal. Every way in — the initial text, ``load_text`` and e
 (typing, pasting, ``insert``, ``replace``) — is cleaned here (:func:`~tokensales_tui.clean.clean`:
 controls become visible marks, newlines and tabs stay), so the form's checks see and
 flag the marks instead.
+
+It also types without a layout of the whole screen at each key: Textual's text area
+asks for one whenever the extent of its text changes (each character typed at the end
+of a line), which in a form of many collections costs tens of milliseconds a key.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from textual.geometry import Size
 from textual.widgets import TextArea
 from textual.widgets.text_area import Edit, EditResult
 
@@ -33,3 +38,25 @@ class SafeTextArea(TextArea):
         """Perform an edit whose inserted text is cleaned first."""
         edit.text = clean(edit.text)
         return super().edit(edit)
+
+    def _refresh_size(self) -> None:
+        """Take the text's new extent; lay out the screen only if the box follows it.
+
+        A text area of a fixed height and a width that does not follow its content keeps
+        its box whatever it holds: the new extent moves only its own scrollbars, which
+        ask for a layout themselves when one appears or goes.
+        """
+        height, width = self.styles.height, self.styles.width
+        if height is None or not height.is_cells or width is None or width.is_auto:
+            super()._refresh_size()
+            return
+        if self.soft_wrap:
+            size = Size(0, self.wrapped_document.height)
+        else:  # one more column for the cursor at the end of the longest line, as Textual
+            columns, lines = self.document.get_size(self.indent_width)
+            size = Size(columns + self.gutter_width + 1, lines)
+        if size != self.virtual_size:
+            self.set_reactive(TextArea.virtual_size, size)
+            self._scroll_update(size)
+            self.refresh()
+        self._refresh_scrollbars()
