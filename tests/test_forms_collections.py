@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Input, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from tokensales_tui.ui.forms import collections as collections_module
 from tokensales_tui.ui.forms.collections import CollectionsForm
@@ -465,6 +465,9 @@ async def test_typing_lays_the_form_out_only_when_a_line_comes_or_goes(
             await pilot.pause(0.3)
             assert form.text(field_id) == typed
             assert layouts <= 2, (field_id, layouts)  # a line that appears or goes
+            for line in form.query(".form-hint, .form-problem, #preview Static").results(Static):
+                if line.display:  # each shows the whole of its text
+                    assert line.size.height == line.visual.get_height(line.styles, line.size.width)
         area = form.query_one("#c1-wallets", TextArea)
         assert area.virtual_size.width == len(W1) + area.gutter_width + 1
 
@@ -477,9 +480,11 @@ async def test_a_line_wider_than_the_list_scrolls_it_sideways() -> None:
         area.focus()
         await pilot.pause()
         typed = "x" * (area.size.width + 10)
+        layouts = area._layout_updates
         await pilot.press(*typed)
         await pilot.pause()
         assert area.text == typed
+        assert area._layout_updates - layouts <= 2  # the scrollbar that appears; not each key
         assert area.show_horizontal_scrollbar
         assert area.max_scroll_x > 0
         assert area.scroll_x > 0  # the cursor, at the end, is in view

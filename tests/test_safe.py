@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.text import Text
 from textual.app import App, ComposeResult
+from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
@@ -206,6 +207,8 @@ class LinesApp(App[None]):
         yield Static(content("3 of 40"), id="auto")
         yield Static(content("one\ntwo"), id="block")
         yield Static(content("3 of 40"), id="least")
+        with Vertical(id="box"):
+            yield Static(content("inside"), id="inner")
 
     def on_mount(self) -> None:
         self.query_one("#auto").styles.width = "auto"
@@ -237,11 +240,13 @@ async def test_show_lays_the_screen_out_only_when_the_box_may_change(
         widget = app.query_one(f"#{widget_id}", Static)
         repaint_before = widget._repaint_required
         layouts_before = widget._layout_updates
+        assert not widget._layout_required
         show(widget, value)
         assert widget.visual.plain == value  # type: ignore[union-attr]
-        assert widget._layout_updates - layouts_before == (1 if layout else 0)
+        assert widget._layout_required == bool(layout)  # a layout of the screen asked for
         if layout is None:
             assert widget._repaint_required == repaint_before
+            assert widget._layout_updates == layouts_before
         await pilot.pause()
         assert app.screen.get_widget_at(*widget.region.offset)[0] is widget
         assert widget.size.height == value.count("\n") + 1
@@ -249,3 +254,37 @@ async def test_show_lays_the_screen_out_only_when_the_box_may_change(
             assert widget.size.width == len(value)
         if widget_id == "least":
             assert widget.outer_size.width == max(12, len(value) + 2)
+
+
+async def test_a_text_shown_without_a_layout_gets_its_box_at_a_size_seen_before() -> None:
+    """Textual keeps a widget's box for each size around it: a text that took no layout
+    where it fits must still take its lines once the terminal is narrow again."""
+    long = "a status of some fifty cells, on one line at 60"
+    app = LinesApp()
+    async with app.run_test(size=(30, 12)) as pilot:
+        await pilot.pause()
+        widget = app.query_one("#fill", Static)
+        await pilot.resize_terminal(60, 12)
+        await pilot.pause()
+        show(widget, long)
+        await pilot.pause()
+        assert widget.size.height == 1
+        await pilot.resize_terminal(30, 12)
+        await pilot.pause()
+        assert widget.size.height == 2
+
+
+async def test_a_text_shown_while_hidden_gets_its_box_once_shown() -> None:
+    app = LinesApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        await pilot.pause()
+        box, inner = app.query_one("#box"), app.query_one("#inner", Static)
+        box.display = False
+        await pilot.pause()
+        layouts = inner._layout_updates
+        show(inner, "one\ntwo\nthree")
+        assert not inner._layout_required  # hidden: no layout of the screen for it
+        assert inner._layout_updates > layouts  # but the box kept for it is forgotten
+        box.display = True
+        await pilot.pause()
+        assert inner.size.height == 3

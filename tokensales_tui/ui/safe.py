@@ -14,12 +14,12 @@ from typing import cast
 from rich.text import Text
 from textual.content import Content
 from textual.css.styles import RulesMap
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
 from ..clean import clean, clean_line
 from ..mask import shown
+from .boxes import content_box, forget_box, hidden, width_follows_content
 
 __all__ = ["content", "line", "show", "text"]
 
@@ -70,8 +70,10 @@ def show(widget: Static, value: str | Content) -> None:
 
     Textual's ``Static.update`` lays out the whole screen again, every widget of it: a
     form of many collections holds hundreds, and its hints, problems and preview change
-    at each key. Here an unchanged text costs nothing, and a new one that takes as many
-    lines (and as many cells, where a width follows the text) is only repainted.
+    at each key. Here an unchanged text costs nothing; a new one that keeps the box as
+    last laid out (as many lines, and as many cells where a width follows the text), or
+    that is not displayed, is only repainted, and the box kept for it forgotten
+    (:mod:`.boxes`).
 
     Args:
         widget: The line or block of text to change.
@@ -82,10 +84,12 @@ def show(widget: Static, value: str | Content) -> None:
     old = widget.visual
     if isinstance(old, Content) and old.plain == new.plain and old.spans == new.spans:
         return
+    if hidden(widget):  # showing it lays it out
+        widget.update(new, layout=False)
+        forget_box(widget)
+        return
     rules = cast(RulesMap, widget.styles)  # what Textual itself measures a visual with
-    width, height = widget.content_size
-    # Measured against the box as last laid out, not only against the text before:
-    # Textual keeps a widget's box from one layout to the next until told of a change.
+    width, height = content_box(widget)
     layout = (
         not isinstance(old, Content)
         or not width
@@ -95,6 +99,8 @@ def show(widget: Static, value: str | Content) -> None:
         )
     )
     widget.update(new, layout=layout)
+    if not layout:
+        forget_box(widget)
 
 
 def _width_changes(widget: Widget, before: int, after: int) -> bool:
@@ -114,9 +120,4 @@ def _width_changes(widget: Widget, before: int, after: int) -> bool:
         if high is not None:
             box = min(box, int(high.value))
         return (box if border_box else box + gutter) != widget.outer_size.width
-    node = widget.parent
-    while isinstance(node, Widget) and not isinstance(node, Screen):
-        if node.styles.width is not None and node.styles.width.is_auto:
-            return after != before
-        node = node.parent
-    return False
+    return width_follows_content(widget) and after != before

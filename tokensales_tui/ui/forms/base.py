@@ -295,19 +295,21 @@ class FormScreen(ModalScreen[FormResult | None]):
 
     def text(self, field_id: str) -> str:
         """The text of an input or text area, as typed."""
-        return str(value_of(self.widget(field_id, Widget)))
+        return str(value_of(self.by_id(field_id, Widget)))
 
-    def widget(self, widget_id: str, kind: type[W]) -> W:
+    def by_id(self, widget_id: str, kind: type[W]) -> W:
         """The form's widget with id ``widget_id``; raises ``NoMatches`` when there is none.
 
-        The checks and the preview read every field at each key, and a query walks the
-        whole form (hundreds of widgets once there are many collections): a widget found
-        once is kept while it is still in the form under that id.
+        The checks and the preview read every field at each key. Textual keeps the
+        widgets it found by id, but forgets them all whenever any widget is shown or
+        hidden (a hint, a problem line), and a query then walks the whole form: hundreds
+        of widgets once there are many collections. A widget found here is kept while
+        it is still in the form under that id.
         """
-        found = self._by_id.get(widget_id)
+        found = self._by_id.pop(widget_id, None)
         if found is None or found.id != widget_id or not self._holds(found):
             found = self.query_one(f"#{widget_id}")
-            self._by_id[widget_id] = found
+        self._by_id[widget_id] = found
         if not isinstance(found, kind):
             raise TypeError(f"#{widget_id} is a {type(found).__name__}, not a {kind.__name__}")
         return found
@@ -315,7 +317,7 @@ class FormScreen(ModalScreen[FormResult | None]):
     def has_widget(self, widget_id: str) -> bool:
         """Whether the form holds a widget with id ``widget_id`` now."""
         try:
-            self.widget(widget_id, Widget)
+            self.by_id(widget_id, Widget)
         except NoMatches:
             return False
         return True
@@ -343,7 +345,7 @@ class FormScreen(ModalScreen[FormResult | None]):
         now = {field_id for field_id in problems if field_id in self._touched}
         for field_id in now | self._problems_shown:
             try:
-                widget = self.widget(f"{field_id}-problem", Static)
+                widget = self.by_id(f"{field_id}-problem", Static)
             except NoMatches:  # a field of a block removed since, or one with no line
                 continue
             problem = problems.get(field_id)
@@ -386,9 +388,9 @@ class FormScreen(ModalScreen[FormResult | None]):
     def refresh_preview(self) -> None:
         """Rebuild the preview from the values as they are now."""
         outgoing = self.outgoing()
-        request = self.widget("preview-request", Static)
-        changes = self.widget("preview-changes", Static)
-        body = self.widget("preview-body", Static)
+        request = self.by_id("preview-request", Static)
+        changes = self.by_id("preview-changes", Static)
+        body = self.by_id("preview-body", Static)
         if outgoing is None:
             self._preview = None
             show(request, line("Nothing changed — nothing will be sent"))

@@ -238,7 +238,7 @@ class CollectionsForm(FormScreen):
     @property
     def sections(self) -> list[CollectionSection]:
         """The collections, in order."""
-        body = self.widget("form-body", VerticalScroll)
+        body = self.by_id("form-body", VerticalScroll)
         return [child for child in body.children if isinstance(child, CollectionSection)]
 
     def on_mount(self) -> None:
@@ -309,7 +309,7 @@ class CollectionsForm(FormScreen):
             return
         key = section.key
         if widget.id == f"{key}-blockchain":
-            hint = self.widget(f"{key}-blockchain-hint", Static)
+            hint = self.by_id(f"{key}-blockchain-hint", Static)
             show_line(hint, choice_hint(widget.value, KNOWN_CHAINS))
             if self.text(f"{key}-wallets").strip():
                 self._check_soon(f"{key}-wallets")
@@ -345,7 +345,7 @@ class CollectionsForm(FormScreen):
     def _show_list_hint(self, field_id: str, *, checking: bool = False) -> None:
         key = field_id.rsplit("-", 1)[0]
         try:
-            hint = self.widget(f"{field_id}-hint", Static)
+            hint = self.by_id(f"{field_id}-hint", Static)
         except NoMatches:
             return
         parts = []
@@ -400,7 +400,7 @@ class CollectionsForm(FormScreen):
                 name=self.text(f"{s.key}-name").strip(),
                 blockchain=self._chain(s.key),
                 contract_address=self.text(f"{s.key}-contract").strip(),
-                whitelisted=bool(self.widget(f"{s.key}-whitelisted", Switch).value),
+                whitelisted=bool(self.by_id(f"{s.key}-whitelisted", Switch).value),
                 wallets=self._entries(s.key, "wallets"),
                 emails=self._entries(s.key, "emails"),
             )

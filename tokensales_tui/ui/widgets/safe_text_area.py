@@ -20,6 +20,7 @@ from textual.widgets import TextArea
 from textual.widgets.text_area import Edit, EditResult
 
 from ...clean import clean
+from ..boxes import width_follows_content
 
 __all__ = ["SafeTextArea"]
 
@@ -46,8 +47,8 @@ class SafeTextArea(TextArea):
         its box whatever it holds: the new extent moves only its own scrollbars, which
         ask for a layout themselves when one appears or goes.
         """
-        height, width = self.styles.height, self.styles.width
-        if height is None or not height.is_cells or width is None or width.is_auto:
+        height = self.styles.height
+        if height is None or not height.is_cells or width_follows_content(self):
             super()._refresh_size()
             return
         if self.soft_wrap:
