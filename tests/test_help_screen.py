@@ -89,3 +89,26 @@ def test_rows_join_keys_and_drop_undescribed_bindings() -> None:
         )
     ]
     assert key_display(Binding("shift+tab", "x", "X")) == "shift+tab"
+
+
+class ManyKeys(App[None]):
+    SECTIONS = [
+        (f"Section {s}", [(f"ctrl+{s}{n}", f"Action {n}") for n in range(40)]) for s in "abc"
+    ]
+
+    def on_mount(self) -> None:
+        self.push_screen(HelpScreen(self.SECTIONS))
+
+
+async def test_a_section_is_two_texts_however_many_keys_it_has() -> None:
+    """A widget per key took a few hundred milliseconds to lay out before the help showed."""
+    app = ManyKeys()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        help_panel = app.screen.query_one("#help-panel")
+        assert len(list(help_panel.walk_children())) < 8 * len(ManyKeys.SECTIONS)
+        text = screen_text(app)
+        assert "ctrl+a0" in text and "Action 0" in text
+        # Each key is on the line of its own description.
+        row = next(line for line in text.splitlines() if "ctrl+a7 " in line)
+        assert "Action 7" in row.split("ctrl+a7", 1)[1].split("ctrl+", 1)[0]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -115,14 +117,7 @@ class HelpScreen(ModalScreen[None]):
             border-subtitle-align: center;
             border-subtitle-color: $text-muted;
         }
-        & .help--rows {
-            width: auto;
-            height: auto;
-            grid-size: 2;
-            grid-columns: auto auto;
-            grid-rows: auto;
-            grid-gutter: 0 3;
-        }
+        & .help--rows { width: auto; height: auto; }
         & .help--heading {
             width: auto;
             margin-top: 1;
@@ -131,14 +126,17 @@ class HelpScreen(ModalScreen[None]):
         }
         & .help--columns { width: auto; height: auto; }
         & .help--column { width: auto; height: auto; margin-right: 3; }
-        & .help--key {
+        & .help--keys {
             width: auto;
+            margin-right: 3;
             text-style: bold;
         }
-        & .help--description {
+        & .help--descriptions {
             width: auto;
             padding-right: 2;
             color: $text-muted;
+            text-wrap: nowrap;
+            text-overflow: ellipsis;
         }
     }
     """
@@ -152,6 +150,9 @@ class HelpScreen(ModalScreen[None]):
         self._sections = sections
 
     def compose(self) -> ComposeResult:
+        # A section's keys are one text and its descriptions another, each row one line
+        # of both: a widget per key (a hundred and more) took a few hundred milliseconds
+        # to lay out before the help showed.
         with VerticalScroll(id="help-panel") as panel:
             panel.border_title = "Keys"
             panel.border_subtitle = "escape or ? closes"
@@ -166,16 +167,25 @@ class HelpScreen(ModalScreen[None]):
                         for heading, rows in column:
                             # Keys may come from a user's keymap: literal text, never markup.
                             yield Static(line(heading), classes="help--heading")
-                            with Grid(classes="help--rows") as grid:
-                                grid.styles.grid_columns = f"{key_width} auto"
-                                for key, description in rows:
-                                    yield Static(line(key), classes="help--key")
-                                    yield Static(line(description), classes="help--description")
+                            yield _rows(rows, key_width)
         yield KeysFooter(compact=True)  # this dialog's keys, not the screen's behind it
 
     def action_close(self) -> None:
         """Close the help."""
         self.dismiss()
+
+
+def _rows(rows: list[tuple[str, str]], key_width: int) -> Horizontal:
+    """A section's keys, as one text ``key_width`` wide, beside their descriptions."""
+    keys = Static(_lines(key for key, _ in rows), classes="help--keys")  # gate: _lines
+    keys.styles.width = key_width
+    said = Static(_lines(text for _, text in rows), classes="help--descriptions")  # gate: _lines
+    return Horizontal(keys, said, classes="help--rows")
+
+
+def _lines(texts: Iterable[str]) -> Content:
+    """One line for each text, each literal (built by ``safe.line``)."""
+    return Content("\n").join(line(text) for text in texts)
 
 
 def _balanced(sections: list[Section]) -> list[list[Section]]:
