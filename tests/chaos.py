@@ -113,14 +113,22 @@ class ChaosReport:
     requests: Counter[str] = field(default_factory=Counter)
     fault_sets: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    slowest: list[tuple[float, str, str]] = field(default_factory=list)
+    """The slowest keys: seconds until handled (Pilot's wait included), key, screen."""
+
+    def timed(self, seconds: float, key: str, screen: str) -> None:
+        """Keep ``key`` among the five slowest, so a screen that slows down shows."""
+        self.slowest = sorted([*self.slowest, (seconds, key, screen)], reverse=True)[:5]
 
     def summary(self) -> str:
         """A few lines for a person."""
         top = ", ".join(f"{name} {count}" for name, count in self.screens.most_common(8))
+        slow = ", ".join(f"{key!r} on {screen} {took:.1f} s" for took, key, screen in self.slowest)
         return (
             f"seed {self.seed}: {self.keys} keys in {self.seconds:.0f} s over {self.apps} app run(s); "
             f"{sum(self.requests.values())} requests; screens: {top}; "
-            f"fault sets: {len(self.fault_sets)}; problems: {len(self.problems)}"
+            f"fault sets: {len(self.fault_sets)}; problems: {len(self.problems)}; "
+            f"slowest keys: {slow or 'none'}"
         )
 
 
@@ -202,6 +210,7 @@ async def run_chaos(
                     key = "escape"  # quit now and then, not every time q comes up
                 screen = type(app.screen).__name__
                 report.screens[screen] += 1
+                pressed = time.monotonic()
                 try:  # a key that is not handled in time means the app is wedged
                     await asyncio.wait_for(pilot.press(key), KEY_TIMEOUT)
                 except TimeoutError:
@@ -210,6 +219,7 @@ async def run_chaos(
                         f" {KEY_TIMEOUT:.0f} s (key {report.keys}); faults {report.fault_sets[-1]}"
                     )
                     break
+                report.timed(time.monotonic() - pressed, key, screen)
                 report.keys += 1
                 if progress is not None and report.keys % 500 == 0:
                     report.seconds = time.monotonic() - started
