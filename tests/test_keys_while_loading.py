@@ -37,6 +37,10 @@ CHARACTERS = {
     "left": None,
     "home": None,
     "exclamation_mark": "!",
+    "tab": "\t",
+    "shift+tab": None,
+    "enter": "\r",
+    "ctrl+o": "\x0f",
 }
 
 

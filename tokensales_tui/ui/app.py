@@ -147,8 +147,9 @@ class TokenSalesApp(GuardedApp[None]):
 
     def frame_waits_for_key(self, screen: Screen[Any]) -> bool:
         """Whether the frame of ``screen`` due now should wait for a key on its way to
-        its widget (:mod:`.key_frames`): still in the app's queue, or in that of the
-        focused widget (the screen when nothing has the focus). Never for a key posted
+        its widget (:mod:`.key_frames`): still in the app's queue, held for the key
+        before it (:mod:`.key_order`), or in the queue of the focused widget (the
+        screen's when nothing has the focus). Never for a key posted
         :data:`KEY_FRAME_HOLD` ago or more, nor when the last frame was drawn
         :data:`FRAME_LATEST` ago or more."""
         now = time.monotonic()
@@ -162,7 +163,7 @@ class TokenSalesApp(GuardedApp[None]):
                 return False
         except ScreenStackError:  # the app ends
             return False
-        if self._keys_taken < self._keys_posted:
+        if self._keys_taken < self._keys_posted or self.keys_held:
             return True
         return bool((screen.focused or screen).message_queue_size)
 
@@ -201,10 +202,11 @@ class TokenSalesApp(GuardedApp[None]):
     def _keys_on_their_way(self, screen: Screen[Any]) -> bool:
         """Whether a key may still wait in the queue of the app, the screen or the
         focused widget (it goes through the app's to the focused widget's, or the
-        screen's when nothing has the focus)."""
+        screen's when nothing has the focus), or for the key before it (:mod:`.key_order`)."""
         focused = screen.focused
         return bool(
-            self.message_queue_size
+            self.keys_held
+            or self.message_queue_size
             or screen.message_queue_size
             or (focused is not None and focused.message_queue_size)
         )

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from textual.app import App
 from textual.notifications import SeverityLevel
 
 from ..clean import clean, clean_line, escape_unsafe
 from ..mask import mask_text, masking, shown
 from .acyclic_strips import use_acyclic_strips
 from .frame_slots import use_next_slots
+from .key_order import KeysInOrder
 from .terminal import guarded_driver
 
 if TYPE_CHECKING:
@@ -19,10 +19,11 @@ if TYPE_CHECKING:
 ReturnType = TypeVar("ReturnType")
 
 
-class GuardedApp(App[ReturnType]):
+class GuardedApp(KeysInOrder[ReturnType]):
     """An app whose toasts, copies and terminal writes are all cleaned (and masked in mask
-    mode), whose frames follow a late one on the next slot (:mod:`.frame_slots`), and
-    whose lines are freed when let go (:mod:`.acyclic_strips`)."""
+    mode), whose frames follow a late one on the next slot (:mod:`.frame_slots`), whose
+    lines are freed when let go (:mod:`.acyclic_strips`), and whose keys each reach the
+    widget the keys before them left the focus on (:mod:`.key_order`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         use_next_slots()
