@@ -163,3 +163,17 @@ async def test_delete_then_enter_in_one_burst_is_answered_by_the_dialog() -> Non
         await pilot.pause()
         assert app.screen_stack == stack  # the dialog answered, no detail view behind it
         assert row.id in app.emulator.webhooks
+
+
+async def test_a_paste_right_after_a_key_that_opens_a_screen_goes_to_its_field() -> None:
+    app = Fields()
+    async with app.run_test() as pilot:
+        burst(app, "ctrl+o")
+        paste = events.Paste("https://example.com/hook")
+        paste.set_sender(app)
+        app.post_message(paste)
+        await wait_for(lambda: isinstance(app.screen, Opened) and not app.keys_held, pilot)
+        await wait_for(lambda: value(app, "#opened") == "https://example.com/hook", pilot)
+        app.pop_screen()
+        await pilot.pause()
+        assert value(app, "#first") == ""

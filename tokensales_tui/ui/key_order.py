@@ -17,7 +17,8 @@ meanwhile wait in order. A key that a busy widget holds up holds the ones after 
 :data:`KEY_WAIT` at most; they then go where Textual would send them.
 
 A key the app answers itself (a priority binding) waits its turn like any other: it
-runs after the keys typed before it, on the screen they left.
+runs after the keys typed before it, on the screen they left. So does a paste: ``n``
+then a pasted URL fills the new form.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ class KeysInOrder(App[ReturnType]):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._held_keys: deque[events.Key] = deque()
+        self._held_keys: deque[events.Key | events.Paste] = deque()
         self._key_path: tuple[MessagePump, ...] = ()
         """The widgets the last key handed on goes through: where it went, up to its
         screen (empty once it is done)."""
@@ -79,11 +80,12 @@ class KeysInOrder(App[ReturnType]):
 
     @property
     def keys_held(self) -> int:
-        """Keys taken from the terminal, waiting for the key before them to be done."""
+        """Keys (and pastes) taken from the terminal, waiting for the key before them to
+        be done."""
         return len(self._held_keys)
 
     async def on_event(self, event: events.Event) -> None:
-        if not isinstance(event, events.Key) or event.is_forwarded:
+        if not isinstance(event, events.Key | events.Paste) or event.is_forwarded:
             await super().on_event(event)
         elif self._held_keys or self._key_on_its_way():
             self._held_keys.append(event)
@@ -91,9 +93,10 @@ class KeysInOrder(App[ReturnType]):
         else:
             await self._send_key(event)
 
-    async def _send_key(self, event: events.Key) -> None:
+    async def _send_key(self, event: events.Key | events.Paste) -> None:
         """Textual's way with a key from the terminal: a priority binding, or the focused
-        widget (the screen when nothing has the focus); then follow it."""
+        widget (the screen when nothing has the focus); then follow it. A paste goes the
+        same way (with no binding)."""
         target: DOMNode
         try:
             target = self.focused or self.screen
