@@ -53,17 +53,11 @@ SLOW_CHECK = 0.004
 
 
 def busy(node: MessagePump) -> bool:
-    """Whether ``node`` has messages waiting, or is handling one.
+    """Whether ``node`` has messages waiting: the key, or what it asked for.
 
-    asyncio's queue counts a message as unfinished until Textual has dispatched it (and
-    passed it on to the parent, for a key that goes up); a node no longer running
-    handles nothing more.
+    A node no longer on screen (a form the key closed) handles nothing more.
     """
-    if not node.is_running:
-        return False
-    queue: asyncio.Queue[Any] = node._message_queue
-    unfinished: int = getattr(queue, "_unfinished_tasks", queue.qsize())
-    return unfinished > 0
+    return bool(node.message_queue_size and node.is_running and node.is_attached)
 
 
 class KeysInOrder(App[ReturnType]):
