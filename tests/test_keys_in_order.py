@@ -8,8 +8,10 @@ keys over SSH or tmux's ``send-keys`` arrive (see test_keys_while_loading.py).
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
+import httpx
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -20,6 +22,7 @@ from tokensales_tui.ui.forms.base import FormScreen
 from tokensales_tui.ui.key_order import KEY_WAIT
 from tokensales_tui.ui.safe_app import GuardedApp
 from tokensales_tui.ui.screens.confirm import ConfirmScreen
+from tokensales_tui.ui.screens.setup import SetupScreen
 
 from .apphelpers import loaded, wait_for
 from .formhelpers import SIZE, demo, open_form
@@ -177,3 +180,35 @@ async def test_a_paste_right_after_a_key_that_opens_a_screen_goes_to_its_field()
         app.pop_screen()
         await pilot.pause()
         assert value(app, "#first") == ""
+
+
+async def test_a_secret_typed_before_a_save_that_fails_stays_in_the_secret_field(
+    tmp_path: Path,
+) -> None:
+    # ctrl+s (a priority binding) moves the focus to the first empty field, in a turn of
+    # the app's: the secret's characters typed before it are the secret field's, never a
+    # plain field's, and those typed after it go where it moved the focus.
+    class Host(GuardedApp[None]):
+        def on_mount(self) -> None:
+            self.push_screen(
+                SetupScreen(
+                    transport_factory=lambda: httpx.MockTransport(print),
+                    config_path=tmp_path / "c.toml",
+                )
+            )
+
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, SetupScreen), pilot)
+        await pilot.pause()
+        secret = app.screen.query_one("#api-secret", Input)
+        secret.focus()
+        await pilot.pause()
+        burst(app, "s", "3", "c", "ctrl+s", "k")
+        await wait_for(lambda: not app.keys_held and app.focused is not secret, pilot)
+        await pilot.pause()
+        assert secret.value == "s3c"
+        first_wrong = app.screen.query_one("#base-url", Input)  # empty, required
+        assert app.focused is first_wrong
+        assert first_wrong.value == "k"
+        assert not (tmp_path / "c.toml").exists()

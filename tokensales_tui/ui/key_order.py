@@ -9,11 +9,11 @@ focused when the first of them came: ``name``, tab, ``chain`` put "namechain" in
 first field, and ``n`` then a URL sent the URL's characters to the table, not to the
 new form.
 
-:class:`KeysInOrder` hands a key on only once the key before it is done: no longer
-waiting in, or being handled by, any widget on its way (the widget it went to, up to
-its screen), and once the screen shown now and its focused widget have nothing waiting
-either (a form that key opened has mounted and focused its first field). The keys
-meanwhile wait in order. A key that a busy widget holds up holds the ones after it
+:class:`KeysInOrder` hands a key on only once the key before it is done: nothing
+waits in the queue of any widget on its way (the widget it went to, up to the app,
+whose queue also takes a widget's ``focus()``), nor in that of the screen shown now or
+its focused widget (a form that key opened has mounted and focused its first field).
+The keys meanwhile wait in order. A key that a busy widget holds up holds the ones after it
 :data:`KEY_WAIT` at most; they then go where Textual would send them.
 
 A key the app answers itself (a priority binding) waits its turn like any other: it
@@ -67,8 +67,8 @@ class KeysInOrder(App[ReturnType]):
         super().__init__(*args, **kwargs)
         self._held_keys: deque[events.Key | events.Paste] = deque()
         self._key_path: tuple[MessagePump, ...] = ()
-        """The widgets the last key handed on goes through: where it went, up to its
-        screen (empty once it is done)."""
+        """The widgets the last key handed on goes through: where it went, up to the app
+        (empty once it is done)."""
         self._key_sent_at = 0.0
         self._key_follow: asyncio.Task[None] | None = None
 
@@ -97,10 +97,13 @@ class KeysInOrder(App[ReturnType]):
         except ScreenStackError:  # no screen yet, or any more
             target = self
         await super().on_event(event)
-        if event.is_forwarded and target is not self:
-            self._key_path = tuple(node for node in target.ancestors_with_self if node is not self)
-            self._key_sent_at = time.monotonic()
-            self._wait_for_key()  # followed from now: a key typed later finds it done
+        # Up to the app itself, whose queue takes what the key asks for later (a widget's
+        # focus() moves the focus in a turn of the app's), and the key itself when it
+        # comes back up to the app's bindings. A key the app answered has only that.
+        forwarded = event.is_forwarded and target is not self
+        self._key_path = tuple(target.ancestors_with_self) if forwarded else (self,)
+        self._key_sent_at = time.monotonic()
+        self._wait_for_key()  # followed from now: a key typed later finds it done
 
     def _key_on_its_way(self) -> bool:
         """Whether the last key handed on is not done yet (module docstring)."""
