@@ -41,6 +41,9 @@ CHARACTERS = {
     "shift+tab": None,
     "enter": "\r",
     "ctrl+o": "\x0f",
+    "ctrl+n": "\x0e",
+    "colon": ":",
+    "full_stop": ".",
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -15,7 +16,8 @@ from ..widgets.footer import KeysFooter
 class ConfirmScreen(ModalScreen[bool]):
     """Asks before a destructive action and names the object concerned.
 
-    Focus starts on Cancel, so an absent-minded enter changes nothing.
+    Focus starts on Cancel, so an absent-minded enter changes nothing; keys typed before
+    it opened (in one read with the key that opened it) are dropped.
     """
 
     DEFAULT_CSS = """
@@ -46,6 +48,8 @@ class ConfirmScreen(ModalScreen[bool]):
         self.subject = subject
         self.detail = detail
         self.confirm_label = confirm_label
+        self._opened_at = float("inf")
+        """When the dialog was mounted, on the clock of Textual's events."""
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -58,8 +62,16 @@ class ConfirmScreen(ModalScreen[bool]):
                 yield Button(line(self.confirm_label), id="confirm", variant="error")
         yield KeysFooter(compact=True)  # this dialog's keys, not the screen's behind it
 
-    def on_mount(self) -> None:
+    def on_mount(self, event: events.Mount) -> None:
+        self._opened_at = event.time
         self.query_one("#cancel", Button).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        # A key read before the dialog was there (typed ahead, in one read with the key
+        # that opened it) never answers it: `d`, tab, enter typed at once deletes nothing.
+        if event.time < self._opened_at:
+            event.stop()
+            event.prevent_default()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
