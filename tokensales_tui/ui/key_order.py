@@ -14,13 +14,14 @@ widget on the way of the key before it (the widget it went to, up to the app), n
 that of the screen shown now or its focused widget. The app decides that in its own
 turn, after the messages the key left in its queue (a ``focus()``), never while an
 action of the key still runs. The keys meanwhile wait in order, and so do a paste and
-the mouse's events that come behind them (a click cannot move the focus under keys
-typed before it).
+the mouse's events that come behind them, or behind a key on its way (a click cannot
+move the focus under keys typed before it). A click held while a key opened another
+screen is dropped: it was aimed at the screen before.
 
 The wait looks at queues, not at the key itself: any message waiting there counts, and
 a widget still in a handler that awaits something has none. It is bounded: once the
-first key held has waited :data:`KEY_WAIT`, every key held goes on at once, where
-Textual would send it.
+keys held have waited :data:`KEY_WAIT` with none sent, every key held goes on at once,
+where Textual would send it.
 
 A key the app answers itself (a priority binding) waits its turn like any other: it
 runs after the keys typed before it, on the screen they left.
@@ -32,11 +33,14 @@ import asyncio
 import logging
 import time
 from collections import deque
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
-from textual import events
+from textual import events, messages
 from textual.app import App, ScreenStackError
+from textual.message import Message
 from textual.message_pump import MessagePump
+from textual.screen import Screen
 
 __all__ = ["KEY_WAIT", "KeysInOrder"]
 
@@ -48,8 +52,8 @@ Held = events.Key | events.Paste | events.MouseEvent
 """What waits for the keys before it."""
 
 KEY_WAIT = 0.5
-"""Longest a key waits for the keys before it (counted from the first key held: a widget
-that never empties its queue holds them all this long, no longer)."""
+"""Longest the keys held wait with none of them sent (a widget that never empties its
+queue holds them all this long, no longer; a long burst going on is not cut)."""
 
 QUICK_TURNS = 32
 """Turns of the event loop at each of which held keys check the key before them: a key
@@ -59,10 +63,28 @@ goes through a few widgets, a turn each. Past them the check comes every
 SLOW_CHECK = 0.004
 
 
+UNTOLD = (
+    messages.Update,
+    messages.Layout,
+    messages.UpdateScroll,
+    messages.Prompt,
+    events.DescendantFocus,
+    events.DescendantBlur,
+)
+"""Messages that repaint, lay out or tell of a focus already moved: no key waits for
+them (while a list loads, the screen's queue is seldom without them)."""
+
+
 def busy(node: MessagePump) -> bool:
-    """Whether a message waits in ``node``'s queue (a widget no longer on screen, such as
-    a form the key closed, handles nothing more)."""
-    return bool(node.message_queue_size and node.is_running and node.is_attached)
+    """Whether a message a key may wait for is in ``node``'s queue (a screen just pushed
+    counts, before its task has started; a widget no longer on screen, such as a form
+    the key closed, handles nothing more)."""
+    if not node.message_queue_size or not node.is_attached:
+        return False
+    waiting: Iterable[Message | None] | None = getattr(node._message_queue, "values", None)
+    if waiting is None:  # a Textual whose queue shows no messages: any of them counts
+        return True
+    return any(not isinstance(message, UNTOLD) for message in waiting)
 
 
 class KeysInOrder(App[ReturnType]):
@@ -70,8 +92,11 @@ class KeysInOrder(App[ReturnType]):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._held: deque[tuple[Held, float]] = deque()
-        """Keys (pastes, mouse events) held, with when each was taken."""
+        self._held: deque[tuple[Held, Screen[Any] | None]] = deque()
+        """Keys (pastes, mouse events) held, each with the screen shown when it came."""
+        self._held_since = 0.0
+        """When the keys held last made progress: the first was held, or one was sent."""
+        self._key_sent_at = 0.0
         self._key_path: tuple[MessagePump, ...] = ()
         """Where the last key sent went: the widget it went to, up to the app."""
         self._key_follow: asyncio.Task[None] | None = None
@@ -84,13 +109,21 @@ class KeysInOrder(App[ReturnType]):
     async def on_event(self, event: events.Event) -> None:
         if not isinstance(event, Held) or event.is_forwarded:
             await super().on_event(event)
-        elif self._held or (not isinstance(event, events.MouseEvent) and self._key_on_its_way()):
-            self._held.append((event, time.monotonic()))
+        elif self._held or (not isinstance(event, events.MouseMove) and self._key_on_its_way()):
+            if not self._held:
+                self._held_since = time.monotonic()
+            self._held.append((event, self._screen_now()))
             self._follow_key()
-        elif isinstance(event, events.MouseEvent):
+        elif isinstance(event, events.MouseMove):
             await super().on_event(event)  # as Textual does: no key before it waits
         else:
             await self._send(event)
+
+    def _screen_now(self) -> Screen[Any] | None:
+        try:
+            return self.screen
+        except ScreenStackError:
+            return None
 
     async def _send(self, event: Held) -> None:
         """Textual's way with ``event``: a key to a priority binding or the focused widget
@@ -104,13 +137,17 @@ class KeysInOrder(App[ReturnType]):
         # and the key itself when it comes back up to the app's bindings. A key the app
         # answered has only that.
         self._key_path = tuple(target.ancestors_with_self) if event.is_forwarded else (self,)
+        self._key_sent_at = time.monotonic()
+        self._follow_key()  # so that a key typed later finds it done, not its queues busy
 
     def _key_on_its_way(self) -> bool:
         """Whether the last key sent is not done yet (module docstring)."""
         if not self._key_path:
             return False
-        if self._held and time.monotonic() - self._held[0][1] >= KEY_WAIT:
-            return False  # held long enough: everything held goes on
+        if self._held_too_long():
+            return False
+        if not self._held and time.monotonic() - self._key_sent_at >= KEY_WAIT:
+            return False  # followed long enough
         nodes = list(self._key_path)
         try:
             screen = self.screen
@@ -120,28 +157,52 @@ class KeysInOrder(App[ReturnType]):
             nodes += [screen] if screen.focused is None else [screen, screen.focused]
         return any(busy(node) for node in nodes)
 
+    def _held_too_long(self) -> bool:
+        """Whether the keys held have waited :data:`KEY_WAIT` with none of them sent."""
+        return bool(self._held) and time.monotonic() - self._held_since >= KEY_WAIT
+
     def _follow_key(self) -> None:
         if self._key_follow is None or self._key_follow.done():
             self._key_follow = asyncio.create_task(self._wait_then_send())
 
     async def _wait_then_send(self) -> None:
-        """Wait while the key before the held ones looks on its way, then have the app
-        send them in its own turn (which looks again: the app decides)."""
+        """Wait while the last key sent looks on its way, then have the app look again in
+        its own turn (the app decides) and send the keys held."""
         turns = 0
         try:
-            while self.is_running and self._held and self._key_on_its_way():
-                await asyncio.sleep(0 if turns < QUICK_TURNS else SLOW_CHECK)
+            while self.is_running and self._key_on_its_way():
+                # Every turn while keys wait; otherwise less often (only a key typed
+                # later wants to know the last one is done).
+                quick = self._held and turns < QUICK_TURNS
+                await asyncio.sleep(0 if quick else SLOW_CHECK)
                 turns += 1
         except Exception:  # never leave keys held: they go on as Textual would send them
             log.exception("waiting for a key on its way")
             self._key_path = ()
-        if self._held and self.is_running:
+        if self.is_running:
             self.call_later(self._send_held)
 
     async def _send_held(self) -> None:
-        while self._held:
+        """In the app's turn: the last key sent is done (then forgotten, so that a key
+        typed later goes on at once), or the held keys wait on; the held keys go on."""
+        if not self._held:
             if self._key_on_its_way():
                 self._follow_key()
+            else:
+                self._key_path = ()
+            return
+        flush = self._held_too_long()  # then everything held goes on, unchecked
+        while self._held:
+            if not flush and self._key_on_its_way():
+                self._follow_key()
                 return
-            event, _ = self._held.popleft()
+            event, screen = self._held.popleft()
+            self._held_since = time.monotonic()
+            if isinstance(event, events.MouseEvent) and screen is not self._screen_now():
+                continue  # aimed at a screen a key before it has replaced
             await self._send(event)
+            if not flush and self._key_path == (self,):
+                # The app answered it (a priority binding): what it asked of the app,
+                # such as a screen to show, comes in the app's next turns.
+                self._follow_key()
+                return
