@@ -49,7 +49,11 @@ log = logging.getLogger(__name__)
 ReturnType = TypeVar("ReturnType")
 
 Held = events.Key | events.Paste | events.MouseEvent
-"""What waits for the keys before it."""
+"""What waits for the keys held before it."""
+
+Ordered = events.Key | events.Paste | events.MouseDown | events.MouseUp
+"""What also waits for a key on its way, and is then followed like a key: what may move
+the focus or type (a scroll or a move goes on at once when no key is held)."""
 
 KEY_WAIT = 0.5
 """Longest the keys held wait with none of them sent (a widget that never empties its
@@ -97,6 +101,7 @@ class KeysInOrder(App[ReturnType]):
         self._held_since = 0.0
         """When the keys held last made progress: the first was held, or one was sent."""
         self._key_sent_at = 0.0
+        """When the last key was sent: it is followed :data:`KEY_WAIT` at most."""
         self._key_path: tuple[MessagePump, ...] = ()
         """Where the last key sent went: the widget it went to, up to the app."""
         self._key_follow: asyncio.Task[None] | None = None
@@ -109,15 +114,15 @@ class KeysInOrder(App[ReturnType]):
     async def on_event(self, event: events.Event) -> None:
         if not isinstance(event, Held) or event.is_forwarded:
             await super().on_event(event)
-        elif self._held or (not isinstance(event, events.MouseMove) and self._key_on_its_way()):
+        elif self._held or (isinstance(event, Ordered) and self._key_on_its_way()):
             if not self._held:
                 self._held_since = time.monotonic()
             self._held.append((event, self._screen_now()))
             self._follow_key()
-        elif isinstance(event, events.MouseMove):
-            await super().on_event(event)  # as Textual does: no key before it waits
-        else:
+        elif isinstance(event, Ordered):
             await self._send(event)
+        else:
+            await super().on_event(event)  # as Textual does: no key before it waits
 
     def _screen_now(self) -> Screen[Any] | None:
         try:
