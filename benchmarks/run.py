@@ -783,7 +783,9 @@ the end of `App._display` including the ANSI text a terminal would receive):
    with an empty service (the growth the items cause). "The decoded data alone": the
    RSS growth of a bare Python process (no Textual) from before it reads the body to
    after the app's own list decoder has turned it into the same typed msgspec structs
-   (each keeps where its JSON text lies in a temporary file; the body is let go). The
+   (each keeps where its JSON text lies in a temporary file; the body is let go), the
+   free memory of the C allocator handed back to the system after it, as the app does
+   once a load has settled (`malloc_trim`). The
    growth is also given against the body's size, so a body kept in memory would show.
    For comparison, `json.loads` of the same body grows a process by {json_mb} MB.
 7. During each load of figure 2: the longest delay of a 5 ms timer on the app's event

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -96,3 +97,9 @@ async def wait_for_screen(app: TokenSalesApp, pilot: Any, name: str) -> None:
     await wait_for(lambda: type(app.screen).__name__ == name and app.screen.is_mounted, pilot)
     await pilot.pause()
     await pilot.pause()
+
+
+def resident_bytes() -> int:
+    """Resident memory of this process (Linux)."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")

@@ -39,6 +39,7 @@ from tokensales_tui.api.secret import Secret
 from tokensales_tui.api.transport import ERROR_BODY_CAP, MAX_RETRY_AFTER
 
 from .apifakes import FakeClock, FakeServer, json_response, make_jwt
+from .apphelpers import resident_bytes
 
 TOKEN_PATH = "/auth/getAccessToken"
 ITEM = {"id": "itm_1", "title": "t", "currency": "USD", "price": 1}
@@ -444,11 +445,6 @@ async def test_a_compressed_body_within_the_limit_is_read() -> None:
     assert len(items) == 1000
     request = next(r for r in server.seen if r.url.path == "/v1/items")
     assert request.headers["accept-encoding"] == "gzip, deflate"
-
-
-def resident_bytes() -> int:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * 4096
 
 
 async def test_memory_goes_back_after_a_body_over_the_limit() -> None:

@@ -18,7 +18,7 @@ from tokensales_tui.ui import tabs
 from tokensales_tui.ui.app import TokenSalesApp
 
 from .apifakes import FakeServer, json_response
-from .apphelpers import loaded, rigged_app, wait_for
+from .apphelpers import loaded, resident_bytes, rigged_app, wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -217,3 +217,18 @@ async def test_the_first_answer_sets_aside_what_lives_and_collects_young_garbage
             assert _alive_unfrozen(later)  # once only
     finally:
         gc.enable()
+
+
+@pytest.mark.skipif(models._trimmer() is None, reason="no malloc_trim here (not glibc)")
+@pytest.mark.parametrize("settle", ["settle_collections", "walk_everything"])
+def test_a_settle_hands_the_memory_a_load_freed_back_to_the_system(settle: str) -> None:
+    # Pieces of a body, each a few kilobytes (the C allocator's, not Python's small
+    # objects), freed among rows that stay: resident until given back.
+    kept: list[bytearray] = []
+    pieces = [bytearray(4096) for _ in range(12_000)]
+    kept += pieces[::8]
+    del pieces
+    before = resident_bytes()
+    getattr(models, settle)()
+    assert before - resident_bytes() > 20 * 1024 * 1024
+    assert len(kept) == 1_500

@@ -738,6 +738,7 @@ def settle_collections() -> None:
     gc.freeze()
     _uncounted = True
     _put_thresholds_back(even_deferred=False)
+    give_back_free_memory()
 
 
 def everything_due() -> bool:
@@ -776,6 +777,36 @@ def walk_everything() -> None:
     gc.freeze()
     _walked = gc.get_freeze_count()
     _uncounted = False
+    give_back_free_memory()
+
+
+@functools.cache
+def _trimmer() -> Callable[[int], int] | None:
+    """The C library's ``malloc_trim`` (glibc); None where there is none."""
+    try:
+        import ctypes
+
+        trim = ctypes.CDLL(None).malloc_trim
+    except (ImportError, AttributeError, OSError, TypeError):
+        return None
+    trim.argtypes = (ctypes.c_size_t,)
+    trim.restype = ctypes.c_int
+    return trim  # type: ignore[no-any-return]
+
+
+def give_back_free_memory() -> None:
+    """Hand the memory the C allocator holds free back to the system.
+
+    A load reads, splits and decodes its body in pieces of a few hundred kilobytes,
+    freed as it goes, among objects that stay; glibc keeps such free memory for the
+    next allocation, and it stays resident: 7 MB after a list of 100,000 items, 20 MB
+    after 1,000,000. ``malloc_trim`` returns the free pages (4 ms with 1,000,000 items
+    loaded, the interpreter lock released meanwhile). Python's own small objects are
+    not moved: pages they still use stay.
+    """
+    trim = _trimmer()
+    if trim is not None:
+        trim(0)
 
 
 def restore_collections() -> None:
