@@ -380,3 +380,29 @@ async def test_editing_keys_and_characters_in_one_read_land_in_order(
         burst(app, *keys)
         await wait_for(lambda: tab.table.filter_text == value, pilot)
         assert tab.filter_input.value == value
+
+
+async def test_a_key_from_the_terminal_is_in_the_apps_queue_at_the_loops_next_turn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Textual's driver has the loop start a task that posts the key, whose first step
+    # runs a turn later still, behind every step of work scheduled meanwhile (a piece
+    # of a body to decode, rows to index): 9-34 ms while 100,000 items arrive.
+    app, gated = gated_app()
+    gated.gate.set()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        queued: list[Any] = []
+        post = app.post_message
+
+        def posted(message: Any) -> bool:
+            queued.append(message)
+            return post(message)
+
+        monkeypatch.setattr(app, "post_message", posted)
+        key = events.Key("f19", None)
+        terminal = threading.Thread(target=app._driver.process_message, args=(key,))
+        terminal.start()
+        terminal.join()
+        await asyncio.sleep(0)  # the loop's next turn
+        assert queued == [key]

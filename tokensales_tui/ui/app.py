@@ -31,7 +31,7 @@ from ..files import atomic_write
 from ..mask import masking, set_masking
 from ..payouts import PayoutRecord, PayoutRecordError
 from ..session import Launch, Session, demo_session, profile_session
-from .key_frames import hold_frames_for_keys
+from .key_frames import hold_frames_for_keys, post_input_at_once
 from .keys import bound, every_binding_id, unknown_keymap_ids
 from .safe_app import GuardedApp
 from .screens.browse import BrowseScreen
@@ -116,6 +116,7 @@ class TokenSalesApp(GuardedApp[None]):
         self._key_posted_at = 0.0
         self._frame_drawn_at = 0.0
         hold_frames_for_keys()
+        post_input_at_once()
 
     def post_message(self, message: Message) -> bool:
         posted = super().post_message(message)
