@@ -11,12 +11,21 @@ import pytest
 from rich.cells import cell_len
 from textual.widgets._footer import FooterKey
 
+from tokensales_tui.emulator import create_app
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.tabs import ResourceTab
 from tokensales_tui.ui.widgets.footer import KeysFooter
 
-from .apphelpers import loaded, rigged_app, screen_text, wait_for, wait_for_screen
+from .apphelpers import (
+    Rigged,
+    emulator_env,
+    loaded,
+    rigged_app,
+    screen_text,
+    wait_for,
+    wait_for_screen,
+)
 
 SIZE = (120, 40)
 
@@ -78,30 +87,74 @@ async def test_typing_a_filter_lays_the_screen_out_no_more(
 ) -> None:
     # A layout of the whole screen costs 15-20 ms a key on a slow machine. Neither the
     # filter line (Input sizes itself to its text) nor the count line (as wide as the
-    # count) asks for one while a filter is typed, and neither does the table while its
-    # rows fit in it.
+    # count, with the room a filter's count takes from the key that puts the cursor in
+    # the filter) asks for one while a filter is typed, from its first key, and neither
+    # does the table while its rows fit in it.
     app = demo()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        await pilot.press("2", "slash", "g", "o")
+        await pilot.press("2", "slash")
         await pilot.pause()
         tab = app.active_tab
         layouts: list[str] = []
-        for widget in (tab.filter_input, tab.query_one(".count"), tab.table):
+
+        def count_layouts(widget: Any) -> None:
             original = widget.refresh
 
-            def counted(*args: Any, original: Any = original, **kwargs: Any) -> Any:
+            def counted(*args: Any, **kwargs: Any) -> Any:
                 if kwargs.get("layout"):
-                    layouts.append(str(original.__self__))
+                    layouts.append(str(widget))
                 return original(*args, **kwargs)
 
             monkeypatch.setattr(widget, "refresh", counted)
+
+        count_layouts(tab.filter_input)
+        count_layouts(tab.query_one(".count"))
+        await pilot.press("g", "o")  # the table's scroll bar goes: the rows fit now
+        await pilot.pause()
+        count_layouts(tab.table)
         for key in ["l", "d", "backspace"]:
             await pilot.press(key)
             await pilot.pause()
         assert tab.table.filter_text == "gol"
         assert 0 < tab.table.shown_count < tab.table.size.height - 1  # the rows fit
         assert layouts == []
+
+
+async def test_the_count_line_has_the_room_of_a_filters_count_before_the_first_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # "1,000 items" becomes "232 of 1,000", a cell wider (and "filtering…" may follow):
+    # the line takes that room when the cursor goes into the filter, not at the key.
+    emulator = create_app(seed=0, items=1000)
+    app = TokenSalesApp(Launch(env=emulator_env(), transport_factory=lambda: Rigged(emulator)))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2")
+        await loaded(app, pilot, "items")
+        tab = app.active_tab
+        count = tab.query_one(".count")
+        width = count.size.width
+        await pilot.press("slash")
+        await pilot.pause()
+        assert count.size.width >= width + cell_len(" of 1,000 · filtering…") - len(" items")
+        layouts: list[bool] = []
+        original = count.refresh
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            layouts.append(bool(kwargs.get("layout")))
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(count, "refresh", counted)
+        await pilot.press("w")
+        await pilot.pause()
+        shown = tab.table.shown_count
+        assert 100 <= shown < 1000
+        assert str(count.render()).strip().startswith(f"{shown:,} of 1,000")
+        assert layouts and not any(layouts)
+        await pilot.press("escape")  # back to the table: the line is as wide as its text
+        await pilot.pause()
+        assert count.size.width == width
 
 
 async def test_the_footer_is_rebuilt_only_when_its_keys_change(

@@ -1,11 +1,13 @@
-"""The header's token line copes with any lifetime a server claims."""
+"""The header's token line copes with any lifetime a server claims, and keeps its width
+as the first token comes."""
 
 from __future__ import annotations
 
 import pytest
+from textual.app import App, ComposeResult
 
 from tokensales_tui.api.auth import TokenState
-from tokensales_tui.ui.widgets.header import describe_token
+from tokensales_tui.ui.widgets.header import StatusHeader, describe_token
 
 
 @pytest.mark.parametrize(
@@ -25,3 +27,28 @@ from tokensales_tui.ui.widgets.header import describe_token
 )
 def test_any_lifetime_is_described_without_failing(expires_in: float, shown: str) -> None:
     assert describe_token(TokenState("valid", expires_in=expires_in)) == shown
+
+
+async def test_the_token_line_keeps_its_width_as_the_first_token_comes() -> None:
+    # A new width lays the whole screen out (15-30 ms), and the first token comes as the
+    # first list loads, when someone may be typing a filter.
+    class HeaderApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield StatusHeader()
+
+    app = HeaderApp()
+    async with app.run_test(size=(100, 5)) as pilot:
+        header = app.query_one(StatusHeader)
+        token = header.query_one(".token")
+        widths = [token.size.width]
+        for state in (
+            TokenState("refreshing"),
+            TokenState("valid", expires_in=3600.0),
+            TokenState("valid", expires_in=200.0),
+            TokenState("none"),
+        ):
+            header.token = state
+            await pilot.pause()
+            widths.append(token.size.width)
+            assert str(token.render()) == describe_token(state)
+        assert len(set(widths)) == 1

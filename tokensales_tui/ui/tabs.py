@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from rich.cells import cell_len
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
@@ -795,11 +795,28 @@ class ResourceTab(Vertical):
         # typed (for the same total) or a list arrives, the line keeps the widest it has
         # been (right-aligned, the text only gains spaces before it).
         width = cell_len(text)
+        room = width
+        if self.filter_input.has_focus:
+            # From the key that puts the cursor in the filter, the line has the room the
+            # filter's count takes ("N of total", "filtering…"; a total still growing
+            # as a list arrives, up to seven digits): the first keys typed then lay
+            # nothing out, and the key that gave the focus lays the screen out once, for
+            # the footer's new keys as well.
+            most = f"{max(total, 1_000_000 if self._loading else 0):,}"
+            room += cell_len(f"{most} of {most}") - cell_len(text.split(" · ")[0])
+            if " · filtering…" not in text:
+                room += cell_len(" · filtering…")
         if (total == self._count_of and table.filter_text) or self._loading:
-            text = " " * (self._count_width - width) + text
-            width = max(width, self._count_width)
+            room = max(room, self._count_width)
+        text = " " * (room - width) + text
         show(self._count, line(text))
-        self._count_width, self._count_of = width, total
+        self._count_width, self._count_of = max(width, room), total
+
+    @on(events.DescendantFocus)
+    @on(events.DescendantBlur)
+    def _filter_focus(self, event: events.DescendantFocus | events.DescendantBlur) -> None:
+        if event.widget is self.filter_input:
+            self._update_count()
 
     @on(Input.Changed)
     def _filter_changed(self, event: Input.Changed) -> None:

@@ -77,7 +77,7 @@ class StatusHeader(Horizontal):
         & > .ro-badge { background: $error; color: $background; }
         & > .mask-badge { background: $secondary; color: $background; }
         & > .host { color: $text-muted; width: 1fr; }
-        & > .token { color: $text-muted; }
+        & > .token { color: $text-muted; min-width: 21; }
         & > .token.-failed { color: $error; text-style: bold; }
     }
     """
