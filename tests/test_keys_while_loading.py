@@ -405,4 +405,4 @@ async def test_a_key_from_the_terminal_is_in_the_apps_queue_at_the_loops_next_tu
         terminal.start()
         terminal.join()
         await asyncio.sleep(0)  # the loop's next turn
-        assert queued == [key]
+        assert [message for message in queued if isinstance(message, events.Key)] == [key]

@@ -795,22 +795,23 @@ class ResourceTab(Vertical):
         # typed (for the same total) or a list arrives, the line keeps the widest it has
         # been (right-aligned, the text only gains spaces before it).
         width = cell_len(text)
+        if (total == self._count_of and table.filter_text) or self._loading:
+            width = max(width, self._count_width)
+        self._count_width, self._count_of = width, total
         room = width
         if self.filter_input.has_focus:
             # From the key that puts the cursor in the filter, the line has the room the
             # filter's count takes ("N of total", "filtering…"; a total still growing
-            # as a list arrives, up to seven digits): the first keys typed then lay
-            # nothing out, and the key that gave the focus lays the screen out once, for
-            # the footer's new keys as well.
-            most = f"{max(total, 1_000_000 if self._loading else 0):,}"
-            room += cell_len(f"{most} of {most}") - cell_len(text.split(" · ")[0])
+            # as a list arrives, up to ten times what has come): the first keys typed
+            # then lay nothing out, and the key that gave the focus lays the screen out
+            # once, for the footer's new keys as well. Kept while the focus is there.
+            most = f"{total * 10 if self._loading else total:,}"
+            room = cell_len(text) + cell_len(f"{most} of {most}")
+            room -= cell_len(text.split(" · ")[0])
             if " · filtering…" not in text:
                 room += cell_len(" · filtering…")
-        if (total == self._count_of and table.filter_text) or self._loading:
-            room = max(room, self._count_width)
-        text = " " * (room - width) + text
-        show(self._count, line(text))
-        self._count_width, self._count_of = max(width, room), total
+            room = max(room, width)
+        show(self._count, line(" " * (room - cell_len(text)) + text))
 
     @on(events.DescendantFocus)
     @on(events.DescendantBlur)
