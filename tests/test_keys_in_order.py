@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 from textual import events, messages
-from textual.app import ComposeResult
+from textual.app import ComposeResult, ScreenStackError
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Input
@@ -308,3 +308,103 @@ async def test_a_key_waits_for_what_a_widget_was_asked_not_for_its_repaints() ->
         assert not busy(screen)
         screen._message_queue.put_nowait(events.Callback(callback=lambda: None))
         assert busy(screen)
+
+
+class Mounting(Screen[None]):
+    """A screen whose last widget takes its time to mount (``gate``), and a key (page down)
+    that reaches for it, as `2` on the browse screen reaches for its tabs."""
+
+    BINDINGS = [Binding("pagedown", "reach", "Reach")]
+
+    def __init__(self, gate: asyncio.Event) -> None:
+        super().__init__()
+        self.gate = gate
+        self.reached: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        gate = self.gate
+
+        class Late(Input):
+            async def on_mount(self) -> None:
+                await gate.wait()
+
+        yield Input(id="early")
+        yield Late(id="late")
+
+    def action_reach(self) -> None:
+        self.reached.append(self.query_one("#late", Input).id or "")
+
+
+async def until(condition: Any, timeout: float = 5.0) -> None:
+    """Let the loop run until ``condition()`` holds (not ``pilot.pause``: it waits for the
+    screen, busy mounting)."""
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
+def starting_on(screen: Screen[Any]) -> GuardedApp[None]:
+    """An app whose first screen is ``screen``."""
+
+    class Starting(GuardedApp[None]):
+        def get_default_screen(self) -> Screen[Any]:
+            return screen
+
+    return Starting()
+
+
+def shown(app: Any) -> Any:
+    try:
+        return app.screen
+    except ScreenStackError:
+        return None
+
+
+async def test_keys_typed_as_the_app_starts_wait_for_its_screen_to_finish_mounting() -> None:
+    # `2` typed as the app started switched to a tab its screen had not made yet, and
+    # the app ended with an error. The app takes keys while its first screen mounts.
+    gate = asyncio.Event()
+    screen = Mounting(gate)
+
+    app = starting_on(screen)
+
+    async def type_ahead() -> tuple[int, list[str]]:
+        try:
+            await until(lambda: shown(app) is screen and app._driver is not None)
+            burst(app, "pagedown", "pagedown")
+            await until(lambda: app.keys_held == 2)
+            await asyncio.sleep(0.1)
+            return app.keys_held, list(screen.reached)
+        finally:
+            gate.set()  # else the app never starts
+
+    typing = asyncio.create_task(type_ahead())
+    async with app.run_test() as pilot:
+        held, reached = await typing
+        assert (held, reached) == (2, [])
+        await wait_for(lambda: len(screen.reached) == 2, pilot)
+        assert screen.reached == ["late", "late"]
+
+
+async def test_keys_go_on_if_the_screen_never_finishes_mounting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(key_order, "MOUNT_WAIT", 0.3)
+    gate = asyncio.Event()
+    screen = Mounting(gate)
+
+    app = starting_on(screen)
+
+    async def type_ahead() -> bool:
+        try:
+            await until(lambda: shown(app) is screen and app._driver is not None)
+            burst(app, "x")
+            await until(lambda: app.keys_held == 1)
+            await until(lambda: app.keys_held == 0)  # gone on, the screen still mounting
+            return screen.is_mounted
+        finally:
+            gate.set()
+
+    typing = asyncio.create_task(type_ahead())
+    async with app.run_test():
+        assert await typing is False

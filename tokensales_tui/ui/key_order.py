@@ -25,6 +25,11 @@ where Textual would send it.
 
 A key the app answers itself (a priority binding) waits its turn like any other: it
 runs after the keys typed before it, on the screen they left.
+
+Keys typed before the screen shown has finished mounting (typed ahead as the app
+starts) wait for it too: a binding of the screen would otherwise reach for widgets not
+there yet (``2`` typed at start-up switched to a tab its ``TabbedContent`` had not made,
+and the app ended with an error). That wait is bounded by :data:`MOUNT_WAIT`.
 """
 
 from __future__ import annotations
@@ -58,6 +63,9 @@ the focus or type (a scroll or a move goes on at once when no key is held)."""
 KEY_WAIT = 0.5
 """Longest the keys held wait with none of them sent (a widget that never empties its
 queue holds them all this long, no longer; a long burst going on is not cut)."""
+
+MOUNT_WAIT = 10.0
+"""Longest the keys held wait for the screen shown to finish mounting (a slow start)."""
 
 QUICK_TURNS = 32
 """Turns of the event loop at each of which held keys check the key before them: a key
@@ -114,7 +122,9 @@ class KeysInOrder(App[ReturnType]):
     async def on_event(self, event: events.Event) -> None:
         if not isinstance(event, Held) or event.is_forwarded:
             await super().on_event(event)
-        elif self._held or (isinstance(event, Ordered) and self._key_on_its_way()):
+        elif self._held or (
+            isinstance(event, Ordered) and (self._key_on_its_way() or self._screen_mounting())
+        ):
             if not self._held:
                 self._held_since = time.monotonic()
             self._held.append((event, self._screen_now()))
@@ -162,9 +172,20 @@ class KeysInOrder(App[ReturnType]):
             nodes += [screen] if screen.focused is None else [screen, screen.focused]
         return any(busy(node) for node in nodes)
 
+    def _screen_mounting(self) -> bool:
+        """Whether the screen shown is still mounting its widgets (for at most
+        :data:`MOUNT_WAIT` since the first key held)."""
+        screen = self._screen_now()
+        if screen is None or screen.is_mounted:
+            return False
+        return not self._held or time.monotonic() - self._held_since < MOUNT_WAIT
+
     def _held_too_long(self) -> bool:
-        """Whether the keys held have waited :data:`KEY_WAIT` with none of them sent."""
-        return bool(self._held) and time.monotonic() - self._held_since >= KEY_WAIT
+        """Whether the keys held have waited :data:`KEY_WAIT` with none of them sent
+        (the screen shown mounted meanwhile)."""
+        if not self._held or self._screen_mounting():
+            return False
+        return time.monotonic() - self._held_since >= KEY_WAIT
 
     def _follow_key(self) -> None:
         if self._key_follow is None or self._key_follow.done():
@@ -175,7 +196,7 @@ class KeysInOrder(App[ReturnType]):
         its own turn (the app decides) and send the keys held."""
         turns = 0
         try:
-            while self.is_running and self._key_on_its_way():
+            while self.is_running and (self._key_on_its_way() or self._screen_mounting()):
                 # Every turn while keys wait; otherwise less often (only a key typed
                 # later wants to know the last one is done).
                 quick = self._held and turns < QUICK_TURNS
@@ -195,6 +216,9 @@ class KeysInOrder(App[ReturnType]):
                 self._follow_key()
             else:
                 self._key_path = ()
+            return
+        if self._screen_mounting():
+            self._follow_key()
             return
         flush = self._held_too_long()  # then everything held goes on, unchecked
         while self._held:
