@@ -98,8 +98,15 @@ async def wait_for(condition: Callable[[], bool], pilot: Pilot[Any], what: str) 
 
 
 def tabs_loaded(app: TokenSalesApp) -> bool:
+    """Every tab loaded, and the header showing the token (the app's clock sets it, up to
+    a second after the token came: a busy machine took pictures before it)."""
     tabs = list(app.query(ResourceTab))
-    return bool(tabs) and all(tab.loaded_once or tab.error for tab in tabs)
+    headers = list(app.query(StatusHeader))
+    return (
+        bool(tabs)
+        and all(tab.loaded_once or tab.error for tab in tabs)
+        and all(header.token.status != "none" for header in headers)
+    )
 
 
 async def take(shot: Shot, config_path: Path) -> Path:
