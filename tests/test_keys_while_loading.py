@@ -42,6 +42,7 @@ CHARACTERS = {
     "enter": "\r",
     "ctrl+o": "\x0f",
     "ctrl+n": "\x0e",
+    "ctrl+j": "\n",
     "colon": ":",
     "full_stop": ".",
 }
@@ -406,3 +407,30 @@ async def test_a_key_from_the_terminal_is_in_the_apps_queue_at_the_loops_next_tu
         terminal.join()
         await asyncio.sleep(0)  # the loop's next turn
         assert [message for message in queued if isinstance(message, events.Key)] == [key]
+
+
+async def test_a_filter_typed_before_the_session_starts_keeps_the_cursor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `3/eth` typed as the app started: the session, starting after the keys, put the
+    # cursor back in the table, and the rest of the filter went to the table.
+    app, gated = gated_app()
+    gated.gate.set()
+    starting = asyncio.Event()
+    replace = app._replace_session
+
+    async def held(session: Any) -> None:
+        await starting.wait()
+        await replace(session)
+
+    monkeypatch.setattr(app, "_replace_session", held)
+    async with app.run_test(size=SIZE) as pilot:
+        burst(app, "3", "slash", "e", "t")
+        tab: Any = app.query_one("#assets-tab")
+        await wait_for(lambda: tab.filter_input.value == "et" and not app.keys_held, pilot)
+        assert app.session is None
+        starting.set()
+        await loaded(app, pilot)
+        burst(app, "h")
+        await wait_for(lambda: tab.filter_input.value == "eth", pilot)
+        assert app.focused is tab.filter_input

@@ -204,7 +204,15 @@ class BrowseScreen(Screen[None]):
         self.refresh_bindings()
         for tab in self.query(ResourceTab):
             tab.reload()
-        self.active_tab.table.focus()
+        self._focus_in_active_tab()
+
+    def _focus_in_active_tab(self) -> None:
+        """Focus the table of the tab in view, unless the focus is in that tab already: a
+        key typed ahead may have put it in the filter (``3/eth`` typed as the app starts,
+        before its session has)."""
+        tab = self.active_tab
+        if self.focused is None or tab not in self.focused.ancestors:
+            self.set_focus(tab.table, scroll_visible=False)
 
     @property
     def active_tab(self) -> ResourceTab:
@@ -219,10 +227,8 @@ class BrowseScreen(Screen[None]):
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        tab = self.active_tab
         # A key may have focused the tab's filter since (`2/gems` typed at once).
-        if self.focused is None or tab not in self.focused.ancestors:
-            self.set_focus(tab.table, scroll_visible=False)
+        self._focus_in_active_tab()
         self.refresh_bindings()
 
     @on(ResourceTable.RowHighlighted)
