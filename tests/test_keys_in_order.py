@@ -13,9 +13,11 @@ from typing import Any
 
 import httpx
 import pytest
-from textual import events, messages
+from textual import events, messages, on
 from textual.app import ComposeResult, ScreenStackError
 from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input
 
@@ -129,8 +131,8 @@ async def test_keys_held_up_by_a_stuck_widget_all_go_on_once_they_have_waited_th
             waited = loop.time() - start
             assert not app.keys_held
             assert waited >= DEFAULT_WAIT * 0.9
-            # Together once the first held has waited its bound, not a bound per key
-            # (five keys held: 2.5 s).
+            # Two bounds at most (the stuck queue, then a key stuck in it), not a
+            # bound per key (five keys held: 2.5 s).
             assert waited < DEFAULT_WAIT * 4
             assert value(app, "#slow") == ""  # all still behind the stuck x
         finally:
@@ -182,7 +184,9 @@ async def test_escape_then_characters_leave_the_form_as_it_was() -> None:
         assert form.query_one("#url", Input).value == "x"
 
 
-@pytest.mark.parametrize("ahead", [("enter",), ("tab", "enter"), ("right", "enter")])
+@pytest.mark.parametrize(
+    "ahead", [("enter",), ("tab", "enter"), ("right", "enter"), ("tab", "ctrl+j")]
+)
 async def test_keys_typed_ahead_of_the_delete_dialog_never_answer_it(
     ahead: tuple[str, ...],
 ) -> None:
@@ -408,3 +412,101 @@ async def test_keys_go_on_if_the_screen_never_finishes_mounting(
     typing = asyncio.create_task(type_ahead())
     async with app.run_test():
         assert await typing is False
+
+
+class Busy(Message):
+    """A step of work for the screen, which posts the next until the gate opens."""
+
+
+class Tab(Vertical):
+    """A filter and a table-like field, as a tab has them: enter in the filter sends the
+    cursor to the other field (a focus() through the app's queue)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.keys: list[events.Key] = []
+
+    def compose(self) -> ComposeResult:
+        yield Input(id="filter", select_on_focus=False)
+        yield Input(id="rows", select_on_focus=False)
+
+    def on_key(self, event: events.Key) -> None:
+        self.keys.append(event)
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_one("#rows", Input).focus()
+
+
+class Filtering(Screen[None]):
+    """A tab on a screen that can be kept busy: one step of work after another, always
+    one waiting in its queue, as its first frames keep the browse screen's."""
+
+    def __init__(self, gate: asyncio.Event) -> None:
+        super().__init__()
+        self.gate = gate
+
+    def compose(self) -> ComposeResult:
+        yield Tab()
+
+    async def on_busy(self) -> None:
+        if not self.gate.is_set():
+            while self.message_queue_size < 2:
+                self.post_message(Busy())
+            await asyncio.sleep(0.02)
+
+
+class FilterApp(GuardedApp[None]):
+    BINDINGS = [Binding("slash", "focus_filter", "Filter", priority=True)]
+
+    def __init__(self, screen: Filtering) -> None:
+        super().__init__()
+        self.first = screen
+
+    def get_default_screen(self) -> Screen[Any]:
+        return self.first
+
+    def action_focus_filter(self) -> None:
+        self.screen.set_focus(self.screen.query_one("#filter"))
+
+
+async def test_keys_held_up_by_a_busy_screen_go_on_one_at_a_time_after_the_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # As the app starts, its first frames keep the screen's queue full past the bound.
+    # `/a`, enter, `j` typed ahead then went on at once, and `j` reached the filter
+    # before enter had moved the cursor out of it.
+    monkeypatch.setattr(key_order, "KEY_WAIT", DEFAULT_WAIT)
+    gate = asyncio.Event()
+    screen = Filtering(gate)
+    app = FilterApp(screen)
+    async with app.run_test():
+        try:
+            screen.post_message(Busy())
+            screen.post_message(Busy())  # always one waiting: the screen is busy
+            await until(lambda: busy(screen))
+            burst(app, "slash", "a", "enter", "j")
+            # Pilot's pauses wait for the screen: plain sleeps here.
+            await until(lambda: app.keys_held == 0 and value(app, "#filter") != "")
+            await until(lambda: value(app, "#rows") == "j" or value(app, "#filter") == "aj")
+            assert value(app, "#filter") == "a"
+            assert app.focused is screen.query_one("#rows")
+        finally:
+            gate.set()
+
+
+async def test_the_newline_key_is_enter() -> None:
+    # Enter typed before the app has the terminal to itself reaches it as a newline.
+    screen = Filtering(asyncio.Event())
+    app = FilterApp(screen)
+    async with app.run_test() as pilot:
+        burst(app, "slash", "a")
+        newline = events.Key("ctrl+j", "\n")
+        newline.time -= 1.0  # read a second ago: a dialog opened since ignores it
+        app.post_message(newline)
+        burst(app, "j")
+        await wait_for(lambda: value(app, "#rows") == "j" and not app.keys_held, pilot)
+        assert value(app, "#filter") == "a"
+        enter = next(key for key in screen.query_one(Tab).keys if key.key == "enter")
+        assert enter.time == newline.time

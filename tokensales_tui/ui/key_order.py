@@ -20,8 +20,16 @@ screen is dropped: it was aimed at the screen before.
 
 The wait looks at queues, not at the key itself: any message waiting there counts, and
 a widget still in a handler that awaits something has none. It is bounded: once the
-keys held have waited :data:`KEY_WAIT` with none sent, every key held goes on at once,
-where Textual would send it.
+keys held have waited :data:`KEY_WAIT` with none sent, the queues that held them up
+are passed over, and the keys held go on one after the other, each once the other
+queues on the way of the one before are done and the key itself has gone through
+those passed over. (As the app starts, its first frames
+keep the screen's queue full for half a second or more: ``/a``, enter, ``j`` typed
+ahead went on at once after the bound, and ``j`` reached the filter before enter had
+moved the focus to the table.) A queue that holds the keys up for the whole bound
+again is passed over in turn, and once a key has sat the whole bound in a queue passed
+over (a widget stuck, not slow), the keys go on without following one through such a
+queue. Once no key is held, every queue counts again.
 
 A key the app answers itself (a priority binding) waits its turn like any other: it
 runs after the keys typed before it, on the screen they left.
@@ -99,6 +107,31 @@ def busy(node: MessagePump) -> bool:
     return any(not isinstance(message, UNTOLD) for message in waiting)
 
 
+def _holds(node: MessagePump, message: Message | None) -> bool:
+    """Whether ``message`` waits in ``node``'s queue (a key goes up the widgets around
+    the one it went to, the same event in the queue of each in turn)."""
+    if message is None:
+        return False
+    waiting: Iterable[Message | None] = getattr(node._message_queue, "values", ())
+    return any(queued is message for queued in waiting)
+
+
+def _names(nodes: Iterable[MessagePump]) -> str:
+    """The classes of ``nodes``, for the log (a widget's repr may show what was typed)."""
+    return ", ".join(type(node).__name__ for node in nodes)
+
+
+def _enter(newline: events.Key) -> events.Key:
+    """Enter, in place of the newline key (ctrl+j) from the terminal, as readline reads
+    it: enter typed ahead as the app starts, before it has the terminal to itself,
+    reaches it as a newline (the terminal's line discipline still turns a return into
+    one). It keeps the time the newline was read: a dialog that opened since ignores it,
+    as it does every key typed ahead of it."""
+    enter = events.Key("enter", "\r")
+    enter.time = newline.time
+    return enter
+
+
 class KeysInOrder(App[ReturnType]):
     """An app that hands each key on once the key before it is done (module docstring)."""
 
@@ -113,6 +146,14 @@ class KeysInOrder(App[ReturnType]):
         self._key_path: tuple[MessagePump, ...] = ()
         """Where the last key sent went: the widget it went to, up to the app."""
         self._key_follow: asyncio.Task[None] | None = None
+        self._key_sent: Held | None = None
+        """The last key sent, while it is followed."""
+        self._passed_over: set[MessagePump] = set()
+        """Where the keys held waited :data:`KEY_WAIT` for a busy queue: waited for
+        again only while the key sent last is in it, until no key is held."""
+        self._stuck = False
+        """A key waited :data:`KEY_WAIT` in a queue passed over: none is followed
+        through one again until no key is held."""
 
     @property
     def keys_held(self) -> int:
@@ -120,6 +161,8 @@ class KeysInOrder(App[ReturnType]):
         return len(self._held)
 
     async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and event.key == "ctrl+j" and not event.is_forwarded:
+            event = _enter(event)
         if not isinstance(event, Held) or event.is_forwarded:
             await super().on_event(event)
         elif self._held or (
@@ -152,14 +195,17 @@ class KeysInOrder(App[ReturnType]):
         # and the key itself when it comes back up to the app's bindings. A key the app
         # answered has only that.
         self._key_path = tuple(target.ancestors_with_self) if event.is_forwarded else (self,)
+        self._key_sent = None if self._stuck else event
         self._key_sent_at = time.monotonic()
         self._follow_key()  # so that a key typed later finds it done, not its queues busy
 
     def _key_on_its_way(self) -> bool:
-        """Whether the last key sent is not done yet (module docstring)."""
+        """Whether the last key sent is not done yet (module docstring). Once the keys
+        held have waited too long, the queues they wait for are passed over."""
+        if not self._held:
+            self._passed_over.clear()
+            self._stuck = False
         if not self._key_path:
-            return False
-        if self._held_too_long():
             return False
         if not self._held and time.monotonic() - self._key_sent_at >= KEY_WAIT:
             return False  # followed long enough
@@ -170,7 +216,20 @@ class KeysInOrder(App[ReturnType]):
             pass
         else:
             nodes += [screen] if screen.focused is None else [screen, screen.focused]
-        return any(busy(node) for node in nodes)
+        passed_over, key = self._passed_over, self._key_sent
+        waiting = [
+            node for node in nodes if busy(node) and (node not in passed_over or _holds(node, key))
+        ]
+        if waiting and self._held_too_long():
+            log.debug("keys held %.1f s: passing over %s", KEY_WAIT, _names(waiting))
+            if passed_over.intersection(waiting):
+                # A key sat the whole bound in a queue passed over: it is stuck, not
+                # slow; the keys after it go on without following one through it.
+                self._key_sent = None
+                self._stuck = True
+            self._passed_over |= set(waiting)
+            return False
+        return bool(waiting)
 
     def _screen_mounting(self) -> bool:
         """Whether the screen shown is still mounting its widgets (for at most
@@ -220,9 +279,8 @@ class KeysInOrder(App[ReturnType]):
         if self._screen_mounting():
             self._follow_key()
             return
-        flush = self._held_too_long()  # then everything held goes on, unchecked
         while self._held:
-            if not flush and self._key_on_its_way():
+            if self._key_on_its_way():
                 self._follow_key()
                 return
             event, screen = self._held.popleft()
@@ -230,7 +288,7 @@ class KeysInOrder(App[ReturnType]):
             if isinstance(event, events.MouseEvent) and screen is not self._screen_now():
                 continue  # aimed at a screen a key before it has replaced
             await self._send(event)
-            if not flush and self._key_path == (self,):
+            if self._key_path == (self,):
                 # The app answered it (a priority binding): what it asked of the app,
                 # such as a screen to show, comes in the app's next turns.
                 self._follow_key()
