@@ -409,11 +409,8 @@ async def test_a_key_from_the_terminal_is_in_the_apps_queue_at_the_loops_next_tu
         assert [message for message in queued if isinstance(message, events.Key)] == [key]
 
 
-async def test_a_filter_typed_before_the_session_starts_keeps_the_cursor(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # `3/eth` typed as the app started: the session, starting after the keys, put the
-    # cursor back in the table, and the rest of the filter went to the table.
+def session_held(monkeypatch: pytest.MonkeyPatch) -> tuple[TokenSalesApp, asyncio.Event]:
+    """An app whose first session starts only once the event returned is set."""
     app, gated = gated_app()
     gated.gate.set()
     starting = asyncio.Event()
@@ -424,6 +421,37 @@ async def test_a_filter_typed_before_the_session_starts_keeps_the_cursor(
         await replace(session)
 
     monkeypatch.setattr(app, "_replace_session", held)
+    return app, starting
+
+
+async def test_keys_typed_before_the_session_starts_wait_for_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `n` typed as the app started found no session to add a webhook to and was
+    # dropped, and the URL typed after it went to the table (`p` opened the profiles).
+    app, starting = session_held(monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: app.screen.is_mounted, pilot)
+        burst(app, "n", "h", "p")
+        await wait_for(lambda: app.keys_held == 3, pilot)
+        await asyncio.sleep(0.3)
+        assert app.keys_held == 3  # no session yet: nothing handled, nothing lost
+        starting.set()
+        await wait_for(
+            lambda: not app.keys_held and type(app.screen).__name__ == "WebhookForm", pilot
+        )
+        await pilot.pause()
+        url: Any = app.screen.focused
+        assert url.value == "hp"
+
+
+async def test_a_filter_typed_before_the_session_starts_keeps_the_cursor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `3/eth` typed as the app started: the session, starting after the keys, put the
+    # cursor back in the table, and the rest of the filter went to the table.
+    app, starting = session_held(monkeypatch)
+    monkeypatch.setattr(app, "starting", lambda: False)  # keys on without the session
     async with app.run_test(size=SIZE) as pilot:
         burst(app, "3", "slash", "e", "t")
         tab: Any = app.query_one("#assets-tab")

@@ -91,6 +91,8 @@ class TokenSalesApp(GuardedApp[None]):
         super().__init__()
         self.launch = launch or Launch()
         self.session: Session | None = None
+        self._keys_ready = False
+        """The first session has started, or a screen asks how to start one."""
         self.keymap: Mapping[str, str] = {}
         """The config file's ``[keymap]``, as applied."""
         self.watch_interval = config.ConfigFile().watch_interval
@@ -117,6 +119,10 @@ class TokenSalesApp(GuardedApp[None]):
         self._frame_drawn_at = 0.0
         hold_frames_for_keys()
         post_input_at_once()
+
+    def starting(self) -> bool:
+        # Keys typed ahead wait for the first session: its tabs' actions need it.
+        return not self._keys_ready
 
     def post_message(self, message: Message) -> bool:
         posted = super().post_message(message)
@@ -351,6 +357,8 @@ class TokenSalesApp(GuardedApp[None]):
     def _show_setup(self) -> None:
         from .screens.setup import SetupScreen
 
+        self._keys_ready = True  # the setup screen takes the keys
+
         def done(result: Any) -> None:
             if result is None or result.action == "demo":
                 self.start_demo()
@@ -366,6 +374,8 @@ class TokenSalesApp(GuardedApp[None]):
 
     def _show_config_error(self, error: config.ConfigError) -> None:
         from .screens.config_error import ConfigErrorScreen
+
+        self._keys_ready = True  # the error screen takes the keys
 
         def done(choice: str | None) -> None:
             if choice == "demo":
@@ -426,6 +436,7 @@ class TokenSalesApp(GuardedApp[None]):
         self._api.start()
         if self.browse.is_attached:  # not while the app shuts down
             self.browse.session_started()
+        self._keys_ready = True
 
     def _tick(self) -> None:
         if self._api is not None:

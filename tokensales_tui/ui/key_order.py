@@ -37,7 +37,11 @@ runs after the keys typed before it, on the screen they left.
 Keys typed before the screen shown has finished mounting (typed ahead as the app
 starts) wait for it too: a binding of the screen would otherwise reach for widgets not
 there yet (``2`` typed at start-up switched to a tab its ``TabbedContent`` had not made,
-and the app ended with an error). That wait is bounded by :data:`MOUNT_WAIT`.
+and the app ended with an error). So do keys typed while the app says it is
+:meth:`~KeysInOrder.starting` (for this one: until its first session has started,
+``n`` typed ahead found no session to add a webhook to, and the URL typed after it
+went to the table, where ``p`` opened the profiles). That wait is bounded by
+:data:`MOUNT_WAIT`.
 """
 
 from __future__ import annotations
@@ -166,7 +170,7 @@ class KeysInOrder(App[ReturnType]):
         if not isinstance(event, Held) or event.is_forwarded:
             await super().on_event(event)
         elif self._held or (
-            isinstance(event, Ordered) and (self._key_on_its_way() or self._screen_mounting())
+            isinstance(event, Ordered) and (self._key_on_its_way() or self._getting_ready())
         ):
             if not self._held:
                 self._held_since = time.monotonic()
@@ -231,18 +235,23 @@ class KeysInOrder(App[ReturnType]):
             return False
         return bool(waiting)
 
-    def _screen_mounting(self) -> bool:
-        """Whether the screen shown is still mounting its widgets (for at most
-        :data:`MOUNT_WAIT` since the first key held)."""
+    def starting(self) -> bool:
+        """Whether the app is still getting ready for keys, beyond mounting its screen
+        (a subclass says): keys typed meanwhile wait, as for a screen to mount."""
+        return False
+
+    def _getting_ready(self) -> bool:
+        """Whether the screen shown is still mounting its widgets, or the app
+        :meth:`starting` (for at most :data:`MOUNT_WAIT` since the first key held)."""
         screen = self._screen_now()
-        if screen is None or screen.is_mounted:
+        if (screen is None or screen.is_mounted) and not self.starting():
             return False
         return not self._held or time.monotonic() - self._held_since < MOUNT_WAIT
 
     def _held_too_long(self) -> bool:
         """Whether the keys held have waited :data:`KEY_WAIT` with none of them sent
         (the screen shown mounted meanwhile)."""
-        if not self._held or self._screen_mounting():
+        if not self._held or self._getting_ready():
             return False
         return time.monotonic() - self._held_since >= KEY_WAIT
 
@@ -255,7 +264,7 @@ class KeysInOrder(App[ReturnType]):
         its own turn (the app decides) and send the keys held."""
         turns = 0
         try:
-            while self.is_running and (self._key_on_its_way() or self._screen_mounting()):
+            while self.is_running and (self._key_on_its_way() or self._getting_ready()):
                 # Every turn while keys wait; otherwise less often (only a key typed
                 # later wants to know the last one is done).
                 quick = self._held and turns < QUICK_TURNS
@@ -276,7 +285,7 @@ class KeysInOrder(App[ReturnType]):
             else:
                 self._key_path = ()
             return
-        if self._screen_mounting():
+        if self._getting_ready():
             self._follow_key()
             return
         while self._held:
