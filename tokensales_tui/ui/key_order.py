@@ -20,16 +20,17 @@ screen is dropped: it was aimed at the screen before.
 
 The wait looks at queues, not at the key itself: any message waiting there counts, and
 a widget still in a handler that awaits something has none. It is bounded: once the
-keys held have waited :data:`KEY_WAIT` with none sent, the queues that held them up
-are passed over, and the keys held go on one after the other, each once the other
-queues on the way of the one before are done and the key itself has gone through
-those passed over. (As the app starts, its first frames
-keep the screen's queue full for half a second or more: ``/a``, enter, ``j`` typed
-ahead went on at once after the bound, and ``j`` reached the filter before enter had
-moved the focus to the table.) A queue that holds the keys up for the whole bound
-again is passed over in turn, and once a key has sat the whole bound in a queue passed
-over (a widget stuck, not slow), the keys go on without following one through such a
-queue. Once no key is held, every queue counts again.
+keys held have waited :data:`KEY_WAIT` with none sent, the queues busy then are passed
+over, and the keys held go on one after the other, each once the other queues on the
+way of the one before are done, and those passed over hold neither the key itself nor
+a message the widget it went to has sent since (enter's ``Submitted``, on its way up to
+the tab or screen that answers it). As the app starts, its first frames keep the
+screen's queue full for half a second or more: ``/a``, enter, ``j`` typed ahead went on
+at once after the bound, and ``j`` reached the filter before enter had moved the focus
+to the table. A queue that holds the keys up for the whole bound again is passed over
+in turn, and once a key has sat the whole bound in a queue passed over (a widget
+stuck, not slow), the keys go on without following one through such a queue. Once no
+key is held, every queue counts again.
 
 A key the app answers itself (a priority binding) waits its turn like any other: it
 runs after the keys typed before it, on the screen they left.
@@ -111,13 +112,25 @@ def busy(node: MessagePump) -> bool:
     return any(not isinstance(message, UNTOLD) for message in waiting)
 
 
-def _holds(node: MessagePump, message: Message | None) -> bool:
-    """Whether ``message`` waits in ``node``'s queue (a key goes up the widgets around
-    the one it went to, the same event in the queue of each in turn)."""
-    if message is None:
-        return False
+def _ours(node: MessagePump, key: Held, target: MessagePump) -> list[Message]:
+    """What waits in ``node``'s queue of ``key``: the key itself (a key goes up the
+    widgets around ``target``, the one it went to, the same event in the queue of each
+    in turn), or a message from ``target`` made since the key was read (enter's
+    ``Submitted``, a table's ``RowSelected``, on their way up to whoever answers them)."""
     waiting: Iterable[Message | None] = getattr(node._message_queue, "values", ())
-    return any(queued is message for queued in waiting)
+    return [
+        queued
+        for queued in waiting
+        if queued is not None
+        and (queued is key or (_sent_by(queued) is target and queued.time >= key.time))
+    ]
+
+
+def _sent_by(message: Message) -> object:
+    """The widget a message is about (``control``: an action of the widget's that the
+    app ran posts it in the app's name), else the one that posted it."""
+    control = getattr(message, "control", None)
+    return control if control is not None else message._sender
 
 
 def _names(nodes: Iterable[MessagePump]) -> str:
@@ -158,6 +171,12 @@ class KeysInOrder(App[ReturnType]):
         self._stuck = False
         """A key waited :data:`KEY_WAIT` in a queue passed over: none is followed
         through one again until no key is held."""
+        self._followed: dict[int, Message] = {}
+        """What of the key sent last (itself, what its widget sent since) was seen in a
+        queue passed over and has not been handled there yet, by id (a message may
+        not be hashable)."""
+        self._key_arrived: events.Key | None = None
+        """The last key that came back up to the app, whose bindings it has been to."""
 
     @property
     def keys_held(self) -> int:
@@ -169,6 +188,8 @@ class KeysInOrder(App[ReturnType]):
             event = _enter(event)
         if not isinstance(event, Held) or event.is_forwarded:
             await super().on_event(event)
+            if isinstance(event, events.Key) and event.is_forwarded:
+                self._key_arrived = event  # up from the widget it went to, its bindings run
         elif self._held or (
             isinstance(event, Ordered) and (self._key_on_its_way() or self._getting_ready())
         ):
@@ -206,9 +227,8 @@ class KeysInOrder(App[ReturnType]):
     def _key_on_its_way(self) -> bool:
         """Whether the last key sent is not done yet (module docstring). Once the keys
         held have waited too long, the queues they wait for are passed over."""
-        if not self._held:
-            self._passed_over.clear()
-            self._stuck = False
+        if not self._held and self._passed_over:
+            self._forget_passed_over()
         if not self._key_path:
             return False
         if not self._held and time.monotonic() - self._key_sent_at >= KEY_WAIT:
@@ -220,20 +240,53 @@ class KeysInOrder(App[ReturnType]):
             pass
         else:
             nodes += [screen] if screen.focused is None else [screen, screen.focused]
-        passed_over, key = self._passed_over, self._key_sent
-        waiting = [
-            node for node in nodes if busy(node) and (node not in passed_over or _holds(node, key))
-        ]
-        if waiting and self._held_too_long():
+        passed_over, key, target = self._passed_over, self._key_sent, self._key_path[0]
+        if key is not None:
+            for node in passed_over:
+                for message in _ours(node, key, target):
+                    self._followed[id(message)] = message
+        waiting = [node for node in nodes if node not in passed_over and busy(node)]
+        # Queues passed over, a key is followed until it has reached the app or a widget
+        # has stopped it (between two queues a widget is handling it), and so is what
+        # its widget sent until handled.
+        followed = bool(passed_over) and (self._travelling(key) or bool(self._followed))
+        if (waiting or followed) and self._held_too_long():
             log.debug("keys held %.1f s: passing over %s", KEY_WAIT, _names(waiting))
-            if passed_over.intersection(waiting):
-                # A key sat the whole bound in a queue passed over: it is stuck, not
-                # slow; the keys after it go on without following one through it.
+            if followed:
+                # The key spent the whole bound on its way through queues passed over:
+                # stuck, not slow; the keys after it go on without following one.
                 self._key_sent = None
+                self._followed.clear()
                 self._stuck = True
-            self._passed_over |= set(waiting)
+            self._pass_over(waiting)
             return False
-        return bool(waiting)
+        return bool(waiting) or followed
+
+    def _pass_over(self, nodes: Iterable[MessagePump]) -> None:
+        for node in nodes:
+            if node not in self._passed_over:
+                self._passed_over.add(node)
+                node.message_signal.subscribe(self, self._handled, immediate=True)
+
+    def _handled(self, message: Message) -> None:
+        """A queue passed over has handled ``message``."""
+        self._followed.pop(id(message), None)
+
+    def _forget_passed_over(self) -> None:
+        for node in self._passed_over:
+            node.message_signal.unsubscribe(self)
+        self._passed_over.clear()
+        self._followed.clear()
+        self._stuck = False
+
+    def _travelling(self, key: Held | None) -> bool:
+        """Whether ``key``, sent to a widget, is still on its way up to the app."""
+        return (
+            isinstance(key, events.Key)
+            and self._key_path != (self,)
+            and not key._stop_propagation
+            and key is not self._key_arrived
+        )
 
     def starting(self) -> bool:
         """Whether the app is still getting ready for keys, beyond mounting its screen
