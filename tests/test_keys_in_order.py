@@ -487,9 +487,10 @@ class FilterApp(GuardedApp[None]):
         self.screen.set_focus(self.screen.query_one("#filter"))
 
 
+@pytest.mark.parametrize("repainting", [False, True])
 @pytest.mark.parametrize("answers", ["tab", "screen"])
 async def test_keys_held_up_by_a_busy_screen_go_on_one_at_a_time_after_the_bound(
-    monkeypatch: pytest.MonkeyPatch, answers: str
+    monkeypatch: pytest.MonkeyPatch, answers: str, repainting: bool
 ) -> None:
     # As the app starts, its first frames keep the screen's queue full past the bound.
     # `/a`, enter, `j` typed ahead then went on at once, and `j` reached the filter
@@ -499,10 +500,18 @@ async def test_keys_held_up_by_a_busy_screen_go_on_one_at_a_time_after_the_bound
     gate = asyncio.Event()
     screen = Filtering(gate, answers)
     app = FilterApp(screen)
+
+    async def repaint() -> None:  # the filter repaints all along (a cursor's blink)
+        while not gate.is_set():
+            screen.query_one("#filter").refresh()
+            await asyncio.sleep(0.003)
+
     async with app.run_test():
         try:
             screen.keep_busy()  # always a step waiting: the screen is busy
             await until(lambda: busy(screen))
+            if repainting:
+                painting = asyncio.create_task(repaint())
             burst(app, "slash", "a", "enter", "j")
             # Pilot's pauses wait for the screen: plain sleeps here.
             await until(lambda: app.keys_held == 0 and value(app, "#filter") != "")
@@ -511,6 +520,42 @@ async def test_keys_held_up_by_a_busy_screen_go_on_one_at_a_time_after_the_bound
             assert app.focused is screen.query_one("#rows")
         finally:
             gate.set()
+        if repainting:
+            await painting
+
+
+def starting_for_good(monkeypatch: pytest.MonkeyPatch, app: Any) -> None:
+    """``app`` never done starting (a config file on a disk that does not answer)."""
+    monkeypatch.setattr(app, "starting", lambda: True)
+
+
+async def test_keys_wait_for_a_slow_start_once_not_once_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(key_order, "MOUNT_WAIT", 0.3)
+    app = Fields()
+    starting_for_good(monkeypatch, app)
+    async with app.run_test():
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        burst(app, "a", "b", "c", "d")
+        await until(lambda: value(app, "#first") == "abcd")
+        waited = loop.time() - start
+        assert 0.25 < waited < 0.3 * 3  # the bound once, not for each key
+        start = loop.time()
+        burst(app, "e")  # still starting: the bound has passed, the key goes on
+        await until(lambda: value(app, "#first") == "abcde")
+        assert loop.time() - start < 0.25
+
+
+async def test_quit_while_the_app_starts_waits_for_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = Fields()
+    starting_for_good(monkeypatch, app)
+    async with app.run_test():
+        burst(app, "ctrl+q")
+        await until(lambda: not app.is_running, timeout=3.0)  # not MOUNT_WAIT (10 s)
 
 
 async def test_the_newline_key_is_enter() -> None:

@@ -122,6 +122,7 @@ def _ours(node: MessagePump, key: Held, target: MessagePump) -> list[Message]:
         queued
         for queued in waiting
         if queued is not None
+        and not isinstance(queued, UNTOLD)  # repaints: merged, some never handled
         and (queued is key or (_sent_by(queued) is target and queued.time >= key.time))
     ]
 
@@ -175,6 +176,8 @@ class KeysInOrder(App[ReturnType]):
         """What of the key sent last (itself, what its widget sent since) was seen in a
         queue passed over and has not been handled there yet, by id (a message may
         not be hashable)."""
+        self._ready_wait_since: float | None = None
+        """When the keys held began to wait for the app to get ready."""
         self._key_arrived: events.Key | None = None
         """The last key that came back up to the app, whose bindings it has been to."""
 
@@ -191,7 +194,8 @@ class KeysInOrder(App[ReturnType]):
             if isinstance(event, events.Key) and event.is_forwarded:
                 self._key_arrived = event  # up from the widget it went to, its bindings run
         elif self._held or (
-            isinstance(event, Ordered) and (self._key_on_its_way() or self._getting_ready())
+            isinstance(event, Ordered)
+            and (self._key_on_its_way() or (self._getting_ready() and not self._own_key(event)))
         ):
             if not self._held:
                 self._held_since = time.monotonic()
@@ -221,6 +225,7 @@ class KeysInOrder(App[ReturnType]):
         # answered has only that.
         self._key_path = tuple(target.ancestors_with_self) if event.is_forwarded else (self,)
         self._key_sent = None if self._stuck else event
+        self._followed.clear()  # what the key before left is its own
         self._key_sent_at = time.monotonic()
         self._follow_key()  # so that a key typed later finds it done, not its queues busy
 
@@ -288,6 +293,15 @@ class KeysInOrder(App[ReturnType]):
             and key is not self._key_arrived
         )
 
+    def _own_key(self, event: Held) -> bool:
+        """Whether ``event`` is the app's own quit key (a priority binding): quitting
+        needs nothing ready, so it waits for nothing (a slow start could hold it
+        :data:`MOUNT_WAIT`)."""
+        if not isinstance(event, events.Key):
+            return False
+        bindings = self._bindings.key_to_bindings.get(event.key, ())
+        return any(binding.priority and binding.action == "quit" for binding in bindings)
+
     def starting(self) -> bool:
         """Whether the app is still getting ready for keys, beyond mounting its screen
         (a subclass says): keys typed meanwhile wait, as for a screen to mount."""
@@ -295,11 +309,18 @@ class KeysInOrder(App[ReturnType]):
 
     def _getting_ready(self) -> bool:
         """Whether the screen shown is still mounting its widgets, or the app
-        :meth:`starting` (for at most :data:`MOUNT_WAIT` since the first key held)."""
+        :meth:`starting`: for at most :data:`MOUNT_WAIT` from the first key held
+        meanwhile, once for all the keys (then they go on, and so do keys typed later,
+        until the app is ready and a new wait may begin)."""
         screen = self._screen_now()
         if (screen is None or screen.is_mounted) and not self.starting():
+            self._ready_wait_since = None
             return False
-        return not self._held or time.monotonic() - self._held_since < MOUNT_WAIT
+        if self._ready_wait_since is None:
+            if not self._held:
+                return True  # the key that asks is held, and its wait begins
+            self._ready_wait_since = time.monotonic()
+        return time.monotonic() - self._ready_wait_since < MOUNT_WAIT
 
     def _held_too_long(self) -> bool:
         """Whether the keys held have waited :data:`KEY_WAIT` with none of them sent
