@@ -168,7 +168,8 @@ class KeysInOrder(App[ReturnType]):
         """The last key sent, while it is followed."""
         self._passed_over: set[MessagePump] = set()
         """Where the keys held waited :data:`KEY_WAIT` for a busy queue: waited for
-        again only while the key sent last is in it, until no key is held."""
+        again only for the key sent last and what its widget sent since (see
+        :attr:`_followed`), until no key is held."""
         self._stuck = False
         """A key waited :data:`KEY_WAIT` in a queue passed over: none is followed
         through one again until no key is held."""
