@@ -1,54 +1,257 @@
-"""The footer of key bindings, recomposed only when the keys it shows change."""
+"""The footer of key bindings: one widget that draws every key on one line."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from typing import Any
+from typing import Any, NamedTuple
 
-from textual.app import ComposeResult
+from textual import events
+from textual.content import Content
+from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widget import Widget
+
+from ..safe import line
+
+SCROLL_CELLS = 4
+"""Cells the keys move for one turn of the mouse wheel, when they overflow the line."""
 
 
-class KeysFooter(Footer):
-    """Textual's ``Footer``, which rebuilds its keys (removes and mounts a widget for
-    each) whenever the screen's bindings may have changed: each focus change asks
-    twice, and the browse screen asks when a filter empties or fills a table. A
-    rebuild lays the screen out again (10-30 ms), and the messages of its widgets keep
-    the screen from drawing the next frame meanwhile. Here the footer rebuilds only
-    when what it would show differs from what it shows.
+class FooterKey(NamedTuple):
+    """One key the footer shows."""
+
+    key: str
+    """The key pressed when the key is clicked."""
+    display: str
+    description: str
+    enabled: bool
+    tooltip: str
+
+
+class KeysFooter(Widget, can_focus=False):
+    """The keys of the screen's bindings, as Textual's ``Footer`` shows them, drawn by
+    one widget.
+
+    Textual's ``Footer`` holds a widget for each key and removes and mounts them all
+    whenever the screen's bindings may have changed: each focus change, and here a
+    filter that empties or fills a table. Each rebuild laid the screen out again
+    (10-30 ms) and the messages of forty new widgets held the next frame meanwhile:
+    the first key typed in a filter waited 80-110 ms for its frame while a list
+    arrived. Here the keys are one line of text: a change of bindings that changes the
+    keys repaints that line, and nothing else.
+
+    As in Textual's footer, a click on a key presses it (a disabled key rings the
+    bell), the key under the pointer is highlighted and shows its tooltip, the mouse
+    wheel moves keys that overflow the line, and the command palette's key stays at
+    the right end. Keys of one binding group are shown one by one.
     """
 
-    _shown: Hashable | None = None
-    """The keys shown, or to be shown by the rebuild asked for."""
+    ALLOW_SELECT = False
+
+    COMPONENT_CLASSES = {
+        "footer-key--key",
+        "footer-key--description",
+        "keys-footer--hover",
+        "keys-footer--disabled",
+        "keys-footer--border",
+    }
+
+    DEFAULT_CSS = """
+    KeysFooter {
+        dock: bottom;
+        height: 1;
+        width: 1fr;
+        color: $footer-foreground;
+        background: $footer-background;
+        text-wrap: nowrap;
+        .footer-key--key {
+            color: $footer-key-foreground;
+            background: $footer-key-background;
+            text-style: bold;
+        }
+        .footer-key--description {
+            color: $footer-description-foreground;
+            background: $footer-description-background;
+        }
+        .keys-footer--hover {
+            color: $footer-key-foreground;
+            background: $block-hover-background;
+        }
+        .keys-footer--disabled {
+            text-style: dim;
+        }
+        .keys-footer--border {
+            color: $foreground 20%;
+        }
+    }
+    """
+
+    compact = reactive(False, toggle_class="-compact")
+    """Display in compact style (less space around each key)."""
+    show_command_palette = reactive(True)
+    """Show the key to invoke the command palette, at the right end."""
+
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+        show_command_palette: bool = True,
+        compact: bool = False,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.set_reactive(KeysFooter.show_command_palette, show_command_palette)
+        self.set_reactive(KeysFooter.compact, compact)
+        self.set_class(compact, "-compact", update=False)
+        self.keys: tuple[FooterKey, ...] = ()
+        """The keys shown (the command palette's aside)."""
+        self._palette: FooterKey | None = None
+        self._spans: list[tuple[int, int, FooterKey]] = []
+        """Where each key was drawn last: its first and last cell (exclusive)."""
+        self._hover: FooterKey | None = None
+        self._offset = 0
+        """Cells of keys scrolled out at the left."""
+        self._overflow = 0
+        """Cells of keys that did not fit the line when it was last drawn."""
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
+        """Show the keys of ``screen``'s bindings now (repainted only if they changed)."""
         # Without the app's focus, Textual leaves the footer as it is.
-        shown, app = self._shown, screen.app
-        if shown is not None and self.is_attached and screen is self.screen and app.app_focus:
-            keys = self._keys(screen)
-            if keys == shown:
-                return
-            self._shown = keys  # asked again before the rebuild: one is enough
-        super().bindings_changed(screen)
+        if not screen.app.app_focus or not self.is_attached or screen is not self.screen:
+            return
+        keys, palette = self._keys_of(screen)
+        if keys != self.keys or palette != self._palette:
+            self.keys, self._palette = keys, palette
+            self.refresh()
 
-    def compose(self) -> ComposeResult:
-        self._shown = self._keys(self.screen) if self._bindings_ready else None
-        yield from super().compose()
-
-    def _keys(self, screen: Screen[Any]) -> Hashable:
-        """Everything of the screen's bindings that ``Footer.compose`` reads."""
-        keys = tuple(
-            (
+    def _keys_of(self, screen: Screen[Any]) -> tuple[tuple[FooterKey, ...], FooterKey | None]:
+        """The keys ``Footer.compose`` would show for ``screen``: the first binding of
+        each action, in order; and the command palette's."""
+        app = self.app
+        keys: dict[str, FooterKey] = {}
+        for _, binding, enabled, tooltip in screen.active_bindings.values():
+            if binding.show and binding.action not in keys:
+                display = app.get_key_display(binding)
+                keys[binding.action] = FooterKey(
+                    binding.key, display, binding.description, enabled, tooltip
+                )
+        palette = None
+        found = screen.active_bindings.get(app.COMMAND_PALETTE_BINDING)
+        if found is not None and app.ENABLE_COMMAND_PALETTE:
+            _, binding, enabled, _ = found
+            palette = FooterKey(
                 binding.key,
+                app.get_key_display(binding),
                 binding.description,
-                binding.action,
-                binding.show,
-                id(binding.group),
-                self.app.get_key_display(binding),
                 enabled,
-                tooltip,
+                binding.tooltip or binding.description,
             )
-            for _, binding, enabled, tooltip in screen.active_bindings.values()
-        )
-        return (self.show_command_palette, keys)
+        return tuple(keys.values()), palette
+
+    # --- drawing -------------------------------------------------------------------
+
+    def render(self) -> Content:
+        width = self.size.width
+        spans: list[tuple[int, int, FooterKey]] = []
+        right = Content("")
+        palette = self._palette if self.show_command_palette else None
+        if palette is not None:
+            # Docked at the right, with a border at its left and a cell after it; drawn
+            # compact in either style, as Textual's footer draws it.
+            right = line("▏", ".keys-footer--border") + self._key(palette, compact=True)
+            right += line(" ")
+        room = max(0, width - right.cell_length)
+        pieces: list[Content] = []
+        at = 0
+        for key in self.keys:
+            piece = self._key(key)
+            spans.append((at, at + piece.cell_length, key))
+            at += piece.cell_length
+            pieces.append(piece)
+            if self.compact:
+                pieces.append(line(" "))
+                at += 1
+        self._overflow = max(0, at - room)
+        self._offset = min(self._offset, self._overflow)
+        left = Content("").join(pieces)[self._offset :].truncate(room, pad=True)
+        self._spans = [
+            (start - self._offset, min(end - self._offset, room), key)
+            for start, end, key in spans
+            if end > self._offset and start - self._offset < room
+        ]
+        if palette is not None:
+            start = room + 1  # after the border
+            self._spans.append((start, width - 1, palette))
+        return left + right
+
+    def _key(self, key: FooterKey, compact: bool | None = None) -> Content:
+        """One key as Textual's ``FooterKey`` draws it: the key in bold, its
+        description, with the spacing of the footer's style (or ``compact``'s)."""
+        if not key.description:
+            piece = line(key.display, ".footer-key--key")
+        elif self.compact if compact is None else compact:
+            piece = line(key.display, ".footer-key--key") + line(
+                " " + key.description, ".footer-key--description"
+            )
+        else:
+            piece = line(" " + key.display + " ", ".footer-key--key") + line(
+                key.description + " ", ".footer-key--description"
+            )
+        if not key.enabled:
+            piece = piece.stylize_before(".keys-footer--disabled")
+        if key == self._hover:
+            piece = piece.stylize_before(".keys-footer--hover")
+        return piece
+
+    # --- the mouse -----------------------------------------------------------------
+
+    def _key_at(self, x: int) -> FooterKey | None:
+        for start, end, key in self._spans:
+            if start <= x < end:
+                return key
+        return None
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        key = self._key_at(event.x)
+        if key != self._hover:
+            self._hover = key
+            self.tooltip = line(key.tooltip) if key is not None and key.tooltip else None
+            self.styles.pointer = "default" if key is None else "pointer"
+            self.refresh()
+
+    def on_leave(self, event: events.Leave) -> None:
+        if self._hover is not None:
+            self._hover = None
+            self.tooltip = None
+            self.styles.pointer = "default"
+            self.refresh()
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        key = self._key_at(event.x)
+        if key is None:
+            return
+        if key.enabled:
+            self.app.simulate_key(key.key)
+        else:
+            self.app.bell()
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self._scroll(SCROLL_CELLS, event)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self._scroll(-SCROLL_CELLS, event)
+
+    def _scroll(self, cells: int, event: events.MouseEvent) -> None:
+        """Move the keys by ``cells`` when they overflow the line (render keeps them in)."""
+        before = self._offset
+        self._offset = max(0, min(self._offset + cells, self._overflow))
+        if self._offset != before:
+            event.stop()
+            event.prevent_default()
+            self.refresh()

@@ -1,0 +1,149 @@
+"""The footer of keys: drawn as Textual's ``Footer`` draws it, by one widget; its keys
+answer the mouse as Textual's do."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.widget import Widget
+from textual.widgets import Footer, Static
+
+from tokensales_tui.ui.widgets.footer import KeysFooter
+
+BINDINGS = [
+    Binding("a", "note('a')", "Add"),
+    Binding("b", "off", "Off"),  # disabled: check_action says None
+    Binding("c", "note('c')", "Hidden", show=False),
+    Binding("d", "note('d')", "Delete"),
+    Binding("D", "note('d')", "Delete too"),  # the same action: shown once
+    Binding("question_mark", "note('?')", "Help"),
+    Binding("f1", "note('f1')", ""),  # a key with no description
+    *(Binding(f"ctrl+{k}", f"note({k!r})", f"Key {k} with a long description") for k in "uvw"),
+]
+
+
+class Keys(App[None]):
+    BINDINGS = BINDINGS
+
+    def __init__(self, footer: Widget) -> None:
+        super().__init__()
+        self.footer = footer
+        self.noted: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("body")
+        yield self.footer
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return None if action == "off" else True
+
+    def action_note(self, what: str) -> None:
+        self.noted.append(what)
+
+
+@asynccontextmanager
+async def compact_footer(width: int) -> AsyncIterator[tuple[Keys, Any, KeysFooter]]:
+    """The test app with a compact footer, drawn at ``width`` columns."""
+    app = Keys(KeysFooter(compact=True))
+    async with app.run_test(size=(width, 6)) as pilot:
+        await pilot.pause()
+        yield app, pilot, app.query_one(KeysFooter)
+
+
+def svg(app: App[None]) -> str:
+    """The screen as an SVG, with the names that differ from export to export made equal."""
+    image = app.export_screenshot(title="keys")
+    return re.sub(r"terminal-\d+", "terminal", image)
+
+
+@pytest.mark.parametrize("compact", [False, True])
+@pytest.mark.parametrize(("width", "palette"), [(160, True), (160, False), (60, False)])
+async def test_the_keys_look_as_textual_draws_them(
+    compact: bool, width: int, palette: bool
+) -> None:
+    # Keys that overflow the line are cut at its end (60 columns). With the palette's
+    # key, Textual draws them under it and shows one in the cell after it, or hides the
+    # palette's key: here they end before it (the next test).
+    images = []
+    for footer in (
+        Footer(compact=compact, show_command_palette=palette),
+        KeysFooter(compact=compact, show_command_palette=palette),
+    ):
+        app = Keys(footer)
+        async with app.run_test(size=(width, 6)) as pilot:
+            await pilot.pause()
+            await pilot.pause()
+            images.append(svg(app))
+    assert ("palette" in images[0]) is palette
+    assert images[1] == images[0]  # every cell, character and style
+
+
+async def test_a_click_presses_a_key_and_a_disabled_key_rings_the_bell(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bells: list[int] = []
+    async with compact_footer(160) as (app, pilot, footer):
+        monkeypatch.setattr(app, "bell", lambda: bells.append(1))
+        plain = footer.render().plain
+        await pilot.click(KeysFooter, offset=(plain.index("? Help") + 3, 0))
+        await pilot.click(KeysFooter, offset=(plain.index("d Delete"), 0))
+        await pilot.click(KeysFooter, offset=(plain.index("b Off"), 0))
+        await pilot.click(KeysFooter, offset=(plain.index("a Add") + 5, 0))  # between keys
+        await pilot.pause()
+        assert app.noted == ["?", "d"]
+        assert bells == [1]
+        await pilot.click(KeysFooter, offset=(plain.index("^p palette") + 1, 0))
+        await pilot.pause()
+        assert app.screen.__class__.__name__ == "CommandPalette"
+
+
+async def test_the_key_under_the_pointer_is_highlighted_with_its_tooltip() -> None:
+    async with compact_footer(160) as (_, pilot, footer):
+        plain = footer.render().plain
+        at = plain.index("a Add")
+        drawn = footer.render()
+        await pilot.hover(KeysFooter, offset=(at + 2, 0))
+        await pilot.pause()
+        highlighted = footer.render()
+        assert highlighted.plain == drawn.plain
+        assert highlighted.spans != drawn.spans
+        assert footer.styles.pointer == "pointer"
+        await pilot.hover(KeysFooter, offset=(plain.index("^p") + 1, 0))
+        await pilot.pause()
+        assert footer.tooltip is not None and "palette" in str(footer.tooltip).lower()
+        await pilot.hover(Static)
+        await pilot.pause()
+        assert footer.render().spans == drawn.spans
+        assert footer.tooltip is None and footer.styles.pointer == "default"
+
+
+async def test_the_wheel_moves_keys_that_overflow_and_the_palette_key_stays() -> None:
+    async with compact_footer(60) as (app, pilot, footer):
+        first = footer.render().plain
+        assert "Key w" not in first and first.rstrip().endswith("^p palette")
+
+        def wheel(down: bool) -> None:
+            kind = events.MouseScrollDown if down else events.MouseScrollUp
+            footer.post_message(kind(footer, 1, 0, 0, 1, 0, False, False, False))
+
+        for _ in range(40):
+            wheel(down=True)
+        await pilot.pause()
+        last = footer.render().plain
+        assert "Key w with a long description" in last and "a Add" not in last
+        assert last.rstrip().endswith("^p palette")
+        plain = footer.render().plain
+        await pilot.click(KeysFooter, offset=(plain.index("^w"), 0))
+        await pilot.pause()
+        assert app.noted == ["w"]
+        for _ in range(40):
+            wheel(down=False)
+        await pilot.pause()
+        assert footer.render().plain == first
