@@ -196,6 +196,34 @@ async def test_the_count_line_keeps_its_width_while_the_list_arrives(
     assert layouts[-1] == "3,000 items".rjust(len("3,000 of 3,000 · filtering…"))
 
 
+async def test_the_count_line_takes_its_room_once_as_a_filter_is_typed_while_a_list_arrives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # "2 of 7,500 · filtering… · loading…" grows to "… of 15,000 …" as rows arrive: from
+    # the key that puts the cursor in the filter, the line has the room of the longest
+    # list the client reads, and no count laid the screen out again until the load ended.
+    async with half_arrived(15_000) as arrived:
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        await pilot.press("slash")
+        await pilot.pause()
+        count = tab.query_one(".count")
+        seen: list[tuple[bool, int, bool]] = []  # loading, total, laid out
+        update = count.update
+
+        def counted(content: Any, *, layout: bool = True) -> None:
+            update(content, layout=layout)
+            seen.append((tab._loading, tab.table.total_count, layout))
+
+        monkeypatch.setattr(count, "update", counted)
+        await pilot.press(*"item 1")
+        await wait_for(lambda: tab.table.filter_text == "item 1", pilot)
+        arrived.held.gate.set()
+        await loaded(app, pilot, "items")
+    arriving = [(total, layout) for loading, total, layout in seen if loading]
+    assert min(total for total, _ in arriving) < 10_000 <= max(total for total, _ in arriving)
+    assert not any(layout for _, layout in arriving)
+
+
 async def test_a_filter_typed_while_the_body_arrives_shows_a_small_slice_first(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -26,6 +26,7 @@ from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from ..api import ApiError
+from ..api.decode import MAX_ROWS
 from ..api.errors import RateLimitedError
 from ..api.models import (
     collections_deferred,
@@ -801,11 +802,11 @@ class ResourceTab(Vertical):
         room = width
         if self.filter_input.has_focus:
             # From the key that puts the cursor in the filter, the line has the room the
-            # filter's count takes ("N of total", "filtering…"; a total still growing
-            # as a list arrives, up to ten times what has come): the first keys typed
-            # then lay nothing out, and the key that gave the focus lays the screen out
-            # once, for the footer's new keys as well. Kept while the focus is there.
-            most = f"{total * 10 if self._loading else total:,}"
+            # filter's count takes ("N of total", "filtering…"; while a list arrives, a
+            # total as large as the client reads): the keys typed then lay nothing out,
+            # as the total grows, and the key that gave the focus lays the screen out
+            # once. Kept while the focus is there.
+            most = f"{MAX_ROWS if self._loading else total:,}"
             room = cell_len(text) + cell_len(f"{most} of {most}")
             room -= cell_len(text.split(" · ")[0])
             if " · filtering…" not in text:
