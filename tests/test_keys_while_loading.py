@@ -299,22 +299,29 @@ async def filter_focused() -> AsyncIterator[tuple[TokenSalesApp, Any, Any]]:
         yield app, pilot, tab
 
 
-async def _frames_while_a_key_waits(wait: float) -> list[tuple[str, float]]:
+async def _frames_while_a_key_waits(wait: float, idle: float = 0.0) -> list[tuple[str, float]]:
     """The filter's text at each frame drawn from a key ``x`` being put in the app's
     queue to its frame, while the filter (focused) is busy for ``wait`` seconds first
-    and the table has changed (a frame is due all along), with the seconds since the key."""
+    and the table has changed (a frame is due all along), with the seconds since the
+    key; the key comes ``idle`` seconds after the app's last frame."""
     shown: list[tuple[str, float]] = []
     loop = asyncio.get_running_loop()
-    posted = 0.0
+    posted: float | None = None
     async with filter_focused() as (app, pilot, tab):
         display = app._display
+        last = [loop.time()]
 
         def drawn(screen: Any, renderable: Any) -> None:
             display(screen, renderable)
             if renderable is not None:
-                shown.append((tab.filter_input.value, loop.time() - posted))
+                last[0] = loop.time()
+                if posted is not None:
+                    shown.append((tab.filter_input.value, loop.time() - posted))
 
         app._display = drawn  # type: ignore[method-assign]
+        tab.filter_input.cursor_blink = False  # a frame each half second
+        while loop.time() - last[0] < idle:
+            await asyncio.sleep(idle / 10)
         tab.filter_input.call_later(asyncio.sleep, wait)  # the key waits behind this
         posted = loop.time()
         burst(app, "x")
@@ -333,6 +340,20 @@ async def test_a_frame_due_while_a_key_is_on_its_way_waits_for_the_key(
     # Ticks of the screen's timer fall while the key waits (a frame is due): none draws
     # the screen without the key.
     assert {text for text, _ in await _frames_while_a_key_waits(0.5)} == {"x"}
+
+
+async def test_a_frame_due_after_a_pause_waits_for_a_key_on_its_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tokensales_tui.ui import app as app_module
+
+    # The screen has not been drawn for longer than a frame may wait; a frame falls due
+    # (rows arriving) while a key goes to its widget: it waits for the key, instead of
+    # drawing the screen without it and making the key's own frame a frame later.
+    monkeypatch.setattr(app_module, "KEY_FRAME_HOLD", 30.0)
+    monkeypatch.setattr(app_module, "FRAME_LATEST", 0.3)
+    shown = await _frames_while_a_key_waits(0.012, idle=0.6)
+    assert [text for text, _ in shown][:1] == ["x"]
 
 
 async def test_a_key_held_up_in_a_busy_widget_does_not_hold_the_screen() -> None:

@@ -61,8 +61,9 @@ widget (:mod:`.key_frames`): a turn or two of the loop, unless the widget is bus
 frames fall on a 60 Hz grid: one or two of them wait."""
 
 FRAME_LATEST = 0.05
-"""A frame never waits for a key when the last one was drawn this long ago: keys
-arriving one after another do not hold the screen."""
+"""A frame never waits for a key this long after the first frame that waited for one,
+however many keys come meanwhile: keys arriving one after another do not hold the
+screen."""
 
 
 def screenshot_folder() -> Path:
@@ -116,7 +117,8 @@ class TokenSalesApp(GuardedApp[None]):
         """Of those, the keys the app has taken from its queue (and handed to the focused
         widget, or handled by a binding)."""
         self._key_posted_at = 0.0
-        self._frame_drawn_at = 0.0
+        self._frame_held_since: float | None = None
+        """When the first frame held for a key since the last frame drawn was due."""
         hold_frames_for_keys()
         post_input_at_once()
 
@@ -146,7 +148,7 @@ class TokenSalesApp(GuardedApp[None]):
         super()._display(screen, renderable)
         if renderable is None:
             return
-        self._frame_drawn_at = time.monotonic()
+        self._frame_held_since = None
         if self._frame is not None:
             self._frame.set()
         if self._keys_seen < self._keys_posted and not self._keys_on_their_way(screen):
@@ -157,22 +159,29 @@ class TokenSalesApp(GuardedApp[None]):
         its widget (:mod:`.key_frames`): still in the app's queue, held for the key
         before it (:mod:`.key_order`), or in the queue of the focused widget (the
         screen's when nothing has the focus). Never for a key posted
-        :data:`KEY_FRAME_HOLD` ago or more, nor when the last frame was drawn
-        :data:`FRAME_LATEST` ago or more."""
+        :data:`KEY_FRAME_HOLD` ago or more, nor :data:`FRAME_LATEST` or more after the
+        first frame held since the last one drawn.
+
+        However long ago the last frame was drawn: after a pause, a frame due (rows
+        arriving, a clock) while a key is on its way drew the screen without the key,
+        and the key's own frame came after it (15 ms later for a table here)."""
         now = time.monotonic()
-        if (
-            now - self._key_posted_at >= KEY_FRAME_HOLD
-            or now - self._frame_drawn_at >= FRAME_LATEST
-        ):
+        if now - self._key_posted_at >= KEY_FRAME_HOLD:
             return False
         try:
             if screen is not self.screen:
                 return False
         except ScreenStackError:  # the app ends
             return False
-        if self._keys_taken < self._keys_posted or self.keys_held:
-            return True
-        return bool((screen.focused or screen).message_queue_size)
+        if not (
+            self._keys_taken < self._keys_posted
+            or self.keys_held
+            or (screen.focused or screen).message_queue_size
+        ):
+            return False
+        if self._frame_held_since is None:
+            self._frame_held_since = now
+        return now - self._frame_held_since < FRAME_LATEST
 
     async def key_drawn(self) -> None:
         """Return once the keys sent so far have reached the focused widget and the
