@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
+from rich.cells import cell_len
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -122,6 +123,12 @@ async def test_the_key_under_the_pointer_is_highlighted_with_its_tooltip() -> No
         await pilot.pause()
         assert footer.render().spans == drawn.spans
         assert footer.tooltip is None and footer.styles.pointer == "default"
+        await pilot.hover(KeysFooter, offset=(plain.index("^p") + 1, 0))
+        await pilot.pause()
+        assert footer.tooltip is not None
+        footer.show_command_palette = False  # the key under the pointer goes
+        await pilot.pause()
+        assert footer.tooltip is None and footer.styles.pointer == "default"
 
 
 async def test_the_wheel_moves_keys_that_overflow_and_the_palette_key_stays() -> None:
@@ -147,3 +154,28 @@ async def test_the_wheel_moves_keys_that_overflow_and_the_palette_key_stays() ->
             wheel(down=False)
         await pilot.pause()
         assert footer.render().plain == first
+
+
+class WideKeys(Keys):
+    BINDINGS = [
+        Binding(key, f"note({key!r})", description)
+        for key, description in [
+            ("a", "日本語日本語日本語"),
+            ("b", "漢字漢字漢字漢字"),
+            ("c", "Third key"),
+        ]
+    ]
+
+
+async def test_a_key_after_wide_text_is_pressed_where_it_is_drawn() -> None:
+    app = WideKeys(KeysFooter(compact=True, show_command_palette=False))
+    async with app.run_test(size=(30, 6)) as pilot:
+        await pilot.pause()
+        footer = app.query_one(KeysFooter)
+        footer.post_message(events.MouseScrollDown(footer, 1, 0, 0, 1, 0, False, False, False))
+        await pilot.pause()
+        plain = footer.render().plain
+        assert plain.startswith("b 漢字")
+        await pilot.click(KeysFooter, offset=(cell_len(plain[: plain.index("c Third")]), 0))
+        await pilot.pause()
+        assert app.noted == ["c"]

@@ -12,9 +12,6 @@ from textual.widget import Widget
 
 from ..safe import line
 
-SCROLL_CELLS = 4
-"""Cells the keys move for one turn of the mouse wheel, when they overflow the line."""
-
 
 class FooterKey(NamedTuple):
     """One key the footer shows."""
@@ -40,9 +37,10 @@ class KeysFooter(Widget, can_focus=False):
     keys repaints that line, and nothing else.
 
     As in Textual's footer, a click on a key presses it (a disabled key rings the
-    bell), the key under the pointer is highlighted and shows its tooltip, the mouse
-    wheel moves keys that overflow the line, and the command palette's key stays at
-    the right end. Keys of one binding group are shown one by one.
+    bell), the key under the pointer is highlighted and shows its tooltip, and the
+    command palette's key stays at the right end. Keys that overflow the line are
+    brought in by the mouse wheel, a key at a time. Keys of one binding group are
+    shown one by one.
     """
 
     ALLOW_SELECT = False
@@ -109,10 +107,10 @@ class KeysFooter(Widget, can_focus=False):
         self._spans: list[tuple[int, int, FooterKey]] = []
         """Where each key was drawn last: its first and last cell (exclusive)."""
         self._hover: FooterKey | None = None
-        self._offset = 0
-        """Cells of keys scrolled out at the left."""
-        self._overflow = 0
-        """Cells of keys that did not fit the line when it was last drawn."""
+        self._first = 0
+        """The first key shown: those before it are scrolled out at the left."""
+        self._last_first = 0
+        """The first key shown once the wheel has brought in the last (as last drawn)."""
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
@@ -128,7 +126,11 @@ class KeysFooter(Widget, can_focus=False):
         keys, palette = self._keys_of(screen)
         if keys != self.keys or palette != self._palette:
             self.keys, self._palette = keys, palette
+            self._forget_hover()
             self.refresh()
+
+    def watch_show_command_palette(self) -> None:
+        self._forget_hover()
 
     def _keys_of(self, screen: Screen[Any]) -> tuple[tuple[FooterKey, ...], FooterKey | None]:
         """The keys ``Footer.compose`` would show for ``screen``: the first binding of
@@ -167,24 +169,22 @@ class KeysFooter(Widget, can_focus=False):
             right = line("▏", ".keys-footer--border") + self._key(palette, compact=True)
             right += line(" ")
         room = max(0, width - right.cell_length)
-        pieces: list[Content] = []
+        gap = line(" ") if self.compact else Content("")
+        pieces = [self._key(key) + gap for key in self.keys]
+        # The first key from which every key fits (a compact line's last gap may not).
+        last_first, fit = len(pieces), room + gap.cell_length
+        while last_first and pieces[last_first - 1].cell_length <= fit:
+            last_first -= 1
+            fit -= pieces[last_first].cell_length
+        self._last_first = min(last_first, max(0, len(pieces) - 1))
+        self._first = min(self._first, self._last_first)
         at = 0
-        for key in self.keys:
-            piece = self._key(key)
-            spans.append((at, at + piece.cell_length, key))
+        for key, piece in zip(self.keys[self._first :], pieces[self._first :], strict=True):
+            if at < room:
+                spans.append((at, min(at + piece.cell_length - gap.cell_length, room), key))
             at += piece.cell_length
-            pieces.append(piece)
-            if self.compact:
-                pieces.append(line(" "))
-                at += 1
-        self._overflow = max(0, at - room)
-        self._offset = min(self._offset, self._overflow)
-        left = Content("").join(pieces)[self._offset :].truncate(room, pad=True)
-        self._spans = [
-            (start - self._offset, min(end - self._offset, room), key)
-            for start, end, key in spans
-            if end > self._offset and start - self._offset < room
-        ]
+        left = Content("").join(pieces[self._first :]).truncate(room, pad=True)
+        self._spans = spans
         if palette is not None:
             start = room + 1  # after the border
             self._spans.append((start, width - 1, palette))
@@ -206,7 +206,9 @@ class KeysFooter(Widget, can_focus=False):
         if not key.enabled:
             piece = piece.stylize_before(".keys-footer--disabled")
         if key == self._hover:
-            piece = piece.stylize_before(".keys-footer--hover")
+            # As Textual draws a key under the pointer: the hover's background over the
+            # footer's, the key's own colours on it.
+            piece = piece.stylize_before(self.get_visual_style("keys-footer--hover"))
         return piece
 
     # --- the mouse -----------------------------------------------------------------
@@ -218,18 +220,20 @@ class KeysFooter(Widget, can_focus=False):
         return None
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
-        key = self._key_at(event.x)
+        self._hover_over(self._key_at(event.x))
+
+    def on_leave(self, event: events.Leave) -> None:
+        self._hover_over(None)
+
+    def _forget_hover(self) -> None:
+        """Let go of the key under the pointer (the keys changed: the next move finds it)."""
+        self._hover_over(None)
+
+    def _hover_over(self, key: FooterKey | None) -> None:
         if key != self._hover:
             self._hover = key
             self.tooltip = line(key.tooltip) if key is not None and key.tooltip else None
             self.styles.pointer = "default" if key is None else "pointer"
-            self.refresh()
-
-    def on_leave(self, event: events.Leave) -> None:
-        if self._hover is not None:
-            self._hover = None
-            self.tooltip = None
-            self.styles.pointer = "default"
             self.refresh()
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
@@ -242,16 +246,17 @@ class KeysFooter(Widget, can_focus=False):
             self.app.bell()
 
     def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
-        self._scroll(SCROLL_CELLS, event)
+        if self._first < self._last_first:
+            self._scroll(1, event)
 
     def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
-        self._scroll(-SCROLL_CELLS, event)
+        if self._first:
+            self._scroll(-1, event)
 
-    def _scroll(self, cells: int, event: events.MouseEvent) -> None:
-        """Move the keys by ``cells`` when they overflow the line (render keeps them in)."""
-        before = self._offset
-        self._offset = max(0, min(self._offset + cells, self._overflow))
-        if self._offset != before:
-            event.stop()
-            event.prevent_default()
-            self.refresh()
+    def _scroll(self, keys: int, event: events.MouseEvent) -> None:
+        """Show the keys from ``keys`` further on (or back)."""
+        self._first += keys  # kept in by the next render
+        self._forget_hover()
+        event.stop()
+        event.prevent_default()
+        self.refresh()
