@@ -9,12 +9,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
+from rich.cells import cell_len
 
 from tokensales_tui.api import stream
 from tokensales_tui.api.decode import ListParser
@@ -222,6 +224,32 @@ async def test_the_count_line_takes_its_room_once_as_a_filter_is_typed_while_a_l
     arriving = [(total, layout) for loading, total, layout in seen if loading]
     assert min(total for total, _ in arriving) < 10_000 <= max(total for total, _ in arriving)
     assert not any(layout for _, layout in arriving)
+
+
+async def test_at_80_columns_the_count_takes_no_room_the_filter_needs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A sort waiting for the rows makes the count long; the room it would keep for a
+    # growing total comes out of the filter line only down to its last 30 columns (the
+    # count's own text, the longest while the list arrives, always shows).
+    monkeypatch.setattr(sys.modules[__name__], "SIZE", (80, 24))
+    async with half_arrived(3000) as arrived:
+        pilot, tab = arrived.pilot, arrived.tab
+        count = tab.query_one(".count")
+        texts: list[str] = []
+        update = count.update
+
+        def counted(content: Any, *, layout: bool = True) -> None:
+            update(content, layout=layout)
+            texts.append(str(count.render()).strip())
+
+        monkeypatch.setattr(count, "update", counted)
+        await pilot.press("s", "slash", "x")
+        await wait_for(lambda: tab.filter_input.value == "x", pilot)
+        await pilot.pause()
+        assert "sorting" in texts[-1] and "loading" in texts[-1]
+        longest = max(map(cell_len, texts)) + count.styles.gutter.width
+        assert count.size.width <= max(longest, 80 - tabs.FILTER_ROOM)
 
 
 async def test_a_filter_typed_while_the_body_arrives_shows_a_small_slice_first(

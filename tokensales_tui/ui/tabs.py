@@ -22,6 +22,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
@@ -69,6 +70,9 @@ long list on a slow machine, which should not fall in someone's typing."""
 
 EMPTY_BEFORE_RELOAD = 250_000
 """A reload of a longer list empties the table first (1,000,000 items take ~1.5 GB)."""
+
+FILTER_ROOM = 30
+"""The fewest columns the filter line keeps beside the room the count line takes."""
 
 FILTER_AT_ONCE = 200_000
 """Rows filtered on each key at once; a longer list is filtered for the latest text only."""
@@ -811,6 +815,11 @@ class ResourceTab(Vertical):
             room -= cell_len(text.split(" · ")[0])
             if " · filtering…" not in text:
                 room += cell_len(" · filtering…")
+            # Not at the cost of the filter itself (at 80 columns, with a sort and marks
+            # shown, that room left it none); the count's own text always shows.
+            bar = self._count.parent.size.width if isinstance(self._count.parent, Widget) else 0
+            if bar:
+                room = min(room, bar - FILTER_ROOM - self._count.styles.gutter.width)
             room = max(room, width)
         show(self._count, line(" " * (room - cell_len(text)) + text))
 
