@@ -21,6 +21,7 @@ import platformdirs
 from textual import events, on
 from textual.app import ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.screen import UPDATE_PERIOD
 from textual.signal import Signal
 
 from .. import config
@@ -61,9 +62,9 @@ widget (:mod:`.key_frames`): a turn or two of the loop, unless the widget is bus
 frames fall on a 60 Hz grid: one or two of them wait."""
 
 FRAME_LATEST = 0.05
-"""A frame never waits for a key this long after the first frame that waited for one,
-however many keys come meanwhile: keys arriving one after another do not hold the
-screen."""
+"""A frame never waits for a key this long after the last frame drawn, however many
+keys come meanwhile (keys arriving one after another do not hold the screen); after a
+pause, this long after the frame slot before the first that waited."""
 
 
 def screenshot_folder() -> Path:
@@ -117,8 +118,9 @@ class TokenSalesApp(GuardedApp[None]):
         """Of those, the keys the app has taken from its queue (and handed to the focused
         widget, or handled by a binding)."""
         self._key_posted_at = 0.0
+        self._frame_drawn_at = 0.0
         self._frame_held_since: float | None = None
-        """When the first frame held for a key since the last frame drawn was due."""
+        """Where :data:`FRAME_LATEST` counts from for the frames held for keys now."""
         hold_frames_for_keys()
         post_input_at_once()
 
@@ -148,6 +150,7 @@ class TokenSalesApp(GuardedApp[None]):
         super()._display(screen, renderable)
         if renderable is None:
             return
+        self._frame_drawn_at = time.monotonic()
         self._frame_held_since = None
         if self._frame is not None:
             self._frame.set()
@@ -160,11 +163,12 @@ class TokenSalesApp(GuardedApp[None]):
         before it (:mod:`.key_order`), or in the queue of the focused widget (the
         screen's when nothing has the focus). Never for a key posted
         :data:`KEY_FRAME_HOLD` ago or more, nor :data:`FRAME_LATEST` or more after the
-        first frame held since the last one drawn.
+        last frame drawn, or after the slot before the first frame held when that was
+        longer ago.
 
-        However long ago the last frame was drawn: after a pause, a frame due (rows
-        arriving, a clock) while a key is on its way drew the screen without the key,
-        and the key's own frame came after it (15 ms later for a table here)."""
+        After a pause too: a frame due then (rows arriving, a clock) while a key was on
+        its way drew the screen without the key, and the key's own frame came after it
+        (15 ms later for a table here)."""
         now = time.monotonic()
         if now - self._key_posted_at >= KEY_FRAME_HOLD:
             return False
@@ -178,9 +182,10 @@ class TokenSalesApp(GuardedApp[None]):
             or self.keys_held
             or (screen.focused or screen).message_queue_size
         ):
+            self._frame_held_since = None  # this frame is drawn, or nothing is due
             return False
         if self._frame_held_since is None:
-            self._frame_held_since = now
+            self._frame_held_since = max(self._frame_drawn_at, now - UPDATE_PERIOD)
         return now - self._frame_held_since < FRAME_LATEST
 
     async def key_drawn(self) -> None:
