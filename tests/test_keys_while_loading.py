@@ -320,7 +320,9 @@ async def _frames_while_a_key_waits(wait: float, idle: float = 0.0) -> list[tupl
 
         app._display = drawn  # type: ignore[method-assign]
         tab.filter_input.cursor_blink = False  # a frame each half second
+        quiet_by = loop.time() + idle + 10.0
         while loop.time() - last[0] < idle:
+            assert loop.time() < quiet_by, "the app kept drawing frames"
             await asyncio.sleep(idle / 10)
         tab.filter_input.call_later(asyncio.sleep, wait)  # the key waits behind this
         posted = loop.time()
