@@ -13,7 +13,7 @@ import pytest
 from tokensales_tui.ui.resources import format_price, joined
 from tokensales_tui.ui.table import index as index_module
 from tokensales_tui.ui.table.cells import Column
-from tokensales_tui.ui.table.index import CHAIN_LONGEST, OtherFields, SearchIndex
+from tokensales_tui.ui.table.index import MERGE_ROWS, OtherFields, SearchIndex
 from tokensales_tui.ui.table.model import PreparedRows, RowsIndexer, TableView, prepare_rows
 
 
@@ -114,7 +114,7 @@ def test_an_index_taken_before_more_rows_came_stays_as_it_was() -> None:
 
 def test_pieces_taken_one_at_a_time_and_read_between_index_as_in_one_go() -> None:
     # As from an index process: each piece makes a new index (the one before was read),
-    # and the rows of each other-field text grow by a chunk at a time.
+    # and each piece's rows of each other-field text are gathered when a query asks.
     rows = things(2000, seed=5)
     whole = prepare_rows(COLUMNS, rows, width=wide, other_fields=OTHERS)
     source = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
@@ -126,15 +126,47 @@ def test_pieces_taken_one_at_a_time_and_read_between_index_as_in_one_go() -> Non
         if start % 300 == 0:  # some texts' rows put together halfway, the others not
             numbers = range(0, len(index.extras), 1 + start // 300)
             seen.append((index, [list(index.rows_with(number)) for number in numbers]))
-        # Each chunk and link is an object the collector walks: a text keeps a few.
-        assert all(chunks[2] <= CHAIN_LONGEST for chunks in index._more.values())
     prepared = taker.prepared(rows)
-    assert prepared.index._more == {}  # each text's chunks joined: fewer objects to walk
+    assert prepared.index._pending == []  # each text's rows put together: nothing to gather
     assert facts(prepared) == facts(whole)
     for index, rows_of in seen:
         numbers = range(0, len(index.extras), 1 + (index.count - 100) // 300)
         assert [list(index.rows_with(number)) for number in numbers] == rows_of
         assert all(max(found, default=-1) < index.count for found in rows_of)
+
+
+def test_many_small_slices_merge_so_that_a_text_has_few_to_gather_from() -> None:
+    # As on the event loop: a few rows at a time, then read. Unmerged, each text's rows
+    # would be gathered from every slice at the first query.
+    rows = things(3000, seed=7)
+    whole = prepare_rows(COLUMNS, rows, width=wide, other_fields=OTHERS)
+    indexer = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
+    for stop in range(7, len(rows) + 7, 7):
+        for _ in indexer.steps(rows, stop, 7):
+            pass
+    index = indexer.index
+    assert len(index._pending) <= 2 * (len(rows) // MERGE_ROWS + 1) * (len(rows) // 7).bit_length()
+    assert len(index._pending) < 40
+    assert [list(index.rows_with(n)) for n in range(len(index.extras))] == [
+        list(whole.index.rows_with(n)) for n in range(len(whole.index.extras))
+    ]
+
+
+def test_slices_read_before_are_not_merged_with_those_after() -> None:
+    # A text's rows gathered up to some row: merging the slices around that row would
+    # gather the rows before it a second time.
+    rows = things(400, seed=9)
+    whole = prepare_rows(COLUMNS, rows, width=wide, other_fields=OTHERS)
+    indexer = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
+    for stop in range(10, len(rows) + 10, 10):
+        indexer.add(rows, stop)
+        index = indexer.index
+        for number in range(0, len(index.extras), 3 + stop % 4):
+            index.rows_with(number)
+    index = indexer.index
+    assert [list(index.rows_with(n)) for n in range(len(index.extras))] == [
+        list(whole.index.rows_with(n)) for n in range(len(whole.index.extras))
+    ]
 
 
 def test_filters_answer_the_same_from_an_index_built_in_slices() -> None:

@@ -10,6 +10,7 @@ import asyncio
 import gc
 import json
 import os
+from array import array
 from typing import Any
 
 import pytest
@@ -137,27 +138,45 @@ async def test_a_process_that_sends_nothing_in_time_is_a_failure() -> None:
 
 def test_a_piece_whose_parts_do_not_add_up_is_refused() -> None:
     # The tab then indexes the list itself (ValueError, see ResourceTab._take_from_process).
-    measures: tuple[list[int], list[int], list[int]] = ([], [], [])
     with pytest.raises(ValueError, match="holds 1 lines"):
-        index_process.as_index_piece(Piece(start=0, count=2, lines=b"a", measures=measures))
+        index_process.as_index_piece(Piece(start=0, count=2, lines=b"a", measures=NO_MEASURES))
     with pytest.raises(ValueError, match="numbers 0"):
-        index_process.as_index_piece(
-            Piece(start=0, count=1, lines=b"a", measures=measures, texts=[b"x"], ids=b"")
-        )
+        index_process.as_index_piece(one_row(ids=b""))
     with pytest.raises(ValueError, match="not whole numbers"):
-        index_process.as_index_piece(
-            Piece(
-                start=0,
-                count=1,
-                lines=b"a",
-                measures=measures,
-                texts=[b"x"],
-                ids=bytes(4),
-                groups=[(0, bytearray(b"\0\0\0"))],
-            )
-        )
-    piece = index_process.as_index_piece(Piece(start=3, count=0, lines=b"", measures=measures))
+        index_process.as_index_piece(one_row(ends=b"\1\0\0"))
+    for odd in ({"rows": ints(4)}, {"ends": ints(2)}, {"numbers": b""}, {"rows": ints(5, 5)}):
+        with pytest.raises(ValueError, match="do not add up"):
+            index_process.as_index_piece(one_row(**odd))
+    fine = index_process.as_index_piece(one_row())
+    assert fine.interned is not None and list(fine.interned[2].rows_of(0)) == [5]
+    piece = index_process.as_index_piece(Piece(start=3, count=0, lines=b"", measures=NO_MEASURES))
     assert (piece.start, piece.lines) == (3, [])
+
+
+def test_a_piece_naming_texts_the_index_has_not_is_refused() -> None:
+    source = RowsIndexer(ITEMS.columns([]), width=cell_len, other_fields=ITEMS.other_fields)
+    taker = RowsIndexer(ITEMS.columns([]), width=cell_len, other_fields=ITEMS.other_fields)
+    for parts in ({"numbers": ints(1)}, {"ids": ints(1)}):
+        piece = index_process.as_index_piece(one_row(start=0, rows=ints(0), **parts))
+        with pytest.raises(ValueError, match="past the 1 known"):
+            taker.take(piece, source.measures)
+        assert taker.count == 0
+
+
+NO_MEASURES: tuple[list[int], list[int], list[int]] = ([], [], [])
+
+
+def one_row(start: int = 5, **parts: bytes) -> Piece:
+    """A piece of one row (row ``start``) with one other-field text; ``parts`` in place
+    of its fitting ones."""
+    fitting = {"ids": ints(0), "numbers": ints(0), "ends": ints(1), "rows": ints(start)}
+    return Piece(
+        start=start, count=1, lines=b"a", measures=NO_MEASURES, texts=[b"x"], **{**fitting, **parts}
+    )
+
+
+def ints(*values: int) -> bytes:
+    return array("i", values).tobytes()
 
 
 def test_the_process_gets_no_credentials(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import operator
 import os
 import select
 import signal
@@ -43,7 +44,7 @@ from ..api import models, shapes
 from ..api.decode import ListParser
 from ..api.stream import ListSplitter
 from .resources import RESOURCES
-from .table.index import IndexPiece
+from .table.index import Grouped, IndexPiece
 from .table.model import RowsIndexer
 
 if TYPE_CHECKING:
@@ -99,9 +100,10 @@ class Piece(msgspec.Struct, tag=True):
     """The other fields' texts first seen in these rows; None: the resource has none."""
     ids: bytes = b""
     """Which text each row has (``array("i")``)."""
-    groups: list[tuple[int, bytearray]] = []
-    """For each text these rows have, the rows that have it (C ints, as ``array("i")``
-    holds them): decoded as the index keeps them, without a copy."""
+    numbers: bytes = b""
+    ends: bytes = b""
+    rows: bytes = b""
+    """These rows grouped by text (:class:`~.table.index.Grouped`: its arrays' bytes)."""
 
 
 class Done(msgspec.Struct, tag=True):
@@ -139,15 +141,39 @@ def as_index_piece(piece: Piece) -> IndexPiece:
         raise ValueError(f"a piece of {piece.count} rows holds {len(lines)} lines")
     interned = None
     if piece.texts is not None:
-        ids = array("i")
-        ids.frombytes(piece.ids)
+        ids, numbers, ends, rows = (
+            _ints(piece.ids),
+            _ints(piece.numbers),
+            _ints(piece.ends),
+            _ints(piece.rows),
+        )
         if len(ids) != piece.count:
             raise ValueError(f"a piece of {piece.count} rows numbers {len(ids)}")
-        groups = dict(piece.groups)
-        if any(len(positions) % ids.itemsize for positions in groups.values()):
-            raise ValueError("a piece's rows of a text are not whole numbers")
-        interned = (piece.texts, ids, groups)
+        if not (
+            len(numbers) == len(ends)
+            and len(rows) == piece.count
+            and (ends[-1] if ends else 0) == piece.count
+            and all(map(operator.lt, numbers, numbers[1:]))
+            and all(map(operator.lt, [0, *ends], ends))
+            and (not rows or (min(rows) >= piece.start and max(rows) < piece.start + piece.count))
+        ):
+            raise ValueError("a piece's rows grouped by text do not add up")
+        interned = (piece.texts, ids, Grouped(numbers, ends, rows, piece.start))
     return IndexPiece(piece.start, lines, interned)
+
+
+def _ints(data: bytes) -> array[int]:
+    """``data`` read as C ints (``array("i")``).
+
+    Raises:
+        ValueError: When it is no whole number of them.
+    """
+    ints = array("i")
+    try:
+        ints.frombytes(data)
+    except ValueError:
+        raise ValueError("a piece's numbers are not whole numbers") from None
+    return ints
 
 
 class IndexProcess:
@@ -356,7 +382,9 @@ class _Indexing:
             texts, ids, groups = interned
             message.texts = texts
             message.ids = ids.tobytes()
-            message.groups = list(groups.items())
+            message.numbers = groups.numbers.tobytes()
+            message.ends = groups.ends.tobytes()
+            message.rows = groups.rows.tobytes()
         _write(self.out, message)
         self.sent += len(rows)
 

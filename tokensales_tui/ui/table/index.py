@@ -6,28 +6,30 @@ import heapq
 import operator
 import threading
 from array import array
-from collections import deque
+from bisect import bisect_left
+from collections import Counter, deque
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import compress, repeat
-from typing import Any
+from itertools import accumulate, compress, repeat
+from typing import Any, NamedTuple
 
 from ...api.models import never_walked, paused_gc
 from ...clean import settle_width
 from .cells import Column, natural_keys
 
-__all__ = ["ExtrasInterner", "IndexPiece", "SearchIndex", "folded_lines", "sort_order"]
+__all__ = [
+    "ExtrasInterner",
+    "Grouped",
+    "IndexPiece",
+    "SearchIndex",
+    "folded_lines",
+    "grouped",
+    "sort_order",
+]
 
-_Chunks = tuple["_Chunks | None", bytearray, int]
-"""Rows (C ints, as in an ``array("i")``), newest first: the chain of those before, the
-newest, their number. Bytes, not arrays: the collector does not track a ``bytearray``,
-and untracks a tuple that holds no tracked object, so the chunks and links of thousands
-of texts, new at each piece, are not walked by each young collection."""
-
-CHAIN_LONGEST = 4
-"""Chunks of a text's rows chained before they are joined into one: each chunk and link
-is an object the collector walks (a million rows arriving in pieces would leave a
-quarter of a million)."""
+MERGE_ROWS = 16_384
+"""Rows up to which the groups of small slices taken one after another are merged (see
+:meth:`SearchIndex.take`): a text's rows are gathered from every slice not merged."""
 
 BLOCK = 4096
 """Rows folded at once when building the search index."""
@@ -68,9 +70,10 @@ class SearchIndex:
     __slots__ = (
         "_extra_matches",
         "_fields",
+        "_folded",
+        "_folded_last",
         "_lock",
-        "_more",
-        "_owned",
+        "_pending",
         "count",
         "extra_ids",
         "extra_rows",
@@ -94,18 +97,22 @@ class SearchIndex:
         self.extra_ids: array[int] | None = None
         """For each row, which of ``extras`` it has."""
         self.extra_rows: list[array[int]] = []
-        """For each of ``extras``, the rows that have it, but those in ``_more``: read
-        through :meth:`rows_with`."""
+        """For each of ``extras``, the rows that have it, but those of the slices in
+        ``_pending`` not folded in yet: read through :meth:`rows_with`."""
         self._fields: dict[int, list[bytes]] = {}
         self._extra_matches: dict[bytes, array[int]] = {}
-        self._more: dict[int, _Chunks] = {}
-        """Rows with each of ``extras`` added since its ``extra_rows`` was put together,
-        newest chunk first. Only those a query asks for are (:meth:`rows_with`): a list
-        arriving adds rows to thousands of texts at each piece, and each piece makes a
-        new index, so adding a chunk costs the same however many came before."""
-        self._owned: set[int] = set()
-        """The texts whose last chunk in ``_more`` this index made, and grows in place;
-        the others' are shared with the index this one extends."""
+        self._pending: list[Grouped] = []
+        """The rows of each text, slice by slice, for the slices taken since the rows of
+        every text were last put together (:meth:`join_chunks`). Only the texts a query
+        asks for are (:meth:`rows_with`): a list arriving adds rows to thousands of texts
+        at each piece, and each piece makes a new index; adding a slice costs the same
+        however many texts it has or came before."""
+        self._folded: dict[int, int] = {}
+        """For a text, the row up to which ``extra_rows`` holds its rows, where that is
+        past the first pending slice."""
+        self._folded_last = 0
+        """The last row up to which a text's rows were folded: slices before it are
+        never merged (a text's rows would be folded twice, or not at all)."""
         self._lock = threading.Lock()  # two filters putting the same rows together
         if count:
             interned = None
@@ -133,7 +140,9 @@ class SearchIndex:
         index.extra_ids = None if self.extra_ids is None else array("i", self.extra_ids)
         with self._lock:
             index.extra_rows = self.extra_rows.copy()  # the arrays themselves never change
-            index._more = self._more.copy()
+            index._folded = self._folded.copy()
+            index._folded_last = self._folded_last
+        index._pending = self._pending.copy()  # each slice's arrays never change
         index._fields = {
             place: cells if len(cells) == self.count else never_walked(cells[: self.count])
             for place, cells in list(self._fields.items())
@@ -147,55 +156,73 @@ class SearchIndex:
         the index's own, and grow with the next pieces."""
         if piece.start != self.count:
             raise ValueError(f"piece starts at {piece.start}, index has {self.count} rows")
+        interned = piece.interned
+        if interned is not None:
+            texts, ids, groups = interned
+            known = len(self.extras) + len(texts)
+            if (ids and max(ids) >= known) or (groups.numbers and groups.numbers[-1] >= known):
+                raise ValueError(f"a piece names texts past the {known} known")
+            if groups.first != piece.start or len(groups.rows) != len(ids):
+                raise ValueError("a piece's rows grouped by text are not its rows")
         for place, cells in self._fields.items():  # a column being filtered on
             cells += split_fields(piece.lines, place)
         self.lines += piece.lines
         self.count += len(piece.lines)
-        interned = piece.interned
         if interned is None:
             return
-        texts, ids, groups = interned
         if self.extra_ids is None:
             self.extra_ids = array("i", bytes(4 * piece.start))
         self.extra_ids += ids
         self.extras += texts
         self.extra_rows += [_NO_ROWS] * len(texts)
-        more, owned = self._more, self._owned
-        for number, positions in groups.items():
-            if number in owned:
-                grown = more[number][1]
-                grown += positions  # in place
-                continue
-            before = more.get(number)
-            if before is None:  # the piece's chunk, grown by the next pieces this index takes
-                more[number] = (None, positions, 1)
-            elif before[2] < CHAIN_LONGEST:
-                more[number] = (before, positions, before[2] + 1)
-            else:
-                joined = _joined(before)
-                joined += positions
-                more[number] = (None, joined, 1)
-            owned.add(number)
+        pending = self._pending
+        pending.append(groups)
+        # Slices taken a few rows at a time (indexed on the event loop) would leave
+        # thousands to look through for a text's rows: the newest merge, as the digits
+        # of a counter carry, into slices of up to MERGE_ROWS rows.
+        while len(pending) > 1:
+            older, newer = pending[-2], pending[-1]
+            together = len(older.rows) + len(newer.rows)
+            if (
+                together > MERGE_ROWS
+                or len(older.rows) > 2 * len(newer.rows)
+                or older.first < self._folded_last
+            ):
+                break
+            merged = self.extra_ids[older.first : older.first + together]
+            pending[-2:] = [grouped(merged, older.first)]
 
     def join_chunks(self) -> None:
         """Put the rows of each text of ``extras`` together (:meth:`rows_with`), for an
-        index no more rows come to: each chunk and link is an object the collector
-        walks, 20,000 of them after a list of 1,000,000 arrived in pieces."""
-        for number in list(self._more):
-            self.rows_with(number)
+        index no more rows come to: nothing is left to gather at the next query."""
+        with self._lock:
+            pending, rows = self._pending, self.extra_rows
+            if not pending:
+                return
+            gathered: dict[int, list[array[int]]] = {}
+            for slice_ in pending:
+                numbers, ends, found = slice_.numbers, slice_.ends, slice_.rows
+                starts = [0, *ends[:-1]]
+                for number, start, end in zip(numbers, starts, ends, strict=True):
+                    if self._folded.get(number, 0) <= slice_.first:
+                        gathered.setdefault(number, [rows[number]]).append(found[start:end])
+            for number, parts in gathered.items():
+                rows[number] = array("i", b"".join(parts))
+            self._pending, self._folded, self._folded_last = [], {}, 0
 
     def rows_with(self, number: int) -> array[int]:
         """The rows (ascending) whose other fields have text ``number`` of ``extras``."""
-        if number not in self._more:
+        pending = self._pending
+        if not pending or self._folded.get(number, 0) >= self.count:
             return self.extra_rows[number]
         with self._lock:
-            chunks = self._more.pop(number, None)
-            self._owned.discard(number)
-            if chunks is not None:
-                rows = array("i", self.extra_rows[number])
-                rows.frombytes(_joined(chunks))
-                self.extra_rows[number] = rows
-            return self.extra_rows[number]
+            upto = self._folded.get(number, 0)
+            parts = [self.extra_rows[number]]
+            parts += [slice_.rows_of(number) for slice_ in pending if slice_.first >= upto]
+            rows = array("i", b"".join(parts))
+            self.extra_rows[number] = rows
+            self._folded[number] = self._folded_last = self.count
+            return rows
 
     def match(self, query: str, candidates: Sequence[int] | None = None) -> array[int]:
         """Positions of the rows that contain ``query`` (cleaned and case-folded).
@@ -367,16 +394,6 @@ def _containing(texts: list[bytes], positions: Sequence[int], needle: bytes) -> 
     return array("i", compress(positions, map(bytes.count, _at(texts, positions), repeat(needle))))
 
 
-def _joined(chunks: _Chunks) -> bytearray:
-    """The rows of a chain of chunks, oldest first, in a new chunk."""
-    parts = []
-    link: _Chunks | None = chunks
-    while link is not None:
-        link, chunk, _ = link
-        parts.append(chunk)
-    return bytearray().join(reversed(parts))
-
-
 def _at(items: Sequence[Any], positions: Sequence[int]) -> Iterable[Any]:
     """The ``items`` at ``positions``: a slice for a run of positions, else one by one."""
     if isinstance(positions, range) and positions.step == 1:
@@ -451,10 +468,45 @@ class OtherFields:
     is then made once per key (None: the text is its own key)."""
 
 
-Interned = tuple[list[bytes], "array[int]", dict[int, bytearray]]
+class Grouped(NamedTuple):
+    """The rows of a slice of a list, grouped by their other-field text: each text the
+    slice has (ascending), where its rows end in ``rows``, and the rows (positions in the
+    whole list), those of each text together and ascending. Arrays of C ints: no
+    collection walks them, and an index process sends them as bytes."""
+
+    numbers: array[int]
+    ends: array[int]
+    rows: array[int]
+    first: int
+    """The slice's first row."""
+
+    def rows_of(self, number: int) -> array[int]:
+        """The rows of the slice whose text is ``number``."""
+        numbers = self.numbers
+        at = bisect_left(numbers, number)
+        if at == len(numbers) or numbers[at] != number:
+            return _NO_ROWS
+        return self.rows[self.ends[at - 1] if at else 0 : self.ends[at]]
+
+
+def grouped(ids: Sequence[int], first: int) -> Grouped:
+    """The rows from ``first`` on, grouped by text: ``ids`` says which text each has.
+
+    One stable sort of the positions by text, in C, gathers each text's rows in order.
+    """
+    counts = sorted(Counter(ids).items())
+    order = sorted(range(len(ids)), key=ids.__getitem__)
+    return Grouped(
+        array("i", [number for number, _ in counts]),
+        array("i", accumulate(size for _, size in counts)),
+        array("i", map(first.__add__, order)),
+        first,
+    )
+
+
+Interned = tuple[list[bytes], "array[int]", Grouped]
 """Other-field texts seen first in a slice of rows (folded), which one each row of the
-slice has, and the rows (positions in the whole list) that have each text, as the
-chunks of a :class:`SearchIndex` hold them (C ints)."""
+slice has, and the slice's rows grouped by text."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -497,23 +549,26 @@ class ExtrasInterner:
         self._number: dict[Hashable, int] = {}
 
     def intern(self, rows: Sequence[Any], start: int) -> Interned:
-        """The texts first seen in ``rows`` (the list's rows from ``start`` on)."""
+        """The texts first seen in ``rows`` (the list's rows from ``start`` on).
+
+        Each pass over the rows runs in C (``map``, ``sorted``, ``Counter``); only the
+        rows whose key this interner has not met before take a step in Python.
+        """
         fields, number = self.fields, self._number
-        get = number.get
         first = len(number)
-        ids = array("i", bytes(4 * len(rows)))
-        groups: dict[int, array[int]] = {}
+        keys = list(map(fields.key or fields.text, rows))
+        numbers: list[Any] = list(map(number.get, keys))
         firsts: list[Any] = []
-        for offset, key in enumerate(map(fields.key or fields.text, rows)):
-            found = get(key)
-            if found is None:
-                found = number[key] = len(number)
-                firsts.append(key if fields.key is None else rows[offset])
-            ids[offset] = found
-            group = groups.get(found)
-            if group is None:
-                group = groups[found] = array("i")
-            group.append(start + offset)
+        if None in numbers:
+            get = number.get
+            for offset in compress(range(len(keys)), map(operator.is_, numbers, repeat(None))):
+                key = keys[offset]
+                found = get(key)
+                if found is None:
+                    found = number[key] = len(number)
+                    firsts.append(key if fields.key is None else rows[offset])
+                numbers[offset] = found
+        groups = grouped(numbers, start)
         distinct: list[str] = firsts if fields.key is None else list(map(fields.text, firsts))
         # Settled as the cells and the query are, so one query finds both.
         distinct = list(map(settle_width, distinct))
@@ -522,7 +577,7 @@ class ExtrasInterner:
         for block in range(0, len(distinct), EXTRAS_BLOCK):
             texts += fold_block(distinct[block : block + EXTRAS_BLOCK]).split(b"\n")
         assert len(texts) == len(number) - first
-        return texts, ids, {found: bytearray(group) for found, group in groups.items()}
+        return texts, array("i", numbers), groups
 
 
 EXTRAS_BLOCK = 256
