@@ -119,7 +119,7 @@ class ListParser:
     def keep(self, rows: list[Any], region: Region | None, first: int) -> None:
         """Let ``rows``, decoded by :meth:`decode_region` from ``region`` (the text in the
         spool), read their JSON back from it; ``first`` rows came before. With no region,
-        the rows share their equal parts only (see :meth:`ElementDecoder.keep`).
+        the rows share their nested objects only (see :meth:`ElementDecoder.keep`).
 
         Raises:
             NoFastPath: Where the whole body must be read by :meth:`__call__`.

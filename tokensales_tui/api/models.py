@@ -291,15 +291,18 @@ _PAYOUT_DECODER = msgspec.json.Decoder(ItemPayout | None, strict=False)
 _FUNCTION_DECODER = msgspec.json.Decoder(ContractFunction | None, strict=False)
 
 
-def _share_items(items: list[Item], shared: _Shared) -> None:
+def _share_items(items: list[Item], shared: _Shared, *, strings: bool = True) -> None:
     """Decode the payout and contract function of ``items``, once for each distinct text
-    (reusing equal ones from ``shared``), and make their equal strings one object.
+    (reusing equal ones from ``shared``), and make their equal strings one object
+    (unless not ``strings``).
 
     Each pass over the items runs at C level (``map``).
     """
     # In place of the slices of the body they came from, which are let go.
     set_each(items, "_payout", shared.payouts.objects(list(map(_PAYOUT_JSON, items))))
     set_each(items, "_function", shared.functions.objects(list(map(_FUNCTION_JSON, items))))
+    if not strings:
+        return
     intern = shared.strings.setdefault
     for name, read in _SHARED_TEXTS:
         texts = list(map(read, items))
@@ -568,9 +571,11 @@ class ElementDecoder:
 
     def keep(self, rows: list[Any], region: Region | None) -> None:
         """Let ``rows``, decoded from ``region`` in order, read their text from it; with
-        no region, only share their equal parts (rows that are indexed, then let go)."""
+        no region, only share their nested objects (rows that are indexed, then let go:
+        their strings need not be one object: an index process spends less time hashing
+        them as they are than making equal ones one)."""
         if self._shared is not None:
-            _share_items(rows, self._shared)
+            _share_items(rows, self._shared, strings=region is not None)
         if region is not None:
             keep_in(rows, region)
 
