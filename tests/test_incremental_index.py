@@ -183,6 +183,31 @@ def test_filters_answer_the_same_from_an_index_built_in_slices() -> None:
         assert list(sliced.view) == list(whole.view), text
 
 
+def test_a_head_cut_short_and_a_tail_indexed_apart_answer_as_the_whole() -> None:
+    # As once a long list's body has ended: an index process's last piece is cut where
+    # the tab's own indexing of the last rows begins, and the tab's pieces, their texts
+    # numbered from 0, follow.
+    rows = things(3000, seed=12)
+    head, source, tail = (RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS) for _ in "abc")
+    for start, stop in ((0, 1000), (1000, 2100)):
+        head.take(source.piece(rows[start:stop], start).cut(1700), source.measures)
+    assert head.count == 1700
+    tail_pieces = [tail.piece(rows[start : start + 500], start) for start in (1700, 2200, 2700)]
+    head.take_apart(tail_pieces, tail.measures)
+    apart, whole = TableView(wide), TableView(wide)
+    apart.load(head.prepared(rows))
+    whole.load(prepare_rows(COLUMNS, rows, width=wide, other_fields=OTHERS))
+    assert apart.natural == whole.natural
+    mine, theirs = apart.search_index(), whole.search_index()
+    assert mine.lines[: mine.count] == theirs.lines[: theirs.count]
+    assert mine.extra_ids is not None and theirs.extra_ids is not None
+    assert [mine.extras[n] for n in mine.extra_ids] == [theirs.extras[n] for n in theirs.extra_ids]
+    for text in ["gold", "漢", "straße", "!note 3", "backstage", "€", "note 4", '"a b"']:
+        apart.set_filter(text)
+        whole.set_filter(text)
+        assert list(apart.view) == list(whole.view), text
+
+
 def test_a_filter_found_in_a_thread_shows_what_set_filter_alone_shows() -> None:
     rows = things(3000, seed=4)
     ahead, plain = TableView(wide), TableView(wide)

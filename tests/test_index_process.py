@@ -257,6 +257,58 @@ async def test_a_long_list_is_indexed_by_a_process_while_it_arrives(
         assert not [o for o in gc.get_objects() if isinstance(o, RowsIndexer)]
 
 
+@pytest.mark.usefixtures("process_early")
+@pytest.mark.parametrize("typed", [False, True])
+async def test_once_the_body_has_ended_the_tab_indexes_the_last_rows_beside_a_process(
+    typed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Unfiltered (two processors), a process is started once the body has ended, for the
+    # first rows; typed, the one indexing the rows as they arrive goes on, if it is far
+    # enough behind. Either stops where the tab's own indexing of the last rows begins.
+    monkeypatch.setattr(tabs, "TAIL_FROM", 1000)
+    starts: list[int] = []
+    tail_piece = tabs.ResourceTab._tail_piece
+
+    def recorded(tab: Any, columns: Any, rows: Any, start: int) -> Any:
+        starts.append(start)
+        return tail_piece(tab, columns, rows, start)
+
+    monkeypatch.setattr(tabs.ResourceTab, "_tail_piece", recorded)
+    handed: list[int | None] = []  # how many rows the load had left to index: none
+    prepare = tabs.ResourceTab._prepare
+
+    def counted(tab: Any, columns: Any, rows: Any, before: Any, indexer: Any = None) -> Any:
+        if tab.resource is ITEMS:
+            handed.append(None if indexer is None else len(rows) - indexer.count)
+        return prepare(tab, columns, rows, before, indexer)
+
+    monkeypatch.setattr(tabs.ResourceTab, "_prepare", counted)
+    async with half_arrived(3000) as arrived:
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        if typed:
+            await pilot.press("slash", *'"item 2')
+        arrived.held.gate.set()
+        await loaded(app, pilot, "items")
+        rows = tab.table.model.rows
+        assert len(rows) == 3000
+        if not typed:
+            assert starts == [3000 - int(3000 * tabs.TAIL_SHARE)]
+        assert handed == [0]
+        assert tab.table.shown_count == (1111 if typed else 3000)
+        whole = prepare_rows(
+            tab.table.columns, rows, width=cell_len, other_fields=ITEMS.other_fields
+        ).index
+        index = tab.table.model.search_index()
+        assert index.lines[: index.count] == whole.lines[: whole.count]
+        assert index.extra_ids is not None and whole.extra_ids is not None
+        assert [index.extras[n] for n in index.extra_ids] == [
+            whole.extras[n] for n in whole.extra_ids
+        ]
+        for text in ("item 2", "free", "polygon", "nothing like it"):
+            assert list(index.match(text)) == list(whole.match(text)), text
+        assert tab._process is None and tab._stop_at is None
+
+
 def facts_of(index: SearchIndex) -> tuple[Any, ...]:
     return (
         index.lines[: index.count],

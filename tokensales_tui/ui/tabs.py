@@ -48,6 +48,8 @@ from .widgets.safe_input import SafeInput
 if TYPE_CHECKING:
     from ..api.listing import StreamedList
     from .index_process import IndexProcess
+    from .table.cells import Column
+    from .table.index import IndexPiece
     from .worker import ApiWorker
 
 log = logging.getLogger(__name__)
@@ -103,6 +105,18 @@ INDEX_PROCESS_FROM = 50_000
 """Rows arrived from which the rest of a list is indexed by a process of its own (see
 :mod:`.index_process`): below, the list has all arrived by the time it would start."""
 
+TAIL_FROM = 65_536
+"""Rows left to index once a list's body has ended from which the tab indexes the last
+of them itself, in a thread, while an index process indexes the others (see
+:meth:`ResourceTab._index_tail`)."""
+
+TAIL_PIECE_ROWS = 16_384
+"""Rows of the tail indexed at once (tens of milliseconds)."""
+
+TAIL_SHARE = 0.6
+"""The share of the rows left that the tab's thread takes: it has them decoded, where
+the process decodes its rows again."""
+
 INDEX_PROCESS_QUIET = 30.0
 """Seconds the index process may send nothing before the tab indexes the list itself."""
 
@@ -111,6 +125,11 @@ WATCH_INTERVAL = 5.0
 
 FLASH_SECONDS = 3.0
 """How long the rows a reload added or changed stay set apart."""
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 async def _off_loop(rows: int, function: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
@@ -179,6 +198,8 @@ class ResourceTab(Vertical):
         self._process: IndexProcess | None = None
         self._process_worker: Worker[list[RowsIndexer]] | None = None
         self._by_process = False  # while the process indexes them
+        self._stop_at: int | None = None  # the row before which the process stops
+        self._process_indexer: RowsIndexer | None = None  # what the process's pieces go to
         self._shown_at = 0.0  # when its index was last shown
         self._body_read = asyncio.Event()  # the indexing of arriving rows stops waiting
         self._grown_at = 0.0
@@ -341,6 +362,7 @@ class ResourceTab(Vertical):
             table.loading = False
             self._loading = False
             self._arriving, self._arrival, self._indexer = None, None, None
+            self._stop_at = None
             self._stop_process()
             self._indexing = False
             self._loaded_at = time.monotonic()
@@ -525,7 +547,9 @@ class ResourceTab(Vertical):
         processors = index_process.processors()
         return processors > 2 or (processors == 2 and bool(self.filter_input.value))
 
-    async def _index_in_process(self, arrival: StreamedList) -> list[RowsIndexer]:
+    async def _index_in_process(
+        self, arrival: StreamedList, columns: Sequence[Column] | None = None
+    ) -> list[RowsIndexer]:
         """Index the rows arriving in a process of their own (:mod:`.index_process`);
         the indexer of them all once the body has ended, in a list for the load to
         take it out of, or an empty list when the process failed: the load then indexes
@@ -535,18 +559,27 @@ class ResourceTab(Vertical):
 
         The indexer is a new one: the process numbers the other fields' texts from the
         first row. Its index takes the place of one built on the event loop for a filter
-        typed earlier once it holds as many rows.
+        typed earlier once it holds as many rows. Given ``columns`` (the body has ended:
+        see :meth:`_index_tail`), it is the load's alone, and a failure is the load's.
         """
-        indexer = self._indexer
-        if indexer is None or arrival.rows is not self._arriving:
-            return []
-        indexer = self._indexer = self.table.model.indexer(indexer.columns)
-        self._by_process = True
+        if columns is None:
+            indexer = self._indexer
+            if indexer is None or arrival.rows is not self._arriving:
+                return []
+            indexer = self._indexer = self.table.model.indexer(indexer.columns)
+        else:
+            indexer = self.table.model.indexer(columns)
+        self._by_process, self._process_indexer = True, indexer
         try:
             indexed = await self._take_from_process(arrival, indexer)
         finally:
-            self._by_process = False
-        if indexed is None and self._indexer is indexer and arrival.rows is self._arriving:
+            self._by_process, self._process_indexer = False, None
+        if (
+            indexed is None
+            and columns is None
+            and self._indexer is indexer
+            and arrival.rows is self._arriving
+        ):
             self._indexer = self.table.model.indexer(indexer.columns)
             self._index_arrived()
         return [] if indexed is None else [indexed]
@@ -576,6 +609,11 @@ class ResourceTab(Vertical):
                 # and frames have their turns between them.
                 piece = index_process.as_index_piece(message)
                 await between_steps(self)
+                stop = self._stop_at
+                if stop is not None:  # the tab indexes the rows from there on
+                    if piece.start >= stop:
+                        break
+                    piece = piece.cut(stop)
                 indexer.take(piece, message.measures)
                 del piece
                 await between_steps(self)
@@ -583,12 +621,17 @@ class ResourceTab(Vertical):
                     return None
                 self._show_from_process(indexer)
                 await between_steps(self)
+                if stop is not None and indexer.count >= stop:
+                    break
         except ValueError as error:  # a piece that does not fit
             log.info("index process: %s", clean_line(str(error)))
             return None
         finally:
             self._process = None
             await process.close()
+        stop = self._stop_at
+        if stop is not None and indexer.count == stop < len(arrival.rows):
+            return indexer  # the rest is the tab's
         if isinstance(message, index_process.Done) and message.count == indexer.count == len(
             arrival.rows
         ):
@@ -616,6 +659,7 @@ class ResourceTab(Vertical):
     async def _arrived_indexer(self, rows: Sequence[Any]) -> RowsIndexer | None:
         """The indexer of ``rows`` if they are the rows shown while they arrived, once it
         is idle (the rest is for the load to index)."""
+        tail = self._index_tail(rows)
         indexer, self._indexer = self._indexer, None
         self._body_read.set()  # no more waiting between slices: the load indexes the rest
         worker = self._index_worker
@@ -632,6 +676,89 @@ class ResourceTab(Vertical):
             except (WorkerCancelled, WorkerFailed):
                 indexer = None
         if indexer is None or rows is not self._arriving or self.table.rows is not rows:
+            if tail is not None:
+                tail.cancel()  # its thread ends alone; its piece is let go
+            return None
+        if tail is not None:
+            return await self._with_tail(indexer, tail, rows)
+        return indexer
+
+    def _index_tail(
+        self, rows: Sequence[Any]
+    ) -> asyncio.Future[tuple[list[IndexPiece], Any]] | None:
+        """Once the body of a long list has ended, index its last rows in a thread, and
+        have an index process index the others (the one running, or a new one), so that
+        both processors work until the index is whole: a process alone indexed
+        1,000,000 items for 10 s after their body had ended, with the other processor
+        idle. The pieces of the thread, for :meth:`_with_tail`; None where the list is
+        indexed as before (a short list, one processor, a process that failed).
+        """
+        arrival, indexer, worker = self._arrival, self._indexer, self._process_worker
+        if (
+            arrival is None
+            or indexer is None
+            or not arrival.ended
+            or rows is not self._arriving
+            or self.table.rows is not rows
+            or (worker is not None and not worker.is_running)  # done, or failed
+        ):
+            return None
+        from . import index_process
+
+        if index_process.processors() < 2:
+            return None
+        # The process's pieces go on from there (none yet: from the first row).
+        taken = self._process_indexer
+        done = taken.count if worker is not None and taken is not None else 0
+        left = len(rows) - done
+        if left < TAIL_FROM:
+            return None
+        stop = self._stop_at = len(rows) - int(left * TAIL_SHARE)
+        columns = indexer.columns
+        if worker is None:
+            self._process_worker = self.run_worker(
+                self._index_in_process(arrival, columns), group="index", exit_on_error=False
+            )
+        tail = asyncio.ensure_future(asyncio.to_thread(self._tail_piece, columns, rows, stop))
+        tail.add_done_callback(_retrieved)  # one let go may have failed: no warning
+        return tail
+
+    def _tail_piece(
+        self, columns: Sequence[Column], rows: Sequence[Any], start: int
+    ) -> tuple[list[IndexPiece], Any]:
+        """``rows`` from ``start`` on indexed, a piece at a time (one call in C over them
+        all, such as a sort, would hold the interpreter from the event loop), and their
+        measures (runs in a thread)."""
+        indexer = self.table.model.indexer(columns)
+        step = TAIL_PIECE_ROWS
+        pieces = [
+            indexer.piece(rows[at : min(at + step, len(rows))], at)
+            for at in range(start, len(rows), step)
+        ]
+        return pieces, indexer.measures
+
+    async def _with_tail(
+        self,
+        indexer: RowsIndexer,
+        tail: asyncio.Future[tuple[list[IndexPiece], Any]],
+        rows: Sequence[Any],
+    ) -> RowsIndexer | None:
+        """``indexer`` (the process's, up to the tail) with the tail's piece taken, in a
+        thread; None when either failed (the load then indexes the list itself)."""
+        if indexer.count != self._stop_at:
+            tail.cancel()
+            return None
+        try:
+            pieces, measures = await tail
+        except Exception:  # a bug in indexing: the load indexes the list, and says so
+            log.exception("indexing the last rows of %s", self.resource.key)
+            return None
+        try:
+            await asyncio.to_thread(indexer.take_apart, pieces, measures)
+        except ValueError:  # pieces that do not follow: the load indexes the list
+            log.exception("adding the last rows of %s", self.resource.key)
+            return None
+        if indexer.count != len(rows) or self.table.rows is not rows:
             return None
         return indexer
 

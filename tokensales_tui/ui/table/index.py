@@ -519,6 +519,34 @@ class IndexPiece:
     lines: list[bytes]
     interned: Interned | None = None
 
+    def cut(self, stop: int) -> IndexPiece:
+        """The piece's rows before row ``stop`` only. Its texts are all kept: those only
+        the rows cut off have are a row's no longer, and match none."""
+        keep = max(0, stop - self.start)
+        if keep >= len(self.lines):
+            return self
+        interned = self.interned
+        if interned is not None:
+            texts, ids, _ = interned
+            kept = ids[:keep]
+            interned = (texts, kept, grouped(kept, self.start))
+        return IndexPiece(self.start, self.lines[:keep], interned)
+
+    def numbered_from(self, first: int) -> IndexPiece:
+        """The piece, indexed apart (its texts numbered from 0), with its texts numbered
+        from ``first`` on: to follow an index that has ``first`` texts. A text both have
+        is then there twice, which changes no answer."""
+        if self.interned is None or not first:
+            return self
+        texts, ids, groups = self.interned
+        shift = first.__add__
+        numbers = array("i", map(shift, groups.numbers))
+        return IndexPiece(
+            self.start,
+            self.lines,
+            (texts, array("i", map(shift, ids)), groups._replace(numbers=numbers)),
+        )
+
 
 def folded_lines(columns_cells: Sequence[list[str]], count: int) -> list[bytes]:
     """One case-folded UTF-8 line per row: its cells joined by ``FIELD_SEP``.

@@ -251,6 +251,13 @@ class RowsIndexer:
         for mine, theirs in zip(self.measures, measures, strict=True):
             mine[:] = map(max, mine, theirs)
 
+    def take_apart(self, pieces: Sequence[IndexPiece], measures: Measures) -> None:
+        """:meth:`take` the pieces another indexer made, one after another (their texts
+        numbered from 0 by it), with the measures of them all."""
+        first = len(self._index.extras)
+        for piece in pieces:
+            self.take(piece.numbered_from(first), measures)
+
     @property
     def measures(self) -> Measures:
         """The widest cell of each column, and of decimal columns the widest part before
