@@ -7,6 +7,7 @@ way it can fail leaves the tab to index the list itself.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import gc
 import json
 import os
@@ -124,6 +125,28 @@ async def test_a_process_that_ends_without_a_word_is_a_failure(
     finally:
         await process.close()
     assert isinstance(message, Failed)
+
+
+@pytest.mark.skipif(not hasattr(fcntl, "F_GETPIPE_SZ"), reason="pipe sizes are Linux's")
+async def test_the_pipe_from_the_process_holds_a_piece() -> None:
+    # Through 64 KB, a piece took the app's event loop two dozen turns to read, and the
+    # process waited meanwhile.
+    with open("/proc/sys/fs/pipe-max-size") as limit:
+        if int(limit.read()) < index_process.PIPE_BYTES:
+            pytest.skip("this system keeps pipes smaller")
+    process = await IndexProcess.start(setup_of(Spool(), []))  # waits for a body
+    try:
+        transport = process._process.stdout._transport  # type: ignore[union-attr]
+        pipe = transport.get_extra_info("pipe").fileno()
+        sizes = []
+        for _ in range(100):  # set as the process starts
+            sizes.append(fcntl.fcntl(pipe, fcntl.F_GETPIPE_SZ))
+            if sizes[-1] >= index_process.PIPE_BYTES:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await process.close()
+    assert sizes[-1] >= index_process.PIPE_BYTES, sizes
 
 
 async def test_a_process_that_sends_nothing_in_time_is_a_failure() -> None:
