@@ -319,3 +319,32 @@ def test_a_column_term_among_a_few_rows_reads_their_cells_only(
     for query, found in every.items():
         few = array("i", range(0, 3000, 20))  # a shorter text's matches, say
         assert list(fresh.match_field(0, query, few)) == [n for n in found if n % 20 == 0]
+
+
+def test_a_text_asked_for_while_every_text_is_gathered_has_its_rows_once() -> None:
+    # A filter in a thread asks for a text's rows just as the thread that prepares the
+    # index gathers every text's rows: the filter then finds them gathered.
+    interner = index_module.ExtrasInterner(OtherFields(text=lambda row: f"text {row}"))
+    values = [0, 1] * 10
+    index = SearchIndex()
+    for start in range(0, 20, 5):
+        piece = index_module.IndexPiece(
+            start, [b"x"] * 5, interner.intern(values[start : start + 5], start)
+        )
+        index = index.extended(piece)
+    lock = index._lock
+
+    class GatheredFirst:
+        """The lock, taken first by a thread gathering every text."""
+
+        def __enter__(self) -> bool:
+            index._lock = lock
+            index.gather_pending()
+            return lock.__enter__()
+
+        def __exit__(self, *exc: object) -> None:
+            lock.__exit__(*exc)
+
+    index._lock = GatheredFirst()  # type: ignore[assignment]
+    assert list(index.rows_with(0)) == list(range(0, 20, 2))
+    assert list(index.rows_with(0)) == list(range(0, 20, 2))

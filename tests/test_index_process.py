@@ -179,9 +179,9 @@ def test_a_piece_whose_parts_do_not_add_up_is_refused() -> None:
 def test_a_piece_naming_texts_the_index_has_not_is_refused() -> None:
     source = RowsIndexer(ITEMS.columns([]), width=cell_len, other_fields=ITEMS.other_fields)
     taker = RowsIndexer(ITEMS.columns([]), width=cell_len, other_fields=ITEMS.other_fields)
-    for parts in ({"numbers": ints(1)}, {"ids": ints(1)}):
+    for parts in ({"numbers": ints(1)}, {"ids": ints(1)}, {"numbers": ints(-1)}, {"ids": ints(-1)}):
         piece = index_process.as_index_piece(one_row(start=0, rows=ints(0), **parts))
-        with pytest.raises(ValueError, match="past the 1 known"):
+        with pytest.raises(ValueError, match="outside the 1 known"):
             taker.take(piece, source.measures)
         assert taker.count == 0
 
@@ -281,22 +281,22 @@ async def test_a_long_list_is_indexed_by_a_process_while_it_arrives(
 
 
 @pytest.mark.usefixtures("process_early")
-@pytest.mark.parametrize("typed", [False, True])
+@pytest.mark.parametrize(("typed", "fails"), [(False, False), (True, False), (False, True)])
 async def test_once_the_body_has_ended_the_tab_indexes_the_last_rows_beside_a_process(
-    typed: bool, monkeypatch: pytest.MonkeyPatch
+    typed: bool, fails: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Unfiltered (two processors), a process is started once the body has ended, for the
     # first rows; typed, the one indexing the rows as they arrive goes on, if it is far
     # enough behind. Either stops where the tab's own indexing of the last rows begins.
     monkeypatch.setattr(tabs, "TAIL_FROM", 1000)
     starts: list[int] = []
-    tail_piece = tabs.ResourceTab._tail_piece
+    tail_pieces = tabs._tail_pieces
 
-    def recorded(tab: Any, columns: Any, rows: Any, start: int) -> Any:
+    def recorded(indexer: Any, rows: Any, start: int, ended: Any) -> Any:
         starts.append(start)
-        return tail_piece(tab, columns, rows, start)
+        return tail_pieces(indexer, rows, start, ended)
 
-    monkeypatch.setattr(tabs.ResourceTab, "_tail_piece", recorded)
+    monkeypatch.setattr(tabs, "_tail_pieces", recorded)
     handed: list[int | None] = []  # how many rows the load had left to index: none
     prepare = tabs.ResourceTab._prepare
 
@@ -306,6 +306,8 @@ async def test_once_the_body_has_ended_the_tab_indexes_the_last_rows_beside_a_pr
         return prepare(tab, columns, rows, before, indexer)
 
     monkeypatch.setattr(tabs.ResourceTab, "_prepare", counted)
+    if fails:  # the load then indexes every row itself, the tail's thread let go
+        monkeypatch.setattr(index_process.sys, "executable", "/bin/true")
     async with half_arrived(3000) as arrived:
         app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
         if typed:
@@ -316,7 +318,7 @@ async def test_once_the_body_has_ended_the_tab_indexes_the_last_rows_beside_a_pr
         assert len(rows) == 3000
         if not typed:
             assert starts == [3000 - int(3000 * tabs.TAIL_SHARE)]
-        assert handed == [0]
+        assert handed == [None if fails else 0]
         assert tab.table.shown_count == (1111 if typed else 3000)
         whole = prepare_rows(
             tab.table.columns, rows, width=cell_len, other_fields=ITEMS.other_fields
@@ -330,6 +332,7 @@ async def test_once_the_body_has_ended_the_tab_indexes_the_last_rows_beside_a_pr
         for text in ("item 2", "free", "polygon", "nothing like it"):
             assert list(index.match(text)) == list(whole.match(text)), text
         assert tab._process is None and tab._stop_at is None
+        assert tab._tail_ended.is_set() or not starts
 
 
 def facts_of(index: SearchIndex) -> tuple[Any, ...]:

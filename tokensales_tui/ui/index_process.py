@@ -19,7 +19,8 @@ tab then indexes the list itself, as it does any list.
 
 Messages, each a 4-byte length then MessagePack: to the process, one :class:`Setup`
 then the body's length once it has ended; from it, :class:`Piece` after
-:class:`Piece`, then :class:`Done`.
+:class:`Piece`, then :class:`Done` (unless the app ends it first: once the body has
+ended, the tab may index the last rows itself and need only those before).
 """
 
 from __future__ import annotations
@@ -75,7 +76,8 @@ PIPE_BYTES = 1 << 20
 ``/proc/sys/fs/pipe-max-size``, 1 MB unless raised)."""
 
 PIPE_BUFFER = 16 << 20
-"""Bytes from the process held unread before it is made to wait (a few pieces)."""
+"""The limit of the app's reader of the process's output: asyncio reads ahead up to
+twice this before the process is made to wait (a dozen pieces or more)."""
 
 CLOSE_WAIT = 5.0
 """Seconds to wait for a killed process to be gone."""

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import math
+import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -127,6 +128,20 @@ FLASH_SECONDS = 3.0
 """How long the rows a reload added or changed stay set apart."""
 
 
+def _tail_pieces(
+    indexer: RowsIndexer, rows: Sequence[Any], start: int, ended: threading.Event
+) -> tuple[list[IndexPiece], Any]:
+    """``rows`` from ``start`` on indexed by ``indexer``, a piece at a time (one call in C
+    over them all, such as a sort, would hold the interpreter from the event loop), and
+    their measures; none once ``ended`` is set (runs in a thread)."""
+    pieces = []
+    for at in range(start, len(rows), TAIL_PIECE_ROWS):
+        if ended.is_set():
+            return [], indexer.measures
+        pieces.append(indexer.piece(rows[at : min(at + TAIL_PIECE_ROWS, len(rows))], at))
+    return pieces, indexer.measures
+
+
 def _retrieved(future: asyncio.Future[Any]) -> None:
     if not future.cancelled():
         future.exception()
@@ -200,6 +215,7 @@ class ResourceTab(Vertical):
         self._by_process = False  # while the process indexes them
         self._stop_at: int | None = None  # the row before which the process stops
         self._process_indexer: RowsIndexer | None = None  # what the process's pieces go to
+        self._tail_ended = threading.Event()  # the thread indexing the last rows stops
         self._shown_at = 0.0  # when its index was last shown
         self._body_read = asyncio.Event()  # the indexing of arriving rows stops waiting
         self._grown_at = 0.0
@@ -363,6 +379,7 @@ class ResourceTab(Vertical):
             self._loading = False
             self._arriving, self._arrival, self._indexer = None, None, None
             self._stop_at = None
+            self._end_tail()  # done by now, unless the load failed or was cancelled
             self._stop_process()
             self._indexing = False
             self._loaded_at = time.monotonic()
@@ -551,7 +568,8 @@ class ResourceTab(Vertical):
         self, arrival: StreamedList, columns: Sequence[Column] | None = None
     ) -> list[RowsIndexer]:
         """Index the rows arriving in a process of their own (:mod:`.index_process`);
-        the indexer of them all once the body has ended, in a list for the load to
+        the indexer of them all once the body has ended (or of those before
+        ``_stop_at``, the rest being the tab's: see :meth:`_index_tail`), in a list for the load to
         take it out of, or an empty list when the process failed: the load then indexes
         the list itself, and until then a filter typed has the rows indexed on the
         event loop again, from the first. (A worker's result lives as long as the
@@ -623,8 +641,8 @@ class ResourceTab(Vertical):
                 await between_steps(self)
                 if stop is not None and indexer.count >= stop:
                     break
-        except ValueError as error:  # a piece that does not fit
-            log.info("index process: %s", clean_line(str(error)))
+        except Exception as error:  # a piece that does not fit (ValueError), or a bug
+            log.info("index process: %s", clean_line(f"{type(error).__name__}: {error}"))
             return None
         finally:
             self._process = None
@@ -677,7 +695,7 @@ class ResourceTab(Vertical):
                 indexer = None
         if indexer is None or rows is not self._arriving or self.table.rows is not rows:
             if tail is not None:
-                tail.cancel()  # its thread ends alone; its piece is let go
+                self._end_tail()
             return None
         if tail is not None:
             return await self._with_tail(indexer, tail, rows)
@@ -719,23 +737,17 @@ class ResourceTab(Vertical):
             self._process_worker = self.run_worker(
                 self._index_in_process(arrival, columns), group="index", exit_on_error=False
             )
-        tail = asyncio.ensure_future(asyncio.to_thread(self._tail_piece, columns, rows, stop))
+        self._tail_ended = ended = threading.Event()
+        tail = asyncio.ensure_future(
+            asyncio.to_thread(_tail_pieces, self.table.model.indexer(columns), rows, stop, ended)
+        )
         tail.add_done_callback(_retrieved)  # one let go may have failed: no warning
         return tail
 
-    def _tail_piece(
-        self, columns: Sequence[Column], rows: Sequence[Any], start: int
-    ) -> tuple[list[IndexPiece], Any]:
-        """``rows`` from ``start`` on indexed, a piece at a time (one call in C over them
-        all, such as a sort, would hold the interpreter from the event loop), and their
-        measures (runs in a thread)."""
-        indexer = self.table.model.indexer(columns)
-        step = TAIL_PIECE_ROWS
-        pieces = [
-            indexer.piece(rows[at : min(at + step, len(rows))], at)
-            for at in range(start, len(rows), step)
-        ]
-        return pieces, indexer.measures
+    def _end_tail(self) -> None:
+        """Let the thread indexing the last rows stop at its next piece (its pieces, and
+        the rows it holds, are let go)."""
+        self._tail_ended.set()
 
     async def _with_tail(
         self,
@@ -743,10 +755,10 @@ class ResourceTab(Vertical):
         tail: asyncio.Future[tuple[list[IndexPiece], Any]],
         rows: Sequence[Any],
     ) -> RowsIndexer | None:
-        """``indexer`` (the process's, up to the tail) with the tail's piece taken, in a
+        """``indexer`` (the process's, up to the tail) with the tail's pieces taken, in a
         thread; None when either failed (the load then indexes the list itself)."""
         if indexer.count != self._stop_at:
-            tail.cancel()
+            self._end_tail()
             return None
         try:
             pieces, measures = await tail
@@ -759,7 +771,7 @@ class ResourceTab(Vertical):
             log.exception("adding the last rows of %s", self.resource.key)
             return None
         if indexer.count != len(rows) or self.table.rows is not rows:
-            return None
+            return None  # ended early (the load is over), or other rows shown since
         return indexer
 
     def _drop_arrived(self) -> None:

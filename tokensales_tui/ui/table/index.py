@@ -103,13 +103,14 @@ class SearchIndex:
         self._extra_matches: dict[bytes, array[int]] = {}
         self._pending: list[Grouped] = []
         """The rows of each text, slice by slice, for the slices taken since the rows of
-        every text were last put together (:meth:`join_chunks`). Only the texts a query
+        every text were last put together (:meth:`gather_pending`). Only the texts a query
         asks for are (:meth:`rows_with`): a list arriving adds rows to thousands of texts
         at each piece, and each piece makes a new index; adding a slice costs the same
         however many texts it has or came before."""
         self._folded: dict[int, int] = {}
-        """For a text, the row up to which ``extra_rows`` holds its rows, where that is
-        past the first pending slice."""
+        """For a text whose rows were gathered since the last :meth:`gather_pending`, the
+        row up to which ``extra_rows`` holds them; the other texts' rows are gathered
+        from every pending slice."""
         self._folded_last = 0
         """The last row up to which a text's rows were folded: slices before it are
         never merged (a text's rows would be folded twice, or not at all)."""
@@ -142,7 +143,7 @@ class SearchIndex:
             index.extra_rows = self.extra_rows.copy()  # the arrays themselves never change
             index._folded = self._folded.copy()
             index._folded_last = self._folded_last
-        index._pending = self._pending.copy()  # each slice's arrays never change
+            index._pending = self._pending.copy()  # each slice's arrays never change
         index._fields = {
             place: cells if len(cells) == self.count else never_walked(cells[: self.count])
             for place, cells in list(self._fields.items())
@@ -152,16 +153,19 @@ class SearchIndex:
 
     def take(self, piece: IndexPiece) -> None:
         """Add the rows of ``piece`` after those of this index, in place: only for an
-        index no one else reads yet (see :meth:`extended`). The piece's arrays become
-        the index's own, and grow with the next pieces."""
+        index no one else reads yet (see :meth:`extended`). The piece's lines join the
+        index's, and its rows grouped by text wait in ``_pending`` (:meth:`rows_with`)."""
         if piece.start != self.count:
             raise ValueError(f"piece starts at {piece.start}, index has {self.count} rows")
         interned = piece.interned
         if interned is not None:
             texts, ids, groups = interned
             known = len(self.extras) + len(texts)
-            if (ids and max(ids) >= known) or (groups.numbers and groups.numbers[-1] >= known):
-                raise ValueError(f"a piece names texts past the {known} known")
+            numbers = groups.numbers
+            if (ids and not 0 <= min(ids) <= max(ids) < known) or (
+                numbers and not 0 <= numbers[0] <= numbers[-1] < known
+            ):
+                raise ValueError(f"a piece names texts outside the {known} known")
             if groups.first != piece.start or len(groups.rows) != len(ids):
                 raise ValueError("a piece's rows grouped by text are not its rows")
         for place, cells in self._fields.items():  # a column being filtered on
@@ -192,7 +196,7 @@ class SearchIndex:
             merged = self.extra_ids[older.first : older.first + together]
             pending[-2:] = [grouped(merged, older.first)]
 
-    def join_chunks(self) -> None:
+    def gather_pending(self) -> None:
         """Put the rows of each text of ``extras`` together (:meth:`rows_with`), for an
         index no more rows come to: nothing is left to gather at the next query."""
         with self._lock:
@@ -212,11 +216,12 @@ class SearchIndex:
 
     def rows_with(self, number: int) -> array[int]:
         """The rows (ascending) whose other fields have text ``number`` of ``extras``."""
-        pending = self._pending
-        if not pending or self._folded.get(number, 0) >= self.count:
-            return self.extra_rows[number]
-        with self._lock:
-            upto = self._folded.get(number, 0)
+        if not self._pending or self._folded.get(number, 0) >= self.count:
+            return self.extra_rows[number]  # nothing to gather (or just gathered)
+        with self._lock:  # read again: another thread may have gathered meanwhile
+            pending, upto = self._pending, self._folded.get(number, 0)
+            if not pending or upto >= self.count:
+                return self.extra_rows[number]
             parts = [self.extra_rows[number]]
             parts += [slice_.rows_of(number) for slice_ in pending if slice_.first >= upto]
             rows = array("i", b"".join(parts))

@@ -311,7 +311,7 @@ class RowsIndexer:
         columns = self.columns
         rows = rows if isinstance(rows, tuple) else _rows_list(rows)
         index = self.add(rows)
-        index.join_chunks()
+        index.gather_pending()
         natural: list[int] = []
         content: list[int] = []
         tails: list[int] = []
