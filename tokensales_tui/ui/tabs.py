@@ -106,10 +106,12 @@ INDEX_PROCESS_FROM = 50_000
 """Rows arrived from which the rest of a list is indexed by a process of its own (see
 :mod:`.index_process`): below, the list has all arrived by the time it would start."""
 
-TAIL_FROM = 65_536
+TAIL_FROM = 200_000
 """Rows left to index once a list's body has ended from which the tab indexes the last
 of them itself, in a thread, while an index process indexes the others (see
-:meth:`ResourceTab._index_tail`)."""
+:meth:`ResourceTab._index_tail`). With fewer, a process is done soon after the body's
+end anyway, and the thread's pieces beside it only cost memory: a first load of
+100,000 items with a filter typed stayed 10 MB larger."""
 
 TAIL_PIECE_ROWS = 16_384
 """Rows of the tail indexed at once (tens of milliseconds)."""
