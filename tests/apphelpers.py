@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+from textual import events
 
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
 from tokensales_tui.session import Launch
@@ -103,3 +104,36 @@ def resident_bytes() -> int:
     """Resident memory of this process (Linux)."""
     with open("/proc/self/statm") as statm:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+CHARACTERS = {
+    "slash": "/",
+    "pagedown": None,
+    "escape": None,
+    "backspace": "\x7f",
+    "left": None,
+    "home": None,
+    "exclamation_mark": "!",
+    "tab": "\t",
+    "shift+tab": None,
+    "enter": "\r",
+    "ctrl+o": "\x0f",
+    "ctrl+n": "\x0e",
+    "ctrl+j": "\n",
+    "colon": ":",
+    "full_stop": ".",
+}
+
+
+def burst(app: TokenSalesApp, *keys: str) -> None:
+    """Queue ``keys`` at once in the app's queue, none handled yet.
+
+    Posted here, not through the driver: the driver hands each key to the loop for a
+    later turn, and a load the test has just let go could finish before the app has
+    its first key.
+    """
+    for key in keys:
+        event = events.Key(key, CHARACTERS.get(key, key))
+        event.set_sender(app)
+        posted = app.post_message(event)
+        assert posted

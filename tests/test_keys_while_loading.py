@@ -25,41 +25,9 @@ from tokensales_tui.session import Launch
 from tokensales_tui.ui import tabs as tabs_module
 from tokensales_tui.ui.app import TokenSalesApp
 
-from .apphelpers import Rigged, emulator_env, loaded, wait_for
+from .apphelpers import Rigged, burst, emulator_env, loaded, wait_for
 
 SIZE = (120, 40)
-
-CHARACTERS = {
-    "slash": "/",
-    "pagedown": None,
-    "escape": None,
-    "backspace": "\x7f",
-    "left": None,
-    "home": None,
-    "exclamation_mark": "!",
-    "tab": "\t",
-    "shift+tab": None,
-    "enter": "\r",
-    "ctrl+o": "\x0f",
-    "ctrl+n": "\x0e",
-    "ctrl+j": "\n",
-    "colon": ":",
-    "full_stop": ".",
-}
-
-
-def burst(app: TokenSalesApp, *keys: str) -> None:
-    """Queue ``keys`` at once in the app's queue, none handled yet.
-
-    Posted here, not through the driver: the driver hands each key to the loop for a
-    later turn, and a load the test has just let go could finish before the app has
-    its first key.
-    """
-    for key in keys:
-        event = events.Key(key, CHARACTERS.get(key, key))
-        event.set_sender(app)
-        posted = app.post_message(event)
-        assert posted
 
 
 class Gated(Rigged):

@@ -29,7 +29,7 @@ from tokensales_tui.session import Launch
 from tokensales_tui.ui import tabs
 from tokensales_tui.ui.app import TokenSalesApp
 
-from .apphelpers import Rigged, emulator_env, loaded, screen_text, wait_for
+from .apphelpers import Rigged, burst, emulator_env, loaded, screen_text, wait_for
 
 SIZE = (120, 40)
 
@@ -47,10 +47,11 @@ def item(number: int) -> dict[str, Any]:
 
 class HeldBody(httpx.AsyncByteStream):
     """A body handed over in pieces: the first ``before`` bytes, then the rest once
-    ``gate`` is set."""
+    ``gate`` is set (with ``trickle``, a turn of the event loop before each piece, as a
+    read of a socket gives)."""
 
-    def __init__(self, body: bytes, before: int) -> None:
-        self.body, self.before = body, before
+    def __init__(self, body: bytes, before: int, trickle: bool = False) -> None:
+        self.body, self.before, self.trickle = body, before, trickle
         self.gate = asyncio.Event()
         self.waiting = False
 
@@ -60,6 +61,8 @@ class HeldBody(httpx.AsyncByteStream):
         self.waiting = True
         await self.gate.wait()
         for start in range(self.before, len(self.body), 65536):
+            if self.trickle:
+                await asyncio.sleep(0)
             yield self.body[start : start + 65536]
 
 
@@ -86,12 +89,12 @@ class HalfArrived:
 
 
 @contextlib.asynccontextmanager
-async def half_arrived(count: int) -> AsyncIterator[HalfArrived]:
+async def half_arrived(count: int, trickle: bool = False) -> AsyncIterator[HalfArrived]:
     """An app on its Items tab, showing the first rows of a body of ``count`` items that
     stops halfway until ``held.gate`` is set (at the end, if not before)."""
     listed = [item(n) for n in range(count)]
     body = json.dumps({"items": listed}).encode()
-    held = HeldBody(body, len(body) // 2)
+    held = HeldBody(body, len(body) // 2, trickle)
     transport = Arriving(create_app(seed=0), held)
     app = TokenSalesApp(Launch(env=emulator_env(), transport_factory=lambda: transport))
     try:
@@ -165,6 +168,40 @@ async def test_a_filter_typed_while_the_body_arrives_applies_to_the_rows_so_far(
         assert tab.table.shown_count == 1111  # and 2000-2999
         assert tab.table.filter_text == '"item 2'
         assert tab.table.sort_column == "id"
+
+
+async def test_a_key_typed_while_the_body_arrives_is_drawn_before_more_of_it_is_decoded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each piece of the body takes a few milliseconds to decode: a key on its way to
+    # the filter (a turn of the loop at each widget), then its frame, wait for none.
+    seen: list[Any] = []
+    take = StreamedList._take
+    monkeypatch.setattr(
+        StreamedList, "_take", lambda self, piece: (seen.append("piece"), take(self, piece))[1]
+    )
+    async with half_arrived(20_000, trickle=True) as arrived:
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        tab.focus_filter()
+        await pilot.pause()
+        display = app._display
+
+        def drawn(screen: Any, renderable: Any) -> None:
+            display(screen, renderable)
+            if renderable is not None:
+                seen.append(("frame", tab.filter_input.value))
+
+        app._display = drawn  # type: ignore[method-assign]
+        seen.clear()
+        arrived.held.gate.set()
+        await wait_for(lambda: seen.count("piece") >= 3, pilot)
+        seen.append("key")
+        burst(app, "x")
+        await wait_for(lambda: ("frame", "x") in seen, pilot)
+        assert not tab.loaded_once  # the body still arrives
+        between = seen[seen.index("key") : seen.index(("frame", "x"))]
+        # The piece read before the key came may still be decoded; no other.
+        assert between.count("piece") <= 1, between
 
 
 async def test_the_count_line_keeps_its_width_while_the_list_arrives(
@@ -323,6 +360,26 @@ async def read_streamed(body: bytes, model: type, piece: int = 997) -> list[Any]
     listing = StreamedList(model, "items", FakeResponse(), None)  # type: ignore[arg-type]
     await listing.consume(pieces())
     return await listing.result()
+
+
+async def test_a_streamed_list_reads_the_next_piece_once_its_wait_between_reads_is_over() -> None:
+    body = json.dumps({"items": [item(n) for n in range(300)]}).encode()
+    seen: list[str] = []
+
+    async def pieces() -> AsyncIterator[bytes]:
+        for start in range(0, len(body), 4096):
+            seen.append("read")
+            yield body[start : start + 4096]
+
+    async def between_reads() -> None:
+        seen.append("wait")
+        await asyncio.sleep(0)
+        seen.append("over")
+
+    listing = StreamedList(Item, "items", FakeResponse(), None, between_reads)  # type: ignore[arg-type]
+    await listing.consume(pieces())
+    assert seen == ["read", "wait", "over"] * len(range(0, len(body), 4096))
+    assert [row.id for row in await listing.result()] == [f"item-{n:05}" for n in range(300)]
 
 
 def outcome(read: Any) -> Any:

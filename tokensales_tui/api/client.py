@@ -45,7 +45,7 @@ from .errors import (
     UnexpectedResponse,
     ValidationError,
 )
-from .listing import RowsWatcher, StreamedList
+from .listing import BetweenReads, RowsWatcher, StreamedList
 from .models import (
     Asset,
     Collection,
@@ -129,11 +129,14 @@ class ApiClient:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         rand: Callable[[], float] = random.random,
         watch_rows: RowsWatcher | None = None,
+        between_reads: BetweenReads | None = None,
     ) -> None:
         import httpx
 
         self.watch_rows = watch_rows
         """Told ``(what, rows)`` as the rows of a list grow while its body arrives."""
+        self.between_reads = between_reads
+        """Awaited between two pieces of a list body decoded as it arrives."""
 
         self.connection = connection
         _read_larger_pieces()
@@ -357,7 +360,7 @@ class ApiClient:
 
         async def consume(response: httpx.Response, pieces: AsyncIterator[bytes]) -> None:
             nonlocal attempt
-            attempt = StreamedList(model, what, response, self.watch_rows)
+            attempt = StreamedList(model, what, response, self.watch_rows, self.between_reads)
             await attempt.consume(pieces)
 
         await self._sender.send(endpoint, None, consume=consume)

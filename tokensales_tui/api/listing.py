@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -44,7 +44,7 @@ from .stream import ListSplitter
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["RowsWatcher", "StreamedList"]
+__all__ = ["BetweenReads", "RowsWatcher", "StreamedList"]
 
 TELL_EVERY = 0.05
 """Seconds between two times the rows decoded are added to the list (and its watcher
@@ -58,6 +58,11 @@ RowsWatcher = Callable[[str, "StreamedList"], None]
 """Told ``(what, arrival)`` each time the rows of a list arriving grew (``arrival.rows``,
 the same list), and once more when its body has ended (``arrival.ended``)."""
 
+BetweenReads = Callable[[], Awaitable[None]]
+"""Awaited after each piece of a list body is decoded, before the next is read: an app
+lets a key typed meanwhile reach its frame first (the decoding of the next pieces
+would otherwise come between them, a few milliseconds each)."""
+
 
 class StreamedList:
     """One attempt at reading a list body as it arrives (a new one for each attempt).
@@ -67,6 +72,7 @@ class StreamedList:
         what: The list's name ("items"), for messages and for ``watch``.
         response: The response whose body arrives.
         watch: Told each time :attr:`rows` grew.
+        between_reads: Awaited after each piece is decoded (see :data:`BetweenReads`).
     """
 
     def __init__(
@@ -75,6 +81,7 @@ class StreamedList:
         what: str,
         response: httpx.Response,
         watch: RowsWatcher | None = None,
+        between_reads: BetweenReads | None = None,
     ) -> None:
         content_type = response.headers.get("content-type", "")
         self.parser = ListParser(model, what, response.status_code, content_type)
@@ -93,6 +100,7 @@ class StreamedList:
         self.ended = False
         """Whether the whole body has been read (:attr:`length` is its length)."""
         self._watch = watch
+        self._between_reads = between_reads
         self._plain = True  # False: read the whole body from the spool at the end
         self._pending: list[Any] = []  # decoded, not yet added to self.rows
         self._told = 0.0
@@ -100,12 +108,15 @@ class StreamedList:
     async def consume(self, pieces: AsyncIterator[bytes]) -> None:
         """Read the body: spool, split and decode each piece as it comes, on the event
         loop, one stretch at a time; tell the watcher at most twenty times a second."""
+        between_reads = self._between_reads
         try:
             async for piece in pieces:
                 self.spool.append_soon(piece)  # written by the spool's own thread
                 self.length += len(piece)
                 if self._plain:
                     self._take(piece)
+                if between_reads is not None:
+                    await between_reads()
             if self._plain:
                 try:
                     rows = self.splitter.close()

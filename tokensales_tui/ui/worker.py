@@ -139,6 +139,8 @@ class ApiWorker:
             transport=self._transport,
             on_retry=self._on_retry,
             watch_rows=self._rows_grew,
+            # A key typed while a list arrives reaches its frame before the next piece.
+            between_reads=getattr(self._app, "key_drawn", None),
         )
         self._client = client
         try:
