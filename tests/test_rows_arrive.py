@@ -202,6 +202,7 @@ async def test_a_key_typed_while_the_body_arrives_is_drawn_before_more_of_it_is_
         between = seen[seen.index("key") : seen.index(("frame", "x"))]
         # The piece read before the key came may still be decoded; no other.
         assert between.count("piece") <= 1, between
+        await loaded(app, pilot, "items")  # nothing of the load outlives the test
 
 
 async def test_the_count_line_keeps_its_width_while_the_list_arrives(
@@ -321,7 +322,8 @@ async def test_a_filter_typed_while_the_body_arrives_shows_a_small_slice_first(
         count = tab.query_one(".count")
         # Not "… of 1,234": the rows not indexed yet have not been looked at.
         assert f"of {arrived_rows:,} · filtering…" in str(count.render())
-        drawn[0]()
+        for told in drawn:
+            told()
         await wait_for(lambda: bool(shown) and shown[-1] == arrived_rows, pilot)
         assert shown == [50, 150, 350, 750, arrived_rows]
         assert tab.table.filter_text == "i"
@@ -344,6 +346,36 @@ async def test_the_first_key_typed_while_the_body_arrives_filters_in_its_own_tur
         tab.filter_input.insert_text_at_cursor("1")  # as a key in the filter does
         assert tab.table.filter_text == "1"
         assert 0 < tab.table.shown_count < 50  # found among the first slice
+
+
+async def test_the_filter_focused_while_the_body_arrives_has_the_first_slice_indexed_ahead(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Indexed after the frame that shows the filter focused: the first key then only
+    # filters the rows indexed, in its own turn.
+    monkeypatch.setattr(tabs, "INDEX_FIRST", 50)
+    async with half_arrived(6000) as arrived:
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        await wait_for(lambda: len(tab.table.rows) > 500, pilot)
+        indexer = tab._indexer
+        assert indexer.count == 0
+        pieces: list[int] = []
+        piece = type(indexer).piece
+        monkeypatch.setattr(
+            type(indexer), "piece", lambda self, *a: (pieces.append(a[1]), piece(self, *a))[1]
+        )
+        tab.focus_filter()
+        assert pieces == []  # not in the focus's own turn
+        await wait_for(lambda: indexer.count == 50, pilot)
+        assert pieces == [0]
+        assert "Arriving item 0" in screen_text(app)  # still every row: no filter yet
+        tab.filter_input.insert_text_at_cursor("1")  # as a key in the filter does
+        assert pieces == [0]  # nothing more indexed in the key's turn
+        assert tab.table.filter_text == "1"
+        assert tab.table.shown_count == 14  # 1, 10-19, 21, 31, 41: among the first 50
+        arrived.held.gate.set()
+        await loaded(app, pilot, "items")
+        assert tab.table.shown_count == sum("1" in str(n) for n in range(6000))
 
 
 class FakeResponse:

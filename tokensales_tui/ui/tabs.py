@@ -16,6 +16,7 @@ import math
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from rich.cells import cell_len
@@ -496,17 +497,36 @@ class ResourceTab(Vertical):
             return
         if not self.filter_input.value:
             return
-        indexer, rows, first = self._indexer, self._arriving, False
-        if rows is not None and not indexer.count:
-            # The first slice in the key's own turn: the frame after it shows the rows
-            # the filter finds among them (started in a worker, a frame could come
-            # between, and the key's wait for the next).
-            for _ in indexer.steps(rows, INDEX_FIRST, INDEX_FIRST):
-                pass
-            first = self._show_slice(indexer, rows) is True
+        # The first slice in the key's own turn (unless indexed once the filter had the
+        # focus): the frame after it shows the rows the filter finds among them
+        # (started in a worker, a frame could come between, and the key's wait for the next).
+        indexer = self._indexer
+        first = self._index_first(indexer) is True
         self._index_worker = self.run_worker(
             self._index_arriving(indexer, drawn_first=first), group="index", exit_on_error=False
         )
+
+    def _index_ahead(self) -> None:
+        """The filter has the focus while a list arrives: index the first slice after the
+        next frame, so that the first key typed only filters it (the first slice, a few
+        milliseconds, would otherwise be indexed in the key's own turn)."""
+        indexer = self._indexer
+        if indexer is not None and self._indexing and not indexer.count and not self._by_process:
+            self.call_after_refresh(partial(self._index_first, indexer))
+
+    def _index_first(self, indexer: RowsIndexer) -> bool | None:
+        """Index the first :data:`INDEX_FIRST` rows arrived with ``indexer`` (if none yet)
+        and show them filtered for the text typed; what :meth:`_show_slice` returns, or
+        None when there was nothing to do."""
+        rows = self._arriving
+        if rows is None or indexer is not self._indexer or indexer.count:
+            return None
+        worker = self._index_worker
+        if self._by_process or (worker is not None and worker.is_running):
+            return None
+        for _ in indexer.steps(rows, INDEX_FIRST, INDEX_FIRST):
+            pass
+        return self._show_slice(indexer, rows)
 
     async def _index_arriving(self, indexer: RowsIndexer, drawn_first: bool = False) -> None:
         rows = self._arriving
@@ -514,7 +534,7 @@ class ResourceTab(Vertical):
             await self._drawn()  # the key's frame first, then the next slices
         # After the first slice, small for the filter's first frame, the next ones
         # double, with no wait between them, up to INDEX_STEP.
-        step = 2 * INDEX_FIRST if drawn_first else INDEX_STEP
+        step = 2 * INDEX_FIRST if indexer.count <= INDEX_FIRST else INDEX_STEP
         while rows is not None and self._indexer is indexer and indexer.count < len(rows):
             stop = min(len(rows), indexer.count + step)
             growing, step = step < INDEX_STEP, min(2 * step, INDEX_STEP)
@@ -972,6 +992,8 @@ class ResourceTab(Vertical):
     def _filter_focus(self, event: events.DescendantFocus | events.DescendantBlur) -> None:
         if event.widget is self.filter_input:
             self._update_count()
+            if isinstance(event, events.DescendantFocus):
+                self._index_ahead()
 
     @on(Input.Changed)
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -988,6 +1010,8 @@ class ResourceTab(Vertical):
             self._index_arrived()  # rows arriving: index them for the filter
         elif self.table.model.indexed_count <= FILTER_AT_ONCE:
             self.table.set_filter(text)
+            if self._indexer is not None:
+                self._index_arrived()  # the rows arrived since the first slice (_index_ahead)
         elif not self._filter_due:
             # A scan of this many rows takes longer than a frame: it runs in a thread,
             # keys typed meanwhile are taken, and only the text as it is then is looked for.
