@@ -205,6 +205,22 @@ async def test_a_key_typed_while_the_body_arrives_is_drawn_before_more_of_it_is_
         await loaded(app, pilot, "items")  # nothing of the load outlives the test
 
 
+async def test_a_failed_wait_for_a_keys_frame_leaves_the_list_arriving(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with half_arrived(3000) as arrived:
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+
+        async def broken() -> None:
+            raise RuntimeError("no frame")
+
+        monkeypatch.setattr(app, "key_drawn", broken)
+        arrived.held.gate.set()
+        await loaded(app, pilot, "items")
+        assert tab.table.total_count == len(arrived.listed)
+        assert "waiting for a key's frame" in caplog.text
+
+
 async def test_the_count_line_keeps_its_width_while_the_list_arrives(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

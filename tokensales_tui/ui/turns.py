@@ -7,7 +7,7 @@ import logging
 
 from textual.dom import DOMNode
 
-__all__ = ["between_steps"]
+__all__ = ["between_steps", "keys_drawn"]
 
 log = logging.getLogger(__name__)
 
@@ -21,10 +21,17 @@ async def between_steps(node: DOMNode) -> None:
     otherwise wait a step at each of them.
     """
     await asyncio.sleep(0)
-    key_drawn = getattr(node.app, "key_drawn", None)
+    await keys_drawn(node.app)
+
+
+async def keys_drawn(app: object) -> None:
+    """Return once the keys sent to ``app`` so far are drawn (its ``key_drawn``, where it
+    has one), or at once; never raise but to be cancelled: the wait is for the keys'
+    sake only, and the work waiting goes on."""
+    key_drawn = getattr(app, "key_drawn", None)
     if key_drawn is None:
         return
     try:
         await key_drawn()
-    except Exception:  # the wait is for the keys' sake only: the work goes on
+    except Exception:
         log.exception("waiting for a key's frame")

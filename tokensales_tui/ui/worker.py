@@ -21,6 +21,7 @@ from textual.worker import Worker
 from ..api import ApiClient, ApiError, Connection, RetryNotice
 from ..api.auth import TokenState
 from ..api.listing import StreamedList
+from .turns import keys_drawn
 
 if TYPE_CHECKING:
     import httpx
@@ -140,7 +141,7 @@ class ApiWorker:
             on_retry=self._on_retry,
             watch_rows=self._rows_grew,
             # A key typed while a list arrives reaches its frame before the next piece.
-            between_reads=getattr(self._app, "key_drawn", None),
+            between_reads=partial(keys_drawn, self._app),
         )
         self._client = client
         try:
