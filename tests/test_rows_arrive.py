@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import json
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -175,11 +175,20 @@ async def test_a_key_typed_while_the_body_arrives_is_drawn_before_more_of_it_is_
 ) -> None:
     # Each piece of the body takes a few milliseconds to decode: a key on its way to
     # the filter (a turn of the loop at each widget), then its frame, wait for none.
+    from tokensales_tui.ui import app as app_module
+
+    monkeypatch.setattr(app_module, "KEY_FRAME_WAIT", 5.0)  # the frame ends the wait
     seen: list[Any] = []
     take = StreamedList._take
-    monkeypatch.setattr(
-        StreamedList, "_take", lambda self, piece: (seen.append("piece"), take(self, piece))[1]
-    )
+    app: TokenSalesApp | None = None
+
+    def spied(self: StreamedList, piece: bytes) -> None:
+        seen.append("piece")
+        if seen.count("piece") == 3 and app is not None:
+            seen.append("key")  # typed while this piece is decoded
+            burst(app, "x")
+        take(self, piece)
+
     async with half_arrived(20_000, trickle=True) as arrived:
         app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
         tab.focus_filter()
@@ -192,17 +201,13 @@ async def test_a_key_typed_while_the_body_arrives_is_drawn_before_more_of_it_is_
                 seen.append(("frame", tab.filter_input.value))
 
         app._display = drawn  # type: ignore[method-assign]
-        seen.clear()
+        monkeypatch.setattr(StreamedList, "_take", spied)
         arrived.held.gate.set()
-        await wait_for(lambda: seen.count("piece") >= 3, pilot)
-        seen.append("key")
-        burst(app, "x")
         await wait_for(lambda: ("frame", "x") in seen, pilot)
-        assert not tab.loaded_once  # the body still arrives
-        between = seen[seen.index("key") : seen.index(("frame", "x"))]
-        # The piece read before the key came may still be decoded; no other.
-        assert between.count("piece") <= 1, between
         await loaded(app, pilot, "items")  # nothing of the load outlives the test
+        drawn_at = seen.index(("frame", "x"))
+        assert "piece" not in seen[seen.index("key") : drawn_at], seen
+        assert "piece" in seen[drawn_at:]  # the body was still arriving
 
 
 async def test_a_failed_wait_for_a_keys_frame_leaves_the_list_arriving(
@@ -327,9 +332,9 @@ async def test_a_filter_typed_while_the_body_arrives_shows_a_small_slice_first(
             shown.append(index.count)
             show_indexed(index, text)
 
-        drawn: list[Callable[[], None]] = []  # told once the screen is drawn
+        drawn: list[tuple[Any, ...]] = []  # called once the screen is drawn
         monkeypatch.setattr(tab.table, "show_indexed", spied)
-        monkeypatch.setattr(tab, "call_after_refresh", drawn.append)
+        monkeypatch.setattr(tab, "call_after_refresh", lambda *call: drawn.append(call))
         monkeypatch.setattr(tabs, "FIRST_FRAME_WAIT", 30.0)
         await pilot.press("slash", "i")
         await wait_for(lambda: bool(drawn), pilot)
@@ -338,8 +343,8 @@ async def test_a_filter_typed_while_the_body_arrives_shows_a_small_slice_first(
         count = tab.query_one(".count")
         # Not "… of 1,234": the rows not indexed yet have not been looked at.
         assert f"of {arrived_rows:,} · filtering…" in str(count.render())
-        for told in drawn:
-            told()
+        for function, *arguments in drawn:
+            function(*arguments)
         await wait_for(lambda: bool(shown) and shown[-1] == arrived_rows, pilot)
         assert shown == [50, 150, 350, 750, arrived_rows]
         assert tab.table.filter_text == "i"
@@ -357,6 +362,7 @@ async def test_the_first_key_typed_while_the_body_arrives_filters_in_its_own_tur
     async with half_arrived(6000) as arrived:
         pilot, tab = arrived.pilot, arrived.tab
         await wait_for(lambda: len(tab.table.rows) > 500, pilot)
+        monkeypatch.setattr(tab, "_index_ahead", lambda: None)  # the key comes first
         tab.focus_filter()
         await pilot.pause()
         tab.filter_input.insert_text_at_cursor("1")  # as a key in the filter does
@@ -375,23 +381,52 @@ async def test_the_filter_focused_while_the_body_arrives_has_the_first_slice_ind
         await wait_for(lambda: len(tab.table.rows) > 500, pilot)
         indexer = tab._indexer
         assert indexer.count == 0
-        pieces: list[int] = []
+        starts: list[int] = []
         piece = type(indexer).piece
-        monkeypatch.setattr(
-            type(indexer), "piece", lambda self, *a: (pieces.append(a[1]), piece(self, *a))[1]
-        )
+
+        def counted(self: Any, added: Any, start: int) -> Any:
+            starts.append(start)
+            return piece(self, added, start)
+
+        monkeypatch.setattr(type(indexer), "piece", counted)
+        after_frame: list[tuple[Any, ...]] = []
+        monkeypatch.setattr(tab, "call_after_refresh", lambda *call: after_frame.append(call))
         tab.focus_filter()
-        assert pieces == []  # not in the focus's own turn
-        await wait_for(lambda: indexer.count == 50, pilot)
-        assert pieces == [0]
+        await wait_for(lambda: bool(after_frame), pilot)
+        assert starts == [] and indexer.count == 0  # not in the focus's own turn
+        for function, *arguments in after_frame:
+            function(*arguments)  # as the frame is drawn
+        assert starts == [0] and indexer.count == 50
         assert "Arriving item 0" in screen_text(app)  # still every row: no filter yet
         tab.filter_input.insert_text_at_cursor("1")  # as a key in the filter does
-        assert pieces == [0]  # nothing more indexed in the key's turn
+        assert starts == [0]  # nothing more indexed in the key's turn
         assert tab.table.filter_text == "1"
         assert tab.table.shown_count == 14  # 1, 10-19, 21, 31, 41: among the first 50
         arrived.held.gate.set()
         await loaded(app, pilot, "items")
         assert tab.table.shown_count == sum("1" in str(n) for n in range(6000))
+
+
+async def test_the_filter_focused_before_the_rows_come_has_the_first_slice_indexed_ahead(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(tabs, "INDEX_FIRST", 50)
+    body = json.dumps({"items": [item(n) for n in range(3000)]}).encode()
+    held = HeldBody(body, 0)  # nothing until the gate opens
+    transport = Arriving(create_app(seed=0), held)
+    app = TokenSalesApp(Launch(env=emulator_env(), transport_factory=lambda: transport))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            tab: Any = app.query_one("#items-tab")
+            await pilot.press("2", "slash")
+            await wait_for(lambda: held.waiting and tab.filter_input.has_focus, pilot)
+            assert tab._indexer is None  # no rows yet
+            held.gate.set()
+            await wait_for(lambda: tab._indexer is not None and tab._indexer.count == 50, pilot)
+            assert tab.filter_input.value == ""
+            await loaded(app, pilot, "items")
+    finally:
+        held.gate.set()
 
 
 class FakeResponse:

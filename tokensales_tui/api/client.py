@@ -112,6 +112,9 @@ class ApiClient:
         retry_after_cap: the longest ``Retry-After`` honoured.
         on_retry: told before each wait, so a UI can show a countdown.
         clock, sleep, rand: injectable for tests.
+        watch_rows: told as the rows of a list grow while its body arrives.
+        between_reads: awaited between two pieces of a list body decoded as it arrives
+            (see :data:`~.listing.BetweenReads`).
     """
 
     def __init__(

@@ -61,7 +61,8 @@ the same list), and once more when its body has ended (``arrival.ended``)."""
 BetweenReads = Callable[[], Awaitable[None]]
 """Awaited after each piece of a list body is decoded, before the next is read: an app
 lets a key typed meanwhile reach its frame first (the decoding of the next pieces
-would otherwise come between them, a few milliseconds each)."""
+would otherwise come between them, a few milliseconds each). It must return soon and
+raise nothing but a cancellation: an error of it is an error of the read."""
 
 
 class StreamedList:
@@ -115,8 +116,8 @@ class StreamedList:
                 self.length += len(piece)
                 if self._plain:
                     self._take(piece)
-                if between_reads is not None:
-                    await between_reads()
+                    if between_reads is not None:
+                        await between_reads()
             if self._plain:
                 try:
                     rows = self.splitter.close()
