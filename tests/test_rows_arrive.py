@@ -368,6 +368,8 @@ async def test_the_first_key_typed_while_the_body_arrives_filters_in_its_own_tur
         tab.filter_input.insert_text_at_cursor("1")  # as a key in the filter does
         assert tab.table.filter_text == "1"
         assert 0 < tab.table.shown_count < 50  # found among the first slice
+        arrived.held.gate.set()
+        await loaded(arrived.app, pilot, "items")  # nothing of the load outlives the test
 
 
 async def test_the_filter_focused_while_the_body_arrives_has_the_first_slice_indexed_ahead(
@@ -407,25 +409,43 @@ async def test_the_filter_focused_while_the_body_arrives_has_the_first_slice_ind
         assert tab.table.shown_count == sum("1" in str(n) for n in range(6000))
 
 
+class HeldAnswer(Arriving):
+    """:class:`Arriving`, its answer to the list held until ``opened`` is set."""
+
+    def __init__(self, app: Any, body: HeldBody) -> None:
+        super().__init__(app, body)
+        self.opened = asyncio.Event()
+        self.asked = False
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/items":
+            self.asked = True
+            await self.opened.wait()
+        return await super().handle_async_request(request)
+
+
 async def test_the_filter_focused_before_the_rows_come_has_the_first_slice_indexed_ahead(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(tabs, "INDEX_FIRST", 50)
     body = json.dumps({"items": [item(n) for n in range(3000)]}).encode()
-    held = HeldBody(body, 0)  # nothing until the gate opens
-    transport = Arriving(create_app(seed=0), held)
+    held = HeldBody(body, len(body) // 2)
+    transport = HeldAnswer(create_app(seed=0), held)
     app = TokenSalesApp(Launch(env=emulator_env(), transport_factory=lambda: transport))
     try:
         async with app.run_test(size=SIZE) as pilot:
             tab: Any = app.query_one("#items-tab")
             await pilot.press("2", "slash")
-            await wait_for(lambda: held.waiting and tab.filter_input.has_focus, pilot)
+            await wait_for(lambda: transport.asked and tab.filter_input.has_focus, pilot)
             assert tab._indexer is None  # no rows yet
-            held.gate.set()
-            await wait_for(lambda: tab._indexer is not None and tab._indexer.count == 50, pilot)
+            transport.opened.set()  # the first half of the body, then it waits
+            await wait_for(lambda: held.waiting and tab._indexer is not None, pilot)
+            await wait_for(lambda: tab._indexer.count == 50, pilot)
             assert tab.filter_input.value == ""
+            held.gate.set()
             await loaded(app, pilot, "items")
     finally:
+        transport.opened.set()
         held.gate.set()
 
 
