@@ -501,7 +501,7 @@ class ResourceTab(Vertical):
         if not self.filter_input.value:
             return
         indexer, rows = self._indexer, self._arriving
-        if rows is None or (indexer.count and indexer.count >= len(rows)):
+        if rows is None or indexer.count >= len(rows):
             return  # every row arrived is indexed
         # The first slice in the key's own turn (unless indexed once the filter had the
         # focus): the frame after it shows the rows the filter finds among them
@@ -531,8 +531,7 @@ class ResourceTab(Vertical):
         worker = self._index_worker
         if self._by_process or (worker is not None and worker.is_running):
             return None
-        for _ in indexer.steps(rows, INDEX_FIRST, INDEX_FIRST):
-            pass
+        indexer.add(rows, INDEX_FIRST)
         return self._show_slice(indexer, rows)
 
     async def _index_arriving(self, indexer: RowsIndexer, drawn_first: bool = False) -> None:
