@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,27 @@ async def test_all_tabs_load_and_number_keys_switch() -> None:
             assert app.active_tab.table.total_count > 0
             assert app.focused is app.active_tab.table
         assert "DEMO" in screen_text(app)
+
+
+async def test_the_api_client_is_built_off_the_event_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A process's first httpx client imports its transports and reads the system's
+    certificates (0.1-0.3 s): built on the event loop, it held a frame at start-up."""
+    from tokensales_tui.ui import worker
+
+    threads: list[threading.Thread] = []
+
+    class Noted(worker.ApiClient):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            threads.append(threading.current_thread())
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(worker, "ApiClient", Noted)
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+    assert threads and threading.main_thread() not in threads
 
 
 async def test_tabs_switch_by_mouse() -> None:

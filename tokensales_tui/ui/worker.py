@@ -135,14 +135,7 @@ class ApiWorker:
             future.exception()  # retrieved: every caller that still waits gets it anyway
 
     async def _serve(self) -> None:
-        client = ApiClient(
-            self.connection,
-            transport=self._transport,
-            on_retry=self._on_retry,
-            watch_rows=self._rows_grew,
-            # A key typed while a list arrives reaches its frame before the next piece.
-            between_reads=partial(keys_drawn, self._app),
-        )
+        client = await asyncio.to_thread(self._new_client)
         self._client = client
         try:
             while True:
@@ -158,6 +151,22 @@ class ApiWorker:
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
             await client.aclose()
+
+    def _new_client(self) -> ApiClient:
+        """The API client, built in a thread: a process's first one imports httpx's
+        transports and reads the system's certificates (0.1–0.3 s), and its first request
+        imports anyio's asyncio backend (50 ms). On the event loop, each held a frame
+        while the first tab's rows were awaited."""
+        with contextlib.suppress(ImportError):  # what httpcore imports on first use
+            import anyio._backends._asyncio  # noqa: F401
+        return ApiClient(
+            self.connection,
+            transport=self._transport,
+            on_retry=self._on_retry,
+            watch_rows=self._rows_grew,
+            # A key typed while a list arrives reaches its frame before the next piece.
+            between_reads=partial(keys_drawn, self._app),
+        )
 
     async def _run(
         self, client: ApiClient, operation: Operation[Any], future: asyncio.Future[Any]
