@@ -14,7 +14,13 @@ from tokensales_tui.ui.resources import format_price, joined
 from tokensales_tui.ui.table import index as index_module
 from tokensales_tui.ui.table.cells import Column
 from tokensales_tui.ui.table.index import MERGE_ROWS, OtherFields, SearchIndex
-from tokensales_tui.ui.table.model import PreparedRows, RowsIndexer, TableView, prepare_rows
+from tokensales_tui.ui.table.model import (
+    PreparedRows,
+    RowsIndexer,
+    TableView,
+    all_steps,
+    prepare_rows,
+)
 
 
 def wide(text: str) -> int:
@@ -256,7 +262,7 @@ def test_matches_for_the_last_rows_found_in_a_thread_are_taken_without_a_scan(
     prepared = indexer.prepared(rows)
     extension = view.extension(prepared.index)
     assert extension is not None
-    prepared.matches = extension()  # what the thread does
+    prepared.matches = all_steps(extension)  # what the thread does
     if typed_meanwhile:
         view.set_filter("gol")
     else:
@@ -289,6 +295,37 @@ def test_a_filter_typed_while_rows_arrive_is_looked_for_in_each_new_slice(text: 
         fresh.load(prepare_rows(COLUMNS, rows[:stop], width=wide, other_fields=OTHERS))
         fresh.set_filter(text)
         assert list(view.view) == list(fresh.view), stop
+
+
+@pytest.mark.parametrize("text", ["gold", "backstage", "!note 3", "title:pass"])
+def test_new_rows_shown_a_step_at_a_time_find_what_one_look_finds(text: str) -> None:
+    """The rows a partial index gained are looked at ``step`` rows a step (a turn of the
+    event loop between two), and what the steps found is shown as one look shows it;
+    the steps are not taken once the filter changed, nor for a few rows."""
+    rows = things(5000, seed=12)
+    view = TableView(wide)
+    indexer = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
+    view.show(COLUMNS, rows)
+    view.show_indexed(indexer.add(rows, 300))
+    view.set_filter(text)
+    index = indexer.add(rows, 4000)
+    assert view.extension(index, more_than=3700) is None  # as few as that: at once
+    steps = view.extension(index, more_than=100, step=500)
+    assert steps is not None
+    found = list(steps)
+    assert found[-1] is not None and not any(found[:-1])
+    assert len(found) - 1 == len(found[-1].matches) * 8  # 3,700 rows, 500 a step each
+    assert view.takes(found[-1])
+    view.show_indexed(index, found[-1])
+    one_look = TableView(wide)
+    one_look.show(COLUMNS, rows)
+    first = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
+    one_look.show_indexed(first.add(rows, 300))
+    one_look.set_filter(text)
+    one_look.show_indexed(first.add(rows, 4000))
+    assert list(view.view) == list(one_look.view)
+    view.set_filter(text + "x")
+    assert not view.takes(found[-1])
 
 
 def test_no_extension_without_a_filter_or_a_partial_index() -> None:

@@ -11,6 +11,7 @@ import fcntl
 import gc
 import json
 import os
+import sys
 from array import array
 from typing import Any
 
@@ -282,6 +283,34 @@ async def test_a_long_list_is_indexed_by_a_process_while_it_arrives(
         assert not [
             o for o in gc.get_objects() if isinstance(o, RowsIndexer) and id(o) not in before
         ]
+
+
+@pytest.mark.usefixtures("process_early")
+async def test_the_rows_a_process_indexed_are_looked_at_for_the_filter_a_step_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Rows the process indexed since the filter last looked are looked at a step at a
+    time, a turn of the event loop between two steps (at once, 200,000 rows held the
+    loop for 50 ms), and the rows shown are those the filter finds."""
+    monkeypatch.setattr(tabs, "SCAN_STEP", 100)  # a piece of 300 rows: three steps
+    monkeypatch.setattr(tabs, "INDEX_EVERY", 0.0)
+    turns: list[int] = []
+    between_steps = tabs.between_steps
+
+    async def counted(node: Any) -> None:
+        if sys._getframe(1).f_code.co_name == "_show_extended":
+            turns.append(tab.table.model.partial_count)
+        await between_steps(node)
+
+    monkeypatch.setattr(tabs, "between_steps", counted)
+    async with half_arrived(3000) as arrived:
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        await pilot.press("slash", *'"item 2')
+        await wait_for(lambda: turns, pilot)
+        arrived.held.gate.set()
+        await loaded(app, pilot, "items")
+        assert tab.table.shown_count == 1111  # 2, 20-29, 200-299, 2000-2999
+    assert len(turns) >= 2
 
 
 @pytest.mark.usefixtures("process_early")

@@ -15,7 +15,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from rich.cells import cell_len
@@ -40,7 +40,15 @@ from ..clean import clean_line
 from ..payouts import payout_rows
 from .resources import PAYOUTS, Resource, row_content
 from .safe import line, show
-from .table.model import PreparedRows, RowsIndexer, Scope, diff_rows
+from .table.model import (
+    SCAN_STEP,
+    Extension,
+    PreparedRows,
+    RowsIndexer,
+    Scope,
+    all_steps,
+    diff_rows,
+)
 from .table.query import SYNTAX
 from .table.widget import ResourceTable
 from .turns import between_steps
@@ -50,7 +58,7 @@ if TYPE_CHECKING:
     from ..api.listing import StreamedList
     from .index_process import IndexProcess
     from .table.cells import Column
-    from .table.index import IndexPiece
+    from .table.index import IndexPiece, SearchIndex
     from .worker import ApiWorker
 
 log = logging.getLogger(__name__)
@@ -221,6 +229,7 @@ class ResourceTab(Vertical):
         self._process_indexer: RowsIndexer | None = None  # what the process's pieces go to
         self._tail_ended = threading.Event()  # the thread indexing the last rows stops
         self._shown_at = 0.0  # when its index was last shown
+        self._extending: Worker[None] | None = None  # looks for the filter in it (a thread)
         self._body_read = asyncio.Event()  # the indexing of arriving rows stops waiting
         self._grown_at = 0.0
         # Built here, not found by a query: a timer or a worker of the tab may still
@@ -367,7 +376,7 @@ class ResourceTab(Vertical):
                 )
                 extension = table.model.extension(prepared.index)
                 if extension is not None:  # a filter typed while the rows arrived
-                    prepared.matches = await _off_loop(len(rows), extension)
+                    prepared.matches = await _off_loop(len(rows), all_steps, extension)
             finally:
                 self._indexing = False
         except ApiError as error:
@@ -693,16 +702,48 @@ class ResourceTab(Vertical):
         """Filter the rows the index process has indexed so far for the text typed.
 
         Each showing hands the index out, and the next piece makes a new one (a copy of
-        the references to its texts): at most one every :data:`INDEX_EVERY`.
+        the references to its texts): at most one every :data:`INDEX_EVERY`. Past
+        :data:`SCAN_STEP` rows indexed since the last, the filter is looked for in them
+        a step at a time, and the index shown after: once the body has ended, the
+        process sends pieces faster than they were shown, and looking at 200,000 rows
+        at once held the event loop for 50 ms. (In a thread, the thread's start alone
+        waited as long for the thread indexing the last rows to hand the interpreter
+        over.)
         """
         now = time.monotonic()
         if not self.filter_input.value or now - self._shown_at < INDEX_EVERY:
             return
-        if not indexer.count or indexer.count < self.table.model.partial_count:
+        model = self.table.model
+        if not indexer.count or indexer.count < model.partial_count:
             return  # behind the rows indexed on the event loop before it started
+        if self._extending is not None and self._extending.is_running:
+            return
         self._shown_at = now
+        index = indexer.index
+        steps = model.extension(index, more_than=SCAN_STEP, step=SCAN_STEP)
+        if steps is None:
+            self._show_index(index)
+            return
+        self._extending = self.run_worker(
+            self._show_extended(index, steps), group="index", exit_on_error=False
+        )
+
+    async def _show_extended(self, index: SearchIndex, steps: Iterator[Extension | None]) -> None:
+        found = None
+        for found in steps:
+            if found is None:
+                await between_steps(self)
+        assert found is not None
+        if self.table.rows is not self._arriving or index.count <= self.table.model.partial_count:
+            return  # other rows shown, or the index shown since
+        if not self.table.model.takes(found):
+            self._shown_at = 0.0  # the filter changed meanwhile: the next piece shows it
+            return
+        self._show_index(index, found)
+
+    def _show_index(self, index: SearchIndex, found: Extension | None = None) -> None:
         self._indexing = False
-        self.table.show_indexed(indexer.index, self.filter_input.value)
+        self.table.show_indexed(index, self.filter_input.value, found)
         self._update_count()
 
     async def _arrived_indexer(self, rows: Sequence[Any]) -> RowsIndexer | None:

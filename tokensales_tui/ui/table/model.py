@@ -53,12 +53,12 @@ from .cells import (
 )
 from .index import (
     BLOCK,
+    SLICE,
     ExtrasInterner,
     IndexPiece,
     OtherFields,
     SearchIndex,
     folded_lines,
-    sliced,
     sort_order,
 )
 from .query import Term, parse_filter
@@ -429,7 +429,7 @@ class TableView:
         if prepared.rows is self.rows and self._partial and self._terms and same_columns:
             found = prepared.matches
             old = self._index
-            if found is not None and found.index is old and found.terms == self._terms:
+            if found is not None and self.takes(found):
                 self._matches = found.matches  # looked for in a thread
             elif old is not None and prepared.index.count - old.count <= SCAN_STEP:
                 self._extend_matches(prepared.index)  # only the last rows need a look
@@ -489,12 +489,13 @@ class TableView:
         self.view = range(len(self.rows))
         return True
 
-    def show_indexed(self, index: SearchIndex) -> bool:
+    def show_indexed(self, index: SearchIndex, found: Extension | None = None) -> bool:
         """Take the index of the first rows of a list still arriving (given to :meth:`show`).
 
         A filter typed meanwhile applies to the rows indexed so far: only the rows
-        indexed since the last call are looked at for it. While the filter is still
-        looked for (:attr:`filtering`), its scan goes on into the new rows.
+        indexed since the last call are looked at for it (``found``: already looked at,
+        in a thread, by :meth:`extension`). While the filter is still looked for
+        (:attr:`filtering`), its scan goes on into the new rows.
 
         Returns:
             Whether the rows in view changed now.
@@ -507,7 +508,9 @@ class TableView:
             self._scan.extend(index)
             self._index, self._matches = index, {}  # those kept were of fewer rows
             return False
-        if self._index is not None and self._terms:
+        if found is not None and self.takes(found):
+            self._matches = found.matches
+        elif self._index is not None and self._terms:
             self._extend_matches(index)
         else:
             self._matches = {}
@@ -521,19 +524,31 @@ class TableView:
         """Keep the matches of the current terms, looked for in ``index``'s new rows too."""
         self._matches = extended_matches(self._index, index, self._terms, self._matches)
 
-    def extension(self, index: SearchIndex) -> Callable[[], Extension] | None:
-        """For a thread: the filter's matches in the rows ``index`` holds beyond the
-        partial index in use (None: nothing to look for).
+    def extension(
+        self, index: SearchIndex, more_than: int = 0, step: int = SLICE
+    ) -> Iterator[Extension | None] | None:
+        """The filter's matches in the rows ``index`` holds beyond the partial index in
+        use, ``step`` rows at a time: None after each step, the :class:`Extension` last
+        (None: nothing to look for, or not more than ``more_than`` rows to look at).
 
         The rows of a list still arriving may be indexed far ahead of the last slice a
-        filter saw (every row, once the list has ended): looking there on the event loop
-        would hold a frame for as long. :meth:`load` takes what this found when the
-        filter and the index it started from are still those in effect.
+        filter saw (every row, once the list has ended): looking there in one go on the
+        event loop would hold a frame for as long. :meth:`load` and
+        :meth:`show_indexed` take what this found when the filter and the index it
+        started from are still those in effect (:meth:`takes`).
         """
-        if not (self._partial and self._terms):
+        if not (self._partial and self._terms and self._matches):
+            return None
+        if index.count - (0 if self._index is None else self._index.count) <= more_than:
             return None
         old, terms, matches = self._index, self._terms, dict(self._matches)
-        return lambda: Extension(old, terms, extended_matches(old, index, terms, matches))
+        steps = extending_matches(old, index, terms, matches, step)
+        return (None if kept is None else Extension(old, terms, kept) for kept in steps)
+
+    def takes(self, found: Extension) -> bool:
+        """Whether ``found`` (by :meth:`extension`) is of the filter and the partial
+        index still in use."""
+        return found.index is self._index and found.terms == self._terms
 
     @property
     def partial_count(self) -> int:
@@ -926,6 +941,13 @@ class Extension:
     matches: dict[tuple[int | None, str], array[int]]
 
 
+def all_steps(steps: Iterable[Extension | None]) -> Extension:
+    """Every step of :meth:`TableView.extension` at once (in a thread): what it found."""
+    *_, found = steps
+    assert found is not None
+    return found
+
+
 def extended_matches(
     old: SearchIndex | None,
     index: SearchIndex,
@@ -934,6 +956,20 @@ def extended_matches(
 ) -> dict[tuple[int | None, str], array[int]]:
     """The ``matches`` of ``terms`` in ``old``, looked for in the rows ``index`` adds too,
     at a cost that follows their number (a list arriving adds a slice at a time)."""
+    *_, kept = extending_matches(old, index, terms, matches, SLICE)
+    assert kept is not None
+    return kept
+
+
+def extending_matches(
+    old: SearchIndex | None,
+    index: SearchIndex,
+    terms: Sequence[Term],
+    matches: dict[tuple[int | None, str], array[int]],
+    step: int,
+) -> Iterator[dict[tuple[int | None, str], array[int]] | None]:
+    """:func:`extended_matches`, ``step`` new rows at a time: None after each step (one
+    call in C over a slice of rows holds the interpreter), the matches last."""
     new = range(0 if old is None else old.count, index.count)
     kept: dict[tuple[int | None, str], array[int]] = {}
     for term in terms:
@@ -942,14 +978,13 @@ def extended_matches(
         if hits is None or key in kept:
             continue
         if new:
-            hits = hits + _among(index.matcher(term.text, term.place), new)
+            matcher = index.matcher(term.text, term.place)
+            hits = array("i", hits)
+            for start in range(0, len(new), step):
+                hits += matcher(new[start : start + step])
+                yield None
         kept[key] = hits
-    return kept
-
-
-def _among(matcher: Callable[[Sequence[int]], array[int]], rows: range) -> array[int]:
-    """The ``rows`` that ``matcher`` finds, a slice at a time (see :func:`sliced`)."""
-    return sliced(len(rows), lambda a, b: matcher(rows[a:b]))
+    yield kept
 
 
 @dataclass(eq=False)

@@ -34,7 +34,7 @@ from ..turns import between_steps
 from .cells import SAMPLE, Column, column_cells, fit_widths, measure_column
 from .index import SearchIndex, sort_order
 from .lines import Palette, centred, crop, join_cells
-from .model import PreparedRows, RowsIndexer, Scope, TableView
+from .model import Extension, PreparedRows, RowsIndexer, Scope, TableView
 
 __all__ = ["ResourceTable"]
 
@@ -385,12 +385,15 @@ class ResourceTable(ScrollView, can_focus=True):
         if self._data.grow():
             self._after_view_change(self._cursor)
 
-    def show_indexed(self, index: SearchIndex, filter_text: str) -> None:
+    def show_indexed(
+        self, index: SearchIndex, filter_text: str, found: Extension | None = None
+    ) -> None:
         """Take the index of the first rows of a list still arriving (see :meth:`show_rows`),
-        and filter those rows for ``filter_text`` (typed meanwhile)."""
+        and filter those rows for ``filter_text`` (typed meanwhile; ``found``: see
+        :meth:`TableView.show_indexed`)."""
         view = self._data.view
         highlighted = view[self._cursor] if view else None
-        changed = self._data.show_indexed(index)
+        changed = self._data.show_indexed(index, found)
         if self._data.filter != filter_text:
             changed = self._data.set_filter(filter_text) or changed
         if changed:
