@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 from operator import attrgetter
 from typing import Any
 
+import pytest
 from rich.cells import cell_len
 from textual import events, on
 from textual.app import App, ComposeResult
@@ -596,3 +597,28 @@ async def test_the_steps_that_fill_the_screen_do_not_wait_for_a_keys_frame() -> 
         table.set_filter("held")  # a full screen at once, the rest between keys
         await wait_for(lambda: not table.model.filtering, pilot)
         assert app.asked and all(app.asked)
+
+
+async def test_rows_set_while_a_loading_indicator_covers_the_table_fit_its_width(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A covered table has no width: rows set then are fitted to none. Its return from
+    under the indicator resizes it only if Textual sees a change of its sizes (in the
+    app, it sometimes did not: the Webhooks columns stayed wider than the screen). The
+    columns fit once the table is drawn, whatever the events."""
+    wide = [Row(f"r{n}", "x" * 40, 1.0, "y" * 200) for n in range(3)]
+    app = TableApp([])
+    async with app.run_test(size=(60, 10)) as pilot:
+        table = app.query_one(ResourceTable)
+        table.loading = True
+        await wait_for(lambda: table.size.width == 0, pilot)
+        table.set_data(COLUMNS, wide)
+        assert table._total_width > 60  # fitted to no width
+        monkeypatch.setattr(ResourceTable, "_on_resize", lambda *_: None)  # no Resize
+        table.loading = False
+        await pilot.pause()
+        await pilot.pause()
+        assert table.size.width == 60
+        assert table._total_width <= 60
+        header = table.render_line(0).text
+        assert header.rstrip().endswith("Status")

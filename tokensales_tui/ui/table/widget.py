@@ -213,6 +213,7 @@ class ResourceTable(ScrollView, can_focus=True):
         self._starts: list[int] = []
         self._rights: list[bool] = []
         self._total_width = 0
+        self._fitted_to = 0  # the width the columns were last fitted into
         self._cursor = 0
         self._posted_row: object = _NOTHING
         self._click_selected = False
@@ -420,6 +421,7 @@ class ResourceTable(ScrollView, can_focus=True):
         columns = self._data.columns
         self._rights = [column.align != "left" for column in columns]
         available = self.size.width if self.is_mounted else 0
+        self._fitted_to = available
         if available and len(self._data.view) + 1 > self.size.height:
             available -= self.styles.scrollbar_size_vertical  # room for the scrollbar
         natural, content = self._data.natural, self._data.content
@@ -851,10 +853,13 @@ class ResourceTable(ScrollView, can_focus=True):
         self._line_cache.clear()
 
     def _on_resize(self, event: events.Resize) -> None:
+        self._fit()
+        self._scroll_cursor_into_view()
+
+    def _fit(self) -> None:
         self._layout()
         self._line_cache.clear()
         self.virtual_size = Size(self._total_width, len(self._data.view) + 1)
-        self._scroll_cursor_into_view()
 
     def _get_palette(self) -> Palette:
         palette = self._palette
@@ -875,6 +880,10 @@ class ResourceTable(ScrollView, can_focus=True):
     def render_lines(self, crop: Region) -> list[Strip]:
         # Styles may change between passes (focus, theme); read them once per pass.
         self._palette = None
+        if self.size.width != self._fitted_to:
+            # Rows set while a loading indicator covered the table were fitted to no
+            # width (a covered widget has none), and its return need not resize it.
+            self._fit()
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
