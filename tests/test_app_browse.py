@@ -19,6 +19,7 @@ from tokensales_tui.ui.widgets.footer import KeysFooter
 
 from .apphelpers import (
     Rigged,
+    burst,
     emulator_env,
     loaded,
     rigged_app,
@@ -72,6 +73,31 @@ async def test_the_api_client_is_built_off_the_event_loop(
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
     assert threads and threading.main_thread() not in threads
+
+
+async def test_the_tabs_out_of_view_are_mounted_after_the_first_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first frame comes before the widgets of four tabs out of five (a third of
+    the time to it); keys typed meanwhile wait for them, and every tab loads."""
+    mounted_at_frames: list[int] = []
+    display = TokenSalesApp._display
+
+    def noted(self: TokenSalesApp, screen: Any, renderable: Any) -> None:
+        if renderable is not None and isinstance(self.screen, type(self.browse)):
+            mounted_at_frames.append(len(self.browse.query(ResourceTab)))
+        display(self, screen, renderable)
+
+    monkeypatch.setattr(TokenSalesApp, "_display", noted)
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        burst(app, "3", "slash", "e", "t")
+        await loaded(app, pilot)
+        tab = app.browse.tab("assets")
+        await wait_for(lambda: tab.filter_input.value == "et", pilot)
+        assert app.focused is tab.filter_input
+    assert mounted_at_frames[0] == 1
+    assert mounted_at_frames[-1] == 5
 
 
 async def test_tabs_switch_by_mouse() -> None:

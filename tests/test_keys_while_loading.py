@@ -445,7 +445,7 @@ async def test_a_filter_typed_before_the_session_starts_keeps_the_cursor(
     monkeypatch.setattr(app, "starting", lambda: False)  # keys on without the session
     async with app.run_test(size=SIZE) as pilot:
         burst(app, "3", "slash", "e", "t")
-        tab: Any = app.query_one("#assets-tab")
+        tab: Any = app.browse.tab("assets")  # mounted after the first frame
         await wait_for(lambda: tab.filter_input.value == "et" and not app.keys_held, pilot)
         assert app.session is None
         starting.set()

@@ -36,7 +36,7 @@ A key the app answers itself (a priority binding) waits its turn like any other:
 runs after the keys typed before it, on the screen they left.
 
 Keys typed before the screen shown has finished mounting (typed ahead as the app
-starts) wait for it too: a binding of the screen would otherwise reach for widgets not
+starts; a screen may say it still is, by a true ``mounting`` attribute) wait for it too: a binding of the screen would otherwise reach for widgets not
 there yet (``2`` typed at start-up switched to a tab its ``TabbedContent`` had not made,
 and the app ended with an error). So do keys typed while the app says it is
 :meth:`~KeysInOrder.starting` (for this one: until its first session has started,
@@ -314,7 +314,8 @@ class KeysInOrder(App[ReturnType]):
         meanwhile, once for all the keys (then they go on, and so do keys typed later,
         until the app is ready and a new wait may begin)."""
         screen = self._screen_now()
-        if (screen is None or screen.is_mounted) and not self.starting():
+        mounted = screen is None or (screen.is_mounted and not getattr(screen, "mounting", False))
+        if mounted and not self.starting():
             self._ready_wait_since = None
             return False
         if self._ready_wait_since is None:

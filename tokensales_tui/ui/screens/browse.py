@@ -153,6 +153,9 @@ class BrowseScreen(Screen[None]):
         super().__init__(id="browse")
         self._row_shown: dict[ResourceTable, bool] = {}
         self._bulk: BulkDelete | None = None
+        self._tabs: dict[str, ResourceTab] = {}
+        self.mounting = True
+        """Whether tabs are still to be mounted (keys wait meanwhile: see :mod:`..key_order`)."""
 
     @property
     def tsapp(self) -> TokenSalesApp:
@@ -160,20 +163,39 @@ class BrowseScreen(Screen[None]):
         return cast("TokenSalesApp", self.app)
 
     def compose(self) -> ComposeResult:
+        self._tabs = {
+            resource.key: ResourceTab(
+                resource,
+                lambda: self.tsapp.api,
+                extra_rows=self.tsapp.added_payouts,
+                id=f"{resource.key}-tab",
+            )
+            for resource in RESOURCES
+        }
         yield StatusHeader()
         with TabbedContent(id="tabs"):
             for number, resource in enumerate(RESOURCES, start=1):
                 with TabPane(line(f"{number} {resource.title}"), id=resource.key):
-                    yield ResourceTab(
-                        resource,
-                        lambda: self.tsapp.api,
-                        extra_rows=self.tsapp.added_payouts,
-                        id=f"{resource.key}-tab",
-                    )
+                    if number == 1:  # the others after the first frame: see _begin
+                        yield self._tabs[resource.key]
         yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
-        self.call_after_refresh(self.tsapp.begin)
+        self.call_after_refresh(self._begin)
+
+    async def _begin(self) -> None:
+        """Mount the tabs out of view, then start the session.
+
+        The first frame shows the first tab alone: the widgets of the others, their
+        styles and their layout were a third of the time to it. Keys typed meanwhile
+        wait for them, and for the session, as every key typed ahead does (see
+        :mod:`..key_order`).
+        """
+        for key, tab in self._tabs.items():
+            if not tab.is_attached:
+                await self.query_one(f"#{key}", TabPane).mount(tab)
+        self.mounting = False
+        await self.tsapp.begin()
 
     def on_resize(self, event: events.Resize) -> None:
         # Below 100 columns the palette's key would be drawn over the last keys; ctrl+p
@@ -211,19 +233,20 @@ class BrowseScreen(Screen[None]):
         key typed ahead may have put it in the filter (``3/eth`` typed as the app starts,
         before its session has)."""
         tab = self.active_tab
+        if not tab.is_mounted:
+            return  # a tab clicked before it was mounted: the session focuses it
         if self.focused is None or tab not in self.focused.ancestors:
             self.set_focus(tab.table, scroll_visible=False)
 
     @property
     def active_tab(self) -> ResourceTab:
         """The tab in view."""
-        key = self.query_one(TabbedContent).active or RESOURCES[0].key
-        return self.query_one(f"#{key}-tab", ResourceTab)
+        return self.tab(self.query_one(TabbedContent).active or RESOURCES[0].key)
 
     @property
     def webhooks(self) -> Sequence[Any]:
         """The listed webhooks, whose events the webhook form suggests."""
-        return self.query_one("#webhooks-tab", ResourceTab).table.rows
+        return self.tab("webhooks").table.rows
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
@@ -516,8 +539,9 @@ class BrowseScreen(Screen[None]):
 
     # --- drill-down ----------------------------------------------------------------
 
-    def _tab(self, key: str) -> ResourceTab:
-        return self.query_one(f"#{key}-tab", ResourceTab)
+    def tab(self, key: str) -> ResourceTab:
+        """The tab of a resource (mounted or not yet: see :attr:`mounting`)."""
+        return self._tabs[key]
 
     def action_go_to(self) -> None:
         """Items: go to the highlighted item's payout setting; Payouts: to its items."""
@@ -550,7 +574,7 @@ class BrowseScreen(Screen[None]):
         )
         label = f"paid out by {described or 'this setting'}"
         self.action_show_tab("items")
-        self._tab("items").narrow_to(Scope(label, lambda item: payout_key(item.payout) == key))
+        self.tab("items").narrow_to(Scope(label, lambda item: payout_key(item.payout) == key))
 
     def show_payout_of(self, item: Any) -> None:
         """The Payouts tab, on the payout setting of ``item``."""
@@ -560,7 +584,7 @@ class BrowseScreen(Screen[None]):
         if key is None:
             self.notify("This item has no payout setting", severity="warning")
             return
-        tab = self._tab("payouts")
+        tab = self.tab("payouts")
         tab.narrow_to(None)
         if not tab.table.move_cursor_to(lambda row: row.key == key):
             self.notify(
@@ -578,7 +602,7 @@ class BrowseScreen(Screen[None]):
 
         chain = item_chain(item)
         asset_id = item.payout.asset_id if item.payout is not None else None
-        tab = self._tab("assets")
+        tab = self.tab("assets")
         tab.narrow_to(None)
 
         def on_chain(row: Any) -> bool:
