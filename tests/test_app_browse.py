@@ -363,9 +363,9 @@ async def test_error_in_one_tab_shows_there_and_r_retries() -> None:
     transport.fail["/v1/assets"] = 500
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        assets = app.query_one("#assets-tab", ResourceTab)
+        assets = app.browse.tab("assets")
         assert assets.error is not None
-        assert app.query_one("#items-tab", ResourceTab).error is None
+        assert app.browse.tab("items").error is None
         await pilot.press("3")
         text = screen_text(app)
         assert "Loading assets failed" in text and "127.0.0.1:9" in text
@@ -380,7 +380,7 @@ async def test_a_slow_tab_does_not_block_another() -> None:
     transport.delay["/v1/items"] = 30
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot, "webhooks", "collections")
-        items = app.query_one("#items-tab", ResourceTab)
+        items = app.browse.tab("items")
         assert not items.loaded_once and items.table.loading
         await pilot.press("5")
         assert app.active_tab.resource.key == "collections"
@@ -474,7 +474,7 @@ async def test_rate_limit_counts_down_in_the_tab_then_loads() -> None:
         await wait_for(lambda: "trying again in 3 s" in screen_text(app), pilot)
         del transport.fail["/v1/assets"]
         await wait_for(lambda: "trying again in 2 s" in screen_text(app), pilot)
-        assets = app.query_one("#assets-tab", ResourceTab)
+        assets = app.browse.tab("assets")
         await wait_for(lambda: assets.loaded_once, pilot, timeout=10)
         assert "trying again" not in screen_text(app)
         assert assets.table.total_count == 12

@@ -32,7 +32,7 @@ async def test_first_run_setup_saves_a_working_profile_and_opens_it() -> None:
         await pilot.press("ctrl+s")
         await wait_for(lambda: app.session is not None and app.session.name == "local", pilot)
         await loaded(app, pilot)
-        assert app.query_one("#webhooks-tab").table.total_count == 10  # type: ignore[attr-defined]
+        assert app.browse.tab("webhooks").table.total_count == 10  # type: ignore[attr-defined]
         saved = config.load_config()
         assert saved.default_profile == "local"
         assert saved.profiles["local"].api_secret == Secret(DEMO_API_SECRET)

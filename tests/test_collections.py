@@ -85,7 +85,7 @@ async def test_the_rows_of_a_list_and_their_index_are_never_walked() -> None:
         await loaded(app, pilot)
         await pilot.press("2", "slash", *"id:1")  # a column filtered on keeps its cells
         await pilot.pause()
-        model = app.query_one("#items-tab", tabs.ResourceTab).table.model
+        model = app.browse.tab("items").table.model
         index = model._index
         assert index is not None and index.count > 0
         lists = [model.rows, index.lines, *index._fields.values()]
@@ -164,7 +164,7 @@ async def test_everything_is_walked_again_only_once_no_key_came_for_a_while(
         await pilot.press("2")
         assert TokenSalesApp.quiet_for(app) < 50  # a key counts
         await wait_for(lambda: bool(settles), pilot)
-        tab = app.query_one("#items-tab", tabs.ResourceTab)
+        tab = app.browse.tab("items")
         timer = tab.set_timer
         asked: list[object] = []
 

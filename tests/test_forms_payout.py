@@ -200,7 +200,7 @@ async def test_a_damaged_record_is_reported_and_left_alone(damage: bytes) -> Non
         await submit_and_close(app, pilot, form)
         await wait_for(lambda: any("not recorded here" in m for m in messages(app)), pilot)
         assert any("damaged" in m for m in messages(app))
-        assert app.query_one("#payouts-tab").table.total_count > 0  # the server's rows
+        assert app.browse.tab("payouts").table.total_count > 0  # the server's rows
     assert path.read_bytes() == damage
 
 

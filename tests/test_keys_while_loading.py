@@ -103,7 +103,7 @@ async def test_a_tab_and_its_filter_in_one_burst() -> None:
         tab: Any = app.active_tab
         assert tab.resource.key == "assets"
         assert tab.filter_input.value == "eth"
-        assert app.query_one("#items-tab").filter_input.value == ""
+        assert app.browse.tab("items").filter_input.value == ""
 
 
 async def test_a_tab_switch_handled_late_leaves_the_filter_focused() -> None:
@@ -130,7 +130,7 @@ async def filtered_in_a_thread(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator
     gated.gate.set()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        yield pilot, app.query_one("#items-tab")
+        yield pilot, app.browse.tab("items")
 
 
 async def test_the_count_line_says_a_filter_is_still_to_apply(
@@ -190,7 +190,7 @@ async def _steps_around_a_key(
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
         await pilot.press("2")
-        tab: Any = app.query_one("#items-tab")
+        tab: Any = app.browse.tab("items")
         if focus_filter:
             tab.focus_filter()
         await pilot.pause()

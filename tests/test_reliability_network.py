@@ -48,7 +48,6 @@ from tokensales_tui.emulator.app import TOKEN_PATH
 from tokensales_tui.emulator.server import EmulatorServer
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
-from tokensales_tui.ui.tabs import ResourceTab
 
 from .apifakes import make_jwt
 from .apphelpers import Rigged, emulator_env, loaded, screen_text
@@ -741,10 +740,10 @@ async def test_the_assets_tab_says_unexpected_response_and_the_others_load(
     app = TokenSalesApp(Launch(env=emulator_env(), transport_factory=lambda: transport))
     async with app.run_test(size=(200, 40)) as pilot:
         await loaded(app, pilot)
-        assets = app.query_one("#assets-tab", ResourceTab)
+        assets = app.browse.tab("assets")
         assert isinstance(assets.error, UnexpectedResponse)
         for key in ("webhooks", "items", "payouts", "collections"):
-            tab = app.query_one(f"#{key}-tab", ResourceTab)
+            tab = app.browse.tab(key)
             assert tab.error is None and tab.table.total_count > 0, key
         await pilot.press("3")
         await pilot.pause()

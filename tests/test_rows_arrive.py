@@ -99,7 +99,7 @@ async def half_arrived(count: int, trickle: bool = False) -> AsyncIterator[HalfA
     app = TokenSalesApp(Launch(env=emulator_env(), transport_factory=lambda: transport))
     try:
         async with app.run_test(size=SIZE) as pilot:
-            tab: Any = app.query_one("#items-tab")
+            tab: Any = app.browse.tab("items")
             await pilot.press("2")
             await wait_for(lambda: held.waiting and tab.table.total_count > 0, pilot)
             yield HalfArrived(listed, held, app, pilot, tab)
@@ -434,7 +434,7 @@ async def test_the_filter_focused_before_the_rows_come_has_the_first_slice_index
     app = TokenSalesApp(Launch(env=emulator_env(), transport_factory=lambda: transport))
     try:
         async with app.run_test(size=SIZE) as pilot:
-            tab: Any = app.query_one("#items-tab")
+            tab: Any = app.browse.tab("items")
             await pilot.press("2", "slash")
             await wait_for(lambda: transport.asked and tab.filter_input.has_focus, pilot)
             assert tab._indexer is None  # no rows yet

@@ -119,7 +119,7 @@ async def test_a_sort_pressed_while_rows_are_indexed_waits_for_the_index(
     app, _ = rigged_app()
     try:
         async with app.run_test(size=SIZE) as pilot:
-            tab: Any = app.query_one("#items-tab")
+            tab: Any = app.browse.tab("items")
             await wait_for(lambda: tab.table.total_count > 0, pilot)  # shown, not indexed
             await pilot.press("2", "s")
             assert tab.table.pending_sort == ("id", False)
