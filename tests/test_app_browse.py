@@ -100,6 +100,17 @@ async def test_the_tabs_out_of_view_are_mounted_after_the_first_frame(
     assert mounted_at_frames[-1] == 5
 
 
+@pytest.mark.parametrize("turns", [0, 1, 2, 3])
+async def test_quitting_as_the_app_starts_mounts_nothing_more(turns: int) -> None:
+    """Quit before the tabs out of view were mounted: no error, and no session starts."""
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(turns):
+            await pilot.pause()
+        await pilot.press("ctrl+q")
+    assert app.return_code == 0
+
+
 async def test_tabs_switch_by_mouse() -> None:
     app = demo()
     async with app.run_test(size=SIZE) as pilot:

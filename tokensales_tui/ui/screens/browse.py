@@ -192,8 +192,11 @@ class BrowseScreen(Screen[None]):
         :mod:`..key_order`).
         """
         for key, tab in self._tabs.items():
+            pane = self.query_one(f"#{key}", TabPane)
+            if not pane.is_attached:
+                return  # the app is closing (quit as it started): no session
             if not tab.is_attached:
-                await self.query_one(f"#{key}", TabPane).mount(tab)
+                await pane.mount(tab)
         self.mounting = False
         await self.tsapp.begin()
 
