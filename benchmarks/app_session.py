@@ -109,7 +109,6 @@ async def session(args: argparse.Namespace) -> dict[str, Any]:
 
     from tokensales_tui.session import Launch
     from tokensales_tui.ui.app import TokenSalesApp
-    from tokensales_tui.ui.tabs import ResourceTab
 
     transport = TimedTransport()
 
@@ -133,7 +132,7 @@ async def session(args: argparse.Namespace) -> dict[str, Any]:
     out["walks_s"] = timed_calls(tabs_module, "walk_everything")
     async with app.run_test(headless=True, size=SIZE) as pilot:
         frames = FrameClock(app).install()
-        tabs = list(app.query(ResourceTab))
+        tabs = app.browse.tabs
         started = time.perf_counter()
         if "cold" in args.measure:
             out["cold"] = await measure_cold(app, frames, transport, args)
@@ -153,7 +152,7 @@ async def session(args: argparse.Namespace) -> dict[str, Any]:
         out["full_gc_s"] = time.perf_counter() - started
 
         send_key(app, "2", "2")  # the Items tab
-        items = app.query_one("#items-tab", ResourceTab)
+        items = app.browse.tab("items")
         table = items.table
         await frames.wait(lambda: app.active_tab is items)
         assert table.total_count == args.items, (table.total_count, args.items)
@@ -199,10 +198,9 @@ async def measure_cold(
     near the wall time, the loop's own work bounds the load.
     """
     import tokensales_tui.ui.tabs as tabs_module
-    from tokensales_tui.ui.tabs import ResourceTab
 
     await frames.wait(lambda: type(app.screen).__name__ == "BrowseScreen")
-    items = app.query_one("#items-tab", ResourceTab)
+    items = app.browse.tab("items")
     table = items.table
     settles = timed_calls(tabs_module, "settle_collections")
     monitor = StallMonitor()

@@ -30,7 +30,6 @@ from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.screens.deliveries import DeliveriesScreen
 from tokensales_tui.ui.screens.detail import DetailScreen
 from tokensales_tui.ui.screens.help import HelpScreen
-from tokensales_tui.ui.tabs import ResourceTab
 from tokensales_tui.ui.widgets.header import StatusHeader
 
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
@@ -100,7 +99,7 @@ async def wait_for(condition: Callable[[], bool], pilot: Pilot[Any], what: str) 
 def tabs_loaded(app: TokenSalesApp) -> bool:
     """Every tab loaded, and the header showing the token (the app's clock sets it, up to
     a second after the token came: a busy machine took pictures before it)."""
-    tabs = list(app.query(ResourceTab))
+    tabs = app.browse.tabs
     headers = list(app.query(StatusHeader))
     return (
         bool(tabs)
@@ -115,7 +114,7 @@ async def take(shot: Shot, config_path: Path) -> Path:
     app = TokenSalesApp(Launch(demo=True, config_path=config_path, mask=shot.mask))
     async with app.run_test(size=shot.size) as pilot:
         await wait_for(lambda: tabs_loaded(app), pilot, "the tabs to load")
-        failed = [tab.resource.key for tab in app.query(ResourceTab) if tab.error]
+        failed = [tab.resource.key for tab in app.browse.tabs if tab.error]
         if failed:
             raise RuntimeError(f"the demo failed to load: {', '.join(failed)}")
         header = app.query_one(StatusHeader)

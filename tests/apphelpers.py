@@ -77,7 +77,7 @@ async def wait_for(condition: Callable[[], bool], pilot: Any, timeout: float = 1
 async def loaded(app: TokenSalesApp, pilot: Any, *keys: str) -> None:
     """Wait until the named tabs (default: all) have loaded or failed."""
     await wait_for(lambda: not app.browse.mounting, pilot)
-    tabs = [app.browse.tab(key) for key in keys] if keys else list(app.query("ResourceTab"))
+    tabs = [app.browse.tab(key) for key in keys] if keys else app.browse.tabs
     await wait_for(lambda: all(t.loaded_once or t.error for t in tabs), pilot)
 
 

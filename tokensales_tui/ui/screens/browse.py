@@ -542,6 +542,11 @@ class BrowseScreen(Screen[None]):
 
     # --- drill-down ----------------------------------------------------------------
 
+    @property
+    def tabs(self) -> list[ResourceTab]:
+        """Every tab, in order (mounted or not yet: see :attr:`mounting`)."""
+        return list(self._tabs.values())
+
     def tab(self, key: str) -> ResourceTab:
         """The tab of a resource (mounted or not yet: see :attr:`mounting`)."""
         return self._tabs[key]
