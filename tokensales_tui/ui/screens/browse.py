@@ -210,7 +210,7 @@ class BrowseScreen(Screen[None]):
     def session_ending(self, next_profile: str) -> None:
         """Clear every tab: the rows on screen belong to the session that is ending."""
         note = f"Switching to {next_profile}…"
-        for tab in self.query(ResourceTab):
+        for tab in self.tabs:
             tab.forget(note)
         self.refresh_bindings()
 
@@ -227,7 +227,7 @@ class BrowseScreen(Screen[None]):
             overridden=session.overridden,
         )
         self.refresh_bindings()
-        for tab in self.query(ResourceTab):
+        for tab in self.tabs:
             tab.reload()
         self._focus_in_active_tab()
 
@@ -271,7 +271,7 @@ class BrowseScreen(Screen[None]):
         request = f"{notice.method} {notice.path}"
         waiting = [
             tab
-            for tab in self.query(ResourceTab)
+            for tab in self.tabs
             if tab.resource.endpoint.replace("{console}", "") == request
         ]
         for tab in waiting:
