@@ -315,7 +315,8 @@ def test_new_rows_shown_a_step_at_a_time_find_what_one_look_finds(text: str) -> 
     found = list(steps)
     assert found[-1] is not None and not any(found[:-1])
     assert len(found) - 1 == len(found[-1].matches) * 8  # 3,700 rows, 500 a step each
-    assert view.takes(found[-1])
+    assert view.takes(found[-1], index)
+    assert not view.takes(found[-1], indexer.add(rows, 4100))  # of fewer rows than that
     view.show_indexed(index, found[-1])
     one_look = TableView(wide)
     one_look.show(COLUMNS, rows)
@@ -325,7 +326,27 @@ def test_new_rows_shown_a_step_at_a_time_find_what_one_look_finds(text: str) -> 
     one_look.show_indexed(first.add(rows, 4000))
     assert list(view.view) == list(one_look.view)
     view.set_filter(text + "x")
-    assert not view.takes(found[-1])
+    assert not view.takes(found[-1], index)
+
+
+def test_steps_stop_once_the_filter_or_the_partial_index_changed() -> None:
+    rows = things(5000, seed=12)
+    view = TableView(wide)
+    indexer = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
+    view.show(COLUMNS, rows)
+    view.show_indexed(indexer.add(rows, 300))
+    view.set_filter("gold")
+    steps = view.extension(indexer.add(rows, 4000), step=500)
+    assert steps is not None
+    assert next(steps) is None
+    view.set_filter("gol")
+    assert list(steps) == []
+    steps = view.extension(indexer.add(rows, 4000), step=500)
+    assert steps is not None
+    assert next(steps) is None
+    view.show_indexed(indexer.add(rows, 4500))  # another partial index in use
+    assert list(steps) == []
+    assert all_steps(view.extension(indexer.add(rows, 5000)) or []) is not None
 
 
 def test_no_extension_without_a_filter_or_a_partial_index() -> None:

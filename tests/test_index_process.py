@@ -11,7 +11,6 @@ import fcntl
 import gc
 import json
 import os
-import sys
 from array import array
 from typing import Any
 
@@ -28,7 +27,7 @@ from tokensales_tui.ui import index_process, tabs
 from tokensales_tui.ui.index_process import Done, Failed, IndexProcess, Piece, Setup
 from tokensales_tui.ui.resources import ITEMS
 from tokensales_tui.ui.table.index import IndexPiece, SearchIndex
-from tokensales_tui.ui.table.model import RowsIndexer, prepare_rows
+from tokensales_tui.ui.table.model import RowsIndexer, TableView, prepare_rows
 
 from .apphelpers import loaded, wait_for
 from .test_incremental_index import facts
@@ -291,26 +290,44 @@ async def test_the_rows_a_process_indexed_are_looked_at_for_the_filter_a_step_at
 ) -> None:
     """Rows the process indexed since the filter last looked are looked at a step at a
     time, a turn of the event loop between two steps (at once, 200,000 rows held the
-    loop for 50 ms), and the rows shown are those the filter finds."""
+    loop for 50 ms); the rows shown then are those the filter finds among them."""
     monkeypatch.setattr(tabs, "SCAN_STEP", 100)  # a piece of 300 rows: three steps
     monkeypatch.setattr(tabs, "INDEX_EVERY", 0.0)
-    turns: list[int] = []
-    between_steps = tabs.between_steps
+    steps: list[int] = []
+    shown: list[tuple[int, int, str]] = []
+    extension = TableView.extension
 
-    async def counted(node: Any) -> None:
-        if sys._getframe(1).f_code.co_name == "_show_extended":
-            turns.append(tab.table.model.partial_count)
-        await between_steps(node)
+    def counted(self: TableView, index: SearchIndex, more_than: int = 0, step: int = 0) -> Any:
+        found = extension(self, index, more_than, step) if step else extension(self, index)
+        if found is None or step != 100:
+            return found
 
-    monkeypatch.setattr(tabs, "between_steps", counted)
+        def each() -> Any:
+            for one in found:
+                steps.append(index.count)
+                yield one
+
+        return each()
+
+    show_index = tabs.ResourceTab._show_index
+
+    def noted(self: tabs.ResourceTab, index: SearchIndex, found: Any = None) -> None:
+        show_index(self, index, found)
+        if found is not None:
+            shown.append((index.count, self.table.shown_count, self.filter_input.value))
+
+    monkeypatch.setattr(TableView, "extension", counted)
+    monkeypatch.setattr(tabs.ResourceTab, "_show_index", noted)
     async with half_arrived(3000) as arrived:
         app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
         await pilot.press("slash", *'"item 2')
-        await wait_for(lambda: turns, pilot)
-        arrived.held.gate.set()
+        arrived.held.gate.set()  # the rest: pieces the filter typed is looked for in
+        await wait_for(lambda: any(text == '"item 2' for *_, text in shown), pilot)
+        count, shown_count, _ = next(one for one in shown if one[2] == '"item 2')
+        assert shown_count == sum(str(n).startswith("2") for n in range(count))
+        assert steps.count(count) >= 3
         await loaded(app, pilot, "items")
         assert tab.table.shown_count == 1111  # 2, 20-29, 200-299, 2000-2999
-    assert len(turns) >= 2
 
 
 @pytest.mark.usefixtures("process_early")

@@ -308,7 +308,7 @@ class TokenSalesApp(GuardedApp[None]):
     async def begin(self) -> None:
         """Read the config file and start a session, or show the setup or the error screen.
 
-        The main screen calls this once it is composed, so a session never starts
+        The main screen calls this once its tabs are mounted, so a session never starts
         before there are tabs to show it.
         """
         try:

@@ -229,7 +229,7 @@ class ResourceTab(Vertical):
         self._process_indexer: RowsIndexer | None = None  # what the process's pieces go to
         self._tail_ended = threading.Event()  # the thread indexing the last rows stops
         self._shown_at = 0.0  # when its index was last shown
-        self._extending: Worker[None] | None = None  # looks for the filter in it (a thread)
+        self._extending: Worker[None] | None = None  # looks for the filter in it, in steps
         self._body_read = asyncio.Event()  # the indexing of arriving rows stops waiting
         self._grown_at = 0.0
         # Built here, not found by a query: a timer or a worker of the tab may still
@@ -729,15 +729,15 @@ class ResourceTab(Vertical):
         )
 
     async def _show_extended(self, index: SearchIndex, steps: Iterator[Extension | None]) -> None:
+        """Show ``index`` once ``steps`` have looked for the filter in its new rows, a
+        turn of the event loop between two; nothing if the steps stopped (the filter or
+        the rows changed meanwhile: the next piece shows them)."""
         found = None
         for found in steps:
             if found is None:
                 await between_steps(self)
-        assert found is not None
-        if self.table.rows is not self._arriving or index.count <= self.table.model.partial_count:
-            return  # other rows shown, or the index shown since
-        if not self.table.model.takes(found):
-            self._shown_at = 0.0  # the filter changed meanwhile: the next piece shows it
+        if found is None or self.table.rows is not self._arriving:
+            self._shown_at = 0.0
             return
         self._show_index(index, found)
 
@@ -765,6 +765,7 @@ class ResourceTab(Vertical):
                 indexer = indexed.pop() if indexed else None
             except (WorkerCancelled, WorkerFailed):
                 indexer = None
+        self._stop_extending()  # the load looks for the filter in the whole index itself
         if indexer is None or rows is not self._arriving or self.table.rows is not rows:
             if tail is not None:
                 self._end_tail()
@@ -858,6 +859,14 @@ class ResourceTab(Vertical):
         worker, self._process_worker = self._process_worker, None
         if worker is not None and worker.is_running:
             worker.cancel()  # which ends the process
+        self._stop_extending()
+
+    def _stop_extending(self) -> None:
+        """Stop looking for the filter in the rows the process indexed (see
+        :meth:`_show_from_process`)."""
+        worker, self._extending = self._extending, None
+        if worker is not None and worker.is_running:
+            worker.cancel()
 
     def _prepare(
         self,

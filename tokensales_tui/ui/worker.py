@@ -135,6 +135,7 @@ class ApiWorker:
             future.exception()  # retrieved: every caller that still waits gets it anyway
 
     async def _serve(self) -> None:
+        # Stopped meanwhile, the client is let go unclosed: it has no connection yet.
         client = await asyncio.to_thread(self._new_client)
         self._client = client
         try:

@@ -198,7 +198,8 @@ class BrowseScreen(Screen[None]):
             if not tab.is_attached:
                 await pane.mount(tab)
         self.mounting = False
-        await self.tsapp.begin()
+        if self.tsapp.session is None:  # else keys let through after MOUNT_WAIT chose one
+            await self.tsapp.begin()
 
     def on_resize(self, event: events.Resize) -> None:
         # Below 100 columns the palette's key would be drawn over the last keys; ctrl+p
@@ -237,7 +238,7 @@ class BrowseScreen(Screen[None]):
         before its session has)."""
         tab = self.active_tab
         if not tab.is_mounted:
-            return  # a tab clicked before it was mounted: the session focuses it
+            return  # shown before it was mounted (keys let through after MOUNT_WAIT)
         if self.focused is None or tab not in self.focused.ancestors:
             self.set_focus(tab.table, scroll_visible=False)
 
@@ -270,9 +271,7 @@ class BrowseScreen(Screen[None]):
         """Count down the wait before a retry: in the tabs it holds up, else in a toast."""
         request = f"{notice.method} {notice.path}"
         waiting = [
-            tab
-            for tab in self.tabs
-            if tab.resource.endpoint.replace("{console}", "") == request
+            tab for tab in self.tabs if tab.resource.endpoint.replace("{console}", "") == request
         ]
         for tab in waiting:
             tab.show_wait(notice.reason, notice.delay, notice.asked, notice.capped_from)

@@ -429,7 +429,7 @@ class TableView:
         if prepared.rows is self.rows and self._partial and self._terms and same_columns:
             found = prepared.matches
             old = self._index
-            if found is not None and self.takes(found):
+            if found is not None and self.takes(found, prepared.index):
                 self._matches = found.matches  # looked for in a thread
             elif old is not None and prepared.index.count - old.count <= SCAN_STEP:
                 self._extend_matches(prepared.index)  # only the last rows need a look
@@ -494,7 +494,7 @@ class TableView:
 
         A filter typed meanwhile applies to the rows indexed so far: only the rows
         indexed since the last call are looked at for it (``found``: already looked at,
-        in a thread, by :meth:`extension`). While the filter is still looked for
+        a step at a time, by :meth:`extension`). While the filter is still looked for
         (:attr:`filtering`), its scan goes on into the new rows.
 
         Returns:
@@ -508,7 +508,7 @@ class TableView:
             self._scan.extend(index)
             self._index, self._matches = index, {}  # those kept were of fewer rows
             return False
-        if found is not None and self.takes(found):
+        if found is not None and self.takes(found, index):
             self._matches = found.matches
         elif self._index is not None and self._terms:
             self._extend_matches(index)
@@ -537,18 +537,31 @@ class TableView:
         :meth:`show_indexed` take what this found when the filter and the index it
         started from are still those in effect (:meth:`takes`).
         """
-        if not (self._partial and self._terms and self._matches):
-            return None
+        if not (self._partial and self._terms and self._matches) or self._scan is not None:
+            return None  # nothing to extend (a scan goes on into new rows itself)
         if index.count - (0 if self._index is None else self._index.count) <= more_than:
             return None
         old, terms, matches = self._index, self._terms, dict(self._matches)
-        steps = extending_matches(old, index, terms, matches, step)
-        return (None if kept is None else Extension(old, terms, kept) for kept in steps)
+        return self._extension_steps(
+            old, index, extending_matches(old, index, terms, matches, step)
+        )
 
-    def takes(self, found: Extension) -> bool:
+    def _extension_steps(
+        self,
+        old: SearchIndex | None,
+        index: SearchIndex,
+        steps: Iterator[dict[tuple[int | None, str], array[int]] | None],
+    ) -> Iterator[Extension | None]:
+        terms = self._terms
+        for kept in steps:
+            if self._index is not old or self._terms != terms or self._scan is not None:
+                return  # the filter or the partial index changed: of no use any more
+            yield None if kept is None else Extension(old, terms, kept, index)
+
+    def takes(self, found: Extension, index: SearchIndex) -> bool:
         """Whether ``found`` (by :meth:`extension`) is of the filter and the partial
-        index still in use."""
-        return found.index is self._index and found.terms == self._terms
+        index still in use, and was looked for in ``index``."""
+        return found.index is self._index and found.terms == self._terms and found.target is index
 
     @property
     def partial_count(self) -> int:
@@ -939,13 +952,15 @@ class Extension:
     """The partial index the matches were of."""
     terms: tuple[Term, ...]
     matches: dict[tuple[int | None, str], array[int]]
+    target: SearchIndex
+    """The index they were looked for in."""
 
 
-def all_steps(steps: Iterable[Extension | None]) -> Extension:
-    """Every step of :meth:`TableView.extension` at once (in a thread): what it found."""
-    *_, found = steps
-    assert found is not None
-    return found
+def all_steps(steps: Iterable[Extension | None]) -> Extension | None:
+    """Every step of :meth:`TableView.extension` at once (in a thread): what it found
+    (None: the filter or the partial index changed meanwhile)."""
+    last = deque(steps, maxlen=1)
+    return last.pop() if last else None
 
 
 def extended_matches(
