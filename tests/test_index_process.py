@@ -292,6 +292,7 @@ async def test_the_rows_a_process_indexed_are_looked_at_for_the_filter_a_step_at
     time, a turn of the event loop between two steps (at once, 200,000 rows held the
     loop for 50 ms); the rows shown then are those the filter finds among them."""
     monkeypatch.setattr(tabs, "SCAN_STEP", 100)  # a piece of 300 rows: three steps
+    monkeypatch.setattr(tabs, "SHOW_AT_ONCE", 100)
     monkeypatch.setattr(tabs, "INDEX_EVERY", 0.0)
     steps: list[int] = []
     shown: list[tuple[int, int, str]] = []
