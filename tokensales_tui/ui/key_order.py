@@ -37,8 +37,9 @@ runs after the keys typed before it, on the screen they left.
 
 Keys typed before the screen shown has finished mounting (typed ahead as the app
 starts; a screen may say it still is, by a true ``mounting`` attribute) wait for it
-too: a binding of the screen would otherwise reach for widgets not there yet (``2`` typed at start-up switched to a tab its ``TabbedContent`` had not made,
-and the app ended with an error). So do keys typed while the app says it is
+too: a binding of the screen would otherwise reach for widgets not there yet (``2``
+typed at start-up switched to a tab its ``TabbedContent`` had not made, and the app
+ended with an error). So do keys typed while the app says it is
 :meth:`~KeysInOrder.starting` (for this one: until its first session has started,
 ``n`` typed ahead found no session to add a webhook to, and the URL typed after it
 went to the table, where ``p`` opened the profiles). That wait is bounded by

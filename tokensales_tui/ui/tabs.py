@@ -711,11 +711,11 @@ class ResourceTab(Vertical):
         Each showing hands the index out, and the next piece makes a new one (a copy of
         the references to its texts): at most one every :data:`INDEX_EVERY`. Past
         :data:`SHOW_AT_ONCE` rows indexed since the last, the filter is looked for in
-        them :data:`SCAN_STEP` rows a step, and the index shown after: once the body has ended, the
-        process sends pieces faster than they were shown, and looking at 200,000 rows
-        at once held the event loop for 50 ms. (In a thread, the thread's start alone
-        waited as long for the thread indexing the last rows to hand the interpreter
-        over.)
+        them :data:`SCAN_STEP` rows a step, and the index shown after: once the body
+        has ended, the process sends pieces faster than they were shown, and looking at
+        200,000 rows at once held the event loop for 50 ms. (In a thread, the thread's
+        start alone waited as long, for the thread indexing the last rows to hand the
+        interpreter over.) The steps stop once the filter or the rows changed.
         """
         now = time.monotonic()
         if not self.filter_input.value or now - self._shown_at < INDEX_EVERY:

@@ -535,7 +535,8 @@ class TableView:
         filter saw (every row, once the list has ended): looking there in one go on the
         event loop would hold a frame for as long. :meth:`load` and
         :meth:`show_indexed` take what this found when the filter and the index it
-        started from are still those in effect (:meth:`takes`).
+        started from are still those in effect (:meth:`takes`); the steps stop as soon
+        as they are not.
         """
         if not (self._partial and self._terms and self._matches) or self._scan is not None:
             return None  # nothing to extend (a scan goes on into new rows itself)
