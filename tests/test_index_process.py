@@ -317,11 +317,25 @@ async def test_the_rows_a_process_indexed_are_looked_at_for_the_filter_a_step_at
         if found is not None:
             shown.append((index.count, self.table.shown_count, self.filter_input.value))
 
+    # The process's pieces are taken once the filter is typed, each once the look for
+    # the filter in the one before is done: every showing here has its steps.
+    typed, tabs_seen = asyncio.Event(), []
+    receive = IndexProcess.receive
+
+    async def in_turn(self: IndexProcess, within: float) -> Any:
+        await typed.wait()
+        while any(t._extending is not None and t._extending.is_running for t in tabs_seen):
+            await asyncio.sleep(0.005)
+        return await receive(self, within)
+
     monkeypatch.setattr(TableView, "extension", counted)
     monkeypatch.setattr(tabs.ResourceTab, "_show_index", noted)
+    monkeypatch.setattr(IndexProcess, "receive", in_turn)
     async with half_arrived(3000) as arrived:
         app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        tabs_seen.append(tab)
         await pilot.press("slash", *'"item 2')
+        typed.set()
         arrived.held.gate.set()  # the rest: pieces the filter typed is looked for in
         await wait_for(lambda: any(text == '"item 2' for *_, text in shown), pilot)
         count, shown_count, _ = next(one for one in shown if one[2] == '"item 2')
