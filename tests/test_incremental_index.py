@@ -246,6 +246,17 @@ def test_matches_found_for_an_index_since_replaced_are_not_kept() -> None:
     assert list(view.view) == list(fresh.view)
 
 
+def typed_while_arriving(rows: list[Any], first: int, text: str) -> tuple[TableView, RowsIndexer]:
+    """A view of ``rows`` arriving, its first ``first`` indexed, then ``text`` typed; and
+    the indexer of the rows arriving."""
+    view = TableView(wide)
+    indexer = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
+    view.show(COLUMNS, rows)
+    view.show_indexed(indexer.add(rows, first))
+    view.set_filter(text)
+    return view, indexer
+
+
 @pytest.mark.parametrize("typed_meanwhile", [False, True])
 def test_matches_for_the_last_rows_found_in_a_thread_are_taken_without_a_scan(
     typed_meanwhile: bool, monkeypatch: pytest.MonkeyPatch
@@ -254,11 +265,7 @@ def test_matches_for_the_last_rows_found_in_a_thread_are_taken_without_a_scan(
     looked at in a thread, and loading the whole index scans nothing on the event loop
     (unless the filter changed meanwhile: then it looks again, and shows the same)."""
     rows = things(3000, seed=8)
-    view = TableView(wide)
-    indexer = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
-    view.show(COLUMNS, rows)
-    view.show_indexed(indexer.add(rows, 200))
-    view.set_filter("gold")
+    view, indexer = typed_while_arriving(rows, 200, "gold")
     prepared = indexer.prepared(rows)
     extension = view.extension(prepared.index)
     assert extension is not None
@@ -284,11 +291,7 @@ def test_matches_for_the_last_rows_found_in_a_thread_are_taken_without_a_scan(
 @pytest.mark.parametrize("text", ["gold", "backstage", "!note 3", "title:pass", "€ ß"])
 def test_a_filter_typed_while_rows_arrive_is_looked_for_in_each_new_slice(text: str) -> None:
     rows = things(5000, seed=10)
-    view = TableView(wide)
-    indexer = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
-    view.show(COLUMNS, rows)
-    view.show_indexed(indexer.add(rows, 300))
-    view.set_filter(text)
+    view, indexer = typed_while_arriving(rows, 300, text)
     for stop in (301, 1000, 1001, 4000, 5000):
         view.show_indexed(indexer.add(rows, stop))
         fresh = TableView(wide)
@@ -303,11 +306,7 @@ def test_new_rows_shown_a_step_at_a_time_find_what_one_look_finds(text: str) -> 
     event loop between two), and what the steps found is shown as one look shows it;
     the steps are not taken once the filter changed, nor for a few rows."""
     rows = things(5000, seed=12)
-    view = TableView(wide)
-    indexer = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
-    view.show(COLUMNS, rows)
-    view.show_indexed(indexer.add(rows, 300))
-    view.set_filter(text)
+    view, indexer = typed_while_arriving(rows, 300, text)
     index = indexer.add(rows, 4000)
     assert view.extension(index, more_than=3700) is None  # as few as that: at once
     steps = view.extension(index, more_than=100, step=500)
@@ -318,11 +317,7 @@ def test_new_rows_shown_a_step_at_a_time_find_what_one_look_finds(text: str) -> 
     assert view.takes(found[-1], index)
     assert not view.takes(found[-1], indexer.add(rows, 4100))  # of fewer rows than that
     view.show_indexed(index, found[-1])
-    one_look = TableView(wide)
-    one_look.show(COLUMNS, rows)
-    first = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
-    one_look.show_indexed(first.add(rows, 300))
-    one_look.set_filter(text)
+    one_look, first = typed_while_arriving(rows, 300, text)
     one_look.show_indexed(first.add(rows, 4000))
     assert list(view.view) == list(one_look.view)
     view.set_filter(text + "x")
@@ -331,11 +326,7 @@ def test_new_rows_shown_a_step_at_a_time_find_what_one_look_finds(text: str) -> 
 
 def test_steps_stop_once_the_filter_or_the_partial_index_changed() -> None:
     rows = things(5000, seed=12)
-    view = TableView(wide)
-    indexer = RowsIndexer(COLUMNS, width=wide, other_fields=OTHERS)
-    view.show(COLUMNS, rows)
-    view.show_indexed(indexer.add(rows, 300))
-    view.set_filter("gold")
+    view, indexer = typed_while_arriving(rows, 300, "gold")
     steps = view.extension(indexer.add(rows, 4000), step=500)
     assert steps is not None
     assert next(steps) is None
