@@ -641,3 +641,30 @@ def test_a_text_area_takes_typing_once_its_module_is_loaded() -> None:
 
     assert _takes_text(Input()) and _takes_text(TextArea()) and _takes_text(SafeTextArea())
     assert not _takes_text(Static()) and not _takes_text(None)
+
+
+async def test_the_footer_shows_the_ways_out_of_the_filter() -> None:
+    # Letters typed in the filter are text, so the screen's keys leave the footer; the
+    # two keys that leave the filter take their place, and do what they say.
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2", "slash")
+        await pilot.pause()
+        footer = app.screen.query_one(KeysFooter)
+        assert [(key.key, key.description) for key in footer.keys] == [
+            ("enter", "Go to rows"),
+            ("escape", "Clear filter"),
+        ]
+        tab = app.browse.tab("items")
+        await pilot.press("g", "e", "m", "enter")
+        await pilot.pause()
+        assert app.focused is tab.table
+        assert tab.table.filter_text == "gem"
+        assert "slash" in [key.key for key in footer.keys]
+        await pilot.press("slash", "escape")
+        await pilot.pause()
+        assert app.focused is tab.table
+        assert (tab.filter_input.value, tab.table.filter_text) == ("", "")
+        sections = dict(app.browse.help_sections())
+        assert sections["In the filter"] == [("⏎", "Go to rows"), ("esc", "Clear filter")]

@@ -16,11 +16,12 @@ import math
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, TypeVar
 
 from rich.cells import cell_len
 from textual import events, on
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.widget import Widget
@@ -179,7 +180,17 @@ class FilterInput(SafeInput):
     Through ``Input.Changed`` the table would change a message later, after Textual has
     already drawn the new text, and the frame with the filtered rows would wait for the
     next tick of the screen's 60 Hz timer: up to 30 ms more per key.
+
+    Its letters are typed, so the footer shows the screen's keys no more: it shows the
+    two ways out of the filter instead.
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # Input's own action: the table takes the focus, the filter stays.
+        Binding("enter", "submit", "Go to rows", id="filter.rows"),
+        # The screen's escape (a keymap moves both): it also stops a bulk delete.
+        Binding("escape", "screen.escape", "Clear filter", id="clear_filter"),
+    ]
 
     def __init__(self, on_change: Callable[[str], None], **kwargs: Any) -> None:
         super().__init__(**kwargs)

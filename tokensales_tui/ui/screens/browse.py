@@ -30,7 +30,7 @@ from ..resources import RESOURCES, Resource
 from ..safe import line
 from ..table.model import Scope
 from ..table.widget import ResourceTable
-from ..tabs import ResourceTab
+from ..tabs import FilterInput, ResourceTab
 from ..widgets.footer import KeysFooter
 from ..widgets.header import HeaderInfo, StatusHeader
 from .confirm import ConfirmScreen
@@ -361,6 +361,7 @@ class BrowseScreen(Screen[None]):
         groups = [
             ("Main screen", others),
             ("Tabs", tabs),
+            ("In the filter", app.bound(FilterInput.BINDINGS)),
             ("In a table", app.bound(ResourceTable.BINDINGS)),
             ("Detail view", app.bound([*DetailScreen.BINDINGS, *JsonView.BINDINGS])),
         ]
