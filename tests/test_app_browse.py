@@ -668,3 +668,30 @@ async def test_the_footer_shows_the_ways_out_of_the_filter() -> None:
         assert (tab.filter_input.value, tab.table.filter_text) == ("", "")
         sections = dict(app.browse.help_sections())
         assert sections["In the filter"] == [("⏎", "Go to rows"), ("esc", "Clear filter")]
+
+
+async def test_views_jump_to_their_end_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Textual scrolls a view to its end (or a page down) for up to a second, drawing it
+    # anew each frame; the app jumps. The animations' clock stands still here: an
+    # animated scroll would never move, a jump lands at the animator's next tick.
+    app = demo()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("question_mark")
+        await wait_for_screen(app, pilot, "HelpScreen")
+        panel = app.screen.query_one("#help-panel")
+        assert panel.max_scroll_y > 10
+        now = app.animator._get_time()
+        monkeypatch.setattr(app.animator, "_get_time", lambda: now)
+        panel.action_scroll_end()
+        await wait_for(lambda: panel.scroll_y == panel.max_scroll_y, pilot, timeout=5)
+        panel.action_page_up()
+        await wait_for(lambda: panel.scroll_y < panel.max_scroll_y, pilot, timeout=5)
+        panel.action_scroll_home()
+        await wait_for(lambda: panel.scroll_y == 0, pilot, timeout=5)
+
+
+def test_textual_animations_come_back_when_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert demo().animation_level == "none"
+    monkeypatch.setenv("TEXTUAL_ANIMATIONS", "full")
+    assert demo().animation_level != "none"

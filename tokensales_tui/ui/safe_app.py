@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.notifications import SeverityLevel
@@ -23,12 +24,19 @@ class GuardedApp(KeysInOrder[ReturnType]):
     """An app whose toasts, copies and terminal writes are all cleaned (and masked in mask
     mode), whose frames follow a late one on the next slot (:mod:`.frame_slots`), whose
     lines are freed when let go (:mod:`.acyclic_strips`), and whose keys each reach the
-    widget the keys before them left the focus on (:mod:`.key_order`)."""
+    widget the keys before them left the focus on (:mod:`.key_order`).
+
+    Nothing is animated unless ``TEXTUAL_ANIMATIONS`` asks for it: Textual scrolls a view
+    to its end or a page down for up to a second, redrawing it each frame (each a
+    screenful of output over SSH), where a terminal tool is expected to jump.
+    """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         use_next_slots()
         use_acyclic_strips()
         super().__init__(*args, **kwargs)
+        if "TEXTUAL_ANIMATIONS" not in os.environ:
+            self.animation_level = "none"
 
     def get_driver_class(self) -> type[Driver]:
         # Every write to the terminal passes the guard (see terminal.py).
