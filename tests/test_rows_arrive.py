@@ -107,6 +107,33 @@ async def half_arrived(count: int, trickle: bool = False) -> AsyncIterator[HalfA
         held.gate.set()
 
 
+async def test_the_count_line_says_indexing_once_the_body_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # "loading…" while the body arrives; once it is read, what keeps filter and sort
+    # waiting is the indexing of its rows, and the count line says so.
+    async with half_arrived(3000) as arrived:
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        assert "loading…" in screen_text(app)
+        held, entered = asyncio.Event(), asyncio.Event()
+        indexer = tab._arrived_indexer
+
+        async def held_indexer(rows: Any) -> Any:
+            entered.set()
+            await held.wait()
+            return await indexer(rows)
+
+        monkeypatch.setattr(tab, "_arrived_indexer", held_indexer)
+        arrived.held.gate.set()
+        await wait_for(entered.is_set, pilot)
+        await wait_for(lambda: "3,000 items · indexing…" in screen_text(app), pilot)
+        assert "loading…" not in screen_text(app)
+        held.set()
+        await loaded(app, pilot, "items")
+        await wait_for(lambda: "indexing…" not in screen_text(app), pilot)
+        assert "3,000 items" in screen_text(app)
+
+
 async def test_item_rows_show_while_the_body_still_arrives() -> None:
     async with half_arrived(3000) as arrived:
         app, pilot, tab = arrived.app, arrived.pilot, arrived.tab

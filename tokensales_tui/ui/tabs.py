@@ -70,6 +70,9 @@ R = TypeVar("R")
 OFF_LOOP_ROWS = 2_000
 """Lists longer than this are grouped and indexed in a thread, so the UI keeps drawing."""
 
+LOADING, INDEXING = "loading…", "indexing…"
+"""What the count line says while a load reads its body, then while it indexes its rows."""
+
 SETTLE_DELAY = 1.0
 """Seconds after a load before what it left is set aside from garbage collection
 (:func:`~tokensales_tui.api.models.settle_collections`)."""
@@ -234,6 +237,7 @@ class ResourceTab(Vertical):
         self._walk_timer: Timer | None = None  # asks for the walk of everything set aside
         self._changes = ""  # what the last reload changed, for the count line
         self._loading = False
+        self._read = False  # the body of the load is read (its rows are indexed now)
         self._filter_due = False  # a filter of a long list waits for the keys queued
         self._arriving: list[Any] | None = None  # the rows shown while their body arrives
         self._arrival: StreamedList | None = None  # ... and the list they come from
@@ -372,6 +376,9 @@ class ResourceTab(Vertical):
             finally:
                 if stop_watching is not None:
                     stop_watching()
+            self._read = True  # the count line says "indexing…" from now on
+            if len(rows) > OFF_LOOP_ROWS:  # long enough to be seen
+                self._update_count()
             if self.resource is PAYOUTS:
                 extra = await self._extra_rows() if self._extra_rows else ()
                 rows = await _off_loop(len(rows), payout_rows, rows, extra)
@@ -407,7 +414,7 @@ class ResourceTab(Vertical):
             return
         finally:
             table.loading = False
-            self._loading = False
+            self._loading = self._read = False
             self._arriving, self._arrival, self._indexer = None, None, None
             self._stop_at = None
             self._end_tail()  # done by now, unless the load failed or was cancelled
@@ -1022,7 +1029,8 @@ class ResourceTab(Vertical):
         if self._changes and self._loaded_at is not None:
             text += f" · {self._changes}"
         if self._loading and table.total_count:
-            text += " · loading…"
+            # Once the body is read, what is left is measuring and indexing its rows.
+            text += f" · {INDEXING if self._read else LOADING}"
         elif self.watching:
             held = self._not_before - time.monotonic()
             if self.watch_paused():
@@ -1039,7 +1047,9 @@ class ResourceTab(Vertical):
         # and the counts of a list arriving several times a second: while a filter is
         # typed (for the same total) or a list arrives, the line keeps the widest it has
         # been (right-aligned, the text only gains spaces before it).
-        width = cell_len(text)
+        # While the body is read, the room of "indexing…", which comes next.
+        more = cell_len(INDEXING) - cell_len(LOADING) if self._loading and not self._read else 0
+        width = cell_len(text) + more
         if (total == self._count_of and table.filter_text) or self._loading:
             width = max(width, self._count_width)
         self._count_width, self._count_of = width, total
@@ -1051,7 +1061,7 @@ class ResourceTab(Vertical):
             # as the total grows, and the key that gave the focus lays the screen out
             # once. Kept while the focus is there.
             most = f"{MAX_ROWS if self._loading else total:,}"
-            room = cell_len(text) + cell_len(f"{most} of {most}")
+            room = cell_len(text) + more + cell_len(f"{most} of {most}")
             room -= cell_len(text.split(" · ")[0])
             if " · filtering…" not in text:
                 room += cell_len(" · filtering…")
