@@ -695,3 +695,26 @@ def test_textual_animations_come_back_when_asked_for(monkeypatch: pytest.MonkeyP
     assert demo().animation_level == "none"
     monkeypatch.setenv("TEXTUAL_ANIMATIONS", "full")
     assert demo().animation_level != "none"
+
+
+async def test_typing_in_the_filter_restyles_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A key typed in the filter changes its text and the rows, not the look of a widget:
+    # applying the stylesheet again would take a few milliseconds of that key's turn.
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2", "slash")
+        await pilot.pause()
+        restyled: list[Any] = []
+        update_nodes = app.stylesheet.update_nodes
+
+        def counted(nodes: Any, animate: bool = False) -> None:
+            nodes = list(nodes)
+            restyled.extend(nodes)
+            update_nodes(nodes, animate=animate)
+
+        monkeypatch.setattr(app.stylesheet, "update_nodes", counted)
+        await pilot.press("g", "e")
+        await pilot.pause()
+        assert app.browse.tab("items").table.filter_text == "ge"
+        assert restyled == []

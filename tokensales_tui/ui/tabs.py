@@ -262,6 +262,9 @@ class ResourceTab(Vertical):
             id=f"{resource.key}-filter",
             classes="filter",
             select_on_focus=False,
+            # Nothing to check: Textual's check of each change would set the class
+            # "-valid" at the first key, and restyle the filter in that key's turn.
+            validate_on=(),
         )
         self._count = Static("", classes="count")
         self._count_width = 0
