@@ -674,6 +674,7 @@ async def test_views_jump_to_their_end_at_once(monkeypatch: pytest.MonkeyPatch) 
     # Textual scrolls a view to its end (or a page down) for up to a second, drawing it
     # anew each frame; the app jumps. The animations' clock stands still here: an
     # animated scroll would never move, a jump lands at the animator's next tick.
+    monkeypatch.delenv("TEXTUAL_ANIMATIONS", raising=False)
     app = demo()
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(app, pilot)
@@ -692,9 +693,33 @@ async def test_views_jump_to_their_end_at_once(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_textual_animations_come_back_when_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual import constants
+
+    monkeypatch.delenv("TEXTUAL_ANIMATIONS", raising=False)
     assert demo().animation_level == "none"
+    # Textual reads the variable once, as it is imported.
     monkeypatch.setenv("TEXTUAL_ANIMATIONS", "full")
-    assert demo().animation_level != "none"
+    monkeypatch.setattr(constants, "TEXTUAL_ANIMATIONS", "full")
+    assert demo().animation_level == "full"
+
+
+async def test_a_keymap_moves_the_filter_keys_too() -> None:
+    from tokensales_tui import config
+
+    config.save_config(config.ConfigFile(keymap={"clear_filter": "ctrl+g"}))
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2", "slash", "g", "e", "m")
+        await pilot.pause()
+        footer = app.screen.query_one(KeysFooter)
+        assert ("ctrl+g", "Clear filter") in [(key.key, key.description) for key in footer.keys]
+        tab = app.browse.tab("items")
+        assert tab.table.filter_text == "gem"
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert app.focused is tab.table
+        assert (tab.filter_input.value, tab.table.filter_text) == ("", "")
 
 
 async def test_typing_in_the_filter_restyles_nothing(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -115,6 +115,15 @@ async def test_the_count_line_says_indexing_once_the_body_is_read(
     async with half_arrived(3000) as arrived:
         app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
         assert "loading…" in screen_text(app)
+        count = tab.query_one(".count")
+        updates: list[tuple[str, bool]] = []
+        update = count.update
+
+        def counted(content: Any, *, layout: bool = True) -> None:
+            update(content, layout=layout)
+            updates.append((str(count.render()), layout))
+
+        monkeypatch.setattr(count, "update", counted)
         held, entered = asyncio.Event(), asyncio.Event()
         indexer = tab._arrived_indexer
 
@@ -128,6 +137,10 @@ async def test_the_count_line_says_indexing_once_the_body_is_read(
         await wait_for(entered.is_set, pilot)
         await wait_for(lambda: "3,000 items · indexing…" in screen_text(app), pilot)
         assert "loading…" not in screen_text(app)
+        # The line kept the room of the longer word: the switch laid nothing out.
+        switch = next(i for i, (text, _) in enumerate(updates) if "indexing…" in text)
+        assert "loading…" in updates[switch - 1][0]
+        assert updates[switch][1] is False
         held.set()
         await loaded(app, pilot, "items")
         await wait_for(lambda: "indexing…" not in screen_text(app), pilot)

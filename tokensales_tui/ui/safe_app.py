@@ -26,9 +26,10 @@ class GuardedApp(KeysInOrder[ReturnType]):
     lines are freed when let go (:mod:`.acyclic_strips`), and whose keys each reach the
     widget the keys before them left the focus on (:mod:`.key_order`).
 
-    Nothing is animated unless ``TEXTUAL_ANIMATIONS`` asks for it: Textual scrolls a view
-    to its end or a page down for up to a second, redrawing it each frame (each a
-    screenful of output over SSH), where a terminal tool is expected to jump.
+    Nothing is animated unless ``TEXTUAL_ANIMATIONS`` is set (to any level): Textual
+    scrolls a view to its end or a page down for up to a second, redrawing it each frame
+    (each a screenful of output over SSH), where a terminal tool is expected to jump. A
+    loading indicator says "Loading..." then, instead of pulsing.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -237,7 +237,7 @@ class ResourceTab(Vertical):
         self._walk_timer: Timer | None = None  # asks for the walk of everything set aside
         self._changes = ""  # what the last reload changed, for the count line
         self._loading = False
-        self._read = False  # the body of the load is read (its rows are indexed now)
+        self._body_done = False  # the load's body is read, its rows are being indexed
         self._filter_due = False  # a filter of a long list waits for the keys queued
         self._arriving: list[Any] | None = None  # the rows shown while their body arrives
         self._arrival: StreamedList | None = None  # ... and the list they come from
@@ -361,7 +361,7 @@ class ResourceTab(Vertical):
         # A reload keeps the rows in view (the count line says it is loading): only a
         # tab with nothing to show yet shows the loading overlay.
         table.loading = not table.total_count
-        self._loading = True
+        self._loading, self._body_done = True, False
         self._update_count()
         before: list[Sequence[Any]] = [table.rows] if self.loaded_once else []
         if table.total_count > EMPTY_BEFORE_RELOAD:
@@ -379,7 +379,7 @@ class ResourceTab(Vertical):
             finally:
                 if stop_watching is not None:
                     stop_watching()
-            self._read = True  # the count line says "indexing…" from now on
+            self._body_done = True  # the count line says "indexing…" from now on
             if len(rows) > OFF_LOOP_ROWS:  # long enough to be seen
                 self._update_count()
             if self.resource is PAYOUTS:
@@ -417,7 +417,7 @@ class ResourceTab(Vertical):
             return
         finally:
             table.loading = False
-            self._loading = self._read = False
+            self._loading = self._body_done = False
             self._arriving, self._arrival, self._indexer = None, None, None
             self._stop_at = None
             self._end_tail()  # done by now, unless the load failed or was cancelled
@@ -1033,7 +1033,7 @@ class ResourceTab(Vertical):
             text += f" · {self._changes}"
         if self._loading and table.total_count:
             # Once the body is read, what is left is measuring and indexing its rows.
-            text += f" · {INDEXING if self._read else LOADING}"
+            text += f" · {INDEXING if self._body_done else LOADING}"
         elif self.watching:
             held = self._not_before - time.monotonic()
             if self.watch_paused():
@@ -1051,7 +1051,9 @@ class ResourceTab(Vertical):
         # typed (for the same total) or a list arrives, the line keeps the widest it has
         # been (right-aligned, the text only gains spaces before it).
         # While the body is read, the room of "indexing…", which comes next.
-        more = cell_len(INDEXING) - cell_len(LOADING) if self._loading and not self._read else 0
+        more = (
+            cell_len(INDEXING) - cell_len(LOADING) if self._loading and not self._body_done else 0
+        )
         width = cell_len(text) + more
         if (total == self._count_of and table.filter_text) or self._loading:
             width = max(width, self._count_width)
