@@ -96,6 +96,7 @@ async def test_bulk_delete_asks_once_reports_each_failure_and_keeps_the_successe
         text = screen_text(app)
         assert "Delete 3 marked items?" in text
         assert rows[0].title[:20] in text
+        assert "esc stops after the current one" in text
         await pilot.press("right", "enter")
         emulator = app.rigged_emulator  # type: ignore[attr-defined]
         await wait_for(lambda: rows[0].id not in emulator.items, pilot)
@@ -108,6 +109,18 @@ async def test_bulk_delete_asks_once_reports_each_failure_and_keeps_the_successe
         await wait_for(lambda: rows[0].id not in ids() and rows[2].id not in ids(), pilot)
         assert rows[1].id in ids()
         assert table.marked_count == 1  # the one that failed stays marked
+
+
+async def test_a_bulk_delete_names_the_key_that_stops_it_as_bound() -> None:
+    from tokensales_tui import config
+
+    config.save_config(config.ConfigFile(keymap={"clear_filter": "ctrl+g"}))
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2", "space", "space", "d")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        assert "^g stops after the current one" in screen_text(app)
 
 
 async def test_a_read_only_profile_refuses_bulk_delete() -> None:

@@ -34,7 +34,7 @@ from ..tabs import FilterInput, ResourceTab
 from ..widgets.footer import KeysFooter
 from ..widgets.header import HeaderInfo, StatusHeader
 from .confirm import ConfirmScreen
-from .help import Section, sections_from_bindings
+from .help import Section, key_display, sections_from_bindings
 
 if TYPE_CHECKING:
     from ..app import TokenSalesApp
@@ -762,7 +762,7 @@ class BrowseScreen(Screen[None]):
         names = ", ".join(f"“{clean_line(resource.label(row))}”" for row in rows[:BULK_NAMED])
         more = f" and {count - BULK_NAMED:,} more" if count > BULK_NAMED else ""
         hidden = count - tab.table.model.marked_in_view()
-        detail = "One by one; escape stops after the current one."
+        detail = f"One by one; {self._stop_key()} stops after the current one."
         if hidden:
             detail = f"{hidden:,} of them hidden by the filter. " + detail
 
@@ -774,6 +774,12 @@ class BrowseScreen(Screen[None]):
         self._ask_then_delete(
             ConfirmScreen(f"Delete {count:,} marked {noun}?", names + more, detail=detail), delete
         )
+
+    def _stop_key(self) -> str:
+        """The key that stops a bulk delete, as bound now (``escape``, unless a keymap
+        moved it)."""
+        binding = next(b for b in self.tsapp.bound(self.BINDINGS) if b.id == "clear_filter")
+        return key_display(binding, self.app)
 
     def _ask_then_delete(
         self, question: ConfirmScreen, delete: Callable[[ApiWorker], object]
@@ -808,7 +814,7 @@ class BrowseScreen(Screen[None]):
                     break
                 tab.show_progress(
                     f"Deleting {number:,} of {len(rows):,} {resource.title.lower()}"
-                    " (escape stops after this one)"
+                    f" ({self._stop_key()} stops after this one)"
                 )
                 label = clean_line(resource.label(row))
                 object_id = resource.row_id(row)
