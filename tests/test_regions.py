@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tokensales_tui.api import stream
+from tokensales_tui.api import arriving, stream
 from tokensales_tui.api.decode import ListParser
 from tokensales_tui.api.listing import StreamedList
 from tokensales_tui.api.models import Item, Webhook, raw_texts
@@ -99,22 +99,29 @@ async def test_items_share_nested_objects_and_repeated_strings() -> None:
     assert addresses == [f"0x{n % 3}" for n in range(len(rows))]
 
 
-async def test_the_event_loop_decodes_a_stretch_at_a_time_between_two_reads(
+async def test_the_event_loop_counts_a_stretch_at_a_time_between_two_reads(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # No thread decodes: the reading would wait for the thread's turn to end at every
-    # read of the socket. The event loop decodes one stretch between two reads, and
-    # whatever else waits on it (keys, frames) runs in between.
+    # read of the socket. The event loop counts one stretch between two reads, then
+    # decodes the rows not read yet a few stretches at a time, and whatever else waits
+    # on it (keys, frames) runs in between.
     monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
+    monkeypatch.setattr(arriving, "FILL_BYTES", 8192)
     body = json.dumps({"items": LISTED}).encode()
     piece = 997
     calls: list[tuple[str, int, int]] = []  # thread, size, turns of the other task so far
+    filled: list[tuple[str, int, int]] = []  # thread, rows, turns
     turns = 0
-    decode = ListParser.decode_region
+    count, decode = ListParser.count_region, ListParser.decode_regions
 
     def spy(self: ListParser, text: bytes) -> Any:
         calls.append((threading.current_thread().name, len(text), turns))
-        return decode(self, text)
+        return count(self, text)
+
+    def decode_spy(self: ListParser, regions: Any, counts: Any) -> Any:
+        filled.append((threading.current_thread().name, sum(counts), turns))
+        return decode(self, regions, counts)
 
     async def other_task() -> None:
         nonlocal turns
@@ -127,7 +134,8 @@ async def test_the_event_loop_decodes_a_stretch_at_a_time_between_two_reads(
             yield body[start : start + piece]
             await asyncio.sleep(0)  # as a read of a socket lets the loop run others
 
-    monkeypatch.setattr(ListParser, "decode_region", spy)
+    monkeypatch.setattr(ListParser, "count_region", spy)
+    monkeypatch.setattr(ListParser, "decode_regions", decode_spy)
     other = asyncio.get_running_loop().create_task(other_task())
     listing = StreamedList(Item, "items", FakeResponse(), None)  # type: ignore[arg-type]
     await listing.consume(pieces())
@@ -138,6 +146,9 @@ async def test_the_event_loop_decodes_a_stretch_at_a_time_between_two_reads(
     assert max(size for _, size, _ in calls) <= 4096 + piece + 2
     seen = [turn for _, _, turn in calls]
     assert len(calls) > 20 and len(set(seen)) > len(calls) // 2  # turns came between
+    assert {name for name, _, _ in filled} == {threading.main_thread().name}
+    assert sum(count for _, count, _ in filled) == len(LISTED)
+    assert len(filled) > 3 and len({turn for _, _, turn in filled}) == len(filled)
 
 
 async def test_bulk_reads_replace_invalid_utf8_in_a_field_no_model_names() -> None:

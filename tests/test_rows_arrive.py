@@ -601,3 +601,44 @@ async def test_streamed_assets_and_collections_keep_their_ids() -> None:
             0
         ].id
     )
+
+
+async def test_rows_arriving_are_decoded_where_drawn_and_mark_all_waits_for_the_list(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tokensales_tui.api import stream
+    from tokensales_tui.api.arriving import ArrivingRows
+    from tokensales_tui.api.listing import StreamedList
+    from tokensales_tui.ui.table import cells
+
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)  # stretches of a dozen rows
+    monkeypatch.setattr(cells, "SAMPLE", 20)  # the widths read a few rows only
+    decode_rest = StreamedList._decode_counted
+    held = asyncio.Event()
+
+    async def held_back(self: StreamedList, rows: ArrivingRows) -> None:
+        await held.wait()  # the body has ended: every row is counted, few decoded
+        await decode_rest(self, rows)
+
+    monkeypatch.setattr(StreamedList, "_decode_counted", held_back)
+    async with half_arrived(3000) as arrived:
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        arrived.held.gate.set()
+        await wait_for(lambda: tab.table.total_count == len(arrived.listed), pilot)
+        rows = tab.table.model.rows
+        assert isinstance(rows, ArrivingRows) and not rows.whole
+        assert tab.table.model.rows[0].title == "Arriving item 0"
+        await pilot.press("end")  # the last rows are drawn: decoded
+        await wait_for(lambda: "item-02999" in screen_text(app), pilot)
+        assert not rows.whole
+        await pilot.press("ctrl+a")
+        await wait_for(
+            lambda: any("mark all once it is in" in n.message for n in app._notifications), pilot
+        )
+        assert not tab.table.model.marks
+        assert not rows.whole  # nothing decoded them all
+        held.set()
+        await loaded(app, pilot, "items")
+        assert rows.whole and tab.table.model.rows is rows
+        await pilot.press("ctrl+a")
+        await wait_for(lambda: len(tab.table.model.marks) == len(arrived.listed), pilot)

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from . import shapes
+from .arriving import ArrivingRows
 from .decode import OFF_LOOP_BYTES, ListParser, NoFastPath
 from .errors import UnexpectedResponse
 from .models import Model, never_walked
@@ -85,16 +86,20 @@ class StreamedList:
         between_reads: BetweenReads | None = None,
     ) -> None:
         content_type = response.headers.get("content-type", "")
-        self.parser = ListParser(model, what, response.status_code, content_type)
+        self.parser = parser = ListParser(model, what, response.status_code, content_type)
         self.splitter = ListSplitter(
             (what, *shapes.LIST_KEYS),
             status=response.status_code,
             content_type=content_type,
-            decode=self.parser.decode_region,
+            decode=parser.count_region if parser.counts else parser.decode_region,
         )
         self.spool = Spool()
-        self.rows: list[Any] = never_walked([])
-        """The rows decoded so far; the same list grows."""
+        self.rows: list[Any] = never_walked(
+            ArrivingRows(parser.decode_regions, parser.blank) if parser.counts else []
+        )
+        """The rows so far; the same list grows. Of a list that is counted as it arrives
+        (:attr:`ListParser.counts`), an :class:`~.arriving.ArrivingRows`: its rows are
+        decoded when read, and all of them once the body has ended."""
         self.what = what
         self.length = 0
         """Bytes of the body read so far (all given to the spool)."""
@@ -104,6 +109,8 @@ class StreamedList:
         self._between_reads = between_reads
         self._plain = True  # False: read the whole body from the spool at the end
         self._pending: list[Any] = []  # decoded, not yet added to self.rows
+        self._counted: list[tuple[Region, int]] = []  # ... or counted (ArrivingRows)
+        self._counted_rows = 0
         self._told = 0.0
 
     async def consume(self, pieces: AsyncIterator[bytes]) -> None:
@@ -129,10 +136,24 @@ class StreamedList:
             self._tell()
             # The body is all in the file (or the disk is full): waited for in a thread.
             await asyncio.to_thread(self.spool.settle)
+            if self._plain and isinstance(self.rows, ArrivingRows):
+                await self._decode_counted(self.rows)
         except BaseException:
             self._plain = False
-            self.rows, self._pending = [], []  # the error keeps this object alive: let go
+            self.rows, self._pending, self._counted = [], [], []  # kept alive by the error
             raise
+
+    async def _decode_counted(self, rows: ArrivingRows) -> None:
+        """Decode the rows counted and not read yet, a few stretches at a time, keys and
+        frames having their turns in between; a stretch that does not fit the model
+        has the whole body read (:meth:`result`), which names the problem."""
+        between_reads = self._between_reads
+        while rows.fill_some() and rows.failed is None:
+            await asyncio.sleep(0)  # no socket read between two: a turn for the others
+            if between_reads is not None:
+                await between_reads()
+        if rows.failed is not None:
+            self._give_up()
 
     def _take(self, piece: bytes) -> None:
         try:
@@ -152,22 +173,33 @@ class StreamedList:
         if not rows:
             return
         region = Region(self.spool, *self.splitter.region)
+        before = len(self.rows) + len(self._pending) + self._counted_rows
         try:
-            self.parser.keep(rows, region, len(self.rows) + len(self._pending))
+            self.parser.keep(rows, region, before)
         except NoFastPath:
             self._give_up()
             return
-        self._pending += rows
+        if isinstance(self.rows, ArrivingRows):
+            self._counted.append((region, len(rows)))
+            self._counted_rows += len(rows)
+        else:
+            self._pending += rows
         if time.monotonic() - self._told >= TELL_EVERY:
             self._tell()
 
     def _tell(self) -> None:
         """Add the rows decoded since last time to :attr:`rows`; tell the watcher."""
         self._told = time.monotonic()
-        if not self._plain or not (self._pending or self.ended):
+        if not self._plain or not (self._pending or self._counted or self.ended):
             return
-        self.rows += self._pending
-        self._pending = []
+        rows = self.rows
+        if isinstance(rows, ArrivingRows):
+            for region, count in self._counted:
+                rows.add(region, count)
+            self._counted, self._counted_rows = [], 0
+        else:
+            rows += self._pending
+            self._pending = []
         if self._watch is not None:
             self._watch(self.what, self)
 
@@ -175,7 +207,7 @@ class StreamedList:
         """Decode no more as the body arrives: it is read whole from the spool at the end."""
         self._plain = False
         self.splitter = ListSplitter(())  # lets the old one's buffer go
-        self._pending = []  # never shown: the whole read gives the rows
+        self._pending, self._counted = [], []  # never shown: the whole read gives the rows
 
     async def result(self) -> list[Any]:
         """The rows, once the body has ended; read whole from the spool where needed."""

@@ -579,6 +579,12 @@ class ElementDecoder:
         if region is not None:
             keep_in(rows, region)
 
+    def share(self, rows: list[Any]) -> None:
+        """Let ``rows`` share their equal nested objects and strings with those decoded
+        before (see :class:`Item`)."""
+        if self._shared is not None:
+            _share_items(rows, self._shared)
+
 
 _INDEXES = tuple(range(16_384))
 """Indexes in a region, one object each for all the regions of all lists."""

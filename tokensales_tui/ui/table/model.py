@@ -1241,7 +1241,9 @@ def release(rows: Sequence[Any]) -> None:
     event loop gets its turns in between. (Whoever else holds some rows keeps them.)
     """
     if len(rows) > RELEASE_IN_THREAD:
-        threading.Thread(target=_drop_slowly, args=(never_walked(list(rows)),), daemon=True).start()
+        # list.copy: rows still arriving (api.arriving) are let go as they are, not decoded.
+        held = list.copy(rows) if isinstance(rows, list) else list(rows)
+        threading.Thread(target=_drop_slowly, args=(never_walked(held),), daemon=True).start()
 
 
 def _drop_slowly(rows: list[Any]) -> None:

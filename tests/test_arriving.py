@@ -1,0 +1,196 @@
+"""A long list arriving is counted first; its rows are decoded when read (api/arriving.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from tokensales_tui.api import stream
+from tokensales_tui.api.arriving import ArrivingRows
+from tokensales_tui.api.decode import ListParser
+from tokensales_tui.api.errors import UnexpectedResponse
+from tokensales_tui.api.listing import StreamedList
+from tokensales_tui.api.models import Item, Webhook
+
+from .test_regions import LISTED
+from .test_rows_arrive import FakeResponse
+
+
+def pieces_of(body: bytes, piece: int = 997) -> AsyncIterator[bytes]:
+    async def pieces() -> AsyncIterator[bytes]:
+        for start in range(0, len(body), piece):
+            yield body[start : start + piece]
+            await asyncio.sleep(0)
+
+    return pieces()
+
+
+class Watched:
+    """What a watcher of a list arriving saw, reading some rows as a table would."""
+
+    def __init__(self, read: list[int]) -> None:
+        self.read = read
+        self.lengths: list[int] = []
+        self.decoded_when_told: list[int] = []  # rows decoded each time it was told
+        self.seen: dict[int, Any] = {}
+
+    def __call__(self, what: str, arrival: StreamedList) -> None:
+        rows = arrival.rows
+        assert isinstance(rows, ArrivingRows)
+        self.lengths.append(len(rows))
+        self.decoded_when_told.append(sum(1 for row in list.__iter__(rows) if row is not None))
+        for at in self.read:
+            if at < len(rows):
+                self.seen.setdefault(at, rows[at])
+
+
+async def test_rows_arriving_are_counted_and_decoded_only_where_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)  # many stretches
+    monkeypatch.setattr(StreamedList, "_decode_counted", _not_yet)
+    body = json.dumps({"items": LISTED}).encode()
+    watched = Watched(read=[0, 5, 390])
+    listing = StreamedList(Item, "items", FakeResponse(), watched)  # type: ignore[arg-type]
+    await listing.consume(pieces_of(body))
+    rows = listing.rows
+    assert isinstance(rows, ArrivingRows)
+    assert watched.lengths[-1] == len(rows) == len(LISTED)
+    # Only the stretches of the rows read were decoded: a few out of many.
+    assert not rows.whole
+    decoded = sum(1 for row in list.__iter__(rows) if row is not None)
+    assert 0 < decoded < len(LISTED) // 4
+    assert max(watched.decoded_when_told) < len(LISTED) // 4
+    # Each row read is the row of the whole list, the same object, decoded as any.
+    for at, row in watched.seen.items():
+        assert rows[at] is row
+        assert row.id == LISTED[at]["id"] and row.raw == LISTED[at]
+    assert rows[5].payout is rows[9].payout  # shared across stretches decoded apart
+
+
+async def _not_yet(self: StreamedList, rows: ArrivingRows) -> None:
+    """No decoding once the body has ended: what the arrival decoded is what was read."""
+
+
+async def test_the_rest_is_decoded_once_the_body_has_ended(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
+    body = json.dumps({"items": LISTED}).encode()
+    watched = Watched(read=[7])
+    listing = StreamedList(Item, "items", FakeResponse(), watched)  # type: ignore[arg-type]
+    await listing.consume(pieces_of(body))
+    rows = await listing.result()
+    assert rows is listing.rows and isinstance(rows, ArrivingRows) and rows.whole
+    assert None not in list.__iter__(rows)
+    assert rows[7] is watched.seen[7]
+    assert [row.id for row in list.__iter__(rows)] == [entry["id"] for entry in LISTED]
+    assert [row.raw for row in rows] == LISTED
+    # Shared as one decoding of the whole list shares them.
+    assert len({id(row.payout) for row in rows}) == 4
+    assert len({id(row.description) for row in rows}) == 3
+
+
+def _misfit(at: int) -> list[dict[str, Any]]:
+    entries = [dict(entry) for entry in LISTED]
+    entries[at]["price"] = "not a number"
+    return entries
+
+
+@pytest.mark.parametrize("read_early", [True, False])
+async def test_an_element_that_does_not_fit_fails_the_load_in_the_whole_reads_words(
+    read_early: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Counting checks that each element is an object, not its fields: the element is
+    # found when its stretch is decoded (read while the body arrives, or after), and
+    # the whole body is then read, which names the problem as before.
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
+    body = json.dumps({"items": _misfit(200)}).encode()
+    watched = Watched(read=[200] if read_early else [])
+    listing = StreamedList(Item, "items", FakeResponse(), watched)  # type: ignore[arg-type]
+    await listing.consume(pieces_of(body))
+    if read_early:  # a reader meanwhile got a blank row, not an error
+        assert watched.seen[200].id == "" and watched.seen[200].title == ""
+    with pytest.raises(UnexpectedResponse) as caught:
+        await listing.result()
+    assert str(caught.value) == "items[200]: Expected `float`, got `str` - at `$.price`"
+
+
+async def test_a_thread_and_the_loop_reading_rows_at_once_get_the_same_objects() -> None:
+    decoded: list[int] = []
+    rows = _counted(decoded)
+    assert len(rows) == len(LISTED) and not rows.whole
+    results: list[list[Any]] = []
+    threads = [threading.Thread(target=lambda: results.append(list(rows))) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    mine = [rows[at] for at in range(len(rows) - 1, -1, -1)][::-1]
+    for thread in threads:
+        thread.join()
+    assert sum(decoded) == len(LISTED)  # each stretch decoded once
+    for result in results:
+        assert all(a is b for a, b in zip(result, mine, strict=True))
+
+
+async def test_lists_of_other_models_are_decoded_as_they_arrive() -> None:
+    body = json.dumps([{"id": f"w{n}", "url": "https://h", "events": []} for n in range(50)])
+    listing = StreamedList(Webhook, "webhooks", FakeResponse(), None)  # type: ignore[arg-type]
+    await listing.consume(pieces_of(body.encode()))
+    rows = await listing.result()
+    assert type(rows) is list and [row.id for row in rows] == [f"w{n}" for n in range(50)]
+
+
+def _counted(decode_spy: list[int]) -> ArrivingRows:
+    """The rows of LISTED counted in many stretches, none decoded; ``decode_spy`` gets
+    the rows of each decoding call."""
+    from tokensales_tui.api.spool import Region, Spool
+
+    body = json.dumps({"items": LISTED}).encode()
+    parser = ListParser(Item, "items", 200, "application/json")
+    spool = Spool()
+    spool.append(body)
+
+    def decode(regions: Any, counts: Any) -> list[Any]:
+        decode_spy.append(sum(counts))
+        return parser.decode_regions(regions, counts)
+
+    rows = ArrivingRows(decode, parser.blank)
+    splitter = stream.ListSplitter(("items",), decode=parser.count_region)
+    for start in range(0, len(body), 3000):
+        if counted := splitter.feed(body[start : start + 3000]):
+            rows.add(Region(spool, *splitter.region), len(counted))
+    last = splitter.close()
+    rows.add(Region(spool, *splitter.region), len(last))
+    return rows
+
+
+def test_many_stretches_are_decoded_a_few_per_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A reader of every row (an export, in a thread) holds the lock one call at a time,
+    # so the event loop may decode the rows it draws in between.
+    from tokensales_tui.api import arriving
+
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
+    monkeypatch.setattr(arriving, "FILL_BYTES", 16384)
+    calls: list[int] = []
+    rows = _counted(calls)
+    assert [row.id for row in rows] == [entry["id"] for entry in LISTED]
+    assert len(calls) > 4 and sum(calls) == len(LISTED)
+
+
+def test_rows_still_arriving_are_let_go_without_being_decoded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tokensales_tui.ui.table import model
+
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
+    monkeypatch.setattr(model, "RELEASE_IN_THREAD", 0)
+    calls: list[int] = []
+    rows = _counted(calls)
+    rows[3]
+    model.release(rows)
+    assert calls == [calls[0]] and calls[0] < len(LISTED)
