@@ -49,6 +49,15 @@ def test_the_spool_is_private_and_reads_back_each_text() -> None:
     assert os.fstat(spool._file.fileno()).st_nlink == 0  # no name anyone could open
 
 
+def test_elements_read_back_as_one_array_in_place() -> None:
+    spool = Spool()
+    spool.append(b'{"items":[{"a":1},\n {"b":2}]}')
+    assert spool.read_array(10, 17) == b'[{"a":1},\n {"b":2}]'
+    assert spool.read_array(10, 0) == b"[]"
+    with pytest.raises(OSError, match="ends before byte 40"):
+        spool.read_array(10, 30)  # past what the file holds
+
+
 @pytest.mark.parametrize("wrapped", [False, True])
 def test_listed_items_keep_no_part_of_the_body(wrapped: bool) -> None:
     listed = [item(n, extraField={"n": n}) for n in range(300)]

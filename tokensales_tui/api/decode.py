@@ -153,11 +153,11 @@ class ListParser:
             OSError: The spool cannot be read.
         """
         first, last = regions[0], regions[-1]
-        text = first.spool.read(first.at, last.at + last.length - first.at)
+        text = first.spool.read_array(first.at, last.at + last.length - first.at)
         if self._elements is None:
             self._elements = ElementDecoder(self.model)
         with paused_gc():
-            rows = self._elements.decode_list(b"".join((b"[", text, b"]")))
+            rows = self._elements.decode_list(text)
             del text
             self._elements.share(rows)
             at = 0

@@ -133,6 +133,21 @@ class Spool:
         self.settle(at + length)
         return os.pread(self._file.fileno(), length, at)
 
+    def read_array(self, at: int, length: int) -> bytearray:
+        """``[`` + the ``length`` bytes at offset ``at`` + ``]``: elements read back as one
+        JSON array, read in place (no copy to add the brackets)."""
+        self.settle(at + length)
+        array_text = bytearray(length + 2)
+        array_text[0], array_text[-1] = ord("["), ord("]")
+        with memoryview(array_text) as view:
+            place, end = 1, length + 1
+            while place < end:
+                read = os.preadv(self._file.fileno(), [view[place:end]], at + place - 1)
+                if not read:
+                    raise OSError(f"the list's temporary file ends before byte {at + length}")
+                place += read
+        return array_text
+
     @property
     def size(self) -> int:
         """Bytes appended so far."""
