@@ -19,6 +19,7 @@ from rich.cells import cell_len
 
 from tokensales_tui.api import listing, stream
 from tokensales_tui.api import spool as spool_module
+from tokensales_tui.api.arriving import still_arriving
 from tokensales_tui.api.decode import ListParser
 from tokensales_tui.api.models import Item
 from tokensales_tui.api.spool import Spool
@@ -351,17 +352,35 @@ async def test_once_the_body_has_ended_the_tab_indexes_the_last_rows_beside_a_pr
     typed: bool, fails: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Unfiltered (two processors), a process is started once the body has ended, for the
-    # first rows; typed, the one indexing the rows as they arrive goes on, if it is far
-    # enough behind. Either stops where the tab's own indexing of the last rows begins.
+    # first rows, while the items counted as they arrived are decoded; typed, the one
+    # indexing the rows as they arrive goes on, if it is far enough behind. Either stops
+    # where the tab's own indexing of the last rows begins.
     monkeypatch.setattr(tabs, "TAIL_FROM", 1000)
     starts: list[int] = []
-    tail_pieces = tabs._tail_pieces
+    done: list[int] = []  # rows the process had indexed when the tail began
+    undecoded: list[bool] = []  # at each process start: rows left to decode
+    tail_pieces, index_tail, start_process = (
+        tabs._tail_pieces,
+        tabs.ResourceTab._index_tail,
+        IndexProcess.start,
+    )
+    tabs_seen: list[Any] = []
 
     def recorded(indexer: Any, rows: Any, start: int, ended: Any) -> Any:
         starts.append(start)
         return tail_pieces(indexer, rows, start, ended)
 
+    def tail_of(tab: Any, rows: Any) -> Any:
+        done.append(tab._process_indexer.count if tab._process_indexer is not None else 0)
+        return index_tail(tab, rows)
+
+    async def started(setup: Setup) -> IndexProcess:
+        undecoded.append(still_arriving(tabs_seen[0].table.model.rows))
+        return await start_process(setup)
+
     monkeypatch.setattr(tabs, "_tail_pieces", recorded)
+    monkeypatch.setattr(tabs.ResourceTab, "_index_tail", tail_of)
+    monkeypatch.setattr(IndexProcess, "start", started)
     handed: list[int | None] = []  # how many rows the load had left to index: none
     prepare = tabs.ResourceTab._prepare
 
@@ -375,6 +394,7 @@ async def test_once_the_body_has_ended_the_tab_indexes_the_last_rows_beside_a_pr
         monkeypatch.setattr(index_process.sys, "executable", "/bin/true")
     async with half_arrived(3000) as arrived:
         app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        tabs_seen.append(tab)
         if typed:
             await pilot.press("slash", *'"item 2')
         arrived.held.gate.set()
@@ -382,7 +402,9 @@ async def test_once_the_body_has_ended_the_tab_indexes_the_last_rows_beside_a_pr
         rows = tab.table.model.rows
         assert len(rows) == 3000
         if not typed:
-            assert starts == [3000 - int(3000 * tabs.TAIL_SHARE)]
+            assert undecoded[:1] == [True]  # started before the rows were all decoded
+            if not fails:
+                assert starts == [3000 - int((3000 - done[0]) * tabs.TAIL_SHARE)]
         assert handed == [None if fails else 0]
         assert tab.table.shown_count == (1111 if typed else 3000)
         whole = prepare_rows(

@@ -29,6 +29,7 @@ from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from ..api import ApiError
+from ..api.arriving import still_arriving
 from ..api.decode import MAX_ROWS
 from ..api.errors import RateLimitedError
 from ..api.models import (
@@ -625,11 +626,18 @@ class ResourceTab(Vertical):
         then slows down, but indexing for the filter on the event loop would slow it
         more; unfiltered, the list is indexed once it has arrived).
         """
-        if len(arrival.rows) < INDEX_PROCESS_FROM or arrival.ended:
+        if len(arrival.rows) < INDEX_PROCESS_FROM:
             return False
         from . import index_process  # not at start-up: a few milliseconds
 
         processors = index_process.processors()
+        if arrival.ended:
+            # Items counted as they arrived are decoded once the body has ended, on the
+            # event loop (api.arriving), before the load indexes them: a long list is
+            # indexed from the spool by a process meanwhile, on the other processor.
+            return (
+                processors >= 2 and len(arrival.rows) >= TAIL_FROM and still_arriving(arrival.rows)
+            )
         return processors > 2 or (processors == 2 and bool(self.filter_input.value))
 
     async def _index_in_process(
