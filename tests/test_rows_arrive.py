@@ -124,6 +124,7 @@ async def test_the_count_line_says_indexing_once_the_body_is_read(
             updates.append((str(count.render()), layout))
 
         monkeypatch.setattr(count, "update", counted)
+        before = str(count.render())
         held, entered = asyncio.Event(), asyncio.Event()
         indexer = tab._arrived_indexer
 
@@ -137,10 +138,13 @@ async def test_the_count_line_says_indexing_once_the_body_is_read(
         await wait_for(entered.is_set, pilot)
         await wait_for(lambda: "3,000 items · indexing…" in screen_text(app), pilot)
         assert "loading…" not in screen_text(app)
-        # The line kept the room of the longer word: the switch laid nothing out.
+        # The line kept the room of the longer word: the switch laid nothing out but
+        # for a count that grew wider in the same update (the last rows come with it).
         switch = next(i for i, (text, _) in enumerate(updates) if "indexing…" in text)
-        assert "loading…" in updates[switch - 1][0]
-        assert updates[switch][1] is False
+        loading = [text for text, _ in updates[:switch]] or [before]
+        assert all("loading…" in text for text in loading)
+        wider = len(updates[switch][0]) > len(loading[-1]) + len("indexing…") - len("loading…")
+        assert updates[switch][1] is wider
         held.set()
         await loaded(app, pilot, "items")
         await wait_for(lambda: "indexing…" not in screen_text(app), pilot)
@@ -628,6 +632,7 @@ async def test_rows_arriving_are_decoded_where_drawn_and_mark_all_waits_for_the_
         rows = tab.table.model.rows
         assert isinstance(rows, ArrivingRows) and not rows.whole
         assert tab.table.model.rows[0].title == "Arriving item 0"
+        await wait_for(lambda: "3,000 items · indexing…" in screen_text(app), pilot)
         await pilot.press("end")  # the last rows are drawn: decoded
         await wait_for(lambda: "item-02999" in screen_text(app), pilot)
         assert not rows.whole

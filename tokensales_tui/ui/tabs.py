@@ -483,6 +483,8 @@ class ResourceTab(Vertical):
         rows = arrival.rows
         if not self.is_mounted or not rows:
             return
+        if arrival.ended:
+            self._body_done = True  # what is left (decoding, indexing) is "indexing…"
         now = time.monotonic()
         if rows is self._arriving:
             if now - self._grown_at >= GROW_EVERY or arrival.ended:
