@@ -194,3 +194,30 @@ def test_rows_still_arriving_are_let_go_without_being_decoded(
     rows[3]
     model.release(rows)
     assert calls == [calls[0]] and calls[0] < len(LISTED)
+
+
+@pytest.mark.parametrize("odd", [7, "text", None, [1, 2]])
+async def test_an_element_that_is_no_object_stops_the_counting_at_once(
+    odd: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Not taken for a wrong cut: the splitter would hold the rest of the body, however
+    # long, looking for a right one.
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
+    entries: list[Any] = [dict(entry) for entry in LISTED]
+    entries[20] = odd
+    body = json.dumps({"items": entries}).encode()
+    listing = StreamedList(Item, "items", FakeResponse(), None)  # type: ignore[arg-type]
+    held: list[int] = []
+    feed = listing.splitter.feed
+
+    def watched(chunk: bytes) -> Any:
+        try:
+            return feed(chunk)
+        finally:
+            held.append(len(listing.splitter._buffer))
+
+    monkeypatch.setattr(listing.splitter, "feed", watched)
+    await listing.consume(pieces_of(body))
+    assert max(held) < 3 * 4096 + 997
+    with pytest.raises(UnexpectedResponse, match="entry 20 is not an object"):
+        await listing.result()

@@ -137,11 +137,17 @@ class ListParser:
         :meth:`decode_regions`). A fifth of the time.
 
         Raises:
-            msgspec.DecodeError: The text is no JSON array of objects (or the cut is not
-                between two elements: the splitter tries another).
+            msgspec.DecodeError: The text is no JSON array: the cut is not between two
+                elements (the splitter tries another).
+            NoFastPath: The cut is right but an element is no object: the whole body
+                must be read by :meth:`__call__`, which names the problem exactly.
         """
         with paused_gc():
-            return _OBJECTS.decode(text)
+            try:
+                return _OBJECTS.decode(text)
+            except msgspec.DecodeError:  # a ValidationError too
+                _ELEMENTS.decode(text)  # raises again where the cut is wrong
+                raise NoFastPath from None  # the cut is right: an element is odd
 
     def decode_regions(self, regions: Sequence[Region], counts: Sequence[int]) -> list[Any]:
         """The rows of consecutive ``regions`` of a body, counted by :meth:`count_region`
