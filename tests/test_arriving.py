@@ -85,8 +85,11 @@ async def test_the_rest_is_decoded_once_the_body_has_ended(
     watched = Watched(read=[7])
     listing = StreamedList(Item, "items", FakeResponse(), watched)  # type: ignore[arg-type]
     await listing.consume(pieces_of(body))
+    # Not while the response is read (its time is bounded, its connection held open).
+    assert not listing.rows.whole  # type: ignore[attr-defined]
     rows = await listing.result()
     assert rows is listing.rows and isinstance(rows, ArrivingRows) and rows.whole
+    assert not rows._regions and not rows._starts  # let go: the rows keep their own
     assert None not in list.__iter__(rows)
     assert rows[7] is watched.seen[7]
     assert [row.id for row in list.__iter__(rows)] == [entry["id"] for entry in LISTED]
@@ -135,6 +138,17 @@ async def test_a_thread_and_the_loop_reading_rows_at_once_get_the_same_objects()
     assert sum(decoded) == len(LISTED)  # each stretch decoded once
     for result in results:
         assert all(a is b for a, b in zip(result, mine, strict=True))
+
+
+async def test_a_list_nobody_watches_is_decoded_as_it_arrives() -> None:
+    # A reload that keeps the old rows shown until the new are in: counting first would
+    # only add to the decoding.
+    body = json.dumps({"items": LISTED}).encode()
+    listing = StreamedList(Item, "items", FakeResponse(), None)  # type: ignore[arg-type]
+    await listing.consume(pieces_of(body))
+    assert type(listing.rows) is list and len(listing.rows) == len(LISTED)
+    rows = await listing.result()
+    assert [row.raw for row in rows] == LISTED
 
 
 async def test_lists_of_other_models_are_decoded_as_they_arrive() -> None:
@@ -206,7 +220,7 @@ async def test_an_element_that_is_no_object_stops_the_counting_at_once(
     entries: list[Any] = [dict(entry) for entry in LISTED]
     entries[20] = odd
     body = json.dumps({"items": entries}).encode()
-    listing = StreamedList(Item, "items", FakeResponse(), None)  # type: ignore[arg-type]
+    listing = StreamedList(Item, "items", FakeResponse(), Watched([]))  # type: ignore[arg-type]
     held: list[int] = []
     feed = listing.splitter.feed
 
@@ -221,3 +235,21 @@ async def test_an_element_that_is_no_object_stops_the_counting_at_once(
     assert max(held) < 3 * 4096 + 997
     with pytest.raises(UnexpectedResponse, match="entry 20 is not an object"):
         await listing.result()
+
+
+def test_widths_are_measured_over_rows_decoded_already(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Spread over a list still arriving, the sample would decode most of its stretches,
+    # at each showing (mask mode measures again as the list grows).
+    from tokensales_tui.ui.table import cells
+
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
+    monkeypatch.setattr(cells, "SAMPLE", 10)
+    calls: list[int] = []
+    rows = _counted(calls)
+    drawn = rows[290]  # one of the spread sample's (every 40th from the 10th)
+    sample = cells.sample_of(rows)
+    assert len(calls) == 2  # its stretch and the first rows', nothing more
+    assert sample[:10] == rows[:10] and drawn in sample and len(sample) == 11
+    while rows.fill_some():
+        pass
+    assert len(cells.sample_of(rows)) == 10 + len(range(10, len(LISTED), 40))

@@ -374,9 +374,19 @@ async def test_once_the_body_has_ended_the_tab_indexes_the_last_rows_beside_a_pr
         done.append(tab._process_indexer.count if tab._process_indexer is not None else 0)
         return index_tail(tab, rows)
 
+    process_started = asyncio.Event()
+    decode_rest = listing.StreamedList._decode_counted
+
     async def started(setup: Setup) -> IndexProcess:
         undecoded.append(still_arriving(tabs_seen[0].table.model.rows))
+        process_started.set()
         return await start_process(setup)
+
+    async def once_started(self: Any, rows: Any) -> None:
+        await process_started.wait()  # on a busy machine the decoding might come first
+        await decode_rest(self, rows)
+
+    monkeypatch.setattr(listing.StreamedList, "_decode_counted", once_started)
 
     monkeypatch.setattr(tabs, "_tail_pieces", recorded)
     monkeypatch.setattr(tabs.ResourceTab, "_index_tail", tail_of)
@@ -403,8 +413,9 @@ async def test_once_the_body_has_ended_the_tab_indexes_the_last_rows_beside_a_pr
         assert len(rows) == 3000
         if not typed:
             assert undecoded[:1] == [True]  # started before the rows were all decoded
+            left = 3000 - done[0]  # the process may be far ahead on a busy machine
             if not fails:
-                assert starts == [3000 - int((3000 - done[0]) * tabs.TAIL_SHARE)]
+                assert starts == ([3000 - int(left * tabs.TAIL_SHARE)] if left >= 1000 else [])
         assert handed == [None if fails else 0]
         assert tab.table.shown_count == (1111 if typed else 3000)
         whole = prepare_rows(

@@ -137,7 +137,11 @@ async def test_the_event_loop_counts_a_stretch_at_a_time_between_two_reads(
     monkeypatch.setattr(ListParser, "count_region", spy)
     monkeypatch.setattr(ListParser, "decode_regions", decode_spy)
     other = asyncio.get_running_loop().create_task(other_task())
-    listing = StreamedList(Item, "items", FakeResponse(), None)  # type: ignore[arg-type]
+
+    def shown(what: str, arrival: StreamedList) -> None:
+        """Watched, as the Items tab watches it: counted as it arrives."""
+
+    listing = StreamedList(Item, "items", FakeResponse(), shown)  # type: ignore[arg-type]
     await listing.consume(pieces())
     rows = await listing.result()
     other.cancel()

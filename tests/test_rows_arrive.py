@@ -607,7 +607,7 @@ async def test_streamed_assets_and_collections_keep_their_ids() -> None:
     )
 
 
-async def test_rows_arriving_are_decoded_where_drawn_and_mark_all_waits_for_the_list(
+async def test_rows_arriving_are_decoded_where_drawn_and_what_reads_them_all_waits(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from tokensales_tui.api import stream
@@ -625,8 +625,10 @@ async def test_rows_arriving_are_decoded_where_drawn_and_mark_all_waits_for_the_
         await decode_rest(self, rows)
 
     monkeypatch.setattr(StreamedList, "_decode_counted", held_back)
+    copied: list[str] = []
     async with half_arrived(3000) as arrived:
         app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
         arrived.held.gate.set()
         await wait_for(lambda: tab.table.total_count == len(arrived.listed), pilot)
         rows = tab.table.model.rows
@@ -641,6 +643,15 @@ async def test_rows_arriving_are_decoded_where_drawn_and_mark_all_waits_for_the_
             lambda: any("mark all once it is in" in n.message for n in app._notifications), pilot
         )
         assert not tab.table.model.marks
+        await pilot.press("x")  # an export reads every row too
+        await wait_for(
+            lambda: any("export once it is in" in n.message for n in app._notifications), pilot
+        )
+        assert app.screen is app.browse
+        # A row marked is a row drawn: the marked rows are found among those decoded.
+        await pilot.press("space", "c")
+        await wait_for(lambda: "item-02999" in copied, pilot)
+        assert tab.table.model.marked_in_view() == 1
         assert not rows.whole  # nothing decoded them all
         held.set()
         await loaded(app, pilot, "items")

@@ -94,15 +94,25 @@ class ArrivingRows(list[Any]):
     def fill_some(self) -> bool:
         """Decode the next stretches not decoded yet, about :data:`FILL_BYTES` of text;
         whether any is left."""
-        if not self._pending:
-            return False
-        regions = self._regions
-        first = self._next
-        while regions[first] is None:
-            first += 1
-        self._next = first
+        with self._lock:
+            if not self._pending:
+                return False
+            regions = self._regions
+            first = self._next  # a region at or after it is pending: _pending says so
+            while regions[first] is None:
+                first += 1
+            self._next = first
         self._fill_run(first, len(regions))
         return bool(self._pending)
+
+    def close(self) -> None:
+        """No more rows come, and all are decoded: let go of the decoder and the regions
+        (the rows keep their own region each)."""
+        with self._lock:
+            if self._pending:
+                raise ValueError("rows are left to decode")
+            self._regions, self._starts, self._next = [], [], 0
+            self._decode = self._blank = _closed
 
     def _fill_regions(self, first: int, last: int) -> None:
         """Decode the regions ``first`` to ``last`` (not included) still pending, runs of
@@ -152,8 +162,10 @@ class ArrivingRows(list[Any]):
         return list.__getitem__(self, key)
 
     def __iter__(self) -> Iterator[Any]:
-        if self._pending:
-            self.fill(0, len(self))
+        if self._pending:  # over the rows so far: more may come meanwhile, undecoded
+            count = len(self)
+            self.fill(0, count)
+            return iter(list.__getitem__(self, slice(0, count)))
         return list.__iter__(self)
 
     def _fill_for(self, key: SupportsIndex | slice) -> None:
@@ -171,6 +183,10 @@ class ArrivingRows(list[Any]):
         if at < 0:
             at += len(self)
         self.fill(at, at + 1)
+
+
+def _closed(*_: Any) -> Any:
+    raise ValueError("no more rows come to this list")
 
 
 def still_arriving(rows: Sequence[Any]) -> bool:

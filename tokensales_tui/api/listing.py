@@ -87,19 +87,21 @@ class StreamedList:
     ) -> None:
         content_type = response.headers.get("content-type", "")
         self.parser = parser = ListParser(model, what, response.status_code, content_type)
+        counted = parser.counts and watch is not None
         self.splitter = ListSplitter(
             (what, *shapes.LIST_KEYS),
             status=response.status_code,
             content_type=content_type,
-            decode=parser.count_region if parser.counts else parser.decode_region,
+            decode=parser.count_region if counted else parser.decode_region,
         )
         self.spool = Spool()
         self.rows: list[Any] = never_walked(
-            ArrivingRows(parser.decode_regions, parser.blank) if parser.counts else []
+            ArrivingRows(parser.decode_regions, parser.blank) if counted else []
         )
         """The rows so far; the same list grows. Of a list that is counted as it arrives
-        (:attr:`ListParser.counts`), an :class:`~.arriving.ArrivingRows`: its rows are
-        decoded when read, and all of them once the body has ended."""
+        (:attr:`ListParser.counts`, and someone watches it grow), an
+        :class:`~.arriving.ArrivingRows`: its rows are decoded when read, and all of them
+        by :meth:`result`. (Unwatched, counting first would only add to the decoding.)"""
         self.what = what
         self.length = 0
         """Bytes of the body read so far (all given to the spool)."""
@@ -136,8 +138,6 @@ class StreamedList:
             self._tell()
             # The body is all in the file (or the disk is full): waited for in a thread.
             await asyncio.to_thread(self.spool.settle)
-            if self._plain and isinstance(self.rows, ArrivingRows):
-                await self._decode_counted(self.rows)
         except BaseException:
             self._plain = False
             self.rows, self._pending, self._counted = [], [], []  # kept alive by the error
@@ -210,9 +210,18 @@ class StreamedList:
         self._pending, self._counted = [], []  # never shown: the whole read gives the rows
 
     async def result(self) -> list[Any]:
-        """The rows, once the body has ended; read whole from the spool where needed."""
+        """The rows, once the body has ended; read whole from the spool where needed.
+
+        Rows counted as they arrived are decoded here, not in :meth:`consume`: after the
+        response is closed, outside the time the request may take.
+        """
+        rows = self.rows
+        if self._plain and isinstance(rows, ArrivingRows):
+            await self._decode_counted(rows)
+            if self._plain:
+                rows.close()
         if self._plain:
-            return self.rows
+            return rows
         body = self.spool.whole()
         if len(body) > OFF_LOOP_BYTES:
             return await asyncio.to_thread(self.parser, body)  # type: ignore[arg-type]

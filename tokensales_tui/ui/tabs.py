@@ -1179,6 +1179,8 @@ class ResourceTab(Vertical):
         if not removed:
             return
         table = self.table
+        if still_arriving(table.rows):
+            return  # the load under way gives the list (each row read would be decoded)
         gone = {id(row) for row in removed}
         rows = [r for r in table.rows if id(r) not in gone]
         if len(rows) <= OFF_LOOP_ROWS:

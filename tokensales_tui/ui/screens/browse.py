@@ -425,12 +425,18 @@ class BrowseScreen(Screen[None]):
 
     def action_mark_all(self) -> None:
         """Mark every shown row; if they all are, clear every mark."""
-        table = self.active_tab.table
-        if still_arriving(table.rows):
-            # Marking needs each row decoded: at 1,000,000 rows, seconds of a frozen app.
-            self.notify("The list is still loading: mark all once it is in", severity="warning")
-            return
-        table.mark_all()
+        tab = self.active_tab
+        if not self._waits_for_rows(tab, "mark all"):
+            tab.table.mark_all()
+
+    def _waits_for_rows(self, tab: ResourceTab, what: str) -> bool:
+        """Whether ``what`` waits for ``tab``'s list to be in, said so: it reads every row,
+        and rows still arriving are decoded when read (at 1,000,000 rows, seconds of a
+        frozen app on the event loop; :mod:`~tokensales_tui.api.arriving`)."""
+        if not still_arriving(tab.table.rows):
+            return False
+        self.notify(f"The list is still loading: {what} once it is in", severity="warning")
+        return True
 
     def action_export(self) -> None:
         """Write the rows as shown to a file."""
@@ -440,6 +446,8 @@ class BrowseScreen(Screen[None]):
         table = tab.table
         if not table.shown_count:
             self.notify("No rows to export", severity="warning")
+            return
+        if self._waits_for_rows(tab, "export"):
             return
         self.app.push_screen(ExportScreen(tab.resource, table.columns, table.model.shown_rows))
 
@@ -587,6 +595,8 @@ class BrowseScreen(Screen[None]):
             part for part in (setting.type, setting.chain, setting.account) if part
         )
         label = f"paid out by {described or 'this setting'}"
+        if self._waits_for_rows(self.tab("items"), "show its items"):
+            return
         self.action_show_tab("items")
         self.tab("items").narrow_to(Scope(label, lambda item: payout_key(item.payout) == key))
 

@@ -15,6 +15,7 @@ from decimal import Decimal, InvalidOperation
 from itertools import accumulate, compress, filterfalse, repeat
 from typing import Any, Literal
 
+from ...api.arriving import still_arriving
 from ...clean import (
     clean_line,
     display_value,
@@ -324,8 +325,7 @@ def sample_widths(
 ) -> tuple[list[int], list[int], list[int]]:
     """Column widths, decimal tails (:func:`decimal_tails`) and the widths of the cells
     alone (:func:`measure_column`), over a sample of ``rows``."""
-    step = max(1, len(rows) // SAMPLE)
-    sample = [*rows[:SAMPLE], *rows[SAMPLE::step]]
+    sample = sample_of(rows)
     measured = [column_cells(column, sample) for column in columns]
     both = [
         measure_column(column, *cells, width)
@@ -333,6 +333,19 @@ def sample_widths(
     ]
     tails = decimal_tails(columns, [cells for cells, _, _ in measured])
     return [natural for natural, _ in both], tails, [content for _, content in both]
+
+
+def sample_of(rows: Sequence[Any]) -> list[Any]:
+    """The rows widths are measured over: the first :data:`SAMPLE`, then evenly spread.
+
+    Of rows still arriving (:mod:`~tokensales_tui.api.arriving`), the spread ones only
+    where decoded already: reading them would decode a stretch each, most of the list.
+    """
+    step = max(1, len(rows) // SAMPLE)
+    if still_arriving(rows):
+        spread = list.__getitem__(rows, slice(SAMPLE, None, step))  # type: ignore[call-overload]
+        return [*rows[:SAMPLE], *(row for row in spread if row is not None)]
+    return [*rows[:SAMPLE], *rows[SAMPLE::step]]
 
 
 def measure_column(

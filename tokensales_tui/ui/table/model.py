@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from itertools import compress, repeat
 from typing import Any
 
+from ...api.arriving import still_arriving
 from ...api.models import never_walked, paused_gc
 from ...clean import clean_line, settle_width
 from .cells import (
@@ -871,14 +872,25 @@ class TableView:
         if not self.marks:
             return 0
         self.finish_filter()
-        return sum(map(self.marks.__contains__, self._shown_identities()))
+        shown = self._decoded_at(self.view)
+        return sum(map(self.marks.__contains__, self._identities(shown)))
 
     def marked_rows(self) -> list[Any]:
         """The marked row objects, shown or not, in the order of the sort."""
         if not self.marks:
             return []
-        ordered = self._rows_at(self._order())
+        ordered = self._decoded_at(self._order())
         return list(compress(ordered, map(self.marks.__contains__, self._identities(ordered))))
+
+    def _decoded_at(self, positions: Sequence[int]) -> Sequence[Any]:
+        """:meth:`_rows_at`, but of rows still arriving only those decoded already: a row
+        is marked from the screen, where it was drawn, so no mark is on the others (and
+        reading them would decode a stretch each, most of a long list, on the event loop)."""
+        rows = self.rows
+        if not still_arriving(rows):
+            return self._rows_at(positions)
+        read: Iterator[Any] = map(list.__getitem__, repeat(rows), positions)  # type: ignore[arg-type]
+        return [row for row in read if row is not None]
 
     def is_changed(self, position: int) -> bool:
         """Whether the last reload added or changed the row at ``position``."""

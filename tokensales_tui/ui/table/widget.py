@@ -31,7 +31,7 @@ from textual.strip import Strip
 from ...clean import clean_line
 from ...mask import mask_text, masking
 from ..turns import between_steps
-from .cells import SAMPLE, Column, column_cells, fit_widths, measure_column
+from .cells import Column, column_cells, fit_widths, measure_column, sample_of
 from .index import SearchIndex, sort_order
 from .lines import Palette, centred, crop, join_cells
 from .model import Extension, PreparedRows, RowsIndexer, Scope, TableView
@@ -446,9 +446,7 @@ class ResourceTable(ScrollView, can_focus=True):
         data = self._data
         key = (id(data.rows), len(data.rows), id(data.columns))
         if self._masked_cache is None or self._masked_cache[0] != key:
-            rows = data.rows
-            step = max(1, len(rows) // SAMPLE)
-            sample = [*rows[:SAMPLE], *rows[SAMPLE::step]]
+            sample = sample_of(data.rows)
             natural: list[int] = []
             content: list[int] = []
             for column in data.columns:
