@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tokensales_tui.api import stream
-from tokensales_tui.api.arriving import ArrivingRows
+from tokensales_tui.api.arriving import ArrivingRows, whole
 from tokensales_tui.api.decode import ListParser
 from tokensales_tui.api.errors import UnexpectedResponse
 from tokensales_tui.api.listing import StreamedList
@@ -88,7 +88,9 @@ async def test_the_rest_is_decoded_once_the_body_has_ended(
     # Not while the response is read (its time is bounded, its connection held open).
     assert not listing.rows.whole  # type: ignore[attr-defined]
     rows = await listing.result()
-    assert rows is listing.rows and isinstance(rows, ArrivingRows) and rows.whole
+    # Nor when the rows are handed over: whoever holds them has the rest decoded.
+    assert rows is listing.rows and isinstance(rows, ArrivingRows) and not rows.whole
+    assert await whole(rows) is rows and rows.whole
     assert not rows._regions and not rows._starts  # let go: the rows keep their own
     assert None not in list.__iter__(rows)
     assert rows[7] is watched.seen[7]
@@ -120,7 +122,7 @@ async def test_an_element_that_does_not_fit_fails_the_load_in_the_whole_reads_wo
     if read_early:  # a reader meanwhile got a blank row, not an error
         assert watched.seen[200].id == "" and watched.seen[200].title == ""
     with pytest.raises(UnexpectedResponse) as caught:
-        await listing.result()
+        await whole(await listing.result())
     assert str(caught.value) == "items[200]: Expected `float`, got `str` - at `$.price`"
 
 
@@ -234,7 +236,7 @@ async def test_an_element_that_is_no_object_stops_the_counting_at_once(
     await listing.consume(pieces_of(body))
     assert max(held) < 3 * 4096 + 997
     with pytest.raises(UnexpectedResponse, match="entry 20 is not an object"):
-        await listing.result()
+        await whole(await listing.result())
 
 
 def test_widths_are_measured_over_rows_decoded_already(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -253,3 +255,46 @@ def test_widths_are_measured_over_rows_decoded_already(monkeypatch: pytest.Monke
     while rows.fill_some():
         pass
     assert len(cells.sample_of(rows)) == 10 + len(range(10, len(LISTED), 40))
+
+
+async def test_whoever_asks_for_the_rest_first_has_it_decoded_and_others_wait_for_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Two tabs holding the same list (one request shared) both need every row: one
+    # decoding, the other waits for it; cancelling one waiter leaves the other's.
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
+    body = json.dumps({"items": LISTED}).encode()
+    listing = StreamedList(Item, "items", FakeResponse(), Watched(read=[]))  # type: ignore[arg-type]
+    await listing.consume(pieces_of(body))
+    rows = await listing.result()
+    assert isinstance(rows, ArrivingRows) and not rows.whole
+    runs: list[int] = []
+    decoded = listing.decoded
+
+    async def counted() -> list[Any]:
+        runs.append(1)
+        return await decoded()
+
+    rows._finish = counted
+    first = asyncio.ensure_future(whole(rows))
+    second = asyncio.ensure_future(whole(rows))
+    third = asyncio.ensure_future(whole(rows))
+    await asyncio.sleep(0)
+    first.cancel()
+    assert await second is rows and await third is rows
+    assert runs == [1] and rows.whole and await whole(rows) is rows
+
+
+def test_a_cut_lies_at_the_first_stretch_from_a_row_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
+    rows = _counted([])
+    starts, spans = rows._starts, rows._spans
+    assert len(starts) > 3
+    assert rows.cut_at(0) == (0, spans[0][0], spans[-1][1])
+    assert rows.cut_at(starts[2]) == (starts[2], spans[2][0], spans[-1][1])
+    assert rows.cut_at(starts[2] - 1) == (starts[2], spans[2][0], spans[-1][1])
+    assert rows.cut_at(starts[-1] + 1) is None
+    # Between the two: elements and their separators, read as one array.
+    first, offset, end = rows.cut_at(starts[1])  # type: ignore[misc]
+    text = b"[" + rows._regions[0].spool.read_array(offset, end - offset)[1:-1] + b"]"  # type: ignore[union-attr]
+    assert [entry["id"] for entry in json.loads(text)] == [e["id"] for e in LISTED[first:]]

@@ -19,7 +19,7 @@ from rich.cells import cell_len
 
 from tokensales_tui.api import listing, stream
 from tokensales_tui.api import spool as spool_module
-from tokensales_tui.api.arriving import still_arriving
+from tokensales_tui.api.arriving import ArrivingRows, still_arriving
 from tokensales_tui.api.decode import ListParser
 from tokensales_tui.api.models import Item
 from tokensales_tui.api.spool import Spool
@@ -30,7 +30,7 @@ from tokensales_tui.ui.resources import ITEMS
 from tokensales_tui.ui.table.index import IndexPiece, SearchIndex
 from tokensales_tui.ui.table.model import RowsIndexer, TableView, prepare_rows
 
-from .apphelpers import loaded, wait_for
+from .apphelpers import loaded, screen_text, wait_for
 from .test_incremental_index import facts
 from .test_rows_arrive import half_arrived
 
@@ -91,6 +91,64 @@ async def test_the_process_indexes_a_growing_spool_as_the_tab_would() -> None:
     assert pieces > 1  # 4,096 rows or more a piece, as the spool grows
     whole = prepare_rows(columns, rows, width=cell_len, other_fields=ITEMS.other_fields)
     assert facts(indexer.prepared(rows)) == facts(whole)
+
+
+async def test_a_second_process_indexes_the_rows_from_a_stretch_on_as_the_tab_would(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Once the body has ended, a process reads the elements from the first stretch past
+    # a cut to the last one's end, as an array, and numbers its rows from there: the
+    # tab takes its pieces after the first process's (RowsIndexer.take_apart).
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 16_384)
+    body = Emulator(seed=5, items=6_000).items_body()
+
+    async def pieces() -> Any:
+        for start in range(0, len(body), 65_536):
+            yield body[start : start + 65_536]
+
+    # Counted as they arrive: watched, as the Items tab watches.
+    arrival = listing.StreamedList(Item, "items", _Response(), lambda what, arrival: None)  # type: ignore[arg-type]
+    await arrival.consume(pieces())
+    rows = arrival.rows
+    assert isinstance(rows, ArrivingRows) and not rows.whole
+    cut = rows.cut_at(2_500)
+    assert cut is not None
+    first, offset, end = cut
+    assert 2_500 <= first < 2_700 and body[offset : offset + 1] == b"{"
+    assert body[end - 1 : end] == b"}" and body[end:].startswith(b"]")
+    columns = ITEMS.columns(rows)
+    setup = setup_of(arrival.spool, rows)
+    setup.first_row, setup.offset, setup.end = first, offset, end
+    process = await IndexProcess.start(setup)
+    try:
+        taken, last = [], None
+        while isinstance(message := await process.receive(30), Piece):
+            taken.append(index_process.as_index_piece(message))
+            last = message.measures
+    finally:
+        await process.close()
+    assert message == Done(len(rows)) and taken[0].start == first
+    mine = RowsIndexer(columns, width=cell_len, other_fields=ITEMS.other_fields)
+    mine.add(rows, first)
+    mine.take_apart(taken, last)
+    assert still_arriving(rows)  # the process read the spool: no row of the tab's decoded
+    ours = mine.prepared(rows)
+    whole = prepare_rows(columns, rows, width=cell_len, other_fields=ITEMS.other_fields)
+    # The same but for the numbering of the other fields' texts (the second process
+    # numbers those it sees first from 0, then follow the first's).
+    assert facts(ours)[:5] == facts(whole)[:5]
+    index, whole_index = ours.index, whole.index
+    assert index.extra_ids is not None and whole_index.extra_ids is not None
+    assert [index.extras[n] for n in index.extra_ids] == [
+        whole_index.extras[n] for n in whole_index.extra_ids
+    ]
+    for text in ("edition", "polygon", "nothing like it"):
+        assert list(index.match(text)) == list(whole_index.match(text)), text
+
+
+class _Response:
+    status_code = 200
+    headers = {"content-type": JSON}
 
 
 @pytest.mark.parametrize(
@@ -347,60 +405,49 @@ async def test_the_rows_a_process_indexed_are_looked_at_for_the_filter_a_step_at
 
 
 @pytest.mark.usefixtures("process_early")
-@pytest.mark.parametrize(("typed", "fails"), [(False, False), (True, False), (False, True)])
-async def test_once_the_body_has_ended_the_tab_indexes_the_last_rows_beside_a_process(
-    typed: bool, fails: bool, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("typed", "fails"), [(False, ""), (True, ""), (False, "both"), (False, "tail")]
+)
+async def test_once_the_body_has_ended_a_second_process_indexes_the_last_rows(
+    typed: bool, fails: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Unfiltered (two processors), a process is started once the body has ended, for the
-    # first rows, while the items counted as they arrived are decoded; typed, the one
-    # indexing the rows as they arrive goes on, if it is far enough behind. Either stops
-    # where the tab's own indexing of the last rows begins.
+    # first rows; typed, the one indexing the rows as they arrive goes on, if it is far
+    # enough behind. Either stops where a second process, reading the spool from the
+    # first stretch past the cut, begins. The load waits for neither to decode the rows
+    # counted as they arrived: the processes decoded each, and the rest is decoded
+    # once the rows are shown whole. Where a process fails, the load decodes and
+    # indexes every row itself.
     monkeypatch.setattr(tabs, "TAIL_FROM", 1000)
-    starts: list[int] = []
-    done: list[int] = []  # rows the process had indexed when the tail began
-    undecoded: list[bool] = []  # at each process start: rows left to decode
-    tail_pieces, index_tail, start_process = (
-        tabs._tail_pieces,
-        tabs.ResourceTab._index_tail,
-        IndexProcess.start,
-    )
+    starts: list[int] = []  # where the second process began
+    done: list[int] = []  # rows the first process had indexed then
+    checked: list[bool] = []  # at the load's end: whether the processes decoded every row
+    tail_from, index_tail = tabs._tail_from_process, tabs.ResourceTab._index_tail
     tabs_seen: list[Any] = []
 
-    def recorded(indexer: Any, rows: Any, start: int, ended: Any) -> Any:
-        starts.append(start)
-        return tail_pieces(indexer, rows, start, ended)
+    async def recorded(setup: Setup, count: int) -> Any:
+        starts.append(setup.first_row)
+        if fails == "tail":
+            raise ValueError("no second process")
+        return await tail_from(setup, count)
 
     def tail_of(tab: Any, rows: Any) -> Any:
         done.append(tab._process_indexer.count if tab._process_indexer is not None else 0)
         return index_tail(tab, rows)
 
-    process_started = asyncio.Event()
-    decode_rest = listing.StreamedList._decode_counted
-
-    async def started(setup: Setup) -> IndexProcess:
-        undecoded.append(still_arriving(tabs_seen[0].table.model.rows))
-        process_started.set()
-        return await start_process(setup)
-
-    async def once_started(self: Any, rows: Any) -> None:
-        await process_started.wait()  # on a busy machine the decoding might come first
-        await decode_rest(self, rows)
-
-    monkeypatch.setattr(listing.StreamedList, "_decode_counted", once_started)
-
-    monkeypatch.setattr(tabs, "_tail_pieces", recorded)
+    monkeypatch.setattr(tabs, "_tail_from_process", recorded)
     monkeypatch.setattr(tabs.ResourceTab, "_index_tail", tail_of)
-    monkeypatch.setattr(IndexProcess, "start", started)
     handed: list[int | None] = []  # how many rows the load had left to index: none
     prepare = tabs.ResourceTab._prepare
 
     def counted(tab: Any, columns: Any, rows: Any, before: Any, indexer: Any = None) -> Any:
         if tab.resource is ITEMS:
             handed.append(None if indexer is None else len(rows) - indexer.count)
+            checked.append(tab._rows_checked)
         return prepare(tab, columns, rows, before, indexer)
 
     monkeypatch.setattr(tabs.ResourceTab, "_prepare", counted)
-    if fails:  # the load then indexes every row itself, the tail's thread let go
+    if fails == "both":  # the load then indexes every row itself
         monkeypatch.setattr(index_process.sys, "executable", "/bin/true")
     async with half_arrived(3000) as arrived:
         app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
@@ -411,12 +458,14 @@ async def test_once_the_body_has_ended_the_tab_indexes_the_last_rows_beside_a_pr
         await loaded(app, pilot, "items")
         rows = tab.table.model.rows
         assert len(rows) == 3000
-        if not typed:
-            assert undecoded[:1] == [True]  # started before the rows were all decoded
-            left = 3000 - done[0]  # the process may be far ahead on a busy machine
-            if not fails:
-                assert starts == ([3000 - int(left * tabs.TAIL_SHARE)] if left >= 1000 else [])
+        left = 3000 - done[0]  # the process may be far ahead on a busy machine
+        if not typed and fails != "both":
+            # At the first stretch from the cut on (stretches of a few dozen rows here).
+            cut = 3000 - int(left * tabs.TAIL_SHARE)
+            assert len(starts) == 1 and cut <= starts[0] < cut + 100
         assert handed == [None if fails else 0]
+        assert checked == [not fails]
+        await wait_for(lambda: not still_arriving(rows) and not tab._decoding, pilot)
         assert tab.table.shown_count == (1111 if typed else 3000)
         whole = prepare_rows(
             tab.table.columns, rows, width=cell_len, other_fields=ITEMS.other_fields
@@ -429,8 +478,57 @@ async def test_once_the_body_has_ended_the_tab_indexes_the_last_rows_beside_a_pr
         ]
         for text in ("item 2", "free", "polygon", "nothing like it"):
             assert list(index.match(text)) == list(whole.match(text)), text
-        assert tab._process is None and tab._stop_at is None
-        assert tab._tail_ended.is_set() or not starts
+        assert tab._process is None and tab._stop_at is None and tab._tail is None
+
+
+@pytest.mark.usefixtures("process_early")
+async def test_the_payouts_tab_decodes_the_shared_list_once_the_items_tab_has_indexed_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Both tabs load the items (one request, shared). The Payouts tab needs every row
+    # decoded; it waits while the Items tab's index processes have both processors.
+    monkeypatch.setattr(tabs, "TAIL_FROM", 1000)
+    asked: list[tuple[bool, bool]] = []  # when a load asked for every row: items loading, checked
+    whole = tabs.whole
+    items_tab: list[Any] = []
+
+    async def spied(rows: Any) -> Any:
+        tab = items_tab[0]
+        asked.append((tab._loading, tab._rows_checked))
+        return await whole(rows)
+
+    monkeypatch.setattr(tabs, "whole", spied)
+    async with half_arrived(3000) as arrived:
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        items_tab.append(tab)
+        arrived.held.gate.set()
+        await loaded(app, pilot, "items")
+        payouts = app.browse.tab("payouts")
+        await wait_for(lambda: payouts.loaded_once and not payouts._loading, pilot)
+        assert asked and set(asked) == {(False, True)}
+        rows = tab.table.model.rows
+        assert not still_arriving(rows) and not rows._regions  # let go once decoded
+        assert payouts.table.total_count > 0
+
+
+@pytest.mark.usefixtures("process_early")
+@pytest.mark.parametrize("misfit", [100, 2600])
+async def test_an_element_that_does_not_fit_fails_the_load_though_processes_index_it(
+    misfit: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The load takes the rows undecoded only where the index processes decoded them all:
+    # an element either cannot decode fails its process, and the load then decodes the
+    # rows itself, which names the problem (in the first process's rows, or the
+    # second's).
+    monkeypatch.setattr(tabs, "TAIL_FROM", 1000)
+    async with half_arrived(3000, misfit=misfit) as arrived:
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        arrived.held.gate.set()
+        problem = f"items[{misfit}]: Expected `float`, got `str` - at `$.price`"
+        await wait_for(lambda: problem in screen_text(app), pilot)
+        await wait_for(lambda: not tab._loading, pilot)
+        assert tab.table.total_count == 0 and not tab._rows_checked
+        assert tab._process is None and tab._tail is None
 
 
 def facts_of(index: SearchIndex) -> tuple[Any, ...]:

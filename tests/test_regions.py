@@ -143,7 +143,7 @@ async def test_the_event_loop_counts_a_stretch_at_a_time_between_two_reads(
 
     listing = StreamedList(Item, "items", FakeResponse(), shown)  # type: ignore[arg-type]
     await listing.consume(pieces())
-    rows = await listing.result()
+    rows = await arriving.whole(await listing.result())
     other.cancel()
     assert [row.id for row in rows] == [entry["id"] for entry in LISTED]
     assert {name for name, _, _ in calls} == {threading.main_thread().name}

@@ -89,10 +89,15 @@ class HalfArrived:
 
 
 @contextlib.asynccontextmanager
-async def half_arrived(count: int, trickle: bool = False) -> AsyncIterator[HalfArrived]:
+async def half_arrived(
+    count: int, trickle: bool = False, misfit: int | None = None
+) -> AsyncIterator[HalfArrived]:
     """An app on its Items tab, showing the first rows of a body of ``count`` items that
-    stops halfway until ``held.gate`` is set (at the end, if not before)."""
+    stops halfway until ``held.gate`` is set (at the end, if not before); item ``misfit``
+    has a price that is no number."""
     listed = [item(n) for n in range(count)]
+    if misfit is not None:
+        listed[misfit]["price"] = "not a number"
     body = json.dumps({"items": listed}).encode()
     held = HeldBody(body, len(body) // 2, trickle)
     transport = Arriving(create_app(seed=0), held)

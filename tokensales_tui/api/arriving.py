@@ -6,8 +6,10 @@ to arrive. Only counting them, which checks that each element of a stretch is a 
 object and that the stretch was cut between two elements, takes a fifth of that. So a
 long list's stretches are counted as they arrive (:meth:`ArrivingRows.add`), and each
 is decoded the first time one of its rows is read: the rows drawn, the rows a filter
-looks at. Once the body has ended, the rest are decoded a few stretches at a time
-(:meth:`ArrivingRows.fill_some`), with keys and frames taking their turns in between.
+looks at. Once the body has ended, whoever holds the rows has the rest decoded a few
+stretches at a time (:func:`whole`, :meth:`ArrivingRows.fill_some`), with keys and frames
+taking their turns in between: before reading them all, or, where other readers have
+decoded every row already (the Items tab's index processes), after showing them.
 
 :class:`ArrivingRows` is a ``list``: whoever is handed it once it is whole uses it as
 any list. Until then, reading a row by index, by slice or by iterating decodes its
@@ -16,15 +18,16 @@ stretch first; a stretch is decoded once, so a row is always the same object.
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 import itertools
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any, SupportsIndex, overload
 
 from .spool import Region
 
-__all__ = ["ArrivingRows", "RegionsDecoder", "still_arriving"]
+__all__ = ["ArrivingRows", "RegionsDecoder", "still_arriving", "whole"]
 
 RegionsDecoder = Callable[[Sequence[Region], Sequence[int]], list[Any]]
 """Decodes the rows of consecutive regions of a body (given with their counts), in
@@ -47,21 +50,32 @@ class ArrivingRows(list[Any]):
     __slots__ = (
         "_blank",
         "_decode",
+        "_decoding",
+        "_finish",
         "_lock",
         "_next",
         "_pending",
         "_regions",
+        "_spans",
         "_starts",
         "failed",
     )
 
-    def __init__(self, decode: RegionsDecoder, blank: Callable[[], Any]) -> None:
+    def __init__(
+        self,
+        decode: RegionsDecoder,
+        blank: Callable[[], Any],
+        finish: Callable[[], Awaitable[Any]] | None = None,
+    ) -> None:
         super().__init__()
         self._decode = decode
         self._blank = blank
+        self._finish = finish
+        self._decoding: asyncio.Future[Any] | None = None
         self._lock = threading.Lock()
         self._starts: list[int] = []  # the first row of each region
         self._regions: list[Region | None] = []  # None once decoded
+        self._spans: list[tuple[int, int]] = []  # where each region's text lies in the spool
         self._pending = 0  # regions not decoded yet
         self._next = 0  # no region before this one is pending
         self.failed: Exception | None = None
@@ -75,6 +89,7 @@ class ArrivingRows(list[Any]):
         with self._lock:
             self._starts.append(len(self))
             self._regions.append(region)
+            self._spans.append((region.at, region.at + region.length))
             self._pending += 1
             self.extend(itertools.repeat(None, count))
 
@@ -82,6 +97,28 @@ class ArrivingRows(list[Any]):
     def whole(self) -> bool:
         """Whether every row added so far is decoded."""
         return not self._pending
+
+    def cut_at(self, row: int) -> tuple[int, int, int] | None:
+        """Where the rows from about ``row`` on lie in the spool, for another reader: the
+        first row of the first stretch that starts at or after ``row``, where its text
+        starts, and where the text of the last stretch so far ends (between the two,
+        elements and their separators only); None when no stretch starts there."""
+        with self._lock:
+            k = bisect.bisect_left(self._starts, row)
+            if k >= len(self._starts):
+                return None
+            return self._starts[k], self._spans[k][0], self._spans[-1][1]
+
+    async def decoded(self) -> list[Any]:
+        """The rows, every one decoded, once the body has ended: what its reader decodes
+        them with (:meth:`~.listing.StreamedList.decoded`), which raises, naming the
+        problem, when an element does not fit. Whoever asks first starts it; others wait
+        for the same."""
+        if self._finish is None:
+            raise ValueError("these rows are decoded by no one")
+        if self._decoding is None:
+            self._decoding = asyncio.ensure_future(self._finish())
+        return await asyncio.shield(self._decoding)
 
     def fill(self, start: int, stop: int) -> None:
         """Decode the stretches of the rows from ``start`` to ``stop`` (not included)."""
@@ -111,8 +148,9 @@ class ArrivingRows(list[Any]):
         with self._lock:
             if self._pending:
                 raise ValueError("rows are left to decode")
-            self._regions, self._starts, self._next = [], [], 0
+            self._regions, self._starts, self._spans, self._next = [], [], [], 0
             self._decode = self._blank = _closed
+            self._finish = None
 
     def _fill_regions(self, first: int, last: int) -> None:
         """Decode the regions ``first`` to ``last`` (not included) still pending, runs of
@@ -193,3 +231,10 @@ def still_arriving(rows: Sequence[Any]) -> bool:
     """Whether ``rows`` hold rows not decoded yet (read one by one, each decodes its
     stretch: what reads them all must wait for the list or go to a thread)."""
     return isinstance(rows, ArrivingRows) and not rows.whole
+
+
+async def whole(rows: Sequence[Any]) -> Sequence[Any]:
+    """``rows`` with every row decoded (:meth:`ArrivingRows.decoded`), or as they are."""
+    if isinstance(rows, ArrivingRows) and (not rows.whole or rows.failed is not None):
+        return await rows.decoded()
+    return rows

@@ -96,7 +96,7 @@ class StreamedList:
         )
         self.spool = Spool()
         self.rows: list[Any] = never_walked(
-            ArrivingRows(parser.decode_regions, parser.blank) if counted else []
+            ArrivingRows(parser.decode_regions, parser.blank, self.decoded) if counted else []
         )
         """The rows so far; the same list grows. Of a list that is counted as it arrives
         (:attr:`ListParser.counts`, and someone watches it grow), an
@@ -212,9 +212,23 @@ class StreamedList:
     async def result(self) -> list[Any]:
         """The rows, once the body has ended; read whole from the spool where needed.
 
-        Rows counted as they arrived are decoded here, not in :meth:`consume`: after the
-        response is closed, outside the time the request may take.
+        Rows counted as they arrived (an :class:`~.arriving.ArrivingRows`) come back as
+        they are, their stretches decoded when read: whoever holds them awaits
+        :func:`~.arriving.whole` before reading them all, which decodes the rest (see
+        :meth:`decoded`) and raises where the whole read would. Their watcher may have
+        had them decoded elsewhere meanwhile (the Items tab's index processes decode
+        every row again), and the load need not wait for the rest on the event loop.
         """
+        rows = self.rows
+        if self._plain and isinstance(rows, ArrivingRows):
+            return rows
+        return await self.decoded()
+
+    async def decoded(self) -> list[Any]:
+        """:meth:`result` with every row decoded: rows counted as they arrived are
+        decoded here, a few stretches at a time, after the response is closed and
+        outside the time the request may take; when one does not fit, the whole body is
+        read, which names the problem."""
         rows = self.rows
         if self._plain and isinstance(rows, ArrivingRows):
             await self._decode_counted(rows)

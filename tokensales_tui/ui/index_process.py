@@ -9,7 +9,9 @@ its own, on another processor, which reads the same body from the temporary file
 is spooled to as it grows, decodes it with the same code, and sends the index back a
 piece at a time (:class:`Piece`); the tab adds each piece to its index
 (:meth:`~.table.model.RowsIndexer.take`), so that the index is whole, or nearly, when
-the body has ended.
+the body has ended. Once it has ended, a second process may index the last rows of a
+long list (:attr:`Setup.first_row`: it reads their elements from the spool as one array),
+so that both processors index until the index is whole.
 
 The process gets the spool's descriptor and the app's environment without its
 ``TOKENSALES_*`` variables (so no credentials), and no terminal (its output is the pipe
@@ -18,9 +20,10 @@ has gone) or on anything it cannot read plainly, after saying so (:class:`Failed
 tab then indexes the list itself, as it does any list.
 
 Messages, each a 4-byte length then MessagePack: to the process, one :class:`Setup`
-then the body's length once it has ended; from it, :class:`Piece` after
-:class:`Piece`, then :class:`Done` (unless the app ends it first: once the body has
-ended, the tab may index the last rows itself and need only those before).
+then the body's length once it has ended (a second process is told where its rows end
+in the :class:`Setup`); from it, :class:`Piece` after :class:`Piece`, then :class:`Done`
+(unless the app ends it first: once the body has ended, a second process may index the
+last rows, and the first need only index those before).
 """
 
 from __future__ import annotations
@@ -99,6 +102,12 @@ class Setup(msgspec.Struct, tag=True):
     content_type: str
     piece_rows: int = PIECE_ROWS
     """Rows indexed before they are sent."""
+    first_row: int = 0
+    """The row the process starts from: 0, or (once the body has ended) the first row of
+    a stretch whose text starts at ``offset``; the process then reads the elements up
+    to ``end``, where the last one's text ends, as an array."""
+    offset: int = 0
+    end: int | None = None
 
 
 class Piece(msgspec.Struct, tag=True):
@@ -121,7 +130,8 @@ class Piece(msgspec.Struct, tag=True):
 
 
 class Done(msgspec.Struct, tag=True):
-    """Every row of the body has been sent: ``count`` rows."""
+    """Every row of the body (from :attr:`Setup.first_row` on) has been sent: ``count``
+    is where the last one sent ends."""
 
     count: int
 
@@ -349,12 +359,15 @@ class _Indexing:
             RowsIndexer, width=cell_len, other_fields=self.resource.other_fields
         )
         self.indexer: RowsIndexer | None = None
-        self.decoded = 0  # rows decoded
-        self.sent = 0  # rows sent
+        self.decoded = setup.first_row  # rows decoded (with those before the first)
+        self.sent = setup.first_row  # rows sent (likewise)
         self.pending: list[Any] = []
 
     def run(self) -> None:
-        fd, at, end = self.setup.fd, 0, None
+        fd, at, end = self.setup.fd, self.setup.offset, self.setup.end
+        within = end is not None  # elements from inside the list, as an array
+        if within:
+            self._take(self.splitter.feed(b"["))
         quiet = 0.0
         while end is None or at < end:
             size = os.fstat(fd).st_size
@@ -374,6 +387,8 @@ class _Indexing:
                 message = _TO_PROCESS.decode(_read_message(self.commands))
                 if isinstance(message, End):
                     end = message.length
+        if within:
+            self._take(self.splitter.feed(b"]"))
         self._take(self.splitter.close())
         self._send_pending()
         _write(self.out, Done(self.sent))
@@ -418,10 +433,21 @@ class _Indexing:
         self.sent += len(rows)
 
 
-def setup_for(arrival: StreamedList, resource_key: str, columns: Sequence[Column]) -> Setup:
-    """The :class:`Setup` for indexing a list arriving."""
+def setup_for(
+    arrival: StreamedList,
+    resource_key: str,
+    columns: Sequence[Column],
+    within: tuple[int, int, int] | None = None,
+) -> Setup:
+    """The :class:`Setup` for indexing a list arriving; once its body has ended, for
+    its rows ``within`` (first row, where its text starts, where the last one's ends:
+    :meth:`~tokensales_tui.api.arriving.ArrivingRows.cut_at`)."""
     parser = arrival.parser
+    first_row, offset, end = (0, 0, None) if within is None else within
     return Setup(
+        first_row=first_row,
+        offset=offset,
+        end=end,
         piece_rows=PIECE_ROWS,
         fd=arrival.spool.fileno(),
         what=parser.what,

@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import logging
 import math
-import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, TypeVar
@@ -29,7 +28,7 @@ from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from ..api import ApiError
-from ..api.arriving import still_arriving
+from ..api.arriving import ArrivingRows, still_arriving, whole
 from ..api.decode import MAX_ROWS
 from ..api.errors import RateLimitedError
 from ..api.models import (
@@ -58,7 +57,7 @@ from .widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
     from ..api.listing import StreamedList
-    from .index_process import IndexProcess
+    from .index_process import IndexProcess, Setup
     from .table.cells import Column
     from .table.index import IndexPiece, SearchIndex
     from .worker import ApiWorker
@@ -122,11 +121,11 @@ INDEX_PROCESS_FROM = 50_000
 :mod:`.index_process`): below, the list has all arrived by the time it would start."""
 
 TAIL_FROM = 200_000
-"""Rows left to index once a list's body has ended from which the tab indexes the last
-of them itself, in a thread, while an index process indexes the others (see
+"""Rows left to index once a list's body has ended from which a second index process
+indexes the last of them, while the first indexes the others (see
 :meth:`ResourceTab._index_tail`). With fewer, a process is done soon after the body's
-end anyway, and the thread's pieces beside it only cost memory: a first load of
-100,000 items with a filter typed stayed 10 MB larger."""
+end anyway, and the second's pieces beside it only cost memory: a first load of
+100,000 items with a filter typed stayed 10 MB larger (with a thread in its place)."""
 
 SHOW_AT_ONCE = 32_768
 """Most rows an index process indexed since the filter last looked that it looks at in
@@ -135,12 +134,13 @@ one call as their index is shown (some 8 ms): beyond, a step at a time (see
 them; a showing after steps is a frame of its own, which keys typed at 100,000 items
 met more often (in alternated sessions, four each: p95 44 against 35 ms)."""
 
-TAIL_PIECE_ROWS = 16_384
-"""Rows of the tail indexed at once (tens of milliseconds)."""
+TAIL_SHARE = 0.5
+"""The share of the rows left to index once a list's body has ended that a second
+index process takes (see :meth:`ResourceTab._index_tail`)."""
 
-TAIL_SHARE = 0.6
-"""The share of the rows left that the tab's thread takes: it has them decoded, where
-the process decodes its rows again."""
+INDEXED_ELSEWHERE_WAIT = 0.1
+"""Seconds between two looks at whether another tab still indexes a list this one
+needs whole (see :meth:`ResourceTab._while_indexed_elsewhere`)."""
 
 INDEX_PROCESS_QUIET = 30.0
 """Seconds the index process may send nothing before the tab indexes the list itself."""
@@ -152,18 +152,36 @@ FLASH_SECONDS = 3.0
 """How long the rows a reload added or changed stay set apart."""
 
 
-def _tail_pieces(
-    indexer: RowsIndexer, rows: Sequence[Any], start: int, ended: threading.Event
-) -> tuple[list[IndexPiece], Any]:
-    """``rows`` from ``start`` on indexed by ``indexer``, a piece at a time (one call in C
-    over them all, such as a sort, would hold the interpreter from the event loop), and
-    their measures; none once ``ended`` is set (runs in a thread)."""
-    pieces = []
-    for at in range(start, len(rows), TAIL_PIECE_ROWS):
-        if ended.is_set():
-            return [], indexer.measures
-        pieces.append(indexer.piece(rows[at : min(at + TAIL_PIECE_ROWS, len(rows))], at))
-    return pieces, indexer.measures
+async def _tail_from_process(setup: Setup, count: int) -> tuple[list[IndexPiece], Any]:
+    """The pieces an index process makes of a list's rows from ``setup.first_row`` to
+    ``count``, and their measures.
+
+    Raises:
+        OSError: When the process cannot be started.
+        ValueError: When it fails, or its pieces do not add up.
+    """
+    from . import index_process
+
+    process = await index_process.IndexProcess.start(setup)
+    try:
+        pieces: list[IndexPiece] = []
+        measures: Any = None
+        while isinstance(
+            message := await process.receive(INDEX_PROCESS_QUIET), index_process.Piece
+        ):
+            piece = index_process.as_index_piece(message)
+            if piece.start != (
+                pieces[-1].start + len(pieces[-1].lines) if pieces else setup.first_row
+            ):
+                raise ValueError("the pieces of the last rows do not follow")
+            pieces.append(piece)
+            measures = message.measures
+        if not isinstance(message, index_process.Done) or message.count != count or not pieces:
+            # Its reason may quote the body: text from the server, kept to one clean line.
+            raise ValueError(clean_line(f"the last rows' index process: {message!r}"))
+        return pieces, measures
+    finally:
+        await process.close()
 
 
 def _retrieved(future: asyncio.Future[Any]) -> None:
@@ -250,7 +268,10 @@ class ResourceTab(Vertical):
         self._by_process = False  # while the process indexes them
         self._stop_at: int | None = None  # the row before which the process stops
         self._process_indexer: RowsIndexer | None = None  # what the process's pieces go to
-        self._tail_ended = threading.Event()  # the thread indexing the last rows stops
+        self._tail: asyncio.Future[tuple[list[IndexPiece], Any]] | None = None  # last rows
+        self._rows_checked = False  # the index processes decoded every row of the load
+        self._decoding = False  # ... and the rest is decoded here after it (_decode_rest)
+        self._decode_worker: Worker[None] | None = None  # decodes the rest after the load
         self._shown_at = 0.0  # when its index was last shown
         self._extending: Worker[None] | None = None  # looks for the filter in it, in steps
         self._body_read = asyncio.Event()  # the indexing of arriving rows stops waiting
@@ -364,6 +385,7 @@ class ResourceTab(Vertical):
         table.loading = not table.total_count
         self._loading, self._body_done = True, False
         self._update_count()
+        self._stop_decoding()
         before: list[Sequence[Any]] = [table.rows] if self.loaded_once else []
         if table.total_count > EMPTY_BEFORE_RELOAD:
             # Two copies of a list this long may not fit in memory: let the old one go.
@@ -384,10 +406,18 @@ class ResourceTab(Vertical):
             if len(rows) > OFF_LOOP_ROWS:  # long enough to be seen
                 self._update_count()
             if self.resource is PAYOUTS:
+                await self._while_indexed_elsewhere(rows)
+                rows = await whole(rows)
                 extra = await self._extra_rows() if self._extra_rows else ()
                 rows = await _off_loop(len(rows), payout_rows, rows, extra)
-            columns = self.resource.columns(rows)
             indexer = await self._arrived_indexer(rows)
+            if not self._rows_checked:
+                # Nothing else decoded them all: here, before they are indexed or shown
+                # whole; a row that does not fit fails the load, named.
+                decoded = await whole(rows)
+                if decoded is not rows:  # read whole from the spool after all
+                    indexer, rows = None, decoded
+            columns = self.resource.columns(rows)
             if indexer is not None:
                 columns = list(indexer.columns)  # the columns shown while they arrived
                 table.grow_rows()
@@ -437,6 +467,47 @@ class ResourceTab(Vertical):
         if changes is not None:
             self._show_changes(*changes)
         self._update_count()
+        if self._rows_checked and isinstance(rows, ArrivingRows) and not rows.whole:
+            self._decode_worker = self.run_worker(
+                self._decode_rest(rows), group="decode", exit_on_error=False
+            )
+
+    async def _while_indexed_elsewhere(self, rows: Sequence[Any]) -> None:
+        """Wait while another tab's load indexes ``rows`` (the Items tab's, of the same
+        list, still arriving): its index processes are then busy on both processors, and
+        decoding every row here meanwhile (5 s of the event loop at 1,000,000 items)
+        would take one from them. Once that load ends, it decodes the rest anyway."""
+        if not still_arriving(rows):
+            return
+        while any(
+            tab is not self and tab._loading and tab.table.rows is rows
+            for tab in self.screen.query(ResourceTab)
+        ):
+            await asyncio.sleep(INDEXED_ELSEWHERE_WAIT)
+
+    async def _decode_rest(self, rows: ArrivingRows) -> None:
+        """Decode the rows of the load just shown that no one has read yet, a few
+        stretches a step, keys and frames taking their turns between two: the index
+        processes have decoded each of them already, so the load did not wait for it
+        (filter and sort answer from the index). Until it is done, what reads every
+        row waits for the list, and says so (:meth:`BrowseScreen._waits_for_rows`)."""
+        self._decoding = True
+        try:
+            with collections_deferred():
+                while rows.fill_some() and rows.failed is None:
+                    await between_steps(self)
+                await rows.decoded()  # nothing left: lets the decoder go, or names a misfit
+        except ApiError as error:  # each row decoded in a process: this one's bug
+            log.error("decoding the rows of %s: %s", self.resource.key, error.one_line)
+            self._show_problem(f"Loading {self.resource.title.lower()} failed: {error.one_line}")
+        finally:
+            self._decoding = False
+
+    def _stop_decoding(self) -> None:
+        """Stop decoding the rows of the last load (a new one replaces them)."""
+        worker, self._decode_worker = self._decode_worker, None
+        if worker is not None and worker.is_running:
+            worker.cancel()
 
     def _settle(self) -> None:
         """Set aside what the load left (:func:`settle_collections`) once no tab loads or
@@ -469,7 +540,9 @@ class ResourceTab(Vertical):
             walk_everything()
 
     def _any_tab_busy(self) -> bool:
-        return any(tab._loading or tab._indexing for tab in self.screen.query(ResourceTab))
+        return any(
+            tab._loading or tab._indexing or tab._decoding for tab in self.screen.query(ResourceTab)
+        )
 
     def _rows_arriving(self, arrival: StreamedList) -> None:
         """Show the rows of a list whose body still arrives (``arrival.rows`` grows in place).
@@ -634,9 +707,8 @@ class ResourceTab(Vertical):
 
         processors = index_process.processors()
         if arrival.ended:
-            # Items counted as they arrived are decoded once the body has ended, on the
-            # event loop (api.arriving), before the load indexes them: a long list is
-            # indexed from the spool by a process meanwhile, on the other processor.
+            # Items counted as they arrived are left undecoded: a long list is indexed
+            # from the spool by two processes (see _index_tail), which decode every row.
             return (
                 processors >= 2 and len(arrival.rows) >= TAIL_FROM and still_arriving(arrival.rows)
             )
@@ -647,7 +719,7 @@ class ResourceTab(Vertical):
     ) -> list[RowsIndexer]:
         """Index the rows arriving in a process of their own (:mod:`.index_process`);
         the indexer of them all once the body has ended (or of those before
-        ``_stop_at``, the rest being the tab's: see :meth:`_index_tail`), in a list for the load to
+        ``_stop_at``, the rest being a second process's: see :meth:`_index_tail`), in a list for the load to
         take it out of, or an empty list when the process failed: the load then indexes
         the list itself, and until then a filter typed has the rows indexed on the
         event loop again, from the first. (A worker's result lives as long as the
@@ -706,7 +778,7 @@ class ResourceTab(Vertical):
                 piece = index_process.as_index_piece(message)
                 await between_steps(self)
                 stop = self._stop_at
-                if stop is not None:  # the tab indexes the rows from there on
+                if stop is not None:  # the second process indexes the rows from there on
                     if piece.start >= stop:
                         break
                     piece = piece.cut(stop)
@@ -727,7 +799,7 @@ class ResourceTab(Vertical):
             await process.close()
         stop = self._stop_at
         if stop is not None and indexer.count == stop < len(arrival.rows):
-            return indexer  # the rest is the tab's
+            return indexer  # the rest is the second process's
         if isinstance(message, index_process.Done) and message.count == indexer.count == len(
             arrival.rows
         ):
@@ -786,7 +858,11 @@ class ResourceTab(Vertical):
 
     async def _arrived_indexer(self, rows: Sequence[Any]) -> RowsIndexer | None:
         """The indexer of ``rows`` if they are the rows shown while they arrived, once it
-        is idle (the rest is for the load to index)."""
+        is idle (the rest is for the load to index). Where index processes indexed them
+        all, each decoded every row it indexed, with the same decoder, and
+        :attr:`_rows_checked` says so: the rows need not be decoded here before they are
+        shown whole (see :meth:`_decode_rest`)."""
+        self._rows_checked = False
         tail = self._index_tail(rows)
         indexer, self._indexer = self._indexer, None
         self._body_read.set()  # no more waiting between slices: the load indexes the rest
@@ -808,19 +884,26 @@ class ResourceTab(Vertical):
             if tail is not None:
                 self._end_tail()
             return None
+        if process_worker is None:
+            return indexer
         if tail is not None:
-            return await self._with_tail(indexer, tail, rows)
+            indexer = await self._with_tail(indexer, tail, rows)
+        self._rows_checked = indexer is not None
         return indexer
 
     def _index_tail(
         self, rows: Sequence[Any]
     ) -> asyncio.Future[tuple[list[IndexPiece], Any]] | None:
-        """Once the body of a long list has ended, index its last rows in a thread, and
-        have an index process index the others (the one running, or a new one), so that
+        """Once the body of a long list has ended, have a second index process index its
+        last rows, and the first (the one running, or a new one) the others, so that
         both processors work until the index is whole: a process alone indexed
         1,000,000 items for 10 s after their body had ended, with the other processor
-        idle. The pieces of the thread, for :meth:`_with_tail`; None where the list is
-        indexed as before (a short list, one processor, a process that failed).
+        idle. (A thread of this process did it before: it decoded its rows again in
+        this interpreter, at half a process's pace, and took its turns from the event
+        loop.) The second reads the rows from the first stretch past the cut in the
+        spool (:meth:`~.arriving.ArrivingRows.cut_at`). The pieces it makes, for
+        :meth:`_with_tail`; None where the list is indexed as before (a short list,
+        rows not counted as they arrived, one processor, a process that failed).
         """
         arrival, indexer, worker = self._arrival, self._indexer, self._process_worker
         if (
@@ -829,6 +912,7 @@ class ResourceTab(Vertical):
             or not arrival.ended
             or rows is not self._arriving
             or self.table.rows is not rows
+            or not isinstance(rows, ArrivingRows)
             or (worker is not None and not worker.is_running)  # done, or failed
         ):
             return None
@@ -840,25 +924,25 @@ class ResourceTab(Vertical):
         taken = self._process_indexer
         done = taken.count if worker is not None and taken is not None else 0
         left = len(rows) - done
-        if left < TAIL_FROM:
+        cut = rows.cut_at(len(rows) - int(left * TAIL_SHARE)) if left >= TAIL_FROM else None
+        if cut is None:
             return None
-        stop = self._stop_at = len(rows) - int(left * TAIL_SHARE)
+        self._stop_at = cut[0]
         columns = indexer.columns
         if worker is None:
             self._process_worker = self.run_worker(
                 self._index_in_process(arrival, columns), group="index", exit_on_error=False
             )
-        self._tail_ended = ended = threading.Event()
-        tail = asyncio.ensure_future(
-            asyncio.to_thread(_tail_pieces, self.table.model.indexer(columns), rows, stop, ended)
-        )
+        setup = index_process.setup_for(arrival, self.resource.key, columns, cut)
+        self._tail = tail = asyncio.ensure_future(_tail_from_process(setup, len(rows)))
         tail.add_done_callback(_retrieved)  # one let go may have failed: no warning
         return tail
 
     def _end_tail(self) -> None:
-        """Let the thread indexing the last rows stop at its next piece (its pieces, and
-        the rows it holds, are let go)."""
-        self._tail_ended.set()
+        """Stop the process indexing the last rows, if it runs (its pieces are let go)."""
+        tail, self._tail = self._tail, None
+        if tail is not None:
+            tail.cancel()
 
     async def _with_tail(
         self,
@@ -871,8 +955,14 @@ class ResourceTab(Vertical):
         if indexer.count != self._stop_at:
             self._end_tail()
             return None
+        await asyncio.wait([tail])  # stopped by _end_tail: no error of the load's own
+        if tail.cancelled():
+            return None
         try:
-            pieces, measures = await tail
+            pieces, measures = tail.result()
+        except (OSError, ValueError) as error:  # the load indexes the list itself
+            log.info("indexing the last rows of %s: %s", self.resource.key, error)
+            return None
         except Exception:  # a bug in indexing: the load indexes the list, and says so
             log.exception("indexing the last rows of %s", self.resource.key)
             return None
