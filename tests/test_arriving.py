@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
+import sys
 import threading
+import types
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -53,7 +56,6 @@ async def test_rows_arriving_are_counted_and_decoded_only_where_read(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)  # many stretches
-    monkeypatch.setattr(StreamedList, "_decode_counted", _not_yet)
     body = json.dumps({"items": LISTED}).encode()
     watched = Watched(read=[0, 5, 390])
     listing = StreamedList(Item, "items", FakeResponse(), watched)  # type: ignore[arg-type]
@@ -71,10 +73,6 @@ async def test_rows_arriving_are_counted_and_decoded_only_where_read(
         assert rows[at] is row
         assert row.id == LISTED[at]["id"] and row.raw == LISTED[at]
     assert rows[5].payout is rows[9].payout  # shared across stretches decoded apart
-
-
-async def _not_yet(self: StreamedList, rows: ArrivingRows) -> None:
-    """No decoding once the body has ended: what the arrival decoded is what was read."""
 
 
 async def test_the_rest_is_decoded_once_the_body_has_ended(
@@ -269,13 +267,13 @@ async def test_whoever_asks_for_the_rest_first_has_it_decoded_and_others_wait_fo
     rows = await listing.result()
     assert isinstance(rows, ArrivingRows) and not rows.whole
     runs: list[int] = []
-    decoded = listing.decoded
+    decode_rest = ArrivingRows._decode_rest
 
-    async def counted() -> list[Any]:
+    async def counted(self: ArrivingRows) -> None:
         runs.append(1)
-        return await decoded()
+        await decode_rest(self)
 
-    rows._finish = counted
+    monkeypatch.setattr(ArrivingRows, "_decode_rest", counted)
     first = asyncio.ensure_future(whole(rows))
     second = asyncio.ensure_future(whole(rows))
     third = asyncio.ensure_future(whole(rows))
@@ -298,3 +296,46 @@ def test_a_cut_lies_at_the_first_stretch_from_a_row_on(monkeypatch: pytest.Monke
     first, offset, end = rows.cut_at(starts[1])  # type: ignore[misc]
     text = b"[" + rows._regions[0].spool.read_array(offset, end - offset)[1:-1] + b"]"  # type: ignore[union-attr]
     assert [entry["id"] for entry in json.loads(text)] == [e["id"] for e in LISTED[first:]]
+
+
+def _refers_back(rows: ArrivingRows) -> bool:
+    """Whether anything ``rows`` refers to, but its rows, refers back to it: the
+    collector never walks the list, so it would never free such a cycle."""
+    # Not through modules' globals: a running coroutine holding the rows is reachable
+    # from them, and is no cycle of the rows' own.
+    modules = {id(module.__dict__) for module in list(sys.modules.values())}
+    seen, frontier = {id(rows)}, [r for r in gc.get_referents(rows) if not isinstance(r, Item)]
+    while frontier:
+        obj = frontier.pop()
+        if obj is rows:
+            return True
+        if id(obj) in seen or id(obj) in modules or isinstance(obj, (type, types.ModuleType)):
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, types.FunctionType):
+            frontier += [*(obj.__closure__ or ()), *(obj.__defaults__ or ())]
+        else:
+            frontier += gc.get_referents(obj)
+    return False
+
+
+@pytest.mark.parametrize("misfit", [False, True])
+async def test_nothing_the_rows_refer_to_refers_back_to_them(
+    misfit: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Rows let go before they were all decoded (a reload meanwhile) must be freed by
+    # reference counting alone, and so must rows a whole read replaced.
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
+    body = json.dumps({"items": _misfit(200) if misfit else LISTED}).encode()
+    listing = StreamedList(Item, "items", FakeResponse(), Watched(read=[200]))  # type: ignore[arg-type]
+    await listing.consume(pieces_of(body))
+    rows = await listing.result()
+    assert isinstance(rows, ArrivingRows) and not _refers_back(rows)
+    if misfit:
+        assert rows.failed is not None
+        for _ in range(2):  # each raise of the outcome leaves no frame behind
+            with pytest.raises(UnexpectedResponse):
+                await whole(rows)
+    else:
+        assert await whole(rows) is rows and rows.whole
+    assert not _refers_back(rows)

@@ -617,19 +617,18 @@ async def test_rows_arriving_are_decoded_where_drawn_and_what_reads_them_all_wai
 ) -> None:
     from tokensales_tui.api import stream
     from tokensales_tui.api.arriving import ArrivingRows
-    from tokensales_tui.api.listing import StreamedList
     from tokensales_tui.ui.table import cells
 
     monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)  # stretches of a dozen rows
     monkeypatch.setattr(cells, "SAMPLE", 20)  # the widths read a few rows only
-    decode_rest = StreamedList._decode_counted
+    decode_rest = ArrivingRows._decode_rest
     held = asyncio.Event()
 
-    async def held_back(self: StreamedList, rows: ArrivingRows) -> None:
+    async def held_back(self: ArrivingRows) -> None:
         await held.wait()  # the body has ended: every row is counted, few decoded
-        await decode_rest(self, rows)
+        await decode_rest(self)
 
-    monkeypatch.setattr(StreamedList, "_decode_counted", held_back)
+    monkeypatch.setattr(ArrivingRows, "_decode_rest", held_back)
     copied: list[str] = []
     async with half_arrived(3000) as arrived:
         app, pilot, tab = arrived.app, arrived.pilot, arrived.tab

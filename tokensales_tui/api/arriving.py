@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import copy
 import itertools
 import threading
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -48,13 +49,15 @@ class ArrivingRows(list[Any]):
     """
 
     __slots__ = (
+        "_between",
         "_blank",
         "_decode",
         "_decoding",
-        "_finish",
         "_lock",
         "_next",
+        "_outcome",
         "_pending",
+        "_read_whole",
         "_regions",
         "_spans",
         "_starts",
@@ -65,13 +68,16 @@ class ArrivingRows(list[Any]):
         self,
         decode: RegionsDecoder,
         blank: Callable[[], Any],
-        finish: Callable[[], Awaitable[Any]] | None = None,
+        read_whole: Callable[[], Awaitable[list[Any]]] | None = None,
+        between: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         super().__init__()
         self._decode = decode
         self._blank = blank
-        self._finish = finish
-        self._decoding: asyncio.Future[Any] | None = None
+        self._read_whole = read_whole
+        self._between = between
+        self._decoding: asyncio.Future[None] | None = None
+        self._outcome: list[Any] | Exception | None = None  # of the whole read
         self._lock = threading.Lock()
         self._starts: list[int] = []  # the first row of each region
         self._regions: list[Region | None] = []  # None once decoded
@@ -110,15 +116,45 @@ class ArrivingRows(list[Any]):
             return self._starts[k], self._spans[k][0], self._spans[-1][1]
 
     async def decoded(self) -> list[Any]:
-        """The rows, every one decoded, once the body has ended: what its reader decodes
-        them with (:meth:`~.listing.StreamedList.decoded`), which raises, naming the
-        problem, when an element does not fit. Whoever asks first starts it; others wait
-        for the same."""
-        if self._finish is None:
-            raise ValueError("these rows are decoded by no one")
-        if self._decoding is None:
-            self._decoding = asyncio.ensure_future(self._finish())
-        return await asyncio.shield(self._decoding)
+        """The rows, every one decoded, once the body has ended: the rest a few stretches
+        at a time, keys and frames having their turns between two (``between``). When a
+        stretch does not fit the model, the whole body is read (``read_whole``), which
+        names the problem (or reads it after all, into another list). Whoever asks first
+        starts it; others wait for the same.
+
+        Nothing this list refers to refers back to it (the collector never walks it, so
+        it would find no such cycle): the decoding's task and its outcome are let go or
+        kept without a reference to the list.
+        """
+        if self._decoding is None and self._outcome is None:
+            if not self._pending and self.failed is None:
+                self.close()  # every row read already
+            else:
+                self._decoding = asyncio.ensure_future(self._decode_rest())
+        if self._decoding is not None:
+            await asyncio.shield(self._decoding)
+        outcome = self._outcome
+        if isinstance(outcome, Exception):
+            raise copy.copy(outcome)  # a fresh one: a raise keeps its frames, and this
+        return self if outcome is None else outcome
+
+    async def _decode_rest(self) -> None:
+        try:
+            while self.fill_some() and self.failed is None:
+                await asyncio.sleep(0)  # no socket read between two: a turn for the others
+                if self._between is not None:
+                    await self._between()
+            if self.failed is None:
+                self.close()
+                return
+            if self._read_whole is None:
+                raise ValueError("these rows cannot be read whole")
+            try:
+                self._outcome = await self._read_whole()
+            except Exception as error:
+                self._outcome = error.with_traceback(None)
+        finally:
+            self._decoding = None
 
     def fill(self, start: int, stop: int) -> None:
         """Decode the stretches of the rows from ``start`` to ``stop`` (not included)."""
@@ -150,7 +186,7 @@ class ArrivingRows(list[Any]):
                 raise ValueError("rows are left to decode")
             self._regions, self._starts, self._spans, self._next = [], [], [], 0
             self._decode = self._blank = _closed
-            self._finish = None
+            self._read_whole = self._between = None
 
     def _fill_regions(self, first: int, last: int) -> None:
         """Decode the regions ``first`` to ``last`` (not included) still pending, runs of
@@ -180,7 +216,7 @@ class ArrivingRows(list[Any]):
                     if len(rows) != bounds[-1] - bounds[0]:
                         raise ValueError("a stretch decoded into another number of rows")
                 except Exception as error:  # the whole read names it; any reader goes on
-                    self.failed = error
+                    self.failed = error.with_traceback(None)  # its frames hold this list
                     rows = [self._blank() for _ in range(bounds[-1] - bounds[0])]
                 list.__setitem__(self, slice(bounds[0], bounds[-1]), rows)
                 regions[k:end] = [None] * (end - k)
@@ -235,6 +271,6 @@ def still_arriving(rows: Sequence[Any]) -> bool:
 
 async def whole(rows: Sequence[Any]) -> Sequence[Any]:
     """``rows`` with every row decoded (:meth:`ArrivingRows.decoded`), or as they are."""
-    if isinstance(rows, ArrivingRows) and (not rows.whole or rows.failed is not None):
+    if isinstance(rows, ArrivingRows):
         return await rows.decoded()
     return rows

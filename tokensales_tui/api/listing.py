@@ -96,7 +96,11 @@ class StreamedList:
         )
         self.spool = Spool()
         self.rows: list[Any] = never_walked(
-            ArrivingRows(parser.decode_regions, parser.blank, self.decoded) if counted else []
+            ArrivingRows(
+                parser.decode_regions, parser.blank, _whole_read(self.spool, parser), between_reads
+            )
+            if counted
+            else []
         )
         """The rows so far; the same list grows. Of a list that is counted as it arrives
         (:attr:`ListParser.counts`, and someone watches it grow), an
@@ -142,18 +146,6 @@ class StreamedList:
             self._plain = False
             self.rows, self._pending, self._counted = [], [], []  # kept alive by the error
             raise
-
-    async def _decode_counted(self, rows: ArrivingRows) -> None:
-        """Decode the rows counted and not read yet, a few stretches at a time, keys and
-        frames having their turns in between; a stretch that does not fit the model
-        has the whole body read (:meth:`result`), which names the problem."""
-        between_reads = self._between_reads
-        while rows.fill_some() and rows.failed is None:
-            await asyncio.sleep(0)  # no socket read between two: a turn for the others
-            if between_reads is not None:
-                await between_reads()
-        if rows.failed is not None:
-            self._give_up()
 
     def _take(self, piece: bytes) -> None:
         try:
@@ -226,17 +218,25 @@ class StreamedList:
 
     async def decoded(self) -> list[Any]:
         """:meth:`result` with every row decoded: rows counted as they arrived are
-        decoded here, a few stretches at a time, after the response is closed and
-        outside the time the request may take; when one does not fit, the whole body is
-        read, which names the problem."""
+        decoded by :meth:`~.arriving.ArrivingRows.decoded`, a few stretches at a time,
+        after the response is closed and outside the time the request may take; when
+        one does not fit, the whole body is read, which names the problem."""
         rows = self.rows
         if self._plain and isinstance(rows, ArrivingRows):
-            await self._decode_counted(rows)
-            if self._plain:
-                rows.close()
+            return await rows.decoded()
         if self._plain:
             return rows
-        body = self.spool.whole()
+        return await _whole_read(self.spool, self.parser)()
+
+
+def _whole_read(spool: Spool, parser: ListParser) -> Callable[[], Awaitable[list[Any]]]:
+    """What reads the whole body from ``spool`` with ``parser``, in a thread if long
+    (it refers to neither a :class:`StreamedList` nor its rows)."""
+
+    async def read() -> list[Any]:
+        body = spool.whole()
         if len(body) > OFF_LOOP_BYTES:
-            return await asyncio.to_thread(self.parser, body)  # type: ignore[arg-type]
-        return self.parser(body)  # type: ignore[arg-type]
+            return await asyncio.to_thread(parser, body)  # type: ignore[arg-type]
+        return parser(body)  # type: ignore[arg-type]
+
+    return read
