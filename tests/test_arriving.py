@@ -99,6 +99,14 @@ async def test_the_rest_is_decoded_once_the_body_has_ended(
     assert len({id(row.description) for row in rows}) == 3
 
 
+async def _arrived(entries: list[dict[str, Any]], watched: Watched) -> StreamedList:
+    """``entries`` as a body read whole, watched (so counted) by ``watched``."""
+    body = json.dumps({"items": entries}).encode()
+    listing = StreamedList(Item, "items", FakeResponse(), watched)  # type: ignore[arg-type]
+    await listing.consume(pieces_of(body))
+    return listing
+
+
 def _misfit(at: int) -> list[dict[str, Any]]:
     entries = [dict(entry) for entry in LISTED]
     entries[at]["price"] = "not a number"
@@ -113,10 +121,8 @@ async def test_an_element_that_does_not_fit_fails_the_load_in_the_whole_reads_wo
     # found when its stretch is decoded (read while the body arrives, or after), and
     # the whole body is then read, which names the problem as before.
     monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
-    body = json.dumps({"items": _misfit(200)}).encode()
     watched = Watched(read=[200] if read_early else [])
-    listing = StreamedList(Item, "items", FakeResponse(), watched)  # type: ignore[arg-type]
-    await listing.consume(pieces_of(body))
+    listing = await _arrived(_misfit(200), watched)
     if read_early:  # a reader meanwhile got a blank row, not an error
         assert watched.seen[200].id == "" and watched.seen[200].title == ""
     with pytest.raises(UnexpectedResponse) as caught:
@@ -261,9 +267,7 @@ async def test_whoever_asks_for_the_rest_first_has_it_decoded_and_others_wait_fo
     # Two tabs holding the same list (one request shared) both need every row: one
     # decoding, the other waits for it; cancelling one waiter leaves the other's.
     monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
-    body = json.dumps({"items": LISTED}).encode()
-    listing = StreamedList(Item, "items", FakeResponse(), Watched(read=[]))  # type: ignore[arg-type]
-    await listing.consume(pieces_of(body))
+    listing = await _arrived(LISTED, Watched(read=[]))
     rows = await listing.result()
     assert isinstance(rows, ArrivingRows) and not rows.whole
     runs: list[int] = []
@@ -326,9 +330,7 @@ async def test_nothing_the_rows_refer_to_refers_back_to_them(
     # Rows let go before they were all decoded (a reload meanwhile) must be freed by
     # reference counting alone, and so must rows a whole read replaced.
     monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
-    body = json.dumps({"items": _misfit(200) if misfit else LISTED}).encode()
-    listing = StreamedList(Item, "items", FakeResponse(), Watched(read=[200]))  # type: ignore[arg-type]
-    await listing.consume(pieces_of(body))
+    listing = await _arrived(_misfit(200) if misfit else LISTED, Watched(read=[200]))
     rows = await listing.result()
     assert isinstance(rows, ArrivingRows) and not _refers_back(rows)
     if misfit:
