@@ -512,6 +512,49 @@ async def test_the_payouts_tab_decodes_the_shared_list_once_the_items_tab_has_in
 
 
 @pytest.mark.usefixtures("process_early")
+async def test_once_usable_the_rest_is_decoded_and_the_count_line_says_loading_until_then(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Index processes decoded every row: the tab is usable at once, and decodes the rest
+    # after. Until then the count line says the list is loading, and what reads every
+    # row waits, as while the body arrives.
+    monkeypatch.setattr(tabs, "TAIL_FROM", 1000)
+    held = asyncio.Event()
+    decode_rest = tabs.ResourceTab._decode_rest
+
+    async def held_back(self: Any, rows: Any) -> None:
+        await held.wait()
+        await decode_rest(self, rows)
+
+    whole = tabs.whole
+
+    async def whole_later(rows: Any) -> Any:  # the Payouts tab's, of the same list
+        await held.wait()
+        return await whole(rows)
+
+    monkeypatch.setattr(tabs.ResourceTab, "_decode_rest", held_back)
+    monkeypatch.setattr(tabs, "whole", whole_later)
+    async with half_arrived(3000) as arrived:
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        arrived.held.gate.set()
+        await loaded(app, pilot, "items")
+        rows = tab.table.model.rows
+        assert tab.table.model.index_ready and still_arriving(rows)
+        await wait_for(lambda: "3,000 items · loading…" in screen_text(app), pilot)
+        await pilot.press("slash", *'"item 29', "enter")
+        await wait_for(lambda: tab.table.shown_count == 111, pilot)  # 29, 290s, 2900s
+        await pilot.press("ctrl+a")  # in the table, which has the focus now
+        await wait_for(
+            lambda: any("mark all once it is in" in n.message for n in app._notifications), pilot
+        )
+        held.set()
+        await wait_for(lambda: "loading…" not in screen_text(app), pilot)
+        assert not still_arriving(rows) and not rows._regions
+        await pilot.press("ctrl+a")
+        await wait_for(lambda: tab.table.model.marked_in_view() == 111, pilot)
+
+
+@pytest.mark.usefixtures("process_early")
 @pytest.mark.parametrize("misfit", [100, 2600])
 async def test_an_element_that_does_not_fit_fails_the_load_though_processes_index_it(
     misfit: int, monkeypatch: pytest.MonkeyPatch

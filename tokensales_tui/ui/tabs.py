@@ -466,11 +466,12 @@ class ResourceTab(Vertical):
             table.move_cursor_to(highlight)
         if changes is not None:
             self._show_changes(*changes)
-        self._update_count()
         if self._rows_checked and isinstance(rows, ArrivingRows) and not rows.whole:
+            self._decoding = True  # the count line says so from this frame on
             self._decode_worker = self.run_worker(
                 self._decode_rest(rows), group="decode", exit_on_error=False
             )
+        self._update_count()
 
     async def _while_indexed_elsewhere(self, rows: Sequence[Any]) -> None:
         """Wait while another tab's load indexes ``rows`` (the Items tab's, of the same
@@ -489,8 +490,9 @@ class ResourceTab(Vertical):
         """Decode the rows of the load just shown that no one has read yet, a few
         stretches a step, keys and frames taking their turns between two: the index
         processes have decoded each of them already, so the load did not wait for it
-        (filter and sort answer from the index). Until it is done, what reads every
-        row waits for the list, and says so (:meth:`BrowseScreen._waits_for_rows`)."""
+        (filter and sort answer from the index). Until it is done, the count line
+        says the list is loading, and what reads every row waits for it, and says so
+        (:meth:`BrowseScreen._waits_for_rows`)."""
         self._decoding = True
         try:
             with collections_deferred():
@@ -502,10 +504,13 @@ class ResourceTab(Vertical):
             self._show_problem(f"Loading {self.resource.title.lower()} failed: {error.one_line}")
         finally:
             self._decoding = False
+            if self.is_attached:
+                self._update_count()
 
     def _stop_decoding(self) -> None:
         """Stop decoding the rows of the last load (a new one replaces them)."""
         worker, self._decode_worker = self._decode_worker, None
+        self._decoding = False  # a worker cancelled before it began ends no wait
         if worker is not None and worker.is_running:
             worker.cancel()
 
@@ -1134,6 +1139,8 @@ class ResourceTab(Vertical):
         if self._loading and table.total_count:
             # Once the body is read, what is left is measuring and indexing its rows.
             text += f" · {INDEXING if self._body_done else LOADING}"
+        elif self._decoding:  # indexed; some rows not decoded yet (what reads all waits)
+            text += f" · {LOADING}"
         elif self.watching:
             held = self._not_before - time.monotonic()
             if self.watch_paused():
