@@ -135,7 +135,8 @@ class ArrivingRows(list[Any]):
             await asyncio.shield(self._decoding)
         outcome = self._outcome
         if isinstance(outcome, Exception):
-            raise copy.copy(outcome)  # a fresh one: a raise keeps its frames, and this
+            # A copy: a raise leaves its frames on the exception, this one's among them.
+            raise _copy_of(outcome)
         return self if outcome is None else outcome
 
     async def _decode_rest(self) -> None:
@@ -261,6 +262,14 @@ class ArrivingRows(list[Any]):
 
 def _closed(*_: Any) -> Any:
     raise ValueError("no more rows come to this list")
+
+
+def _copy_of(error: Exception) -> Exception:
+    """``error`` copied (the API's errors copy whole), or itself where it cannot be."""
+    try:
+        return copy.copy(error)
+    except Exception:
+        return error
 
 
 def still_arriving(rows: Sequence[Any]) -> bool:
