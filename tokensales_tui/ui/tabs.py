@@ -478,11 +478,13 @@ class ResourceTab(Vertical):
         list, still arriving): its index processes are then busy on both processors, and
         decoding every row here meanwhile (5 s of the event loop at 1,000,000 items)
         would take one from them. Once that load ends, it decodes the rest anyway."""
-        if not still_arriving(rows):
-            return
-        while any(
-            tab is not self and tab._loading and tab.table.rows is rows
-            for tab in self.screen.query(ResourceTab)
+        while (
+            still_arriving(rows)
+            and self.is_attached
+            and any(
+                tab is not self and tab._loading and tab.table.rows is rows
+                for tab in self.screen.query(ResourceTab)
+            )
         ):
             await asyncio.sleep(INDEXED_ELSEWHERE_WAIT)
 
