@@ -273,9 +273,9 @@ async def test_whoever_asks_for_the_rest_first_has_it_decoded_and_others_wait_fo
     runs: list[int] = []
     decode_rest = ArrivingRows._decode_rest
 
-    async def counted(self: ArrivingRows) -> None:
+    async def counted(self: ArrivingRows, between: Any) -> None:
         runs.append(1)
-        await decode_rest(self)
+        await decode_rest(self, between)
 
     monkeypatch.setattr(ArrivingRows, "_decode_rest", counted)
     first = asyncio.ensure_future(whole(rows))
@@ -333,11 +333,69 @@ async def test_nothing_the_rows_refer_to_refers_back_to_them(
     listing = await _arrived(_misfit(200) if misfit else LISTED, Watched(read=[200]))
     rows = await listing.result()
     assert isinstance(rows, ArrivingRows) and not _refers_back(rows)
+
+    class Shown:  # what the app is to the rows: it shows them, and waits for its keys
+        def __init__(self, rows: list[Any]) -> None:
+            self.rows = rows
+
+        async def between(self) -> None:
+            await asyncio.sleep(0)
+
+    between = Shown(rows).between
     if misfit:
         assert rows.failed is not None
         for _ in range(2):  # each raise of the outcome leaves no frame behind
             with pytest.raises(UnexpectedResponse):
-                await whole(rows)
+                await whole(rows, between)
     else:
-        assert await whole(rows) is rows and rows.whole
+        assert await whole(rows, between) is rows and rows.whole
     assert not _refers_back(rows)
+
+
+def test_a_reader_after_the_list_is_closed_finds_nothing_left_to_decode(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A thread works out which stretches to decode before it takes the lock; the event
+    # loop may decode the last of them and close the list meanwhile.
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
+    rows = _counted([])
+    regions = len(rows._regions)
+    assert regions > 3
+    rows.fill(0, len(rows))
+    rows.close()
+    assert rows._fill_run(0, regions) == regions
+    assert [row.id for row in rows] == [entry["id"] for entry in LISTED]
+
+
+async def test_the_decoding_stops_once_no_one_waits_for_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Every load that asked for the rows was cancelled (a reload, escape): decoding a
+    # list no one will show would hold the event loop and the rows for seconds.
+    from tokensales_tui.api import arriving
+
+    monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
+    monkeypatch.setattr(arriving, "FILL_BYTES", 4096)  # a stretch a step
+    decoded: list[int] = []
+    rows = _counted(decoded)
+    go_on = asyncio.Event()
+
+    async def between() -> None:
+        await go_on.wait()
+
+    waiters = [asyncio.ensure_future(whole(rows, between)) for _ in range(2)]
+    while not decoded:
+        await asyncio.sleep(0)
+    waiters[0].cancel()
+    await asyncio.sleep(0)
+    assert rows._decoding is not None  # the other still waits
+    waiters[1].cancel()
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert rows._decoding is None
+    calls = len(decoded)
+    go_on.set()
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert len(decoded) == calls and not rows.whole
+    assert await whole(rows) is rows and rows.whole  # asked again: decoded from there

@@ -492,10 +492,10 @@ async def test_the_payouts_tab_decodes_the_shared_list_once_the_items_tab_has_in
     whole = tabs.whole
     items_tab: list[Any] = []
 
-    async def spied(rows: Any) -> Any:
+    async def spied(rows: Any, between: Any = None) -> Any:
         tab = items_tab[0]
         asked.append((tab._loading, tab._rows_checked))
-        return await whole(rows)
+        return await whole(rows, between)
 
     monkeypatch.setattr(tabs, "whole", spied)
     async with half_arrived(3000) as arrived:
@@ -528,9 +528,9 @@ async def test_once_usable_the_rest_is_decoded_and_the_count_line_says_loading_u
 
     whole = tabs.whole
 
-    async def whole_later(rows: Any) -> Any:  # the Payouts tab's, of the same list
+    async def whole_later(rows: Any, between: Any = None) -> Any:  # the Payouts tab's
         await held.wait()
-        return await whole(rows)
+        return await whole(rows, between)
 
     monkeypatch.setattr(tabs.ResourceTab, "_decode_rest", held_back)
     monkeypatch.setattr(tabs, "whole", whole_later)
@@ -552,6 +552,30 @@ async def test_once_usable_the_rest_is_decoded_and_the_count_line_says_loading_u
         assert not still_arriving(rows) and not rows._regions
         await pilot.press("ctrl+a")
         await wait_for(lambda: tab.table.model.marked_in_view() == 111, pilot)
+
+
+@pytest.mark.usefixtures("process_early")
+async def test_rows_the_processes_read_that_fail_here_after_the_load_say_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Decoded by the index processes, a stretch failed when decoded here afterwards (the
+    # disk, memory): its rows stand blank, and the tab says so rather than keep quiet.
+    monkeypatch.setattr(tabs, "TAIL_FROM", 1000)
+    decoded = ArrivingRows.decoded
+
+    async def elsewhere(self: ArrivingRows, between: Any = None) -> Any:
+        await decoded(self, between)
+        return list(self)  # as the whole read gives, once a stretch failed here
+
+    monkeypatch.setattr(ArrivingRows, "decoded", elsewhere)
+    async with half_arrived(3000) as arrived:
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        arrived.held.gate.set()
+        await loaded(app, pilot, "items")
+        assert tab._rows_checked
+        problem = "Loading items failed: some rows are blank — press r to load again"
+        await wait_for(lambda: problem in screen_text(app), pilot)
+        assert tab.table.total_count == 3000 and not tab._decoding
 
 
 @pytest.mark.usefixtures("process_early")

@@ -624,9 +624,9 @@ async def test_rows_arriving_are_decoded_where_drawn_and_what_reads_them_all_wai
     decode_rest = ArrivingRows._decode_rest
     held = asyncio.Event()
 
-    async def held_back(self: ArrivingRows) -> None:
+    async def held_back(self: ArrivingRows, between: Any) -> None:
         await held.wait()  # the body has ended: every row is counted, few decoded
-        await decode_rest(self)
+        await decode_rest(self, between)
 
     monkeypatch.setattr(ArrivingRows, "_decode_rest", held_back)
     copied: list[str] = []

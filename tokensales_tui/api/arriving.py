@@ -46,10 +46,11 @@ class ArrivingRows(list[Any]):
         decode: Decodes the rows of consecutive regions.
         blank: Makes a row to stand for one whose stretch cannot be decoded (see
             :attr:`failed`).
+        read_whole: Reads the whole body, naming what does not fit (see :meth:`decoded`);
+            it must not refer to this list.
     """
 
     __slots__ = (
-        "_between",
         "_blank",
         "_decode",
         "_decoding",
@@ -61,6 +62,7 @@ class ArrivingRows(list[Any]):
         "_regions",
         "_spans",
         "_starts",
+        "_waiters",
         "failed",
     )
 
@@ -69,14 +71,13 @@ class ArrivingRows(list[Any]):
         decode: RegionsDecoder,
         blank: Callable[[], Any],
         read_whole: Callable[[], Awaitable[list[Any]]] | None = None,
-        between: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         super().__init__()
         self._decode = decode
         self._blank = blank
         self._read_whole = read_whole
-        self._between = between
         self._decoding: asyncio.Future[None] | None = None
+        self._waiters = 0  # awaiting the decoding: when the last leaves, it stops
         self._outcome: list[Any] | Exception | None = None  # of the whole read
         self._lock = threading.Lock()
         self._starts: list[int] = []  # the first row of each region
@@ -115,36 +116,44 @@ class ArrivingRows(list[Any]):
                 return None
             return self._starts[k], self._spans[k][0], self._spans[-1][1]
 
-    async def decoded(self) -> list[Any]:
+    async def decoded(self, between: Callable[[], Awaitable[None]] | None = None) -> list[Any]:
         """The rows, every one decoded, once the body has ended: the rest a few stretches
-        at a time, keys and frames having their turns between two (``between``). When a
-        stretch does not fit the model, the whole body is read (``read_whole``), which
-        names the problem (or reads it after all, into another list). Whoever asks first
-        starts it; others wait for the same.
+        at a time, keys and frames having their turns between two (awaiting ``between``
+        too, where given). When a stretch does not fit the model, the whole body is read
+        (``read_whole``), which names the problem (or reads it after all, into another
+        list). Whoever asks first starts it; others wait for the same, and once none
+        waits any more (their loads cancelled), it stops.
 
         Nothing this list refers to refers back to it (the collector never walks it, so
-        it would find no such cycle): the decoding's task and its outcome are let go or
-        kept without a reference to the list.
+        it would find no such cycle): ``between`` is not kept, and the decoding's task
+        and its outcome are let go or kept without a reference to the list.
         """
         if self._decoding is None and self._outcome is None:
             if not self._pending and self.failed is None:
                 self.close()  # every row read already
             else:
-                self._decoding = asyncio.ensure_future(self._decode_rest())
-        if self._decoding is not None:
-            await asyncio.shield(self._decoding)
+                self._decoding = asyncio.ensure_future(self._decode_rest(between))
+        task = self._decoding
+        if task is not None:
+            self._waiters += 1
+            try:
+                await asyncio.shield(task)
+            finally:
+                self._waiters -= 1
+                if not self._waiters and not task.done():
+                    task.cancel()  # no one wants the rows any more
         outcome = self._outcome
         if isinstance(outcome, Exception):
             # A copy: a raise leaves its frames on the exception, this one's among them.
             raise _copy_of(outcome)
         return self if outcome is None else outcome
 
-    async def _decode_rest(self) -> None:
+    async def _decode_rest(self, between: Callable[[], Awaitable[None]] | None) -> None:
         try:
             while self.fill_some() and self.failed is None:
                 await asyncio.sleep(0)  # no socket read between two: a turn for the others
-                if self._between is not None:
-                    await self._between()
+                if between is not None:
+                    await between()
             if self.failed is None:
                 self.close()
                 return
@@ -187,7 +196,7 @@ class ArrivingRows(list[Any]):
                 raise ValueError("rows are left to decode")
             self._regions, self._starts, self._spans, self._next = [], [], [], 0
             self._decode = self._blank = _closed
-            self._read_whole = self._between = None
+            self._read_whole = None
 
     def _fill_regions(self, first: int, last: int) -> None:
         """Decode the regions ``first`` to ``last`` (not included) still pending, runs of
@@ -202,6 +211,8 @@ class ArrivingRows(list[Any]):
         """Decode the run of pending regions from ``k`` on (before ``last``); where the
         next run may start."""
         with self._lock:
+            if not self._pending:  # decoded meanwhile, and maybe closed: nothing left
+                return last
             regions, starts = self._regions, self._starts
             while k < last and regions[k] is None:
                 k += 1
@@ -278,8 +289,10 @@ def still_arriving(rows: Sequence[Any]) -> bool:
     return isinstance(rows, ArrivingRows) and not rows.whole
 
 
-async def whole(rows: Sequence[Any]) -> Sequence[Any]:
+async def whole(
+    rows: Sequence[Any], between: Callable[[], Awaitable[None]] | None = None
+) -> Sequence[Any]:
     """``rows`` with every row decoded (:meth:`ArrivingRows.decoded`), or as they are."""
     if isinstance(rows, ArrivingRows):
-        return await rows.decoded()
+        return await rows.decoded(between)
     return rows

@@ -96,16 +96,15 @@ class StreamedList:
         )
         self.spool = Spool()
         self.rows: list[Any] = never_walked(
-            ArrivingRows(
-                parser.decode_regions, parser.blank, _whole_read(self.spool, parser), between_reads
-            )
+            ArrivingRows(parser.decode_regions, parser.blank, _whole_read(self.spool, parser))
             if counted
             else []
         )
         """The rows so far; the same list grows. Of a list that is counted as it arrives
         (:attr:`ListParser.counts`, and someone watches it grow), an
-        :class:`~.arriving.ArrivingRows`: its rows are decoded when read, and all of them
-        by :meth:`result`. (Unwatched, counting first would only add to the decoding.)"""
+        :class:`~.arriving.ArrivingRows`: its rows are decoded when read, and the rest by
+        whoever reads them all (:func:`~.arriving.whole`). (Unwatched, counting first
+        would only add to the decoding.)"""
         self.what = what
         self.length = 0
         """Bytes of the body read so far (all given to the spool)."""
@@ -223,7 +222,7 @@ class StreamedList:
         one does not fit, the whole body is read, which names the problem."""
         rows = self.rows
         if self._plain and isinstance(rows, ArrivingRows):
-            return await rows.decoded()
+            return await rows.decoded(self._between_reads)
         if self._plain:
             return rows
         return await _whole_read(self.spool, self.parser)()

@@ -15,6 +15,7 @@ import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, TypeVar
 
 from rich.cells import cell_len
@@ -407,14 +408,14 @@ class ResourceTab(Vertical):
                 self._update_count()
             if self.resource is PAYOUTS:
                 await self._while_indexed_elsewhere(rows)
-                rows = await whole(rows)
+                rows = await whole(rows, partial(between_steps, self))
                 extra = await self._extra_rows() if self._extra_rows else ()
                 rows = await _off_loop(len(rows), payout_rows, rows, extra)
             indexer = await self._arrived_indexer(rows)
             if not self._rows_checked:
                 # Nothing else decoded them all: here, before they are indexed or shown
                 # whole; a row that does not fit fails the load, named.
-                decoded = await whole(rows)
+                decoded = await whole(rows, partial(between_steps, self))
                 if decoded is not rows:  # read whole from the spool after all
                     indexer, rows = None, decoded
             columns = self.resource.columns(rows)
@@ -466,11 +467,14 @@ class ResourceTab(Vertical):
             table.move_cursor_to(highlight)
         if changes is not None:
             self._show_changes(*changes)
-        if self._rows_checked and isinstance(rows, ArrivingRows) and not rows.whole:
-            self._decoding = True  # the count line says so from this frame on
-            self._decode_worker = self.run_worker(
-                self._decode_rest(rows), group="decode", exit_on_error=False
-            )
+        if self._rows_checked and isinstance(rows, ArrivingRows):
+            if rows.whole and rows.failed is None:
+                rows.close()  # every row drawn or read already
+            else:
+                self._decoding = True  # the count line says so from this frame on
+                self._decode_worker = self.run_worker(
+                    self._decode_rest(rows), group="decode", exit_on_error=False
+                )
         self._update_count()
 
     async def _while_indexed_elsewhere(self, rows: Sequence[Any]) -> None:
@@ -500,10 +504,17 @@ class ResourceTab(Vertical):
             with collections_deferred():
                 while rows.fill_some() and rows.failed is None:
                     await between_steps(self)
-                await rows.decoded()  # nothing left: lets the decoder go, or names a misfit
-        except ApiError as error:  # each row decoded in a process: this one's bug
-            log.error("decoding the rows of %s: %s", self.resource.key, error.one_line)
-            self._show_problem(f"Loading {self.resource.title.lower()} failed: {error.one_line}")
+                # Nothing left: lets the decoder go; or reads the whole body, which
+                # names a misfit (or, where a stretch failed here alone, reads it).
+                read = await rows.decoded()
+            if read is not rows:
+                raise ValueError("a stretch the index processes read failed here")
+        except Exception as error:  # each row decoded in a process: a bug, or the disk
+            log.error("decoding the rows of %s", self.resource.key, exc_info=error)
+            problem = error.one_line if isinstance(error, ApiError) else "some rows are blank"
+            self._show_problem(
+                f"Loading {self.resource.title.lower()} failed: {problem} — press r to load again"
+            )
         finally:
             self._decoding = False
             if self.is_attached:
@@ -1279,7 +1290,7 @@ class ResourceTab(Vertical):
             return
         table = self.table
         if still_arriving(table.rows):
-            return  # the load under way gives the list (each row read would be decoded)
+            return  # the next load gives the list (each row read here would be decoded)
         gone = {id(row) for row in removed}
         rows = [r for r in table.rows if id(r) not in gone]
         if len(rows) <= OFF_LOOP_ROWS:
