@@ -87,6 +87,14 @@ class TimedTransport:
     async def aclose(self) -> None:
         await self.inner.aclose()
 
+    def times(self, place: int) -> tuple[float, float, float]:
+        """When the request at ``place`` in :attr:`sent` was sent, and when the first and
+        the last byte of the body that answered it came: that of the first request from
+        there on that had a body (the app sends a GET again when a kept-alive connection
+        turns out to have been closed by the server meanwhile)."""
+        answered = next(at for at in range(place, len(self.sent)) if at in self.last_byte)
+        return self.sent[place], self.first_byte[answered], self.last_byte[answered]
+
 
 class TimedStream(httpx.AsyncByteStream):
     """A response body that notes when its first and last bytes arrive."""
@@ -224,7 +232,7 @@ async def measure_cold(
     await asyncio.sleep(0.05)  # the stall monitor wakes from it
     # The settle may come before the typing ends: its own length counts as well.
     settle_stall = max(await monitor.stop(), *settles)
-    sent, first, last = transport.sent[0], transport.first_byte[0], transport.last_byte[0]
+    sent, first, last = transport.times(0)
     send_key(app, "escape")
     await frames.wait(lambda: table.filter_text == "")
     return {
@@ -298,9 +306,7 @@ async def measure_loads(
         )
         await asyncio.sleep(0.3)  # the old rows are released after the swap
         stall = await monitor.stop()
-        sent = transport.sent[sent_before]
-        first_byte = transport.first_byte[sent_before]
-        last_byte = transport.last_byte[sent_before]
+        sent, first_byte, last_byte = transport.times(sent_before)
         during = [end for end in frames.ends[first:] if sent <= end <= shown]
         gaps = [b - a for a, b in itertools.pairwise(during)]
         results.append(
