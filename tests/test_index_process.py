@@ -10,6 +10,7 @@ import asyncio
 import fcntl
 import gc
 import json
+import math
 import os
 from array import array
 from typing import Any
@@ -311,13 +312,16 @@ def test_an_index_extended_keeps_answering_for_its_own_rows() -> None:
 def process_early(monkeypatch: pytest.MonkeyPatch) -> None:
     """The tab starts an index process from 500 rows, which sends 300 rows a piece; the
     spool writes its file 16 KB at a time (so the process reads while it arrives), and
-    the tab decodes and sees every row at once (so the process is never ahead of it)."""
+    the tab decodes and sees every row at once (so the process is never ahead of it).
+    The reading leaves no room for a process unfiltered, as on a machine that serves
+    the list itself (see tabs.READING_BUSY)."""
     monkeypatch.setattr(listing, "TELL_EVERY", 0)
     monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
     monkeypatch.setattr(tabs, "INDEX_PROCESS_FROM", 500)
     monkeypatch.setattr(index_process, "processors", lambda: 2)
     monkeypatch.setattr(index_process, "PIECE_ROWS", 300)
     monkeypatch.setattr(spool_module, "WRITE_BYTES", 16 * 1024)
+    monkeypatch.setattr(tabs, "READING_BUSY", -1.0)
 
 
 @pytest.mark.usefixtures("process_early")
@@ -658,13 +662,20 @@ def facts_of(index: SearchIndex) -> tuple[Any, ...]:
 
 
 @pytest.mark.usefixtures("process_early")
-@pytest.mark.parametrize(("processors", "by_process"), [(2, False), (4, True)])
+@pytest.mark.parametrize(
+    ("processors", "room", "by_process"), [(2, False, False), (2, True, True), (4, False, True)]
+)
 async def test_unfiltered_rows_are_indexed_by_a_process_when_it_has_a_processor_of_its_own(
-    processors: int, by_process: bool, monkeypatch: pytest.MonkeyPatch
+    processors: int, room: bool, by_process: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # With two, the process would slow the reading down: the list is indexed once it
-    # has arrived, unless a filter typed needs the rows indexed meanwhile.
+    # has arrived, unless a filter typed needs the rows indexed meanwhile, or the
+    # reading leaves the app's process idle much of the time (a body that comes as
+    # slowly as the network brings it), which the app measures.
     monkeypatch.setattr(index_process, "processors", lambda: processors)
+    if room:
+        monkeypatch.setattr(tabs, "READING_BUSY", math.inf)
+        monkeypatch.setattr(tabs, "ROOM_AFTER", 0.0)
     started: list[Setup] = []
     start = IndexProcess.start
 
@@ -678,3 +689,22 @@ async def test_unfiltered_rows_are_indexed_by_a_process_when_it_has_a_processor_
         await loaded(arrived.app, arrived.pilot, "items")
         assert arrived.tab.table.total_count == len(arrived.listed)
         assert bool(started) is by_process
+
+
+@pytest.mark.parametrize(
+    ("wall", "cpu", "room"),
+    [(1.0, 0.5, True), (1.0, 0.79, True), (1.0, 0.9, False), (1.0, 1.4, False), (0.1, 0.0, False)],
+)
+def test_the_reading_has_room_for_a_process_when_it_leaves_the_app_idle(
+    wall: float, cpu: float, room: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The processor time the app's process used since the rows began to arrive, against
+    # the time since: a body read as fast as it comes from this machine keeps it busy
+    # (its threads together, more than one processor); one the network paces, not. Too
+    # soon, it says nothing yet.
+    tab = tabs.ResourceTab(ITEMS, api=lambda: None)  # type: ignore[arg-type, return-value]
+    now, used = 1000.0, 50.0
+    monkeypatch.setattr(tabs.time, "monotonic", lambda: now)
+    monkeypatch.setattr(tabs.time, "process_time", lambda: used)
+    tab._arrival_clock = (now - wall, used - cpu)
+    assert tab._reading_has_room() is room
