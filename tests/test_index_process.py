@@ -94,32 +94,6 @@ async def test_the_process_indexes_a_growing_spool_as_the_tab_would() -> None:
     assert facts(indexer.prepared(rows)) == facts(whole)
 
 
-async def test_a_spare_process_indexes_what_it_is_given_once_started() -> None:
-    # Started idle while a list arrives (its imports done meanwhile), then given its
-    # setup; one spawned for another spool is ended, and a new one started in its place.
-    body = Emulator(seed=4, items=3_000).items_body()
-    rows = ListParser(Item, "items", 200, JSON)(body)
-    spool, other = Spool(), Spool()
-    spool.append(body)
-    spares = [
-        asyncio.ensure_future(IndexProcess.spawn(spool.fileno())),
-        asyncio.ensure_future(IndexProcess.spawn(other.fileno())),
-    ]
-    await asyncio.sleep(0.5)  # idle meanwhile, waiting for its setup
-    spawned = [await spare for spare in spares]
-    assert not any(process.gone for process in spawned)
-    for spare in spares:
-        process = await IndexProcess.start(setup_of(spool, rows), spare)
-        assert (process is await spare) is (spare is spares[0])
-        try:
-            process.end(len(body))
-            indexer, _, last = await indexed_by_process(process, ITEMS.columns(rows), rows)
-        finally:
-            await process.close()
-        assert last == Done(len(rows)) and indexer.count == len(rows)
-    assert all(process.gone for process in spawned)
-
-
 async def test_a_second_process_indexes_the_rows_from_a_stretch_on_as_the_tab_would(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -455,11 +429,11 @@ async def test_once_the_body_has_ended_a_second_process_indexes_the_last_rows(
     tail_from, index_tail = tabs._tail_from_process, tabs.ResourceTab._index_tail
     tabs_seen: list[Any] = []
 
-    async def recorded(setup: Setup, count: int, spare: Any) -> Any:
+    async def recorded(setup: Setup, count: int) -> Any:
         starts.append(setup.first_row)
         if fails == "tail":
             raise ValueError("no second process")
-        return await tail_from(setup, count, spare)
+        return await tail_from(setup, count)
 
     def tail_of(tab: Any, rows: Any) -> Any:
         done.append(tab._process_indexer.count if tab._process_indexer is not None else 0)
@@ -477,39 +451,15 @@ async def test_once_the_body_has_ended_a_second_process_indexes_the_last_rows(
         return prepare(tab, columns, rows, before, indexer)
 
     monkeypatch.setattr(tabs.ResourceTab, "_prepare", counted)
-    # Past 1,000 rows arrived, the processes wanted once the body has ended are started
-    # idle: two, or one beside the process indexing the rows for a filter typed.
-    spawned: list[tuple[bool, IndexProcess]] = []  # whether the body had all arrived
-    spawn = IndexProcess.spawn.__func__  # type: ignore[attr-defined]
-    body_ended = asyncio.Event()
-
-    async def counted_spawn(cls: type[IndexProcess], fd: int) -> IndexProcess:
-        ended = body_ended.is_set()
-        process = await spawn(cls, fd)
-        spawned.append((ended, process))
-        return process
-
-    monkeypatch.setattr(IndexProcess, "spawn", classmethod(counted_spawn))
     if fails == "both":  # the load then indexes every row itself
         monkeypatch.setattr(index_process.sys, "executable", "/bin/true")
     async with half_arrived(3000) as arrived:
         app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
         tabs_seen.append(tab)
-        # Half the rows have arrived: two, and the first process takes one.
-        await wait_for(lambda: len(spawned) == 2, pilot)
         if typed:
             await pilot.press("slash", *'"item 2')
-        assert tab._spared is not None and len(tab._spares) == 2
-        body_ended.set()
         arrived.held.gate.set()
         await loaded(app, pilot, "items")
-        # The processes after the body's end were those: none was started then (but
-        # where they failed to start: then new ones, which fail as well).
-        if fails != "both":
-            assert [ended for ended, _ in spawned] == [False, False]
-        assert tab._spares == [] and tab._spared is None
-        # Each has ended, taken or not (with no interpreter to start, at once).
-        await wait_for(lambda: all(process.gone for _, process in spawned), pilot)
         rows = tab.table.model.rows
         assert len(rows) == 3000
         left = 3000 - done[0]  # the process may be far ahead on a busy machine
@@ -679,9 +629,9 @@ async def test_unfiltered_rows_are_indexed_by_a_process_when_it_has_a_processor_
     started: list[Setup] = []
     start = IndexProcess.start
 
-    async def counted(setup: Setup, spare: Any = None) -> IndexProcess:
+    async def counted(setup: Setup) -> IndexProcess:
         started.append(setup)
-        return await start(setup, spare)
+        return await start(setup)
 
     monkeypatch.setattr(IndexProcess, "start", counted)
     async with half_arrived(3000) as arrived:

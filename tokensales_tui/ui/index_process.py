@@ -13,9 +13,6 @@ the body has ended. Once it has ended, a second process may index the last rows 
 long list (:attr:`Setup.first_row`: it reads their elements from the spool as one array),
 so that both processors index until the index is whole.
 
-A process may be started before it has anything to index (:meth:`IndexProcess.spawn`):
-it imports what it needs, then waits for its :class:`Setup`.
-
 The process gets the spool's descriptor and the app's environment without its
 ``TOKENSALES_*`` variables (so no credentials), and no terminal (its output is the pipe
 to the app, its errors go nowhere, and it has a session of its own). It stops when told, when its pipe closes (the app
@@ -208,13 +205,10 @@ class IndexProcess:
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self._process = process
-        self.fd = -1
-        """The spool it may read (see :meth:`spawn`)."""
 
     @classmethod
-    async def spawn(cls, fd: int) -> IndexProcess:
-        """A new index process that may read the spool ``fd``, idle until :meth:`begin`:
-        its start (0.25 s of imports) may then come while the body still arrives.
+    async def start(cls, setup: Setup) -> IndexProcess:
+        """A new index process for ``setup``.
 
         Raises:
             OSError: When it cannot be started.
@@ -228,47 +222,16 @@ class IndexProcess:
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
-            pass_fds=(fd,),
+            pass_fds=(setup.fd,),
             env=environment(),
             # A piece waits here whole while the event loop is busy, rather than in
             # the process, which would stop indexing until it is read.
             limit=PIPE_BUFFER,
             start_new_session=True,  # keys and signals of the terminal are the app's
         )
-        spawned = cls(process)
-        spawned.fd = fd
-        return spawned
-
-    @classmethod
-    async def start(
-        cls, setup: Setup, spare: asyncio.Future[IndexProcess] | None = None
-    ) -> IndexProcess:
-        """An index process for ``setup``: ``spare`` (spawned for the same spool) when
-        it started, else a new one.
-
-        Raises:
-            OSError: When it cannot be started.
-        """
-        process = None
-        if spare is not None and not spare.cancelled():
-            with contextlib.suppress(OSError):
-                process = await spare
-            if process is not None and (process.fd != setup.fd or process.gone):
-                await process.close()
-                process = None
-        if process is None:
-            process = await cls.spawn(setup.fd)
-        process.begin(setup)
-        return process
-
-    def begin(self, setup: Setup) -> None:
-        """Have the process index what ``setup`` says (once)."""
-        self._send(setup)
-
-    @property
-    def gone(self) -> bool:
-        """Whether the process has ended (a spare that failed to start, or was killed)."""
-        return self._process.returncode is not None
+        started = cls(process)
+        started._send(setup)
+        return started
 
     def _send(self, message: Setup | End) -> None:
         stdin = self._process.stdin

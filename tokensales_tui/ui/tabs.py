@@ -162,11 +162,9 @@ FLASH_SECONDS = 3.0
 """How long the rows a reload added or changed stay set apart."""
 
 
-async def _tail_from_process(
-    setup: Setup, count: int, spare: asyncio.Future[IndexProcess] | None
-) -> tuple[list[IndexPiece], Any]:
-    """The pieces an index process (``spare``, if it started) makes of a list's rows from
-    ``setup.first_row`` to ``count``, and their measures.
+async def _tail_from_process(setup: Setup, count: int) -> tuple[list[IndexPiece], Any]:
+    """The pieces an index process makes of a list's rows from ``setup.first_row`` to
+    ``count``, and their measures.
 
     Raises:
         OSError: When the process cannot be started.
@@ -174,7 +172,7 @@ async def _tail_from_process(
     """
     from . import index_process
 
-    process = await index_process.IndexProcess.start(setup, spare)
+    process = await index_process.IndexProcess.start(setup)
     try:
         pieces: list[IndexPiece] = []
         measures: Any = None
@@ -199,13 +197,6 @@ async def _tail_from_process(
 def _retrieved(future: asyncio.Future[Any]) -> None:
     if not future.cancelled():
         future.exception()
-
-
-def _close_spare(spare: asyncio.Future[IndexProcess]) -> None:
-    """End a spare index process once it has started (if it has ended, at once)."""
-    if not spare.cancelled() and spare.exception() is None:
-        closing = asyncio.ensure_future(spare.result().close())
-        closing.add_done_callback(_retrieved)
 
 
 async def _off_loop(rows: int, function: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
@@ -288,11 +279,6 @@ class ResourceTab(Vertical):
         self._stop_at: int | None = None  # the row before which the process stops
         self._process_indexer: RowsIndexer | None = None  # what the process's pieces go to
         self._tail: asyncio.Future[tuple[list[IndexPiece], Any]] | None = None  # last rows
-        # Index processes started idle while a long list arrives (see _spare_processes),
-        # for that list, and how many of them were taken.
-        self._spares: list[asyncio.Future[IndexProcess]] = []
-        self._spared: StreamedList | None = None
-        self._spares_taken = 0
         self._rows_checked = False  # the index processes decoded every row of the load
         self._decoding = False  # ... and the rest is decoded here after it (_decode_rest)
         self._decode_worker: Worker[None] | None = None  # decodes the rest after the load
@@ -478,7 +464,6 @@ class ResourceTab(Vertical):
             self._stop_at = None
             self._end_tail()  # done by now, unless the load failed or was cancelled
             self._stop_process()
-            self._drop_spares()
             self._indexing = False
             self._loaded_at = time.monotonic()
             self._update_count()
@@ -628,7 +613,6 @@ class ResourceTab(Vertical):
         if self._process is not None and arrival.ended:
             self._process.end(arrival.length)
         self._index_arrived()
-        self._spare_processes(arrival)
 
     def _index_arrived(self) -> None:
         """Index the rows that arrived since the last slice, once a filter is typed (it
@@ -818,8 +802,7 @@ class ResourceTab(Vertical):
 
         try:
             process = await index_process.IndexProcess.start(
-                index_process.setup_for(arrival, self.resource.key, indexer.columns),
-                self._take_spare(),
+                index_process.setup_for(arrival, self.resource.key, indexer.columns)
             )
         except OSError as error:
             log.info("no index process (%s): the tab indexes the list", error)
@@ -994,9 +977,7 @@ class ResourceTab(Vertical):
                 self._index_in_process(arrival, columns), group="index", exit_on_error=False
             )
         setup = index_process.setup_for(arrival, self.resource.key, columns, cut)
-        self._tail = tail = asyncio.ensure_future(
-            _tail_from_process(setup, len(rows), self._take_spare())
-        )
+        self._tail = tail = asyncio.ensure_future(_tail_from_process(setup, len(rows)))
         tail.add_done_callback(_retrieved)  # one let go may have failed: no warning
         return tail
 
@@ -1043,48 +1024,6 @@ class ResourceTab(Vertical):
             self.table.set_data(self.table.columns, [])
         self._arriving, self._arrival, self._indexer = None, None, None
         self._stop_process()
-        self._drop_spares()
-
-    def _spare_processes(self, arrival: StreamedList) -> None:
-        """Start the index processes a long list will want (see :meth:`_index_tail`),
-        idle, while its body still arrives: a process takes 0.25 s to start (its
-        imports), which then no longer comes after the body's end, when every row left
-        waits for both. Two, or one where one indexes the rows arriving already."""
-        rows = arrival.rows
-        if (
-            self._spared is arrival
-            or arrival.ended
-            or rows is not self._arriving
-            or len(rows) < TAIL_FROM
-            or not isinstance(rows, ArrivingRows)
-        ):
-            return
-        from . import index_process
-
-        if index_process.processors() < 2:
-            return
-        self._drop_spares()
-        self._spared, self._spares_taken = arrival, 0
-        fd = arrival.spool.fileno()
-        for _ in range(1 if self._process_worker is not None else 2):
-            spare = asyncio.ensure_future(index_process.IndexProcess.spawn(fd))
-            spare.add_done_callback(_retrieved)  # one that failed to start is not missed
-            self._spares.append(spare)
-
-    def _take_spare(self) -> asyncio.Future[IndexProcess] | None:
-        """A spare index process for the list arriving (see :meth:`_spare_processes`),
-        if one is left, for :meth:`IndexProcess.start`."""
-        if self._spared is not self._arrival or self._spares_taken >= len(self._spares):
-            return None
-        self._spares_taken += 1
-        return self._spares[self._spares_taken - 1]
-
-    def _drop_spares(self) -> None:
-        """End the spare index processes of the list that arrived, taken or not: the
-        load that ends has stopped those it took, or is done with them."""
-        spares, self._spares, self._spared = self._spares, [], None
-        for spare in spares:
-            spare.add_done_callback(_close_spare)  # at once if it has started
 
     def _stop_process(self) -> None:
         """Stop indexing the rows that arrived in another process, if it runs."""
