@@ -74,6 +74,7 @@ class TimedTransport:
         # has neither.
         self.first_byte: dict[int, float] = {}
         self.last_byte: dict[int, float] = {}
+        self.status: dict[int, int] = {}
 
     async def handle_async_request(self, request: Any) -> Any:
         if not (request.method == "GET" and request.url.path == "/v1/items"):
@@ -81,6 +82,7 @@ class TimedTransport:
         self.sent.append(time.perf_counter())
         place = len(self.sent) - 1
         response = await self.inner.handle_async_request(request)
+        self.status[place] = response.status_code
         response.stream = TimedStream(response.stream, self, place)
         return response
 
@@ -92,7 +94,16 @@ class TimedTransport:
         the last byte of the body that answered it came: that of the first request from
         there on that had a body (the app sends a GET again when a kept-alive connection
         turns out to have been closed by the server meanwhile)."""
-        answered = next(at for at in range(place, len(self.sent)) if at in self.last_byte)
+        answered = next(
+            (
+                at
+                for at in range(place, len(self.sent))
+                if at in self.last_byte and 200 <= self.status[at] < 300
+            ),
+            None,
+        )
+        if answered is None:
+            raise RuntimeError(f"no list request from number {place + 1} on was answered whole")
         return self.sent[place], self.first_byte[answered], self.last_byte[answered]
 
 

@@ -215,18 +215,21 @@ ARRIVALS = 3
 """Streamed reads of the body timed for :func:`body_arrival` (the median is taken)."""
 
 
-def body_arrival(emulator: EmulatorProcess) -> float:
-    """How long the ``GET /v1/items`` body takes to arrive: read as it comes through
-    httpx's asynchronous client, as the app reads it, each piece counted and let go
-    (median of :data:`ARRIVALS`, after one not timed).
+def body_arrival(emulator: EmulatorProcess, size: int) -> list[float]:
+    """How long the ``GET /v1/items`` body (``size`` bytes) takes to arrive: read as it
+    comes through httpx's asynchronous client, in pieces as large as the app reads, each
+    counted and let go (:data:`ARRIVALS` times, after one not timed).
 
     A plain GET takes several times as long for a long list: it joins the pieces into
     one ``bytes``, and a new block of memory that size costs a page fault per 4 KB
-    (1.8 s of a 2.4 s GET of 644 MB on a virtual machine), which the app, spooling the
+    (1.8 s of a 2.4 s GET of 614 MB on a virtual machine), which the app, spooling the
     body to a file, never pays.
     """
     import httpx
 
+    from tokensales_tui.api.client import _read_larger_pieces
+
+    _read_larger_pieces()  # as the app's client does
     env = emulator.env
     url = env["TOKENSALES_BASE_URL"] + "/v1/items"
 
@@ -235,16 +238,17 @@ def body_arrival(emulator: EmulatorProcess) -> float:
             headers = bearer(await client.post(**token_request(env)))
             took = []
             for _ in range(ARRIVALS + 1):
-                started, size = time.perf_counter(), 0
+                started, arrived = time.perf_counter(), 0
                 async with client.stream("GET", url, headers=headers) as response:
                     response.raise_for_status()
                     async for piece in response.aiter_raw():
-                        size += len(piece)
+                        arrived += len(piece)
                 took.append(time.perf_counter() - started)
+                if arrived != size:
+                    raise RuntimeError(f"the body was {arrived:,} bytes, not {size:,}")
             return took[1:]
 
-    took = sorted(asyncio.run(timed()))
-    return took[len(took) // 2]
+    return asyncio.run(timed())
 
 
 def token_request(env: dict[str, str]) -> dict[str, Any]:

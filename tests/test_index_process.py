@@ -10,7 +10,6 @@ import asyncio
 import fcntl
 import gc
 import json
-import math
 import os
 from array import array
 from typing import Any
@@ -25,7 +24,7 @@ from tokensales_tui.api.decode import ListParser
 from tokensales_tui.api.models import Item
 from tokensales_tui.api.spool import Spool
 from tokensales_tui.emulator.state import Emulator
-from tokensales_tui.ui import index_process, tabs
+from tokensales_tui.ui import index_process, room, tabs
 from tokensales_tui.ui.index_process import Done, Failed, IndexProcess, Piece, Setup
 from tokensales_tui.ui.resources import ITEMS
 from tokensales_tui.ui.table.index import IndexPiece, SearchIndex
@@ -288,14 +287,14 @@ def process_early(monkeypatch: pytest.MonkeyPatch) -> None:
     spool writes its file 16 KB at a time (so the process reads while it arrives), and
     the tab decodes and sees every row at once (so the process is never ahead of it).
     The reading leaves no room for a process unfiltered, as on a machine that serves
-    the list itself (see tabs.READING_BUSY)."""
+    the list itself (see room.READING_BUSY)."""
     monkeypatch.setattr(listing, "TELL_EVERY", 0)
     monkeypatch.setattr(stream, "SPLIT_BYTES", 4096)
     monkeypatch.setattr(tabs, "INDEX_PROCESS_FROM", 500)
     monkeypatch.setattr(index_process, "processors", lambda: 2)
     monkeypatch.setattr(index_process, "PIECE_ROWS", 300)
     monkeypatch.setattr(spool_module, "WRITE_BYTES", 16 * 1024)
-    monkeypatch.setattr(tabs, "READING_BUSY", -1.0)
+    monkeypatch.setattr(room, "READING_BUSY", -1.0)
 
 
 @pytest.mark.usefixtures("process_early")
@@ -613,19 +612,22 @@ def facts_of(index: SearchIndex) -> tuple[Any, ...]:
 
 @pytest.mark.usefixtures("process_early")
 @pytest.mark.parametrize(
-    ("processors", "room", "by_process"), [(2, False, False), (2, True, True), (4, False, True)]
+    ("processors", "has_room", "by_process"),
+    [(2, False, False), (2, True, True), (4, False, True)],
 )
 async def test_unfiltered_rows_are_indexed_by_a_process_when_it_has_a_processor_of_its_own(
-    processors: int, room: bool, by_process: bool, monkeypatch: pytest.MonkeyPatch
+    processors: int, has_room: bool, by_process: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # With two, the process would slow the reading down: the list is indexed once it
     # has arrived, unless a filter typed needs the rows indexed meanwhile, or the
     # reading leaves the app's process idle much of the time (a body that comes as
     # slowly as the network brings it), which the app measures.
     monkeypatch.setattr(index_process, "processors", lambda: processors)
-    if room:
-        monkeypatch.setattr(tabs, "READING_BUSY", math.inf)
-        monkeypatch.setattr(tabs, "ROOM_AFTER", 0.0)
+    if has_room:
+        # As measured: the app's process idle while the body is held, as one the network
+        # paces (the machine's other processors are another test's: not asked here).
+        monkeypatch.setattr(room, "READING_BUSY", 0.8)
+        monkeypatch.setattr(room, "IDLE_NEEDED", 0.0)
     started: list[Setup] = []
     start = IndexProcess.start
 
@@ -635,6 +637,7 @@ async def test_unfiltered_rows_are_indexed_by_a_process_when_it_has_a_processor_
 
     monkeypatch.setattr(IndexProcess, "start", counted)
     async with half_arrived(3000) as arrived:
+        await asyncio.sleep(2 * room.ROOM_AFTER)  # the body held: the app waits for it
         arrived.held.gate.set()
         await loaded(arrived.app, arrived.pilot, "items")
         assert arrived.tab.table.total_count == len(arrived.listed)
@@ -642,19 +645,27 @@ async def test_unfiltered_rows_are_indexed_by_a_process_when_it_has_a_processor_
 
 
 @pytest.mark.parametrize(
-    ("wall", "cpu", "room"),
-    [(1.0, 0.5, True), (1.0, 0.79, True), (1.0, 0.9, False), (1.0, 1.4, False), (0.1, 0.0, False)],
+    ("wall", "used", "idle", "has_room"),
+    [
+        (1.0, 0.5, 1.5, True),
+        (1.0, 0.79, None, True),  # where the system does not say how idle it is
+        (1.0, 0.9, 1.5, False),  # the app read as fast as it could
+        (1.0, 1.4, None, False),  # ... with its threads, more than one processor
+        (1.0, 0.3, 0.5, False),  # waiting for a server that is busy on this machine
+        (0.1, 0.0, 0.2, False),  # too soon to tell
+    ],
 )
-def test_the_reading_has_room_for_a_process_when_it_leaves_the_app_idle(
-    wall: float, cpu: float, room: bool, monkeypatch: pytest.MonkeyPatch
+def test_the_reading_has_room_for_a_process_when_it_leaves_a_processor_idle(
+    wall: float, used: float, idle: float | None, has_room: bool
 ) -> None:
-    # The processor time the app's process used since the rows began to arrive, against
-    # the time since: a body read as fast as it comes from this machine keeps it busy
-    # (its threads together, more than one processor); one the network paces, not. Too
-    # soon, it says nothing yet.
-    tab = tabs.ResourceTab(ITEMS, api=lambda: None)  # type: ignore[arg-type, return-value]
-    now, used = 1000.0, 50.0
-    monkeypatch.setattr(tabs.time, "monotonic", lambda: now)
-    monkeypatch.setattr(tabs.time, "process_time", lambda: used)
-    tab._arrival_clock = (now - wall, used - cpu)
-    assert tab._reading_has_room() is room
+    # The processor time the app's process used since the rows began to arrive, and the
+    # machine's idle time, against the time since: a body read as fast as it comes from
+    # this machine keeps the app busy; one the network paces leaves a processor idle.
+    then = room.Clock(wall=100.0, used=50.0, idle=None if idle is None else 300.0)
+    now = room.Clock(100.0 + wall, 50.0 + used, None if idle is None else 300.0 + idle)
+    assert room.reading_has_room(then, now) is has_room
+
+
+def test_the_clock_reads_the_machine_idle_time_where_the_system_says() -> None:
+    clock = room.Clock.now()
+    assert clock.used >= 0 and (clock.idle is not None) is os.path.exists("/proc/stat")

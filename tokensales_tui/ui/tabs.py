@@ -41,6 +41,7 @@ from ..api.models import (
 from ..clean import clean_line
 from ..payouts import payout_rows
 from .resources import PAYOUTS, Resource, row_content
+from .room import Clock, reading_has_room
 from .safe import line, show
 from .table.model import (
     SCAN_STEP,
@@ -120,15 +121,6 @@ that comes meanwhile waits for the step; 256 rows took 5-12 ms)."""
 INDEX_PROCESS_FROM = 50_000
 """Rows arrived from which the rest of a list is indexed by a process of its own (see
 :mod:`.index_process`): below, the list has all arrived by the time it would start."""
-
-READING_BUSY = 0.8
-"""The share of a processor the app may use while a list arrives for the reading to leave
-the other processor room for an index process (see :meth:`ResourceTab._reading_has_room`):
-1,000,000 items read from a server on the same machine used 1.3-1.4 (its threads
-together), and paced to 1 Gbit/s 0.7-0.8 at first, less as the reading went on."""
-
-ROOM_AFTER = 0.25
-"""Seconds of a list arriving before the app's use of the processor there tells anything."""
 
 TAIL_FROM = 200_000
 """Rows left to index once a list's body has ended from which a second index process
@@ -286,7 +278,7 @@ class ResourceTab(Vertical):
         self._extending: Worker[None] | None = None  # looks for the filter in it, in steps
         self._body_read = asyncio.Event()  # the indexing of arriving rows stops waiting
         self._grown_at = 0.0
-        self._arrival_clock = (0.0, 0.0)  # when the rows arriving first showed: wall, CPU
+        self._arrival_clock: Clock | None = None  # when the rows arriving first showed
         # Built here, not found by a query: a timer or a worker of the tab may still
         # touch them while the app shuts down and its children are already gone.
         self._filter = FilterInput(
@@ -600,7 +592,7 @@ class ResourceTab(Vertical):
                 return  # rows already shown, or a filter or sort that needs the index
             self._arriving, self._arrival = rows, arrival
             self._grown_at, self._shown_at = now, 0.0
-            self._arrival_clock = (now, time.process_time())
+            self._arrival_clock = Clock.now()
             self._indexer = table.model.indexer(columns)
             self._body_read = asyncio.Event()
             # No filter may build an index of a partial list: the first slice indexed is
@@ -728,8 +720,8 @@ class ResourceTab(Vertical):
         Past :data:`INDEX_PROCESS_FROM` rows, when the processors leave it one of its own
         (with two, once a filter is typed: it shares them with the reading, which then
         slows down, but indexing for the filter on the event loop would slow it more; or
-        when the reading leaves them room, :meth:`_reading_has_room`; otherwise the
-        list is indexed once it has arrived).
+        when the reading leaves a processor idle: :func:`.room.reading_has_room`;
+        otherwise the list is indexed once it has arrived).
         """
         if len(arrival.rows) < INDEX_PROCESS_FROM:
             return False
@@ -743,19 +735,15 @@ class ResourceTab(Vertical):
                 processors >= 2 and len(arrival.rows) >= TAIL_FROM and still_arriving(arrival.rows)
             )
         return processors > 2 or (
-            processors == 2 and (bool(self.filter_input.value) or self._reading_has_room())
+            processors == 2
+            and (
+                bool(self.filter_input.value)
+                or (
+                    self._arrival_clock is not None
+                    and reading_has_room(self._arrival_clock, Clock.now())
+                )
+            )
         )
-
-    def _reading_has_room(self) -> bool:
-        """Whether this process has used at most :data:`READING_BUSY` of a processor
-        since the rows began to arrive (after :data:`ROOM_AFTER` seconds): a body that
-        comes no faster than the network brings it, which leaves the other processor
-        idle. An index process there does not slow the reading down, and the list is
-        usable soon after its body has ended instead of seconds later. (A body served
-        on this machine is read as fast as the app can: then it has no room.)"""
-        started, cpu = self._arrival_clock
-        wall = time.monotonic() - started
-        return wall >= ROOM_AFTER and time.process_time() - cpu <= READING_BUSY * wall
 
     async def _index_in_process(
         self, arrival: StreamedList, columns: Sequence[Column] | None = None
