@@ -92,8 +92,9 @@ class TimedTransport:
     def times(self, place: int) -> tuple[float, float, float]:
         """When the request at ``place`` in :attr:`sent` was sent, and when the first and
         the last byte of the body that answered it came: that of the first request from
-        there on that had a body (the app sends a GET again when a kept-alive connection
-        turns out to have been closed by the server meanwhile)."""
+        there on answered whole with a 2xx. The app sends a GET again after a broken
+        connection or an error answer; a full run once met a reload whose first request
+        had no body, likely a kept-alive connection the server had closed meanwhile."""
         answered = next(
             (
                 at
