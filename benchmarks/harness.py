@@ -212,7 +212,7 @@ def fetch_items_body(emulator: EmulatorProcess) -> tuple[bytes, float]:
 
 
 ARRIVALS = 3
-"""Streamed reads of the body timed for :func:`body_arrival` (the median is taken)."""
+"""Streamed reads of the body timed for :func:`body_arrival` (figures take their median)."""
 
 
 def body_arrival(emulator: EmulatorProcess, size: int) -> list[float]:

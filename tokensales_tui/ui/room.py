@@ -17,7 +17,7 @@ __all__ = ["Clock", "reading_has_room"]
 READING_BUSY = 0.8
 """The share of a processor the app's process may use while a list arrives for the reading
 to leave room for an index process (:func:`reading_has_room`): 1,000,000 items read from a
-server on the same machine used 1.3-1.4 (its threads together), and paced to 1 Gbit/s
+server on the same machine used 1.1-1.7 (its threads together), and paced to 1 Gbit/s
 0.7-0.8 at first, less as the reading went on."""
 
 IDLE_NEEDED = 0.8
