@@ -156,6 +156,32 @@ async def test_the_count_line_says_indexing_once_the_body_is_read(
         assert "3,000 items" in screen_text(app)
 
 
+async def test_a_filtered_reload_of_rows_let_go_first_says_loading_not_a_count(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Above EMPTY_BEFORE_RELOAD rows a reload lets the old ones go first; with a filter
+    # typed, the new ones show only once indexed. Meanwhile there is no count to give:
+    # the count line said "0 items" for seconds at 1,000,000.
+    monkeypatch.setattr(tabs, "EMPTY_BEFORE_RELOAD", 1000)
+    async with half_arrived(3000) as arrived:
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        arrived.held.gate.set()
+        await loaded(app, pilot, "items")
+        await pilot.press("slash", *'"item 2')
+        await wait_for(lambda: tab.table.shown_count == 1111, pilot)
+        arrived.held.gate = asyncio.Event()  # the reload's body stops halfway
+        tab.reload()
+        await wait_for(lambda: tab._loading and arrived.held.waiting, pilot)
+        await pilot.pause()
+        assert tab.table.total_count == 0
+        assert str(tab.query_one(".count").render()).strip() == "loading…"
+        assert "0 items" not in screen_text(app)
+        arrived.held.gate.set()
+        await wait_for(lambda: not tab._loading and tab.table.shown_count == 1111, pilot)
+        await pilot.pause()
+        assert "1,111 of 3,000" in screen_text(app)
+
+
 async def test_item_rows_show_while_the_body_still_arrives() -> None:
     async with half_arrived(3000) as arrived:
         app, pilot, tab = arrived.app, arrived.pilot, arrived.tab

@@ -1133,11 +1133,14 @@ class ResourceTab(Vertical):
     def _update_count(self) -> None:
         table = self.table
         shown, total = table.shown_count, table.total_count
-        text = (
-            f"{shown:,} of {total:,}"
-            if shown != total
-            else f"{total:,} {self.resource.title.lower()}"
-        )
+        if self._loading and not total:
+            # Nothing shown yet, or a long list's rows let go before its reload (see
+            # EMPTY_BEFORE_RELOAD): no count to give ("0 items"), only that it comes.
+            text = INDEXING if self._body_done else LOADING
+        elif shown != total:
+            text = f"{shown:,} of {total:,}"
+        else:
+            text = f"{total:,} {self.resource.title.lower()}"
         scope = table.model.scope
         if scope is not None:
             text += f" · {scope.label}"
@@ -1162,7 +1165,7 @@ class ResourceTab(Vertical):
             text += " · filtering…"
         if self._changes and self._loaded_at is not None:
             text += f" · {self._changes}"
-        if self._loading and table.total_count:
+        if self._loading and total:
             # Once the body is read, what is left is measuring and indexing its rows.
             text += f" · {INDEXING if self._body_done else LOADING}"
         elif self._decoding:  # indexed; some rows not decoded yet (what reads all waits)
