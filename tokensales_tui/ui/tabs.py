@@ -504,11 +504,9 @@ class ResourceTab(Vertical):
         self._decoding = True
         try:
             with collections_deferred():
-                while rows.fill_some() and rows.failed is None:
-                    await between_steps(self)
-                # Nothing left: lets the decoder go; or reads the whole body, which
-                # names a misfit (or, where a stretch failed here alone, reads it).
-                read = await rows.decoded()
+                # Where a stretch does not fit, the whole body is read, which names the
+                # misfit (or, where a stretch failed here alone, reads it after all).
+                read = await rows.decoded(partial(between_steps, self))
             if read is not rows:
                 raise ValueError("a stretch the index processes read failed here")
         except Exception as error:  # each row decoded in a process: a bug, or the disk
