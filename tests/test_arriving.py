@@ -212,7 +212,10 @@ def test_rows_still_arriving_are_let_go_without_being_decoded(
     calls: list[int] = []
     rows = _counted(calls)
     rows[3]
-    model.release(rows)
+    thread = model.release(rows)
+    assert thread is not None
+    thread.join(10)
+    assert not thread.is_alive()
     assert calls == [calls[0]] and calls[0] < len(LISTED)
 
 

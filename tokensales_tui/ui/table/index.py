@@ -121,6 +121,11 @@ class SearchIndex:
                 interned = ExtrasInterner(others[0]).intern(others[1], 0)
             self.take(IndexPiece(0, folded_lines(columns_cells, count), interned))
 
+    def per_row(self) -> list[Sequence[Any]]:
+        """The lists that hold an entry for each row (the lines, the cells of a column
+        filtered on): what is long to free (see :func:`.model.release`)."""
+        return [self.lines, *self._fields.values()]
+
     def extended(self, piece: IndexPiece) -> SearchIndex:
         """A new index: this one and the rows of ``piece`` after them.
 

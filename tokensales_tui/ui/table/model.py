@@ -422,7 +422,7 @@ class TableView:
             True when the sort column is gone with the old columns (the rows are unsorted now).
         """
         if prepared.rows is not self.rows:  # else it completes show(): same rows
-            release(self.rows)
+            release(self.rows, *self._old_index())
         self.set_columns(prepared.columns, prepared.natural, prepared.tails, prepared.content)
         same_columns = len(prepared.columns) == len(self.columns) and all(
             new is old for new, old in zip(prepared.columns, self.columns, strict=True)
@@ -457,6 +457,10 @@ class TableView:
         self._refilter()
         return dropped
 
+    def _old_index(self) -> list[Sequence[Any]]:
+        """What is long to free of the index of rows being replaced."""
+        return [] if self._index is None else self._index.per_row()
+
     def can_show(self) -> bool:
         """Whether :meth:`show` may show rows before they are indexed (no filter, sort, scope)."""
         return not self._terms and self.sort is None and self.scope is None
@@ -469,7 +473,7 @@ class TableView:
         the spot). Only when :meth:`can_show`.
         """
         if rows is not self.rows:
-            release(self.rows)
+            release(self.rows, *self._old_index())
         self.set_columns(columns, *sample_widths(columns, rows, self.width))
         if isinstance(rows, list):
             never_walked(rows)  # see _rows_list
@@ -1236,7 +1240,10 @@ def diff_rows(
 
 
 RELEASE_IN_THREAD = 20_000
-"""Rows let go of in a thread, a slice at a time, when there are more than this."""
+"""Entries let go of in a thread, a slice at a time, when a sequence has more than this."""
+
+RELEASE_STEP = 2_000
+"""Entries let go of, or taken hold of, at once by that thread (a fraction of a millisecond)."""
 
 
 def _rows_list(rows: Sequence[Any]) -> list[Any]:
@@ -1245,20 +1252,43 @@ def _rows_list(rows: Sequence[Any]) -> list[Any]:
     return never_walked(rows if isinstance(rows, list) else list(rows))
 
 
-def release(rows: Sequence[Any]) -> None:
-    """Let the table's old rows go without freezing the event loop.
+def release(*parts: Sequence[Any]) -> threading.Thread | None:
+    """Let the table's old rows go, and the lines of their index, without freezing the
+    event loop.
 
-    Freeing 100,000 items takes ~60 ms and 1,000,000 ~0.6 s. A thread holds its own
-    list of them and drops it a slice at a time, so the freeing happens there and the
-    event loop gets its turns in between. (Whoever else holds some rows keeps them.)
+    Freeing 100,000 items takes ~60 ms and 1,000,000 ~0.6 s; even holding a list of
+    1,000,000 to free later takes 10-20 ms, and freeing their index lines 20-40 ms. So
+    the event loop only hands the long sequences to a thread. The thread takes hold of
+    their entries in a list of its own, a slice at a time, lets go of the sequences,
+    then of its list a slice at a time: the freeing happens there, and the event loop
+    gets its turns in between. The sequences themselves are not changed: whoever else
+    holds one reads it as it was (and keeps what it holds).
+
+    Returns:
+        The thread, when there is one.
     """
-    if len(rows) > RELEASE_IN_THREAD:
-        # list.copy: rows still arriving (api.arriving) are let go as they are, not decoded.
-        held = list.copy(rows) if isinstance(rows, list) else list(rows)
-        threading.Thread(target=_drop_slowly, args=(never_walked(held),), daemon=True).start()
+    held = [part for part in parts if len(part) > RELEASE_IN_THREAD]
+    if not held:
+        return None
+    thread = threading.Thread(target=_drop_slowly, args=(held,), daemon=True)
+    thread.start()
+    return thread
 
 
-def _drop_slowly(rows: list[Any]) -> None:
-    time.sleep(0.05)  # until the table has let go of its own list
-    while rows:
-        del rows[-2_000:]
+def _drop_slowly(parts: list[Sequence[Any]]) -> None:
+    time.sleep(0.05)  # until the table has let go of them
+    while parts:
+        entries = _entries(parts.pop())  # the sequence itself is let go of here
+        while entries:
+            del entries[-RELEASE_STEP:]
+
+
+def _entries(part: Sequence[Any]) -> list[Any]:
+    """The entries of ``part`` in a new list, taken a slice at a time; those of rows
+    still arriving (:mod:`~tokensales_tui.api.arriving`) as they are, not decoded."""
+    if not isinstance(part, list):
+        return never_walked(list(part))
+    entries: list[Any] = never_walked([])
+    for start in range(0, len(part), RELEASE_STEP):
+        entries += list.__getitem__(part, slice(start, start + RELEASE_STEP))
+    return entries
