@@ -353,6 +353,46 @@ def test_fields_no_column_shows_are_cleaned_and_kept_apart() -> None:
     assert shown(view) == ["b"]
 
 
+@pytest.mark.parametrize("piece", [1, 3, 1000])
+def test_rows_are_indexed_in_pieces_each_grouped_apart(
+    piece: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Grouping rows by text is one sort in C, which holds the interpreter to its end:
+    # 1,000,000 rows in one piece, prepared in a thread, held the event loop 250 ms.
+    monkeypatch.setattr(model, "PIECE_ROWS", piece)
+    monkeypatch.setattr(index_module, "MERGE_ROWS", piece)  # pieces merged up to this
+    grouped: list[int] = []
+    real = index_module.grouped
+
+    def recording(ids: Any, first: int) -> Any:
+        grouped.append(len(ids))
+        return real(ids, first)
+
+    monkeypatch.setattr(index_module, "grouped", recording)
+    rows = [Thing(f"{t.name} {n}", n, t.note) for n in range(3) for t in THINGS]
+    view = things(rows)
+    assert grouped and max(grouped) <= piece and sum(grouped) >= len(rows)
+    for text, expected in [("backstage", 3), ("safemint", 3), ("gold", 6), ("row", 3)]:
+        view.set_filter(text)
+        assert len(shown(view)) == expected, text
+
+
+def test_a_sort_prepared_with_the_rows_is_sorted_in_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Prepared rows come from a thread for a long list: one sort of them all there would
+    # hold the interpreter, and the event loop, for half a second at 1,000,000 rows.
+    runs: list[bool] = []
+    real = model.sort_order
+
+    def recording(*args: Any, in_runs: bool = False) -> Any:
+        runs.append(in_runs)
+        return real(*args, in_runs=in_runs)
+
+    monkeypatch.setattr(model, "sort_order", recording)
+    prepared = prepare_rows(COLUMNS, ROWS, ("name", False), width=wide)
+    assert runs == [True]
+    assert prepared.orders[("name", False)] == real(COLUMNS, ROWS, prepared.index, "name", False)
+
+
 def test_marks_survive_filter_sort_and_reload_and_go_with_their_rows() -> None:
     view = things()
     view.toggle_mark(0)
