@@ -37,6 +37,7 @@ import argparse
 import asyncio
 import gc
 import json
+import os
 import sys
 import tempfile
 import time
@@ -499,7 +500,14 @@ def main() -> None:
     parser.add_argument("--measure", default="load,filter,pagedown,sort,syntax,marks,watch,export")
     parser.add_argument("--words", default=WORDS[0], help="comma-separated words to type")
     parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument(
+        "--one-processor",
+        action="store_true",
+        help="run on one processor only, as on a machine with one (no index processes)",
+    )
     args = parser.parse_args()
+    if args.one_processor:
+        os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
     # As the app's entry point (cli.run_app) does: what importing it makes is set aside
     # for good, so that collections do not walk it.
     gc.disable()

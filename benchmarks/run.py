@@ -191,6 +191,7 @@ def session(
     loads: int,
     words: Sequence[str],
     pages: int,
+    one_processor: bool = False,
 ) -> dict[str, Any]:
     return runner.json(
         str(HERE / "app_session.py"),
@@ -206,6 +207,7 @@ def session(
         measure,
         "--words",
         ",".join(words),
+        *(["--one-processor"] if one_processor else []),
     )
 
 
@@ -221,8 +223,10 @@ def measure_size(
     datatable: bool,
     full: bool,
     visidata: str | None = None,
+    one_processor: bool = False,
 ) -> dict[str, Any]:
-    """Every measure that depends on the number of items, at ``items``."""
+    """Every measure that depends on the number of items, at ``items``; with
+    ``one_processor``, a session on one processor too (figure 25)."""
     out: dict[str, Any] = {"items": items, "sessions": []}
     print(f"{items:,} items: starting the emulator", flush=True)
     with EmulatorProcess(items) as emulator:
@@ -244,6 +248,17 @@ def measure_size(
                     words=[WORDS[number % len(WORDS)]],
                     pages=pages,
                 )
+            )
+        if one_processor and len(os.sched_getaffinity(0)) > 1:
+            print(f"{items:,} items: app session on one processor", flush=True)
+            out["one_processor"] = session(
+                runner,
+                emulator,
+                measure="cold,load",
+                loads=2,
+                words=[WORDS[0]],
+                pages=0,
+                one_processor=True,
             )
     print(f"{items:,} items: references", flush=True)
     out["json_loads"] = runner.json(
@@ -570,6 +585,28 @@ def arrival_rows(main: dict[str, Any], big: dict[str, Any]) -> list[dict[str, An
             and median(reloads) <= 0.100,
         }
     )
+    alone = big.get("one_processor")
+    if alone is not None:
+        first, again = alone["cold"], alone["load"]
+        stall = max([first["stall_s"], *(load["stall_s"] for load in again)])
+        peak = alone["memory_end"]["peak"]
+        rows.append(
+            {
+                "n": 25,
+                "figure": f"{items:,} items on one processor (no index process: the tab"
+                " indexes the list): longest event-loop stall, first load / reloads; peak"
+                " resident memory",
+                "ours": f"{first['stall_s'] * 1000:.0f} ms / "
+                + ", ".join(f"{load['stall_s'] * 1000:.0f} ms" for load in again)
+                + f"; {peak / MB:,.0f} MB (usable after {first['usable_s']:.2f} s / "
+                + ", ".join(f"{load['usable_s']:.2f} s" for load in again)
+                + ")",
+                "reference": "—",
+                "ratio": "—",
+                "target": "≤ 100 ms; ≤ 800 MB" + at,
+                "pass": stall <= 0.100 and peak <= 800 * MB,
+            }
+        )
     return rows
 
 
@@ -874,6 +911,12 @@ the end of `App._display` including the ANSI text a terminal would receive):
     `r` until usable, and 0.3 s more while the old rows are let go). Also shown, when
     one came during a session: the walk of everything set aside (`walk_everything`),
     which waits until no key came for 2 s.
+25. At the largest size, one more session pinned to one processor
+    (`os.sched_setaffinity`, as a machine or container with one): the app then starts
+    no index process, and the tab indexes the list itself (in a thread once the body
+    has ended).
+    The longest delay of a 5 ms timer during its first load (as in figure 24) and
+    during each of two reloads (as in figure 21), and its peak resident memory.
 """
 
 
@@ -988,6 +1031,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         runner = Runner(folder)
         startup = measure_startup(runner, options)
+        largest_size = max([options.items, *options.sizes])
         main_result = measure_size(
             runner,
             options.items,
@@ -999,6 +1043,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             datatable=True,
             full=True,
             visidata=options.visidata,
+            one_processor=options.items == largest_size,
         )
         print("memory of the app with no items", flush=True)
         baseline = measure_baseline(runner, options.refs)
@@ -1046,6 +1091,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     datatable=size <= 100_000,
                     full=False,
                     visidata=options.visidata,
+                    one_processor=size == largest_size,
                 )
             )
         largest = max([main_result, *scaling_results], key=lambda result: result["items"])
