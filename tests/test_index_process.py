@@ -669,3 +669,77 @@ def test_the_reading_has_room_for_a_process_when_it_leaves_a_processor_idle(
 def test_the_clock_reads_the_machine_idle_time_where_the_system_says() -> None:
     clock = room.Clock.now()
     assert clock.used >= 0 and (clock.idle is not None) is os.path.exists("/proc/stat")
+
+
+def _cgroups(tmp_path: Any, membership: str, files: dict[str, str]) -> float | None:
+    """The quota :func:`room._quota` reads from a made-up ``/sys/fs/cgroup`` and
+    ``/proc/self/cgroup``."""
+    root = tmp_path / "cgroup"
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    (tmp_path / "membership").write_text(membership)
+    return room._quota(root, tmp_path / "membership")
+
+
+@pytest.mark.parametrize(
+    ("membership", "files", "quota"),
+    [
+        # Version 2: the least along the group's path.
+        (
+            "0::/user/app\n",
+            {
+                "cpu.max": "max 100000\n",
+                "user/cpu.max": "300000 100000\n",
+                "user/app/cpu.max": "150000 100000\n",
+            },
+            1.5,
+        ),
+        ("0::/user/app\n", {"user/cpu.max": "50000 100000\n"}, 0.5),  # above the group
+        ("0::/\n", {"cpu.max": "100000 100000\n"}, 1.0),  # a container's own namespace
+        ("0::/app\n", {"app/cpu.max": "max 100000\n"}, None),  # no quota
+        # Version 1: a container sees its group's folder at the base, not its path.
+        (
+            "4:memory:/docker/abc\n3:cpu,cpuacct:/docker/abc\n",
+            {
+                "cpu,cpuacct/cpu.cfs_quota_us": "200000\n",
+                "cpu,cpuacct/cpu.cfs_period_us": "100000\n",
+            },
+            2.0,
+        ),
+        (
+            "3:cpu:/a\n",
+            {"cpu/a/cpu.cfs_quota_us": "-1\n", "cpu/a/cpu.cfs_period_us": "100000\n"},
+            None,
+        ),
+        # What the system does not say, or says in a way not understood.
+        ("0::/app\n", {}, None),
+        ("0::/app\n", {"app/cpu.max": "lots\n"}, None),
+        ("0::/app\n", {"app/cpu.max": "100000 0\n"}, None),
+        ("garbage", {"cpu.max": "100000 100000\n"}, 1.0),  # the root's, read as a group's
+        ("0::/../../etc\n", {"cpu.max": "100000 100000\n"}, 1.0),  # stays under the root
+    ],
+)
+def test_the_cpu_quota_of_the_control_group_is_read_where_the_system_shows_it(
+    tmp_path: Any, membership: str, files: dict[str, str], quota: float | None
+) -> None:
+    assert _cgroups(tmp_path, membership, files) == quota
+
+
+@pytest.mark.parametrize(
+    ("affinity", "quota", "expected"),
+    [(4, None, 4), (4, 1.0, 1), (4, 1.5, 1), (4, 2.5, 2), (2, 8.0, 2), (2, 0.5, 1)],
+)
+def test_processors_are_the_fewer_of_those_to_run_on_and_those_the_quota_gives(
+    affinity: int, quota: float | None, expected: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A container limited to one processor on a larger machine: an index process would
+    # take turns with the app, and the group's quota would run out within each period.
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(affinity)))
+    monkeypatch.setattr(index_process, "quota_processors", lambda: quota)
+    assert index_process.processors() == expected
+
+
+def test_the_quota_of_this_process_reads_without_failing() -> None:
+    quota = room.quota_processors()
+    assert quota is None or quota > 0

@@ -53,6 +53,7 @@ from ..api import models, shapes
 from ..api.decode import ListParser
 from ..api.stream import ListSplitter
 from .resources import RESOURCES
+from .room import quota_processors
 from .table.index import Grouped, IndexPiece
 from .table.model import RowsIndexer
 
@@ -273,12 +274,15 @@ class IndexProcess:
 
 
 def processors() -> int:
-    """How many processors this process may run on: with one, an index process would
-    only take turns with the app."""
+    """How many processors this process may keep busy: those it may run on, unless the
+    CPU quota of its control group gives it fewer (:func:`.room.quota_processors`, whole
+    ones). With one, an index process would only take turns with the app."""
     try:
-        return len(os.sched_getaffinity(0))
+        count = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return os.cpu_count() or 1
+        count = os.cpu_count() or 1
+    quota = quota_processors()
+    return count if quota is None else max(1, min(count, int(quota)))
 
 
 def environment() -> dict[str, str]:

@@ -4,15 +4,24 @@ Measured from the rows' first showing (:meth:`Clock.now`) to each new look: the 
 time of the app's process, and where the system says (``/proc/stat``), the idle time of the
 whole machine's processors. Standard library only: the Items tab takes the first reading
 as its first rows show.
+
+Also how many processors the app's control group may keep busy (:func:`quota_processors`),
+which may be fewer than the processors it may run on.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import time
+from pathlib import Path
 from typing import NamedTuple
 
-__all__ = ["Clock", "reading_has_room"]
+__all__ = ["Clock", "quota_processors", "reading_has_room"]
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+"""Where Linux shows the control groups (version 2 there, version 1 in one folder per
+controller)."""
 
 READING_BUSY = 0.8
 """The share of a processor the app's process may use while a list arrives for the reading
@@ -67,3 +76,65 @@ def reading_has_room(then: Clock, now: Clock) -> bool:
     if now.idle is None or then.idle is None:
         return True
     return now.idle - then.idle >= IDLE_NEEDED * wall
+
+
+@functools.cache
+def quota_processors() -> float | None:
+    """The processors the CPU quota of this process's control group gives it, the least
+    along the group's path (a container's and any group above it); None where there is no
+    quota or the system does not say. Read once.
+
+    A container limited to one processor on a machine of many may run on them all
+    (``os.sched_getaffinity``), but only keep one busy: an index process there takes
+    turns with the app, and the group's time runs out before the period's end, which
+    holds every thread of the app, the event loop too, until the next one.
+    """
+    return _quota(CGROUP_ROOT, Path("/proc/self/cgroup"))
+
+
+def _quota(root: Path, membership: Path) -> float | None:
+    try:
+        lines = membership.read_text(encoding="ascii").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    quotas: list[float] = []
+    for line in lines:
+        _, _, rest = line.partition(":")
+        controllers, _, path = rest.partition(":")
+        parts = [part for part in path.split("/") if part not in ("", ".", "..")]
+        if not controllers:  # version 2
+            bases = [root, root / "unified"]  # the second where both versions are mounted
+            read = _v2_quota
+        elif "cpu" in controllers.split(","):
+            bases = [root / controllers, root / "cpu"]
+            read = _v1_quota
+        else:
+            continue
+        for base in bases:
+            # Inside a container the group's own folder is often the base itself.
+            for depth in range(len(parts), -1, -1):
+                quota = read(base.joinpath(*parts[:depth]))
+                if quota is not None:
+                    quotas.append(quota)
+    return min(quotas, default=None)
+
+
+def _v2_quota(folder: Path) -> float | None:
+    try:
+        limit, period = (folder / "cpu.max").read_text(encoding="ascii").split()
+        return None if limit == "max" else _share(int(limit), int(period))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def _v1_quota(folder: Path) -> float | None:
+    try:
+        limit = int((folder / "cpu.cfs_quota_us").read_text(encoding="ascii"))
+        period = int((folder / "cpu.cfs_period_us").read_text(encoding="ascii"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return _share(limit, period)
+
+
+def _share(limit: int, period: int) -> float | None:
+    return limit / period if limit > 0 and period > 0 else None
