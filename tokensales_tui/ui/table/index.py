@@ -122,9 +122,10 @@ class SearchIndex:
             self.take(IndexPiece(0, folded_lines(columns_cells, count), interned))
 
     def per_row(self) -> list[Sequence[Any]]:
-        """The lists that hold an entry for each row (the lines, the cells of a column
-        filtered on): what is long to free (see :func:`.model.release`)."""
-        return [self.lines, *self._fields.values()]
+        """The lists that may hold as many entries as there are rows (the lines, the
+        cells of a column filtered on, the other fields' texts and their rows): what may
+        be long to free (see :func:`.model.release`)."""
+        return [self.lines, self.extras, self.extra_rows, *self._fields.values()]
 
     def extended(self, piece: IndexPiece) -> SearchIndex:
         """A new index: this one and the rows of ``piece`` after them.

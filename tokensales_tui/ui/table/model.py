@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import sys
 import threading
 import time
 from array import array
@@ -432,8 +433,12 @@ class TableView:
         Returns:
             True when the sort column is gone with the old columns (the rows are unsorted now).
         """
-        if prepared.rows is not self.rows:  # else it completes show(): same rows
-            release(self.rows, *self._old_index())
+        # The same rows complete show(), or a list that arrived; their index is new only
+        # where no indexer saw them arrive.
+        release(
+            *([] if prepared.rows is self.rows else [self.rows]),
+            *self._replaced_index(prepared.index),
+        )
         self.set_columns(prepared.columns, prepared.natural, prepared.tails, prepared.content)
         same_columns = len(prepared.columns) == len(self.columns) and all(
             new is old for new, old in zip(prepared.columns, self.columns, strict=True)
@@ -468,9 +473,13 @@ class TableView:
         self._refilter()
         return dropped
 
-    def _old_index(self) -> list[Sequence[Any]]:
-        """What is long to free of the index of rows being replaced."""
-        return [] if self._index is None else self._index.per_row()
+    def _replaced_index(self, index: SearchIndex | None) -> list[Sequence[Any]]:
+        """The lists of the index in use that ``index``, taking its place, does not share
+        (one extended from it shares its lines): see :func:`release`."""
+        old = self._index
+        if old is None or (index is not None and index.lines is old.lines):
+            return []
+        return old.per_row()
 
     def can_show(self) -> bool:
         """Whether :meth:`show` may show rows before they are indexed (no filter, sort, scope)."""
@@ -484,7 +493,7 @@ class TableView:
         the spot). Only when :meth:`can_show`.
         """
         if rows is not self.rows:
-            release(self.rows, *self._old_index())
+            release(self.rows, *self._replaced_index(None))
         self.set_columns(columns, *sample_widths(columns, rows, self.width))
         if isinstance(rows, list):
             never_walked(rows)  # see _rows_list
@@ -1254,7 +1263,15 @@ RELEASE_IN_THREAD = 20_000
 """Entries let go of in a thread, a slice at a time, when a sequence has more than this."""
 
 RELEASE_STEP = 2_000
-"""Entries let go of, or taken hold of, at once by that thread (a fraction of a millisecond)."""
+"""Entries let go of at once by that thread (a fraction of a millisecond)."""
+
+RELEASE_WAIT = 60.0
+"""Seconds that thread waits for the others holding a sequence to let go of it (a sort or
+a comparison with the new rows, in a thread of its own); past them, the last to let go
+frees it."""
+
+RELEASE_POLL = 0.05
+"""Seconds between two looks at whether the others have let go."""
 
 
 def _rows_list(rows: Sequence[Any]) -> list[Any]:
@@ -1264,16 +1281,16 @@ def _rows_list(rows: Sequence[Any]) -> list[Any]:
 
 
 def release(*parts: Sequence[Any]) -> threading.Thread | None:
-    """Let the table's old rows go, and the lines of their index, without freezing the
+    """Let the table's old rows go, and the lists of their index, without freezing the
     event loop.
 
-    Freeing 100,000 items takes ~60 ms and 1,000,000 ~0.6 s; even holding a list of
-    1,000,000 to free later takes 10-20 ms, and freeing their index lines 20-40 ms. So
-    the event loop only hands the long sequences to a thread. The thread takes hold of
-    their entries in a list of its own, a slice at a time, lets go of the sequences,
-    then of its list a slice at a time: the freeing happens there, and the event loop
-    gets its turns in between. The sequences themselves are not changed: whoever else
-    holds one reads it as it was (and keeps what it holds).
+    Whoever lets go of a list last frees its entries, in one call that holds the
+    interpreter: 100,000 items take ~60 ms and 1,000,000 ~0.6 s, their index lines
+    20-40 ms more. So the long ones are handed to a thread, which waits until it alone
+    holds each (the table, a sort or a comparison running in a thread, have let go),
+    then empties it a slice at a time: the freeing happens there, and the event loop
+    gets its turns in between. Until then, nothing is changed in them: whoever else
+    holds one reads it as it was.
 
     Returns:
         The thread, when there is one.
@@ -1287,19 +1304,29 @@ def release(*parts: Sequence[Any]) -> threading.Thread | None:
 
 
 def _drop_slowly(parts: list[Sequence[Any]]) -> None:
-    time.sleep(0.05)  # until the table has let go of them
+    probe: list[Any] = []  # held here as each part is, and by nothing else
     while parts:
-        entries = _entries(parts.pop())  # the sequence itself is let go of here
-        while entries:
-            del entries[-RELEASE_STEP:]
+        part = parts.pop()
+        waited_until = time.monotonic() + RELEASE_WAIT
+        while not _alone(part, probe) and time.monotonic() < waited_until:
+            time.sleep(RELEASE_POLL)
+        if _alone(part, probe):  # then no one else can come to hold it
+            if not isinstance(part, list):
+                part = _entries(part)  # a tuple, say: let go of, its entries held here
+            while part:
+                list.__delitem__(part, slice(-RELEASE_STEP, None))  # not decoded
+        del part
+
+
+def _alone(part: object, probe: object) -> bool:
+    """Whether ``part`` is held by no more than ``probe`` is (each by its caller's
+    variable alone, and here): references counted, as Python counts them."""
+    return sys.getrefcount(part) <= sys.getrefcount(probe)
 
 
 def _entries(part: Sequence[Any]) -> list[Any]:
-    """The entries of ``part`` in a new list, taken a slice at a time; those of rows
-    still arriving (:mod:`~tokensales_tui.api.arriving`) as they are, not decoded."""
-    if not isinstance(part, list):
-        return never_walked(list(part))
+    """The entries of ``part`` in a new list, a slice at a time."""
     entries: list[Any] = never_walked([])
     for start in range(0, len(part), RELEASE_STEP):
-        entries += list.__getitem__(part, slice(start, start + RELEASE_STEP))
+        entries += part[start : start + RELEASE_STEP]
     return entries
