@@ -249,7 +249,7 @@ def measure_size(
                     pages=pages,
                 )
             )
-        if one_processor and len(os.sched_getaffinity(0)) > 1:
+        if one_processor and hasattr(os, "sched_getaffinity") and len(os.sched_getaffinity(0)) > 1:
             print(f"{items:,} items: app session on one processor", flush=True)
             out["one_processor"] = session(
                 runner,

@@ -81,8 +81,9 @@ def reading_has_room(then: Clock, now: Clock) -> bool:
 @functools.cache
 def quota_processors() -> float | None:
     """The processors the CPU quota of this process's control group gives it, the least
-    along the group's path (a container's and any group above it); None where there is no
-    quota or the system does not say. Read once.
+    along the group's path (its own and those above it that the system shows: a
+    container sees its own group only); None where there is no quota or the system does
+    not say. Read once: a quota changed later is not seen.
 
     A container limited to one processor on a machine of many may run on them all
     (``os.sched_getaffinity``), but only keep one busy: an index process there takes
@@ -94,14 +95,18 @@ def quota_processors() -> float | None:
 
 def _quota(root: Path, membership: Path) -> float | None:
     try:
-        lines = membership.read_text(encoding="ascii").splitlines()
-    except (OSError, UnicodeDecodeError):
+        lines = membership.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+    except OSError:
         return None
     quotas: list[float] = []
     for line in lines:
-        _, _, rest = line.partition(":")
-        controllers, _, path = rest.partition(":")
-        parts = [part for part in path.split("/") if part not in ("", ".", "..")]
+        fields = line.split(":", 2)  # hierarchy, controllers, path
+        if len(fields) != 3 or not fields[2].startswith("/"):
+            continue
+        controllers, path = fields[1], fields[2]
+        parts = [part for part in path.split("/") if part not in ("", ".")]
+        if ".." in parts:  # a group outside the container's: its folder is not shown
+            continue
         if not controllers:  # version 2
             bases = [root, root / "unified"]  # the second where both versions are mounted
             read = _v2_quota
