@@ -204,15 +204,19 @@ def test_rows_let_go_are_freed_in_a_thread_once_no_one_else_holds_them(
     # interpreter (1,000,000 rows: 0.6 s): here a thread waits for the others, a sort or
     # a comparison with the new rows, and frees them a few at a time.
     where: list[str] = []
-    rows = freed_rows(9, where)
+    rows, lines = freed_rows(9, where), freed_rows(4, where)
     also = rows  # a comparison in a thread, still reading them
-    model.release(rows)
-    del rows
-    time.sleep(0.2)  # it goes on reading them for a while
-    assert len(also) == 9 and not where  # left as they were for it
+    model.release(rows, lines)
+    del rows, lines
+    waited_until = time.monotonic() + 10
+    while len(where) < 4 and time.monotonic() < waited_until:
+        time.sleep(0.01)
+    assert len(where) == 4  # what no one else holds is freed...
+    time.sleep(0.2)  # ... while the comparison goes on reading the rows for a while
+    assert len(also) == 9 and len(where) == 4  # left as they were for it
     del also
     joined_all(released)
-    assert len(where) == 9 and threading.main_thread().name not in where
+    assert len(where) == 13 and threading.main_thread().name not in where
 
 
 def test_rows_held_elsewhere_for_long_are_left_to_their_last_holder(

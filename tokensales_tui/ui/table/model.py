@@ -1304,24 +1304,30 @@ def release(*parts: Sequence[Any]) -> threading.Thread | None:
 
 
 def _drop_slowly(parts: list[Sequence[Any]]) -> None:
-    probe: list[Any] = []  # held here as each part is, and by nothing else
+    probes: list[Any] = [[]]  # held here as each part is, and by nothing else
+    waited_until = time.monotonic() + RELEASE_WAIT
     while parts:
-        part = parts.pop()
-        waited_until = time.monotonic() + RELEASE_WAIT
-        while not _alone(part, probe) and time.monotonic() < waited_until:
+        for place in reversed(range(len(parts))):
+            if _alone(parts[place], probes[0]):  # then no one else can come to hold it
+                _empty(parts.pop(place))
+        if parts:
+            if time.monotonic() >= waited_until:
+                return  # held elsewhere for long: freed where the last holder lets go
             time.sleep(RELEASE_POLL)
-        if _alone(part, probe):  # then no one else can come to hold it
-            if not isinstance(part, list):
-                part = _entries(part)  # a tuple, say: let go of, its entries held here
-            while part:
-                list.__delitem__(part, slice(-RELEASE_STEP, None))  # not decoded
-        del part
 
 
 def _alone(part: object, probe: object) -> bool:
-    """Whether ``part`` is held by no more than ``probe`` is (each by its caller's
-    variable alone, and here): references counted, as Python counts them."""
+    """Whether ``part`` is held by no more than ``probe`` is (each by one entry of a list,
+    and here): references counted, as Python counts them."""
     return sys.getrefcount(part) <= sys.getrefcount(probe)
+
+
+def _empty(part: Sequence[Any]) -> None:
+    """Empty ``part``, held here alone, a slice at a time."""
+    if not isinstance(part, list):
+        part = _entries(part)  # a tuple, say: let go of, its entries held here
+    while part:
+        list.__delitem__(part, slice(-RELEASE_STEP, None))  # rows arriving: not decoded
 
 
 def _entries(part: Sequence[Any]) -> list[Any]:
