@@ -1,22 +1,33 @@
-"""Background work of a screen never touches a screen that is gone.
+"""Background work of a screen never touches a screen that is gone, nor keeps what it
+held once it has ended.
 
 A screen's worker may resume after the person pressed escape: the answer from a slow
 server arrives while the screen is being taken apart, its children already removed.
 :func:`while_shown` wraps such a worker: whatever it raises once its screen has left
 the stack (or started closing) is dropped, since nobody can see the screen any more;
 while the screen is shown, errors still surface as bugs.
+
+A worker cancelled or failed keeps its error (Textual's ``Worker.error``), whose
+traceback holds the frames the error went through, with their variables: what the
+work held (a tab's rows, a million items) stays as long as the worker, and the worker's
+own frame is among them, a cycle only a collection of the garbage breaks, freeing all
+of it at once on the event loop. :func:`let_go_of_ended_work` clears those frames'
+variables once the worker has ended (each node that runs such work calls it on its
+``Worker.StateChanged``, which does not bubble).
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import traceback
 from collections.abc import Awaitable, Callable
 from typing import Any, ParamSpec, TypeVar
 
 from textual.dom import DOMNode
+from textual.worker import Worker, WorkerState
 
-__all__ = ["is_gone", "while_shown"]
+__all__ = ["is_gone", "let_go_of_ended_work", "while_shown"]
 
 log = logging.getLogger(__name__)
 
@@ -54,3 +65,19 @@ def while_shown(
             return None
 
     return run
+
+
+def let_go_of_ended_work(event: Worker.StateChanged) -> None:
+    """Clear the variables of the frames the error of a worker cancelled or failed holds
+    (see above); what they held is then let go of as anything else is. The traceback
+    still names each line."""
+    error = event.worker.error
+    if event.state not in (WorkerState.CANCELLED, WorkerState.ERROR) or error is None:
+        return
+    traceback.clear_frames(error.__traceback__)
+    step = error.__traceback__
+    while step is not None:
+        # A copy of a frame's variables, made when someone read them (Rich's traceback
+        # of a failed worker does), is brought in line with the variables now cleared.
+        _ = step.tb_frame.f_locals
+        step = step.tb_next

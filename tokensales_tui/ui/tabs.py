@@ -40,6 +40,7 @@ from ..api.models import (
 )
 from ..clean import clean_line
 from ..payouts import payout_rows
+from .lifetime import let_go_of_ended_work
 from .resources import PAYOUTS, Resource, row_content
 from .room import Clock, reading_has_room
 from .safe import line, show
@@ -1211,6 +1212,9 @@ class ResourceTab(Vertical):
                 room = min(room, bar - FILTER_ROOM - self._count.styles.gutter.width)
             room = max(room, width)
         show(self._count, line(" " * (room - cell_len(text)) + text))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        let_go_of_ended_work(event)  # a load or a decoding cancelled: its rows
 
     @on(events.DescendantFocus)
     @on(events.DescendantBlur)

@@ -27,9 +27,11 @@ from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.worker import Worker
 
 from ...clean import clean_line
 from ...mask import mask_text, masking
+from ..lifetime import let_go_of_ended_work
 from ..turns import between_steps
 from .cells import Column, column_cells, fit_widths, measure_column, sample_of
 from .index import SearchIndex, sort_order
@@ -832,6 +834,9 @@ class ResourceTable(ScrollView, can_focus=True):
             self.action_select_cursor(column.key if column is not None else None)
 
     # --- rendering -----------------------------------------------------------------
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        let_go_of_ended_work(event)  # a sort of rows replaced meanwhile: those rows
 
     def on_mount(self) -> None:
         signal = getattr(self.app, "mask_changed_signal", None)
