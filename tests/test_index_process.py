@@ -655,20 +655,75 @@ async def test_unfiltered_rows_are_indexed_by_a_process_when_it_has_a_processor_
         (0.1, 0.0, 0.2, False),  # too soon to tell
     ],
 )
+@pytest.mark.parametrize("group_idle", [None, 100.0])  # no quota, or one left unused
 def test_the_reading_has_room_for_a_process_when_it_leaves_a_processor_idle(
-    wall: float, used: float, idle: float | None, has_room: bool
+    wall: float, used: float, idle: float | None, has_room: bool, group_idle: float | None
 ) -> None:
     # The processor time the app's process used since the rows began to arrive, and the
     # machine's idle time, against the time since: a body read as fast as it comes from
     # this machine keeps the app busy; one the network paces leaves a processor idle.
-    then = room.Clock(wall=100.0, used=50.0, idle=None if idle is None else 300.0)
-    now = room.Clock(100.0 + wall, 50.0 + used, None if idle is None else 300.0 + idle)
+    then = room.Clock(100.0, 50.0, None if idle is None else 300.0, group_idle)
+    now = room.Clock(
+        100.0 + wall,
+        50.0 + used,
+        None if idle is None else 300.0 + idle,
+        None if group_idle is None else group_idle + 2 * wall,
+    )
+    assert room.reading_has_room(then, now) is has_room
+
+
+@pytest.mark.parametrize(
+    ("machine_idle", "group_idle", "has_room"),
+    [
+        (6.0, 1.0, True),
+        (6.0, 0.5, False),  # other work in the app's group uses its quota
+        (0.5, 1.5, False),  # ... or other work on the machine its processors
+        (None, 0.5, False),
+        (6.0, None, True),  # where the group's use is not shown
+    ],
+)
+def test_the_reading_has_no_room_where_the_quota_of_the_apps_group_is_in_use(
+    machine_idle: float | None, group_idle: float | None, has_room: bool
+) -> None:
+    # A container given two processors of a machine of eight: the machine idle, the
+    # group's quota used by a server in the same container.
+    then = room.Clock(100.0, 50.0, None if machine_idle is None else 300.0, 40.0)
+    now = room.Clock(
+        101.0,
+        50.5,
+        None if machine_idle is None else 300.0 + machine_idle,
+        None if group_idle is None else 40.0 + group_idle,
+    )
     assert room.reading_has_room(then, now) is has_room
 
 
 def test_the_clock_reads_the_machine_idle_time_where_the_system_says() -> None:
     clock = room.Clock.now()
     assert clock.used >= 0 and (clock.idle is not None) is os.path.exists("/proc/stat")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "used"),
+    [
+        ("cpu.stat", "usage_usec 2500000\nuser_usec 2000000\n", 2.5),  # version 2
+        ("cpuacct.usage", "1500000000\n", 1.5),  # version 1, nanoseconds
+        ("cpu.stat", "user_usec 2000000\n", None),
+        ("cpu.stat", "usage_usec lots\n", None),
+        ("cpuacct.usage", "\xff\n", None),
+        ("cpuacct.usage", None, None),  # not there
+    ],
+)
+def test_the_clock_reads_the_quota_left_unused_by_the_apps_group(
+    name: str, text: str | None, used: float | None, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    usage = tmp_path / name
+    if text is not None:
+        usage.write_text(text, encoding="latin-1")
+    monkeypatch.setattr(room, "_group_quota", lambda: room.Quota(2.0, usage))
+    monkeypatch.setattr(room.time, "monotonic", lambda: 10.0)
+    assert room.Clock.now().group_idle == (None if used is None else 2.0 * 10.0 - used)
+    monkeypatch.setattr(room, "_group_quota", lambda: None)  # no quota
+    assert room.Clock.now().group_idle is None
 
 
 def _cgroups(tmp_path: Any, membership: str, files: dict[str, str]) -> float | None:
@@ -679,7 +734,52 @@ def _cgroups(tmp_path: Any, membership: str, files: dict[str, str]) -> float | N
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
     (tmp_path / "membership").write_text(membership)
-    return room._quota(root, tmp_path / "membership")
+    quota = room._quota(root, tmp_path / "membership")
+    return None if quota is None else quota.processors
+
+
+@pytest.mark.parametrize(
+    ("membership", "files", "usage"),
+    [
+        ("0::/app\n", {"app/cpu.max": "100000 100000\n"}, "app/cpu.stat"),
+        ("0::/app\n", {"cpu.max": "100000 100000\n"}, "cpu.stat"),  # above the group
+        (  # version 1, the two controllers mounted together
+            "3:cpu,cpuacct:/app\n",
+            {
+                "cpu,cpuacct/app/cpu.cfs_quota_us": "100000\n",
+                "cpu,cpuacct/app/cpu.cfs_period_us": "100000\n",
+                "cpu,cpuacct/app/cpuacct.usage": "0\n",
+            },
+            "cpu,cpuacct/app/cpuacct.usage",
+        ),
+        (  # ... mounted apart, the group on the same path in each
+            "3:cpuacct:/app\n2:cpu:/app\n",
+            {
+                "cpu/app/cpu.cfs_quota_us": "100000\n",
+                "cpu/app/cpu.cfs_period_us": "100000\n",
+                "cpuacct/app/cpuacct.usage": "0\n",
+            },
+            "cpuacct/app/cpuacct.usage",
+        ),
+        (  # ... on paths that differ: which processes it counts is not known
+            "3:cpuacct:/other\n2:cpu:/app\n",
+            {
+                "cpu/app/cpu.cfs_quota_us": "100000\n",
+                "cpu/app/cpu.cfs_period_us": "100000\n",
+                "cpuacct/app/cpuacct.usage": "0\n",
+                "cpuacct/other/cpuacct.usage": "0\n",
+            },
+            None,
+        ),
+    ],
+)
+def test_what_the_apps_group_used_is_read_beside_its_quota(
+    tmp_path: Any, membership: str, files: dict[str, str], usage: str | None
+) -> None:
+    _cgroups(tmp_path, membership, files)
+    quota = room._quota(tmp_path / "cgroup", tmp_path / "membership")
+    assert quota is not None
+    assert quota.usage == (None if usage is None else tmp_path / "cgroup" / usage)
 
 
 @pytest.mark.parametrize(
