@@ -125,12 +125,27 @@ def _non_negative(text: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tokensales-tui`` command."""
+    from .console import gate_terminal_streams, ungate
+
+    gate_terminal_streams()
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # before a command's own handling began (its imports)
+        print("tokensales-tui: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        ungate()
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     if "_ARGCOMPLETE" in os.environ:  # a shell asking for completions (see `completion`)
         import argcomplete
 
         argcomplete.autocomplete(parser)
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(_shown(unknown))}")
     if args.command == "emulator":
         return run_emulator(args)
     if args.command == "serve":
@@ -147,7 +162,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .script.main import main as run_command
 
         return run_command(args)
+    from .console import ungate
+
+    ungate()  # the app writes through Textual's driver
     return run_app(args)
+
+
+def _shown(unknown: Sequence[str]) -> list[str]:
+    """Arguments not understood, as an error repeats them: the value after an option not
+    understood (``--secre VALUE``, a mistyped ``--secret-file``?) may be a secret, and an
+    error shows on screen and in logs, so it is left out."""
+    return [
+        "…" if index and unknown[index - 1].startswith("--") and not word.startswith("-") else word
+        for index, word in enumerate(unknown)
+    ]
 
 
 def run_emulator(args: argparse.Namespace) -> int:
@@ -221,8 +249,10 @@ def run_listen(args: argparse.Namespace) -> int:
             "tokensales-tui: listen needs a terminal; for scripts: listen --print", file=sys.stderr
         )
         return 2
+    from .console import ungate
     from .ui.listen_app import run_listen_app
 
+    ungate()  # the screen writes through Textual's driver
     return run_listen_app(args)
 
 
