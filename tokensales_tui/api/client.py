@@ -60,7 +60,14 @@ from .models import (
 )
 from .secret import Secret
 from .stream import ListSplitter
-from .transport import ACCEPT_ENCODING, DEFAULT_TIMEOUTS, RetryNotice, Sender, unexpected
+from .transport import (
+    ACCEPT_ENCODING,
+    DEFAULT_TIMEOUTS,
+    RetryNotice,
+    Sender,
+    SinkFailed,
+    unexpected,
+)
 
 if TYPE_CHECKING:
     # httpx (with the click and pygments its command line pulls in) takes ~50 ms to
@@ -85,6 +92,8 @@ def _boundary(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
             return await method(*args, **kwargs)
         except ApiError:
             raise
+        except SinkFailed as failed:
+            raise failed.error from None
         except Exception as error:
             raise unexpected(method.__name__, error) from None
 
@@ -258,9 +267,16 @@ class ApiClient:
 
         The list is never held whole: a list of 1,000,000 items takes no more memory
         than one of a thousand. Elements already handed over are not handed again: a
-        failure once the body started arriving is not retried.
+        failure once the body started arriving is not retried. What ``sink`` raises
+        reaches the caller as it is, not as an :class:`ApiError`.
         """
         endpoint = LISTS[what]
+
+        def hand(elements: list[msgspec.Raw]) -> None:
+            try:
+                sink(elements)
+            except Exception as error:  # the sink's own: it reaches the caller as it is
+                raise SinkFailed(error) from error
 
         async def consume(response: httpx.Response, pieces: AsyncIterator[bytes]) -> None:
             import httpx
@@ -273,7 +289,7 @@ class ApiClient:
             try:
                 async for chunk in pieces:
                     if elements := splitter.feed(chunk):
-                        sink(elements)
+                        hand(elements)
             except httpx.HTTPError as error:
                 host = host_of(url_of(self.connection, endpoint))
                 raise NetworkError(
@@ -282,7 +298,7 @@ class ApiClient:
                     host=host,
                 ) from None
             if elements := splitter.close():
-                sink(elements)
+                hand(elements)
 
         await self._sender.send(endpoint, None, consume=consume)
 

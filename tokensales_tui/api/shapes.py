@@ -67,7 +67,7 @@ def repair_surrogates(body: bytes) -> bytes | None:
     return repaired if found else None
 
 
-def decode_json(body: bytes, *, status: int, content_type: str, what: str) -> Any:
+def decode_json(body: bytes | memoryview, *, status: int, content_type: str, what: str) -> Any:
     """Decode a JSON body, or raise :class:`UnexpectedResponse` naming what arrived.
 
     Invalid UTF-8, HTML, truncated documents and absurd nesting all end here. Lone
@@ -81,12 +81,18 @@ def decode_json(body: bytes, *, status: int, content_type: str, what: str) -> An
         )
     try:
         return msgspec.json.decode(body)
-    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError, ValueError):
+    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError, ValueError) as error:
         repaired = repair_surrogates(body) if b"\\u" in body else None
         if repaired is not None:
             return decode_json(repaired, status=status, content_type=content_type, what=what)
+        # JSON sets no bound on numbers; a float beyond 1.8e308 has no value here.
+        problem = (
+            "holds a number out of range"
+            if str(error).startswith("Number out of range")
+            else "is not valid JSON"
+        )
         raise UnexpectedResponse(
-            f"{what}: the body is not valid JSON ({describe_body(status, content_type, len(body))})",
+            f"{what}: the body {problem} ({describe_body(status, content_type, len(body))})",
             status=status,
         ) from None
 

@@ -136,7 +136,7 @@ class ListSplitter:
             with memoryview(self._buffer) as view:
                 text = b"".join((b"[", view[:end], b"]"))  # one copy
             try:
-                elements = self._decode(text)
+                elements = self._decoded(text)
             except msgspec.DecodeError:
                 continue
             del text
@@ -151,6 +151,21 @@ class ListSplitter:
             self._dropped += cut
             return elements
         return []
+
+    def _decoded(self, text: bytes) -> Any:
+        """``self._decode(text)``; elements as JSON text hold each escaped lone surrogate
+        (``\\ud800``, which JSON allows and JavaScript servers send) as U+FFFD, as
+        :func:`.shapes.decode_json` reads them: the escapes are of one length, so the
+        elements' places in the body stay where they were."""
+        try:
+            return self._decode(text)
+        except msgspec.DecodeError:
+            if not self._raw or text.find(b"\\u") < 0:
+                raise
+            repaired = shapes.repair_surrogates(text)
+            if repaired is None:
+                raise
+            return self._decode(repaired)
 
     def _first_key(self, end: int) -> bytes | None:
         """How the first element starts (``{"id":``), to find the next cuts by."""
@@ -199,7 +214,7 @@ class ListSplitter:
                 break
             if self._rest_fits(bytes(buffer[end + 1 :])):
                 try:
-                    elements = self._decode(b"[" + buffer[:end] + b"]")
+                    elements = self._decoded(b"[" + buffer[:end] + b"]")
                 except msgspec.DecodeError:
                     continue
                 self.region = (self._dropped, end)

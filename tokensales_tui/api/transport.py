@@ -68,6 +68,7 @@ __all__ = [
     "MAX_RETRY_AFTER",
     "RetryNotice",
     "Sender",
+    "SinkFailed",
     "describe_wait",
     "size_text",
     "unexpected",
@@ -79,6 +80,19 @@ DEFAULT_TIMEOUTS = {"connect": 5.0, "read": 20.0, "write": 20.0, "pool": 5.0}
 """Seconds allowed to connect, to read, to write and to wait for a pooled connection."""
 Consumer = Callable[["httpx.Response", AsyncIterator[bytes]], Awaitable[None]]
 """Reads a successful response's body from the decoded pieces it is handed."""
+
+
+class SinkFailed(Exception):
+    """What the caller's own code, handed a body's contents as they arrive, raised: carried
+    past the transport's handling of failures, which would make it an
+    :class:`~.errors.ApiError` of the request (a reader of ``| head`` gone is no failure
+    of the server). The API client's boundary raises :attr:`error` itself."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(error)
+        self.error = error
+
+
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 IDEMPOTENT = frozenset({"GET", "PUT", "DELETE", "HEAD"})
 ERROR_BODY_CAP = 64 * 1024
@@ -168,7 +182,7 @@ class Sender:
         check_path(endpoint)
         try:
             return await self._send(endpoint, content, authorised, max_attempts, consume)
-        except ApiError:
+        except (ApiError, SinkFailed):
             raise
         except Exception as error:
             raise unexpected(f"{endpoint.method} {endpoint.path}", error) from None
