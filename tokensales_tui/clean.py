@@ -327,6 +327,8 @@ def _plain(value: object) -> str:
         return value
     if isinstance(value, msgspec.Struct):
         value = msgspec.to_builtins(value)
+    if isinstance(value, msgspec.Raw):  # JSON text kept as written (a number beyond a float)
+        return bytes(value).decode("utf-8", "replace")
     if isinstance(value, list | tuple):
         return ", ".join(
             _compact_json(item) if isinstance(item, dict | list | tuple) else _plain(item)

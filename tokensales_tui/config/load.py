@@ -219,10 +219,20 @@ class _Validator:
             field = match[1]
             example = f', e.g. {field} = "https://api.example.com"' if field in URL_FIELDS else ""
             return self.error(f"{prefix}needs {field}{example}", table)
-        match = re.search(r" - at `\$\.([A-Za-z_]+)", text)
+        match = re.search(r" - at `\$\.([A-Za-z_]+)(\[\.\.\.\])?", text)
         key = match[1] if match else None
         if key is None:  # not expected; keep msgspec's words, which hold no values here
             return self.error(f"{prefix}{text}", table)
+        inner = raw.get(key)
+        if match and match[2] and isinstance(inner, dict):
+            # A value inside a table of text (the keymap), which msgspec does not name.
+            for name, value in inner.items():
+                if not isinstance(value, str):
+                    return self.error(
+                        f"{prefix}{key}.{name} must be text in quotes, not {_show(value)}",
+                        (*table, key),
+                        name,
+                    )
         if key == "profiles":
             return self.error("profiles must be a set of [profiles.NAME] tables", table, key)
         expected = (

@@ -35,8 +35,8 @@ from ..checks import (
 from ..checks.forms import Problems, collection_problems, payout_problems, webhook_problems
 from ..files import LocalFileError, read_local_file
 from .output import encode_json
-from .parser import EXIT_OK
-from .run import Context, UsageError, exit_code, read_json_file, say
+from .parser import EXIT_FAILURE, EXIT_OK
+from .run import Context, UsageError, exit_code, message_of, read_json_file, say
 
 __all__ = ["add_collections", "add_payout", "create_webhook", "delete", "update_webhook"]
 
@@ -99,10 +99,10 @@ def preview(context: Context, *requests: tuple[Endpoint, Any]) -> int:
 def read_secret(args: Any) -> str:
     """The secret from stdin (asked without echo on a terminal) or a file; never argv."""
     if args.secret_stdin:
-        if sys.stdin.isatty():
-            return getpass.getpass("webhook secret (not shown): ")
-        data = sys.stdin.buffer.read(MAX_SECRET_BYTES + 1)
         source = "--secret-stdin"
+        if sys.stdin.isatty():
+            return _secret_text(getpass.getpass("webhook secret (not shown): "), source)
+        data = sys.stdin.buffer.read(MAX_SECRET_BYTES + 1)
     elif args.secret_file:
         source = "--secret-file"
         try:
@@ -123,7 +123,12 @@ def read_secret(args: Any) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise UsageError(f"{source}: the secret is not UTF-8 text") from None
-    secret = text.removesuffix("\n").removesuffix("\r")
+    return _secret_text(text, source)
+
+
+def _secret_text(text: str, source: str) -> str:
+    """The secret as sent (white space around it is not part of it); never empty."""
+    secret = text.strip()
     if not secret:
         raise UsageError(f"{source}: the secret is empty")
     return secret
@@ -138,7 +143,7 @@ async def create_webhook(context: Context) -> int:
     judge(webhook_problems(args.url, events, secret), WEBHOOK_FLAGS)
     url = args.url.strip()
     body = WebhookCreate(
-        url=url, events=parse_events(events), secret=Secret(secret.strip()) if secret else UNSET
+        url=url, events=parse_events(events), secret=Secret(secret) if secret else UNSET
     )
     if args.dry_run:
         return preview(context, (CREATE_WEBHOOK, body))
@@ -162,7 +167,7 @@ async def update_webhook(context: Context) -> int:
     if events is not None:
         body.events = parse_events(events)
     if secret:
-        body.secret = Secret(secret.strip())
+        body.secret = Secret(secret)
     if args.dry_run:
         return preview(context, (webhook_endpoint("PUT", args.id), body))
     await context.client.update_webhook(args.id, body)
@@ -207,11 +212,14 @@ async def delete(context: Context) -> int:
         try:
             await method(object_id)
         except ApiError as error:
-            say(f"{kind} {object_id}: {error.one_line}")
+            say(f"{kind} {object_id}: {message_of(error)}")
             failures.append(exit_code(error))
         else:
             say(f"deleted {kind} {object_id}")
-    return failures[0] if failures else EXIT_OK
+    if not failures:
+        return EXIT_OK
+    # Not the first failure's code: the outcome does not depend on the order of the ids.
+    return failures[0] if len(set(failures)) == 1 else EXIT_FAILURE
 
 
 def _not_found() -> ApiError:
@@ -267,6 +275,14 @@ _DETAIL_FLAGS = {
 }
 
 
+_PAYOUT_ATTRIBUTES = {
+    "name": "name",
+    "type": "type",
+    **{f"detail-{wire}": attribute for wire, attribute in _DETAIL_FLAGS.items()},
+}
+"""The argument behind each field a payout's problems name."""
+
+
 async def add_payout(context: Context) -> int:
     """``add payout --name N --type T [details]`` or ``--from-file F``."""
     args = context.args
@@ -289,7 +305,15 @@ async def add_payout(context: Context) -> int:
             continue
         value = flag if flag is not None else filed.get(wire, "")
         details[wire] = _text(value, wire).strip()
-    judge(payout_problems(name.strip(), kind, details), PAYOUT_FLAGS)
+    # A problem is named by where its value came from: the flag, else the file's key.
+    names = dict(PAYOUT_FLAGS)
+    if args.from_file:
+        names |= {
+            field: f"--from-file: {field.removeprefix('detail-')}"
+            for field, attribute in _PAYOUT_ATTRIBUTES.items()
+            if getattr(args, attribute) is None
+        }
+    judge(payout_problems(name.strip(), kind, details), names)
     body = PayoutDefinition.build(type=kind, name=name.strip(), details=details)
     if args.dry_run:
         return preview(context, (ADD_PAYOUT, body))

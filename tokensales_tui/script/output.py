@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 import sys
 from collections.abc import Iterable, Sequence
@@ -23,9 +24,10 @@ from unicodedata import combining, east_asian_width
 
 import msgspec
 
+from ..api import shapes
 from ..clean import clean, display_value
 
-__all__ = ["DEFAULT_FIELDS", "OutputError", "Printer", "encode_json"]
+__all__ = ["DEFAULT_FIELDS", "Halted", "OutputError", "Printer", "encode_json"]
 
 DEFAULT_FIELDS: dict[str, tuple[str, ...]] = {
     "webhooks": ("id", "url", "isActive", "events", "createdAt"),
@@ -35,6 +37,8 @@ DEFAULT_FIELDS: dict[str, tuple[str, ...]] = {
     "payouts": ("id", "type", "name", "chain", "account", "usedBy", "source"),
 }
 """The table's and CSV's columns when ``--fields`` is not given."""
+ID_KEYS = {"collections": shapes.COLLECTION_ID_KEYS, "assets": shapes.ASSET_ID_KEYS}
+"""Where the objects of a resource may hold the ``id`` field's value, first first."""
 
 CELL_WIDTH = 48
 """Widest table column; longer text ends with an ellipsis."""
@@ -48,17 +52,42 @@ class OutputError(Exception):
     """The output cannot be made as asked (a broken ``--jq`` program); the message says why."""
 
 
+class Halted(Exception):
+    """The ``--jq`` program called ``halt`` or ``halt_error``: the command ends with
+    :attr:`code`, and :attr:`message` (already as ``jq`` prints it) goes to stderr."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(code, message)
+        self.code = code
+        self.message = message
+
+
 def _escape(match: re.Match[bytes]) -> bytes:
     return b"\\u%04x" % ord(match.group().decode())
 
 
 def encode_json(value: Any) -> bytes:
-    """``value`` as compact JSON, every control character escaped."""
+    """``value`` as compact JSON, every control character escaped; a lone surrogate (no
+    text: an argument that is not UTF-8, an escape a server sent) as U+FFFD, as the API
+    client reads one."""
     try:
         encoded = _ENCODER.encode(value)
-    except (TypeError, ValueError, UnicodeEncodeError):  # a lone surrogate
-        return json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode()
+    except UnicodeEncodeError:
+        encoded = _ENCODER.encode(_without_surrogates(value))
     return _ESCAPE.sub(_escape, encoded)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_without_surrogates(item) for item in value]
+    return value
 
 
 def _decode(raw: Any) -> Any:
@@ -67,9 +96,17 @@ def _decode(raw: Any) -> Any:
         try:
             return _DECODE(raw)
         except (msgspec.DecodeError, UnicodeDecodeError):
-            # A lone surrogate or a byte that is not UTF-8: what the stdlib makes of it.
-            return json.loads(bytes(raw).decode("utf-8", "replace"))
+            # A lone surrogate, a byte that is not UTF-8, a number beyond a float: what
+            # the stdlib makes of it, the number kept as it was written.
+            return json.loads(bytes(raw).decode("utf-8", "replace"), parse_float=_float)
     return raw
+
+
+def _float(text: str) -> Any:
+    """A JSON number with a fraction or an exponent; one no float holds (``1e400``)
+    stays JSON text, printed as the server wrote it."""
+    value = float(text)
+    return msgspec.Raw(text.encode()) if math.isinf(value) else value
 
 
 def width(text: str) -> int:
@@ -175,8 +212,16 @@ class Printer:
     def _shape(self, row: Any) -> Any:
         value = _decode(row)
         if self.fields and isinstance(value, dict):
-            return {name: pick(value, name) for name in self.fields}
+            return {name: self._pick(value, name) for name in self.fields}
         return value
+
+    def _pick(self, row: Any, path: str) -> Any:
+        """:func:`pick`; the id of a resource whose objects name it otherwise (a
+        collection's ``_id`` or ``tokenId``) is found where the app finds it."""
+        keys = ID_KEYS.get(self.kind)
+        if path == "id" and keys is not None and isinstance(row, dict):
+            return shapes.find_id(row, keys)
+        return pick(row, path)
 
     def _column_names(self, rows: Sequence[Any]) -> tuple[str, ...]:
         if self.fields:
@@ -188,9 +233,9 @@ class Printer:
         return tuple(first)[:8]
 
     def _cells(self, row: Any, columns: Sequence[str]) -> list[str]:
-        if not isinstance(row, dict):
-            return [display_value(row, CELL_WIDTH)]
-        return [display_value(pick(row, name), CELL_WIDTH) for name in columns]
+        if not isinstance(row, dict):  # an entry that is no object: in the first column
+            return [display_value(row, CELL_WIDTH), *([""] * (len(columns) - 1))]
+        return [display_value(self._pick(row, name), CELL_WIDTH) for name in columns]
 
     def _table(self, rows: Sequence[Any]) -> None:
         columns = self._column_names(rows)
@@ -198,10 +243,10 @@ class Printer:
         body = [self._cells(row, columns) for row in rows]
         widths = [width(cell) for cell in header]
         for cells in body:
-            widths = [max(w, width(cell)) for w, cell in zip(widths, cells, strict=False)]
+            widths = [max(w, width(cell)) for w, cell in zip(widths, cells, strict=True)]
         out = io.StringIO()
         for cells in (header, *body):
-            out.write("  ".join(_pad(c, w) for c, w in zip(cells, widths, strict=False)).rstrip())
+            out.write("  ".join(_pad(c, w) for c, w in zip(cells, widths, strict=True)).rstrip())
             out.write("\n")
         self.stream.write(out.getvalue().encode("utf-8", "replace"))
 
@@ -225,16 +270,22 @@ class Printer:
             if not self._columns:
                 self._columns = self._column_names([row])
                 writer.writerow([_csv_cell(name) for name in self._columns])
-            values = [pick(row, name) for name in self._columns] if isinstance(row, dict) else [row]
+            values = (
+                [self._pick(row, name) for name in self._columns]
+                if isinstance(row, dict)
+                else [row]
+            )
             writer.writerow([_csv_cell(value) for value in values])
         self.stream.write(out.getvalue().encode("utf-8", "replace"))
 
     def _jq(self, value: Any) -> None:
         assert self._program is not None
+        results: list[Any] = []
+        failure: Exception | None = None
         try:
-            results = self._program.input_text(encode_json(value).decode()).all()
-        except ValueError as error:
-            raise OutputError(f"--jq: {clean(str(error))}") from None
+            results.extend(self._program.input_text(encode_json(value).decode()))
+        except ValueError as error:  # what it printed before is printed, as jq does
+            failure = _halted(str(error)) or OutputError(f"--jq: {clean(str(error))}")
         lines = [
             clean(result).encode("utf-8", "replace")
             if isinstance(result, str)
@@ -242,15 +293,46 @@ class Printer:
             for result in results
         ]
         self.stream.write(b"".join(line + b"\n" for line in lines))
+        if failure is not None:
+            self.stream.flush()
+            raise failure
+
+
+_HALT = "tokensales-tui halt"
+_HALTING = (
+    f'def halt_error($code): error({{"{_HALT}": [$code, .]}}); '
+    "def halt_error: halt_error(5); "
+    f'def halt: error({{"{_HALT}": [0, null]}}); '
+)
+"""``halt`` and ``halt_error`` as errors the command can tell apart: the jq library ends a
+program that halts without a word, as if it had printed all it had to."""
 
 
 def _compile(program: str) -> Any:
     import jq
 
     try:
-        return jq.compile(program)
+        jq.compile(program)  # its errors as they are, without the definitions before it
+        return jq.compile(_HALTING + program)
     except ValueError as error:
         raise OutputError(f"--jq: {clean(str(error))}") from None
+
+
+def _halted(message: str) -> Halted | None:
+    """The :class:`Halted` of a program that halted (see :data:`_HALTING`), else None."""
+    if not message.startswith(f'{{"{_HALT}": '):
+        return None
+    try:
+        code, value = json.loads(message)[_HALT]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(code, int) or isinstance(code, bool):
+        return Halted(5, "halt_error/1: number required\n")
+    if value is None and code == 0:
+        return Halted(0, "")
+    # jq prints a string as it is, anything else as JSON on a line.
+    text = value if isinstance(value, str) else encode_json(value).decode() + "\n"
+    return Halted(code & 0xFF, text)
 
 
 def _csv_cell(value: Any) -> str:

@@ -31,7 +31,11 @@ EXIT_INTERRUPTED: Final = 130
 EXIT_CODES: Final[tuple[tuple[int, str], ...]] = (
     (EXIT_OK, "success"),
     (EXIT_FAILURE, "the service or the network failed (server error, time-out, unexpected answer)"),
-    (EXIT_USAGE, "usage or validation error; nothing was sent"),
+    (
+        EXIT_USAGE,
+        "usage or validation error: nothing was sent, or the service refused the input"
+        " (400, 409, 422), or the --jq program failed",
+    ),
     (EXIT_AUTH, "authentication: the credentials or the token were refused"),
     (EXIT_NOT_FOUND, "not found"),
     (EXIT_READ_ONLY, "refused: the profile is read-only"),
@@ -57,6 +61,16 @@ def _kind(text: str) -> str:
     if kind not in LIST_KINDS:
         raise argparse.ArgumentTypeError(f"choose from {', '.join(LIST_KINDS)}")
     return kind
+
+
+def _object_id(text: str) -> str:
+    """An id a request can carry in its path: checked before anything is sent, so that a
+    command given several ids sends nothing while one of them cannot be sent."""
+    from ..api.endpoints import id_problem  # when an id is given: the API is loaded then
+
+    if problem := id_problem(text):
+        raise argparse.ArgumentTypeError(f"the id {problem}; no request can address it")
+    return text
 
 
 class _NoSecretInArgv(argparse.Action):
@@ -182,7 +196,7 @@ def add_commands(commands: Any) -> None:
         description="Change a platform webhook (PUT /v1/platform-webhooks/ID); only the\n"
         "fields given are sent.",
     )
-    webhook.add_argument("id", metavar="ID")
+    webhook.add_argument("id", type=_object_id, metavar="ID")
     webhook.add_argument("--url", help="new absolute http(s) address")
     webhook.add_argument(
         "--event", action="append", metavar="EVENT", help="the new event names (replace them all)"
@@ -197,7 +211,7 @@ def add_commands(commands: Any) -> None:
         "one it refuses unless --yes. Each id's outcome is reported.",
     )
     delete.add_argument("kind", choices=("webhook", "item", "collection"), metavar="KIND")
-    delete.add_argument("ids", nargs="+", metavar="ID")
+    delete.add_argument("ids", nargs="+", type=_object_id, metavar="ID")
     delete.add_argument("-y", "--yes", action="store_true", help="do not ask")
     _dry_run(delete)
 

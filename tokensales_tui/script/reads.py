@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
 import msgspec
 
-from ..api import NotFoundError, shapes
-from ..api.endpoints import Endpoint, url_of
+from ..api import NotFoundError, UnexpectedResponse, shapes
+from ..api.endpoints import Endpoint, id_problem, url_of
 from ..api.preview import RequestPreview
+from ..clean import clean_line
 from .output import OutputError, Printer
 from .parser import EXIT_OK, EXIT_USAGE
-from .run import Context, UsageError, read_input
+from .run import Context, UsageError, decode_input, read_input, say
 
 __all__ = ["api", "get", "profiles", "token"]
 
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 """Largest body ``api --input`` sends."""
+_BLANK = re.compile(rb"\s*")
 
 
 def output_format(requested: str | None) -> str:
@@ -52,6 +55,8 @@ async def get(context: Context) -> int:
             printer.end()
         return EXIT_OK
     if wanted is not None and kind in ("items", "assets"):
+        if problem := id_problem(wanted):
+            raise UsageError(f"ID: the id {problem}; no request can address it")
         found = await (client.get_item(wanted) if kind == "items" else client.get_asset(wanted))
         printer.one(found.raw)
         return EXIT_OK
@@ -80,10 +85,15 @@ def _find(rows: list[Any], wanted: str, keys: tuple[str, ...], noun: str) -> Any
 
 async def _payout_rows(context: Context) -> list[dict[str, Any]]:
     """The Payouts tab's rows: the definitions added from here, then those items use."""
-    from ..payouts import PayoutRecord, payout_rows
+    from ..payouts import PayoutRecord, PayoutRecordError, payout_rows
 
     session = context.session
-    added = [] if session.demo else PayoutRecord.for_profile(session.name).load()
+    added: list[dict[str, Any]] = []
+    if not session.demo:
+        try:
+            added = PayoutRecord.for_profile(session.name).load()
+        except PayoutRecordError as error:  # the items' payouts are still worth listing
+            say(f"warning: the payout definitions added from here are left out: {error}")
     items = await context.client.list_items()
     return [
         {
@@ -117,14 +127,15 @@ async def token(context: Context) -> int:
     return EXIT_OK
 
 
-def _stored_profiles() -> tuple[list[dict[str, Any]], str | None]:
-    """The profiles of the config file as rows, and its default profile."""
+def _stored_profiles() -> tuple[list[dict[str, Any]] | None, str | None]:
+    """The profiles of the config file as rows, and its default profile; no rows where
+    the file cannot be read (what is wrong with it is said where the session is opened)."""
     from .. import config
 
     try:
         stored = config.load_config()
     except config.ConfigError:
-        return [], None
+        return None, None
     rows = [
         {
             "name": name,
@@ -138,8 +149,10 @@ def _stored_profiles() -> tuple[list[dict[str, Any]], str | None]:
     return rows, stored.default_profile
 
 
-def _print_profiles(rows: list[dict[str, Any]]) -> None:
-    if rows:
+def _print_profiles(rows: list[dict[str, Any]] | None) -> None:
+    if rows is None:
+        sys.stdout.write("the config file cannot be read\n")
+    elif rows:
         printer = Printer("table", fields=("name", "default", "baseUrl", "readOnly", "label"))
         printer.rows(rows)
         printer.end()
@@ -170,7 +183,7 @@ async def profiles(context: Context) -> int:
         Printer("json").one({**document, "settings": settings})
         return EXIT_OK
     _print_profiles(rows)
-    sys.stdout.write(f"\nin use: {session.name}\n")
+    sys.stdout.write(f"\nin use: {clean_line(session.name)}\n")
     printer = Printer("table", fields=("setting", "value", "from"))
     printer.rows(settings)
     printer.end()
@@ -198,6 +211,8 @@ def endpoint_of(method: str, path: str) -> Endpoint:
     """The endpoint of a raw request: the host follows the path, as the interface says."""
     if not path.startswith("/") or "://" in path or any(ch.isspace() for ch in path):
         raise UsageError(f"PATH: {path!r} is not a path — expected one such as /v1/items")
+    if not path.isascii() and any("\ud800" <= ch <= "\udfff" for ch in path):
+        raise UsageError("PATH: it holds bytes that are not UTF-8 text — percent-encode them")
     if any(segment in ("..", ".") for segment in path.split("?")[0].split("/")):
         raise UsageError("PATH: a path has no . or .. segments")
     for prefix, address in _ADDRESSES:
@@ -216,29 +231,32 @@ async def api(context: Context) -> int:
     content = None
     if args.input is not None:
         content = read_input(args.input, "--input", limit=MAX_INPUT_BYTES)
-        try:
-            msgspec.json.decode(content)
-        except (msgspec.DecodeError, RecursionError, UnicodeDecodeError) as error:
-            raise UsageError(f"--input: the body is not JSON ({error})") from None
+        decode_input(content, "--input: the body")  # sent as it is, once known to be JSON
     if args.method != "GET":
         context.refuse_if_read_only(f"{args.method} {args.path}")
     if args.dry_run:
-        body = None if content is None else msgspec.json.decode(content)
+        body = None if content is None else decode_input(content, "--input: the body")
         preview = RequestPreview(args.method, url_of(context.session.connection, endpoint), body)
         sys.stdout.write(preview.as_text() + "\n")
         return EXIT_OK
     response = await context.client.request(endpoint, content)
-    body = response.content
-    if not body.strip():
+    # A large body is a memory map (see api.transport): read through the buffer protocol.
+    body = memoryview(response.content)
+    if _BLANK.fullmatch(body):
         return EXIT_OK
     try:
-        payload = msgspec.json.decode(body)
-    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+        payload = shapes.decode_json(
+            body,
+            status=response.status_code,
+            content_type=response.headers.get("content-type", ""),
+            what=f"{args.method} {args.path}",
+        )
+    except UnexpectedResponse:
         if args.jq:
             raise OutputError("--jq: the answer is not JSON") from None
         from ..clean import clean
 
-        sys.stdout.write(clean(body.decode("utf-8", "replace")) + "\n")
+        sys.stdout.write(clean(str(body, "utf-8", "replace")) + "\n")
         return EXIT_OK
     Printer(output_format("json"), jq=args.jq).one(payload)
     return EXIT_OK

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .. import config
-from ..api.errors import ApiError, AuthError, NotFoundError, ValidationError
+from ..api.errors import ApiError, AuthError, NotFoundError, RefusedRequest, ValidationError
 from ..clean import clean_line
 from ..session import Launch, Session, demo_session, profile_session
 from .parser import (
@@ -121,7 +121,7 @@ def open_session(args: argparse.Namespace) -> tuple[Session, Mapping[str, str]]:
 
 def exit_code(error: BaseException) -> int:
     """The exit code of a failure."""
-    if isinstance(error, UsageError | ValidationError | config.ConfigError):
+    if isinstance(error, UsageError | ValidationError | RefusedRequest | config.ConfigError):
         return EXIT_USAGE
     if isinstance(error, AuthError):
         return EXIT_AUTH
@@ -146,9 +146,10 @@ def message_of(error: BaseException) -> str:
     if isinstance(error, ApiError):
         # The hints speak to the app's user ("press r"); a shell user runs the command again.
         hint = "" if isinstance(error, NotFoundError) else error.hint
+        line = f"{error.message} — {hint}" if hint else error.message
         for app_words, shell_words in _HINTS:
-            hint = hint.replace(app_words, shell_words)
-        return f"{error.message} — {hint}" if hint else error.message
+            line = line.replace(app_words, shell_words)
+        return line
     if isinstance(error, config.NoConfiguration):
         return f"{error} (or pass --demo)"
     return str(error)
@@ -156,7 +157,7 @@ def message_of(error: BaseException) -> str:
 
 def run(args: argparse.Namespace, command: Callable[[Context], Awaitable[int]]) -> int:
     """Open the session, run ``command`` and turn its outcome into an exit code."""
-    from .output import OutputError
+    from .output import Halted, OutputError
 
     without_httpx_command_line()
     log = None
@@ -181,6 +182,10 @@ def run(args: argparse.Namespace, command: Callable[[Context], Awaitable[int]]) 
     except KeyboardInterrupt:
         say("interrupted")
         return EXIT_INTERRUPTED
+    except Halted as halted:  # the --jq program's own end: its words, as jq prints them
+        sys.stderr.write(halted.message)
+        sys.stderr.flush()
+        return halted.code
     except BrokenPipeError:
         # The reader went away (`| head`): what it wanted was printed.
         _quiet_stdout()
@@ -213,13 +218,23 @@ def _quiet_stdout() -> None:
 
 def read_json_file(path: str, what: str, *, limit: int = 64 * 1024 * 1024) -> Any:
     """A JSON file (``-`` for stdin), or :class:`UsageError` naming ``what`` and the file."""
-    data = read_input(path, what, limit=limit)
-    try:
-        import msgspec
+    return decode_input(read_input(path, what, limit=limit), f"{what}: {path}")
 
+
+def decode_input(data: bytes, what: str) -> Any:
+    """JSON given to a command, or :class:`UsageError` naming ``what``; a lone surrogate
+    (``\\ud800``, valid JSON) is read as U+FFFD, as the API client reads one."""
+    import msgspec
+
+    from ..api.shapes import repair_surrogates
+
+    try:
         return msgspec.json.decode(data)
     except (ValueError, RecursionError) as error:
-        raise UsageError(f"{what}: {path} is not JSON ({error})") from None
+        repaired = repair_surrogates(data) if b"\\u" in data else None
+        if repaired is not None:
+            return decode_input(repaired, what)
+        raise UsageError(f"{what} is not JSON ({error})") from None
 
 
 def read_input(path: str, what: str, *, limit: int) -> bytes:

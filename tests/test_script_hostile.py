@@ -1,0 +1,319 @@
+"""The scripting commands against what a hostile server, a careless file and an impatient
+user give them: what reaches a terminal is cleaned, bad input sends nothing and exits 2,
+and nothing ends in a traceback. Subprocesses against the emulator on 127.0.0.1, HOME
+and XDG isolated, as in ``test_script.py``."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pty
+import select
+import shlex
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from tokensales_tui import cli
+from tokensales_tui.api.errors import OutcomeUnknownError
+from tokensales_tui.console import TerminalGate
+from tokensales_tui.payouts import record_path
+from tokensales_tui.script.output import Printer
+from tokensales_tui.script.run import message_of
+
+from .test_script import Served, serve_emulator
+
+HOSTILE = "\x1b]0;PWNED\x07\x1b[2J\u009b31m\u202egnp"
+
+
+@pytest.fixture
+def served() -> Iterator[Served]:
+    yield from serve_emulator(items=12)
+
+
+@pytest.fixture
+def long_list() -> Iterator[Served]:
+    """Items enough for a body past the client's in-memory size (256 KB) and a list that
+    arrives in several batches."""
+    yield from serve_emulator(items=3000)
+
+
+@pytest.fixture
+def hostile() -> Iterator[Served]:
+    """Every string hostile; no answer replaced by a hostile one (so every list arrives)."""
+    for served in serve_emulator(items=12, faults=["hostile"]):
+        served.emulator.injector.rate = 0.0
+        yield served
+
+
+def on_terminal(served: Served, *args: str | bytes) -> tuple[int, bytes]:
+    """``tokensales-tui ARGS`` with stdout and stderr on a terminal: its exit code and every
+    byte the terminal received."""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tokensales_tui", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=follower,
+        stderr=follower,
+        env=served.env,
+    )
+    os.close(follower)
+    received = bytearray()
+    try:
+        while True:
+            ready, _, _ = select.select([leader], [], [], 60)
+            assert ready, "the command printed nothing for 60 s"
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the command ended and the terminal closed
+                break
+            if not chunk:
+                break
+            received += chunk
+        return process.wait(60), bytes(received)
+    finally:
+        os.close(leader)
+        if process.poll() is None:
+            process.kill()
+
+
+def assert_no_terminal_controls(shown: bytes) -> None:
+    text = shown.decode("utf-8", "replace")
+    assert "\x1b" not in text and "\x9b" not in text and "\u202e" not in text, text
+
+
+# --- what reaches a terminal ----------------------------------------------------------------
+
+
+def test_text_written_to_a_terminal_passes_the_gate_even_split_between_writes() -> None:
+    target = io.BytesIO()
+    gate = TerminalGate(target)
+    # Half a C1 CSI (0xC2 0x9B) in one write, the rest in the next.
+    for part in (b"a\xc2", b"\x9bb\x1b[2J\n", "\u202e\t\n".encode(), b"\xff\n"):
+        assert gate.write(part) == len(part)
+    assert target.getvalue().decode() == "a\ufffdb\u241b[2J\n\ufffd\t\n\ufffd\n"
+
+
+def test_words_a_command_prints_unchecked_reach_a_terminal_cleaned(served: Served) -> None:
+    # A jq program's halt_error message goes to stderr as it is, as jq prints it: on a
+    # terminal the gate, not the command, keeps its escapes from driving it.
+    program = f"{json.dumps(HOSTILE)} | halt_error(1)"
+    code, shown = on_terminal(served, "get", "webhooks", "--jq", program)
+    assert code == 1 and b"PWNED" in shown
+    assert_no_terminal_controls(shown)
+    # The profile's name, in the table and in the line above it.
+    code, shown = on_terminal(served, "profiles", "--profile", HOSTILE)
+    assert code == 0 and shown.count(b"PWNED") == 2
+    assert_no_terminal_controls(shown)
+
+
+def test_a_hostile_servers_lists_reach_a_terminal_cleaned_and_json_intact(
+    hostile: Served,
+) -> None:
+    # Its strings hold escapes, markup and lone surrogates (read as U+FFFD).
+    for kind in ("webhooks", "items", "assets", "collections"):
+        code, shown = on_terminal(hostile, "get", kind, "-o", "table")
+        assert code == 0, shown[-500:]
+        assert_no_terminal_controls(shown)
+        piped = hostile.run("get", kind, "-o", "jsonl")
+        assert piped.returncode == 0, piped.stderr[-500:]
+        rows = [json.loads(line) for line in piped.stdout.splitlines()]
+        assert rows and all(isinstance(row, dict) for row in rows)
+
+
+# --- bodies and pipes -----------------------------------------------------------------------
+
+
+def test_api_prints_an_answer_larger_than_the_client_keeps_in_memory(long_list: Served) -> None:
+    result = long_list.run("api", "GET", "/v1/items")
+    assert result.returncode == 0, result.stderr[-500:]
+    assert len(result.stdout) > 256 * 1024
+    answer = json.loads(result.stdout)
+    items = answer if isinstance(answer, list) else next(iter(answer.values()))
+    assert len(items) == 3000
+
+
+@pytest.mark.parametrize("fmt", ["json", "jsonl", "csv"])
+def test_a_reader_that_stops_early_ends_a_long_list_quietly(long_list: Served, fmt: str) -> None:
+    command = f"{shlex.quote(sys.executable)} -m tokensales_tui get items -o {fmt} | head -n 1"
+    result = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", command],
+        capture_output=True,
+        env=long_list.env,
+        timeout=60,
+        check=False,
+    )
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert len(result.stdout.splitlines()) == 1
+
+
+def test_a_damaged_payout_record_leaves_the_items_payouts_listed(served: Served) -> None:
+    path = record_path("default")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"\xff\xfe{")
+    result = served.run("get", "payouts", "-o", "jsonl")
+    assert result.returncode == 0, result.stderr
+    assert b"warning: the payout definitions added from here are left out" in result.stderr
+    assert result.stdout.splitlines() and b"Traceback" not in result.stderr
+    assert path.read_bytes() == b"\xff\xfe{"  # never overwritten
+
+
+# --- input that cannot be used: exit 2, nothing sent ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("delete", "webhook", "wh_1", "..", "--yes"),  # the good one is not deleted either
+        ("delete", "item", "", "--yes"),
+        ("delete", "collection", ".", "--dry-run"),
+        ("update", "webhook", "..", "--url", "https://example.com/h"),
+        ("get", "items", ".."),
+        ("get", "assets", ""),
+        ("api", "GET", "/v1/items/%2e%2e/x"),
+    ],
+)
+def test_an_id_no_request_can_address_sends_nothing_and_exits_2(
+    served: Served, args: tuple[str, ...]
+) -> None:
+    served.emulator.webhooks.setdefault("wh_1", {"id": "wh_1", "url": "https://a.example/h"})
+    result = served.run(*args)
+    assert result.returncode == 2, result.stderr
+    assert served.changes_sent() == {} and "wh_1" in served.emulator.webhooks
+    assert b"Traceback" not in result.stderr
+
+
+def test_arguments_that_are_not_utf8_are_refused_or_shown_replaced(served: Served) -> None:
+    def run(*args: bytes) -> subprocess.CompletedProcess[bytes]:
+        command = [sys.executable.encode(), b"-m", b"tokensales_tui", *args]
+        return subprocess.run(command, capture_output=True, env=served.env, timeout=60, check=False)
+
+    result = run(b"api", b"GET", b"/v1/items/\xff")
+    assert result.returncode == 2 and served.sent() == {}, result.stderr
+    result = run(b"profiles", b"--profile", b"\xff")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["inUse"] == "\ufffd"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("update", "webhook", "wh_1"),
+        ("create", "webhook", "--url", "https://example.com/h", "--event", "item.sold"),
+    ],
+)
+def test_a_secret_of_white_space_only_is_empty(served: Served, args: tuple[str, ...]) -> None:
+    result = served.run(*args, "--secret-stdin", stdin=" \t \n")
+    assert result.returncode == 2 and b"--secret-stdin: the secret is empty" in result.stderr
+    assert served.changes_sent() == {}
+
+
+def test_an_option_not_understood_is_named_without_the_value_after_it(served: Served) -> None:
+    result = served.run("get", "items", "--secre", "hunter2")
+    assert result.returncode == 2
+    assert b"--secre" in result.stderr and b"hunter2" not in result.stderr
+    assert served.sent() == {}
+
+
+def test_a_problem_in_a_payout_file_is_named_by_the_files_key(
+    served: Served, tmp_path: Path
+) -> None:
+    given = tmp_path / "payout.json"
+    given.write_text('{"name": "  ", "type": "free"}')
+    result = served.run("add", "payout", "--from-file", str(given))
+    assert result.returncode == 2 and b"--from-file: name:" in result.stderr
+    assert b"--name" not in result.stderr and served.changes_sent() == {}
+
+
+def test_json_given_with_a_lone_surrogate_is_read_as_the_client_reads_one(
+    served: Served, tmp_path: Path
+) -> None:
+    given = tmp_path / "payout.json"
+    given.write_text('{"name": "EU \\ud800", "type": "free"}')
+    result = served.run("add", "payout", "--from-file", str(given), "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert "EU \ufffd" in result.stdout.decode()
+
+
+def test_a_value_inside_the_keymap_is_named_where_it_is(served: Served) -> None:
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "tokensales-tui" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[keymap]\nquit = "q"\nrefresh = 5\n')
+    result = served.run("get", "webhooks")
+    assert result.returncode == 2
+    assert b"config.toml:3:1: keymap.refresh must be text in quotes, not 5" in result.stderr
+
+
+# --- --jq -----------------------------------------------------------------------------------
+
+
+def test_jq_halt_error_ends_the_command_with_its_code_and_message(served: Served) -> None:
+    program = 'if length > 0 then "too many\\n" | halt_error(3) else . end'
+    result = served.run("get", "webhooks", "--jq", program)
+    assert (result.returncode, result.stdout, result.stderr) == (3, b"", b"too many\n")
+    result = served.run("get", "webhooks", "--jq", "length, halt, 1")
+    assert result.returncode == 0 and result.stdout.strip().isdigit()
+    result = served.run("get", "webhooks", "--jq", '.[0] | {id}, error("boom")')
+    assert result.returncode == 2 and b"--jq: boom" in result.stderr
+    assert json.loads(result.stdout)["id"]  # what it printed before its error
+
+
+# --- output ---------------------------------------------------------------------------------
+
+
+def test_a_table_keeps_its_columns_when_an_entry_is_no_object() -> None:
+    out = io.BytesIO()
+    printer = Printer("table", kind="items", stream=out)
+    printer.rows([msgspec.Raw(b'{"id":"a","title":"A"}'), msgspec.Raw(b'"oops"')])
+    printer.rows([msgspec.Raw(b'{"id":"b","title":"B"}')])
+    printer.end()
+    lines = out.getvalue().decode().splitlines()
+    assert lines[0].split() == ["ID", "TITLE", "PRICE", "CURRENCY", "PAYOUT.TYPE"]
+    assert [line.split() for line in lines[1:]] == [["a", "A"], ["oops"], ["b", "B"]]
+
+
+def test_a_number_beyond_a_float_is_printed_as_the_server_wrote_it() -> None:
+    out = io.BytesIO()
+    printer = Printer("jsonl", stream=out)
+    printer.rows(
+        [msgspec.Raw(b'{"id":"a","big":1E400,"small":-2.5e-3,"whole":12345678901234567890}')]
+    )
+    printer.end()
+    assert (
+        out.getvalue() == b'{"id":"a","big":1E400,"small":-0.0025,"whole":12345678901234567890}\n'
+    )
+
+
+def test_a_collections_id_is_found_under_the_keys_the_app_reads() -> None:
+    out = io.BytesIO()
+    printer = Printer("csv", kind="collections", stream=out)
+    printer.rows(
+        [msgspec.Raw(b'{"_id":"c1","name":"A"}'), msgspec.Raw(b'{"tokenId":7,"name":"B"}')]
+    )
+    printer.end()
+    assert out.getvalue().decode().splitlines()[1:] == ["c1,A,,,", "7,B,,,"]
+
+
+def test_messages_speak_to_a_shell_user() -> None:
+    error = OutcomeUnknownError(
+        "POST /v1/payouts/add on h: outcome unknown (no answer in time)"
+        " — refresh to check before trying again"
+    )
+    assert "check with 'tokensales-tui get'" in message_of(error)
+    assert "refresh" not in message_of(error)
+
+
+def test_ctrl_c_before_a_command_began_ends_it_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert cli.main(["get", "items"]) == 130
+    assert capsys.readouterr().err == "tokensales-tui: interrupted\n"
