@@ -22,7 +22,12 @@ from aiohttp.test_utils import TestClient, TestServer
 from tokensales_tui.cli import build_parser, main
 from tokensales_tui.local import is_loopback_host as is_loopback
 from tokensales_tui.serve import app_command
-from tokensales_tui.serve.server import FORBIDDEN_TEXT, GuardedServer, patched_script
+from tokensales_tui.serve.server import (
+    FORBIDDEN_TEXT,
+    GuardedServer,
+    local_location,
+    patched_script,
+)
 
 
 def listening() -> socket.socket:
@@ -52,6 +57,19 @@ async def guarded(tmp_path: Path) -> AsyncIterator[tuple[GuardedServer, TestClie
     finally:
         await client.close()
         sock.close()
+
+
+async def raw_get(client: TestClient, target: str, headers: dict[str, str]) -> tuple[int, str]:
+    """The status and head of ``GET target``, sent byte for byte as given."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", client.port)
+    try:
+        lines = [f"GET {target} HTTP/1.1", *(f"{k}: {v}" for k, v in headers.items())]
+        writer.write(("\r\n".join([*lines, "Connection: close", "", ""])).encode())
+        await writer.drain()
+        head = (await reader.read()).decode("latin-1").split("\r\n\r\n", 1)[0]
+    finally:
+        writer.close()
+    return int(head.split(" ", 2)[1]), head
 
 
 @pytest.mark.parametrize(
@@ -101,6 +119,35 @@ async def test_the_token_becomes_a_cookie_and_leaves_the_address(
     assert font.status == 200
     script = await client.get("/assets/textual.js")
     assert "screenReaderMode:!0" in await script.text()
+
+
+@pytest.mark.parametrize(
+    ("path", "location"),
+    [
+        ("//evil.example/", "/evil.example/"),
+        ("/%2F%2Fevil.example/", "/evil.example/"),
+        ("/%5Cevil.example/", "/evil.example/"),
+        ("/%5C%5Cevil.example/", "/evil.example/"),
+        ("/%09/evil.example/", "/%09/evil.example/"),
+        ("/static/css/xterm.css", "/static/css/xterm.css"),
+    ],
+)
+async def test_the_token_redirect_stays_on_this_server(
+    guarded: tuple[GuardedServer, TestClient, Path], path: str, location: str
+) -> None:
+    """``//host/`` (or ``/\\host/``) in ``Location`` would send the browser to another server."""
+    server, client, _marker = guarded
+    host = f"127.0.0.1:{client.port}"
+    status, head = await raw_get(client, f"{path}?token={server.token}", {"Host": host})
+    assert status == 302
+    assert f"\r\nLocation: {location}\r\n" in head
+
+
+def test_a_redirect_keeps_every_other_query_value() -> None:
+    query = [("fontsize", "18"), ("a", "1"), ("a", "2 3&")]
+    assert local_location("/", query) == "/?fontsize=18&a=1&a=2+3%26"
+    assert local_location("/", []) == "/"
+    assert local_location("///a b", []) == "/a%20b"
 
 
 async def test_one_app_a_connection_up_to_the_limit(

@@ -22,11 +22,12 @@ import socket
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, urlencode
 
 from aiohttp import web
 from textual_serve.server import Server
 
-__all__ = ["GuardedServer", "patched_script"]
+__all__ = ["GuardedServer", "local_location", "patched_script"]
 
 log = logging.getLogger("tokensales_tui.serve")
 
@@ -50,6 +51,16 @@ def patched_script(original: str) -> str:
         log.warning("textual.js changed: the page is served without screen-reader mode")
         return original
     return original.replace(_TERMINAL_OPTIONS, _TERMINAL_OPTIONS + "screenReaderMode:!0,")
+
+
+def local_location(path: str, query: list[tuple[str, str]]) -> str:
+    """``path`` and ``query`` as a redirect to this server, whatever the path holds.
+
+    A ``Location`` starting with ``//`` (or ``/\\``, which browsers read alike) names
+    another server: the leading slashes are made one.
+    """
+    location = quote("/" + path.lstrip("/\\"), safe="/")
+    return f"{location}?{urlencode(query)}" if query else location
 
 
 def url_host(host: str) -> str:
@@ -96,9 +107,9 @@ class GuardedServer(Server):
         """Answer 403 to any request without the token, before any handler runs."""
         if self._has_token(request.query.get("token")):
             # Keep the token as a cookie and take it out of the address bar.
-            rest = {key: value for key, value in request.query.items() if key != "token"}
+            rest = [(key, value) for key, value in request.query.items() if key != "token"]
             response = web.Response(
-                status=302, headers={"Location": str(request.rel_url.with_query(rest))}
+                status=302, headers={"Location": local_location(request.path, rest)}
             )
             response.set_cookie(self.cookie, self.token, httponly=True, samesite="Strict", path="/")
             return response
