@@ -1,4 +1,5 @@
-"""``serve``: the access token, the session limit, the host rule, the page's own font.
+"""``serve``: the access token, the session limit, the host rule, the page's own font,
+the names it answers to and the pages whose websocket it accepts.
 
 These run the server's aiohttp application on 127.0.0.1 with a command that leaves a
 file behind when it runs, so "no app process started" is something a test can see.
@@ -13,6 +14,7 @@ import shlex
 import socket
 import sys
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from tokensales_tui.cli import build_parser, main
 from tokensales_tui.local import is_loopback_host as is_loopback
 from tokensales_tui.serve import app_command
+from tokensales_tui.serve.hosts import Address, HostRule, parse_address
 from tokensales_tui.serve.server import (
     FORBIDDEN_TEXT,
     GuardedServer,
@@ -43,20 +46,47 @@ def marker_command(marker: Path) -> str:
     return shlex.join([sys.executable, "-c", script])
 
 
+@asynccontextmanager
+async def running(server: GuardedServer, sock: socket.socket) -> AsyncIterator[TestClient]:
+    """``server``'s application answering on ``sock`` (127.0.0.1), and a client for it."""
+    test_server = TestServer(await server._make_app(), socket_factory=lambda *_: sock)
+    client = TestClient(test_server)
+    await client.start_server()
+    try:
+        yield client
+    finally:
+        await client.close()
+        sock.close()
+
+
 @pytest.fixture
 async def guarded(tmp_path: Path) -> AsyncIterator[tuple[GuardedServer, TestClient, Path]]:
     marker = tmp_path / "started"
     sock = listening()
     server = GuardedServer(marker_command(marker), sock, max_sessions=1, title="test")
-    client = TestClient(TestServer(await server._make_app(), host="127.0.0.1"))
-    await client.start_server()
-    # The page and the websocket are addressed through the server's public URL.
-    server.public_url = str(client.make_url("")).rstrip("/")
-    try:
+    async with running(server, sock) as client:
         yield server, client, marker
-    finally:
-        await client.close()
-        sock.close()
+
+
+class BoundTo:
+    """A socket's stand-in for GuardedServer: bound to ``host`` (the test serves 127.0.0.1)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.address = (host, port)
+
+    def getsockname(self) -> tuple[str, int]:
+        return self.address
+
+
+async def handshake(client: TestClient, server: GuardedServer, host: str, origin: str) -> int:
+    """The status of a websocket handshake with the token's cookie, ``Host`` and ``Origin``."""
+    headers = {"Host": host, "Origin": origin, "Cookie": f"{server.cookie}={server.token}"}
+    try:
+        websocket = await client.ws_connect("/ws", headers=headers)
+    except WSServerHandshakeError as refused:
+        return refused.status
+    await websocket.close()
+    return 101
 
 
 async def raw_get(client: TestClient, target: str, headers: dict[str, str]) -> tuple[int, str]:
@@ -179,6 +209,143 @@ async def test_a_websocket_from_another_site_is_refused(
         await client.ws_connect("/ws", headers={"Origin": "http://evil.example"})
     assert refused.value.status == 403
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("name", ["127.0.0.1", "localhost", "[::1]"])
+async def test_the_page_follows_the_name_the_browser_used(
+    guarded: tuple[GuardedServer, TestClient, Path], name: str
+) -> None:
+    server, client, _marker = guarded
+    host = f"{name}:{client.port}"
+    cookie = {"Cookie": f"{server.cookie}={server.token}"}
+    page = await client.get("/", headers={"Host": host, **cookie})
+    assert page.status == 200
+    html = await page.text()
+    assert f'data-session-websocket-url="ws://{host}/ws"' in html
+    assert f'<script src="http://{host}/assets/textual.js">' in html
+    assert f'href="http://{host}/static/css/xterm.css"' in html
+    other = {"127.0.0.1", "localhost", "[::1]"} - {name}
+    assert not any(f"{o}:{client.port}" in html for o in other)
+
+
+@pytest.mark.parametrize("name", ["127.0.0.1", "localhost", "[::1]", "LocalHost"])
+async def test_a_websocket_from_a_page_of_the_same_address_starts_the_app(
+    guarded: tuple[GuardedServer, TestClient, Path], name: str
+) -> None:
+    server, client, marker = guarded
+    address = f"{name}:{client.port}"
+    assert await handshake(client, server, address, f"http://{address}") == 101
+    for _ in range(200):  # the app starts in a subprocess: wait (bounded) for its mark
+        if marker.exists():
+            break
+        await asyncio.sleep(0.05)
+    assert marker.read_text() == "started\n"
+
+
+@pytest.mark.parametrize(
+    ("host", "origin"),
+    [
+        ("localhost:{port}", "http://127.0.0.1:{port}"),  # another origin, even if local
+        ("127.0.0.1:{port}", "http://localhost:{port}"),
+        ("127.0.0.1:{port}", "http://evil.example"),
+        ("127.0.0.1:{port}", "http://evil.example:{port}"),
+        ("127.0.0.1:{port}", "https://127.0.0.1:{port}"),
+        ("127.0.0.1:{port}", "http://127.0.0.1:{port}.evil.example"),
+        ("127.0.0.1:{port}", "http://127.0.0.1:{port}@evil.example"),
+        ("127.0.0.1:{port}", "http://127.0.0.1:{port}/"),
+        ("127.0.0.1:{port}", "http://127.0.0.1"),
+        ("127.0.0.1:{port}", "null"),
+        ("127.0.0.1:{port}", ""),
+    ],
+)
+async def test_a_websocket_from_a_page_of_another_address_is_refused(
+    guarded: tuple[GuardedServer, TestClient, Path], host: str, origin: str
+) -> None:
+    server, client, marker = guarded
+    port = client.port
+    status = await handshake(client, server, host.format(port=port), origin.format(port=port))
+    assert status == 403
+    await asyncio.sleep(0.2)  # a process started anyway would have written by now
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("host", "status"),
+    [
+        ("evil.example:{port}", 403),  # a name rebound to 127.0.0.1 (DNS rebinding)
+        ("localhost:{other}", 403),
+        ("127.0.0.1", 403),
+        ("127.0.0.2:{port}", 403),
+        ("localhost.:{port}", 403),
+        ("", 400),
+        ("127.0.0.1:{port}/x", 400),
+        ("127.0.0.1:99999", 400),
+        ('x"><script>', 400),
+    ],
+)
+async def test_a_loopback_server_answers_only_to_its_own_names(
+    guarded: tuple[GuardedServer, TestClient, Path], host: str, status: int
+) -> None:
+    """Not even the token's redirect (nor its cookie) is given to another name."""
+    server, client, marker = guarded
+    named = host.format(port=client.port, other=client.port + 1)
+    for target in ("/", f"/?token={server.token}", "/ws", "/assets/textual.js"):
+        answer, head = await raw_get(
+            client, target, {"Host": named, "Cookie": f"{server.cookie}={server.token}"}
+        )
+        assert answer == status, (target, head)
+        assert "Set-Cookie" not in head
+    if status == 403:
+        page = await client.get("/", headers={"Host": named})
+        assert await page.text() == (
+            f"403 Forbidden: open http://127.0.0.1:{client.port} or http://localhost:{client.port}.\n"
+        )
+    assert not marker.exists()
+
+
+async def test_a_wildcard_bind_serves_the_address_the_browser_used(tmp_path: Path) -> None:
+    """Bound to 0.0.0.0, the page names the address the browser used, not 0.0.0.0."""
+    marker = tmp_path / "started"
+    sock = listening()
+    bound = BoundTo("0.0.0.0", sock.getsockname()[1])
+    server = GuardedServer(marker_command(marker), bound, max_sessions=1, title="test")  # type: ignore[arg-type]
+    async with running(server, sock) as client:
+        cookie = {"Cookie": f"{server.cookie}={server.token}"}
+        for host in ("192.0.2.7:8000", "box.lan:8000", "[2001:db8::7]:8000", "box.lan"):
+            page = await client.get("/", headers={"Host": host, **cookie})
+            assert page.status == 200
+            html = await page.text()
+            assert f'data-session-websocket-url="ws://{host}/ws"' in html
+            assert "0.0.0.0" not in html
+        assert await handshake(client, server, "box.lan:8000", "http://evil.example") == 403
+        assert await handshake(client, server, "box.lan:8000", "http://box.lan:8001") == 403
+        assert not marker.exists()
+        assert await handshake(client, server, "box.lan:8000", "http://box.lan:8000") == 101
+        for _ in range(200):
+            if marker.exists():
+                break
+            await asyncio.sleep(0.05)
+        assert marker.read_text() == "started\n"
+        answer, _head = await raw_get(client, "/", {"Host": "a b", **cookie})
+        assert answer == 400
+
+
+def test_addresses_are_compared_as_a_browser_writes_them() -> None:
+    assert parse_address("LocalHost:8000") == Address("localhost", 8000)
+    assert parse_address("example.com") == Address("example.com", 80)
+    assert parse_address("[0:0::1]:8000") == Address("[::1]", 8000)
+    for bad in ("", ":8000", "a b", "[::1", "[zz::1]:80", "host:0", "host:65536", "h/x", "h:8x"):
+        assert parse_address(bad) is None, bad
+    loopback = HostRule.for_bind("127.3.4.5", 8000)
+    assert loopback.names == {"127.0.0.1", "localhost", "[::1]", "127.3.4.5"}
+    assert HostRule.for_bind("::1", 8000).names == {"127.0.0.1", "localhost", "[::1]"}
+    assert HostRule.for_bind("::", 8000).names is None
+    page = Address("localhost", 8000)
+    assert HostRule.same_origin("http://localhost:8000", page)
+    assert HostRule.same_origin("HTTP://LOCALHOST:8000", page)
+    assert not HostRule.same_origin("ws://localhost:8000", page)
+    assert not HostRule.same_origin("localhost:8000", page)
+    assert HostRule.same_origin("http://example.com", Address("example.com", 80))
 
 
 def test_the_app_command_holds_the_session_flags_and_no_token() -> None:

@@ -1,4 +1,5 @@
-"""``serve --demo`` in a real Chromium: the rows appear, keys work, no token no app.
+"""``serve --demo`` in a real Chromium: the rows appear, keys work, no token no app,
+through ``localhost`` as through ``127.0.0.1``, and another site's page gets no websocket.
 
 Debian's ``chromium`` and ``chromium-driver`` drive it (``.ci/run`` installs them);
 Selenium is given the driver's path, so it never downloads a browser. Without Chromium
@@ -10,12 +11,15 @@ page's accessibility tree: the test reads what a screen reader would.
 
 from __future__ import annotations
 
+import http.server
 import os
 import re
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -114,6 +118,70 @@ def test_serve_demo_in_chromium(browser: Browser, tmp_path: Path) -> None:
 
     output = served.output()
     assert output.count(token) == 1, "the token shows once: in the address printed at start"
+
+
+@contextmanager
+def another_site(page: str) -> Iterator[str]:
+    """A server on 127.0.0.1 (another port: another origin) whose one page is ``page``."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = page.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler) as server:
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield f"http://127.0.0.1:{server.server_address[1]}/"
+        finally:
+            server.shutdown()
+            thread.join(10)
+
+
+def test_the_app_opens_through_localhost_and_127_0_0_1_and_no_other_site(
+    browser: Browser,
+) -> None:
+    """The page's websocket goes to the name in the address bar; another site's page is refused.
+
+    A page on another port of 127.0.0.1 is the same *site* (ports do not count), so the
+    browser sends it the SameSite=Strict cookie: only the Origin check refuses it.
+    """
+    with start_serve(["--demo"]) as served:
+        port = served.url.split("/?", 1)[0].rsplit(":", 1)[1]
+        for name in ("localhost", "127.0.0.1"):
+            base = f"http://{name}:{port}"
+            browser.driver.get(served.url.replace("http://127.0.0.1:", f"http://{name}:", 1))
+            assert browser.driver.current_url == base + "/"
+            wait_for(f"the rows, through {name}", lambda: "wh_9019a85bc0a7" in browser.text())
+            loaded = browser.driver.execute_script(
+                "return performance.getEntriesByType('resource').map(e => e.name);"
+            )
+            assert loaded and all(url.startswith(base) for url in loaded), loaded
+
+        attempt = (
+            "<script>window.seen = [];"
+            f"const ws = new WebSocket('ws://127.0.0.1:{port}/ws');"
+            "ws.onopen = () => window.seen.push('open');"
+            "ws.onclose = () => window.seen.push('closed');</script>"
+        )
+        with another_site(attempt) as page:
+            browser.driver.get(page)
+            seen: list[str] = []
+
+            def settled() -> bool:
+                seen[:] = browser.driver.execute_script("return window.seen;") or []
+                return bool(seen)
+
+            wait_for("the other site's websocket to open or end", settled, seconds=20)
+            assert seen == ["closed"], "another site's page opened the app's websocket"
 
 
 def test_the_skip_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:

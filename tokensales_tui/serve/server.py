@@ -4,7 +4,8 @@ textual-serve starts one app process for each browser connection, with this serv
 environment and profile, and has no access control of its own. :class:`GuardedServer`
 adds it: every request needs the random access token (given once in the address, then
 kept as a cookie), else it is answered 403 before any handler runs, so no app process
-starts; the websocket also needs this server's own origin; and at most
+starts; a loopback server answers only to this machine's own names, and the websocket
+only to a page of the address the browser used (see :mod:`.hosts`); and at most
 ``max_sessions`` apps run at once.
 
 The page is textual-serve's without its link to an outside web-font stylesheet (the
@@ -27,6 +28,8 @@ from urllib.parse import quote, urlencode
 from aiohttp import web
 from textual_serve.server import Server
 
+from .hosts import Address, HostRule, parse_address
+
 __all__ = ["GuardedServer", "local_location", "patched_script"]
 
 log = logging.getLogger("tokensales_tui.serve")
@@ -43,6 +46,13 @@ FORBIDDEN_TEXT = (
     "403 Forbidden: open the address that 'tokensales-tui serve' printed; it holds the access"
     " token.\n"
 )
+
+BAD_HOST_TEXT = "400 Bad Request: the Host header names no address.\n"
+
+OTHER_SITE_TEXT = "403 Forbidden: another site's page\n"
+
+PAGE_ADDRESS = web.RequestKey("page_address", Address)
+"""The address the browser used (its ``Host``), once the guard has accepted it."""
 
 
 def patched_script(original: str) -> str:
@@ -82,6 +92,8 @@ class GuardedServer(Server):
         host, port = sock.getsockname()[:2]
         super().__init__(command, host=host, port=port, title=title, templates_path=TEMPLATES)
         self.public_url = f"http://{url_host(host)}:{port}"
+        """The bound address, printed; the page's URLs use the address the browser used."""
+        self.hosts = HostRule.for_bind(host, port)
         self.sock = sock
         self.max_sessions = max_sessions
         self.sessions = 0
@@ -98,13 +110,27 @@ class GuardedServer(Server):
     def _has_token(self, value: str | None) -> bool:
         return value is not None and hmac.compare_digest(value.encode(), self.token.encode())
 
+    def _wrong_host(self, host: str | None) -> web.Response:
+        if self.hosts.names is None or parse_address(host or "") is None:
+            return web.Response(status=400, text=BAD_HOST_TEXT)
+        return web.Response(status=403, text=f"403 Forbidden: open {self.hosts.describe()}.\n")
+
     @web.middleware
     async def _guard(
         self,
         request: web.Request,
         handler: Callable[[web.Request], Awaitable[web.StreamResponse]],
     ) -> web.StreamResponse:
-        """Answer 403 to any request without the token, before any handler runs."""
+        """Answer 403 to any request without the token, before any handler runs.
+
+        Also refused: a ``Host`` this server does not answer to, and a websocket from a
+        page of another address than the one it connects to.
+        """
+        host = request.headers.get("Host")
+        address = self.hosts.page_address(host)
+        if address is None:
+            return self._wrong_host(host)
+        request[PAGE_ADDRESS] = address
         if self._has_token(request.query.get("token")):
             # Keep the token as a cookie and take it out of the address bar.
             rest = [(key, value) for key, value in request.query.items() if key != "token"]
@@ -115,9 +141,14 @@ class GuardedServer(Server):
             return response
         if not self._has_token(request.cookies.get(self.cookie)):
             return web.Response(status=403, text=FORBIDDEN_TEXT)
+        # Browsers send Origin with every websocket; a client without it is no page.
         origin = request.headers.get("Origin")
-        if request.path == "/ws" and origin is not None and origin != self.public_url:
-            return web.Response(status=403, text="403 Forbidden: another site's page\n")
+        if (
+            request.path == "/ws"
+            and origin is not None
+            and not HostRule.same_origin(origin, address)
+        ):
+            return web.Response(status=403, text=OTHER_SITE_TEXT)
         answer = await handler(request)
         answer.headers["Cache-Control"] = "no-store"
         answer.headers["Referrer-Policy"] = "no-referrer"
@@ -144,7 +175,14 @@ class GuardedServer(Server):
         import aiohttp_jinja2
 
         context: dict[str, Any] = await super().handle_index.__wrapped__(self, request)  # type: ignore[attr-defined]
-        context["script_url"] = f"{self.public_url}{SCRIPT_PATH}"
+        # textual-serve builds the page's URLs from the bound address; the browser may
+        # have used another name (localhost) or the server may be bound to 0.0.0.0.
+        address = request[PAGE_ADDRESS]
+        base = f"http://{address}"
+        context["script_url"] = f"{base}{SCRIPT_PATH}"
+        context["app_websocket_url"] = f"ws://{address}/ws"
+        static = request.app.router["static"].url_for(filename="/")
+        context["config"]["static"]["url"] = f"{base}{str(static).rstrip('/')}/"
         return aiohttp_jinja2.render_template("app_index.html", request, context)
 
     async def handle_script(self, request: web.Request) -> web.StreamResponse:
