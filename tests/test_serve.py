@@ -13,7 +13,7 @@ import asyncio
 import shlex
 import socket
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -368,6 +368,25 @@ def test_an_outside_host_is_refused_for_a_real_profile(capsys: pytest.CaptureFix
     assert main(["serve", "--host", "0.0.0.0", "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert "real credentials" in err and "--allow-remote" in err
+
+
+@pytest.mark.parametrize(("host", "shown"), [("0.0.0.0", "127.0.0.1"), ("::", "[::1]")])
+def test_a_bind_to_every_address_prints_one_to_open(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], host: str, shown: str
+) -> None:
+    """Not http://0.0.0.0:…, and a word on how other machines reach it (nothing is bound)."""
+    import tokensales_tui.serve as serve
+
+    async def ready_at_once(server: GuardedServer, ready: Callable[[str], None]) -> None:
+        ready(server.url)
+
+    monkeypatch.setattr(serve, "_listen", lambda host, port: BoundTo(host, 18599))
+    monkeypatch.setattr(serve, "_serve", ready_at_once)
+    assert main(["serve", "--demo", "--host", host]) == 0
+    out = capsys.readouterr().out
+    assert f"\nhttp://{shown}:18599/?token=" in out
+    assert f"# From another machine: this machine's name or address in place of {shown}." in out
+    assert "0.0.0.0" not in out and "[::]" not in out
 
 
 def test_a_port_in_use_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:

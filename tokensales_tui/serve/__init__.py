@@ -119,6 +119,10 @@ def run_serve(args: argparse.Namespace) -> int:
     def ready(url: str) -> None:
         print(f"Serving tokensales-tui{' (demo)' if demo else ''}. Open this address:")
         print(url)
+        if server.every_address:
+            # 0.0.0.0 names no machine: other machines open this one by its own address.
+            loopback = url.split("/")[2].rsplit(":", 1)[0]
+            print(f"# From another machine: this machine's name or address in place of {loopback}.")
         print(
             f"# It holds the access token. At most {args.max_sessions} browser tabs at once."
             " Ctrl+C stops.",

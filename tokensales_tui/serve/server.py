@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import ipaddress
 import logging
 import secrets
 import socket
@@ -78,6 +79,14 @@ def url_host(host: str) -> str:
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
+def is_every_address(host: str) -> bool:
+    """Whether ``host`` is 0.0.0.0 or ``::``: a socket bound to it listens on every address."""
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_unspecified
+    except ValueError:
+        return False
+
+
 class GuardedServer(Server):
     """textual-serve's server, reachable only with the access token.
 
@@ -91,8 +100,11 @@ class GuardedServer(Server):
     def __init__(self, command: str, sock: socket.socket, *, max_sessions: int, title: str) -> None:
         host, port = sock.getsockname()[:2]
         super().__init__(command, host=host, port=port, title=title, templates_path=TEMPLATES)
-        self.public_url = f"http://{url_host(host)}:{port}"
-        """The bound address, printed; the page's URLs use the address the browser used."""
+        self.every_address = is_every_address(host)
+        """Bound to 0.0.0.0 or ``::``: the address printed is this machine's loopback one."""
+        shown = ("::1" if ":" in host else "127.0.0.1") if self.every_address else host
+        self.public_url = f"http://{url_host(shown)}:{port}"
+        """The address printed; the page's URLs use the address the browser used."""
         self.hosts = HostRule.for_bind(host, port)
         self.sock = sock
         self.max_sessions = max_sessions
