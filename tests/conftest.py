@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tokensales_tui.api.secret import forget_revealed
+
 from .tripwire import Tripwire, install
 
 
@@ -33,6 +35,13 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         if variable.startswith("TOKENSALES_"):
             monkeypatch.delenv(variable)
     return home
+
+
+@pytest.fixture(autouse=True)
+def no_secret_of_another_test() -> None:
+    """Each test starts with no secret revealed: the values one test sent are masked in
+    the messages of the next otherwise (see ``api.secret.redact``)."""
+    forget_revealed()
 
 
 @pytest.fixture(autouse=True)

@@ -21,19 +21,23 @@ arrives as a subclass of :class:`ApiError`; nothing else escapes the client.
 ``str(error)`` is the one-line message; ``error.hint`` says what to do, where that is known.
 Both are cleaned when the error is made (:func:`~tokensales_tui.clean.clean_line`, then cut to
 :data:`MAX_MESSAGE` characters), since they may quote a server's text or header values.
-No message ever contains a secret or a token.
+No message ever contains a secret or a token: every value sent as one is masked in them,
+even where a server quotes it (:func:`~.secret.redact`).
 """
 
 from __future__ import annotations
 
 from ..clean import clean_line
+from .secret import redact
 
 MAX_MESSAGE = 1000
 """Characters of a message kept; a server's text can be of any length."""
 
 
 def _line(text: str) -> str:
-    text = clean_line(text[: MAX_MESSAGE + 1])
+    # A server may quote the credentials or the token it was sent: masked before the cut,
+    # so that no part of one is left.
+    text = clean_line(redact(text[: 4 * MAX_MESSAGE])[: MAX_MESSAGE + 1])
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"
 
 

@@ -1,10 +1,26 @@
-"""A wrapper that keeps secrets out of reprs, logs, tracebacks and exception text."""
+"""A wrapper that keeps secrets out of reprs, logs, tracebacks and exception text.
+
+A secret can still come back from outside: a server that quotes the credentials or the
+token it was sent in an error message. Every value revealed (to be sent) is therefore
+remembered for the life of the process, and :func:`redact` masks each of them, with
+anything shaped like a JWT or a bearer credential, in text about to be shown: every
+:class:`~.errors.ApiError`'s message and hint, and crash reports.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import Final
 
-_MASK: Final = "********"
+MASK: Final = "********"
+_MASK: Final = MASK
+REDACTED_FROM: Final = 4
+"""Characters a value needs to be masked wherever it appears: a shorter one would mask
+common text."""
+_REVEALED: set[str] = set()
+_JWT: Final = re.compile(r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")
+_BEARER: Final = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}")
 
 
 class Secret:
@@ -20,7 +36,9 @@ class Secret:
         self._value = value
 
     def reveal(self) -> str:
-        """Return the secret value itself."""
+        """Return the secret value itself (and remember it, for :func:`redact`)."""
+        if len(self._value) >= REDACTED_FROM:
+            _REVEALED.add(self._value)
         return self._value
 
     def __bool__(self) -> bool:
@@ -53,3 +71,21 @@ def mask(value: str, keep: int = 0) -> str:
     if keep <= 0 or len(value) <= keep * 3:
         return _MASK
     return _MASK + value[-keep:]
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with every secret revealed in this process, each of ``secrets``, and
+    anything shaped like a JWT or a bearer credential masked."""
+    known = {value for value in (*_REVEALED, *secrets) if len(value) >= REDACTED_FROM}
+    for value in sorted(known, key=len, reverse=True):  # a longer one may hold a shorter
+        if value in text:
+            text = text.replace(value, MASK)
+    if "eyJ" in text:
+        text = _JWT.sub(MASK, text)
+    return _BEARER.sub(lambda m: m.group(1) + MASK, text)
+
+
+def forget_revealed() -> None:
+    """Forget every value revealed so far (:func:`redact` masks them): for a process that
+    runs one session after another, as the tests do."""
+    _REVEALED.clear()

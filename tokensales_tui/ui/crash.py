@@ -9,24 +9,15 @@ shaped like a JWT or a bearer credential is masked in the rendered text.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from rich.console import Console
 from rich.segment import Segment, Segments
 from rich.traceback import Traceback
 
-MASK = "********"
-_JWT = re.compile(r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")
-_BEARER = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}")
+from ..api.secret import MASK, redact
 
-
-def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with every secret, JWT and bearer credential masked."""
-    for secret in sorted({s for s in secrets if len(s) >= 4}, key=len, reverse=True):
-        text = text.replace(secret, MASK)
-    text = _JWT.sub(MASK, text)
-    return _BEARER.sub(lambda m: m.group(1) + MASK, text)
+__all__ = ["MASK", "crash_report", "redact"]
 
 
 def crash_report(console: Console, secrets: Iterable[str] = ()) -> Segments:
