@@ -8,6 +8,8 @@ are handled".
 
 from __future__ import annotations
 
+import contextlib
+import json
 import math
 import re
 from collections.abc import Iterable
@@ -85,16 +87,28 @@ def decode_json(body: bytes | memoryview, *, status: int, content_type: str, wha
         repaired = repair_surrogates(body) if b"\\u" in body else None
         if repaired is not None:
             return decode_json(repaired, status=status, content_type=content_type, what=what)
-        # JSON sets no bound on numbers; a float beyond 1.8e308 has no value here.
-        problem = (
-            "holds a number out of range"
-            if str(error).startswith("Number out of range")
-            else "is not valid JSON"
-        )
+        if "out of range" in str(error):
+            # JSON sets no bound on numbers: one beyond a float is read as infinite,
+            # which every consumer clamps (a token's lifetime to a day).
+            with contextlib.suppress(ValueError, RecursionError):
+                return json.loads(
+                    body, parse_float=float, parse_int=_int_or_infinite, parse_constant=_no_constant
+                )
         raise UnexpectedResponse(
-            f"{what}: the body {problem} ({describe_body(status, content_type, len(body))})",
+            f"{what}: the body is not valid JSON ({describe_body(status, content_type, len(body))})",
             status=status,
         ) from None
+
+
+def _int_or_infinite(text: str) -> int | float:
+    """A JSON integer; one of more digits than Python reads (4,300) as infinite."""
+    if len(text) < 4000:
+        return int(text)
+    return -math.inf if text.startswith("-") else math.inf
+
+
+def _no_constant(text: str) -> Any:
+    raise ValueError(f"{text} is not JSON")  # NaN, Infinity: Python's own, not JSON's
 
 
 def extract_token(payload: Any) -> tuple[str, float | None]:

@@ -158,14 +158,17 @@ class ListSplitter:
         :func:`.shapes.decode_json` reads them: the escapes are of one length, so the
         elements' places in the body stay where they were."""
         try:
-            return self._decode(text)
-        except msgspec.DecodeError:
-            if not self._raw or text.find(b"\\u") < 0:
-                raise
-            repaired = shapes.repair_surrogates(text)
-            if repaired is None:
-                raise
-            return self._decode(repaired)
+            try:
+                return self._decode(text)
+            except msgspec.DecodeError:
+                if not self._raw or text.find(b"\\u") < 0:
+                    raise
+                repaired = shapes.repair_surrogates(text)
+                if repaired is None:
+                    raise
+                return self._decode(repaired)
+        except RecursionError:  # nested deeper than the decoder goes: no list of ours
+            raise msgspec.DecodeError("nested too deeply") from None
 
     def _first_key(self, end: int) -> bytes | None:
         """How the first element starts (``{"id":``), to find the next cuts by."""
