@@ -5,6 +5,7 @@ and XDG isolated, as in ``test_script.py``."""
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
@@ -317,3 +318,26 @@ def test_ctrl_c_before_a_command_began_ends_it_in_one_line(
     monkeypatch.setattr(cli, "build_parser", interrupted)
     assert cli.main(["get", "items"]) == 130
     assert capsys.readouterr().err == "tokensales-tui: interrupted\n"
+
+
+def test_csv_cells_a_spreadsheet_would_run_get_a_quote_as_in_the_apps_export() -> None:
+    from tokensales_tui.ui.export import csv_cell
+
+    titles = ["\t=1", "\r=1", "\n=1", "=SUM(A1)", "@x", "-1,234.5", "plain"]
+    out = io.BytesIO()
+    printer = Printer("csv", fields=("title",), stream=out)
+    printer.rows([{"title": title} for title in titles])
+    printer.end()
+    cells = [row[0] for row in csv.reader(io.StringIO(out.getvalue().decode()))][1:]
+    assert cells == ["'\t=1", "\u240d=1", "'\n=1", "'=SUM(A1)", "'@x", "-1,234.5", "plain"]
+    # The app's export flattens cells to one line first (a tab is a space, a new line
+    # "↵"), so none of those starts a formula there; the same rule guards the rest.
+    assert [csv_cell(title) for title in titles] == [
+        " =1",
+        "↵=1",
+        "↵=1",
+        "'=SUM(A1)",
+        "'@x",
+        "-1,234.5",
+        "plain",
+    ]

@@ -33,6 +33,7 @@ __all__ = [
     "display_value",
     "escape_unsafe",
     "escape_unsettled",
+    "guard_formula",
     "is_clean",
     "mark_controls",
     "settle_all",
@@ -369,3 +370,24 @@ def display_value(value: object, limit: int | None = None) -> str:
             value = value[: limit + 1]
         return _truncate(clean_line(value), limit)
     return _truncate(clean_line(_plain(value)), limit)
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
+"""A spreadsheet cell starting with one of these is run as a formula (OWASP's list, and a
+new line, which some read past)."""
+
+
+def guard_formula(text: str) -> str:
+    """``text`` for a spreadsheet's cell (CSV): one a spreadsheet would run as a formula
+    gets a leading ``'``; a number (``-1,234.5``) stays a number."""
+    if text.startswith(FORMULA_STARTS) and not _is_number(text):
+        return "'" + text
+    return text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text.replace(",", ""))
+    except ValueError:
+        return False
+    return True

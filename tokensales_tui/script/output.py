@@ -25,7 +25,7 @@ from unicodedata import combining, east_asian_width
 import msgspec
 
 from ..api import shapes
-from ..clean import clean, display_value
+from ..clean import clean, display_value, guard_formula
 
 __all__ = ["DEFAULT_FIELDS", "Halted", "OutputError", "Printer", "encode_json"]
 
@@ -337,7 +337,7 @@ def _halted(message: str) -> Halted | None:
 
 def _csv_cell(value: Any) -> str:
     """A CSV cell: scalars as text, lists and objects as compact JSON, cleaned; text a
-    spreadsheet would run as a formula (=, +, -, @ first) gets a leading quote."""
+    spreadsheet would run as a formula gets a leading quote (:func:`.clean.guard_formula`)."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -345,15 +345,4 @@ def _csv_cell(value: Any) -> str:
     if isinstance(value, int | float):
         return repr(value) if isinstance(value, float) else str(value)
     text = value if isinstance(value, str) else encode_json(value).decode()
-    text = clean(text)
-    if text[:1] in ("=", "+", "@", "-") and not _is_number(text):
-        return "'" + text
-    return text
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    return guard_formula(clean(text))

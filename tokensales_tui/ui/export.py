@@ -27,7 +27,7 @@ from typing import Any
 
 import msgspec
 
-from ..clean import display_value, escape_unsafe
+from ..clean import display_value, escape_unsafe, guard_formula
 from ..files import atomic_writer
 from ..mask import masking, shown
 from .table.cells import Column
@@ -52,9 +52,6 @@ FORMATS = (
 
 PROGRESS_EVERY = 2_000
 """Rows written between two progress reports."""
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-"""A cell starting with one of these is a formula to a spreadsheet."""
 
 
 def _one_line(row: Any, text: bytes | None, raw: Callable[[Any], Any]) -> str:
@@ -101,18 +98,7 @@ def with_extension(path: str, extension: str) -> str:
 
 def csv_cell(value: object) -> str:
     """The cleaned text a table cell shows, safe from being run by a spreadsheet."""
-    text = shown(display_value(value))
-    if text.startswith(FORMULA_STARTS) and not _is_number(text):
-        return "'" + text
-    return text
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text.replace(",", ""))
-    except ValueError:
-        return False
-    return True
+    return guard_formula(shown(display_value(value)))
 
 
 def export_rows(
