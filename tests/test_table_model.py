@@ -550,9 +550,28 @@ def test_a_scope_narrows_with_the_filter_and_survives_a_reload() -> None:
 def test_diff_rows_names_what_a_reload_added_changed_and_removed() -> None:
     old = [Thing("a", 1), Thing("b", 2), Thing("c", 3)]
     new = [Thing("a", 1), Thing("b", 5), Thing("d", 4)]
-    changed, added, removed = diff_rows(old, new, attrgetter("name"), attrgetter("amount"))
-    assert (changed, added, removed) == ({"b", "d"}, 1, 1)
-    assert diff_rows(old, old, attrgetter("name"), attrgetter("amount")) == (set(), 0, 0)
+    changes = diff_rows(old, new, attrgetter("name"), attrgetter("amount"))
+    assert changes == ({"b", "d"}, 1, 1, 1)
+    assert diff_rows(old, old, attrgetter("name"), attrgetter("amount")) == (set(), 0, 0, 0)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        # Nothing changed: a list that names one id three times, reloaded as it was.
+        ([("d", 1), ("d", 1), ("d", 1), ("o", 1)], None, (set(), 0, 0, 0)),
+        # The rows of an id are paired in their order.
+        ([("d", 1), ("d", 2)], [("d", 1), ("d", 3)], ({"d"}, 0, 0, 1)),
+        ([("d", 1), ("d", 2)], [("d", 1)], (set(), 0, 1, 0)),
+        ([("d", 1)], [("d", 1), ("d", 1)], ({"d"}, 1, 0, 0)),
+    ],
+)
+def test_diff_rows_pairs_the_rows_of_an_id_listed_more_than_once(
+    old: list[tuple[str, int]], new: list[tuple[str, int]] | None, expected: tuple[Any, ...]
+) -> None:
+    before = [Thing(*pair) for pair in old]
+    now = [Thing(*pair) for pair in (old if new is None else new)]
+    assert diff_rows(before, now, attrgetter("name"), attrgetter("amount")) == expected
 
 
 def random_things(seed: int) -> list[Thing]:

@@ -46,6 +46,7 @@ from .room import Clock, reading_has_room
 from .safe import line, show
 from .table.model import (
     SCAN_STEP,
+    Changes,
     Extension,
     PreparedRows,
     RowsIndexer,
@@ -469,7 +470,7 @@ class ResourceTab(Vertical):
         if highlight is not None:
             table.move_cursor_to(highlight)
         if changes is not None:
-            self._show_changes(*changes)
+            self._show_changes(changes)
         if self._rows_checked and isinstance(rows, ArrivingRows):
             if rows.whole and rows.failed is None:
                 rows.close()  # every row drawn or read already
@@ -1032,7 +1033,7 @@ class ResourceTab(Vertical):
         rows: Sequence[Any],
         before: list[Sequence[Any]],
         indexer: RowsIndexer | None = None,
-    ) -> tuple[PreparedRows, tuple[set[Any], int, int] | None]:
+    ) -> tuple[PreparedRows, Changes | None]:
         """The rows measured and indexed, and what changed since ``before`` (may run in a thread).
 
         The old rows are let go of here, so a thread frees them, not the event loop.
@@ -1045,13 +1046,13 @@ class ResourceTab(Vertical):
         del old
         return prepared, changes
 
-    def _show_changes(self, changed: set[Any], added: int, removed: int) -> None:
+    def _show_changes(self, changes: Changes) -> None:
+        added, removed, modified = changes.added, changes.removed, changes.modified
         parts = [f"+{added:,}" if added else "", f"−{removed:,}" if removed else ""]
-        modified = len(changed) - added
         if modified:
             parts.append(f"{modified:,} changed")
         self._changes = " ".join(part for part in parts if part)
-        self.table.show_changed(changed)
+        self.table.show_changed(changes.changed)
         if self._flash_timer is not None:
             self._flash_timer.stop()
         self._flash_timer = self.set_timer(FLASH_SECONDS, self._end_flash)

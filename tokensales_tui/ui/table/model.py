@@ -35,7 +35,7 @@ from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...api.arriving import still_arriving
 from ...api.models import never_walked, paused_gc
@@ -67,6 +67,7 @@ from .query import Term, parse_filter
 
 __all__ = [
     "EMPTY_MESSAGE",
+    "Changes",
     "PreparedRows",
     "RowsIndexer",
     "Scope",
@@ -1230,14 +1231,29 @@ INVERT = bytes([1, 0]) + bytes(254)
 """A ``bytes.translate`` table turning a mask's 0s into 1s and its 1s into 0s."""
 
 
+class Changes(NamedTuple):
+    """What a reload changed (:func:`diff_rows`)."""
+
+    changed: set[Hashable]
+    """The identities of the rows added or changed, to show for a moment."""
+    added: int
+    """Rows now that were not there before."""
+    removed: int
+    """Rows before that are not there now."""
+    modified: int
+    """Rows there before and now whose content is not the same."""
+
+
 def diff_rows(
     old: Sequence[Any],
     new: Sequence[Any],
     identity: Callable[[Any], Hashable],
     content: Callable[[Any], object],
-) -> tuple[set[Hashable], int, int]:
-    """What a reload changed: the identities of the rows added or changed, and how many
-    rows were added and removed.
+) -> Changes:
+    """What a reload changed.
+
+    A server may list two rows of one id: the rows of an id are paired in their order,
+    and one without a pair is added (or removed).
 
     Args:
         old: The rows before.
@@ -1246,17 +1262,32 @@ def diff_rows(
         content: What a row holds, to compare (its JSON as the server sent it).
     """
     before = {identity(row): row for row in old}
+    repeated: dict[Hashable, list[Any]] = {}  # the rows after the first of an id repeated
+    if len(before) < len(old):
+        firsts: dict[Hashable, Any] = {}
+        for row in old:
+            key = identity(row)
+            if key in firsts:
+                repeated.setdefault(key, []).append(row)
+            else:
+                firsts[key] = row
+        before = firsts
     changed: set[Hashable] = set()
-    added = 0
+    added = modified = 0
+    missing = object()
     for row in new:
         key = identity(row)
-        previous = before.pop(key, None)
-        if previous is None:
+        previous = before.pop(key, missing)
+        if previous is missing and repeated.get(key):
+            previous = repeated[key].pop(0)
+        if previous is missing:
             added += 1
             changed.add(key)
         elif previous is not row and content(previous) != content(row):
+            modified += 1
             changed.add(key)
-    return changed, added, len(before)
+    removed = len(before) + sum(map(len, repeated.values()))
+    return Changes(changed, added, removed, modified)
 
 
 RELEASE_IN_THREAD = 20_000
