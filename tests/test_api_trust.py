@@ -810,3 +810,42 @@ async def test_a_streamed_list_stops_at_the_limit_too(encoding: str) -> None:
                 client.stream_list("items", lambda elements: received.append(len(elements))), 10
             )
     assert server.count("GET", "/v1/items") == 1
+
+
+@pytest.mark.parametrize(
+    "lifetime", [b"1e400", b"-1E+309", b"9" * 5000], ids=["1e400", "-1e309", "5000-digits"]
+)
+async def test_a_lifetime_beyond_any_number_still_gives_a_bounded_one(lifetime: bytes) -> None:
+    # Valid JSON that no float or Python integer holds: read as infinite, then clamped.
+    body = b'{"accessToken": "tok-0123456789abcdef", "expiresIn": ' + lifetime + b"}"
+    server = FakeServer({("GET", "/v1/items"): json_response(200, [])})
+    server.routes[("POST", TOKEN_PATH)] = lambda _request: httpx.Response(200, content=body)
+    async with server.client() as client:
+        assert await asyncio.wait_for(client.list_items(), 5) == []
+        expires_in = client.token_state.expires_in
+        assert expires_in is None or 0 <= expires_in <= MAX_LIFETIME
+
+
+async def test_a_server_that_quotes_the_credentials_or_token_it_was_sent_shows_neither() -> None:
+    token = "tok-SENT-4f1e2d3c4b5a69788796"  # no JWT: found by its value, not its shape
+    secret = connection().api_secret.reveal()
+
+    def quoting(request: httpx.Request) -> httpx.Response:
+        sent = request.headers["authorization"].removeprefix("Bearer ")
+        return httpx.Response(500, json={"message": f"upstream refused {sent} ({secret})"})
+
+    server = FakeServer({("GET", "/v1/items"): quoting})
+    server.routes[("POST", TOKEN_PATH)] = json_response(200, {"accessToken": token})
+    async with server.client() as client:
+        with pytest.raises(ServerError) as caught:
+            await client.list_items()
+    shown = f"{caught.value.one_line} {caught.value!r}"
+    assert "upstream refused ******** (********)" in shown
+    assert token not in shown and secret not in shown
+    # The token endpoint quoting the secret in its failure.
+    server = FakeServer()
+    server.routes[("POST", TOKEN_PATH)] = json_response(500, {"error": f"bad secret {secret}"})
+    async with server.client() as client:
+        with pytest.raises(ApiError) as failed:
+            await client.list_items()
+    assert secret not in failed.value.one_line and "bad secret ********" in failed.value.one_line
