@@ -187,6 +187,21 @@ async def test_a_content_length_of_ten_to_the_fifteen_is_an_api_error(status: in
         assert "huge" in str(caught.value)
 
 
+@pytest.mark.parametrize("length", [b"\xb2", b"1\xb2", b"1_9"])
+async def test_a_content_length_that_is_no_ascii_number_is_ignored(length: bytes) -> None:
+    # "²".isdigit() is true but int("²") raises: the length is read as ASCII digits only.
+    class Streamed(httpx.AsyncByteStream):
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            yield b"[]"
+
+    def odd(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers=[(b"Content-Length", length)], stream=Streamed())
+
+    server = FakeServer({("GET", "/v1/items"): odd})
+    async with server.client() as client:
+        assert await client.list_items() == []
+
+
 async def test_invalid_utf8_in_one_item_is_an_unexpected_response() -> None:
     body = b'{"id": "itm_1", "title": "\xff\xfe", "currency": "USD", "price": 1}'
     server = FakeServer({("GET", "/v1/items/itm_1"): lambda r: httpx.Response(200, content=body)})

@@ -151,6 +151,52 @@ async def test_every_verdict_through_the_receiver(headers, status: str, reason: 
     assert reason in delivery.verdict.reason
 
 
+async def _raw_exchange(url: str, request: bytes) -> bytes:
+    """Send ``request`` as bytes (httpx refuses odd header values); the whole answer."""
+    host, port = url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(request)
+        await writer.drain()
+        async with asyncio.timeout(20):
+            return await reader.read()
+    finally:
+        writer.close()
+
+
+def _raw_post(headers: list[tuple[bytes, bytes]], body: bytes) -> bytes:
+    head = b"".join(name + b": " + value + b"\r\n" for name, value in headers)
+    return (
+        b"POST /in HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        + head
+        + b"Content-Length: "
+        + str(len(body)).encode()
+        + b"\r\n\r\n"
+        + body
+    )
+
+
+@pytest.mark.parametrize("timestamp", [b"\xb2", b"\xb9", b"\xb3", b"1700000000\xb2"])
+async def test_a_timestamp_of_superscript_digits_is_invalid_not_a_crash(timestamp: bytes) -> None:
+    receiver = Receiver(secret=SECRET)
+    server = ReceiverServer(receiver)
+    await server.start()
+    body = b'{"type": "item.sold"}'
+    headers = [
+        (b"webhook-id", b"msg_1"),
+        (b"webhook-timestamp", timestamp),
+        (b"webhook-signature", b"v1,AAAA"),
+    ]
+    try:
+        answer = await _raw_exchange(server.url, _raw_post(headers, body))
+    finally:
+        await server.stop()
+    assert answer.startswith(b"HTTP/1.1 200 ")
+    [delivery] = receiver.deliveries
+    assert (delivery.verdict.status, delivery.verdict.scheme) == ("invalid", STANDARD)
+    assert "is not a number of seconds" in delivery.verdict.reason
+
+
 async def test_a_github_signature_names_its_scheme() -> None:
     receiver = Receiver(secret="It's a Secret to Everybody")
     server = ReceiverServer(receiver)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
+from tokensales_tui.digits import ascii_int
 from tokensales_tui.webhooks.signatures import (
     GITHUB,
     STANDARD,
@@ -151,3 +155,46 @@ def test_hostile_header_values_never_raise() -> None:
     for value in ["\x1b]52;c;x\x07", "v1,\ud800", "t=" + "9" * 400 + ",v1=zz", "sha256=\x00"]:
         for name in ["webhook-signature", "Stripe-Signature", "X-Hub-Signature-256"]:
             verify({name: value, "webhook-id": "x", "webhook-timestamp": "1"}, b"", "s", now=1)
+
+
+@pytest.mark.parametrize(
+    "timestamp", ["²", "¹", "³", "1614265330²", "١٦١٤٢٦٥٣٣٠", "1_614_265_330", "+1614265330", "-1"]
+)
+def test_a_timestamp_in_anything_but_ascii_digits_is_no_number(timestamp: str) -> None:
+    # "²".isdigit() is true but int("²") raises; int() reads Arabic-Indic digits.
+    verdict = verify(
+        sw_headers(**{"webhook-timestamp": timestamp}), SW_BODY, SW_SECRET, now=SW_TIME
+    )
+    assert (verdict.status, verdict.scheme) == ("invalid", STANDARD)
+    assert "is not a number of seconds" in verdict.reason
+
+
+@pytest.mark.parametrize("t", ["²", "1614265330²", "١٦١٤٢٦٥٣٣٠"])
+def test_a_stripe_time_in_anything_but_ascii_digits_is_not_a_stripe_signature(t: str) -> None:
+    header = ST_HEADER.replace("t=1614265330", f"t={t}")
+    verdict = verify({"Stripe-Signature": header}, ST_BODY, ST_SECRET, now=1614265330)
+    assert verdict.status == "unsigned"
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [("0", 0), (" 42\t", 42), ("²", None), ("١٢", None), ("1_0", None), ("+1", None), ("", None)],
+)
+def test_ascii_int_reads_ascii_digits_only(text: str, number: int | None) -> None:
+    assert ascii_int(text, 15) == number
+    assert ascii_int("9" * 16, 15) is None
+
+
+def test_no_header_is_read_as_a_number_but_through_ascii_int() -> None:
+    # isdigit/isdecimal/isnumeric accept superscripts and other scripts' digits, which
+    # int() then refuses or reads: numbers from outside go through digits.ascii_int.
+    package = Path(__file__).resolve().parent.parent / "tokensales_tui"
+    allowed = {"digits.py", "mask.py"}  # mask.py classifies characters, it parses nothing
+    found = [
+        f"{path.relative_to(package)}:{number}"
+        for path in sorted(package.rglob("*.py"))
+        if path.name not in allowed
+        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\.is(digit|decimal|numeric)\(", text)
+    ]
+    assert found == []

@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
+from ..digits import ascii_int
 from . import shapes
 from .auth import TokenManager
 from .connection import Connection, host_of
@@ -561,12 +562,8 @@ async def _pieces_within(response: httpx.Response, where: str, limit: int) -> As
 
 
 def _content_length(response: httpx.Response) -> int | None:
-    length = response.headers.get("content-length", "").strip()
-    if not length.isdigit():
-        return None
-    if len(length) > 18:  # more than an exabyte, and int() refuses 4,300 digits
-        return 10**18
-    return int(length)
+    length = ascii_int(response.headers.get("content-length", ""), 4000)
+    return None if length is None else min(length, 10**18)  # an exabyte is plenty
 
 
 def _too_large(where: str, limit: int) -> UnexpectedResponse:
