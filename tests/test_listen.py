@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
+from tokensales_tui.webhooks import receiver as receiver_module
 from tokensales_tui.webhooks.receiver import Receiver, ReceiverServer
 from tokensales_tui.webhooks.signatures import (
     GITHUB,
@@ -197,6 +198,107 @@ async def test_a_timestamp_of_superscript_digits_is_invalid_not_a_crash(timestam
     assert "is not a number of seconds" in delivery.verdict.reason
 
 
+def _break(receiver: Receiver, where: str) -> contextlib.AbstractContextManager[None]:
+    """Make one step of handling a delivery fail as a bug of ours would, while in the block."""
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a fault planted by the test")
+
+    @contextlib.contextmanager
+    def broken():  # type: ignore[no-untyped-def]
+        unwritable = os.open(os.devnull, os.O_RDONLY)
+        try:
+            with pytest.MonkeyPatch.context() as patch:
+                if where == "judging":
+                    patch.setattr(receiver_module, "verify", boom)
+                elif where == "event type":
+                    patch.setattr(receiver_module, "event_type_of", boom)
+                elif where == "showing":
+                    patch.setattr(receiver, "on_change", boom)
+                else:  # saving: the file cannot be written (like a disk that went away)
+                    patch.setattr(receiver, "_save_fd", unwritable)
+                yield
+        finally:
+            os.close(unwritable)
+
+    return broken()
+
+
+@pytest.mark.parametrize("where", ["judging", "event type", "showing", "saving"])
+async def test_a_fault_in_handling_a_delivery_is_kept_logged_and_answered_500(
+    where: str,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    save = tmp_path / "deliveries.jsonl"
+    receiver = Receiver(secret=SECRET, save=str(save))
+    server = ReceiverServer(receiver)
+    await server.start()
+    body = b'{"type": "item.sold"}'
+    try:
+        async with httpx.AsyncClient(trust_env=False) as client:
+            with _break(receiver, where):
+                answer = await client.post(
+                    server.url,
+                    content=body,
+                    headers=_post_headers(SECRET, int(time.time()), body),
+                )
+            # The receiver goes on: the next delivery is judged as ever.
+            after = await client.post(server.url, json={"type": "next"})
+    finally:
+        await server.stop()
+    assert (answer.status_code, after.status_code) == (500, 200)
+    first, second = receiver.deliveries
+    assert receiver.count == 2 and first.done and second.verdict.status == "unsigned"
+    stage = "judging" if where == "event type" else where
+    error = "OSError" if where == "saving" else "RuntimeError"
+    assert first.problem is not None and f"{error} while {stage} it" in first.problem
+    saved = [json.loads(line) for line in save.read_text().splitlines()]
+    if where in ("judging", "event type"):
+        assert first.verdict.status == "error"
+        assert first.verdict.label().startswith("error: listen failed, not judged: RuntimeError")
+        assert saved[0]["verdict"]["status"] == "error" and "problem" in saved[0]
+    else:
+        assert first.verdict.status == "valid"
+    assert saved[-1]["type"] == "next"
+    # The traceback went to the app's own log, nothing to the terminal.
+    record = next(r for r in caplog.records if "a delivery failed" in r.getMessage())
+    assert record.name == "tokensales_tui.webhooks"
+    assert record.exc_info is not None and error in repr(record.exc_info[1])
+    assert not any(r.name.startswith("uvicorn") for r in caplog.records)
+    out, err = capfd.readouterr()
+    assert "Traceback" not in out + err and "Exception in ASGI" not in out + err
+
+
+class _Broken(Receiver):
+    async def __call__(self, scope, receive, send) -> None:  # type: ignore[no-untyped-def]
+        if scope["type"] == "http":
+            raise RuntimeError("an app that fails")
+
+
+async def test_what_the_server_logs_goes_to_the_app_log_never_the_terminal(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    from tokensales_tui.debug_log import disable_debug_log, enable_debug_log
+
+    log = tmp_path / "debug.log"
+    handler = enable_debug_log(str(log))
+    server = ReceiverServer(_Broken())
+    await server.start()
+    try:
+        async with httpx.AsyncClient(trust_env=False) as client:
+            answer = await client.post(server.url, content=b"{}")
+    finally:
+        await server.stop()
+        disable_debug_log(handler)
+    assert answer.status_code == 500
+    out, err = capfd.readouterr()
+    assert "Traceback" not in out + err and "Exception in ASGI" not in out + err
+    text = log.read_text()
+    assert "Exception in ASGI application" in text and "an app that fails" in text
+
+
 async def test_a_github_signature_names_its_scheme() -> None:
     receiver = Receiver(secret="It's a Secret to Everybody")
     server = ReceiverServer(receiver)
@@ -350,6 +452,24 @@ async def test_listen_refuses_bad_flags_in_one_line(flags: list[str], message: s
         _, err = await process.communicate()
     assert process.returncode == 2
     assert message in err.decode() and "s3cr3t-value" not in err.decode()
+
+
+async def test_listen_takes_the_debug_log_and_refuses_one_it_cannot_use(tmp_path: Path) -> None:
+    process = await _start("--log", str(tmp_path / "missing" / "debug.log"), "listen", "--print")
+    async with asyncio.timeout(60):
+        _, err = await process.communicate()
+    assert process.returncode == 2 and err.decode().startswith("tokensales-tui: --log ")
+    log = tmp_path / "debug.log"
+    process = await _start("--log", str(log), "listen", "--print")
+    assert process.stderr is not None
+    try:
+        await _line_with(process.stderr, "listening on")
+        assert stat.S_IMODE(log.stat().st_mode) == 0o600
+    finally:
+        process.send_signal(signal.SIGTERM)
+        async with asyncio.timeout(30):
+            await process.wait()
+    assert process.returncode == 0
 
 
 async def _served_emulator() -> tuple[asyncio.subprocess.Process, str]:

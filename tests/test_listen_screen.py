@@ -7,10 +7,12 @@ import json
 import time
 
 import httpx
+import pytest
 
 from tokensales_tui.ui.listen_app import ListenApp
 from tokensales_tui.ui.screens.deliveries import DeliveriesScreen
 from tokensales_tui.ui.screens.detail import DetailScreen
+from tokensales_tui.webhooks import receiver as receiver_module
 from tokensales_tui.webhooks.listen import Listening, ListenOptions
 from tokensales_tui.webhooks.signatures import standard_headers
 
@@ -89,6 +91,27 @@ async def test_hostile_deliveries_show_as_text_open_and_replay(terminal_tripwire
                 await pilot.press("q")
     # The tripwire (autouse) fails the test if any control character reached the screen.
     assert terminal_tripwire.updates > 0
+
+
+async def test_a_delivery_listen_fails_to_judge_is_listed_with_an_error_verdict(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a fault planted by the test")
+
+    async with Listening(ListenOptions(secret=SECRET)) as listening:
+        app = ListenApp(listening)
+        async with app.run_test(size=(120, 40)) as pilot:
+            monkeypatch.setattr(receiver_module, "verify", boom)
+            async with httpx.AsyncClient(trust_env=False) as client:
+                answer = await client.post(listening.url, json={"type": "item.sold"})
+            await _wait_for_count(pilot, app, 1)
+            text = _screen_text(app)
+            assert answer.status_code == 500
+            assert "1 received" in text and "error: listen failed, not judged" in text
+            await pilot.press("enter")
+            assert isinstance(app.screen, DetailScreen)
+            assert "not judged" in _screen_text(app)
 
 
 async def test_a_flood_of_arrivals_costs_a_few_redraws() -> None:

@@ -11,7 +11,14 @@ from typing import Any, ClassVar
 from textual.binding import Binding, BindingType
 
 from ..clean import clean_line
-from ..webhooks.listen import ListenError, Listening, ListenOptions, describe, options_from
+from ..webhooks.listen import (
+    ListenError,
+    Listening,
+    ListenOptions,
+    debug_log,
+    describe,
+    options_from,
+)
 from .safe_app import GuardedApp
 from .screens.deliveries import DeliveriesScreen
 
@@ -66,7 +73,8 @@ def run_listen_app(args: argparse.Namespace) -> int:
     """``tokensales-tui listen`` on a terminal."""
     try:
         options = options_from(args)
-        asyncio.run(listen_in_app(options, args))
+        with debug_log(args):
+            asyncio.run(listen_in_app(options, args))
     except ListenError as error:
         print(f"tokensales-tui: {clean_line(str(error))}", file=sys.stderr)
         return error.code

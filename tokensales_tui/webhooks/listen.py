@@ -14,7 +14,7 @@ import contextlib
 import secrets
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -308,11 +308,35 @@ async def _print_until_stopped(args: argparse.Namespace, options: ListenOptions)
     return EXIT_OK
 
 
+@contextlib.contextmanager
+def debug_log(args: argparse.Namespace) -> Iterator[None]:
+    """Log to the ``--log FILE`` given before ``listen``, if any, while the block runs.
+
+    It receives what fails in listen itself (with its traceback) and what the server logs;
+    none of that is ever written to the terminal.
+    """
+    path = getattr(args, "log", None)
+    if not path:
+        yield
+        return
+    from ..debug_log import DebugLogError, disable_debug_log, enable_debug_log
+
+    try:
+        handler = enable_debug_log(path)
+    except DebugLogError as error:
+        raise ListenError(f"--log {error}") from None
+    try:
+        yield
+    finally:
+        disable_debug_log(handler)
+
+
 def run_print(args: argparse.Namespace) -> int:
     """``listen --print``: a line per delivery on stdout until ctrl+c or SIGTERM."""
     try:
         options = options_from(args)
-        return asyncio.run(_print_until_stopped(args, options))
+        with debug_log(args):
+            return asyncio.run(_print_until_stopped(args, options))
     except ListenError as error:
         print(f"tokensales-tui: {clean_line(str(error))}", file=sys.stderr)
         return error.code

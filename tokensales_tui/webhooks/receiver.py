@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import logging
 import os
 import time
 from collections import deque
@@ -27,6 +28,13 @@ from .signatures import DEFAULT_TOLERANCE, SeenIds, Verdict, resign, verify
 
 if TYPE_CHECKING:
     import httpx
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+log = logging.getLogger("tokensales_tui.webhooks")
+log.addHandler(logging.NullHandler())  # with no --log, nothing reaches the terminal
 
 FORWARD_TIMEOUT = 10.0
 _HOP_BY_HOP = frozenset(
@@ -96,6 +104,8 @@ class Delivery:
     replays: list[Relay] = field(default_factory=list)
     done: bool = False
     """Whether its relay (if any) has ended and the sender was answered."""
+    problem: str | None = None
+    """What failed in listen itself while it was handled (logged with the details)."""
 
     def header(self, name: str) -> str | None:
         """The first value of header ``name`` (any case)."""
@@ -123,6 +133,8 @@ class Delivery:
             record["body"] = self.body.decode("utf-8")
         except UnicodeDecodeError:
             record["body_base64"] = base64.b64encode(self.body).decode("ascii")
+        if self.problem is not None:
+            record["problem"] = self.problem
         if self.relay is not None:
             record["relay"] = {
                 "target": self.relay.target,
@@ -136,9 +148,10 @@ class Delivery:
         """One line for ``--print`` (not yet cleaned): time, type, size, verdict, relay."""
         moment = time.strftime("%H:%M:%S", time.localtime(self.received))
         relay = f"→ {self.relay.target} {self.relay.label()}" if self.relay else "not relayed"
+        problem = f" ({self.problem})" if self.problem and self.verdict.status != "error" else ""
         return (
             f"{moment} #{self.number} {self.event_type or '(no type)'} {self.size} B"
-            f" {self.verdict.label()} {relay}"
+            f" {self.verdict.label()} {relay}{problem}"
         )
 
 
@@ -222,22 +235,39 @@ class Receiver:
             return self.routes[event_type]
         return self.forward_to
 
-    async def __call__(
-        self,
-        scope: MutableMapping[str, Any],
-        receive: Callable[[], Awaitable[MutableMapping[str, Any]]],
-        send: Callable[[MutableMapping[str, Any]], Awaitable[None]],
-    ) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Handle one request; no exception ever leaves (uvicorn would print it).
+
+        A fault of ours while a delivery is handled is logged with its traceback, the
+        delivery is kept with what went wrong (verdict ``error`` when it could not be
+        judged), and the sender is answered 500 if it was not answered yet.
+        """
         if scope["type"] != "http":
             return
+        handling = _Handling(send)
+        try:
+            await self._handle(scope, receive, handling)
+        except Exception as error:
+            self._failed(scope, handling, error)
+            if not handling.answered:
+                try:
+                    await handling.answer(500)
+                except Exception:
+                    log.exception("listen: could not answer a delivery that failed")
+
+    async def _handle(self, scope: Scope, receive: Receive, handling: _Handling) -> None:
         method = str(scope["method"])
         if method not in ("POST", "PUT", "PATCH"):
-            await _answer(
-                send, 200 if method in ("GET", "HEAD") else 405, b"tokensales-tui listen\n"
+            await handling.answer(
+                200 if method in ("GET", "HEAD") else 405, b"tokensales-tui listen\n"
             )
             return
-        body, size, too_large = await self._read(receive)
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        handling.headers = headers
+        handling.stage = "reading it"
+        body, size, too_large = await self._read(receive)
+        handling.body, handling.size = body, size
+        handling.stage = "judging it"
         lower = {k.lower(): v for k, v in headers}
         if too_large:
             verdict = Verdict(
@@ -254,37 +284,86 @@ class Receiver:
                 seen=self._seen,
             )
             event_type = event_type_of(lower, body)
-        self.count += 1
-        path = str(scope.get("path", "/"))
-        query = scope.get("query_string", b"")
-        if query:
-            path += "?" + query.decode("latin-1")
-        delivery = Delivery(
-            self.count,
-            self.clock(),
-            method,
-            path,
-            headers,
-            body,
-            size,
-            verdict,
-            event_type,
-            too_large,
+        delivery = self._keep(
+            Delivery(
+                self.count + 1,
+                self.clock(),
+                method,
+                _path_of(scope),
+                headers,
+                body,
+                size,
+                verdict,
+                event_type,
+                too_large,
+            ),
+            handling,
         )
-        self.deliveries.append(delivery)
         target = None if too_large else self.target_for(event_type)
         if target is not None:
             delivery.relay = Relay(target)
+        handling.stage = "showing it"
         self._changed(delivery)
         status = 413 if too_large else 200
         if target is not None:
+            handling.stage = "relaying it"
             relay = await self.relay(delivery, target)
             delivery.relay = relay
             status = relay.status if relay.status is not None else 502
+        handling.stage = "saving it"
+        handling.saved = True  # a save that fails is not tried again
         self._save(delivery)
         delivery.done = True
+        handling.stage = "showing it"
         self._changed(delivery)
-        await _answer(send, status, b"")
+        await handling.answer(status)
+
+    def _keep(self, delivery: Delivery, handling: _Handling) -> Delivery:
+        self.count += 1
+        self.deliveries.append(delivery)
+        handling.delivery = delivery
+        return delivery
+
+    def _failed(self, scope: Scope, handling: _Handling, error: Exception) -> None:
+        """Keep, save and show a delivery whose handling failed; log why. Never raises."""
+        what = f"{type(error).__name__} while {handling.stage}"
+        try:
+            log.error("listen: a delivery failed: %s", what, exc_info=error)
+            detail = str(error)[:120]
+            what += f" ({detail})" if detail else ""
+            delivery = handling.delivery
+            if delivery is None:
+                if handling.headers is None:  # not a delivery yet: nothing to keep
+                    return
+                delivery = self._keep(
+                    Delivery(
+                        self.count + 1,
+                        time.time(),
+                        str(scope.get("method", "")),
+                        _path_of(scope),
+                        handling.headers,
+                        handling.body,
+                        handling.size,
+                        Verdict("error", None, f"listen failed, not judged: {what}"),
+                        None,
+                    ),
+                    handling,
+                )
+            delivery.problem = f"listen failed: {what}"
+            delivery.done = True
+        except Exception:
+            log.exception("listen: could not keep a delivery that failed")
+            return
+        if not handling.saved:
+            handling.saved = True
+            try:
+                self._save(delivery)
+            except Exception:
+                log.exception("listen: could not save a delivery that failed")
+        try:
+            self._changed(delivery)
+        except Exception:
+            log.exception("listen: could not show a delivery that failed")
 
     async def relay(
         self, delivery: Delivery, target: str, headers: list[tuple[str, str]] | None = None
@@ -319,6 +398,9 @@ class Receiver:
             outcome = Relay(target, error="timed out")
         except (httpx.HTTPError, ValueError, OSError) as error:
             outcome = Relay(target, error=f"failed: {type(error).__name__}")
+        except Exception as error:  # a fault of ours: said, logged, never raised
+            log.error("listen: relaying #%s failed", delivery.number, exc_info=error)
+            outcome = Relay(target, error=f"failed in listen: {type(error).__name__}")
         outcome.latency_ms = int((time.monotonic() - started) * 1000)
         return outcome
 
@@ -327,11 +409,20 @@ class Receiver:
         target = self.target_for(delivery.event_type)
         if target is None:
             return Relay("", error="no target: start listen with --forward-to or --route")
-        headers, resigned = resign(
-            delivery.headers, delivery.body, self.secret, delivery.verdict, now=int(self.clock())
-        )
-        outcome = await self.relay(delivery, target, headers)
-        outcome.resigned = resigned
+        try:
+            headers, resigned = resign(
+                delivery.headers,
+                delivery.body,
+                self.secret,
+                delivery.verdict,
+                now=int(self.clock()),
+            )
+        except Exception as error:  # a fault of ours: said, logged, never raised
+            log.error("listen: signing #%s again failed", delivery.number, exc_info=error)
+            outcome = Relay(target, error=f"failed in listen: {type(error).__name__}")
+        else:
+            outcome = await self.relay(delivery, target, headers)
+            outcome.resigned = resigned
         delivery.replays.append(outcome)
         self._changed(delivery)
         return outcome
@@ -345,9 +436,7 @@ class Receiver:
             os.close(self._save_fd)
             self._save_fd = None
 
-    async def _read(
-        self, receive: Callable[[], Awaitable[MutableMapping[str, Any]]]
-    ) -> tuple[bytes, int, bool]:
+    async def _read(self, receive: Receive) -> tuple[bytes, int, bool]:
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -375,6 +464,31 @@ class Receiver:
         os.write(self._save_fd, line.encode("ascii"))
 
 
+@dataclass
+class _Handling:
+    """How far the handling of one request got: what the guard needs to finish it."""
+
+    send: Send
+    stage: str = "reading it"
+    headers: list[tuple[str, str]] | None = None
+    body: bytes = b""
+    size: int = 0
+    delivery: Delivery | None = None
+    saved: bool = False
+    answered: bool = False
+
+    async def answer(self, status: int, body: bytes = b"") -> None:
+        """Answer the sender (once)."""
+        self.answered = True
+        await _answer(self.send, status, body)
+
+
+def _path_of(scope: Scope) -> str:
+    path = str(scope.get("path", "/"))
+    query = scope.get("query_string", b"")
+    return path + "?" + query.decode("latin-1") if query else path
+
+
 def _open_append(path: str) -> int:
     """A file descriptor appending to ``path``: created 0600, never through a link."""
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
@@ -389,9 +503,7 @@ def _open_append(path: str) -> int:
     return fd
 
 
-async def _answer(
-    send: Callable[[dict[str, Any]], Awaitable[None]], status: int, body: bytes
-) -> None:
+async def _answer(send: Send, status: int, body: bytes) -> None:
     await send(
         {
             "type": "http.response.start",
@@ -409,7 +521,9 @@ class ReceiverServer:
     """A :class:`Receiver` served by uvicorn on ``host``:``port`` (0 picks a free port).
 
     The socket is bound on construction, so :attr:`url` is known at once. It installs no
-    signal handler: the caller decides what ctrl+c and SIGTERM do.
+    signal handler: the caller decides what ctrl+c and SIGTERM do. Nothing it logs reaches
+    the terminal, where a screen may be drawn: uvicorn's loggers are handed to the app's
+    own (:func:`route_server_logs`), which writes only to the ``--log`` file.
     """
 
     def __init__(self, receiver: Receiver, host: str = "127.0.0.1", port: int = 0) -> None:
@@ -419,12 +533,15 @@ class ReceiverServer:
         self._socket, self.url = bind(host, port)
         config = uvicorn.Config(
             receiver,
-            log_level="error",
+            log_config=None,  # uvicorn's own would write to stderr
+            log_level="warning",
             lifespan="off",
+            ws="none",  # a delivery is never a websocket: an upgrade is read as plain HTTP
             timeout_graceful_shutdown=1,
             access_log=False,
             limit_concurrency=2000,
         )
+        route_server_logs()
         self._server = _quiet_server(config)
         self._task: asyncio.Task[None] | None = None
 
@@ -449,6 +566,34 @@ class ReceiverServer:
                 self._task.cancel()
         self._socket.close()
         await self.receiver.close()
+
+
+SERVER_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi")
+_server_log = logging.getLogger("tokensales_tui.webhooks.server")
+
+
+class _ToAppLog(logging.Handler):
+    """Hands a record of uvicorn's to the app's logger, whose only output is ``--log``."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        _server_log.handle(record)
+
+
+def route_server_logs() -> None:
+    """Send what uvicorn logs to the app's logger instead of the terminal.
+
+    uvicorn's loggers are global and its default configuration writes to stderr, straight
+    over a screen being drawn ("Exception in ASGI application" and its traceback). They
+    are given one handler that passes each record on to ``tokensales_tui.webhooks.server``
+    and propagate no further.
+    """
+    top = logging.getLogger(SERVER_LOGGERS[0])
+    top.handlers = [_ToAppLog()]
+    top.propagate = False
+    for name in SERVER_LOGGERS[1:]:
+        logger = logging.getLogger(name)
+        logger.handlers = []
+        logger.propagate = True
 
 
 def _quiet_server(config: Any) -> Any:

@@ -100,7 +100,8 @@ class Verdict:
     """What a delivery's signature says.
 
     ``status`` is ``valid``, ``invalid``, ``unsigned`` (no signature header of a known
-    scheme) or ``unchecked`` (signed, but no secret to check it with). ``scheme`` names the
+    scheme), ``unchecked`` (signed, but no secret to check it with) or ``error`` (listen
+    failed before it could judge; the reason says how). ``scheme`` names the
     scheme found, ``reason`` says why it failed or how the secret was read; ``repeated``
     flags a delivery id seen before.
     """
@@ -130,6 +131,8 @@ class Verdict:
             )
         elif self.status == "unchecked":
             text = f"unchecked · {self.scheme} (no secret)"
+        elif self.status == "error":
+            text = f"error: {self.reason}"
         else:
             text = "unsigned"
         return f"repeated id · {text}" if self.repeated else text

@@ -41,6 +41,8 @@ def delivery_detail(delivery: Any) -> DetailScreen:
         ("Why", verdict.reason),
         ("Size", f"{delivery.size:,} bytes"),
     ]
+    if delivery.problem and verdict.status != "error":
+        fields.append(("Problem", delivery.problem))
     if delivery.relay is not None:
         fields.append(("Relay", f"{delivery.relay.label()} → {delivery.relay.target}"))
     for replay in delivery.replays:

@@ -58,6 +58,8 @@ def delivery_cells(delivery: Any) -> list[str]:
     if delivery.replays:
         last = delivery.replays[-1]
         relay_text = f"replayed {last.label()}; " + relay_text
+    if delivery.problem and delivery.verdict.status != "error":
+        relay_text = f"{delivery.problem}; {relay_text}"
     return [
         moment,
         str(delivery.number),
@@ -177,7 +179,11 @@ class DeliveryList(ScrollView, can_focus=True):
         style = styles.base
         if index == self.cursor:
             style = styles.cursor
-        elif delivery.verdict.status == "invalid" or delivery.verdict.repeated:
+        elif (
+            delivery.verdict.status in ("invalid", "error")
+            or delivery.verdict.repeated
+            or delivery.problem
+        ):
             style = styles.invalid
         return Strip(
             [Segment(fit(self._line(delivery_cells(delivery), width), width), style)], width
