@@ -198,6 +198,73 @@ async def test_a_timestamp_of_superscript_digits_is_invalid_not_a_crash(timestam
     assert "is not a number of seconds" in delivery.verdict.reason
 
 
+async def test_a_body_cut_short_is_kept_as_such_never_judged_relayed_or_remembered(
+    tmp_path: Path,
+) -> None:
+    save = tmp_path / "deliveries.jsonl"
+    target = Recorder()
+    body = b'{"type": "item.sold", "data": {"note": "' + b"x" * 64 + b'"}}'
+    headers = standard_headers(SECRET, "msg_cut", int(time.time()), body)
+    whole = _raw_post([(k.encode(), v.encode()) for k, v in headers.items()], body)
+    async with serve_on_loopback(target.app()) as url:
+        receiver = Receiver(secret=SECRET, forward_to=url, save=str(save))
+        server = ReceiverServer(receiver)
+        await server.start()
+        try:
+            # Content-Length says 100-odd bytes; 16 come, then the sender goes away.
+            host, port = server.url.removeprefix("http://").split(":")
+            _, writer = await asyncio.open_connection(host, int(port))
+            writer.write(whole[: len(whole) - len(body) + 16])
+            await writer.drain()
+            writer.close()
+            async with asyncio.timeout(20):
+                while not (receiver.deliveries and receiver.deliveries[0].done):
+                    await asyncio.sleep(0.02)
+            # The sender tries again with the whole body.
+            answer = await _raw_exchange(server.url, whole)
+        finally:
+            await server.stop()
+    assert answer.startswith(b"HTTP/1.1 200 ")
+    cut, again = receiver.deliveries
+    # The whole delivery is judged on its own: valid, not a repeat, relayed once.
+    assert [received_body for _, _, received_body in target.received] == [body]
+    assert again.verdict.ok and again.relay is not None
+    assert cut.relay is None and cut.verdict.status == "invalid"
+    assert f"of {len(body)} came before the sender closed the connection" in cut.verdict.reason
+    assert cut.verdict.label().startswith("invalid: cut short: ")
+    assert cut.cut_short and not again.cut_short
+    first, second = (json.loads(line) for line in save.read_text().splitlines())
+    assert first["cut_short"] is True and first["verdict"]["status"] == "invalid"
+    assert "cut_short" not in second and second["verdict"]["status"] == "valid"
+
+
+async def test_a_body_shorter_than_its_content_length_is_cut_short() -> None:
+    # What uvicorn never hands over, another server (or an in-process transport) might.
+    receiver = Receiver(secret=SECRET)
+    body = b'{"type": "item.sold"}'
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/",
+        "headers": [(b"content-length", str(len(body) + 10).encode())],
+    }
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    await receiver(scope, receive, send)
+    [delivery] = receiver.deliveries
+    assert delivery.verdict.status == "invalid" and sent[0]["status"] == 400
+    assert delivery.verdict.reason.startswith(
+        f"cut short: {len(body)} bytes of {len(body) + 10} came; "
+    )
+    assert delivery.cut_short
+
+
 def _break(receiver: Receiver, where: str) -> contextlib.AbstractContextManager[None]:
     """Make one step of handling a delivery fail as a bug of ours would, while in the block."""
 

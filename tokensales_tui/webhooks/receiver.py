@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..digits import ascii_int
 from ..local import bind, local_target
 from .listen_flags import BODY_LIMIT, KEEP
 from .signatures import DEFAULT_TOLERANCE, SeenIds, Verdict, resign, verify
@@ -100,6 +101,8 @@ class Delivery:
     verdict: Verdict
     event_type: str | None
     too_large: bool = False
+    cut_short: bool = False
+    """Whether less of the body came than was sent (the sender went away): not judged."""
     relay: Relay | None = None
     replays: list[Relay] = field(default_factory=list)
     done: bool = False
@@ -133,6 +136,8 @@ class Delivery:
             record["body"] = self.body.decode("utf-8")
         except UnicodeDecodeError:
             record["body_base64"] = base64.b64encode(self.body).decode("ascii")
+        if self.cut_short:
+            record["cut_short"] = True
         if self.problem is not None:
             record["problem"] = self.problem
         if self.relay is not None:
@@ -265,14 +270,17 @@ class Receiver:
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         handling.headers = headers
         handling.stage = "reading it"
-        body, size, too_large = await self._read(receive)
+        lower = {k.lower(): v for k, v in headers}
+        announced = ascii_int(lower.get("content-length", ""), 20)
+        body, size, not_whole = await self._read(receive, announced)
         handling.body, handling.size = body, size
         handling.stage = "judging it"
-        lower = {k.lower(): v for k, v in headers}
-        if too_large:
-            verdict = Verdict(
-                "invalid", None, f"body over the {self.body_limit:,} byte limit: not kept"
-            )
+        too_large = size > self.body_limit
+        if not_whole is not None:
+            # Only a body that came whole is judged, relayed or remembered by its id: a
+            # part could be judged invalid, and its id would make the sender's retry of
+            # the whole delivery look like a repeat.
+            verdict = Verdict("invalid", None, not_whole)
             event_type = lower.get("x-github-event")
         else:
             verdict = verify(
@@ -296,15 +304,16 @@ class Receiver:
                 verdict,
                 event_type,
                 too_large,
+                cut_short=not_whole is not None and not too_large,
             ),
             handling,
         )
-        target = None if too_large else self.target_for(event_type)
+        target = None if not_whole else self.target_for(event_type)
         if target is not None:
             delivery.relay = Relay(target)
         handling.stage = "showing it"
         self._changed(delivery)
-        status = 413 if too_large else 200
+        status = 413 if too_large else 400 if delivery.cut_short else 200
         if target is not None:
             handling.stage = "relaying it"
             relay = await self.relay(delivery, target)
@@ -436,22 +445,32 @@ class Receiver:
             os.close(self._save_fd)
             self._save_fd = None
 
-    async def _read(self, receive: Receive) -> tuple[bytes, int, bool]:
+    async def _read(self, receive: Receive, announced: int | None) -> tuple[bytes, int, str | None]:
+        """The body, how many bytes of it came, and why it is not whole (None if it is).
+
+        A body is whole when its last part came (``more_body`` false) and it is as long as
+        its ``Content-Length`` said. One over the cap is not read further nor kept; one
+        whose sender went away first is kept as far as it came.
+        """
         chunks: list[bytes] = []
         size = 0
-        while True:
+        ended = False
+        while not ended:
             message = await receive()
             if message["type"] == "http.disconnect":
                 break
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > self.body_limit:
-                break  # answered 413 at once: the rest is never read
+            if size > self.body_limit:  # answered 413 at once: the rest is never read
+                return b"", size, f"body over the {self.body_limit:,} byte limit: not kept"
             chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        too_large = size > self.body_limit
-        return (b"" if too_large else b"".join(chunks)), size, too_large
+            ended = not message.get("more_body", False)
+        body = b"".join(chunks)
+        if ended and announced in (None, size):
+            return body, size, None
+        came = f"{size:,} bytes" + (f" of {announced:,}" if announced is not None else "")
+        closed = "" if ended else " before the sender closed the connection"
+        return body, size, f"cut short: {came} came{closed}; not judged or relayed"
 
     def _changed(self, delivery: Delivery) -> None:
         if self.on_change is not None:
