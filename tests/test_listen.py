@@ -26,7 +26,7 @@ from tokensales_tui.webhooks.signatures import (
     stripe_signature,
 )
 
-from .webhookhelpers import Recorder, api_client, fast, serve_on_loopback
+from .webhookhelpers import Recorder, api_client, fast, serve_on_loopback, trickling_target
 
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
@@ -443,6 +443,46 @@ async def test_replay_signs_again_with_a_fresh_timestamp() -> None:
 
     assert verify(again, again_body, SECRET, now=now[0]).status == "valid"
     assert verify(first, body, SECRET, now=now[0]).status == "invalid"  # the original is stale
+
+
+async def test_a_relay_to_a_target_that_trickles_ends_at_its_deadline() -> None:
+    async with trickling_target() as url:
+        receiver = Receiver(forward_to=url, relay_deadline=1.0)
+        server = ReceiverServer(receiver)
+        await server.start()
+        try:
+            async with httpx.AsyncClient(trust_env=False, timeout=30) as client:
+                started = time.monotonic()
+                answer = await client.post(server.url, json={"type": "item.sold"})
+                took = time.monotonic() - started
+        finally:
+            await server.stop()
+    # The sender is answered once the deadline is over, not when the target is done.
+    assert answer.status_code == 504 and 1.0 <= took < 5
+    [delivery] = receiver.deliveries
+    assert delivery.relay is not None and delivery.relay.timed_out
+    assert delivery.relay.label() == "timed out: no answer within 1 s" and delivery.done
+
+
+async def test_a_replay_is_listed_pending_at_once_and_ends_at_its_deadline() -> None:
+    receiver = Receiver(relay_deadline=1.0)
+    server = ReceiverServer(receiver)
+    await server.start()
+    try:
+        async with httpx.AsyncClient(trust_env=False) as client:
+            await client.post(server.url, json={"type": "item.sold"})
+        async with trickling_target() as url:
+            receiver.forward_to = url
+            [delivery] = receiver.deliveries
+            replay = asyncio.create_task(receiver.replay(delivery))
+            await asyncio.sleep(0.2)
+            assert len(delivery.replays) == 1 and delivery.replays[0].pending
+            async with asyncio.timeout(5):
+                outcome = await replay
+    finally:
+        await server.stop()
+    assert outcome is delivery.replays[0] and not outcome.pending
+    assert outcome.timed_out and outcome.status is None and 1000 <= outcome.latency_ms < 5000
 
 
 async def test_replay_without_a_target_says_so() -> None:

@@ -17,7 +17,7 @@ from tokensales_tui.webhooks.listen import Listening, ListenOptions
 from tokensales_tui.webhooks.signatures import standard_headers
 
 from .tripwire import Tripwire
-from .webhookhelpers import Recorder, serve_on_loopback
+from .webhookhelpers import Recorder, serve_on_loopback, trickling_target
 
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 HOSTILE = "\x1b]52;c;SGVsbG8=\x07\x1b[2J\x9b31m[@click=app.quit]x[/] a [/] b \u202e\ud800"
@@ -112,6 +112,29 @@ async def test_a_delivery_listen_fails_to_judge_is_listed_with_an_error_verdict(
             await pilot.press("enter")
             assert isinstance(app.screen, DetailScreen)
             assert "not judged" in _screen_text(app)
+
+
+async def test_a_replay_shows_it_is_on_its_way_until_its_deadline() -> None:
+    async with Listening(ListenOptions()) as listening:
+        app = ListenApp(listening)
+        async with app.run_test(size=(120, 40)) as pilot:
+            async with httpx.AsyncClient(trust_env=False) as client:
+                await client.post(listening.url, json={"type": "item.sold"})
+            await _wait_for_count(pilot, app, 1)
+            async with trickling_target() as url:
+                listening.receiver.forward_to = url
+                listening.receiver.relay_deadline = 1.0
+                await pilot.press("r")
+                await pilot.pause(0.3)
+                assert "replaying…" in _screen_text(app)
+                assert any("Replaying #1 to" in str(n.message) for n in app._notifications)
+                for _ in range(100):
+                    await pilot.pause(0.05)
+                    if "timed out" in _screen_text(app):
+                        break
+                text = _screen_text(app)
+                assert "replayed timed out: no answer" in text
+                assert "replaying…" not in text
 
 
 async def test_a_flood_of_arrivals_costs_a_few_redraws() -> None:

@@ -80,3 +80,29 @@ def fast(emulator_app: Any, backoff: tuple[float, ...] = (0.01, 0.01, 0.01)) -> 
     """Shorten the emulator's retry backoff; returns nothing useful, for symmetry."""
     emulator_app.state.emulator.deliveries.backoff = backoff
     return lambda: None
+
+
+@contextlib.asynccontextmanager
+async def trickling_target(every: float = 0.3) -> AsyncIterator[str]:
+    """A relay target on 127.0.0.1 that reads a request, then answers one byte every
+    ``every`` seconds, never finishing its status line; yields its URL."""
+    writers: list[asyncio.StreamWriter] = []
+
+    async def trickle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writers.append(writer)
+        with contextlib.suppress(OSError, asyncio.IncompleteReadError):
+            await reader.readuntil(b"\r\n\r\n")
+            for byte in b"HTTP/1.1 200 OK, one byte at a time " * 100:
+                writer.write(bytes([byte]))
+                await writer.drain()
+                await asyncio.sleep(every)
+
+    server = await asyncio.start_server(trickle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.close()
+        for writer in writers:
+            writer.close()
+        await server.wait_closed()

@@ -37,7 +37,9 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 log = logging.getLogger("tokensales_tui.webhooks")
 log.addHandler(logging.NullHandler())  # with no --log, nothing reaches the terminal
 
-FORWARD_TIMEOUT = 10.0
+RELAY_DEADLINE = 10.0
+"""Longest a relay or a replay takes in all, from connecting to the target's status line
+and headers (its body is not read): a target that answers a byte at a time is cut off."""
 _HOP_BY_HOP = frozenset(
     {
         "host",
@@ -78,6 +80,19 @@ class Relay:
     error: str | None = None
     latency_ms: int = 0
     resigned: bool = False
+    timed_out: bool = False
+
+    @property
+    def for_sender(self) -> int:
+        """The status a relayed delivery's sender gets: the target's, else 504 or 502."""
+        if self.status is not None:
+            return self.status
+        return 504 if self.timed_out else 502
+
+    @property
+    def pending(self) -> bool:
+        """Whether it is still on its way: no status and no error yet."""
+        return self.status is None and self.error is None
 
     def label(self) -> str:
         """``200 (12 ms)``, or the reason there was no status."""
@@ -178,6 +193,10 @@ def event_type_of(headers: Mapping[str, str], body: bytes) -> str | None:
     return None
 
 
+class _RelayRefused(Exception):
+    """A relay not attempted; the message says why."""
+
+
 class TargetError(ValueError):
     """A relay address that is not on this machine."""
 
@@ -201,6 +220,7 @@ class Receiver:
         tolerance: seconds a signed timestamp may be off.
         body_limit: largest body kept; a larger one is answered 413.
         keep: deliveries kept (the oldest go first).
+        relay_deadline: seconds a relay or a replay may take in all.
         save: a file that receives one JSON line per delivery (created 0600, appended).
         on_change: called with each delivery when it arrives and when its relay ends.
         transport: how relays travel (tests); None for the network.
@@ -219,6 +239,7 @@ class Receiver:
         on_change: Callable[[Delivery], None] | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         clock: Callable[[], float] = time.time,
+        relay_deadline: float = RELAY_DEADLINE,
     ) -> None:
         self.secret = secret
         self.forward_to = check_target(forward_to) if forward_to else None
@@ -229,6 +250,7 @@ class Receiver:
         self.count = 0
         self.on_change = on_change
         self.clock = clock
+        self.relay_deadline = relay_deadline
         self._seen = SeenIds()
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
@@ -314,11 +336,10 @@ class Receiver:
         handling.stage = "showing it"
         self._changed(delivery)
         status = 413 if too_large else 400 if delivery.cut_short else 200
-        if target is not None:
+        if delivery.relay is not None:
             handling.stage = "relaying it"
-            relay = await self.relay(delivery, target)
-            delivery.relay = relay
-            status = relay.status if relay.status is not None else 502
+            relay = await self.relay(delivery, delivery.relay.target, outcome=delivery.relay)
+            status = relay.for_sender
         handling.stage = "saving it"
         handling.saved = True  # a save that fails is not tried again
         self._save(delivery)
@@ -375,20 +396,58 @@ class Receiver:
             log.exception("listen: could not show a delivery that failed")
 
     async def relay(
-        self, delivery: Delivery, target: str, headers: list[tuple[str, str]] | None = None
+        self,
+        delivery: Delivery,
+        target: str,
+        headers: list[tuple[str, str]] | None = None,
+        *,
+        outcome: Relay | None = None,
     ) -> Relay:
-        """Send ``delivery`` to ``target`` with its headers (or ``headers``); never raises."""
+        """Send ``delivery`` to ``target`` with its headers (or ``headers``).
+
+        It takes at most :attr:`relay_deadline` seconds in all and never raises. The
+        outcome is filled into ``outcome`` (a pending :class:`Relay` already shown), or
+        into a new one, and returned; a relay stopped midway (cancelled) is marked so.
+        """
+        import httpx
+
+        outcome = outcome if outcome is not None else Relay(target)
+        started = time.monotonic()
+        try:
+            async with asyncio.timeout(self.relay_deadline):
+                outcome.status = await self._send(delivery, target, headers)
+        except (TimeoutError, httpx.TimeoutException):
+            outcome.timed_out = True
+            outcome.error = f"timed out: no answer within {self.relay_deadline:g} s"
+        except _RelayRefused as refused:
+            outcome.error = str(refused)
+        except (httpx.HTTPError, ValueError, OSError) as error:
+            outcome.error = f"failed: {type(error).__name__}"
+        except asyncio.CancelledError:
+            outcome.error = "stopped before an answer came"
+            raise
+        except Exception as error:  # a fault of ours: said, logged, never raised
+            log.error("listen: relaying #%s failed", delivery.number, exc_info=error)
+            outcome.error = f"failed in listen: {type(error).__name__}"
+        finally:
+            outcome.latency_ms = int((time.monotonic() - started) * 1000)
+        return outcome
+
+    async def _send(
+        self, delivery: Delivery, target: str, headers: list[tuple[str, str]] | None
+    ) -> int:
+        """The status ``target`` answers ``delivery`` with; its body is not read."""
         import httpx
 
         url = local_target(target)
         if url is None:
-            return Relay(target, error="not relayed: not a local address")
+            raise _RelayRefused("not relayed: not a local address")
         if self._client is None:
             self._client = httpx.AsyncClient(
                 transport=self._transport,
                 trust_env=False,
                 follow_redirects=False,
-                timeout=FORWARD_TIMEOUT,
+                timeout=self.relay_deadline,
             )
         # Bytes, as received: a header value outside ASCII is relayed, not refused.
         sent = [
@@ -396,30 +455,26 @@ class Receiver:
             for k, v in (headers or delivery.headers)
             if k.lower() not in _HOP_BY_HOP
         ]
-        started = time.monotonic()
-        try:
-            answer = await self._client.request(
-                delivery.method, url, content=delivery.body, headers=sent
-            )
-            await answer.aclose()
-            outcome = Relay(target, status=answer.status_code)
-        except httpx.TimeoutException:
-            outcome = Relay(target, error="timed out")
-        except (httpx.HTTPError, ValueError, OSError) as error:
-            outcome = Relay(target, error=f"failed: {type(error).__name__}")
-        except Exception as error:  # a fault of ours: said, logged, never raised
-            log.error("listen: relaying #%s failed", delivery.number, exc_info=error)
-            outcome = Relay(target, error=f"failed in listen: {type(error).__name__}")
-        outcome.latency_ms = int((time.monotonic() - started) * 1000)
-        return outcome
+        request = self._client.build_request(
+            delivery.method, url, content=delivery.body, headers=sent
+        )
+        answer = await self._client.send(request, stream=True)
+        await answer.aclose()
+        return answer.status_code
 
     async def replay(self, delivery: Delivery) -> Relay:
-        """Send a kept delivery again to its target, signed anew when the secret is known."""
+        """Send a kept delivery again to its target, signed anew when the secret is known.
+
+        The replay is listed (pending) at once, and ends within :attr:`relay_deadline`.
+        """
         target = self.target_for(delivery.event_type)
         if target is None:
             return Relay("", error="no target: start listen with --forward-to or --route")
+        outcome = Relay(target)
+        delivery.replays.append(outcome)
+        self._changed(delivery)
         try:
-            headers, resigned = resign(
+            headers, outcome.resigned = resign(
                 delivery.headers,
                 delivery.body,
                 self.secret,
@@ -428,12 +483,12 @@ class Receiver:
             )
         except Exception as error:  # a fault of ours: said, logged, never raised
             log.error("listen: signing #%s again failed", delivery.number, exc_info=error)
-            outcome = Relay(target, error=f"failed in listen: {type(error).__name__}")
+            outcome.error = f"failed in listen: {type(error).__name__}"
         else:
-            outcome = await self.relay(delivery, target, headers)
-            outcome.resigned = resigned
-        delivery.replays.append(outcome)
-        self._changed(delivery)
+            try:
+                await self.relay(delivery, target, headers, outcome=outcome)
+            finally:
+                self._changed(delivery)
         return outcome
 
     async def close(self) -> None:

@@ -47,7 +47,8 @@ def delivery_detail(delivery: Any) -> DetailScreen:
         fields.append(("Relay", f"{delivery.relay.label()} → {delivery.relay.target}"))
     for replay in delivery.replays:
         signed = "re-signed" if replay.resigned else "as received"
-        fields.append(("Replay", f"{replay.label()} → {replay.target} ({signed})"))
+        outcome = "on its way…" if replay.pending else replay.label()
+        fields.append(("Replay", f"{outcome} → {replay.target} ({signed})"))
     fields += shown_headers(delivery.headers)
     return DetailScreen(
         f"Delivery #{delivery.number} {delivery.event_type or ''}",
@@ -71,7 +72,7 @@ class DeliveriesScreen(Screen[None]):
 
     Args:
         source: the receiver whose kept deliveries are shown (``deliveries``, ``count``,
-            ``replay``).
+            ``replay``, ``target_for``, ``relay_deadline``).
         heading: our lines on top: where it listens, where deliveries go.
         quit_on_back: leave the app on escape/q (``listen``) instead of going back.
     """
@@ -161,6 +162,12 @@ class DeliveriesScreen(Screen[None]):
         if delivery is None:
             self.notify("No delivery to replay", severity="warning")
             return
+        target = self.source.target_for(delivery.event_type)
+        if target is not None:  # else the replay says at once that there is none
+            self.notify(
+                f"Replaying #{delivery.number} to {clean_line(target)}"
+                f" (at most {self.source.relay_deadline:g} s)…"
+            )
         self.run_worker(self._replay(delivery), group="replay")
 
     async def _replay(self, delivery: Any) -> None:

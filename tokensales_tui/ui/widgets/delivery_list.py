@@ -57,7 +57,8 @@ def delivery_cells(delivery: Any) -> list[str]:
         relay_text = f"{relay.label()} → {relay.target}"
     if delivery.replays:
         last = delivery.replays[-1]
-        relay_text = f"replayed {last.label()}; " + relay_text
+        replayed = "replaying…" if last.pending else f"replayed {last.label()}"
+        relay_text = f"{replayed}; {relay_text}"
     if delivery.problem and delivery.verdict.status != "error":
         relay_text = f"{delivery.problem}; {relay_text}"
     return [
