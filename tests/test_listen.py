@@ -485,6 +485,37 @@ async def test_a_replay_is_listed_pending_at_once_and_ends_at_its_deadline() -> 
     assert outcome.timed_out and outcome.status is None and 1000 <= outcome.latency_ms < 5000
 
 
+async def test_a_repeated_webhook_id_is_invalid_relayed_and_replayed_as_received() -> None:
+    target = Recorder()
+    body = b'{"type": "item.sold"}'
+    signed = standard_headers(SECRET, "msg_signed", int(time.time()), body)
+    # The id that was signed comes last: a reader keeping the last would call it valid,
+    # one keeping the first would sign a replay with the other.
+    headers = [(b"webhook-id", b"msg_decoy")]
+    headers += [(name.encode(), value.encode()) for name, value in signed.items()]
+    async with serve_on_loopback(target.app()) as url:
+        receiver = Receiver(secret=SECRET, forward_to=url)
+        server = ReceiverServer(receiver)
+        await server.start()
+        try:
+            answer = await _raw_exchange(server.url, _raw_post(headers, body))
+            outcome = await receiver.replay(receiver.deliveries[0])
+        finally:
+            await server.stop()
+    assert answer.startswith(b"HTTP/1.1 200 ")
+    [delivery] = receiver.deliveries
+    assert (delivery.verdict.status, delivery.verdict.scheme) == ("invalid", STANDARD)
+    assert delivery.verdict.reason == "webhook-id comes 2 times (which one counts is ambiguous)"
+    assert delivery.verdict.delivery_id == delivery.header("webhook-id") == "msg_decoy"
+    # Relayed and replayed as received, both ids in their order, never signed anew.
+    assert outcome.status == 200 and not outcome.resigned
+    relayed, replayed = target.raw_headers
+    for sent in (relayed, replayed):
+        ids = [value for name, value in sent if name == "webhook-id"]
+        assert ids == ["msg_decoy", "msg_signed"]
+        assert [v for k, v in sent if k == "webhook-signature"] == [signed["webhook-signature"]]
+
+
 async def test_replay_without_a_target_says_so() -> None:
     receiver = Receiver()
     server = ReceiverServer(receiver)

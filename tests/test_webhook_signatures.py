@@ -14,6 +14,7 @@ from tokensales_tui.webhooks.signatures import (
     STRIPE,
     SeenIds,
     github_signature,
+    resign,
     signing_key,
     standard_headers,
     standard_signature,
@@ -198,3 +199,67 @@ def test_no_header_is_read_as_a_number_but_through_ascii_int() -> None:
         if re.search(r"\.is(digit|decimal|numeric)\(", text)
     ]
     assert found == []
+
+
+def _pairs(**changes: str) -> list[tuple[str, str]]:
+    return list(sw_headers(**changes).items())
+
+
+OTHER_ID = "msg_other"
+OTHER_TIME = str(SW_TIME + 1)
+OTHER_SIGNATURE = "v1,Ceo5qEr07ixe2NLpvHk3FH9bwy/WavXrAFQ/9tdO6mc="
+
+
+@pytest.mark.parametrize(
+    ("headers", "scheme", "name"),
+    [
+        ([*_pairs(), ("webhook-id", OTHER_ID)], STANDARD, "webhook-id"),
+        ([("webhook-id", OTHER_ID), *_pairs()], STANDARD, "webhook-id"),
+        ([*_pairs(), ("Webhook-Id", SW_ID)], STANDARD, "webhook-id"),
+        ([*_pairs(), ("webhook-timestamp", OTHER_TIME)], STANDARD, "webhook-timestamp"),
+        ([*_pairs(), ("webhook-signature", OTHER_SIGNATURE)], STANDARD, "webhook-signature"),
+        (
+            [("X-Hub-Signature-256", GH_SIGNATURE), ("x-hub-signature-256", GH_SIGNATURE)],
+            GITHUB,
+            "x-hub-signature-256",
+        ),
+        (
+            [("Stripe-Signature", ST_HEADER), ("X-Signature", ST_HEADER)],
+            STRIPE,
+            "a t=…,v1=… signature",
+        ),
+    ],
+)
+def test_a_repeated_signed_header_makes_the_delivery_invalid_and_is_named(
+    headers: list[tuple[str, str]], scheme: str, name: str
+) -> None:
+    body, secret, now = {
+        STANDARD: (SW_BODY, SW_SECRET, SW_TIME),
+        GITHUB: (GH_BODY, GH_SECRET, 0),
+        STRIPE: (ST_BODY, ST_SECRET, 1614265330),
+    }[scheme]
+    verdict = verify(headers, body, secret, now=now)
+    assert (verdict.status, verdict.scheme) == ("invalid", scheme)
+    assert verdict.reason == f"{name} comes 2 times (which one counts is ambiguous)"
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        [*_pairs(), ("webhook-id", OTHER_ID)],
+        [("webhook-id", OTHER_ID), *_pairs()],
+        [*_pairs(), ("webhook-timestamp", OTHER_TIME)],
+        [("webhook-signature", OTHER_SIGNATURE), *_pairs()],
+        _pairs(),
+    ],
+)
+def test_what_is_judged_valid_is_what_a_replay_signs(headers: list[tuple[str, str]]) -> None:
+    # Judging and signing again read repeated headers by the same rule: a replay of a
+    # delivery judged valid is valid, and one judged invalid goes out as received.
+    verdict = verify(headers, SW_BODY, SW_SECRET, now=SW_TIME)
+    again, resigned = resign(headers, SW_BODY, SW_SECRET, verdict, now=SW_TIME + 3600)
+    assert resigned == (verdict.status == "valid")
+    replayed = verify(again, SW_BODY, SW_SECRET, now=SW_TIME + 3600)
+    assert replayed.status == verdict.status
+    if not resigned:
+        assert again == headers

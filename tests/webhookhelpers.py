@@ -25,10 +25,15 @@ class Recorder:
 
     statuses: list[int] = field(default_factory=list)
     received: list[tuple[str, dict[str, str], bytes]] = field(default_factory=list)
+    raw_headers: list[list[tuple[str, str]]] = field(default_factory=list)
+    """Each request's headers in order, repeats included (``received`` keeps one of each)."""
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
 
     def app(self) -> Starlette:
         async def record(request: Request) -> Response:
+            self.raw_headers.append(
+                [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers.raw]
+            )
             self.received.append((request.url.path, dict(request.headers), await request.body()))
             self.arrived.set()
             return Response(status_code=self.statuses.pop(0) if self.statuses else 200)

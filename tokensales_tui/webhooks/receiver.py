@@ -18,12 +18,13 @@ import logging
 import os
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..digits import ascii_int
 from ..local import bind, local_target
+from .headers import Headers
 from .listen_flags import BODY_LIMIT, KEEP
 from .signatures import DEFAULT_TOLERANCE, SeenIds, Verdict, resign, verify
 
@@ -126,9 +127,8 @@ class Delivery:
     """What failed in listen itself while it was handled (logged with the details)."""
 
     def header(self, name: str) -> str | None:
-        """The first value of header ``name`` (any case)."""
-        name = name.lower()
-        return next((v for k, v in self.headers if k.lower() == name), None)
+        """The first value of header ``name`` (any case), as :mod:`.headers` reads one."""
+        return Headers(self.headers).first(name)
 
     def to_json(self) -> dict[str, Any]:
         """The delivery as a JSON object for ``--save`` (the body as text, else base64)."""
@@ -175,11 +175,15 @@ class Delivery:
         )
 
 
-def event_type_of(headers: Mapping[str, str], body: bytes) -> str | None:
-    """The event type a delivery names: a top-level field of its JSON, or a header."""
+def event_type_of(
+    headers: Headers | Mapping[str, str] | Iterable[tuple[str, str]], body: bytes
+) -> str | None:
+    """The event type a delivery names: a header (its first value), or a top-level field
+    of its JSON."""
+    given = Headers.of(headers)
     for name in _TYPE_HEADERS:
-        if headers.get(name):
-            return headers[name]
+        if value := given.first(name):
+            return value
     if not body.lstrip().startswith(b"{"):
         return None
     try:
@@ -292,8 +296,8 @@ class Receiver:
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         handling.headers = headers
         handling.stage = "reading it"
-        lower = {k.lower(): v for k, v in headers}
-        announced = ascii_int(lower.get("content-length", ""), 20)
+        given = Headers(headers)
+        announced = ascii_int(given.first("content-length") or "", 20)
         body, size, not_whole = await self._read(receive, announced)
         handling.body, handling.size = body, size
         handling.stage = "judging it"
@@ -303,17 +307,17 @@ class Receiver:
             # part could be judged invalid, and its id would make the sender's retry of
             # the whole delivery look like a repeat.
             verdict = Verdict("invalid", None, not_whole)
-            event_type = lower.get("x-github-event")
+            event_type = given.first("x-github-event")
         else:
             verdict = verify(
-                lower,
+                given,
                 body,
                 self.secret,
                 now=self.clock(),
                 tolerance=self.tolerance,
                 seen=self._seen,
             )
-            event_type = event_type_of(lower, body)
+            event_type = event_type_of(given, body)
         delivery = self._keep(
             Delivery(
                 self.count + 1,

@@ -23,10 +23,11 @@ import hashlib
 import hmac
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from ..digits import ascii_int
+from .headers import Headers, Repeated
 
 DEFAULT_TOLERANCE = 300.0
 """Seconds a signed timestamp may differ from the receiver's clock (5 minutes)."""
@@ -39,6 +40,7 @@ _STRIPE_SHAPE = re.compile(r"^\s*t=\d+\s*,.*\bv1=", re.ASCII)
 _GITHUB_HEADER = "x-hub-signature-256"
 _TIMESTAMP_DIGITS = 15
 """Longest timestamp read, in digits: thirty million years of seconds is plenty."""
+_STANDARD_HEADERS = ("webhook-id", "webhook-timestamp", "webhook-signature")
 _ID_HEADERS = ("webhook-id", "x-github-delivery", "x-request-id", "idempotency-key")
 
 
@@ -157,7 +159,7 @@ class SeenIds:
 
 
 def verify(
-    headers: Mapping[str, str],
+    headers: Headers | Mapping[str, str] | Iterable[tuple[str, str]],
     body: bytes,
     secret: str | None,
     *,
@@ -167,34 +169,58 @@ def verify(
 ) -> Verdict:
     """Judge a delivery: which scheme signed it, and whether the signature holds.
 
-    ``headers`` may use any case. The first scheme whose header is present decides; a
-    repeated delivery id (``webhook-id``, ``X-GitHub-Delivery`` …) is flagged whatever the
-    signature says, when ``seen`` is given.
+    ``headers`` (pairs in the order received, or a mapping) may use any case. The first
+    scheme whose header is present decides; a header that scheme signs with must come
+    once, else the delivery is invalid (see :mod:`.headers`). A repeated delivery id
+    (``webhook-id``, ``X-GitHub-Delivery`` …) is flagged whatever the signature says,
+    when ``seen`` is given.
     """
-    lower = {name.lower(): value for name, value in headers.items()}
-    delivery_id = next((lower[name] for name in _ID_HEADERS if lower.get(name)), None)
-    verdict = _judge(lower, body, secret, now, tolerance)
+    given = Headers.of(headers)
+    delivery_id = next((given.first(name) for name in _ID_HEADERS if given.first(name)), None)
+    verdict = _judge(given, body, secret, now, tolerance)
     repeated = bool(seen is not None and delivery_id and seen.check(delivery_id))
     return Verdict(
         verdict.status, verdict.scheme, verdict.reason, repeated, delivery_id, verdict.key_form
     )
 
 
-def _judge(
-    headers: Mapping[str, str], body: bytes, secret: str | None, now: float, tolerance: float
-) -> Verdict:
+def scheme_of(headers: Headers) -> str | None:
+    """The scheme whose headers ``headers`` carry (the first of the three), if any."""
     if "webhook-signature" in headers or "webhook-id" in headers:
-        return _standard(headers, body, secret, now, tolerance)
-    stripe = next((v for v in headers.values() if _STRIPE_SHAPE.match(v)), None)
-    if stripe is not None:
-        return _stripe(stripe, body, secret, now, tolerance)
+        return STANDARD
+    if any(_STRIPE_SHAPE.match(value) for _, value in headers):
+        return STRIPE
     if _GITHUB_HEADER in headers:
-        return _github(headers[_GITHUB_HEADER], body, secret)
+        return GITHUB
+    return None
+
+
+def _judge(
+    headers: Headers, body: bytes, secret: str | None, now: float, tolerance: float
+) -> Verdict:
+    scheme = scheme_of(headers)
+    try:
+        if scheme == STANDARD:
+            return _standard(headers, body, secret, now, tolerance)
+        if scheme == STRIPE:
+            return _stripe(_stripe_value(headers), body, secret, now, tolerance)
+        if scheme == GITHUB:
+            return _github(headers.once(_GITHUB_HEADER) or "", body, secret)
+    except Repeated as repeated:
+        return Verdict("invalid", scheme, str(repeated))
     return Verdict(
         "unsigned",
         None,
         "no signature header (looked for webhook-signature, t=…,v1=… and X-Hub-Signature-256)",
     )
+
+
+def _stripe_value(headers: Headers) -> str:
+    """The one header value shaped ``t=…,v1=…``; :class:`Repeated` if several are."""
+    values = [value for _, value in headers if _STRIPE_SHAPE.match(value)]
+    if len(values) > 1:
+        raise Repeated("a t=…,v1=… signature", len(values))
+    return values[0]
 
 
 def _stale(timestamp: str, now: float, tolerance: float) -> str | None:
@@ -226,21 +252,18 @@ def _first_match(secret: str, given: list[bytes], compute: Callable[[bytes], byt
 
 
 def _standard(
-    headers: Mapping[str, str], body: bytes, secret: str | None, now: float, tolerance: float
+    headers: Headers, body: bytes, secret: str | None, now: float, tolerance: float
 ) -> Verdict:
-    missing = [
-        name
-        for name in ("webhook-id", "webhook-timestamp", "webhook-signature")
-        if not headers.get(name)
-    ]
-    if missing:
+    values = [headers.once(name) for name in _STANDARD_HEADERS]
+    msg_id, timestamp, signature = values
+    if not (msg_id and timestamp and signature):
+        missing = [name for name, value in zip(_STANDARD_HEADERS, values, strict=True) if not value]
         return Verdict("invalid", STANDARD, "missing header " + ", ".join(missing))
-    msg_id, timestamp = headers["webhook-id"], headers["webhook-timestamp"]
     stale = _stale(timestamp, now, tolerance)
     if stale:
         return Verdict("invalid", STANDARD, stale)
     given = []
-    for part in headers["webhook-signature"].split():
+    for part in signature.split():
         version, _, value = part.partition(",")
         if version == "v1":
             try:
@@ -313,14 +336,19 @@ def resign(
     """The headers of a delivery signed again at ``now``, and whether that was possible.
 
     Only a delivery whose signature matched ``secret`` is signed again, with the key form
-    that matched; its id stays. Otherwise the headers come back as they were.
+    that matched; its id stays. Otherwise the headers come back as they were. The headers
+    are read by the rule :func:`verify` judged them by (:mod:`.headers`), so the id signed
+    is the one that was checked.
     """
     if verdict.status != "valid" or not secret or verdict.scheme is None:
         return list(headers), False
     key = dict(secret_keys(secret)).get(verdict.key_form or "", signing_key(secret))
     changed: list[tuple[str, str]] = []
     if verdict.scheme == STANDARD:
-        msg_id = next((v for k, v in headers if k.lower() == "webhook-id"), "")
+        try:
+            msg_id = Headers(headers).once("webhook-id") or ""
+        except Repeated:  # never judged valid: sent as received
+            return list(headers), False
         for name, value in headers:
             if name.lower() == "webhook-timestamp":
                 value = str(now)

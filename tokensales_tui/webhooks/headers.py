@@ -1,0 +1,69 @@
+"""A delivery's headers, and the one rule for a header that comes more than once.
+
+HTTP lets a header repeat, and readers disagree on which value counts: a ``dict`` keeps
+the last, a search the first, some frameworks join them with commas. A receiver that
+judged one ``webhook-id`` while its replay signed the other would pass on what it never
+checked. So every part of listen reads headers through :class:`Headers`, by one rule:
+
+- a header a signature depends on must come once (:meth:`Headers.once`); when it is
+  repeated, the delivery is invalid and the verdict names the header — any choice of ours
+  could differ from the choice of the app the delivery is relayed to;
+- any other header read for one value (the event type, a delivery id) counts by its
+  first value (:meth:`Headers.first`).
+
+Relays pass every header on as received, repeats included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+
+
+class Repeated(Exception):
+    """A header that must come once came more often.
+
+    Attributes:
+        name: the header (lower case), or a description of the values that repeat.
+        count: how many times it came.
+    """
+
+    def __init__(self, name: str, count: int) -> None:
+        super().__init__(f"{name} comes {count} times (which one counts is ambiguous)")
+        self.name = name
+        self.count = count
+
+
+class Headers:
+    """Header names and values in the order received; names compared in lower case."""
+
+    def __init__(self, headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> None:
+        pairs = headers.items() if isinstance(headers, Mapping) else headers
+        self._pairs = [(name.lower(), value) for name, value in pairs]
+
+    @classmethod
+    def of(cls, headers: Headers | Mapping[str, str] | Iterable[tuple[str, str]]) -> Headers:
+        """``headers`` as :class:`Headers` (itself when it already is)."""
+        return headers if isinstance(headers, Headers) else cls(headers)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and any(k == name.lower() for k, _ in self._pairs)
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return iter(self._pairs)
+
+    def all(self, name: str) -> list[str]:
+        """Every value of ``name``, in order."""
+        name = name.lower()
+        return [value for key, value in self._pairs if key == name]
+
+    def first(self, name: str) -> str | None:
+        """The first value of ``name``: how a header that is not signed is read."""
+        values = self.all(name)
+        return values[0] if values else None
+
+    def once(self, name: str) -> str | None:
+        """The value of a header that must come once; :class:`Repeated` if it did not."""
+        values = self.all(name)
+        if len(values) > 1:
+            raise Repeated(name.lower(), len(values))
+        return values[0] if values else None
