@@ -21,7 +21,9 @@ def add_listen_command(commands: Any) -> None:
         help="receive webhook deliveries here: verify, forward, replay, save",
         description="Receive webhook deliveries on 127.0.0.1, judge their signatures "
         "(Standard Webhooks, Stripe-style, GitHub-style), relay them to local URLs and "
-        "show them live; --print writes one line per delivery instead of the screen.",
+        "show them live; --print writes one line per delivery instead of the screen. "
+        "With 'tokensales-tui --log FILE listen …', what fails in listen itself and what "
+        "its web server reports go to FILE, never to the terminal.",
     )
     parser.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     parser.add_argument(
@@ -35,7 +37,10 @@ def add_listen_command(commands: Any) -> None:
         help="allow --host to be an address other machines can reach (prints a warning)",
     )
     parser.add_argument(
-        "--forward-to", metavar="URL", help="relay every delivery to this local URL"
+        "--forward-to",
+        metavar="URL",
+        help="relay every delivery to this local URL (10 s at most each; the sender gets its"
+        " status, 504 when it timed out)",
     )
     parser.add_argument(
         "--route",
