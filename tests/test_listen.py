@@ -299,22 +299,24 @@ async def test_a_fault_in_handling_a_delivery_is_kept_logged_and_answered_500(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
     save = tmp_path / "deliveries.jsonl"
-    receiver = Receiver(secret=SECRET, save=str(save))
-    server = ReceiverServer(receiver)
-    await server.start()
+    target = Recorder()
     body = b'{"type": "item.sold"}'
-    try:
-        async with httpx.AsyncClient(trust_env=False) as client:
-            with _break(receiver, where):
-                answer = await client.post(
-                    server.url,
-                    content=body,
-                    headers=_post_headers(SECRET, int(time.time()), body),
-                )
-            # The receiver goes on: the next delivery is judged as ever.
-            after = await client.post(server.url, json={"type": "next"})
-    finally:
-        await server.stop()
+    async with serve_on_loopback(target.app()) as url:
+        receiver = Receiver(secret=SECRET, save=str(save), routes={"item.sold": url})
+        server = ReceiverServer(receiver)
+        await server.start()
+        try:
+            async with httpx.AsyncClient(trust_env=False) as client:
+                with _break(receiver, where):
+                    answer = await client.post(
+                        server.url,
+                        content=body,
+                        headers=_post_headers(SECRET, int(time.time()), body),
+                    )
+                # The receiver goes on: the next delivery is judged as ever.
+                after = await client.post(server.url, json={"type": "next"})
+        finally:
+            await server.stop()
     assert (answer.status_code, after.status_code) == (500, 200)
     first, second = receiver.deliveries
     assert receiver.count == 2 and first.done and second.verdict.status == "unsigned"
@@ -323,11 +325,17 @@ async def test_a_fault_in_handling_a_delivery_is_kept_logged_and_answered_500(
     assert first.problem is not None and f"{error} while {stage} it" in first.problem
     saved = [json.loads(line) for line in save.read_text().splitlines()]
     if where in ("judging", "event type"):
-        assert first.verdict.status == "error"
+        assert first.verdict.status == "error" and first.relay is None
         assert first.verdict.label().startswith("error: listen failed, not judged: RuntimeError")
         assert saved[0]["verdict"]["status"] == "error" and "problem" in saved[0]
     else:
-        assert first.verdict.status == "valid"
+        assert first.verdict.status == "valid" and first.relay is not None
+    # Relayed only when the fault came after the relay; never left "on its way".
+    assert len(target.received) == (1 if where == "saving" else 0)
+    if where == "saving":
+        assert first.relay is not None and first.relay.status == 200
+    elif where == "showing":
+        assert first.relay is not None and first.relay.error == "not relayed"
     assert saved[-1]["type"] == "next"
     # The traceback went to the app's own log, nothing to the terminal.
     record = next(r for r in caplog.records if "a delivery failed" in r.getMessage())

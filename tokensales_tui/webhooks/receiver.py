@@ -384,6 +384,8 @@ class Receiver:
                     handling,
                 )
             delivery.problem = f"listen failed: {what}"
+            if delivery.relay is not None and delivery.relay.pending:
+                delivery.relay.error = "not relayed"
             delivery.done = True
         except Exception:
             log.exception("listen: could not keep a delivery that failed")
