@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 from tokensales_tui.api.endpoints import redact_url
@@ -88,3 +90,18 @@ def test_the_command_says_why_a_log_cannot_be_used_in_one_line(tmp_path: Path) -
         f"tokensales-tui: --log {missing}: the folder {missing.parent} does not exist"
     ]
     assert "Traceback" not in result.stderr
+
+
+def test_without_a_log_file_no_warning_of_the_app_reaches_stderr() -> None:
+    # Python's last resort writes warnings to stderr when no handler takes them: over
+    # the app's screen, or into a command's one-line messages.
+    script = (
+        "import logging, tokensales_tui.api.transport as t;"
+        "t.unexpected('GET /v1/items', ValueError('x'));"
+        "logging.getLogger('tokensales_tui.ui.tabs').error('lost');"
+        "logging.getLogger('tokensales_tui.webhooks').error('lost')"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, timeout=60, check=True
+    )
+    assert result.stderr == b""

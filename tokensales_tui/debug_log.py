@@ -67,5 +67,5 @@ def disable_debug_log(handler: logging.Handler) -> None:
     logger = logging.getLogger(LOGGER)
     logger.removeHandler(handler)
     handler.close()
-    if not logger.handlers:
+    if all(isinstance(other, logging.NullHandler) for other in logger.handlers):
         logger.setLevel(logging.NOTSET)

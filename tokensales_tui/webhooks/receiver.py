@@ -36,7 +36,6 @@ Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 log = logging.getLogger("tokensales_tui.webhooks")
-log.addHandler(logging.NullHandler())  # with no --log, nothing reaches the terminal
 
 RELAY_DEADLINE = 10.0
 """Longest a relay or a replay takes in all, from connecting to the target's status line
