@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 from rich.cells import cell_len
-from textual.widgets import TabPane
+from textual.widgets import TabbedContent, TabPane
 
 from tokensales_tui.emulator import create_app
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
+from tokensales_tui.ui.resources import RESOURCES
 from tokensales_tui.ui.tabs import ResourceTab
 from tokensales_tui.ui.widgets.footer import KeysFooter
 
@@ -743,3 +744,23 @@ async def test_typing_in_the_filter_restyles_nothing(monkeypatch: pytest.MonkeyP
         await pilot.pause()
         assert app.browse.tab("items").table.filter_text == "ge"
         assert restyled == []
+
+
+@pytest.mark.parametrize("keys", [("4", "5"), ("1", "2", "3"), ("2", "1", "2")])
+async def test_tab_keys_in_one_read_leave_the_last_tab_shown_for_good(
+    keys: tuple[str, ...],
+) -> None:
+    # Each key shows its tab and focuses its table at once; the panes' focus messages
+    # come after all of them, and must not show their (earlier) panes again.
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        tabs = app.browse.query_one(TabbedContent)
+        burst(app, *keys)
+        last = RESOURCES[int(keys[-1]) - 1].key
+        seen: set[str] = set()
+        for _ in range(20):
+            await pilot.pause(0.02)
+            seen.add(tabs.active)
+        assert seen == {last}
+        assert app.focused is app.browse.tab(last).table

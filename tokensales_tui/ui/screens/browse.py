@@ -34,6 +34,7 @@ from ..table.widget import ResourceTable
 from ..tabs import FilterInput, ResourceTab
 from ..widgets.footer import KeysFooter
 from ..widgets.header import HeaderInfo, StatusHeader
+from ..widgets.tabs import FocusFollowingTabs
 from .confirm import ConfirmScreen
 from .help import Section, key_display, sections_from_bindings
 
@@ -174,7 +175,7 @@ class BrowseScreen(Screen[None]):
             for resource in RESOURCES
         }
         yield StatusHeader()
-        with TabbedContent(id="tabs"):
+        with FocusFollowingTabs(id="tabs"):
             for number, resource in enumerate(RESOURCES, start=1):
                 with TabPane(line(f"{number} {resource.title}"), id=resource.key):
                     if number == 1:  # the others after the first frame: see _begin
