@@ -14,6 +14,7 @@ from textual.widgets import TabbedContent, TabPane
 
 from tokensales_tui.emulator import create_app
 from tokensales_tui.session import Launch
+from tokensales_tui.ui import safe_app
 from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.resources import RESOURCES
 from tokensales_tui.ui.tabs import ResourceTab
@@ -29,6 +30,7 @@ from .apphelpers import (
     wait_for,
     wait_for_screen,
 )
+from .tripwire import Tripwire
 
 SIZE = (120, 40)
 
@@ -764,3 +766,23 @@ async def test_tab_keys_in_one_read_leave_the_last_tab_shown_for_good(
             seen.add(tabs.active)
         assert seen == {last}
         assert app.focused is app.browse.tab(last).table
+
+
+@pytest.mark.parametrize("keys", [("y",), ("enter", "y"), ("n", "ctrl+y")])
+async def test_a_copy_past_the_clipboards_limit_copies_nothing_and_says_so(
+    keys: tuple[str, ...], monkeypatch: pytest.MonkeyPatch, terminal_tripwire: Tripwire
+) -> None:
+    # The row's JSON, the detail view's and a form's curl command: one limit for all (a
+    # 47 MB whitelist's curl once wrote 66 MB to the terminal, holding the app).
+    monkeypatch.setattr(safe_app, "COPY_LIMIT", 40)
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause()
+        await wait_for(
+            lambda: any("nothing was copied" in n.message for n in app._notifications), pilot
+        )
+        assert terminal_tripwire.clipboard == []
+        assert not any(n.message.startswith("Copied") for n in app._notifications)

@@ -15,9 +15,35 @@ from .key_order import KeysInOrder
 from .terminal import guarded_driver
 
 if TYPE_CHECKING:
+    from textual.app import App
     from textual.driver import Driver
 
 ReturnType = TypeVar("ReturnType")
+
+COPY_LIMIT = 8 * 1024 * 1024
+"""Characters a copy may hold. The clipboard goes through the terminal's own output
+(OSC 52): most terminals drop a sequence past a few megabytes, and until it is out the
+app is held (over SSH, seconds for tens of megabytes)."""
+
+
+def copy(app: App[Any], text: str, done: str) -> None:
+    """Copy ``text`` and say ``done`` in a toast; past :data:`COPY_LIMIT`, copy nothing and
+    say so instead."""
+    if _too_long(app, text):
+        return
+    app.copy_to_clipboard(text)
+    app.notify(done, markup=False)
+
+
+def _too_long(app: App[Any], text: str) -> bool:
+    if len(text) <= COPY_LIMIT:
+        return False
+    app.notify(
+        f"{len(text) / 2**20:,.0f} MB is more than a clipboard takes: nothing was copied",
+        title="Not copied",
+        severity="warning",
+    )
+    return True
 
 
 class GuardedApp(KeysInOrder[ReturnType]):
@@ -72,8 +98,12 @@ class GuardedApp(KeysInOrder[ReturnType]):
         ``\\uXXXX`` escape, which is still valid inside JSON text. Callers copying one
         value (an id, an address) pass ``escape_unsafe(value, line=True)``.
 
-        In mask mode what is copied is masked as it is shown, and a toast says so.
+        In mask mode what is copied is masked as it is shown, and a toast says so. Past
+        :data:`COPY_LIMIT` nothing is copied, and a toast says so (:func:`copy` says
+        what was copied otherwise).
         """
+        if _too_long(self, text):
+            return
         if masking():
             masked = mask_text(text)
             if masked != text:

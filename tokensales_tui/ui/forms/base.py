@@ -52,6 +52,7 @@ from ...checks.forms import Problem, Problems
 from ...clean import clean_line
 from ..lifetime import is_gone, while_shown
 from ..safe import line, show
+from ..safe_app import copy
 from ..screens.confirm import ConfirmScreen
 from ..widgets.footer import KeysFooter
 from ..worker import ApiWorker
@@ -487,8 +488,7 @@ class FormScreen(ModalScreen[FormResult | None]):
         if self._preview is None:
             self.notify("Nothing to copy: nothing would be sent", severity="warning")
             return
-        self.app.copy_to_clipboard(self._preview.as_curl())
-        self.notify(self.on_copied(), markup=False)
+        copy(self.app, self._preview.as_curl(), self.on_copied())
 
     # --- sending ---------------------------------------------------------------------
 

@@ -29,6 +29,7 @@ from ..forms import CREATABLE, EDITABLE, edit_form, new_form
 from ..keys import key_names
 from ..resources import RESOURCES, Resource
 from ..safe import line
+from ..safe_app import COPY_LIMIT, copy
 from ..table.model import Scope
 from ..table.widget import ResourceTable
 from ..tabs import FilterInput, ResourceTab
@@ -55,8 +56,6 @@ They stand aside while a text field has the focus, which takes those keys as tex
 DRILLS = {"go_to": frozenset({"items", "payouts"}), "go_to_asset": frozenset({"items"})}
 """The tabs where each go-to action applies."""
 
-COPY_LIMIT = 8 * 1024 * 1024
-"""Most JSON copied to the clipboard at once; more is for export."""
 
 LINKS: dict[str, Callable[[Any], str | None]] = {
     "webhooks": lambda webhook: webhook.url,
@@ -519,8 +518,8 @@ class BrowseScreen(Screen[None]):
         if picked is None:
             return
         resource, row = picked
-        self.app.copy_to_clipboard(json.dumps(resource.raw(row), indent=2, ensure_ascii=False))
-        self.notify(f"Copied the {resource.noun} as JSON", markup=False)
+        text = json.dumps(resource.raw(row), indent=2, ensure_ascii=False)
+        copy(self.app, text, f"Copied the {resource.noun} as JSON")
 
     @work(group="copy", exclusive=True, exit_on_error=False)
     async def _copy_marked(self, resource: Resource, rows: list[Any]) -> None:

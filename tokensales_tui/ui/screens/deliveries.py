@@ -23,6 +23,7 @@ from textual.widgets import Static
 from ...clean import clean_line
 from ...webhooks.receiver import shown_headers
 from ..safe import content, line, show
+from ..safe_app import copy
 from ..widgets.delivery_list import DeliveryList
 from ..widgets.footer import KeysFooter
 from .detail import DetailScreen
@@ -187,12 +188,15 @@ class DeliveriesScreen(Screen[None]):
         """Copy the highlighted delivery's body."""
         delivery = self.delivery_list.highlighted
         if delivery is not None:
-            self.app.copy_to_clipboard(delivery.body.decode("utf-8", "replace"))
-            self.notify(f"Copied the body of #{delivery.number} ({delivery.size:,} bytes)")
+            body = delivery.body.decode("utf-8", "replace")
+            copy(self.app, body, f"Copied the body of #{delivery.number} ({delivery.size:,} bytes)")
 
     def action_copy_json(self) -> None:
         """Copy the highlighted delivery — headers, body, verdict — as JSON."""
         delivery = self.delivery_list.highlighted
         if delivery is not None:
-            self.app.copy_to_clipboard(json.dumps(delivery.to_json(), indent=2))
-            self.notify(f"Copied delivery #{delivery.number} as JSON")
+            copy(
+                self.app,
+                json.dumps(delivery.to_json(), indent=2),
+                f"Copied delivery #{delivery.number} as JSON",
+            )

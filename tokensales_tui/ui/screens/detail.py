@@ -23,6 +23,7 @@ from ...clean import clean_line, escape_unsafe
 from ..json_text import full_json, preview_json
 from ..lifetime import is_gone, while_shown
 from ..safe import content, line, show
+from ..safe_app import copy
 from ..table.cells import cell_text
 from ..widgets.footer import KeysFooter
 from ..widgets.json_view import JsonView
@@ -243,8 +244,7 @@ class DetailScreen(Screen[None]):
             message = clean_line(str(error))
             self.notify(f"Could not copy the JSON: {message}", severity="error", markup=False)
             return
-        self.app.copy_to_clipboard(text)
-        self.notify(f"Copied the JSON ({len(text):,} characters)", markup=False)
+        copy(self.app, text, f"Copied the JSON ({len(text):,} characters)")
 
     def action_search(self) -> None:
         """Open the search bar."""
