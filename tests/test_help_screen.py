@@ -112,3 +112,28 @@ async def test_a_section_is_two_texts_however_many_keys_it_has() -> None:
         # Each key is on the line of its own description.
         row = next(line for line in text.splitlines() if "ctrl+a7 " in line)
         assert "Action 7" in row.split("ctrl+a7", 1)[1].split("ctrl+", 1)[0]
+
+
+@pytest.mark.parametrize(("size", "stacked"), [((80, 24), True), ((120, 40), False)])
+async def test_the_apps_help_is_read_whole_at_80_columns(
+    size: tuple[int, int], stacked: bool
+) -> None:
+    # Two columns side by side cut every description at 80 columns (the filter's syntax
+    # to a word or two), with no way to scroll sideways: there they go one below the other.
+    from tokensales_tui.session import Launch
+    from tokensales_tui.ui.app import TokenSalesApp
+
+    from .apphelpers import loaded
+
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=size) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        assert app.screen.query_one(".help--columns").has_class("-stacked") is stacked
+        await pilot.press("end")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "in that column (!column:word too)" in text
+        assert "Command palette: every action and tab" in text

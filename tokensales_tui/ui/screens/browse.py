@@ -370,7 +370,7 @@ class BrowseScreen(Screen[None]):
             groups.append(("In a form", app.bound(form_bindings())))
         sections = sections_from_bindings(groups, app=app)
         sections.append(("Filter", FILTER_HELP))
-        sections.append(("Commands", [("ctrl+p", "Command palette: every action, go to tab")]))
+        sections.append(("Commands", [("ctrl+p", "Command palette: every action and tab")]))
         return sections
 
     # --- actions on the tab --------------------------------------------------------

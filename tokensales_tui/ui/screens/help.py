@@ -22,6 +22,15 @@ __all__ = ["HelpScreen", "Section", "key_display", "sections_from_bindings"]
 Section = tuple[str, list[tuple[str, str]]]
 """A heading and its (key display, description) rows."""
 
+COLUMN_GAPS = 3 + 2 + 3
+"""Cells a column of the help takes beside its keys and descriptions: the keys' right
+margin, the descriptions' padding and the column's margin (see the CSS)."""
+PANEL_EDGES = 2 + 2
+"""The panel's border and left padding."""
+DESCRIPTIONS_SHOWN = 30
+"""Cells of a description two columns must show at least (longer ones end with "…");
+where they cannot, the columns go one below the other."""
+
 
 def _format(binding: Binding) -> str:
     # The same formatting as App.get_key_display, for callers without an app.
@@ -125,6 +134,7 @@ class HelpScreen(ModalScreen[None]):
             text-style: bold;
         }
         & .help--columns { width: auto; height: auto; }
+        & .help--columns.-stacked { layout: vertical; }
         & .help--column { width: auto; height: auto; margin-right: 3; }
         & .help--keys {
             width: auto;
@@ -148,6 +158,8 @@ class HelpScreen(ModalScreen[None]):
     def __init__(self, sections: list[Section]) -> None:
         super().__init__()
         self._sections = sections
+        self._wide = 0
+        """Cells the two columns take side by side (set by compose)."""
 
     def compose(self) -> ComposeResult:
         # A section's keys are one text and its descriptions another, each row one line
@@ -160,15 +172,32 @@ class HelpScreen(ModalScreen[None]):
             key_width = max(
                 (cell_len(key) for _, rows in self._sections for key, _ in rows), default=1
             )
-            # Two columns of sections, so every key fits on one screen at 120x40.
+            # Two columns of sections, so every key fits on one screen at 120x40; one
+            # below the other where the terminal is narrower than the two (see on_resize).
+            columns = _balanced(self._sections)
+            self._wide = PANEL_EDGES + sum(
+                key_width + COLUMN_GAPS + min(DESCRIPTIONS_SHOWN, _widest(column))
+                for column in columns
+            )
             with Horizontal(classes="help--columns"):
-                for column in _balanced(self._sections):
+                for column in columns:
                     with Vertical(classes="help--column"):
                         for heading, rows in column:
                             # Keys may come from a user's keymap: literal text, never markup.
                             yield Static(line(heading), classes="help--heading")
                             yield _rows(rows, key_width)
         yield KeysFooter(compact=True)  # this dialog's keys, not the screen's behind it
+
+    def on_mount(self) -> None:
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        # The panel may take 90% of the screen's width.
+        stacked = self.size.width * 0.9 < self._wide
+        self.query_one(".help--columns").set_class(stacked, "-stacked")
 
     def action_close(self) -> None:
         """Close the help."""
@@ -181,6 +210,10 @@ def _rows(rows: list[tuple[str, str]], key_width: int) -> Horizontal:
     keys.styles.width = key_width
     said = Static(_lines(text for _, text in rows), classes="help--descriptions")  # gate: _lines
     return Horizontal(keys, said, classes="help--rows")
+
+
+def _widest(sections: list[Section]) -> int:
+    return max((cell_len(text) for _, rows in sections for _, text in rows), default=0)
 
 
 def _lines(texts: Iterable[str]) -> Content:
