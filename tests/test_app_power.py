@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tokensales_tui.config import Overrides
 from tokensales_tui.session import Launch
@@ -283,3 +287,33 @@ async def test_payouts_lead_to_their_items_and_items_to_their_payout_and_asset()
         await pilot.press("a")
         assert app.active_tab.resource.key == "assets"
         assert app.active_tab.highlighted.id == paid_in_asset.payout.asset_id
+
+
+@pytest.mark.parametrize("kind", ["fifo", "loop", "dangling"])
+async def test_export_refuses_a_path_that_is_no_file_to_replace(tmp_path: Path, kind: str) -> None:
+    # Each was taken for a file: a FIFO asked "Replace?" and was replaced by a file; a
+    # loop of links said it "appeared meanwhile".
+    target = tmp_path / "out.csv"
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "loop":
+        (tmp_path / "other").symlink_to(target)
+        target.symlink_to(tmp_path / "other")
+    else:
+        target.symlink_to(tmp_path / "nowhere" / "file")
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("x")
+        await wait_for_screen(app, pilot, "ExportScreen")
+        app.screen.query_one("#path").value = str(target)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ExportScreen"
+        expected = {
+            "fifo": "is not a regular file",
+            "loop": "symbolic links",
+            "dangling": "a link to nothing",
+        }
+        assert expected[kind] in screen_text(app)
+    assert target.is_symlink() or stat.S_ISFIFO(target.lstat().st_mode)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import stat
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -144,6 +145,20 @@ class ExportScreen(ModalScreen[Path | None]):
             return None
         if not path.parent.is_dir():
             self._say(f"There is no folder {path.parent}", error=True)
+            return None
+        try:
+            status = path.stat()  # through a link to where it leads
+        except FileNotFoundError:
+            if path.is_symlink():
+                self._say(f"{path} is a link to nothing: choose another name", error=True)
+                return None
+            return path  # a new file
+        except OSError as error:  # a loop of links, a folder not to be read
+            self._say(f"{path}: {error.strerror or error}", error=True)
+            return None
+        if not stat.S_ISREG(status.st_mode):
+            # A FIFO, a device: writing would wait on a reader, or replace it by a file.
+            self._say(f"{path} is not a regular file: choose another name", error=True)
             return None
         return path
 
