@@ -282,3 +282,24 @@ def test_every_way_out_passes_the_mask(module: str, functions: tuple[str, ...]) 
     for name in functions:
         assert name in found, f"{module}: {name} is gone; update SINKS"
         assert found[name] & {"shown", "mask_text"}, f"{module}: {name} skips the mask"
+
+
+async def test_the_webhook_edit_form_shows_the_url_masked_and_keeps_it_unless_retyped() -> None:
+    # A Slack hook's path is its secret: pressing e in a masked demo showed it whole.
+    app = TokenSalesApp(Launch(demo=True, mask=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        table = app.active_tab.table
+        stored = next(row.url for row in table.model.shown_rows if "slack" in row.url)
+        assert table.move_cursor_to(lambda row: row.url == stored)
+        await pilot.press("e")
+        await wait_for_screen(app, pilot, "WebhookForm")
+        field = app.screen.query_one("#url")
+        assert field.value == shown(stored) != stored
+        assert stored not in screen_text(app)
+        assert app.screen.outgoing() is None  # left as shown: the URL is not sent
+        field.value = field.value.replace("hooks.", "hooks2.")  # edited, still masked
+        assert "type the whole new one" in app.screen.check()["url"].message
+        field.value = "https://example.com/new"
+        assert "url" not in app.screen.check()
+        assert app.screen.outgoing().body.url == "https://example.com/new"

@@ -14,8 +14,9 @@ from ...api.endpoints import Endpoint, webhook_endpoint
 from ...api.models import Webhook, WebhookCreate, WebhookUpdate
 from ...api.preview import Change
 from ...checks import parse_events, suggest_events
-from ...checks.forms import webhook_problems
+from ...checks.forms import Problem, webhook_problems
 from ...clean import clean_line
+from ...mask import ELLIPSIS, shown
 from ..safe import content
 from ..widgets.safe_input import SafeInput
 from ..widgets.secret_input import SecretInput
@@ -71,8 +72,10 @@ class WebhookForm(FormScreen):
         self.webhook = webhook
         self.known_events = list(known_events)
         # What the fields show of the stored webhook, and what "unchanged" compares with:
-        # server text with control characters made visible.
-        self.before_url = clean_line(webhook.url) if webhook else ""
+        # server text with control characters made visible, and in mask mode the URL
+        # masked as the table shows it (its secret path is no field's to show).
+        self.before_url = shown(clean_line(webhook.url)) if webhook else ""
+        self.url_masked = webhook is not None and self.before_url != clean_line(webhook.url)
         self.before_events = [clean_line(name) for name in webhook.events] if webhook else []
 
     def compose_fields(self) -> ComposeResult:
@@ -156,11 +159,17 @@ class WebhookForm(FormScreen):
             added = [name for name in names if name not in self.before_events]
             events = ", ".join(added) if names else events
         changed_url = not editing or url.strip() != self.before_url
-        return webhook_problems(
+        problems = webhook_problems(
             url if changed_url else None,
             events if not editing or events else None,
             self.text("secret"),
         )
+        if changed_url and self.url_masked and ELLIPSIS in url:
+            # Sent, the mask's "…" would replace the hidden part of the stored URL.
+            problems["url"] = Problem(
+                "the URL shows masked (mask mode): type the whole new one, or leave it as it was"
+            )
+        return problems
 
     def outgoing(self) -> Outgoing | None:
         url = self.text("url").strip()
