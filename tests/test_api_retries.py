@@ -87,6 +87,40 @@ async def test_post_is_not_retried_on_a_status(status: int) -> None:
     assert server.count("POST", "/v1/platform-webhooks") == 1
 
 
+@pytest.mark.parametrize(("status", "headers"), [(503, {}), (429, {"Retry-After": "2"})])
+async def test_the_token_request_is_retried_on_a_transient_status_like_a_get(
+    status: int, headers: dict[str, str]
+) -> None:
+    # Asking for a token changes nothing on the server: a one-off 503 or 429 on it is
+    # waited out as on a GET, not reported as a failure of the call that needed it.
+    clock = FakeClock()
+    server = FakeServer({("GET", "/v1/platform-webhooks"): json_response(200, [])})
+    issue = server.routes[("POST", "/auth/getAccessToken")]
+    state = {"n": 0}
+
+    def busy_once(request: httpx.Request) -> httpx.Response:
+        state["n"] += 1
+        if state["n"] == 1:
+            return httpx.Response(status, json={"message": "busy"}, headers=headers)
+        return issue(request)
+
+    server.routes[("POST", "/auth/getAccessToken")] = busy_once
+    async with server.client(clock) as client:
+        assert await client.list_webhooks() == []
+    assert server.count("POST", "/auth/getAccessToken") == 2
+    assert clock.slept == [2.0 if headers else 0.5]
+
+
+async def test_the_token_request_gives_up_after_two_attempts() -> None:
+    server = FakeServer({("GET", "/v1/platform-webhooks"): json_response(200, [])})
+    server.routes[("POST", "/auth/getAccessToken")] = failing_then_ok(503, 99)
+    async with server.client() as client:
+        with pytest.raises(ServerError, match="503"):
+            await client.list_webhooks()
+    assert server.count("POST", "/auth/getAccessToken") == 2
+    assert server.count("GET", "/v1/platform-webhooks") == 0
+
+
 async def test_post_is_retried_when_the_connection_never_opened() -> None:
     server = FakeServer()
     state = {"n": 0}

@@ -1,8 +1,9 @@
 """One request and its retries: attempts, deadline, back-off, and mapping failures to ApiError.
 
-Retry policy: GET, PUT and DELETE are retried on connection errors, 429 (honouring
-``Retry-After``, capped at 30 s) and 502/503/504, with jittered exponential backoff,
-at most three attempts and an overall deadline. A POST is retried only when it
+Retry policy: GET, PUT and DELETE, and the token request (a POST that changes
+nothing), are retried on connection errors, 429 (honouring ``Retry-After``, capped at
+30 s) and 502/503/504, with jittered exponential backoff, at most three attempts (two
+for the token) and an overall deadline. Any other POST is retried only when it
 certainly never reached the server (the connection could not be made); a POST whose
 answer never came raises :class:`~.errors.OutcomeUnknownError` and is never repeated.
 Redirects are never followed, so the token cannot travel to another host.
@@ -219,7 +220,7 @@ class Sender:
                 await self.tokens.renew(token)
                 attempt -= 1  # the retry after a renewal is not a failed attempt
                 continue
-            if status in RETRY_STATUSES and endpoint.method in IDEMPOTENT:
+            if status in RETRY_STATUSES and _repeatable(endpoint):
                 delay, capped = self._retry_delay(response, attempt)
                 if attempt < attempts and self._time_left(started, delay):
                     self._notify(endpoint, attempt, delay, f"HTTP {status}", capped)
