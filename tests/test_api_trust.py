@@ -679,13 +679,19 @@ async def test_outcome_unknown_says_refresh_to_check_once() -> None:
     def lost(request: httpx.Request) -> httpx.Response:
         raise httpx.ReadTimeout("read timed out")
 
-    server = FakeServer({("POST", "/v1/payouts/add"): lost})
-    from tokensales_tui.api.models import PayoutDefinition
+    server = FakeServer(
+        {("POST", "/v1/platform-webhooks"): lost, ("POST", "/v1/payouts/add"): lost}
+    )
+    from tokensales_tui.api.models import PayoutDefinition, WebhookCreate
 
     async with server.client() as client:
         with pytest.raises(ApiError) as caught:
+            await client.create_webhook(WebhookCreate(url="https://a.example/h", events=["e"]))
+        assert caught.value.one_line.count("refresh to check") == 1
+        with pytest.raises(ApiError) as caught:  # no list shows it: another advice, once
             await client.add_payout(PayoutDefinition(type="free", name="x"))
-    assert caught.value.one_line.count("refresh to check") == 1
+    assert caught.value.one_line.count("check in its own console") == 1
+    assert "refresh" not in caught.value.one_line
 
 
 async def test_a_304_is_not_called_a_redirect() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 from textual.widgets import Select
 
@@ -164,6 +165,38 @@ async def test_a_refusal_keeps_the_values() -> None:
         assert form.text("name") == "EU cards" and form.text("detail-provider") == "stripe"
         assert form.query_one("#type", Select).value == "fiat"
         assert not record_path("default").exists()
+
+
+async def test_an_add_whose_answer_never_came_says_to_check_in_the_console() -> None:
+    # The service lists no payout definitions and the record is written on success only:
+    # the form says where the outcome can be seen, not "refresh to check".
+    app, transport = rigged_app()
+    posts: list[str] = []
+
+    def hook(request: httpx.Request) -> None:
+        if request.method == "POST" and request.url.path == "/v1/payouts/add":
+            posts.append(request.url.path)
+            raise httpx.ReadError("connection reset")
+
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "4")
+        await fill(pilot, name="Free mint", type="free")
+        transport.hook = hook
+        await pilot.press("ctrl+s")
+        await wait_for(lambda: "outcome unknown" in status(form), pilot)
+        assert "check in its own console" in status(form) and "refresh" not in status(form)
+        assert posts == ["/v1/payouts/add"]  # sent once, never repeated
+        assert form.text("name") == "Free mint"
+        assert not record_path("default").exists()
+
+        transport.hook = None
+        transport.delay["/v1/payouts/add"] = 30
+        await pilot.press("ctrl+s")
+        await wait_for(lambda: form.sending, pilot)
+        await pilot.press("escape")  # stop waiting
+        await wait_for(lambda: not form.sending, pilot)
+        assert "Stopped waiting" in status(form)
+        assert "check in its own console" in status(form) and "refresh" not in status(form)
 
 
 async def test_a_profile_keeps_its_record_between_runs() -> None:

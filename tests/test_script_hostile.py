@@ -21,6 +21,7 @@ import msgspec
 import pytest
 
 from tokensales_tui import cli
+from tokensales_tui.api.client import PAYOUT_UNKNOWN_ADVICE
 from tokensales_tui.api.errors import OutcomeUnknownError
 from tokensales_tui.console import TerminalGate
 from tokensales_tui.payouts import record_path
@@ -307,6 +308,13 @@ def test_messages_speak_to_a_shell_user() -> None:
     )
     assert "check with 'tokensales-tui get'" in message_of(error)
     assert "refresh" not in message_of(error)
+    # No command lists payout definitions: a payout add says where else to look.
+    payout = OutcomeUnknownError(
+        "POST /v1/payouts/add on h: outcome unknown (no answer in time)",
+        advice=PAYOUT_UNKNOWN_ADVICE,
+    )
+    assert message_of(payout).endswith(f"— {PAYOUT_UNKNOWN_ADVICE}")
+    assert "tokensales-tui get" not in message_of(payout)
 
 
 def test_ctrl_c_before_a_command_began_ends_it_in_one_line(

@@ -42,6 +42,7 @@ from .errors import (
     AuthError,
     NetworkError,
     NotFoundError,
+    OutcomeUnknownError,
     UnexpectedResponse,
     ValidationError,
 )
@@ -74,13 +75,20 @@ if TYPE_CHECKING:
     # import: it is imported when the first client is made, after the first frame.
     import httpx
 
-__all__ = ["ApiClient"]
+__all__ = ["PAYOUT_UNKNOWN_ADVICE", "ApiClient"]
 
 M = TypeVar("M", bound=Model)
 P = ParamSpec("P")
 R = TypeVar("R")
 
 TOKEN_ENDPOINT = Endpoint("POST", "auth", "/auth/getAccessToken")
+
+PAYOUT_UNKNOWN_ADVICE = (
+    "the service cannot list payout definitions: check in its own console whether it was"
+    " added before adding it again"
+)
+"""What to do when a payout add got no answer: no refresh shows whether it was added, and
+the local record is written only on success."""
 
 
 def _boundary(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
@@ -241,8 +249,16 @@ class ApiClient:
     # --- payouts --------------------------------------------------------------------
 
     async def add_payout(self, body: PayoutDefinition) -> None:
-        """``POST /v1/payouts/add``."""
-        await self._send(Endpoint("POST", "base", "/v1/payouts/add"), body)
+        """``POST /v1/payouts/add``.
+
+        Raises:
+            OutcomeUnknownError: the answer never came; it says where to check, since
+                the service cannot list payout definitions (:data:`PAYOUT_UNKNOWN_ADVICE`).
+        """
+        try:
+            await self._send(Endpoint("POST", "base", "/v1/payouts/add"), body)
+        except OutcomeUnknownError as unknown:
+            raise unknown.advising(PAYOUT_UNKNOWN_ADVICE) from None
 
     # --- collections ----------------------------------------------------------------
 

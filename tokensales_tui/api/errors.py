@@ -11,7 +11,7 @@ arrives as a subclass of :class:`ApiError`; nothing else escapes the client.
     ``ServerError``          5xx after the retries.
     ``NetworkError``         the host could not be reached (refused, DNS, TLS); names the host.
     ``TimeoutError_``        no answer in time; for a POST this is ``OutcomeUnknownError``.
-    ``OutcomeUnknownError``  a write was sent but its answer never came: refresh to check.
+    ``OutcomeUnknownError``  a write was sent but its answer never came: says how to check.
     ``UnexpectedResponse``   a body that fits no accepted shape, is over the size limit, or
                              broke the client in a way it did not foresee; names what arrived.
     ``RedirectError``        the server redirected; the client never follows (the token must not travel).
@@ -124,11 +124,27 @@ class TimeoutError_(NetworkError):
     """No answer in time."""
 
 
+REFRESH_TO_CHECK = "refresh to check before trying again"
+"""How to find out whether a write whose answer never came happened, where the list shows it."""
+
+
 class OutcomeUnknownError(ApiError):
     """A write was sent but no answer came: it may or may not have happened.
 
-    The message ends with the advice to refresh; there is no separate hint.
+    The message ends with ``advice``, how to find out (there is no separate hint): by
+    default to refresh; a write whose result no list shows says where else to look
+    (:meth:`advising`).
     """
+
+    def __init__(self, message: str, *, advice: str = "") -> None:
+        super().__init__(f"{message} — {advice}" if advice else message)
+        self.unknown = _line(message)
+        """The message without the advice."""
+        self.advice = _line(advice)
+
+    def advising(self, advice: str) -> OutcomeUnknownError:
+        """The same error, ending with ``advice`` instead."""
+        return OutcomeUnknownError(self.unknown, advice=advice)
 
 
 class UnexpectedResponse(ApiError):

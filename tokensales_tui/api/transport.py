@@ -45,6 +45,7 @@ from .connection import Connection, host_of
 from .decode import OFF_LOOP_BYTES
 from .endpoints import Endpoint, check_path, redact_url, url_of
 from .errors import (
+    REFRESH_TO_CHECK,
     ApiError,
     AuthError,
     NetworkError,
@@ -313,8 +314,8 @@ class Sender:
     def _outcome_unknown(self, endpoint: Endpoint, url: str, why: str) -> OutcomeUnknownError:
         # The advice is in the message (forms show the message alone), so no hint repeats it.
         return OutcomeUnknownError(
-            f"{endpoint.method} {endpoint.path} on {host_of(url)}: outcome unknown ({why})"
-            " — refresh to check before trying again"
+            f"{endpoint.method} {endpoint.path} on {host_of(url)}: outcome unknown ({why})",
+            advice=REFRESH_TO_CHECK,
         )
 
     def _network_error(self, url: str, verb: str, error: Exception | None = None) -> NetworkError:

@@ -188,6 +188,9 @@ class FormScreen(ModalScreen[FormResult | None]):
         Binding("ctrl+y", "copy_curl", "Copy as curl", id="form.copy_curl", priority=True),
     ]
 
+    UNKNOWN_ADVICE: ClassVar[str] = "refresh to check"
+    """How to find out whether a request whose answer was not waited for did anything."""
+
     def __init__(self, api: ApiWorker, *, title: str, discard_question: str) -> None:
         super().__init__()
         self.api = api
@@ -520,7 +523,8 @@ class FormScreen(ModalScreen[FormResult | None]):
         except asyncio.CancelledError:
             self._set_sending(False)
             self.set_status(
-                "Stopped waiting for the answer: outcome unknown — refresh to check", "error"
+                f"Stopped waiting for the answer: outcome unknown — {self.UNKNOWN_ADVICE}",
+                "error",
             )
             raise
         except ApiError as error:
@@ -577,7 +581,7 @@ class FormScreen(ModalScreen[FormResult | None]):
 def _failure(error: ApiError) -> str:
     """The failure in a form's words: ctrl+s sends again, nothing is sent by itself."""
     if isinstance(error, OutcomeUnknownError):
-        return error.message  # "… outcome unknown (why) — refresh to check"
+        return error.message  # "… outcome unknown (why) — refresh to check", or where to
     if isinstance(error, ValidationError):
         return f"The server refused it: {error.message} — change the values and press ctrl+s again"
     hint = error.hint.replace("press r", "press ctrl+s")  # r is a letter in a form

@@ -11,6 +11,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Select, Static
 
 from ...api import ApiClient
+from ...api.client import PAYOUT_UNKNOWN_ADVICE
 from ...api.endpoints import Endpoint
 from ...api.models import PayoutDefinition
 from ...checks import KNOWN_CHAINS, PAYOUT_TYPES, detail_fields
@@ -50,6 +51,8 @@ class PayoutForm(FormScreen):
     DEFAULT_CSS = """
     PayoutForm #details { height: auto; }
     """
+
+    UNKNOWN_ADVICE = PAYOUT_UNKNOWN_ADVICE  # no list shows payout definitions
 
     def __init__(self, api: ApiWorker) -> None:
         super().__init__(
