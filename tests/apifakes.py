@@ -102,3 +102,44 @@ def connection() -> Connection:
 
 def json_response(status: int, body: Any, **headers: str) -> Handler:
     return lambda request: httpx.Response(status, json=body, headers=headers)
+
+
+def in_turn(*handlers: Handler) -> Handler:
+    """Each request answered by the next of ``handlers``; the last answers the rest."""
+    queue = list(handlers)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return (queue.pop(0) if len(queue) > 1 else queue[0])(request)
+
+    return handler
+
+
+class _BrokenStream(httpx.AsyncByteStream):
+    """A body that sends its first bytes, then breaks as a connection closed midway does."""
+
+    def __init__(self, first: bytes) -> None:
+        self.first = first
+
+    async def __aiter__(self):  # type: ignore[no-untyped-def]
+        yield self.first
+        raise httpx.RemoteProtocolError(
+            "peer closed connection without sending complete message body"
+        )
+
+
+def broken_body(status: int, first: bytes = b'{"del') -> Handler:
+    """An answer of ``status`` whose body breaks after ``first`` (the connection closed)."""
+    return lambda request: httpx.Response(
+        status,
+        stream=_BrokenStream(first),
+        headers={"Content-Type": "application/json", "Content-Length": "64"},
+    )
+
+
+def raises(error: Exception) -> Handler:
+    """A request that gets no answer: ``error`` instead (a time-out, a broken connection)."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise error
+
+    return handler

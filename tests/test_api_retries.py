@@ -5,11 +5,14 @@ from __future__ import annotations
 import email.utils
 import logging
 import time
+from typing import Any
 
 import httpx
 import pytest
 
 from tokensales_tui.api import (
+    Deleted,
+    Endpoint,
     NetworkError,
     NotFoundError,
     OutcomeUnknownError,
@@ -20,7 +23,7 @@ from tokensales_tui.api import (
 )
 from tokensales_tui.api.models import PayoutDefinition, WebhookCreate, WebhookUpdate
 
-from .apifakes import FakeClock, FakeServer, json_response
+from .apifakes import FakeClock, FakeServer, broken_body, in_turn, json_response, raises
 
 NEW = WebhookCreate(url="https://hooks.example.com/in", events=["item.sold"])
 
@@ -314,3 +317,98 @@ async def test_debug_log_has_no_secret_or_token(caplog: pytest.LogCaptureFixture
     assert "GET https://api.example.test/v1/items" in text
     assert "secret-ZZZZ9999" not in text and "key-AAAA1111" not in text
     assert "eyJ" not in text and "Bearer" not in text
+
+
+# --- a DELETE repeated after an attempt whose answer was lost -----------------------------
+
+DELETES = [
+    ("delete_webhook", "/v1/platform-webhooks/x_1"),
+    ("delete_item", "/v1/items/x_1"),
+    ("delete_collection", "/collection/x_1"),
+]
+LOST_ANSWERS = {
+    # The server deleted it, then answered past the read time-out.
+    "time-out": raises(httpx.ReadTimeout("timed out")),
+    # The server deleted it and answered 200, but the connection closed mid-body.
+    "broken body": broken_body(200),
+    "connection reset": raises(httpx.ReadError("connection reset by peer")),
+    # A gateway whose server had the request and never answered it.
+    "502": json_response(502, {"message": "upstream closed the connection"}),
+    "504": json_response(504, {"message": "upstream timed out"}),
+}
+GONE = json_response(404, {"message": "no such object"})
+
+
+@pytest.mark.parametrize("lost", LOST_ANSWERS.values(), ids=LOST_ANSWERS.keys())
+@pytest.mark.parametrize(("method", "path"), DELETES, ids=[d[0] for d in DELETES])
+async def test_a_delete_repeated_after_a_lost_answer_and_then_not_found_is_deleted(
+    method: str, path: str, lost: Any
+) -> None:
+    server = FakeServer({("DELETE", path): in_turn(lost, GONE)})
+    async with server.client() as client:
+        done = await getattr(client, method)("x_1")
+    assert done == Deleted(already_gone=True)
+    assert done.note == "it was already gone when the request was repeated"
+    assert server.count("DELETE", path) == 2
+
+
+@pytest.mark.parametrize(("method", "path"), DELETES, ids=[d[0] for d in DELETES])
+async def test_a_delete_answered_at_once_is_deleted_and_not_already_gone(
+    method: str, path: str
+) -> None:
+    server = FakeServer({("DELETE", path): in_turn(json_response(200, {}), GONE)})
+    async with server.client() as client:
+        done = await getattr(client, method)("x_1")
+    assert done == Deleted() and done.note == ""
+    assert server.count("DELETE", path) == 1
+
+
+REFUSED_FIRST = {
+    # Nothing reached the server, or it said it did nothing: a 404 then is its own.
+    "refused": raises(httpx.ConnectError("[Errno 111] Connection refused")),
+    "connect time-out": raises(httpx.ConnectTimeout("timed out connecting")),
+    "503": json_response(503, {"message": "busy"}),
+    "429": json_response(429, {"message": "slow down"}, **{"Retry-After": "1"}),
+}
+
+
+@pytest.mark.parametrize("first", REFUSED_FIRST.values(), ids=REFUSED_FIRST.keys())
+async def test_a_delete_not_found_after_an_attempt_that_did_nothing_is_not_found(
+    first: Any,
+) -> None:
+    server = FakeServer({("DELETE", "/v1/items/x_1"): in_turn(first, GONE)})
+    async with server.client() as client:
+        with pytest.raises(NotFoundError) as caught:
+            await client.delete_item("x_1")
+    assert not caught.value.after_unknown_outcome
+    assert "most likely deleted" not in str(caught.value)
+    assert server.count("DELETE", "/v1/items/x_1") == 2
+
+
+async def test_a_delete_not_found_at_the_first_attempt_is_not_found() -> None:
+    server = FakeServer({("DELETE", "/v1/items/x_1"): GONE})
+    async with server.client() as client:
+        with pytest.raises(NotFoundError) as caught:
+            await client.delete_item("x_1")
+    assert not caught.value.after_unknown_outcome
+    assert server.count("DELETE", "/v1/items/x_1") == 1
+
+
+async def test_a_raw_delete_not_found_on_its_repeat_says_the_first_most_likely_deleted_it() -> None:
+    # The raw request (`tokensales-tui api DELETE …`) reports the server's answer as it is,
+    # and says what it means; a GET's 404 after a lost answer says nothing of the kind.
+    server = FakeServer(
+        {
+            ("DELETE", "/v1/items/x_1"): in_turn(broken_body(200), GONE),
+            ("GET", "/v1/items/x_1"): in_turn(raises(httpx.ReadTimeout("t")), GONE),
+        }
+    )
+    async with server.client() as client:
+        with pytest.raises(NotFoundError) as caught:
+            await client.request(Endpoint("DELETE", "base", "/v1/items/x_1"), None)
+        assert caught.value.after_unknown_outcome
+        assert "when the request was repeated" in str(caught.value)
+        assert "most likely deleted it" in str(caught.value)
+        with pytest.raises(NotFoundError) as read:
+            await client.get_item("x_1")
+    assert not read.value.after_unknown_outcome

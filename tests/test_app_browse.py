@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from rich.cells import cell_len
 from textual.widgets import TabbedContent, TabPane
@@ -371,6 +372,44 @@ async def test_failed_delete_leaves_the_row_and_says_why() -> None:
         await pilot.press("d", "right", "enter")
         await wait_for(lambda: any("not deleted" in n.message for n in app._notifications), pilot)
         assert any(r is row for r in tab.table.model.shown_rows)
+
+
+def lose_the_first_answer(emulator: Any, kind: str, object_id: str, path: str) -> Any:
+    """A hook for a rigged transport: the first DELETE of ``path`` deletes the object on
+    the emulator, then its answer is lost (the read times out)."""
+
+    def hook(request: httpx.Request) -> None:
+        objects = getattr(emulator, f"{kind}s")
+        if request.method == "DELETE" and request.url.path == path and object_id in objects:
+            emulator.delete(objects, object_id, kind)
+            raise httpx.ReadTimeout("timed out", request=request)
+
+    return hook
+
+
+async def test_a_delete_whose_answer_was_lost_says_deleted_when_the_repeat_finds_it_gone() -> None:
+    app, transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("5")
+        tab = app.active_tab
+        row = tab.highlighted
+        emulator = app.rigged_emulator  # type: ignore[attr-defined]
+        path = f"/collection/{row.id}"
+        transport.hook = lose_the_first_answer(emulator, "collection", row.id, path)
+        await pilot.press("d", "right", "enter")
+        said = lambda: [  # noqa: E731
+            n
+            for n in app._notifications
+            if n.message.startswith("Deleted") or "not del" in n.message
+        ]
+        await wait_for(lambda: bool(said()), pilot)
+        assert [n.message for n in said()] == [
+            f"Deleted collection {row.name} (it was already gone when the request was repeated)"
+        ]
+        assert said()[0].severity == "information"
+        await wait_for(lambda: all(r.id != row.id for r in tab.table.rows), pilot)
+        assert row.id not in emulator.collections
 
 
 async def test_delete_is_not_offered_where_the_service_has_none() -> None:

@@ -115,6 +115,30 @@ async def test_bulk_delete_asks_once_reports_each_failure_and_keeps_the_successe
         assert table.marked_count == 1  # the one that failed stays marked
 
 
+async def test_a_bulk_delete_counts_an_item_its_lost_answer_deleted_as_deleted() -> None:
+    from .test_app_browse import lose_the_first_answer
+
+    app, transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2")
+        table = app.active_tab.table
+        rows = table.model.shown_rows[:2]
+        emulator = app.rigged_emulator  # type: ignore[attr-defined]
+        path = f"/v1/items/{rows[1].id}"
+        transport.hook = lose_the_first_answer(emulator, "item", rows[1].id, path)
+        await pilot.press("space", "space", "d")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        await pilot.press("right", "enter")
+        said = lambda: [n.message for n in app._notifications if "Deleted" in n.message]  # noqa: E731
+        await wait_for(lambda: bool(said()), pilot)
+        assert said() == ["Deleted 2 of 2 items (1 already gone when its request was repeated)"]
+        assert not any("not deleted" in n.title for n in app._notifications)
+        ids = lambda: {row.id for row in table.rows}  # noqa: E731
+        await wait_for(lambda: not ids() & {rows[0].id, rows[1].id}, pilot)
+        assert table.marked_count == 0
+
+
 async def test_a_bulk_delete_names_the_key_that_stops_it_as_bound() -> None:
     from tokensales_tui import config
 

@@ -147,10 +147,14 @@ class Reply:
     """Read the request, then never answer (until the server closes)."""
     trickle: float | None = None
     """Send the headers, then the body one byte every this many seconds."""
+    delay: float = 0.0
+    """Seconds to wait before answering (the request has been read and acted on)."""
+    cut: bool = False
+    """Declare the whole body's length, send half of it, and close the connection."""
 
     @classmethod
-    def json(cls, status: int, value: Any, **headers: str) -> Reply:
-        return cls(status, json.dumps(value).encode(), headers=headers)
+    def json(cls, status: int, value: Any, delay: float = 0.0, **headers: str) -> Reply:
+        return cls(status, json.dumps(value).encode(), headers=headers, delay=delay)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -175,12 +179,13 @@ class ScriptedServer:
     """An HTTP server on 127.0.0.1 that answers each (method, path) as scripted.
 
     The token endpoint issues an hour-long JWT unless scripted otherwise; every other
-    route answers 404. ``seen`` lists the requests in the order they arrived.
+    route answers 404. A route given a list of replies answers with each in turn, the
+    last one again and again. ``seen`` lists the requests in the order they arrived.
     """
 
     def __init__(self) -> None:
         self.token = make_jwt(lifetime=3600)
-        self.routes: dict[tuple[str, str], Reply] = {
+        self.routes: dict[tuple[str, str], Reply | list[Reply]] = {
             ("POST", TOKEN_PATH): Reply.json(200, {"accessToken": self.token})
         }
         self.seen: list[tuple[str, str]] = []
@@ -219,9 +224,13 @@ class ScriptedServer:
         route = (request.command, urlsplit(request.path).path)
         self.seen.append(route)
         reply = self.routes.get(route, Reply.json(404, {"message": "no such path"}))
+        if isinstance(reply, list):
+            reply = reply.pop(0) if len(reply) > 1 else reply[0]
         request.close_connection = True
         if reply.hang:
             self.closing.wait(30)
+            return
+        if reply.delay and self.closing.wait(reply.delay):
             return
         try:
             request.send_response(reply.status)
@@ -231,6 +240,11 @@ class ScriptedServer:
             for name, value in reply.headers.items():
                 request.send_header(name, value)
             request.end_headers()
+            if reply.cut:
+                request.wfile.write(reply.body[: len(reply.body) // 2])
+                request.wfile.flush()
+                request.connection.shutdown(socket.SHUT_RDWR)
+                return
             if reply.trickle is None:
                 request.wfile.write(reply.body)
                 return
@@ -465,6 +479,32 @@ async def test_a_long_trickle_does_not_hold_a_call_past_the_deadline() -> None:
         async with ApiClient(connection(server.url), timeout=FAST, deadline=5) as client:
             with pytest.raises(ApiError):
                 await bounded(client.list_items(), 5 + 2)
+
+
+# --- a DELETE whose answer is lost, repeated ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "lost",
+    [
+        # The server deletes at once but answers past the read time-out.
+        Reply.json(200, {"deleted": "col_2"}, delay=0.9),
+        # The server deletes and answers 200, but closes the connection mid-body.
+        Reply(200, json.dumps({"deleted": "col_2", "pad": "x" * 200}).encode(), cut=True),
+    ],
+    ids=["answer-after-the-read-time-out", "connection-closed-mid-body"],
+)
+async def test_a_delete_repeated_after_its_answer_was_lost_counts_the_404_as_deleted(
+    lost: Reply,
+) -> None:
+    with ScriptedServer() as server:
+        gone = Reply.json(404, {"message": "collection not found"})
+        server.routes[("DELETE", "/collection/col_2")] = [lost, gone]
+        client = ApiClient(connection(server.url), timeout=FAST, deadline=10, backoff=0.05)
+        async with client:
+            done = await bounded(client.delete_collection("col_2"))
+        assert done.already_gone
+        assert server.count("DELETE", "/collection/col_2") == 2
 
 
 # --- 4. the token endpoint down or refusing ----------------------------------------------

@@ -284,6 +284,41 @@ def test_delete_refuses_without_a_terminal_and_reports_each_id(served: Served) -
     assert item not in served.emulator.items and collection not in served.emulator.collections
 
 
+def test_delete_counts_a_404_on_the_repeat_of_a_lost_answer_as_deleted() -> None:
+    # The server deletes and answers 200, but the connection closes mid-body; the repeat
+    # finds nothing. The id given twice is deleted once (the ids are told apart as given).
+    from .test_reliability_network import Reply, ScriptedServer
+
+    with ScriptedServer() as server:
+        body = json.dumps({"deleted": "itm_1", "pad": "x" * 200}).encode()
+        server.routes[("DELETE", "/v1/items/itm_1")] = [
+            Reply(200, body, cut=True),
+            Reply.json(404, {"message": "item not found"}),
+        ]
+        server.routes[("DELETE", "/v1/items/ITM_1")] = Reply.json(404, {"message": "no"})
+        command = ["delete", "item", "itm_1", "itm_1", "ITM_1", "--yes"]
+        result = subprocess.run(
+            [sys.executable, "-m", "tokensales_tui", *command],
+            capture_output=True,
+            env={
+                **os.environ,
+                "TOKENSALES_BASE_URL": server.url,
+                "TOKENSALES_API_KEY": "key",
+                "TOKENSALES_API_SECRET": "secret",
+            },
+            timeout=60,
+            check=False,
+        )
+        sent = server.count("DELETE", "/v1/items/itm_1"), server.count("DELETE", "/v1/items/ITM_1")
+    stderr = result.stderr.decode()
+    assert [line for line in stderr.splitlines() if "retrying" not in line] == [
+        "tokensales-tui: deleted item itm_1 (it was already gone when the request was repeated)",
+        "tokensales-tui: item ITM_1: DELETE /v1/items/ITM_1: not found (no)",
+    ]
+    assert result.returncode == 4  # ITM_1 is not found
+    assert sent == (2, 1)
+
+
 def test_add_payout_from_flags_and_file_is_recorded_for_the_payouts_tab(
     served: Served, tmp_path: Path
 ) -> None:

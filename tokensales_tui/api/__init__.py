@@ -1,6 +1,6 @@
 """The service's API: typed models, the client, its errors. Never imports Textual."""
 
-from .client import ApiClient
+from .client import ApiClient, Deleted
 from .connection import Connection
 from .endpoints import Endpoint
 from .errors import (
@@ -25,6 +25,7 @@ __all__ = [
     "ApiError",
     "AuthError",
     "Connection",
+    "Deleted",
     "Endpoint",
     "NetworkError",
     "NotFoundError",

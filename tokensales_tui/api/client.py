@@ -20,6 +20,7 @@ import inspect
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import msgspec
@@ -75,7 +76,7 @@ if TYPE_CHECKING:
     # import: it is imported when the first client is made, after the first frame.
     import httpx
 
-__all__ = ["PAYOUT_UNKNOWN_ADVICE", "ApiClient"]
+__all__ = ["PAYOUT_UNKNOWN_ADVICE", "ApiClient", "Deleted"]
 
 M = TypeVar("M", bound=Model)
 P = ParamSpec("P")
@@ -89,6 +90,23 @@ PAYOUT_UNKNOWN_ADVICE = (
 )
 """What to do when a payout add got no answer: no refresh shows whether it was added, and
 the local record is written only on success."""
+
+
+@dataclass(frozen=True, slots=True)
+class Deleted:
+    """What a delete did: the object is gone.
+
+    ``already_gone``: the request was repeated after an attempt whose answer was lost
+    (no answer in time, a connection broken once it went, a gateway's 502 or 504), and
+    the repeat found nothing to delete: that attempt has most likely deleted it.
+    """
+
+    already_gone: bool = False
+
+    @property
+    def note(self) -> str:
+        """Said after "deleted …": empty, or why nothing was left to delete."""
+        return "it was already gone when the request was repeated" if self.already_gone else ""
 
 
 def _boundary(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
@@ -218,9 +236,9 @@ class ApiClient:
         """``PUT /v1/platform-webhooks/{id}`` with only the fields that change."""
         await self._send(webhook_endpoint("PUT", webhook_id), body)
 
-    async def delete_webhook(self, webhook_id: str) -> None:
-        """``DELETE /v1/platform-webhooks/{id}``."""
-        await self._send(webhook_endpoint("DELETE", webhook_id))
+    async def delete_webhook(self, webhook_id: str) -> Deleted:
+        """``DELETE /v1/platform-webhooks/{id}``; see :class:`Deleted`."""
+        return await self._delete(webhook_endpoint("DELETE", webhook_id))
 
     # --- items ----------------------------------------------------------------------
 
@@ -232,9 +250,9 @@ class ApiClient:
         """``GET /v1/items/{id}``."""
         return await self._one(item_endpoint("GET", item_id), Item, "item")
 
-    async def delete_item(self, item_id: str) -> None:
-        """``DELETE /v1/items/{id}``."""
-        await self._send(item_endpoint("DELETE", item_id))
+    async def delete_item(self, item_id: str) -> Deleted:
+        """``DELETE /v1/items/{id}``; see :class:`Deleted`."""
+        return await self._delete(item_endpoint("DELETE", item_id))
 
     # --- assets ---------------------------------------------------------------------
 
@@ -271,9 +289,9 @@ class ApiClient:
         response = await self._send(Endpoint("POST", "console", "/collections"), list(bodies))
         return optional_json(response.content)
 
-    async def delete_collection(self, collection_id: str) -> None:
-        """``DELETE {console_url}/collection/{token_Id}``."""
-        await self._send(collection_endpoint(collection_id))
+    async def delete_collection(self, collection_id: str) -> Deleted:
+        """``DELETE {console_url}/collection/{token_Id}``; see :class:`Deleted`."""
+        return await self._delete(collection_endpoint(collection_id))
 
     # --- any request ----------------------------------------------------------------
 
@@ -420,6 +438,17 @@ class ApiClient:
                 status=response.status_code,
             )
         return convert(payload, model, what, response.status_code)
+
+    async def _delete(self, endpoint: Endpoint) -> Deleted:
+        """A DELETE; a 404 to it repeated after an attempt whose answer was lost is the
+        object gone, most likely by that attempt: deleted (see :mod:`.transport`)."""
+        try:
+            await self._sender.send(endpoint, None)
+        except NotFoundError as error:
+            if not error.after_unknown_outcome:
+                raise
+            return Deleted(already_gone=True)
+        return Deleted()
 
     async def _send(self, endpoint: Endpoint, body: Any = None) -> httpx.Response:
         content = encode(body) if body is not None else None

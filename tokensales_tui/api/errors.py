@@ -5,7 +5,8 @@ arrives as a subclass of :class:`ApiError`; nothing else escapes the client.
 
 ``ApiError``
     ``AuthError``            the token could not be obtained, or the server refused it twice (401/403).
-    ``NotFoundError``        404: the object does not exist (any more).
+    ``NotFoundError``        404: the object does not exist (any more); for a DELETE repeated
+                             after an attempt whose outcome is unknown, it says so.
     ``ValidationError``      400/409/422: the server rejected the request; carries its message.
     ``RateLimitedError``     429 after the retries; carries ``retry_after`` in seconds.
     ``ServerError``          5xx after the retries.
@@ -70,9 +71,26 @@ class AuthError(ApiError):
 
 
 class NotFoundError(ApiError):
-    """The object does not exist."""
+    """The object does not exist.
+
+    ``after_unknown_outcome``: the 404 answered a DELETE repeated after an attempt whose
+    outcome is unknown (no answer in time, a connection broken once the request went, a
+    gateway's 502 or 504), so that attempt has most likely deleted the object; the
+    client's deletes count it as deleted.
+    """
 
     hint = "refresh the list"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        hint: str | None = None,
+        after_unknown_outcome: bool = False,
+    ) -> None:
+        super().__init__(message, status=status, hint=hint)
+        self.after_unknown_outcome = after_unknown_outcome
 
 
 class ValidationError(ApiError):

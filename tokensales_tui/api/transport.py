@@ -8,6 +8,13 @@ certainly never reached the server (the connection could not be made); a POST wh
 answer never came raises :class:`~.errors.OutcomeUnknownError` and is never repeated.
 Redirects are never followed, so the token cannot travel to another host.
 
+A DELETE repeated after an attempt that may have reached the server and been acted on
+(no answer in time, a connection broken once the request went, a gateway's 502 or 504)
+may find the object gone because that attempt deleted it: its 404 is a
+:class:`~.errors.NotFoundError` with ``after_unknown_outcome``, which the client's
+deletes count as deleted. A refused connection, a 503 or a 429 did nothing, so a 404
+after them is an ordinary one.
+
 Limits: a body is read as a stream and counted as it is decoded (gzip and deflate are
 inflated here, a bounded piece at a time), so an endless chunked or close-delimited body
 or a compression bomb stops at the limit without ever being held: a successful answer at
@@ -97,6 +104,9 @@ class SinkFailed(Exception):
 
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
+GATEWAY_LOST = frozenset({502, 504})
+"""Statuses a gateway answers when the server behind it may have had the request and
+never answered: the request may have been acted on."""
 IDEMPOTENT = frozenset({"GET", "PUT", "DELETE", "HEAD"})
 ERROR_BODY_CAP = 64 * 1024
 """Bytes of an error answer's decoded body kept for its message; the rest is not read."""
@@ -201,6 +211,7 @@ class Sender:
         attempts = max_attempts or self._max_attempts
         started = self._clock()
         renewed = False
+        unknown = False  # an earlier attempt may have been acted on, its answer lost
         attempt = 0
         while True:
             attempt += 1
@@ -212,6 +223,7 @@ class Sender:
                 delay = self._backoff_delay(attempt)
                 if attempt >= attempts or not self._time_left(started, delay):
                     raise transient.error from None
+                unknown = unknown or transient.sent
                 self._notify(endpoint, attempt, delay, transient.error.message)
                 await self._sleep(delay)
                 continue
@@ -224,11 +236,12 @@ class Sender:
             if status in RETRY_STATUSES and _repeatable(endpoint):
                 delay, capped = self._retry_delay(response, attempt)
                 if attempt < attempts and self._time_left(started, delay):
+                    unknown = unknown or status in GATEWAY_LOST
                     self._notify(endpoint, attempt, delay, f"HTTP {status}", capped)
                     await self._sleep(delay)
                     continue
             if status >= 400 or 300 <= status < 400:
-                raise self._status_error(endpoint, response)
+                raise self._status_error(endpoint, response, after_unknown=unknown)
             return response
 
     async def _once(
@@ -273,20 +286,24 @@ class Sender:
                 TimeoutError_(
                     f"{host_of(url)} did not finish answering within {self._deadline:.0f} s",
                     host=host_of(url),
-                )
+                ),
+                sent=True,
             ) from None
         except httpx.ConnectTimeout:
-            raise _Transient(self._network_error(url, "timed out connecting to")) from None
+            raise _Transient(
+                self._network_error(url, "timed out connecting to"), sent=False
+            ) from None
         except httpx.ConnectError as error:
             problem = self._network_error(url, "could not connect to", error)
             if _is_certificate_error(error) or _is_not_tls(error):
                 raise problem from None  # never retried, never switched off
-            raise _Transient(problem) from None
-        except httpx.TimeoutException:
+            raise _Transient(problem, sent=False) from None
+        except httpx.TimeoutException as error:
             if not _repeatable(endpoint):
                 raise self._outcome_unknown(endpoint, url, "no answer in time") from None
             raise _Transient(
-                TimeoutError_(f"{host_of(url)} did not answer in time", host=host_of(url))
+                TimeoutError_(f"{host_of(url)} did not answer in time", host=host_of(url)),
+                sent=not isinstance(error, httpx.PoolTimeout),  # waited for a connection
             ) from None
         except (httpx.TransportError, httpx.StreamError) as error:
             if isinstance(error, httpx.RemoteProtocolError) and "location header" in str(error):
@@ -300,7 +317,8 @@ class Sender:
                 NetworkError(
                     f"the connection to {host_of(url)} broke ({type(error).__name__})",
                     host=host_of(url),
-                )
+                ),
+                sent=True,
             ) from None
         log.debug(
             "%s %s → %s in %.0f ms",
@@ -346,7 +364,11 @@ class Sender:
             )
         return NetworkError(f"{verb} {host}", host=host)
 
-    def _status_error(self, endpoint: Endpoint, response: httpx.Response) -> ApiError:
+    def _status_error(
+        self, endpoint: Endpoint, response: httpx.Response, *, after_unknown: bool = False
+    ) -> ApiError:
+        """The error of an answer that is no success; ``after_unknown``: an earlier
+        attempt of this call may have been acted on, its answer lost."""
         status = response.status_code
         host = host_of(str(response.request.url)) if response.request else ""
         payload = _server_payload(response)
@@ -384,9 +406,15 @@ class Sender:
                 hint="the API key lacks permission for this",
             )
         if status == 404:
-            return NotFoundError(
-                f"{where}: not found" + (f" ({message})" if message else ""), status=status
-            )
+            found = f"{where}: not found" + (f" ({message})" if message else "")
+            if after_unknown and endpoint.method == "DELETE":
+                return NotFoundError(
+                    f"{found} when the request was repeated: the attempt before, whose answer"
+                    " was lost, has most likely deleted it",
+                    status=status,
+                    after_unknown_outcome=True,
+                )
+            return NotFoundError(found, status=status)
         if status == 429:
             after = _retry_after(response)
             return RateLimitedError(
@@ -439,11 +467,16 @@ class Sender:
 
 
 class _Transient(Exception):
-    """A failure that may be retried; carries the error to raise when retries run out."""
+    """A failure that may be retried; carries the error to raise when retries run out.
 
-    def __init__(self, error: ApiError) -> None:
+    ``sent``: the request may have reached the server and been acted on (its answer was
+    lost); False when no connection was made.
+    """
+
+    def __init__(self, error: ApiError, *, sent: bool) -> None:
         super().__init__(error.message)
         self.error = error
+        self.sent = sent
 
 
 def _repeatable(endpoint: Endpoint) -> bool:

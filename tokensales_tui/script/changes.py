@@ -210,12 +210,12 @@ async def delete(context: Context) -> int:
     }[kind]
     for object_id in ids:
         try:
-            await method(object_id)
+            done = await method(object_id)
         except ApiError as error:
             say(f"{kind} {object_id}: {message_of(error)}")
             failures.append(exit_code(error))
         else:
-            say(f"deleted {kind} {object_id}")
+            say(f"deleted {kind} {object_id}" + (f" ({done.note})" if done.note else ""))
     if not failures:
         return EXIT_OK
     # Not the first failure's code: the outcome does not depend on the order of the ids.

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
 
-from ..api import ApiClient
+from ..api import ApiClient, Deleted
 from ..api.models import Asset, Collection, Item, Webhook
 from ..api.spool import Spooled
 from ..clean import clean_line, display_value
@@ -37,7 +37,7 @@ class Resource:
     key_fields: Callable[[Any], KeyFields]
     raw: Callable[[Any], Any] = field(default=lambda row: row.raw)
     fetch: Callable[[ApiClient, str], Awaitable[Any]] | None = None
-    delete: Callable[[ApiClient, str], Awaitable[None]] | None = None
+    delete: Callable[[ApiClient, str], Awaitable[Deleted]] | None = None
     endpoint: str = ""
     """The list request, as shown in loading and error lines."""
     other_fields: OtherFields | None = None

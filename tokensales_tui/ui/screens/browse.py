@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TabbedContent, TabPane
 
-from ...api import ApiClient, ApiError, RetryNotice
+from ...api import ApiClient, ApiError, Deleted, RetryNotice
 from ...api.arriving import still_arriving
 from ...api.endpoints import id_problem
 from ...clean import clean_line, escape_unsafe
@@ -93,9 +93,9 @@ def _takes_text(widget: Widget | None) -> bool:
 
 
 async def _delete_one(
-    delete: Callable[[ApiClient, str], Awaitable[None]], object_id: str, client: ApiClient
-) -> None:
-    await delete(client, object_id)
+    delete: Callable[[ApiClient, str], Awaitable[Deleted]], object_id: str, client: ApiClient
+) -> Deleted:
+    return await delete(client, object_id)
 
 
 class BulkDelete:
@@ -759,7 +759,7 @@ class BrowseScreen(Screen[None]):
         assert delete is not None
         label = clean_line(resource.label(row))
         try:
-            await api.call(lambda client: delete(client, object_id))
+            done = await api.call(lambda client: delete(client, object_id))
         except ApiError as error:
             self.notify(
                 f"{label} was not deleted: {error.one_line}",
@@ -769,7 +769,8 @@ class BrowseScreen(Screen[None]):
             )
             return
         tab.remove_row(row)
-        self.notify(f"Deleted {resource.noun} {label}", markup=False)
+        note = f" ({done.note})" if done.note else ""
+        self.notify(f"Deleted {resource.noun} {label}{note}", markup=False)
         tab.reload()
 
     def _confirm_bulk_delete(self, tab: ResourceTab, rows: list[Any]) -> None:
@@ -823,6 +824,7 @@ class BrowseScreen(Screen[None]):
         assert delete is not None
         session = self.tsapp.session
         deleted: list[Any] = []
+        already_gone = 0
         failed: list[str] = []
         try:
             for number, row in enumerate(rows, start=1):
@@ -841,17 +843,20 @@ class BrowseScreen(Screen[None]):
                     failed.append(f"{label}: its id {problem}")
                     continue
                 try:
-                    await api.call(partial(_delete_one, delete, object_id))
+                    done = await api.call(partial(_delete_one, delete, object_id))
                 except ApiError as error:
                     failed.append(f"{label}: {error.one_line}")
                     continue
                 deleted.append(row)
+                already_gone += done.already_gone
         finally:
             tab.show_progress(None)
             self._bulk = None
             tab.remove_rows(deleted)
         left = len(rows) - len(deleted) - len(failed)
         summary = f"Deleted {len(deleted):,} of {len(rows):,} {resource.title.lower()}"
+        if already_gone:
+            summary += f" ({already_gone:,} already gone when its request was repeated)"
         if left:
             summary += f"; stopped before the last {left:,}"
         self.notify(summary, severity="information" if not failed else "warning")
