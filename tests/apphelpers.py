@@ -28,6 +28,8 @@ class Rigged(httpx.AsyncBaseTransport):
         self.fail_body: dict[str, Any] = {}
         self.delay: dict[str, float] = {}
         self.hook: Callable[[httpx.Request], None] | None = None
+        self.edit_json: dict[str, Callable[[Any], Any]] = {}
+        """Per path, what a GET's answer says instead of the emulator's (given its JSON)."""
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         path = request.url.path
@@ -41,7 +43,12 @@ class Rigged(httpx.AsyncBaseTransport):
                 json=self.fail_body.get(path, {"message": "emulated failure"}),
                 headers=self.fail_headers.get(path, {}),
             )
-        return await self.inner.handle_async_request(request)
+        response = await self.inner.handle_async_request(request)
+        edit = self.edit_json.get(path)
+        if edit is None or request.method != "GET" or response.status_code != 200:
+            return response
+        await response.aread()
+        return httpx.Response(200, json=edit(response.json()))
 
 
 def emulator_env() -> dict[str, str]:

@@ -139,6 +139,81 @@ async def test_a_bulk_delete_counts_an_item_its_lost_answer_deleted_as_deleted()
         assert table.marked_count == 0
 
 
+def list_twice(app: TokenSalesApp, transport: Any) -> tuple[str, list[str]]:
+    """The rigged server lists its first webhook twice (first and third) while it exists;
+    returns its id and the list that the DELETEs sent will be recorded in."""
+    twice = next(iter(app.rigged_emulator.webhooks))  # type: ignore[attr-defined]
+
+    def repeat(body: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [*body[:2], *[row for row in body if row["id"] == twice], *body[2:]]
+
+    deletes: list[str] = []
+
+    def record(request: Any) -> None:
+        if request.method == "DELETE":
+            deletes.append(request.url.path)
+
+    transport.edit_json["/v1/platform-webhooks"] = repeat
+    transport.hook = record
+    return twice, deletes
+
+
+async def test_an_id_listed_twice_is_marked_counted_named_and_deleted_once() -> None:
+    app, transport = rigged_app()
+    twice, deletes = list_twice(app, transport)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("1")
+        tab = app.active_tab
+        table = tab.table
+        rows = table.model.shown_rows
+        assert [row.id for row in rows[:3]] == [twice, rows[1].id, twice]
+        await pilot.press("space")  # the mark is the webhook's: both of its rows show it
+        assert table.model.is_marked(0) and table.model.is_marked(2)
+        await pilot.press("space", "down", "space")  # the second, and the fourth
+        assert table.marked_count == 3
+        assert "3 marked" in screen_text(app)
+        await pilot.press("d")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        question = app.screen
+        assert question.question == "Delete 3 marked webhooks?"  # type: ignore[attr-defined]
+        subject = question.subject  # type: ignore[attr-defined]
+        assert subject.count(f"“{tab.resource.label(rows[0])}”") == 1
+        assert subject.count("“") == 3
+        detail = question.detail  # type: ignore[attr-defined]
+        assert detail.startswith("1 more row repeats a marked id: each is deleted once.")
+        await pilot.press("right", "enter")
+        said = lambda: [n.message for n in app._notifications if "Deleted" in n.message]  # noqa: E731
+        await wait_for(lambda: bool(said()), pilot)
+        assert said() == ["Deleted 3 of 3 webhooks"]
+        assert not any("not deleted" in n.title for n in app._notifications)
+        marked = {rows[0].id, rows[1].id, rows[3].id}
+        assert sorted(deletes) == sorted(f"/v1/platform-webhooks/{i}" for i in marked)
+        await wait_for(lambda: not {row.id for row in table.rows} & marked, pilot)
+        assert table.marked_count == 0
+
+
+async def test_deleting_a_row_whose_id_is_listed_twice_says_so_and_takes_both() -> None:
+    app, transport = rigged_app()
+    twice, deletes = list_twice(app, transport)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("1", "down", "down")
+        tab = app.active_tab
+        assert tab.highlighted.id == twice
+        label = tab.resource.label(tab.highlighted)
+        await pilot.press("d")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        detail = app.screen.detail  # type: ignore[attr-defined]
+        assert detail == f"id {twice} — listed 2 times: one request deletes it, and both rows go"
+        await pilot.press("right", "enter")
+        said = lambda: [n.message for n in app._notifications if "Deleted" in n.message]  # noqa: E731
+        await wait_for(lambda: bool(said()), pilot)
+        assert said() == [f"Deleted webhook {label} (listed 2 times)"]
+        assert deletes == [f"/v1/platform-webhooks/{twice}"]
+        assert all(row.id != twice for row in tab.table.rows)  # both went at once
+
+
 async def test_a_bulk_delete_names_the_key_that_stops_it_as_bound() -> None:
     from tokensales_tui import config
 

@@ -514,6 +514,44 @@ def test_marks_by_a_resource_s_ids_at_once_are_its_ids_one_by_one() -> None:
     assert view.marks == {"a", id(rows[1]), "c"}  # the row without an id is gone
 
 
+def test_an_id_listed_twice_is_one_marked_object() -> None:
+    # A mark is the id's: both rows of an id show it, but it is one object, counted,
+    # named and acted on once. Ids that differ by case or Unicode form are others.
+    rows = [
+        Listed("a", "Gold pass", 1),
+        Listed("b", "Silver pass", 2),
+        Listed("a", "Gold pass (again)", 3),
+        Listed("A", "Gold coin", 4),
+        Listed("caf\u00e9", "Café NFC", 5),
+        Listed("cafe\u0301", "Café NFD", 6),
+    ]
+    view = TableView(wide)
+    view.identity, view.identities = ITEMS.identity, ITEMS.identities
+    view.load(view.prepare(THING_COLUMNS, rows))
+    assert view.toggle_mark(0)
+    assert view.is_marked(0) and view.is_marked(2) and not view.is_marked(3)
+    assert view.marks == {"a"}
+    assert view.marked_rows() == [rows[0]]
+    assert view.marked_in_view() == 1
+    assert view.rows_sharing([rows[2]]) == [rows[0], rows[2]]
+    assert view.rows_sharing([rows[4]]) == [rows[4]]
+    assert view.mark_shown() == 4
+    assert len(view.marks) == 5
+    assert [row.name for row in view.marked_rows()] == [
+        "Gold pass",
+        "Silver pass",
+        "Gold coin",
+        "Café NFC",
+        "Café NFD",
+    ]
+    assert view.marked_in_view() == 5
+    view.sort_by("amount", reverse=True)  # the first row of the id in the sort stands for it
+    assert [row.amount for row in view.marked_rows()] == [6, 5, 4, 3, 2]
+    view.set_filter("again")
+    assert view.marked_in_view() == 1 and len(view.marked_rows()) == 5
+    assert view.rows_sharing(view.marked_rows()) == rows
+
+
 def test_marks_of_every_row_in_order_are_of_the_rows_shown_of_a_growing_list() -> None:
     rows = [Listed("a", "Gold pass", 1), Listed("b", "Silver pass", 2)]
     view = TableView(wide)

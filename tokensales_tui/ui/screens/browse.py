@@ -745,10 +745,12 @@ class BrowseScreen(Screen[None]):
             )
             return
         tab = self.active_tab
+        detail = f"id {object_id}"
+        if (listed := len(tab.table.model.rows_sharing([row]))) > 1:
+            rows = "both rows" if listed == 2 else f"all {listed:,} rows"
+            detail += f" — listed {listed:,} times: one request deletes it, and {rows} go"
         self._ask_then_delete(
-            ConfirmScreen(
-                f"Delete this {resource.noun}?", resource.label(row), detail=f"id {object_id}"
-            ),
+            ConfirmScreen(f"Delete this {resource.noun}?", resource.label(row), detail=detail),
             lambda api: self._delete(tab, row, object_id, api),
         )
 
@@ -768,8 +770,11 @@ class BrowseScreen(Screen[None]):
                 markup=False,
             )
             return
-        tab.remove_row(row)
-        note = f" ({done.note})" if done.note else ""
+        gone = tab.table.model.rows_sharing([row])  # an id listed twice: both rows
+        tab.remove_rows(gone)
+        notes = [f"listed {len(gone):,} times"] if len(gone) > 1 else []
+        notes += [done.note] if done.note else []
+        note = f" ({'; '.join(notes)})" if notes else ""
         self.notify(f"Deleted {resource.noun} {label}{note}", markup=False)
         tab.reload()
 
@@ -782,6 +787,9 @@ class BrowseScreen(Screen[None]):
         detail = f"One by one; {self._stop_key()} stops after the current one."
         if hidden:
             detail = f"{hidden:,} of them hidden by the filter. " + detail
+        if repeated := len(tab.table.model.rows_sharing(rows)) - count:
+            rows_repeat = "row repeats" if repeated == 1 else "rows repeat"
+            detail = f"{repeated:,} more {rows_repeat} a marked id: each is deleted once. " + detail
 
         def delete(api: ApiWorker) -> None:
             self._bulk = BulkDelete()
@@ -852,7 +860,8 @@ class BrowseScreen(Screen[None]):
         finally:
             tab.show_progress(None)
             self._bulk = None
-            tab.remove_rows(deleted)
+            if deleted:  # with any other row of the same id
+                tab.remove_rows(tab.table.model.rows_sharing(deleted))
         left = len(rows) - len(deleted) - len(failed)
         summary = f"Deleted {len(deleted):,} of {len(rows):,} {resource.title.lower()}"
         if already_gone:

@@ -893,19 +893,40 @@ class TableView:
         return bool(self.marks) and self.identity(self.rows[position]) in self.marks
 
     def marked_in_view(self) -> int:
-        """How many of the shown rows are marked."""
+        """How many of the marked objects are shown (an id the list repeats counts once)."""
         if not self.marks:
             return 0
         self.finish_filter()
         shown = self._decoded_at(self.view)
-        return sum(map(self.marks.__contains__, self._identities(shown)))
+        return len(self.marks.intersection(self._identities(shown)))
 
     def marked_rows(self) -> list[Any]:
-        """The marked row objects, shown or not, in the order of the sort."""
+        """The marked objects, shown or not, in the order of the sort: one row for each.
+
+        A mark is an object's (its id's): where a server lists an id twice, both rows
+        show it, and the first of them, in the order of the sort, stands for the object,
+        so that what is counted, named, copied and deleted is each object once.
+        """
         if not self.marks:
             return []
         ordered = self._decoded_at(self._order())
-        return list(compress(ordered, map(self.marks.__contains__, self._identities(ordered))))
+        ids = self._identities(ordered)
+        marked = list(map(self.marks.__contains__, ids))
+        rows = list(compress(ordered, marked))
+        keys = list(compress(ids, marked))
+        if len(set(keys)) == len(keys):
+            return rows
+        first: dict[Hashable, Any] = {}
+        for key, row in zip(keys, rows, strict=True):
+            first.setdefault(key, row)
+        return list(first.values())
+
+    def rows_sharing(self, rows: Sequence[Any]) -> list[Any]:
+        """Every row, in the list's order, that stands for the same object as one of
+        ``rows``: those rows, and any other the server listed with the same id."""
+        keys = set(self._identities(rows))
+        every = self._decoded_at(range(len(self.rows)))
+        return list(compress(every, map(keys.__contains__, self._identities(every))))
 
     def _decoded_at(self, positions: Sequence[int]) -> Sequence[Any]:
         """:meth:`_rows_at`, but of rows still arriving only those decoded already: a row
