@@ -54,6 +54,10 @@ class HeldBody(httpx.AsyncByteStream):
         self.body, self.before, self.trickle = body, before, trickle
         self.gate = asyncio.Event()
         self.waiting = False
+        self.closed = False  # the client let go of it: its connection closed
+
+    async def aclose(self) -> None:
+        self.closed = True
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for start in range(0, self.before, 65536):
@@ -220,6 +224,58 @@ async def test_escape_in_the_table_cancels_the_load() -> None:
         await wait_for(lambda: "cancelled" in screen_text(app), pilot)
         assert not tab.loaded_once
         assert tab.filter_input.value == "item 2"  # kept for the next load
+
+
+class EachHeld(Rigged):
+    """Each GET of the items its own body, held halfway (:class:`HeldBody`)."""
+
+    def __init__(self, app: Any, body: bytes) -> None:
+        super().__init__(app)
+        self.body = body
+        self.served: list[HeldBody] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/items":
+            self.served.append(held := HeldBody(self.body, len(self.body) // 2))
+            return httpx.Response(200, headers={"content-type": "application/json"}, stream=held)
+        return await super().handle_async_request(request)
+
+
+@pytest.mark.parametrize("at_once", [False, True], ids=["one by one", "in one read"])
+async def test_escape_ends_the_request_shared_with_payouts_and_r_sends_another(
+    at_once: bool,
+) -> None:
+    # The Items and Payouts tabs share one request at start-up. Escape on the Items tab
+    # ends it (its connection closed, both tabs' waits cancelled); r then sends a new
+    # one, however soon it follows: a request cancelled is never joined again.
+    listed = [item(n) for n in range(3000)]
+    transport = EachHeld(create_app(seed=0), json.dumps({"items": listed}).encode())
+    app = TokenSalesApp(Launch(env=emulator_env(), transport_factory=lambda: transport))
+    async with app.run_test(size=SIZE) as pilot:
+        tab: Any = app.browse.tab("items")
+        payouts: Any = app.browse.tab("payouts")
+        served = transport.served
+        await pilot.press("2")
+        await wait_for(lambda: served and served[0].waiting and tab.table.total_count > 0, pilot)
+        await pilot.press("r")  # a reload joins the request in flight: nothing new sent
+        await wait_for(lambda: tab._loading and payouts._loading, pilot)
+        assert len(served) == 1 and not served[0].closed
+        if at_once:
+            burst(app, "escape", "r")
+        else:
+            await pilot.press("escape")
+            await wait_for(lambda: served[0].closed, pilot)
+            assert "cancelled" in screen_text(app) and len(served) == 1
+            await pilot.press("r")
+        await wait_for(lambda: len(served) == 2 and served[1].waiting, pilot)
+        assert served[0].closed and not served[1].closed
+        assert not payouts._loading and "cancelled" in str(payouts.query_one(".problem").render())
+        await wait_for(lambda: tab.table.total_count > 0, pilot)  # the new body's rows
+        served[1].gate.set()
+        await loaded(app, pilot, "items")
+        assert tab.table.total_count == len(listed) and tab.error is None
+        assert len(served) == 2
+        assert "cancelled" not in screen_text(app)
 
 
 @pytest.mark.parametrize("sort_on_loop", [20_000, 0])

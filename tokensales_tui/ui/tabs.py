@@ -260,6 +260,8 @@ class ResourceTab(Vertical):
         self._walk_timer: Timer | None = None  # asks for the walk of everything set aside
         self._changes = ""  # what the last reload changed, for the count line
         self._loading = False
+        self._requesting = 0  # loads waiting for their list (one replaced may not be done)
+        self._unwatch: Callable[[], None] | None = None  # stops showing its rows arriving
         self._body_done = False  # the load's body is read, its rows are being indexed
         self._filter_due = False  # a filter of a long list waits for the keys queued
         self._arriving: list[Any] | None = None  # the rows shown while their body arrives
@@ -338,6 +340,12 @@ class ResourceTab(Vertical):
             exit_on_error=False,
         )
 
+    @property
+    def requesting(self) -> bool:
+        """Whether a load waits for its list from the server (the Items and Payouts tabs
+        wait for the same request: see :meth:`ApiWorker.call`)."""
+        return self._requesting > 0
+
     def cancel_load(self) -> bool:
         """Stop waiting for a load in progress; True when there was one."""
         self._stop_wait()
@@ -401,12 +409,17 @@ class ResourceTab(Vertical):
         if self.resource.arrives is not None and not table.total_count:
             # Nothing shown: show the rows as they arrive (a reload keeps the old ones).
             stop_watching = self._api().watch_rows(self.resource.arrives, self._rows_arriving)
+            self._unwatch = stop_watching
         try:
+            self._requesting += 1
             try:
                 rows = await self._api().call(self.resource.load, shared=True)
             finally:
+                self._requesting -= 1
                 if stop_watching is not None:
                     stop_watching()
+                    if self._unwatch is stop_watching:
+                        self._unwatch = None
             self._body_done = True  # the count line says "indexing…" from now on
             if len(rows) > OFF_LOOP_ROWS:  # long enough to be seen
                 self._update_count()
@@ -1008,6 +1021,9 @@ class ResourceTab(Vertical):
 
     def _drop_arrived(self) -> None:
         """A load that ends without its list: the rows shown as they arrived go too."""
+        unwatch, self._unwatch = self._unwatch, None
+        if unwatch is not None:
+            unwatch()  # nor do more of them show before its cancellation reaches it
         if self._arriving is not None and self.table.rows is self._arriving:
             self.table.set_data(self.table.columns, [])
         self._arriving, self._arrival, self._indexer = None, None, None

@@ -67,7 +67,8 @@ class ApiWorker:
         self._client: ApiClient | None = None
         self._worker: Worker[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
-        self._shared: dict[object, asyncio.Future[Any]] = {}
+        self._shared: dict[object, _SharedCall] = {}
+        self._running: dict[asyncio.Future[Any], asyncio.Task[None]] = {}  # call → request
         self._ended = False
         self._row_watchers: dict[str, Callable[[StreamedList], None]] = {}
 
@@ -108,7 +109,9 @@ class ApiWorker:
 
         With ``shared``, callers asking for the same operation while it is in flight
         share one request (the Items and Payouts tabs both list items at start-up).
-        Cancelling the caller cancels the call, unless it is shared with another caller.
+        Cancelling the caller cancels the call; a shared one once no caller waits for
+        it any more, and a caller that asks after that sends a new one (see
+        :class:`_SharedCall`).
         """
         if self._ended:
             raise SessionEndedError(
@@ -117,22 +120,54 @@ class ApiWorker:
             )
         self.start()
         if shared:
-            future = self._shared.get(operation)
-            if future is None or future.done():
-                future = asyncio.get_running_loop().create_future()
-                self._shared[operation] = future
-                future.add_done_callback(lambda f: self._forget_shared(operation, f))
-                await self._queue.put((operation, future))
-            return await asyncio.shield(future)
+            return await self._call_shared(operation)
         own: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        await self._queue.put((operation, own))
+        self._queue.put_nowait((operation, own))
         return await own
 
-    def _forget_shared(self, operation: object, future: asyncio.Future[Any]) -> None:
-        if self._shared.get(operation) is future:
+    async def _call_shared(self, operation: Operation[T]) -> T:
+        call = self._shared.get(operation)
+        if call is not None and not call.wanted():
+            # Every caller has given up on it (a cancelled load), even if the news has
+            # not reached it yet: a caller asking now wants the list anew, not the end
+            # of a request on its way out.
+            self._end_call(call)
+        if call is None or call.future.done():
+            future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+            call = self._shared[operation] = _SharedCall(future)
+            future.add_done_callback(partial(self._forget_shared, operation, call))
+            self._queue.put_nowait((operation, future))
+        task = asyncio.current_task()
+        if task is not None:
+            call.waiters.add(task)
+        try:
+            result: T = await asyncio.shield(call.future)
+        finally:
+            if task is not None:
+                call.waiters.discard(task)
+            if not call.wanted():
+                self._end_call(call)
+        return result
+
+    def _forget_shared(
+        self, operation: object, call: _SharedCall, future: asyncio.Future[Any]
+    ) -> None:
+        if self._shared.get(operation) is call:
             del self._shared[operation]
         if not future.cancelled():
             future.exception()  # retrieved: every caller that still waits gets it anyway
+
+    def _end_call(self, call: _SharedCall) -> None:
+        """Let no one join ``call`` again and cancel it, and its request at once if it
+        runs: no more of its body is read, nor shown to a watcher of its rows."""
+        self._shared = {key: value for key, value in self._shared.items() if value is not call}
+        future = call.future
+        if future.done():
+            return
+        future.cancel()
+        task = self._running.get(future)
+        if task is not None:
+            task.cancel()
 
     async def _serve(self) -> None:
         # Stopped meanwhile, the client is let go unclosed: it has no connection yet.
@@ -145,13 +180,18 @@ class ApiWorker:
                     continue
                 task = asyncio.create_task(self._run(client, operation, future))
                 self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
+                self._running[future] = task
+                task.add_done_callback(partial(self._ran, future))
                 future.add_done_callback(partial(_cancel_if_cancelled, task))
         finally:
             for task in list(self._tasks):
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
             await client.aclose()
+
+    def _ran(self, future: asyncio.Future[Any], task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        self._running.pop(future, None)
 
     def _new_client(self) -> ApiClient:
         """The API client, built in a thread: a process's first one imports httpx's
@@ -204,6 +244,26 @@ class ApiWorker:
 
     def _on_retry(self, notice: RetryNotice) -> None:
         self._app.post_message(ApiRetrying(notice))
+
+
+class _SharedCall:
+    """One request that every caller of the same operation shares while it is in flight.
+
+    It is counted who waits for it: it is cancelled once the last of them gives up
+    (cancels), and never joined after that. A caller whose task is being cancelled no
+    longer counts, even before the cancellation reaches it: escape, then ``r`` in the
+    same read of the terminal, must send a new request, not join the one on its way out.
+    """
+
+    __slots__ = ("future", "waiters")
+
+    def __init__(self, future: asyncio.Future[Any]) -> None:
+        self.future = future
+        self.waiters: set[asyncio.Task[Any]] = set()
+
+    def wanted(self) -> bool:
+        """Whether a caller still waits for it (none yet: it was just asked for)."""
+        return any(not task.done() and not task.cancelling() for task in self.waiters)
 
 
 def as_api_error(error: Exception) -> ApiError:

@@ -397,8 +397,22 @@ class BrowseScreen(Screen[None]):
             self._bulk.stopped = True
             return
         tab = self.active_tab
-        if self.focused is not tab.filter_input and tab.cancel_load():
-            return
+        if self.focused is not tab.filter_input:
+            # The tabs waiting for the same list wait for the same request (the Payouts
+            # tab's for the Items tab's): theirs are cancelled too, so that it ends,
+            # and its connection with it, rather than go on for a tab out of view.
+            sharing = [
+                other
+                for other in self.tabs
+                if other is not tab
+                and tab.requesting
+                and other.requesting
+                and other.resource.load is tab.resource.load
+            ]
+            if tab.cancel_load():
+                for other in sharing:
+                    other.cancel_load()
+                return
         tab.clear_filter()
 
     def action_refresh(self) -> None:

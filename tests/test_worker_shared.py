@@ -1,0 +1,100 @@
+"""Calls shared by several callers (ui/worker.py): one request while it is wanted."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from textual.app import App
+
+from tokensales_tui.emulator import create_app
+from tokensales_tui.session import demo_connection
+from tokensales_tui.ui.worker import ApiWorker
+
+
+class Requests:
+    """An operation that stands for a slow request: each run is counted, held until
+    released, and says whether it was cancelled."""
+
+    def __init__(self) -> None:
+        self.started = 0
+        self.cancelled = 0
+        self.release = asyncio.Event()
+
+    async def __call__(self, _client: Any) -> int:
+        self.started += 1
+        number = self.started
+        try:
+            await self.release.wait()
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
+        return number
+
+
+@pytest.fixture
+async def worker() -> AsyncIterator[ApiWorker]:
+    app: App[None] = App()
+    async with app.run_test():
+        api = ApiWorker(app, demo_connection(), httpx.ASGITransport(app=create_app(seed=0)))
+        yield api
+        await api.stop()
+
+
+async def settle() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+async def until(condition: Any) -> None:
+    async with asyncio.timeout(10):
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
+async def test_callers_share_one_request_until_the_last_cancels(worker: ApiWorker) -> None:
+    request = Requests()
+    first = asyncio.ensure_future(worker.call(request, shared=True))
+    second = asyncio.ensure_future(worker.call(request, shared=True))
+    await until(lambda: request.started == 1)
+    first.cancel()
+    await settle()
+    assert request.cancelled == 0  # the second still waits for it
+    third = asyncio.ensure_future(worker.call(request, shared=True))  # joins it
+    await settle()
+    second.cancel()
+    third.cancel()
+    await until(lambda: request.cancelled == 1)
+    assert request.started == 1
+    for task in (first, second, third):
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+
+async def test_a_caller_after_the_last_cancelled_sends_a_new_request(worker: ApiWorker) -> None:
+    request = Requests()
+    first = asyncio.ensure_future(worker.call(request, shared=True))
+    await until(lambda: request.started == 1)
+    first.cancel()
+    # Asked before the cancellation has reached the first caller: not joined all the same.
+    again = asyncio.ensure_future(worker.call(request, shared=True))
+    await until(lambda: request.started == 2)
+    assert request.cancelled == 1
+    request.release.set()
+    assert await again == 2
+    with pytest.raises(asyncio.CancelledError):
+        await first
+
+
+async def test_a_shared_result_reaches_every_caller(worker: ApiWorker) -> None:
+    request = Requests()
+    calls = [asyncio.ensure_future(worker.call(request, shared=True)) for _ in range(3)]
+    await until(lambda: request.started == 1)
+    calls[0].cancel()
+    request.release.set()
+    assert [await call for call in calls[1:]] == [1, 1]
+    assert request.started == 1 and request.cancelled == 0
+    assert await worker.call(request, shared=True) == 2  # the next asks anew
