@@ -266,11 +266,14 @@ async def test_escape_ends_the_request_shared_with_payouts_and_r_sends_another(
             await pilot.press("escape")
             await wait_for(lambda: served[0].closed, pilot)
             assert "cancelled" in screen_text(app) and len(served) == 1
+            assert tab.table.total_count == 0  # no rows of a load cancelled
             await pilot.press("r")
         await wait_for(lambda: len(served) == 2 and served[1].waiting, pilot)
         assert served[0].closed and not served[1].closed
         assert not payouts._loading and "cancelled" in str(payouts.query_one(".problem").render())
-        await wait_for(lambda: tab.table.total_count > 0, pilot)  # the new body's rows
+        # The new body's rows show as they arrive (none of the first's were kept).
+        await wait_for(lambda: tab.table.total_count > 0, pilot)
+        assert tab.table.rows is tab._arriving
         served[1].gate.set()
         await loaded(app, pilot, "items")
         assert tab.table.total_count == len(listed) and tab.error is None

@@ -333,6 +333,10 @@ class ResourceTab(Vertical):
             then_highlight: once loaded, highlight the first shown row it picks (a new or
                 changed object), if the server lists it.
         """
+        if any(w.is_running for w in self._loads()):
+            # The rows the load replaced showed as they arrived go with it: kept, they
+            # would stay as they were while this load's own arrive unseen.
+            self._drop_arrived()
         self.run_worker(
             self._load_deferring(then_highlight),
             group="load",
