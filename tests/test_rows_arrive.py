@@ -281,6 +281,56 @@ async def test_escape_ends_the_request_shared_with_payouts_and_r_sends_another(
         assert "cancelled" not in screen_text(app)
 
 
+class Trickle(httpx.AsyncByteStream):
+    """A list body of one item a piece, ``pause`` seconds apart, as a slow server sends
+    it, and no further than ``stop`` items; once ``rest`` is set, the rest at once."""
+
+    def __init__(self, count: int, stop: int, pause: float) -> None:
+        self.count, self.stop, self.pause = count, stop, pause
+        self.sent = 0  # bytes
+        self.rest = asyncio.Event()
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for n in range(self.count):
+            if n >= self.stop:
+                await self.rest.wait()
+            elif not self.rest.is_set():
+                await asyncio.sleep(self.pause)
+            piece = (b"," if n else b'{"items": [') + json.dumps(item(n)).encode()
+            self.sent += len(piece)
+            yield piece
+        yield b"]}"
+
+
+async def test_rows_of_a_list_arriving_slowly_show_long_before_256_kb_have_come() -> None:
+    # Twenty items a second: before, no row showed until 256 KB had come (some 800
+    # items here, 40 s); now the splitter cuts what it holds a quarter second on.
+    trickle = Trickle(1000, stop=800, pause=0.05)
+
+    class Slow(Rigged):
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            if request.url.path == "/v1/items":
+                return httpx.Response(
+                    200, headers={"content-type": "application/json"}, stream=trickle
+                )
+            return await super().handle_async_request(request)
+
+    transport = Slow(create_app(seed=0))
+    app = TokenSalesApp(Launch(env=emulator_env(), transport_factory=lambda: transport))
+    async with app.run_test(size=SIZE) as pilot:
+        tab: Any = app.browse.tab("items")
+        await pilot.press("2")
+        await wait_for(lambda: tab.table.total_count > 0, pilot, timeout=20)
+        assert trickle.sent < stream.SPLIT_BYTES
+        assert "Arriving item 0" in screen_text(app)
+        shown = tab.table.total_count
+        await wait_for(lambda: tab.table.total_count > shown, pilot, timeout=20)  # and more
+        assert trickle.sent < stream.SPLIT_BYTES
+        trickle.rest.set()
+        await loaded(app, pilot, "items")
+        assert tab.table.total_count == 1000
+
+
 @pytest.mark.parametrize("sort_on_loop", [20_000, 0])
 async def test_a_filter_typed_while_the_body_arrives_applies_to_the_rows_so_far(
     sort_on_loop: int, monkeypatch: pytest.MonkeyPatch

@@ -104,3 +104,79 @@ def test_arbitrary_objects_survive_any_chunking(
 ) -> None:
     body = json.dumps({"items": rows, "total": len(rows)} if envelope else rows).encode()
     assert split(body, chunk) == rows
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_list_arriving_slowly_is_cut_once_a_quarter_second_has_passed() -> None:
+    # One element a piece, a tenth of a second apart: far below SPLIT_BYTES, the
+    # elements come out as they arrive, not once 256 KB are held or the body ends.
+    clock = Clock()
+    looks: list[int] = []
+
+    def decode(text: bytes) -> list[msgspec.Raw]:
+        looks.append(len(text))
+        return msgspec.json.decode(text, type=list[msgspec.Raw])
+
+    splitter = ListSplitter(KEYS, decode=decode, clock=clock)
+    rows = [{"id": f"itm_{n}", "title": f"Item {n}"} for n in range(7)]
+    pieces = [
+        b'{"items": [',
+        *(b"," * (n > 0) + json.dumps(row).encode() for n, row in enumerate(rows)),
+    ]
+    pieces[-1] += b"]}"
+    handed: list[list[Any]] = []
+    for piece in pieces:
+        clock.now += 0.1
+        handed.append([msgspec.json.decode(e) for e in splitter.feed(piece)])
+    tail = [msgspec.json.decode(e) for e in splitter.close()]
+    # At 0.3 s, then 0.6 s, a cut; an element is seen whole once the next one starts.
+    assert handed == [[], [], rows[0:1], [], [], rows[1:4], [], []]
+    assert tail == rows[4:]
+    assert len(looks) == 3  # a look a quarter second at most, and the close
+
+
+def test_a_look_that_finds_no_whole_element_waits_a_quarter_second_for_the_next() -> None:
+    clock = Clock()
+    splitter = ListSplitter(KEYS, clock=clock)
+    big = json.dumps({"id": "itm_0", "parts": [{"n": n} for n in range(2000)]}).encode()
+    assert len(big) < SPLIT_BYTES
+    assert splitter.feed(b"[") == []
+    tried: list[int] = []
+    split = splitter._split
+
+    def counted() -> Any:
+        tried.append(1)
+        return split()
+
+    splitter._split = counted  # type: ignore[method-assign]
+    for start in range(0, len(big), 1000):  # one element arriving slowly, a piece each 0.1 s
+        clock.now += 0.1
+        assert splitter.feed(big[start : start + 1000]) == []
+    assert 0 < len(tried) <= (len(big) // 1000 + 1) * 0.1 / 0.25 + 1
+    clock.now += 0.3
+    assert [msgspec.json.decode(e) for e in splitter.feed(b',{"id": "itm_1"}]')] == [
+        json.loads(big)
+    ]
+    assert [msgspec.json.decode(e) for e in splitter.close()] == [{"id": "itm_1"}]
+
+
+def test_a_body_arriving_fast_is_cut_by_size_alone() -> None:
+    clock = Clock()  # never moves: every piece comes at once
+    splitter = ListSplitter(KEYS, clock=clock)
+    rows = [{"id": f"itm_{n}"} for n in range(1000)]
+    body = json.dumps(rows).encode()
+    assert len(body) < SPLIT_BYTES
+    assert all(splitter.feed(body[start : start + 100]) == [] for start in range(0, len(body), 100))
+    assert len(splitter.close()) == len(rows)
+    clock.now += 60  # the same body, with a minute between two of its pieces
+    splitter = ListSplitter(KEYS, clock=clock)
+    assert splitter.feed(body[:500]) == []
+    clock.now += 60
+    assert len(splitter.feed(body[500:])) > 0

@@ -17,6 +17,7 @@ the elements in one pass.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate
 from typing import Any
@@ -26,10 +27,15 @@ import msgspec
 from . import shapes
 from .errors import UnexpectedResponse
 
-__all__ = ["SPLIT_BYTES", "ListSplitter"]
+__all__ = ["SPLIT_BYTES", "SPLIT_EVERY", "ListSplitter"]
 
 SPLIT_BYTES = 256 * 1024
 """Body held before looking for a cut: larger cuts cost fewer decoder calls."""
+SPLIT_EVERY = 0.25
+"""Seconds after the last cut (or the start) from which a piece that comes is cut
+with less than :data:`SPLIT_BYTES` held: a list arriving slowly hands its elements over
+as they come. (At 20 items a second, 256 KB took 24 s; at 10, longer than a request
+may take.) A body arriving fast is cut by size as before."""
 HEAD_BYTES = 4096
 """Body read before deciding that its start is not a streamable shape."""
 _TRIES = 8
@@ -54,6 +60,7 @@ class ListSplitter:
             back, and :attr:`region` says where that text lies. By default the elements
             as JSON text, with :attr:`offsets`. A decoder into the model checks the cut
             and decodes in one pass.
+        clock: Seconds, for :data:`SPLIT_EVERY` (tests pass their own).
     """
 
     def __init__(
@@ -63,6 +70,7 @@ class ListSplitter:
         status: int = 200,
         content_type: str = "",
         decode: Callable[[bytes], Any] | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._head = re.compile(
             rb'\s*(?:\[|\{\s*"(?:'
@@ -80,6 +88,8 @@ class ListSplitter:
         self._dropped = 0  # bytes of the body before the buffer
         self._decode = decode or _ELEMENTS.decode
         self._raw = decode is None
+        self._clock = clock
+        self._cut_at = clock()  # the last cut, or the last look for one that was due
         self.offsets: list[int] = []
         """Where in the body each element last handed back starts (empty: the elements
         were re-encoded from an odd shape, not cut from the body, or ``decode`` was given)."""
@@ -104,8 +114,13 @@ class ListSplitter:
         self._buffer += chunk
         if self._mode == "head":
             self._read_head(final=False)
-        if self._mode == "list" and len(self._buffer) >= SPLIT_BYTES:
-            return self._split()
+        if self._mode == "list":
+            if len(self._buffer) >= SPLIT_BYTES:
+                return self._split()
+            # One call of the clock a piece (some 60 ns): nothing for a fast body.
+            if self._buffer and (now := self._clock()) - self._cut_at >= SPLIT_EVERY:
+                self._cut_at = now  # found or not, no other look before SPLIT_EVERY
+                return self._split()
         return []
 
     def close(self) -> Any:
@@ -140,6 +155,7 @@ class ListSplitter:
             except msgspec.DecodeError:
                 continue
             del text
+            self._cut_at = self._clock()
             self.region = (self._dropped, end)
             if self._raw:
                 self.offsets = self._places(elements, end)
