@@ -502,6 +502,29 @@ async def test_enter_opens_the_detail_with_the_current_version() -> None:
         assert type(app.screen).__name__ != "DetailScreen"
 
 
+async def test_the_detail_view_says_when_the_server_answers_with_another_object() -> None:
+    app, transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2")
+        row = app.active_tab.highlighted
+        path = f"/v1/items/{row.id}"
+        transport.fail[path] = 200  # answered, with another item
+        transport.fail_body[path] = {
+            "id": "itm_999",
+            "title": "IMPOSTOR",
+            "currency": "USD",
+            "price": 1.0,
+        }
+        await pilot.press("enter")
+        await wait_for_screen(app, pilot, "DetailScreen")
+        await wait_for(lambda: "IMPOSTOR" in screen_text(app), pilot)
+        text = screen_text(app)
+        assert "another object" in text and "itm_999" in text and row.id in text
+        status = app.screen.query_one("#detail-status")
+        assert status.display and status.has_class("-warning")
+
+
 async def test_help_lists_the_keys() -> None:
     app = demo()
     async with app.run_test(size=SIZE) as pilot:

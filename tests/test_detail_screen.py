@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from tokensales_tui.api.errors import NotFoundError
 from tokensales_tui.clean import unsettled
 from tokensales_tui.ui.json_text import MAX_CHARS, MAX_LINES
-from tokensales_tui.ui.screens.detail import CAPPED_NOTICE, FETCHING, DetailScreen
+from tokensales_tui.ui.screens.detail import CAPPED_NOTICE, FETCHING, DetailScreen, Fetched
 
 MARKUP = "[@click=app.quit]x[/]"
 BROKEN = "a [/] b"
@@ -193,9 +193,9 @@ async def test_refresh_replaces_the_data() -> None:
     release = asyncio.Event()
     new_raw = {"id": "itm_4f3a", "name": "Cap"}
 
-    async def refresh() -> tuple[list[tuple[str, object]], object]:
+    async def refresh() -> Fetched:
         await release.wait()
-        return [("Name", "Cap")], new_raw
+        return Fetched([("Name", "Cap")], new_raw, "itm_4f3a")
 
     app = Host(detail_screen(refresh=refresh))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -208,6 +208,38 @@ async def test_refresh_replaces_the_data() -> None:
         assert '"name": "Cap"' in text and "Cap" in text
         assert MARKUP not in text and FETCHING not in text
         assert app.detail.raw == new_raw
+        assert "another object" not in text
+
+
+@pytest.mark.parametrize(
+    ("answered", "warned"),
+    [("itm_999", True), ("itm_4f3a", False), (None, False), ("\x1b[31mitm_" + "9" * 300, True)],
+    ids=["another id", "the same id", "no id", "hostile id"],
+)
+async def test_an_answer_naming_another_object_is_shown_under_a_warning(
+    answered: str | None, warned: bool
+) -> None:
+    # GET /v1/items/itm_4f3a answered with itm_999: shown as it came, never silently as
+    # the row's object.
+    impostor = {"id": answered, "name": "IMPOSTOR"}
+
+    async def refresh() -> Fetched:
+        return Fetched([("Name", "IMPOSTOR")], impostor, answered)
+
+    app = Host(detail_screen(refresh=refresh))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        text = "\n".join(screen_lines(app))
+        assert "IMPOSTOR" in text and app.detail.raw == impostor
+        assert text.splitlines()[0].strip().startswith("Item  itm_4f3a")
+        status = app.detail.query_one("#detail-status")
+        assert status.display is warned and status.has_class("-warning") is warned
+        assert ("another object" in text) is warned
+        if warned:
+            warning = str(status.render())
+            assert f"asked for itm_4f3a, got ID {answered[:4]}" in warning.replace("␛", "\x1b")
+            assert "\x1b" not in warning and "\x1b" not in text and len(warning) < 3 * 100
 
 
 @pytest.mark.parametrize(
@@ -218,7 +250,7 @@ async def test_refresh_replaces_the_data() -> None:
     ],
 )
 async def test_refresh_failure_keeps_the_old_data(error: Exception, shown: str) -> None:
-    async def refresh() -> tuple[list[tuple[str, object]], object]:
+    async def refresh() -> Fetched:
         raise error
 
     app = Host(detail_screen(refresh=refresh))
@@ -268,13 +300,13 @@ async def test_a_fetch_that_ends_after_the_screen_is_gone_touches_nothing(
     # answer arrives for a screen that is no longer there, and must be dropped quietly.
     app = Host(detail_screen(refresh=None))
 
-    async def refresh() -> tuple[list[tuple[str, object]], object]:
+    async def refresh() -> Fetched:
         app.pop_screen()  # the person pressed escape as the answer arrived
         for _ in range(steps):  # the answer lands at some step of the screen's removal
             await asyncio.sleep(0)
         if fail:
             raise NotFoundError("gone")
-        return [("Name", "Cap")], {"id": "itm_4f3a", "name": "Cap"}
+        return Fetched([("Name", "Cap")], {"id": "itm_4f3a", "name": "Cap"}, "itm_4f3a")
 
     app.detail = detail_screen(refresh=refresh)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -663,7 +663,7 @@ class BrowseScreen(Screen[None]):
 
     def open_detail(self, resource: Resource, row: Any) -> None:
         """Show the detail view of ``row``, fetching the current version when the API can."""
-        from .detail import DetailScreen
+        from .detail import DetailScreen, Fetched
 
         object_id = resource.row_id(row)
         refresh = None
@@ -671,9 +671,11 @@ class BrowseScreen(Screen[None]):
         api = self.tsapp.api
         if fetch is not None and object_id:
 
-            async def refresh() -> tuple[list[tuple[str, object]], object]:
+            async def refresh() -> Fetched:
                 fresh = await api.call(lambda client: fetch(client, object_id))
-                return resource.key_fields(fresh), resource.raw(fresh)
+                return Fetched(
+                    resource.key_fields(fresh), resource.raw(fresh), resource.row_id(fresh)
+                )
 
         self.app.push_screen(
             DetailScreen(

@@ -10,7 +10,7 @@ whole, uncapped object.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from textual import getters, on
 from textual.app import ComposeResult
@@ -29,7 +29,7 @@ from ..widgets.footer import KeysFooter
 from ..widgets.json_view import JsonView
 from ..widgets.safe_input import SafeInput
 
-__all__ = ["CAPPED_NOTICE", "DetailScreen", "Fields", "Refresh"]
+__all__ = ["CAPPED_NOTICE", "DetailScreen", "Fetched", "Fields", "Refresh"]
 
 FIELD_LIMIT = 1_000
 """Longest key-field value shown, in characters."""
@@ -37,8 +37,22 @@ FIELD_LIMIT = 1_000
 CAPPED_NOTICE = "Showing part of a large object — press y to copy the full JSON"
 FETCHING = "Fetching the current version…"
 
+ID_LIMIT = 100
+"""Longest id quoted in the warning about another object, in characters."""
+
 Fields = list[tuple[str, object]]
-Refresh = Callable[[], Awaitable[tuple[Fields, object]]]
+
+
+class Fetched(NamedTuple):
+    """The current version of the object, as the server answered."""
+
+    fields: Fields
+    raw: object
+    object_id: str | None
+    """The id the answer names (None: it names none, and cannot be told apart)."""
+
+
+Refresh = Callable[[], Awaitable[Fetched]]
 
 
 class DetailScreen(Screen[None]):
@@ -49,7 +63,8 @@ class DetailScreen(Screen[None]):
         fields: (label, value) pairs shown on top; values are server data.
         raw: The whole object as decoded from JSON.
         object_id: The object's id (server data), copied with ``c``.
-        refresh: Fetches the current (fields, raw) when the screen opens.
+        refresh: Fetches the current version when the screen opens. An answer that
+            names another id is shown as it came, under a warning that says so.
     """
 
     DEFAULT_CSS = """
@@ -88,6 +103,10 @@ class DetailScreen(Screen[None]):
             color: $text-muted;
             &.-error {
                 color: $text-error;
+            }
+            &.-warning {
+                color: $text-warning;
+                text-style: bold;
             }
         }
         & > #detail-notice {
@@ -188,16 +207,17 @@ class DetailScreen(Screen[None]):
         if self.has_class("-searching"):
             self._show_matches()
 
-    def _set_status(self, message: str, *, error: bool = False) -> None:
+    def _set_status(self, message: str, *, error: bool = False, warning: bool = False) -> None:
         status = self.query_one("#detail-status", Static)
         show(status, line(message))
         status.set_class(error, "-error")
+        status.set_class(warning, "-warning")
         status.display = bool(message)
 
     @while_shown
     async def _fetch(self, refresh: Refresh) -> None:
         try:
-            fields, raw = await refresh()
+            fields, raw, answered = await refresh()
         except Exception as error:
             if is_gone(self):
                 return
@@ -211,7 +231,18 @@ class DetailScreen(Screen[None]):
         await grid.remove_children()
         await grid.mount_all(self._field_cells(fields))
         self._show_json()
-        self._set_status("")
+        asked = self._object_id
+        if answered is not None and asked and answered != asked:
+            # A server that mixes objects up (a cache, a proxy, a bug): what it sent is
+            # shown, but never as if it were the object of the row opened.
+            self._set_status(
+                "⚠ The server answered with another object: asked for "
+                f"{cell_text(asked, ID_LIMIT)}, got ID {cell_text(answered, ID_LIMIT)} "
+                "— shown as it came",
+                warning=True,
+            )
+        else:
+            self._set_status("")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("next_match", "previous_match"):
