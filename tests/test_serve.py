@@ -425,3 +425,17 @@ def test_what_an_app_leaves_on_stderr_reaches_the_terminal_cleaned(
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out
     assert "error: ␛]52;c;cHduZWQ=␇" in out
+
+
+@pytest.mark.parametrize("port", ["99999", "65536", "-1", "8o80", ""])
+def test_a_port_out_of_range_is_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str], port: str
+) -> None:
+    with pytest.raises(SystemExit) as ended:
+        main(["serve", "--demo", f"--port={port}"])
+    assert ended.value.code == 2
+    assert capsys.readouterr().err.endswith(
+        "error: argument --port: must be a number from 0 to 65535 (0 picks a free one)\n"
+    )
+    for edge in ("0", "65535"):
+        assert build_parser().parse_args(["serve", "--port", edge]).port == int(edge)

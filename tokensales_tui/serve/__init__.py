@@ -40,7 +40,7 @@ def add_serve_command(commands: Any) -> None:
         help="address to listen on (default: %(default)s, this machine only)",
     )
     serve.add_argument(
-        "--port", type=int, default=8000, help="port (default: %(default)s; 0 picks a free one)"
+        "--port", type=_port, default=8000, help="port (default: %(default)s; 0 picks a free one)"
     )
     serve.add_argument(
         "--max-sessions",
@@ -68,6 +68,16 @@ def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError("must be a number from 0 to 65535 (0 picks a free one)")
     return value
 
 
