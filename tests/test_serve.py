@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import shlex
 import socket
+import stat
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -425,6 +427,36 @@ def test_what_an_app_leaves_on_stderr_reaches_the_terminal_cleaned(
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out
     assert "error: ␛]52;c;cHduZWQ=␇" in out
+
+
+def test_log_before_serve_gets_what_serve_logs(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import tokensales_tui.serve as serve
+
+    async def logs(server: object, ready: object) -> None:
+        logging.getLogger("tokensales_tui.serve").warning("app 7 did not quit within 3 s")
+
+    monkeypatch.setattr(serve, "_serve", logs)
+    path = tmp_path / "serve.log"
+    assert main(["--log", str(path), "serve", "--demo", "--port", "0"]) == 0
+    assert "WARNING tokensales_tui.serve: app 7 did not quit within 3 s" in path.read_text()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_a_log_file_that_cannot_be_written_is_refused(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import tokensales_tui.serve as serve
+
+    async def serves(server: object, ready: object) -> None:
+        raise AssertionError("served in spite of a --log it cannot write")
+
+    monkeypatch.setattr(serve, "_serve", serves)
+    assert main(["--log", "/nonexistent/dir/x", "serve", "--demo", "--port", "0"]) == 2
+    assert capsys.readouterr().err == (
+        "tokensales-tui: --log /nonexistent/dir/x: the folder /nonexistent/dir does not exist\n"
+    )
 
 
 @pytest.mark.parametrize("port", ["99999", "65536", "-1", "8o80", ""])

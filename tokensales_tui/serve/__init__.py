@@ -32,7 +32,8 @@ def add_serve_command(commands: Any) -> None:
         help="serve the app to web browsers (each tab its own app), behind an access token",
         description="Serve the app to web browsers until Ctrl+C: each browser tab runs its own "
         "app, with this machine's profile and credentials. The address printed at start holds "
-        "a random access token; without it every request is refused (403).",
+        "a random access token; without it every request is refused (403). What the server "
+        "logs goes to the --log FILE given before 'serve'.",
     )
     serve.add_argument(
         "--host",
@@ -95,7 +96,27 @@ def app_command(args: argparse.Namespace) -> str:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    """Serve the app until Ctrl+C; refuse an outside address for real credentials."""
+    """Serve the app until Ctrl+C; refuse an outside address for real credentials.
+
+    With ``--log FILE`` (given before ``serve``), what the server logs goes there.
+    """
+    from ..debug_log import DebugLogError, disable_debug_log, enable_debug_log
+
+    log = None
+    if getattr(args, "log", None):
+        try:
+            log = enable_debug_log(args.log)
+        except DebugLogError as error:
+            print(f"tokensales-tui: --log {clean(str(error))}", file=sys.stderr)
+            return 2
+    try:
+        return _run_serve(args)
+    finally:
+        if log is not None:
+            disable_debug_log(log)
+
+
+def _run_serve(args: argparse.Namespace) -> int:
     from ..local import is_loopback_host
     from .server import GuardedServer
 
