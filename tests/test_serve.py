@@ -1,8 +1,10 @@
 """``serve``: the access token, the session limit, the host rule, the page's own font,
-the names it answers to and the pages whose websocket it accepts.
+the names it answers to, the pages whose websocket it accepts, and how a session's app
+ends.
 
 These run the server's aiohttp application on 127.0.0.1 with a command that leaves a
-file behind when it runs, so "no app process started" is something a test can see.
+file behind when it runs, so "no app process started" is something a test can see, or
+with a stand-in app that writes frames until it is blocked on its stdout.
 The browser test is in ``test_serve_browser.py``.
 """
 
@@ -10,11 +12,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import logging
+import os
 import shlex
+import signal
 import socket
 import stat
+import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -57,6 +64,7 @@ async def running(server: GuardedServer, sock: socket.socket) -> AsyncIterator[T
     try:
         yield client
     finally:
+        await server.end_sessions()
         await client.close()
         sock.close()
 
@@ -471,3 +479,202 @@ def test_a_port_out_of_range_is_refused_in_one_line(
     )
     for edge in ("0", "65535"):
         assert build_parser().parse_args(["serve", "--port", edge]).port == int(edge)
+
+
+BLOCKED_APP = """
+import json, os, select, sys, threading
+pid_file, blocked_file, quits = sys.argv[1], sys.argv[2], sys.argv[3] == "quits"
+asked = threading.Event()
+
+def read_input():  # textual-serve's packets: a type byte, a 4-byte length, the payload
+    data = b""
+    while chunk := os.read(0, 65536):
+        data += chunk
+        while len(data) >= 5 and len(data) >= 5 + int.from_bytes(data[1:5], "big"):
+            end = 5 + int.from_bytes(data[1:5], "big")
+            if quits and data[:1] == b"M" and json.loads(data[5:end])["type"] == "quit":
+                asked.set()
+            data = data[end:]
+
+threading.Thread(target=read_input, daemon=True).start()
+os.write(1, b"__GANGLION__\\n")
+open(pid_file, "w").write(str(os.getpid()))
+os.set_blocking(1, False)
+frame = b"D" + (65536).to_bytes(4, "big") + b"x" * 65536
+rest = b""
+while not asked.is_set():  # as a Textual app: it sees a request to quit between frames
+    rest = rest or frame
+    try:
+        rest = rest[os.write(1, rest):]
+    except BlockingIOError:
+        if not select.select([], [1], [], 0.5)[1]:  # nothing read of it for half a second
+            open(blocked_file, "w").close()
+            select.select([], [1], [])
+"""
+
+
+def blocked_app(tmp_path: Path, *, quits: bool) -> tuple[str, Path, Path]:
+    """A stand-in app writing frames as fast as it can, and the files where it leaves its
+    pid and a mark once it is blocked on its stdout; it ends when asked to quit, if
+    ``quits``, else never: only a kill ends it."""
+    pid_file, blocked_file = tmp_path / "app.pid", tmp_path / "blocked"
+    argv = [sys.executable, "-c", BLOCKED_APP, str(pid_file), str(blocked_file)]
+    command = shlex.join([*argv, "quits" if quits else "stays"])
+    return command, pid_file, blocked_file
+
+
+async def unread_websocket(port: int, server: GuardedServer) -> asyncio.StreamWriter:
+    """A websocket to the server on ``port``, as from a page that stops reading it at once.
+
+    Its socket takes little and nothing reads it past the stream's own buffer, so what the
+    server sends soon waits in the server, and then in the app's stdout.
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
+    reader, writer = await asyncio.open_connection(sock=sock)
+    host = f"127.0.0.1:{port}"
+    request = [
+        "GET /ws HTTP/1.1",
+        f"Host: {host}",
+        "Upgrade: websocket",
+        "Connection: Upgrade",
+        f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}",
+        "Sec-WebSocket-Version: 13",
+        f"Origin: http://{host}",
+        f"Cookie: {server.cookie}={server.token}",
+    ]
+    writer.write("\r\n".join([*request, "", ""]).encode())
+    head = await reader.readuntil(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 101 "), head
+    return writer
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+async def blocked_on_its_output(pid_file: Path, blocked_file: Path) -> int:
+    """The app's pid, once it has been blocked on its stdout for half a second (within 30 s)."""
+    deadline = time.monotonic() + 30
+    while not blocked_file.exists():
+        assert time.monotonic() < deadline, "the app never blocked on its output"
+        await asyncio.sleep(0.02)
+    return int(pid_file.read_text())
+
+
+async def gone_and_released(server: GuardedServer, pid: int, seconds: float) -> None:
+    """Wait (at most ``seconds``) until the app ``pid`` is gone and its session released;
+    the session must stay counted as long as the process runs."""
+    deadline = time.monotonic() + seconds
+    try:
+        while alive(pid) or server.sessions:
+            assert time.monotonic() < deadline, f"app alive: {alive(pid)}, {server.sessions=}"
+            if alive(pid):
+                assert server.sessions == 1, "the session was released while its app runs"
+            await asyncio.sleep(0.02)
+    finally:
+        if alive(pid):  # the test failed: leave no process behind
+            os.kill(pid, signal.SIGKILL)
+
+
+def errors_logged(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [f"{r.name}: {r.getMessage()}" for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_an_app_blocked_on_its_output_ends_when_its_browser_goes(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A page stops reading, its app blocks writing to it, then the browser goes away:
+    the app's output is read and dropped, so it reads the request to quit and ends."""
+    caplog.set_level(logging.INFO, logger="tokensales_tui.serve")
+    command, pid_file, blocked_file = blocked_app(tmp_path, quits=True)
+    sock = listening()
+    server = GuardedServer(command, sock, max_sessions=1, title="test", quit_wait=10.0)
+    async with running(server, sock) as client:
+        browser = await unread_websocket(client.port, server)
+        pid = await blocked_on_its_output(pid_file, blocked_file)
+        assert server.sessions == 1
+        browser.transport.abort()  # gone, with what it had not read
+        await gone_and_released(server, pid, seconds=15.0)
+        assert f"app {pid} ended (exit status 0)" in caplog.messages  # it quit: not killed
+        assert (
+            await handshake(
+                client, server, f"127.0.0.1:{client.port}", f"http://127.0.0.1:{client.port}"
+            )
+            == 101
+        )
+    assert errors_logged(caplog) == []
+
+
+async def test_an_app_that_does_not_quit_is_killed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    command, pid_file, blocked_file = blocked_app(tmp_path, quits=False)
+    sock = listening()
+    server = GuardedServer(command, sock, max_sessions=1, title="test", quit_wait=0.5)
+    async with running(server, sock) as client:
+        browser = await unread_websocket(client.port, server)
+        pid = await blocked_on_its_output(pid_file, blocked_file)
+        browser.transport.abort()
+        await gone_and_released(server, pid, seconds=10.0)
+    assert f"app {pid} did not quit within 0.5 s: killed" in caplog.messages
+    assert errors_logged(caplog) == []
+
+
+async def test_stopping_the_server_ends_every_app(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Even one whose browser is still there, reading nothing."""
+    command, pid_file, blocked_file = blocked_app(tmp_path, quits=True)
+    sock = listening()
+    sock.setblocking(False)
+    server = GuardedServer(command, sock, max_sessions=1, title="test")
+    stop, listening_at = asyncio.Event(), asyncio.Event()
+    serving = asyncio.create_task(server.run(lambda url: listening_at.set(), stop))
+    await listening_at.wait()
+    browser = await unread_websocket(sock.getsockname()[1], server)
+    pid = await blocked_on_its_output(pid_file, blocked_file)
+    stop.set()
+    try:
+        async with asyncio.timeout(15):
+            await serving
+        assert not alive(pid) and server.sessions == 0
+    finally:
+        browser.close()
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    assert errors_logged(caplog) == []
+
+
+LIBRARIES_LOG = """
+import logging, sys
+from tokensales_tui.debug_log import enable_debug_log
+from tokensales_tui.serve.server import logs_to_serve_log
+
+enable_debug_log(sys.argv[1])
+with logs_to_serve_log():
+    for name in ("aiohttp.server", "textual-serve", "asyncio"):
+        try:
+            raise ConnectionError("Connection lost")
+        except ConnectionError:
+            logging.getLogger(name).exception("Error handling request")
+"""
+
+
+def test_what_the_libraries_under_serve_log_goes_to_the_log_file_only(tmp_path: Path) -> None:
+    """Python's last resort writes to stderr what no handler takes: none of it under serve."""
+    path = tmp_path / "serve.log"
+    ran = subprocess.run(
+        [sys.executable, "-c", LIBRARIES_LOG, str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, "", "")
+    text = path.read_text()
+    assert text.count("ConnectionError: Connection lost") == 3
+    for name in ("aiohttp.server", "textual-serve", "asyncio"):
+        assert f"ERROR {name}: Error handling request" in text

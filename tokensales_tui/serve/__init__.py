@@ -33,7 +33,8 @@ def add_serve_command(commands: Any) -> None:
         description="Serve the app to web browsers until Ctrl+C: each browser tab runs its own "
         "app, with this machine's profile and credentials. The address printed at start holds "
         "a random access token; without it every request is refused (403). What the server "
-        "logs goes to the --log FILE given before 'serve'.",
+        "logs (sessions, errors) goes to the --log FILE given before 'serve', never to the "
+        "terminal.",
     )
     serve.add_argument(
         "--host",
@@ -98,7 +99,8 @@ def app_command(args: argparse.Namespace) -> str:
 def run_serve(args: argparse.Namespace) -> int:
     """Serve the app until Ctrl+C; refuse an outside address for real credentials.
 
-    With ``--log FILE`` (given before ``serve``), what the server logs goes there.
+    With ``--log FILE`` (given before ``serve``), what the server logs goes there: each
+    session's start and end, an app killed, an error; never the token.
     """
     from ..debug_log import DebugLogError, disable_debug_log, enable_debug_log
 

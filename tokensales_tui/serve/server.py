@@ -8,6 +8,10 @@ starts; a loopback server answers only to this machine's own names, and the webs
 only to a page of the address the browser used (see :mod:`.hosts`); and at most
 ``max_sessions`` apps run at once.
 
+Each session's app is ended within a bound however the session ends, and counted until
+its process is gone (see :mod:`.app_process`); while the server runs, what the libraries
+under it log goes to the ``--log`` file, never to the terminal.
+
 The page is textual-serve's without its link to an outside web-font stylesheet (the
 font ships in its wheel), and its script turns on xterm.js's screen-reader mode, so the
 terminal's text is in the page for assistive technology (and for the browser test).
@@ -16,19 +20,22 @@ terminal's text is in the page for assistive technology (and for the browser tes
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import ipaddress
 import logging
 import secrets
 import socket
-from collections.abc import Awaitable, Callable
+from asyncio import FIRST_COMPLETED
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
 from aiohttp import web
-from textual_serve.server import Server
+from textual_serve.server import Server, to_int
 
+from .app_process import QUIT_WAIT, AppProcess
 from .hosts import Address, HostRule, parse_address
 
 __all__ = ["GuardedServer", "local_location", "patched_script"]
@@ -51,6 +58,15 @@ FORBIDDEN_TEXT = (
 BAD_HOST_TEXT = "400 Bad Request: the Host header names no address.\n"
 
 OTHER_SITE_TEXT = "403 Forbidden: another site's page\n"
+
+HEARTBEAT = 15.0
+"""Seconds between the websocket's pings (as textual-serve's)."""
+
+CONNECTION_CHECK = 0.5
+"""Seconds between two looks at whether a session's connection is gone."""
+
+FOREIGN_LOGGERS = ("aiohttp", "asyncio", "textual-serve")
+"""Loggers of the libraries under ``serve``, sent to the ``--log`` file while it runs."""
 
 PAGE_ADDRESS = web.RequestKey("page_address", Address)
 """The address the browser used (its ``Host``), once the guard has accepted it."""
@@ -95,11 +111,24 @@ class GuardedServer(Server):
         sock: A listening socket, bound already (so port 0 works and the address is known).
         max_sessions: Most app processes running at once; more connections get a 503.
         title: Shown on the page while the app starts.
+        quit_wait: Seconds an app has to end once its session is over, before it is killed.
     """
 
-    def __init__(self, command: str, sock: socket.socket, *, max_sessions: int, title: str) -> None:
+    def __init__(
+        self,
+        command: str,
+        sock: socket.socket,
+        *,
+        max_sessions: int,
+        title: str,
+        quit_wait: float = QUIT_WAIT,
+    ) -> None:
         host, port = sock.getsockname()[:2]
-        super().__init__(command, host=host, port=port, title=title, templates_path=TEMPLATES)
+        # exec: the shell textual-serve starts the command with becomes the app, so the
+        # process a session ends (and kills, if it must) is the app itself.
+        super().__init__(
+            f"exec {command}", host=host, port=port, title=title, templates_path=TEMPLATES
+        )
         self.every_address = is_every_address(host)
         """Bound to 0.0.0.0 or ``::``: the address printed is this machine's loopback one."""
         shown = ("::1" if ":" in host else "127.0.0.1") if self.every_address else host
@@ -108,8 +137,12 @@ class GuardedServer(Server):
         self.hosts = HostRule.for_bind(host, port)
         self.sock = sock
         self.max_sessions = max_sessions
+        self.quit_wait = quit_wait
         self.sessions = 0
-        """App processes running now."""
+        """App processes running now (each session counts until its process is gone)."""
+        self._running: dict[asyncio.Task[None], asyncio.Event] = {}
+        """Each session's task, and the event that tells it to end."""
+        self._stopping = False
         self.token = secrets.token_urlsafe(32)
         self.cookie = f"tokensales_serve_{port}"  # cookies ignore ports: one name a server
         self._script: str | None = None
@@ -205,24 +238,152 @@ class GuardedServer(Server):
         return web.Response(text=self._script, content_type="application/javascript")
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
-        """Start an app for this connection, unless ``max_sessions`` are running."""
-        if self.sessions >= self.max_sessions:
+        """Run an app for this connection, unless ``max_sessions`` are running.
+
+        However the session ends (the browser closes or goes away, the app ends, something
+        fails, the server stops), its app is ended within a bound and stays counted until
+        its process is gone (:meth:`.AppProcess.end`).
+        """
+        if self._stopping or self.sessions >= self.max_sessions:
             raise web.HTTPServiceUnavailable(
-                text=f"503: {self.max_sessions} sessions are open already; close one first\n"
+                text="503: the server is stopping\n"
+                if self._stopping
+                else f"503: {self.max_sessions} sessions are open already; close one first\n"
             )
-        self.sessions += 1
+        self.sessions += 1  # before any wait: the limit holds against connections racing
         try:
-            return await super().handle_websocket(request)
-        finally:
+            websocket = web.WebSocketResponse(heartbeat=HEARTBEAT)
+            await websocket.prepare(request)
+        except BaseException:
             self.sessions -= 1
+            raise
+        leave = asyncio.Event()
+        session = asyncio.create_task(self._session(request, websocket, leave))
+        self._running[session] = leave
+        session.add_done_callback(self._forget)
+        try:
+            await asyncio.shield(session)
+        except asyncio.CancelledError:
+            # aiohttp gives up on this handler (it is stopping): the session ends its app
+            # in its own task, which end_sessions waits for.
+            leave.set()
+            raise
+        return websocket
+
+    def _forget(self, session: asyncio.Task[None]) -> None:
+        del self._running[session]
+
+    async def _session(
+        self, request: web.Request, websocket: web.WebSocketResponse, leave: asyncio.Event
+    ) -> None:
+        """One app for ``websocket``, until the browser or the app is gone; then its end."""
+        app = AppProcess(
+            self.command, request, websocket, self.download_manager, quit_wait=self.quit_wait
+        )
+        try:
+            width = to_int(request.query.get("width", "80"), 80)
+            height = to_int(request.query.get("height", "24"), 24)
+            await app.start(width, height)
+            log.info(
+                "app %s started (%d of %d sessions)", app.pid, self.sessions, self.max_sessions
+            )
+            await self._until_over(request, websocket, app, leave)
+        except Exception:
+            log.exception("app %s: the session failed", app.pid)
+        finally:
+            try:
+                await app.end()
+            finally:
+                self.sessions -= 1
+
+    async def _until_over(
+        self,
+        request: web.Request,
+        websocket: web.WebSocketResponse,
+        app: AppProcess,
+        leave: asyncio.Event,
+    ) -> None:
+        """Pass the browser's messages to the app until one side is gone or ``leave`` is set."""
+        assert app.output is not None
+        watches = {
+            asyncio.create_task(self._process_messages(websocket, app)): "the browser left",
+            asyncio.create_task(connection_lost(request)): "the browser's connection was lost",
+            asyncio.create_task(leave.wait()): "the server is stopping",
+        }
+        try:
+            done, _ = await asyncio.wait([app.output, *watches], return_when=FIRST_COMPLETED)
+        finally:
+            for watch in watches:
+                watch.cancel()
+            await asyncio.wait(watches)
+        why = next((watches[watch] for watch in watches if watch in done), "the app ended")
+        log.info("app %s: session over: %s", app.pid, why)
+        for watch in watches:
+            if not watch.cancelled() and (error := watch.exception()) is not None:
+                log.info("app %s: reading the browser's messages failed: %r", app.pid, error)
+
+    async def end_sessions(self) -> None:
+        """Refuse new sessions, end every running one and return once their apps are gone."""
+        self._stopping = True
+        for leave in self._running.values():
+            leave.set()
+        if self._running:
+            await asyncio.wait(list(self._running))
 
     async def run(self, ready: Callable[[str], None], stop: asyncio.Event) -> None:
-        """Serve until ``stop`` is set; call ``ready`` with the address once listening."""
-        runner = web.AppRunner(await self._make_app(), access_log=None, handle_signals=False)
-        await runner.setup()
-        try:
-            await web.SockSite(runner, self.sock, shutdown_timeout=2.0).start()
-            ready(self.url)
-            await stop.wait()
-        finally:
-            await runner.cleanup()
+        """Serve until ``stop`` is set; call ``ready`` with the address once listening.
+
+        Then end every session, their apps within a bound, before closing the server.
+        While it runs, what aiohttp, textual-serve and asyncio log goes to the
+        ``tokensales_tui.serve`` logger (the ``--log`` file) instead of the terminal.
+        """
+        runner = web.AppRunner(
+            await self._make_app(), access_log=None, handle_signals=False, shutdown_timeout=2.0
+        )
+        with logs_to_serve_log():
+            await runner.setup()
+            try:
+                await web.SockSite(runner, self.sock).start()
+                ready(self.url)
+                await stop.wait()
+            finally:
+                await self.end_sessions()
+                await runner.cleanup()
+
+
+async def connection_lost(request: web.Request) -> None:
+    """Return once the connection of ``request`` is gone.
+
+    aiohttp tells a handler so only through a read or a write in progress on it; a
+    session may be doing neither, waiting on an app that reads nothing.
+    """
+    while request.transport is not None:
+        await asyncio.sleep(CONNECTION_CHECK)
+
+
+class _ToServeLog(logging.Handler):
+    """Hands a record of another library's to ``tokensales_tui.serve`` (the ``--log`` file)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        log.handle(record)
+
+
+@contextlib.contextmanager
+def logs_to_serve_log() -> Iterator[None]:
+    """While the block runs, what ``FOREIGN_LOGGERS`` log goes to the ``--log`` file only.
+
+    Without a handler of their own, their warnings and tracebacks would reach the
+    terminal through Python's last resort.
+    """
+    saved = []
+    for name in FOREIGN_LOGGERS:
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.handlers, logger.propagate))
+        logger.handlers = [_ToServeLog()]
+        logger.propagate = False
+    try:
+        yield
+    finally:
+        for logger, handlers, propagate in saved:
+            logger.handlers = handlers
+            logger.propagate = propagate
