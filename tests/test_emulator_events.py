@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -10,6 +11,8 @@ import signal
 import subprocess
 import sys
 import textwrap
+from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import pytest
@@ -299,3 +302,91 @@ async def test_trigger_and_deliveries_commands_against_a_served_emulator() -> No
         emulator.send_signal(signal.SIGINT)
         async with asyncio.timeout(30):
             await emulator.wait()
+
+
+@contextlib.asynccontextmanager
+async def _raw_receiver(answer: bytes, then: bytes, every: float) -> AsyncIterator[str]:
+    """A receiver on 127.0.0.1 that reads a request, sends ``answer``, then ``then`` every
+    ``every`` seconds for a long while; yields its URL."""
+    writers: list[asyncio.StreamWriter] = []
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writers.append(writer)
+        with contextlib.suppress(OSError, asyncio.IncompleteReadError):
+            await reader.readuntil(b"\r\n\r\n")
+            writer.write(answer)
+            for n in range(3000):
+                writer.write(then.replace(b"N", str(n).encode()))
+                await writer.drain()
+                await asyncio.sleep(every)
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}/hook"
+    finally:
+        server.close()
+        for writer in writers:
+            writer.close()
+        await server.wait_closed()
+
+
+def _one_webhook(emulator: Any, url: str) -> None:
+    emulator.webhooks.clear()
+    emulator.webhooks["wh_a"] = {"id": "wh_a", "url": url, "isActive": True, "events": ["*"]}
+
+
+async def test_an_attempt_has_its_time_out_in_all_however_slowly_headers_trickle() -> None:
+    # A header line every 0.1 s never lets a per-read time-out fire.
+    app = create_app(seed=1, items=2)
+    fast(app)
+    emulator = app.state.emulator
+    emulator.deliveries.timeout = 0.5
+    async with _raw_receiver(b"HTTP/1.1 200 OK\r\n", b"X-N: y\r\n", 0.1) as url:
+        _one_webhook(emulator, url)
+        emulator.deliveries.emit("item.sold", {}, list(emulator.webhooks.values()))
+        async with asyncio.timeout(15):
+            await emulator.deliveries.idle()
+    assert [a.outcome for a in emulator.deliveries.log] == ["timed out"] * 4
+    assert all(a.duration_ms < 1500 for a in emulator.deliveries.log)
+
+
+async def test_the_body_of_an_answer_is_never_read() -> None:
+    # Its status is all a delivery needs; an endless body would hold it (and memory).
+    app = create_app(seed=1, items=2)
+    emulator = app.state.emulator
+    emulator.deliveries.timeout = 2.0
+    head = b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n"
+    async with _raw_receiver(head, b"1000\r\n" + b"x" * 4096 + b"\r\n", 0.05) as url:
+        _one_webhook(emulator, url)
+        emulator.deliveries.emit("item.sold", {}, list(emulator.webhooks.values()))
+        async with asyncio.timeout(15):
+            await emulator.deliveries.idle()
+    [attempt] = emulator.deliveries.log
+    assert attempt.outcome == "200" and attempt.duration_ms < 1000
+
+
+async def test_whatever_fails_in_a_delivery_is_logged_as_a_failed_attempt() -> None:
+    app = create_app(seed=1, items=2)
+    fast(app)
+    emulator = app.state.emulator
+    emulator.webhooks.clear()
+    for n, url in enumerate(["http://127.0.0.1:9/\x1b]0;X\x07/\x9b31m", "http://[::1/"]):
+        emulator.webhooks[f"wh_{n}"] = {
+            "id": f"wh_{n}",
+            "url": url,
+            "isActive": True,
+            "events": ["*"],
+        }
+
+    def broken_printer(attempt: Any) -> None:
+        raise BrokenPipeError("the reader went away")
+
+    emulator.deliveries.on_attempt = broken_printer
+    emulator.deliveries.emit("item.sold", {}, list(emulator.webhooks.values()))
+    tasks = list(emulator.deliveries._tasks)
+    await emulator.deliveries.idle()
+    assert [t.exception() for t in tasks] == [None, None]
+    outcomes = {a.webhook_id: a.outcome for a in emulator.deliveries.log}
+    assert outcomes == {"wh_0": "failed: InvalidURL", "wh_1": "failed: ValueError"}
+    assert len(emulator.deliveries.log) == 2  # not retried: the same request would fail again

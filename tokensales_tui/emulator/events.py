@@ -15,8 +15,13 @@ emulator's choice, documented in the README:
   on every retry), ``webhook-timestamp`` (of the attempt), ``webhook-signature: v1,<base64
   HMAC-SHA256>`` with the webhook's secret (the base64 bytes after ``whsec_``, else the
   raw text). A webhook without a secret gets the first two headers only.
-- **Retries** — a non-2xx answer, a time-out (5 s) or a refused connection is retried
-  after 1, 2 and 4 s: four attempts at most. A redirect is an answer, never followed.
+- **Retries** — a non-2xx answer, a time-out or a refused connection is retried after 1,
+  2 and 4 s: four attempts at most. A redirect is an answer, never followed. An attempt
+  has 5 s in all, from connecting to the end of the answer's headers, however slowly the
+  receiver trickles them; the body of the answer is never read.
+- **Failures** — whatever else fails in a delivery (a URL the HTTP client refuses, a bug
+  of ours) is logged as a failed attempt, with its traceback in the app's log
+  (``--log``), and ends the delivery: no exception escapes the task that runs it.
 - **Only this machine** — deliveries go to loopback addresses only (``127.0.0.0/8``,
   ``::1``, ``localhost`` which is sent to 127.0.0.1 without a look-up) and to hosts given an
   in-process transport (the demo's receiver); any other URL is logged "not delivered: not
@@ -29,6 +34,7 @@ emulator's choice, documented in the README:
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import time
 from collections import deque
@@ -50,9 +56,12 @@ if TYPE_CHECKING:
 BACKOFF = (1.0, 2.0, 4.0)
 """Seconds before the second, third and fourth attempt."""
 ATTEMPT_TIMEOUT = 5.0
+"""Seconds one attempt may take in all: connecting, sending and the answer's headers."""
 LOG_LIMIT = 1000
 PENDING_LIMIT = 1000
 NOT_LOCAL = "not delivered: not a local address"
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -175,23 +184,52 @@ class Deliverer:
     async def _deliver(
         self, event: dict[str, Any], webhook: Mapping[str, Any], body: bytes
     ) -> None:
+        """Deliver ``event`` to ``webhook``, attempt after attempt, logging each; never raises."""
         import httpx
 
-        url = str(webhook.get("url", ""))
-        host = (urlsplit(url).hostname or "").lower() if "://" in url else ""
-        transport = self.in_process.get(host)
-        target = url if transport is not None else local_target(url)
-        if target is None:
-            self._record(event, webhook, 1, NOT_LOCAL, 0)
-            return
-        msg_id = "msg_" + secrets.token_hex(8)
-        delays = (0.0, *self.backoff)
-        async with httpx.AsyncClient(
-            transport=transport, trust_env=False, follow_redirects=False, timeout=self.timeout
-        ) as client:
-            for number, delay in enumerate(delays, start=1):
-                if delay:
-                    await asyncio.sleep(delay)
+        number = 1
+        try:
+            url = str(webhook.get("url", ""))
+            host = (urlsplit(url).hostname or "").lower() if "://" in url else ""
+            transport = self.in_process.get(host)
+            target = url if transport is not None else local_target(url)
+            if target is None:
+                self._record(event, webhook, 1, NOT_LOCAL, 0)
+                return
+            msg_id = "msg_" + secrets.token_hex(8)
+            delays = (0.0, *self.backoff)
+            async with httpx.AsyncClient(
+                transport=transport, trust_env=False, follow_redirects=False, timeout=self.timeout
+            ) as client:
+                for number, delay in enumerate(delays, start=1):
+                    if delay:
+                        await asyncio.sleep(delay)
+                    started = time.monotonic()
+                    outcome, again = await self._attempt(client, target, webhook, msg_id, body)
+                    elapsed = int((time.monotonic() - started) * 1000)
+                    self._record(event, webhook, number, outcome, elapsed)
+                    if not again:
+                        return
+        except Exception as error:  # a bug of ours: the delivery ends, logged
+            _log.warning("delivering %s to %s", event.get("id"), webhook.get("id"), exc_info=True)
+            self._record(event, webhook, number, f"failed: {type(error).__name__}", 0)
+
+    async def _attempt(
+        self,
+        client: httpx.AsyncClient,
+        target: str,
+        webhook: Mapping[str, Any],
+        msg_id: str,
+        body: bytes,
+    ) -> tuple[str, bool]:
+        """One attempt within :attr:`timeout` in all: its outcome, and whether to try again.
+
+        Only the status is read: the answer's body, of any size, is left unread.
+        """
+        import httpx
+
+        try:
+            async with asyncio.timeout(self.timeout):
                 headers = {"content-type": "application/json", "user-agent": "tokensales-emulator"}
                 now = int(self.clock())
                 secret = webhook.get("secret")
@@ -199,19 +237,17 @@ class Deliverer:
                     headers.update(standard_headers(secret, msg_id, now, body))
                 else:
                     headers.update({"webhook-id": msg_id, "webhook-timestamp": str(now)})
-                started = time.monotonic()
-                try:
-                    response = await client.post(target, content=body, headers=headers)
-                    outcome = str(response.status_code)
-                    delivered = 200 <= response.status_code < 300
-                except httpx.TimeoutException:
-                    outcome, delivered = "timed out", False
-                except httpx.HTTPError as error:
-                    outcome, delivered = f"failed: {type(error).__name__}", False
-                elapsed = int((time.monotonic() - started) * 1000)
-                self._record(event, webhook, number, outcome, elapsed)
-                if delivered:
-                    return
+                request = client.build_request("POST", target, content=body, headers=headers)
+                response = await client.send(request, stream=True)
+                await response.aclose()
+        except (TimeoutError, httpx.TimeoutException):
+            return "timed out", True
+        except httpx.HTTPError as error:
+            return f"failed: {type(error).__name__}", True
+        except Exception as error:  # a URL httpx refuses, a bug: the same again would fail
+            _log.warning("delivery attempt to %s", webhook.get("id"), exc_info=True)
+            return f"failed: {type(error).__name__}", False
+        return str(response.status_code), not 200 <= response.status_code < 300
 
     def _record(
         self,
@@ -233,7 +269,10 @@ class Deliverer:
         )
         self.log.append(attempt)
         if self.on_attempt is not None:
-            self.on_attempt(attempt)
+            try:
+                self.on_attempt(attempt)
+            except Exception:  # a printer whose reader went away: the log still has it
+                _log.warning("reporting a delivery attempt", exc_info=True)
 
 
 def _subscribed(webhook: Mapping[str, Any], event_type: str) -> bool:
