@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import re
 import socket
 import subprocess
@@ -303,6 +304,36 @@ async def test_webhook_update_validation(client: httpx.AsyncClient, emulator: Em
     assert bad_json.status_code == 400
     assert (bad_flag.status_code, bad_flag.json()["field"]) == (422, "isActive")
     assert (no_events.status_code, no_events.json()["field"]) == (422, "events")
+
+
+_UNSENDABLE_URLS = [
+    "http://127.0.0.1:18909/\u001b]0;X\u0007/\u009b31m",  # ESC, BEL and C1 CSI
+    "http://127.0.0.1:18909/\u009b31m",  # a C1 control alone, which httpx would send
+    "http://127.0.0.1/a\u007f",
+    "http://127.0.0.1/\u0000",
+    "http://[::1/",
+    "http://[zz]/",
+    "http://127.0.0.1:0/",
+    "http://127.0.0.1:99999/",
+    "http://127.0.0.1:x/",
+]
+
+
+@pytest.mark.parametrize("url", _UNSENDABLE_URLS)
+async def test_a_webhook_url_that_cannot_be_sent_to_is_refused(
+    client: httpx.AsyncClient, emulator: Emulator, url: str
+) -> None:
+    # JSON escapes every control as \uXXXX.
+    body = json.dumps({"url": url, "events": ["item.sold"]}).encode()
+    created = await client.post("/v1/platform-webhooks", content=body)
+    webhook_id = next(iter(emulator.webhooks))
+    updated = await client.put(f"/v1/platform-webhooks/{webhook_id}", content=body)
+
+    for answer in (created, updated):
+        assert answer.status_code == 422, answer.text
+        assert answer.json()["field"] == "url"
+        assert answer.json()["message"].startswith("url ")
+    assert all(url not in w["url"] for w in emulator.webhooks.values())
 
 
 # --- items and assets --------------------------------------------------------------

@@ -23,7 +23,8 @@ The interface leaves some bodies and all errors open; the emulator answers so:
   ``index`` too for an element of the collections array). 400 malformed JSON or a body of
   the wrong shape, 401 missing, invalid or expired bearer token, 404 unknown id or path,
   405 wrong method, 422 a field that fails validation; faults add 429, 500, 502 and 503.
-- Validation beyond types: webhook ``url`` absolute http(s) with a host, ``events`` a
+- Validation beyond types: webhook ``url`` absolute http(s) with a host, a port from 1 to
+  65535 if any and no control character (one the delivering HTTP client takes), ``events`` a
   non-empty array without repeats; a collection's ``contractAddress`` and wallets must be
   base58 on ``solana`` and 0x + 40 hex (EIP-55 when mixed case) elsewhere, e-mails must look
   like e-mails. Unknown fields are ignored.

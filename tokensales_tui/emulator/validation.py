@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
+from ..checks.text import check_text
 from .addresses import address_problem
 from .errors import ApiError
 
@@ -158,10 +159,35 @@ def webhook_update(body: Any) -> dict[str, Any]:
 
 
 def _url(fields: Fields) -> str:
+    """A webhook URL the emulator can deliver to: what it accepts, it can send.
+
+    Control characters (C0, DEL, C1) and lone surrogates are refused as the client's forms
+    refuse them; then the URL must parse, with a port from 1 to 65535, and the HTTP client
+    that delivers must take it as it is.
+    """
+    import httpx
+
     url = fields.string("url")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in url):
-        raise fields.error("url", "must be an absolute http or https URL with a host")
+    if problem := check_text(url, "url"):
+        raise fields.error("url", problem.removeprefix("url "))
+    invalid = fields.error("url", "must be an absolute http or https URL with a host")
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:  # an unclosed [ of an IPv6 host
+        raise invalid from None
+    if parts.scheme not in ("http", "https") or not host or any(c.isspace() for c in url):
+        raise invalid
+    try:
+        port = parts.port
+    except ValueError:  # out of range, or not a number
+        port = 0
+    if port == 0:
+        raise fields.error("url", "has a port that is not a number from 1 to 65535")
+    try:
+        httpx.URL(url)
+    except (httpx.InvalidURL, UnicodeError) as error:
+        raise fields.error("url", f"cannot be sent to: {error}") from None
     return url
 
 
