@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 
 import httpx
 import pytest
@@ -154,3 +155,48 @@ def test_the_scripting_commands_work_without_a_terminal() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.lstrip().startswith("[")
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.2", ""])
+def test_the_emulator_refuses_an_outside_host_without_expose(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], host: str
+) -> None:
+    from tokensales_tui.emulator import server
+
+    # Were it not refused, it would end at once rather than serve (its socket never listens).
+    monkeypatch.setattr(server.EmulatorServer, "run", lambda self, on_ready: None)
+    assert main(["emulator", "--host", host, "--port", "0", "--items", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1
+    assert "demo credentials are published" in err and "add --expose" in err
+
+
+@pytest.mark.parametrize(("host", "shown"), [("0.0.0.0", "127.0.0.1"), ("::", "[::1]")])
+def test_an_exposed_emulator_warns_and_prints_an_address_to_open(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], host: str, shown: str
+) -> None:
+    """Not http://0.0.0.0:…, and a word on how other machines reach it (bound to loopback)."""
+    import socket
+
+    from tokensales_tui.emulator import server
+
+    def bind(host: str, port: int) -> tuple[socket.socket, str]:
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        return sock, f"http://{f'[{host}]' if ':' in host else host}:18598"
+
+    monkeypatch.setattr(server, "bind", bind)
+
+    def run(self: server.EmulatorServer, on_ready: Callable[[str], None]) -> None:
+        on_ready(self.url)
+        self._socket.close()
+
+    monkeypatch.setattr(server.EmulatorServer, "run", run)
+    assert main(["emulator", "--host", host, "--expose", "--items", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert f"export TOKENSALES_BASE_URL='http://{shown}:18598'" in out or (
+        f"export TOKENSALES_BASE_URL=http://{shown}:18598" in out
+    )
+    assert f"# From another machine: this machine's name or address in place of {shown}." in out
+    assert "0.0.0.0" not in out and "[::]" not in out
+    assert err.startswith("tokensales-tui: warning: --host") and len(err.splitlines()) == 1

@@ -59,7 +59,16 @@ def build_parser() -> argparse.ArgumentParser:
         "export lines to paste into another shell, so 'tokensales-tui' there uses it.",
     )
     emulator.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default: %(default)s); another than loopback needs --expose",
+    )
+    emulator.add_argument(
+        "--expose",
+        action="store_true",
+        help="allow --host to be an address other machines can reach: with the published demo"
+        " credentials, anyone who reaches it can make this machine send requests to its own"
+        " loopback services (prints a warning)",
     )
     emulator.add_argument(
         "--port", type=int, default=8765, help="port (default: %(default)s; 0 picks a free one)"
@@ -191,6 +200,7 @@ def run_emulator(args: argparse.Namespace) -> int:
     from .clean import clean_line
     from .emulator import DEMO_API_KEY, DEMO_API_SECRET, FAULTS
     from .emulator.server import serve
+    from .local import is_every_address, is_loopback_host
 
     faults = [name.strip() for name in args.faults.split(",") if name.strip()]
     unknown = [name for name in faults if name not in FAULTS]
@@ -200,6 +210,17 @@ def run_emulator(args: argparse.Namespace) -> int:
             f"tokensales-tui: unknown fault {', '.join(unknown)} (known: {known})", file=sys.stderr
         )
         return 2
+
+    if not is_loopback_host(args.host):
+        risk = (
+            f"--host {clean_line(args.host)} lets other machines reach the emulator, whose demo"
+            " credentials are published: anyone who reaches it can register a webhook to"
+            " 127.0.0.1 and make this machine send what they choose to its own loopback services"
+        )
+        if not args.expose:
+            print(f"tokensales-tui: {risk}. Refused: add --expose to mean it.", file=sys.stderr)
+            return 2
+        print(f"tokensales-tui: warning: {risk}.", file=sys.stderr, flush=True)
 
     def ready(url: str) -> None:
         lines = {
@@ -214,6 +235,10 @@ def run_emulator(args: argparse.Namespace) -> int:
         )
         for name, value in lines.items():
             print(f"export {name}={shlex.quote(value)}")
+        if is_every_address(args.host):
+            # 0.0.0.0 names no machine: other machines reach this one by its own address.
+            loopback = url.split("/")[2].rsplit(":", 1)[0]
+            print(f"# From another machine: this machine's name or address in place of {loopback}.")
         print("# Demo credentials only. Press Ctrl+C here to stop.", flush=True)
 
     try:

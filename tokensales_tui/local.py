@@ -17,6 +17,25 @@ def is_loopback_host(host: str) -> bool:
         return False
 
 
+def is_every_address(host: str) -> bool:
+    """Whether ``host`` is 0.0.0.0 or ``::``: a socket bound to it listens on every address."""
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_unspecified
+    except ValueError:
+        return False
+
+
+def reachable_url(url: str) -> str:
+    """``url`` of a socket from :func:`bind`, with this machine's loopback address in place
+    of 0.0.0.0 or ``::``, which name no machine to connect to."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if not is_every_address(host):
+        return url
+    loopback = "[::1]" if ":" in host else "127.0.0.1"
+    return urlunsplit(parts._replace(netloc=f"{loopback}:{parts.port}"))
+
+
 def local_target(url: str) -> str | None:
     """The URL to connect to when ``url`` is http(s) on this machine, else None.
 

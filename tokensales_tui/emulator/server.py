@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 import uvicorn
 from starlette.applications import Starlette
 
-from ..local import bind
+from ..local import bind, is_every_address, reachable_url
 from .app import create_app
 from .events import Attempt
 from .state import Emulator
@@ -19,7 +19,9 @@ from .state import Emulator
 class EmulatorServer:
     """An emulator app bound to ``host``:``port`` (0 picks a free port) and its uvicorn server.
 
-    The socket is bound on construction, so :attr:`url` is known before :meth:`run`.
+    The socket is bound on construction, so :attr:`url` is known before :meth:`run`. Bound
+    to 0.0.0.0 or ``::`` (:attr:`every_address`), :attr:`url` names this machine's
+    loopback address, which a client can open.
     """
 
     def __init__(
@@ -36,7 +38,9 @@ class EmulatorServer:
         self.app: Starlette = create_app(
             seed=seed, items=items, faults=faults, token_lifetime=token_lifetime, clock=clock
         )
-        self._socket, self.url = bind(host, port)
+        self._socket, bound = bind(host, port)
+        self.url = reachable_url(bound)
+        self.every_address = is_every_address(host)
         # A hung request (the hang fault) must not hold up shutdown for long.
         config = uvicorn.Config(
             self.app, log_level="warning", timeout_graceful_shutdown=1, lifespan="off"
