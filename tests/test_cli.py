@@ -200,3 +200,33 @@ def test_an_exposed_emulator_warns_and_prints_an_address_to_open(
     assert f"# From another machine: this machine's name or address in place of {shown}." in out
     assert "0.0.0.0" not in out and "[::]" not in out
     assert err.startswith("tokensales-tui: warning: --host") and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("flags", "says"),
+    [
+        (["--port", "99999"], "argument --port: 99999: choose 0 (a free port) to 65535"),
+        (["--port", "-1"], "argument --port: -1: choose 0"),
+        (["--port", "x"], "argument --port: 'x' is not a whole number"),
+        (["--token-lifetime", "nan"], "argument --token-lifetime: nan: a number of seconds from 1"),
+        (["--token-lifetime", "inf"], "--token-lifetime: inf: a number of seconds"),
+        (["--token-lifetime", "1e400"], "--token-lifetime: 1e400: a number of seconds"),
+        (["--token-lifetime", "0"], "--token-lifetime: 0: a number of seconds"),
+        (["--token-lifetime", "-1"], "--token-lifetime: -1: a number of seconds"),
+        (["--token-lifetime", "1e9"], "to 31,536,000 (a year)"),
+        (["--items", "1000000000"], "argument --items: 1,000,000,000: from 0 to 10,000,000"),
+        (["--items", "-3"], "argument --items: -3: from 0 to 10,000,000"),
+    ],
+)
+def test_emulator_flags_out_of_range_are_refused_at_parsing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], flags: list[str], says: str
+) -> None:
+    from tokensales_tui.emulator import server
+
+    # Were a flag let through, the command would end at once rather than serve.
+    monkeypatch.setattr(server.EmulatorServer, "run", lambda self, on_ready: self._socket.close())
+    with pytest.raises(SystemExit) as exited:
+        main(["emulator", "--port", "0", *flags])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err

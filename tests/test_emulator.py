@@ -32,6 +32,7 @@ from tokensales_tui.emulator import (
 from tokensales_tui.emulator.addresses import address_problem, evm_from_bytes, solana_from_bytes
 from tokensales_tui.emulator.app import SEND_SLICE
 from tokensales_tui.emulator.server import EmulatorServer, serve
+from tokensales_tui.local import bind
 
 ISO_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 CREDENTIALS = {"apiKey": DEMO_API_KEY, "apiSecret": DEMO_API_SECRET}
@@ -862,6 +863,35 @@ def test_serve_refuses_a_taken_port() -> None:
         taken.listen()
         with pytest.raises(OSError):
             serve("127.0.0.1", taken.getsockname()[1])
+
+
+@pytest.mark.parametrize("port", [-1, 65536, 99999])
+def test_binding_a_port_out_of_range_is_an_os_error(port: int) -> None:
+    # Every caller of bind() expects an OSError; socket.bind() raises OverflowError.
+    with pytest.raises(OSError, match="choose 0"):
+        bind("127.0.0.1", port)
+    with pytest.raises(OSError, match="choose 0"):
+        EmulatorServer("127.0.0.1", port, items=1)
+    with pytest.raises(OSError, match="null character"):
+        bind("127.0.0.1\x00", 0)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"token_lifetime": float("nan")},
+        {"token_lifetime": float("inf")},
+        {"token_lifetime": 0.0},
+        {"token_lifetime": -1.0},
+        {"token_lifetime": 1e9},
+        {"items": -1},
+        {"items": 10_000_001},
+    ],
+)
+def test_an_emulator_refuses_settings_out_of_range(settings: dict[str, Any]) -> None:
+    # A NaN lifetime made every token request answer 500.
+    with pytest.raises(ValueError):
+        create_app(**settings)
 
 
 @pytest.mark.parametrize(

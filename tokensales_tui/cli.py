@@ -71,10 +71,14 @@ def build_parser() -> argparse.ArgumentParser:
         " loopback services (prints a warning)",
     )
     emulator.add_argument(
-        "--port", type=int, default=8765, help="port (default: %(default)s; 0 picks a free one)"
+        "--port", type=_port, default=8765, help="port (default: %(default)s; 0 picks a free one)"
     )
     emulator.add_argument(
-        "--items", type=_non_negative, default=40, help="number of items (default: %(default)s)"
+        "--items",
+        type=_items,
+        default=40,
+        help="number of items, at most 10,000,000; a million take some 1.3 GB of memory"
+        " (default: %(default)s)",
     )
     emulator.add_argument(
         "--seed", type=int, default=0, help="seed of the generated data (default: %(default)s)"
@@ -88,10 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     emulator.add_argument(
         "--token-lifetime",
-        type=float,
+        type=_token_lifetime,
         default=3600.0,
         metavar="SECONDS",
-        help="lifetime of issued tokens (default: %(default)s)",
+        help="lifetime of issued tokens, 1 to 31,536,000 s (a year) (default: %(default)s)",
     )
     _add_emulator_commands(emulator)
     add_commands(commands)
@@ -125,10 +129,44 @@ def _add_emulator_commands(emulator: argparse.ArgumentParser) -> None:
     log.add_argument("--json", action="store_true", help="one JSON object a line")
 
 
-def _non_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
+def _whole_number(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a whole number") from None
+
+
+def _port(text: str) -> int:
+    value = _whole_number(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value}: choose 0 (a free port) to 65535")
+    return value
+
+
+def _items(text: str) -> int:
+    from .emulator.state import ITEMS_LIMIT
+
+    value = _whole_number(text)
+    if not 0 <= value <= ITEMS_LIMIT:
+        raise argparse.ArgumentTypeError(
+            f"{value:,}: from 0 to {ITEMS_LIMIT:,} (a million items take some 1.3 GB of memory)"
+        )
+    return value
+
+
+def _token_lifetime(text: str) -> float:
+    import math
+
+    from .emulator.state import TOKEN_LIFETIME_LIMIT
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and 1 <= value <= TOKEN_LIFETIME_LIMIT):
+        raise argparse.ArgumentTypeError(
+            f"{text[:20]}: a number of seconds from 1 to {TOKEN_LIFETIME_LIMIT:,.0f} (a year)"
+        )
     return value
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import socket
 from urllib.parse import urlsplit, urlunsplit
@@ -58,8 +59,12 @@ def local_target(url: str) -> str | None:
 def bind(host: str, port: int) -> tuple[socket.socket, str]:
     """A TCP socket bound to ``host``:``port`` (0: a free port) and its ``http://`` URL.
 
-    Raises OSError when the address cannot be had; the socket is closed then.
+    Raises OSError when the address cannot be had, a port outside 0–65535 and a host no
+    socket takes (a NUL in it) among them; the socket is closed then.
     """
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise OSError(errno.EINVAL, f"port {port}: choose 0 (a free port) to 65535")
+    host = host.strip("[]")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -68,6 +73,9 @@ def bind(host: str, port: int) -> tuple[socket.socket, str]:
     except OSError:
         sock.close()
         raise
+    except (ValueError, TypeError, OverflowError) as error:  # what bind() says of odd values
+        sock.close()
+        raise OSError(errno.EINVAL, str(error)) from None
     bound = sock.getsockname()[1]
     url = f"http://[{host}]:{bound}" if family == socket.AF_INET6 else f"http://{host}:{bound}"
     return sock, url

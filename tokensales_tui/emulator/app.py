@@ -83,7 +83,8 @@ def create_app(
     """A new emulated service with its own state, reachable as ``app.state.emulator``.
 
     Serve it in-process with ``httpx.ASGITransport(app=app)`` or on a socket with
-    :func:`tokensales_tui.emulator.server.serve`. Raises ValueError for an unknown fault.
+    :func:`tokensales_tui.emulator.server.serve`. Raises ValueError for an unknown fault,
+    an item count or a token lifetime out of range (see :func:`.state.check_settings`).
     """
     emulator = Emulator(
         seed=seed, items=items, token_lifetime=token_lifetime, faults=faults, clock=clock

@@ -35,10 +35,15 @@ class EmulatorServer:
         token_lifetime: float = 3600.0,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.app: Starlette = create_app(
-            seed=seed, items=items, faults=faults, token_lifetime=token_lifetime, clock=clock
-        )
+        # Bound first: a port taken is said at once, before the data is generated.
         self._socket, bound = bind(host, port)
+        try:
+            self.app: Starlette = create_app(
+                seed=seed, items=items, faults=faults, token_lifetime=token_lifetime, clock=clock
+            )
+        except BaseException:
+            self._socket.close()
+            raise
         self.url = reachable_url(bound)
         self.every_address = is_every_address(host)
         # A hung request (the hang fault) must not hold up shutdown for long.
@@ -90,7 +95,8 @@ def serve(
     ``on_ready`` receives the base URL (e.g. ``http://127.0.0.1:8765``), which serves all
     three addresses; ``on_attempt`` each webhook delivery attempt. Prints nothing itself;
     uvicorn logs warnings only.
-    Raises OSError when the address is taken, ValueError for an unknown fault.
+    Raises OSError when the address cannot be had (taken, a port outside 0–65535),
+    ValueError for an unknown fault, an item count or a token lifetime out of range.
     """
     server = EmulatorServer(
         host, port, items=items, seed=seed, faults=faults, token_lifetime=token_lifetime

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+import math
 import random
 import secrets
 import time
@@ -20,6 +21,22 @@ from .seed import generate, iso_utc, new_id
 
 DEMO_API_KEY = "demo-key-7f3a"
 DEMO_API_SECRET = "demo-secret-0c9d41e2"
+
+ITEMS_LIMIT = 10_000_000
+"""Most items an emulator generates (a million take some 1.3 GB of memory)."""
+TOKEN_LIFETIME_LIMIT = 365 * 86400.0
+"""Longest lifetime of an issued token, in seconds (a year)."""
+
+
+def check_settings(*, items: int, token_lifetime: float) -> None:
+    """Refuse with ValueError an item count or a token lifetime no emulator can have."""
+    if not 0 <= items <= ITEMS_LIMIT:
+        raise ValueError(f"items: from 0 to {ITEMS_LIMIT:,}, not {items:,}")
+    if not (math.isfinite(token_lifetime) and 1 <= token_lifetime <= TOKEN_LIFETIME_LIMIT):
+        raise ValueError(
+            f"token lifetime: seconds from 1 to {TOKEN_LIFETIME_LIMIT:,.0f} (a year),"
+            f" not {token_lifetime}"
+        )
 
 
 class TrackedDict(dict[str, dict[str, Any]]):
@@ -75,8 +92,9 @@ class Emulator:
 
     Args:
         seed: seed of the generated data, the ids of new objects and fault draws.
-        items: number of items to generate.
-        token_lifetime: seconds an access token lives (5 while ``expiring`` is on).
+        items: number of items to generate, at most :data:`ITEMS_LIMIT`.
+        token_lifetime: seconds an access token lives (5 while ``expiring`` is on), from 1
+            to :data:`TOKEN_LIFETIME_LIMIT`.
         faults: names from :data:`~tokensales_tui.emulator.faults.FAULTS` to switch on.
         clock: source of the current time, for token times and timestamps.
     """
@@ -90,6 +108,7 @@ class Emulator:
         faults: Iterable[str] = (),
         clock: Callable[[], float] = time.time,
     ) -> None:
+        check_settings(items=items, token_lifetime=token_lifetime)
         self.injector = FaultInjector(seed)
         self._seed = seed
         self._hostile = False
