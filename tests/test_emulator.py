@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -855,6 +856,47 @@ def test_server_on_loopback() -> None:
         server.stop()
         thread.join(10)
     assert not thread.is_alive()
+
+
+def test_what_fails_in_a_served_emulator_goes_to_the_log_in_one_line_to_the_terminal(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tokensales_tui.debug_log import disable_debug_log, enable_debug_log
+
+    def broken(self: Emulator) -> list[dict[str, Any]]:
+        raise RuntimeError("a fault of the emulator's own")
+
+    monkeypatch.setattr(Emulator, "webhook_list", broken)
+    log = tmp_path / "debug.log"
+    handler = enable_debug_log(str(log))
+    said: list[str] = []
+    server = EmulatorServer("127.0.0.1", 0, items=1, on_error=said.append)
+    ready = threading.Event()
+    thread = threading.Thread(target=server.run, args=(lambda url: ready.set(),), daemon=True)
+    thread.start()
+    try:
+        assert ready.wait(10)
+        token = httpx.post(f"{server.url}/auth/getAccessToken", json=CREDENTIALS, timeout=5)
+        headers = {"Authorization": "Bearer " + token.json()["accessToken"]}
+        answer = httpx.get(f"{server.url}/v1/platform-webhooks", headers=headers, timeout=5)
+        host, port = server.url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=5) as raw:
+            raw.sendall(b"NOT HTTP\r\n\r\n")
+            assert raw.recv(100).startswith(b"HTTP/1.1 400")
+    finally:
+        server.stop()
+        thread.join(10)
+        disable_debug_log(handler)
+    assert answer.status_code == 500
+    assert answer.json() == {"message": "the emulator failed: RuntimeError"}
+    out, err = capfd.readouterr()
+    assert "Traceback" not in out + err and "Invalid HTTP request" not in out + err
+    assert said == [
+        "GET /v1/platform-webhooks failed (RuntimeError: a fault of the emulator's own)"
+    ]
+    text = log.read_text()
+    assert "Traceback" in text and "RuntimeError: a fault of the emulator's own" in text
+    assert "Invalid HTTP request received" in text
 
 
 def test_serve_refuses_a_taken_port() -> None:

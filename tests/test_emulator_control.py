@@ -8,10 +8,12 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
-from tokensales_tui.emulator import control
+from tokensales_tui.cli import main
+from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, control
 
 TOKEN = b'{"accessToken":"abc"}'
 
@@ -170,3 +172,24 @@ def test_nothing_listening_is_one_line(capsys: pytest.CaptureFixture[str]) -> No
         port = free.getsockname()[1]
     assert control.trigger(f"http://127.0.0.1:{port}", "item.sold", None) == 1
     assert "did not answer" in _one_line(capsys)
+
+
+@pytest.mark.parametrize("action", [["deliveries"], ["trigger", "item.sold"]])
+def test_log_before_emulator_holds_the_requests_of_its_actions_and_no_secret(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], action: list[str]
+) -> None:
+    log = tmp_path / "debug.log"
+    secret_token = b'{"accessToken":"tok-9f8e7d"}'
+    with answering((200, secret_token), (500, b"")) as url:
+        assert main(["--log", str(log), "emulator", *action, "--url", url]) == 1
+        missing = tmp_path / "no-such-folder" / "debug.log"
+        assert main(["--log", str(missing), "emulator", *action, "--url", url]) == 2
+    _, err = capsys.readouterr()
+    assert err.splitlines()[-1] == (
+        f"tokensales-tui: --log {missing}: the folder {missing.parent} does not exist"
+    )
+    text = log.read_text()
+    assert f"POST {url}/auth/getAccessToken → 200" in text
+    assert f"{url}/_emulator/" in text and "→ 500" in text
+    for secret in (DEMO_API_KEY, DEMO_API_SECRET, "tok-9f8e7d", "Bearer"):
+        assert secret not in text

@@ -226,7 +226,29 @@ def _shown(unknown: Sequence[str]) -> list[str]:
 
 
 def run_emulator(args: argparse.Namespace) -> int:
-    """Serve the emulator until Ctrl+C, after printing the export lines."""
+    """Serve the emulator until Ctrl+C, after printing the export lines; or, with an
+    action, talk to a running one. ``--log FILE`` given before ``emulator`` holds what
+    either logs (requests, and the server's errors with their tracebacks)."""
+    log = None
+    if args.log:
+        from .clean import clean_line
+        from .debug_log import DebugLogError, enable_debug_log
+
+        try:
+            log = enable_debug_log(args.log)
+        except DebugLogError as error:
+            print(f"tokensales-tui: --log {clean_line(str(error))}", file=sys.stderr)
+            return 2
+    try:
+        return _run_emulator(args)
+    finally:
+        if log is not None:
+            from .debug_log import disable_debug_log
+
+            disable_debug_log(log)
+
+
+def _run_emulator(args: argparse.Namespace) -> int:
     if args.emulator_command is not None:
         from .emulator import control
         from .webhooks.catalogue import DEFAULT_EMULATOR_URL
@@ -279,6 +301,14 @@ def run_emulator(args: argparse.Namespace) -> int:
             print(f"# From another machine: this machine's name or address in place of {loopback}.")
         print("# Demo credentials only. Press Ctrl+C here to stop.", flush=True)
 
+    if args.log:
+        hint = f"its traceback is in {args.log}"
+    else:
+        hint = "'tokensales-tui --log FILE emulator …' keeps the traceback"
+
+    def report(line: str) -> None:
+        print(clean_line(f"tokensales-tui: {line} — {hint}"), file=sys.stderr, flush=True)
+
     try:
         serve(
             args.host,
@@ -289,12 +319,14 @@ def run_emulator(args: argparse.Namespace) -> int:
             token_lifetime=args.token_lifetime,
             on_ready=ready,
             on_attempt=lambda attempt: print(clean_line(attempt.line()), flush=True),
+            on_error=report,
         )
     except KeyboardInterrupt:
         pass
     except OSError as error:
         print(
-            f"tokensales-tui: cannot serve on {args.host}:{args.port}: {error.strerror or error}",
+            f"tokensales-tui: cannot serve on {clean_line(args.host)}:{args.port}:"
+            f" {error.strerror or error}",
             file=sys.stderr,
         )
         return 1

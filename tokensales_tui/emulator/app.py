@@ -37,6 +37,7 @@ The interface leaves some bodies and all errors open; the emulator answers so:
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
 
@@ -53,6 +54,8 @@ from .errors import ApiError, json_response
 from .state import Emulator
 
 TOKEN_PATH = "/auth/getAccessToken"
+
+_log = logging.getLogger(__name__)
 
 Handler = Callable[[Request, Emulator], Awaitable[Response]]
 
@@ -101,20 +104,26 @@ def _route(method: str, path: str, handler: Handler, *, auth: bool = True) -> Ro
     """A route that counts, injects faults and authenticates before ``handler`` runs.
 
     An id is the rest of the path (``{id}`` matches ``a/b`` too, as a hostile id may be);
-    requests are counted under the template as written here.
+    requests are counted under the template as written here. Any exception but an
+    :class:`ApiError` is a fault of the emulator's own: it answers 500 in the usual JSON
+    shape and goes to the app's logger with its traceback, never to the server's stderr.
     """
 
     async def endpoint(request: Request) -> Response:
         emulator: Emulator = request.app.state.emulator
         emulator.counts[(method, path)] += 1
         try:
-            await emulator.injector.before(token_endpoint=path == TOKEN_PATH)
-            if auth:
-                emulator.authenticate(request.headers.get("authorization"))
-            response = await handler(request, emulator)
-        except ApiError as exc:
-            response = exc.to_response()
-        return emulator.injector.after(method, response)
+            try:
+                await emulator.injector.before(token_endpoint=path == TOKEN_PATH)
+                if auth:
+                    emulator.authenticate(request.headers.get("authorization"))
+                response = await handler(request, emulator)
+            except ApiError as exc:
+                response = exc.to_response()
+            return emulator.injector.after(method, response)
+        except Exception as error:
+            _log.error("%s %s failed", method, path, exc_info=True)
+            return ApiError(500, f"the emulator failed: {type(error).__name__}").to_response()
 
     pattern = path.replace("{id}", "{id:anytext}").replace("{token_Id}", "{token_Id:anytext}")
     return Route(pattern, endpoint, methods=[method], name=f"{method} {path}")

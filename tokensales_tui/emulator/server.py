@@ -1,9 +1,15 @@
-"""Serving the emulator on a socket with uvicorn, for clients outside this process."""
+"""Serving the emulator on a socket with uvicorn, for clients outside this process.
+
+Nothing the server logs reaches the terminal as a traceback: uvicorn's loggers are handed
+to the app's own (``tokensales_tui.emulator.server``), which writes to the ``--log`` file
+only; :func:`serve` may be given ``on_error`` to hear of each error in one line.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Callable, Iterable
 
@@ -21,7 +27,9 @@ class EmulatorServer:
 
     The socket is bound on construction, so :attr:`url` is known before :meth:`run`. Bound
     to 0.0.0.0 or ``::`` (:attr:`every_address`), :attr:`url` names this machine's
-    loopback address, which a client can open.
+    loopback address, which a client can open. While it runs, ``on_error`` hears of each
+    error the emulator or its server logs, in one line (the traceback goes to the app's
+    logger only).
     """
 
     def __init__(
@@ -34,7 +42,9 @@ class EmulatorServer:
         faults: Iterable[str] = (),
         token_lifetime: float = 3600.0,
         clock: Callable[[], float] = time.time,
+        on_error: Callable[[str], None] | None = None,
     ) -> None:
+        self.on_error = on_error
         # Bound first: a port taken is said at once, before the data is generated.
         self._socket, bound = bind(host, port)
         try:
@@ -48,8 +58,13 @@ class EmulatorServer:
         self.every_address = is_every_address(host)
         # A hung request (the hang fault) must not hold up shutdown for long.
         config = uvicorn.Config(
-            self.app, log_level="warning", timeout_graceful_shutdown=1, lifespan="off"
+            self.app,
+            log_config=None,  # uvicorn's own would write to stderr
+            log_level="warning",
+            timeout_graceful_shutdown=1,
+            lifespan="off",
         )
+        route_server_logs()
         self.server = uvicorn.Server(config)
 
     @property
@@ -60,7 +75,14 @@ class EmulatorServer:
 
     def run(self, on_ready: Callable[[str], None] | None = None) -> None:
         """Serve until :meth:`stop` or Ctrl+C; ``on_ready`` gets :attr:`url` once it accepts."""
-        asyncio.run(self._serve(on_ready))
+        reporter = _OneLine(self.on_error) if self.on_error is not None else None
+        if reporter is not None:
+            logging.getLogger(APP_LOG).addHandler(reporter)
+        try:
+            asyncio.run(self._serve(on_ready))
+        finally:
+            if reporter is not None:
+                logging.getLogger(APP_LOG).removeHandler(reporter)
 
     def stop(self) -> None:
         """Ask a running :meth:`run` to finish (from any thread)."""
@@ -89,18 +111,74 @@ def serve(
     token_lifetime: float = 3600.0,
     on_ready: Callable[[str], None] | None = None,
     on_attempt: Callable[[Attempt], None] | None = None,
+    on_error: Callable[[str], None] | None = None,
 ) -> None:
     """Serve a new emulator with uvicorn until Ctrl+C, then return.
 
     ``on_ready`` receives the base URL (e.g. ``http://127.0.0.1:8765``), which serves all
-    three addresses; ``on_attempt`` each webhook delivery attempt. Prints nothing itself;
-    uvicorn logs warnings only.
+    three addresses; ``on_attempt`` each webhook delivery attempt; ``on_error`` one line
+    for each error the emulator or its server logs (the traceback goes to the app's
+    logger only). Prints nothing itself.
     Raises OSError when the address cannot be had (taken, a port outside 0–65535),
     ValueError for an unknown fault, an item count or a token lifetime out of range.
     """
     server = EmulatorServer(
-        host, port, items=items, seed=seed, faults=faults, token_lifetime=token_lifetime
+        host,
+        port,
+        items=items,
+        seed=seed,
+        faults=faults,
+        token_lifetime=token_lifetime,
+        on_error=on_error,
     )
     server.emulator.deliveries.on_attempt = on_attempt
     with contextlib.suppress(KeyboardInterrupt):
         server.run(on_ready)
+
+
+APP_LOG = "tokensales_tui.emulator"
+"""The emulator's part of the app's logger, which ``--log`` writes to."""
+SERVER_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi")
+_server_log = logging.getLogger(APP_LOG + ".server")
+
+
+class _ToAppLog(logging.Handler):
+    """Hands a record of uvicorn's to the app's logger, whose only output is ``--log``."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        _server_log.handle(record)
+
+
+def route_server_logs() -> None:
+    """Send what uvicorn logs to the app's logger instead of the terminal.
+
+    uvicorn's loggers are global and its default configuration writes tracebacks to
+    stderr ("Exception in ASGI application"). They are given one handler that passes each
+    record on to ``tokensales_tui.emulator.server`` and propagate no further.
+    """
+    top = logging.getLogger(SERVER_LOGGERS[0])
+    top.handlers = [_ToAppLog()]
+    top.propagate = False
+    for name in SERVER_LOGGERS[1:]:
+        logger = logging.getLogger(name)
+        logger.handlers = []
+        logger.propagate = True
+
+
+class _OneLine(logging.Handler):
+    """Tells ``say`` of each error logged, in one line: what failed and the exception."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        super().__init__(logging.ERROR)
+        self._say = say
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            lines = record.getMessage().strip().splitlines()
+            line = lines[0] if lines else record.name
+            error = record.exc_info[1] if record.exc_info else None
+            if error is not None:
+                line += f" ({type(error).__name__}: {error})"
+            self._say(line)
+        except Exception:  # a terminal gone away: the log file still has the record
+            pass
