@@ -31,7 +31,7 @@ from tokensales_tui.emulator import (
     create_app,
 )
 from tokensales_tui.emulator.addresses import address_problem, evm_from_bytes, solana_from_bytes
-from tokensales_tui.emulator.app import SEND_SLICE
+from tokensales_tui.emulator.app import SEND_SLICE, TOKEN_PATH
 from tokensales_tui.emulator.server import EmulatorServer, serve
 from tokensales_tui.local import bind
 
@@ -945,3 +945,69 @@ def test_the_emulator_reads_chain_names_as_the_forms_do(chain: str) -> None:
     good, bad = (solana, evm) if chain_family(chain) == "solana" else (evm, solana)
     assert address_problem(good, chain) is None
     assert address_problem(bad, chain) is not None
+
+
+# --- memory bounds -------------------------------------------------------------------
+
+
+async def _chunks(total: int, size: int = 1 << 20) -> AsyncIterator[bytes]:
+    """``total`` bytes of white space, made a chunk at a time (nothing held here)."""
+    for start in range(0, total, size):
+        yield b" " * min(size, total - start)
+
+
+async def test_request_bodies_are_read_up_to_a_limit_then_413(
+    client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tracemalloc
+
+    from tokensales_tui.emulator import app as emulator_app
+
+    # The token endpoint, open to anyone, takes 64 KB: a chunked body is cut off there.
+    tracemalloc.start()
+    try:
+        answer = await client.post(TOKEN_PATH, content=_chunks(50 << 20))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert answer.status_code == 413
+    assert answer.json() == {"message": "request body is over 65,536 bytes"}
+    assert peak < 8 << 20
+    # A Content-Length over the limit is refused before any of the body is read.
+    declared = await client.post(TOKEN_PATH, content=b"{}", headers={"content-length": str(10**12)})
+    assert declared.status_code == 413
+    # Elsewhere authentication comes first, and the limit fits a long whitelist.
+    monkeypatch.setattr(emulator_app, "BODY_LIMIT", 4 << 20)
+    unsigned = await client.post(
+        "/collections", content=_chunks(5 << 20), headers={"Authorization": ""}
+    )
+    assert unsigned.status_code == 401
+    big = await client.post("/collections", content=_chunks(5 << 20))
+    assert (big.status_code, big.json()["message"]) == (413, "request body is over 4,194,304 bytes")
+    wallets = [WALLET] * 50_000  # some 2.2 MB of JSON
+    body = [collection(whitelistingInfo={"list": {"wallets": wallets}, "emails": []})]
+    assert (await client.post("/collections", json=body)).status_code == 201
+
+
+async def test_a_webhook_url_is_at_most_2048_characters(client: httpx.AsyncClient) -> None:
+    base = "http://127.0.0.1/"
+    longest = base + "x" * (2048 - len(base))
+    created = await client.post("/v1/platform-webhooks", json={"url": longest, "events": ["a"]})
+    too_long = await client.post(
+        "/v1/platform-webhooks", json={"url": longest + "x", "events": ["a"]}
+    )
+    assert created.status_code == 201
+    assert (too_long.status_code, too_long.json()["field"]) == (422, "url")
+    assert too_long.json()["message"] == "url is longer than 2,048 characters (2,049)"
+
+
+async def test_the_delivery_log_is_bounded_by_size_as_well_as_count(emulator: Emulator) -> None:
+    # Webhooks set in the state directly may hold what the API refuses: a 1 MB URL.
+    hook = {"id": "wh_x", "url": "http://off.example/" + "x" * (1 << 20), "isActive": True}
+    hook["events"] = ["*"]
+    for _ in range(40):
+        emulator.deliveries.emit("item.sold", {}, [hook])
+    await emulator.deliveries.idle()
+    entries = emulator.deliveries.entries()
+    assert 1 < len(entries) < 40
+    assert len(msgspec.json.encode(entries)) <= (16 << 20) + 1000  # 16 MB, a few bytes more

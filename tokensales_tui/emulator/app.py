@@ -22,7 +22,8 @@ The interface leaves some bodies and all errors open; the emulator answers so:
 - Errors: ``{"message": "...", "field": "..."}`` (``field`` when one field is at fault,
   ``index`` too for an element of the collections array). 400 malformed JSON or a body of
   the wrong shape, 401 missing, invalid or expired bearer token, 404 unknown id or path,
-  405 wrong method, 422 a field that fails validation; faults add 429, 500, 502 and 503.
+  405 wrong method, 413 a body over its limit (:data:`BODY_LIMIT`, 64 KB for the token
+  endpoint), 422 a field that fails validation; faults add 429, 500, 502 and 503.
 - Validation beyond types: webhook ``url`` absolute http(s) with a host, a port from 1 to
   65535 if any and no control character (one the delivering HTTP client takes), ``events`` a
   non-empty array without repeats; a collection's ``contractAddress`` and wallets must be
@@ -47,13 +48,21 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
+from ..digits import ascii_int
 from . import admin, validation
 from .errors import ApiError, json_response
 from .state import Emulator
 
 TOKEN_PATH = "/auth/getAccessToken"
+
+BODY_LIMIT = 128 * 1024 * 1024
+"""Largest request body read, in bytes. The largest request a client makes is a collection
+whose wallet and e-mail lists each come from a list file at the client's 50 MB cap (some
+100 MB of JSON); ``create collections --from-file`` reads 64 MB at most."""
+TOKEN_BODY_LIMIT = 64 * 1024
+"""Largest body of a token request, which anyone may send: a key and a secret."""
 
 _log = logging.getLogger(__name__)
 
@@ -100,13 +109,17 @@ def create_app(
     return app
 
 
-def _route(method: str, path: str, handler: Handler, *, auth: bool = True) -> Route:
+def _route(
+    method: str, path: str, handler: Handler, *, auth: bool = True, body_limit: int | None = None
+) -> Route:
     """A route that counts, injects faults and authenticates before ``handler`` runs.
 
     An id is the rest of the path (``{id}`` matches ``a/b`` too, as a hostile id may be);
-    requests are counted under the template as written here. Any exception but an
-    :class:`ApiError` is a fault of the emulator's own: it answers 500 in the usual JSON
-    shape and goes to the app's logger with its traceback, never to the server's stderr.
+    requests are counted under the template as written here. The handler reads at most
+    ``body_limit`` bytes of body (:data:`BODY_LIMIT` unless given): past it, or when
+    ``Content-Length`` says more, it answers 413. Any exception but an :class:`ApiError` is a fault of the emulator's own:
+    it answers 500 in the usual JSON shape and goes to the app's logger with its
+    traceback, never to the server's stderr.
     """
 
     async def endpoint(request: Request) -> Response:
@@ -117,7 +130,8 @@ def _route(method: str, path: str, handler: Handler, *, auth: bool = True) -> Ro
                 await emulator.injector.before(token_endpoint=path == TOKEN_PATH)
                 if auth:
                     emulator.authenticate(request.headers.get("authorization"))
-                response = await handler(request, emulator)
+                limit = BODY_LIMIT if body_limit is None else body_limit
+                response = await handler(_capped(request, limit), emulator)
             except ApiError as exc:
                 response = exc.to_response()
             return emulator.injector.after(method, response)
@@ -127,6 +141,34 @@ def _route(method: str, path: str, handler: Handler, *, auth: bool = True) -> Ro
 
     pattern = path.replace("{id}", "{id:anytext}").replace("{token_Id}", "{token_Id:anytext}")
     return Route(pattern, endpoint, methods=[method], name=f"{method} {path}")
+
+
+def _capped(request: Request, limit: int) -> Request:
+    """``request`` whose body can be read up to ``limit`` bytes only: past it, a 413.
+
+    Whatever a handler reads goes through this, so no request holds more than ``limit``
+    bytes of body in memory; the rest is never read.
+    """
+    receive = request.receive
+    read = 0
+
+    def too_long() -> ApiError:
+        return ApiError(413, f"request body is over {limit:,} bytes")
+
+    async def capped() -> Message:
+        nonlocal read
+        if read == 0:
+            declared = ascii_int(request.headers.get("content-length", ""), 20)
+            if declared is not None and declared > limit:
+                raise too_long()
+        message = await receive()
+        if message["type"] == "http.request":
+            read += len(message.get("body", b""))
+            if read > limit:
+                raise too_long()
+        return message
+
+    return Request(request.scope, capped)
 
 
 async def _http_exception(request: Request, exc: HTTPException) -> Response:
@@ -256,7 +298,7 @@ async def delete_collection(request: Request, emulator: Emulator) -> Response:
 
 def _routes() -> list[Route]:
     return [
-        _route("POST", TOKEN_PATH, get_token, auth=False),
+        _route("POST", TOKEN_PATH, get_token, auth=False, body_limit=TOKEN_BODY_LIMIT),
         _route("GET", "/v1/platform-webhooks", list_webhooks),
         _route("POST", "/v1/platform-webhooks", create_webhook),
         _route("PUT", "/v1/platform-webhooks/{id}", update_webhook),

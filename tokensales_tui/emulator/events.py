@@ -26,9 +26,9 @@ emulator's choice, documented in the README:
   ``::1``, ``localhost`` which is sent to 127.0.0.1 without a look-up) and to hosts given an
   in-process transport (the demo's receiver); any other URL is logged "not delivered: not
   a local address" and never contacted.
-- **Log** — each attempt is kept (the last 1,000) and listed by ``GET
-  /_emulator/deliveries`` (``tokensales-tui emulator deliveries``); a served emulator also
-  prints one line per attempt.
+- **Log** — each attempt is kept (the last 1,000, and no more than 16 MB of them as JSON)
+  and listed by ``GET /_emulator/deliveries`` (``tokensales-tui emulator deliveries``); a
+  served emulator also prints one line per attempt.
 """
 
 from __future__ import annotations
@@ -58,6 +58,9 @@ BACKOFF = (1.0, 2.0, 4.0)
 ATTEMPT_TIMEOUT = 5.0
 """Seconds one attempt may take in all: connecting, sending and the answer's headers."""
 LOG_LIMIT = 1000
+"""Attempts kept in the log."""
+LOG_BYTES = 16 * 1024 * 1024
+"""Most bytes the kept attempts take as JSON: the oldest go first past it."""
 PENDING_LIMIT = 1000
 NOT_LOCAL = "not delivered: not a local address"
 
@@ -138,7 +141,9 @@ class Deliverer:
         self.clock = clock
         self.backoff = tuple(backoff)
         self.timeout = timeout
-        self.log: deque[Attempt] = deque(maxlen=LOG_LIMIT)
+        self.log: deque[Attempt] = deque()
+        self._log_sizes: deque[int] = deque()
+        self._log_bytes = 0
         self.in_process: dict[str, httpx.AsyncBaseTransport] = {}
         self.on_attempt: Callable[[Attempt], None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -267,7 +272,13 @@ class Deliverer:
             outcome=outcome,
             duration_ms=duration_ms,
         )
+        size = len(msgspec.json.encode(asdict(attempt)))
         self.log.append(attempt)
+        self._log_sizes.append(size)
+        self._log_bytes += size
+        while len(self.log) > LOG_LIMIT or (self._log_bytes > LOG_BYTES and len(self.log) > 1):
+            self.log.popleft()
+            self._log_bytes -= self._log_sizes.popleft()
         if self.on_attempt is not None:
             try:
                 self.on_attempt(attempt)

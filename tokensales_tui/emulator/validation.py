@@ -22,6 +22,8 @@ _DETAILS_FIELDS = {
     "stablecoinDetails": ("blockchainId", "tokenId", "spender"),
     "nativeDetails": ("blockchainId",),
 }
+URL_LIMIT = 2048
+"""Longest webhook URL accepted, in characters (what browsers and most services take)."""
 #: Payout types whose details object is required (the interface leaves the pairing open).
 PAYOUT_DETAILS = {
     "fiat": "fiatDetails",
@@ -161,13 +163,15 @@ def webhook_update(body: Any) -> dict[str, Any]:
 def _url(fields: Fields) -> str:
     """A webhook URL the emulator can deliver to: what it accepts, it can send.
 
-    Control characters (C0, DEL, C1) and lone surrogates are refused as the client's forms
+    At most :data:`URL_LIMIT` characters. Control characters (C0, DEL, C1) and lone surrogates are refused as the client's forms
     refuse them; then the URL must parse, with a port from 1 to 65535, and the HTTP client
     that delivers must take it as it is.
     """
     import httpx
 
     url = fields.string("url")
+    if len(url) > URL_LIMIT:
+        raise fields.error("url", f"is longer than {URL_LIMIT:,} characters ({len(url):,})")
     if problem := check_text(url, "url"):
         raise fields.error("url", problem.removeprefix("url "))
     invalid = fields.error("url", "must be an absolute http or https URL with a host")
