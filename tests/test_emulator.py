@@ -989,6 +989,16 @@ async def test_request_bodies_are_read_up_to_a_limit_then_413(
     assert (await client.post("/collections", json=body)).status_code == 201
 
 
+@pytest.mark.parametrize("path", [TOKEN_PATH, "/collections", "/v1/platform-webhooks"])
+async def test_a_body_nested_thousands_deep_is_400_not_a_fault(
+    client: httpx.AsyncClient, path: str
+) -> None:
+    # The decoder raises RecursionError, not a DecodeError, some thousand levels down.
+    answer = await client.post(path, content=b"[" * 5000 + b"]" * 5000)
+    assert answer.status_code == 400
+    assert answer.json() == {"message": "request body is not valid JSON: it nests too deeply"}
+
+
 async def test_a_webhook_url_is_at_most_2048_characters(client: httpx.AsyncClient) -> None:
     base = "http://127.0.0.1/"
     longest = base + "x" * (2048 - len(base))

@@ -33,13 +33,15 @@ PAYOUT_DETAILS = {
 
 
 def parse_json(body: bytes) -> Any:
-    """Decode a request body, refusing an empty or malformed one with 400."""
+    """Decode a request body, refusing an empty, malformed or too deeply nested one with 400."""
     if not body.strip():
         raise ApiError(400, "request body is empty; a JSON body is required")
     try:
         return msgspec.json.decode(body)
     except msgspec.DecodeError as exc:
         raise ApiError(400, f"request body is not valid JSON: {exc}") from None
+    except RecursionError:  # some thousand levels deep: the decoder gives up
+        raise ApiError(400, "request body is not valid JSON: it nests too deeply") from None
 
 
 def json_type(value: Any) -> str:
