@@ -193,3 +193,29 @@ def test_log_before_emulator_holds_the_requests_of_its_actions_and_no_secret(
     assert f"{url}/_emulator/" in text and "→ 500" in text
     for secret in (DEMO_API_KEY, DEMO_API_SECRET, "tok-9f8e7d", "Bearer"):
         assert secret not in text
+
+
+def test_against_the_hostile_emulator_each_command_ends_with_output_or_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Its answers hold lone surrogates (read as U+FFFD), escapes in every header, and a
+    # share of GETs are redirects to escape-laden addresses, 304s, bombs and 500s.
+    from tokensales_tui.emulator.server import EmulatorServer
+
+    server = EmulatorServer("127.0.0.1", 0, items=2, faults=["hostile"])
+    ready = threading.Event()
+    thread = threading.Thread(target=server.run, args=(lambda url: ready.set(),), daemon=True)
+    thread.start()
+    try:
+        assert ready.wait(10)
+        assert control.trigger(server.url, "item.sold", '{"n": 1}') == 0
+        out, err = capsys.readouterr()
+        assert '"n":1' in out and "\ufffd" in out and err.startswith("# sent to ")
+        for _ in range(8):
+            code = control.deliveries(server.url)
+            out, err = capsys.readouterr()
+            assert code in (0, 1) and "Traceback" not in err
+            assert code == 0 or (len(err.splitlines()) == 1 and out == "")
+    finally:
+        server.stop()
+        thread.join(10)

@@ -241,18 +241,33 @@ def _data(text: str) -> dict[str, Any]:
 
 
 def _decode(body: bytes, path: str) -> Any:
+    decoded = _json(body)
+    if decoded is _NOT_JSON:
+        raise _Failed(f"the answer to {path} is not JSON: {_shape(body)}")
+    return decoded
+
+
+_NOT_JSON = object()
+
+
+def _json(body: bytes) -> Any:
+    """``body`` decoded, a lone surrogate (``\\ud800``) read as U+FFFD as the API client
+    reads one; :data:`_NOT_JSON` when it is no JSON."""
+    from ..api.shapes import repair_surrogates
+
     try:
         return msgspec.json.decode(body)
     except (ValueError, RecursionError):
-        raise _Failed(f"the answer to {path} is not JSON: {_shape(body)}") from None
+        repaired = repair_surrogates(body) if b"\\u" in body else None
+    try:
+        return _NOT_JSON if repaired is None else msgspec.json.decode(repaired)
+    except (ValueError, RecursionError):
+        return _NOT_JSON
 
 
 def _reason(status: int, body: bytes) -> str:
     """What a refusal says: its JSON ``message`` when it has one, else its status."""
-    try:
-        decoded = msgspec.json.decode(body)
-    except (ValueError, RecursionError):
-        decoded = None
+    decoded = _json(body)
     message = decoded.get("message") if isinstance(decoded, dict) else None
     if isinstance(message, str) and message.strip():
         return f"{message} ({status})"
