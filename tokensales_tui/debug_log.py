@@ -69,3 +69,35 @@ def disable_debug_log(handler: logging.Handler) -> None:
     handler.close()
     if all(isinstance(other, logging.NullHandler) for other in logger.handlers):
         logger.setLevel(logging.NOTSET)
+
+
+SERVER_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi")
+"""The loggers of uvicorn, which serves the emulator and the listen receiver."""
+
+
+class _Into(logging.Handler):
+    """Hands each record to another logger (``tokensales_tui.…``: only ``--log`` writes it)."""
+
+    def __init__(self, into: logging.Logger) -> None:
+        super().__init__()
+        self._into = into
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._into.handle(record)
+
+
+def route_server_logs(into: str) -> None:
+    """Send what uvicorn logs to the logger ``into`` of the app instead of the terminal.
+
+    uvicorn's loggers are global and its default configuration writes to stderr ("Exception
+    in ASGI application" and its traceback), over a screen being drawn or among a
+    command's lines. They are given one handler that passes each record on to ``into``
+    and propagate no further; the server last started in a process names where they go.
+    """
+    top = logging.getLogger(SERVER_LOGGERS[0])
+    top.handlers = [_Into(logging.getLogger(into))]
+    top.propagate = False
+    for name in SERVER_LOGGERS[1:]:
+        logger = logging.getLogger(name)
+        logger.handlers = []
+        logger.propagate = True

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 import uvicorn
 from starlette.applications import Starlette
 
+from ..debug_log import route_server_logs
 from ..local import bind, is_every_address, reachable_url
 from .app import create_app
 from .events import Attempt
@@ -64,7 +65,7 @@ class EmulatorServer:
             timeout_graceful_shutdown=1,
             lifespan="off",
         )
-        route_server_logs()
+        route_server_logs(APP_LOG + ".server")
         self.server = uvicorn.Server(config)
 
     @property
@@ -138,31 +139,6 @@ def serve(
 
 APP_LOG = "tokensales_tui.emulator"
 """The emulator's part of the app's logger, which ``--log`` writes to."""
-SERVER_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi")
-_server_log = logging.getLogger(APP_LOG + ".server")
-
-
-class _ToAppLog(logging.Handler):
-    """Hands a record of uvicorn's to the app's logger, whose only output is ``--log``."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        _server_log.handle(record)
-
-
-def route_server_logs() -> None:
-    """Send what uvicorn logs to the app's logger instead of the terminal.
-
-    uvicorn's loggers are global and its default configuration writes tracebacks to
-    stderr ("Exception in ASGI application"). They are given one handler that passes each
-    record on to ``tokensales_tui.emulator.server`` and propagate no further.
-    """
-    top = logging.getLogger(SERVER_LOGGERS[0])
-    top.handlers = [_ToAppLog()]
-    top.propagate = False
-    for name in SERVER_LOGGERS[1:]:
-        logger = logging.getLogger(name)
-        logger.handlers = []
-        logger.propagate = True
 
 
 class _OneLine(logging.Handler):

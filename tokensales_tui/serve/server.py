@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import ipaddress
 import logging
 import secrets
 import socket
@@ -35,6 +34,7 @@ from urllib.parse import quote, urlencode
 from aiohttp import web
 from textual_serve.server import Server, to_int
 
+from ..local import is_every_address
 from .app_process import QUIT_WAIT, AppProcess
 from .hosts import Address, HostRule, parse_address
 
@@ -93,14 +93,6 @@ def local_location(path: str, query: list[tuple[str, str]]) -> str:
 def url_host(host: str) -> str:
     """``host`` as it is written in a URL (IPv6 addresses in brackets)."""
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
-
-
-def is_every_address(host: str) -> bool:
-    """Whether ``host`` is 0.0.0.0 or ``::``: a socket bound to it listens on every address."""
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_unspecified
-    except ValueError:
-        return False
 
 
 class GuardedServer(Server):

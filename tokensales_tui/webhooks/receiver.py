@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMappi
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..debug_log import route_server_logs
 from ..digits import ascii_int
 from ..local import bind, local_target
 from .headers import Headers
@@ -602,7 +603,7 @@ class ReceiverServer:
     The socket is bound on construction, so :attr:`url` is known at once. It installs no
     signal handler: the caller decides what ctrl+c and SIGTERM do. Nothing it logs reaches
     the terminal, where a screen may be drawn: uvicorn's loggers are handed to the app's
-    own (:func:`route_server_logs`), which writes only to the ``--log`` file.
+    own (:func:`~tokensales_tui.debug_log.route_server_logs`), which writes only to the ``--log`` file.
     """
 
     def __init__(self, receiver: Receiver, host: str = "127.0.0.1", port: int = 0) -> None:
@@ -620,7 +621,7 @@ class ReceiverServer:
             access_log=False,
             limit_concurrency=2000,
         )
-        route_server_logs()
+        route_server_logs("tokensales_tui.webhooks.server")
         self._server = _quiet_server(config)
         self._task: asyncio.Task[None] | None = None
 
@@ -645,34 +646,6 @@ class ReceiverServer:
                 self._task.cancel()
         self._socket.close()
         await self.receiver.close()
-
-
-SERVER_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi")
-_server_log = logging.getLogger("tokensales_tui.webhooks.server")
-
-
-class _ToAppLog(logging.Handler):
-    """Hands a record of uvicorn's to the app's logger, whose only output is ``--log``."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        _server_log.handle(record)
-
-
-def route_server_logs() -> None:
-    """Send what uvicorn logs to the app's logger instead of the terminal.
-
-    uvicorn's loggers are global and its default configuration writes to stderr, straight
-    over a screen being drawn ("Exception in ASGI application" and its traceback). They
-    are given one handler that passes each record on to ``tokensales_tui.webhooks.server``
-    and propagate no further.
-    """
-    top = logging.getLogger(SERVER_LOGGERS[0])
-    top.handlers = [_ToAppLog()]
-    top.propagate = False
-    for name in SERVER_LOGGERS[1:]:
-        logger = logging.getLogger(name)
-        logger.handlers = []
-        logger.propagate = True
 
 
 def _quiet_server(config: Any) -> Any:
