@@ -98,3 +98,21 @@ async def test_a_shared_result_reaches_every_caller(worker: ApiWorker) -> None:
     assert [await call for call in calls[1:]] == [1, 1]
     assert request.started == 1 and request.cancelled == 0
     assert await worker.call(request, shared=True) == 2  # the next asks anew
+
+
+@pytest.mark.parametrize("shared", [False, True])
+async def test_a_call_queued_when_the_session_ends_is_answered_not_left_waiting(
+    worker: ApiWorker, shared: bool
+) -> None:
+    # The session ends (a profile switch, a quit) while the worker still builds its
+    # client: the calls queued meanwhile were never taken, and waited for good.
+    from tokensales_tui.ui.worker import SessionEndedError
+
+    request = Requests()
+    call = asyncio.ensure_future(worker.call(request, shared=shared))
+    await asyncio.sleep(0)
+    await worker.stop()
+    async with asyncio.timeout(5):
+        with pytest.raises(SessionEndedError):
+            await call
+    assert request.started == 0

@@ -216,13 +216,19 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def _shown(unknown: Sequence[str]) -> list[str]:
-    """Arguments not understood, as an error repeats them: the value after an option not
-    understood (``--secre VALUE``, a mistyped ``--secret-file``?) may be a secret, and an
-    error shows on screen and in logs, so it is left out."""
-    return [
-        "…" if index and unknown[index - 1].startswith("--") and not word.startswith("-") else word
-        for index, word in enumerate(unknown)
-    ]
+    """Arguments not understood, as an error repeats them: what an option not understood
+    was given (``--secre VALUE``, ``--secre=VALUE``, ``-s VALUE``: a mistyped secret flag?)
+    may be a secret, and an error shows on screen and in logs, so it is left out."""
+    shown: list[str] = []
+    for index, word in enumerate(unknown):
+        before = unknown[index - 1] if index else ""
+        if word.startswith("-") and "=" in word:
+            shown.append(word.split("=", 1)[0] + "=…")
+        elif before.startswith("-") and "=" not in before and not word.startswith("-"):
+            shown.append("…")
+        else:
+            shown.append(word)
+    return shown
 
 
 def run_emulator(args: argparse.Namespace) -> int:

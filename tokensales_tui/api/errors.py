@@ -36,9 +36,10 @@ MAX_MESSAGE = 1000
 
 
 def _line(text: str) -> str:
-    # A server may quote the credentials or the token it was sent: masked before the cut,
-    # so that no part of one is left.
-    text = clean_line(redact(text[: 4 * MAX_MESSAGE])[: MAX_MESSAGE + 1])
+    # A server may quote the credentials or the token it was sent: masked in the whole
+    # text before any cut, so that no part of one is left (a server's text is read up to
+    # 64 KB: transport.ERROR_BODY_CAP).
+    text = clean_line(redact(text)[: MAX_MESSAGE + 1])
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"
 
 

@@ -91,6 +91,20 @@ class ApiWorker:
             worker.cancel()
             with contextlib.suppress(Exception):
                 await worker.wait()
+        self._refuse_queued()
+
+    def _refuse_queued(self) -> None:
+        """Answer every call still queued (the session ended before the worker took it,
+        while its client was being built, say): none waits for an answer that never comes."""
+        while not self._queue.empty():
+            _operation, future = self._queue.get_nowait()
+            if not future.done():
+                future.set_exception(
+                    SessionEndedError(
+                        "this profile's session ended before the call was sent: nothing was sent",
+                        hint="the app now shows another profile",
+                    )
+                )
 
     @property
     def token_state(self) -> TokenState:
@@ -184,6 +198,7 @@ class ApiWorker:
                 task.add_done_callback(partial(self._ran, future))
                 future.add_done_callback(partial(_cancel_if_cancelled, task))
         finally:
+            self._refuse_queued()
             for task in list(self._tasks):
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
