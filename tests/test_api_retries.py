@@ -143,31 +143,22 @@ async def test_post_is_retried_when_the_connection_never_opened() -> None:
 @pytest.mark.parametrize(
     "failure", [httpx.ReadTimeout("read timed out"), httpx.RemoteProtocolError("closed")]
 )
-async def test_post_whose_answer_never_came_is_outcome_unknown_and_not_repeated(
-    failure: Exception,
-) -> None:
-    server = FakeServer()
-    state = {"n": 0}
-
-    def lost(request: httpx.Request) -> httpx.Response:
-        state["n"] += 1
-        raise failure
-
-    server.routes[("POST", "/v1/platform-webhooks")] = lost
-    async with server.client() as client:
-        with pytest.raises(OutcomeUnknownError, match="refresh to check"):
-            await client.create_webhook(NEW)
-    assert state["n"] == 1
-
-
 @pytest.mark.parametrize(
-    "failure", [httpx.ReadTimeout("read timed out"), httpx.RemoteProtocolError("closed")]
+    ("path", "send", "advice"),
+    [
+        ("/v1/platform-webhooks", lambda c: c.create_webhook(NEW), "refresh to check"),
+        # No list shows payout definitions, and the local record is written on success
+        # only: "refresh to check" could not be followed.
+        (
+            "/v1/payouts/add",
+            lambda c: c.add_payout(PayoutDefinition(type="free", name="Free mint")),
+            "check in its own console whether it was added before adding it again",
+        ),
+    ],
 )
-async def test_a_payout_add_whose_answer_never_came_says_where_to_check(
-    failure: Exception,
+async def test_post_whose_answer_never_came_is_outcome_unknown_and_not_repeated(
+    failure: Exception, path: str, send: Any, advice: str
 ) -> None:
-    # No list shows payout definitions, and the local record is written on success only:
-    # "refresh to check" could not be followed.
     server = FakeServer()
     state = {"n": 0}
 
@@ -175,15 +166,15 @@ async def test_a_payout_add_whose_answer_never_came_says_where_to_check(
         state["n"] += 1
         raise failure
 
-    server.routes[("POST", "/v1/payouts/add")] = lost
+    server.routes[("POST", path)] = lost
     async with server.client() as client:
         with pytest.raises(OutcomeUnknownError) as caught:
-            await client.add_payout(PayoutDefinition(type="free", name="Free mint"))
+            await send(client)
     assert state["n"] == 1
     message = caught.value.one_line
-    assert "POST /v1/payouts/add" in message and "outcome unknown" in message
-    assert "refresh" not in message
-    assert "check in its own console whether it was added before adding it again" in message
+    assert f"POST {path}" in message and "outcome unknown" in message and advice in message
+    if "payouts" in path:
+        assert "refresh" not in message
 
 
 async def test_get_timeout_retries_then_names_the_host() -> None:

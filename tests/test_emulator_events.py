@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import shutil
@@ -22,7 +23,7 @@ from tokensales_tui.emulator.events import NOT_LOCAL
 from tokensales_tui.local import local_target
 from tokensales_tui.webhooks.signatures import STANDARD, verify
 
-from .webhookhelpers import Recorder, api_client, fast, serve_on_loopback
+from .webhookhelpers import Recorder, api_client, fast, serve_on_loopback, trickling_server
 
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
@@ -306,29 +307,11 @@ async def test_trigger_and_deliveries_commands_against_a_served_emulator() -> No
 
 @contextlib.asynccontextmanager
 async def _raw_receiver(answer: bytes, then: bytes, every: float) -> AsyncIterator[str]:
-    """A receiver on 127.0.0.1 that reads a request, sends ``answer``, then ``then`` every
-    ``every`` seconds for a long while; yields its URL."""
-    writers: list[asyncio.StreamWriter] = []
-
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        writers.append(writer)
-        with contextlib.suppress(OSError, asyncio.IncompleteReadError):
-            await reader.readuntil(b"\r\n\r\n")
-            writer.write(answer)
-            for n in range(3000):
-                writer.write(then.replace(b"N", str(n).encode()))
-                await writer.drain()
-                await asyncio.sleep(every)
-
-    server = await asyncio.start_server(handle, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}/hook"
-    finally:
-        server.close()
-        for writer in writers:
-            writer.close()
-        await server.wait_closed()
+    """A receiver on 127.0.0.1 that reads a request, sends ``answer``, then ``then``
+    (``N`` numbered) every ``every`` seconds for a long while; yields its URL."""
+    pieces = (then.replace(b"N", str(n).encode()) for n in range(3000))
+    async with trickling_server(itertools.chain([answer], pieces), every) as url:
+        yield f"{url}/hook"
 
 
 def _one_webhook(emulator: Any, url: str) -> None:

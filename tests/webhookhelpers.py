@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,14 +91,24 @@ def fast(emulator_app: Any, backoff: tuple[float, ...] = (0.01, 0.01, 0.01)) -> 
 async def trickling_target(every: float = 0.3) -> AsyncIterator[str]:
     """A relay target on 127.0.0.1 that reads a request, then answers one byte every
     ``every`` seconds, never finishing its status line; yields its URL."""
+    pieces = (bytes([byte]) for byte in b"HTTP/1.1 200 OK, one byte at a time " * 100)
+    async with trickling_server(pieces, every) as url:
+        yield url
+
+
+@contextlib.asynccontextmanager
+async def trickling_server(pieces: Iterable[bytes], every: float) -> AsyncIterator[str]:
+    """A server on 127.0.0.1 that reads a request, then writes ``pieces`` one at a time,
+    ``every`` seconds apart; yields its URL. (Made for one connection: the pieces are
+    shared.)"""
     writers: list[asyncio.StreamWriter] = []
 
     async def trickle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         writers.append(writer)
         with contextlib.suppress(OSError, asyncio.IncompleteReadError):
             await reader.readuntil(b"\r\n\r\n")
-            for byte in b"HTTP/1.1 200 OK, one byte at a time " * 100:
-                writer.write(bytes([byte]))
+            for piece in pieces:
+                writer.write(piece)
                 await writer.drain()
                 await asyncio.sleep(every)
 

@@ -235,23 +235,15 @@ def run_emulator(args: argparse.Namespace) -> int:
     """Serve the emulator until Ctrl+C, after printing the export lines; or, with an
     action, talk to a running one. ``--log FILE`` given before ``emulator`` holds what
     either logs (requests, and the server's errors with their tracebacks)."""
-    log = None
-    if args.log:
-        from .clean import clean_line
-        from .debug_log import DebugLogError, enable_debug_log
+    from .clean import clean_line
+    from .debug_log import DebugLogError, logging_to
 
-        try:
-            log = enable_debug_log(args.log)
-        except DebugLogError as error:
-            print(f"tokensales-tui: --log {clean_line(str(error))}", file=sys.stderr)
-            return 2
     try:
-        return _run_emulator(args)
-    finally:
-        if log is not None:
-            from .debug_log import disable_debug_log
-
-            disable_debug_log(log)
+        with logging_to(args.log):
+            return _run_emulator(args)
+    except DebugLogError as error:
+        print(f"tokensales-tui: --log {clean_line(str(error))}", file=sys.stderr)
+        return 2
 
 
 def _run_emulator(args: argparse.Namespace) -> int:

@@ -6,10 +6,12 @@ already masked); this module only decides where those lines go.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import os
 import stat
+from collections.abc import Iterator
 
 LOGGER = "tokensales_tui"
 
@@ -60,6 +62,21 @@ def _why(path: str, error: OSError) -> str:
     if error.errno == errno.ENXIO:
         return f"{path}: not a regular file"
     return f"{path}: {error.strerror or error}"
+
+
+@contextlib.contextmanager
+def logging_to(path: str | None) -> Iterator[None]:
+    """Log to ``path`` (``--log FILE``) while the block runs; nothing without a path.
+
+    Raises:
+        DebugLogError: before the block, when the file cannot be used.
+    """
+    handler = enable_debug_log(path) if path else None
+    try:
+        yield
+    finally:
+        if handler is not None:
+            disable_debug_log(handler)
 
 
 def disable_debug_log(handler: logging.Handler) -> None:

@@ -30,6 +30,7 @@ from ..script.output import encode_json
 from ..script.parser import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from .admin import DELIVERIES_PATH, EVENTS_PATH
 from .app import TOKEN_PATH
+from .events import Attempt
 from .state import DEMO_API_KEY, DEMO_API_SECRET
 from .validation import json_type
 
@@ -52,23 +53,10 @@ class _Failed(Exception):
         self.code = code
 
 
-class LogEntry(msgspec.Struct):
-    """One attempt of the emulator's delivery log, as ``GET /_emulator/deliveries`` lists it."""
-
-    time: str
-    event_id: str
-    event_type: str
-    webhook_id: str
-    url: str
-    attempt: int
-    outcome: str
-    duration_ms: int
-
-
 class DeliveryLog(msgspec.Struct):
     """The answer of ``GET /_emulator/deliveries``."""
 
-    deliveries: list[LogEntry]
+    deliveries: list[Attempt]
 
 
 def trigger(url: str, event_type: str, data_text: str | None) -> int:
@@ -108,24 +96,16 @@ def deliveries(url: str, *, as_json: bool = False) -> int:
             raise _Failed(f"the delivery log was refused: {_reason(status, answer)}")
         raw = _decode(answer, DELIVERIES_PATH)
         try:
-            msgspec.convert(raw, DeliveryLog)
+            log = msgspec.convert(raw, DeliveryLog)
         except msgspec.ValidationError as error:
             raise _Failed(
                 f"the answer to {DELIVERIES_PATH} is not a delivery log: {error}"
             ) from None
-        for entry in raw["deliveries"]:
-            print(encode_json(entry).decode() if as_json else clean_line(attempt_line(entry)))
+        for entry, attempt in zip(raw["deliveries"], log.deliveries, strict=True):
+            print(encode_json(entry).decode() if as_json else clean_line(attempt.line()))
         return EXIT_OK
 
     return _run(url, send)
-
-
-def attempt_line(entry: dict[str, Any]) -> str:
-    """One log entry as a line of text."""
-    return (
-        f"{entry['time']} {entry['event_type']} {entry['event_id']} → {entry['webhook_id']}"
-        f" {entry['url']} attempt {entry['attempt']}: {entry['outcome']} ({entry['duration_ms']} ms)"
-    )
 
 
 # --- the session ---------------------------------------------------------------------

@@ -83,9 +83,10 @@ class Attempt:
 
     def line(self) -> str:
         """The attempt as one line of text (not yet cleaned)."""
-        from .control import attempt_line
-
-        return attempt_line(asdict(self))
+        return (
+            f"{self.time} {self.event_type} {self.event_id} → {self.webhook_id}"
+            f" {self.url} attempt {self.attempt}: {self.outcome} ({self.duration_ms} ms)"
+        )
 
 
 def demo_data(event_type: str, items: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:

@@ -157,28 +157,16 @@ def message_of(error: BaseException) -> str:
 
 def run(args: argparse.Namespace, command: Callable[[Context], Awaitable[int]]) -> int:
     """Open the session, run ``command`` and turn its outcome into an exit code."""
+    from ..debug_log import DebugLogError, logging_to
     from .output import Halted, OutputError
 
     without_httpx_command_line()
-    log = None
     try:
-        if getattr(args, "log", None):
-            from ..debug_log import DebugLogError, enable_debug_log
-
-            try:
-                log = enable_debug_log(args.log)
-            except DebugLogError as error:
-                raise UsageError(f"--log {error}") from None
-        try:
-            session, sources = open_session(args)
-        except config.ConfigError as error:
-            if args.command != "profiles":
-                raise
-            from .reads import profiles_without_session
-
-            say(message_of(error))
-            return profiles_without_session(args)
-        return asyncio.run(_run(Context(args, session, sources), command))
+        with logging_to(getattr(args, "log", None)):
+            return _open_and_run(args, command)
+    except DebugLogError as error:
+        say(f"--log {error}")
+        return EXIT_USAGE
     except KeyboardInterrupt:
         say("interrupted")
         return EXIT_INTERRUPTED
@@ -193,11 +181,19 @@ def run(args: argparse.Namespace, command: Callable[[Context], Awaitable[int]]) 
     except (ApiError, UsageError, Refused, OutputError, config.ConfigError) as error:
         say(message_of(error))
         return EXIT_USAGE if isinstance(error, OutputError) else exit_code(error)
-    finally:
-        if log is not None:
-            from ..debug_log import disable_debug_log
 
-            disable_debug_log(log)
+
+def _open_and_run(args: argparse.Namespace, command: Callable[[Context], Awaitable[int]]) -> int:
+    try:
+        session, sources = open_session(args)
+    except config.ConfigError as error:
+        if args.command != "profiles":
+            raise
+        from .reads import profiles_without_session
+
+        say(message_of(error))
+        return profiles_without_session(args)
+    return asyncio.run(_run(Context(args, session, sources), command))
 
 
 async def _run(context: Context, command: Callable[[Context], Awaitable[int]]) -> int:

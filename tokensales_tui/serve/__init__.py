@@ -102,20 +102,14 @@ def run_serve(args: argparse.Namespace) -> int:
     With ``--log FILE`` (given before ``serve``), what the server logs goes there: each
     session's start and end, an app killed, an error; never the token.
     """
-    from ..debug_log import DebugLogError, disable_debug_log, enable_debug_log
+    from ..debug_log import DebugLogError, logging_to
 
-    log = None
-    if getattr(args, "log", None):
-        try:
-            log = enable_debug_log(args.log)
-        except DebugLogError as error:
-            print(f"tokensales-tui: --log {clean(str(error))}", file=sys.stderr)
-            return 2
     try:
-        return _run_serve(args)
-    finally:
-        if log is not None:
-            disable_debug_log(log)
+        with logging_to(getattr(args, "log", None)):
+            return _run_serve(args)
+    except DebugLogError as error:
+        print(f"tokensales-tui: --log {clean(str(error))}", file=sys.stderr)
+        return 2
 
 
 def _run_serve(args: argparse.Namespace) -> int:

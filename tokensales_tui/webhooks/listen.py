@@ -315,20 +315,14 @@ def debug_log(args: argparse.Namespace) -> Iterator[None]:
     It receives what fails in listen itself (with its traceback) and what the server logs;
     none of that is ever written to the terminal.
     """
-    path = getattr(args, "log", None)
-    if not path:
-        yield
-        return
-    from ..debug_log import DebugLogError, disable_debug_log, enable_debug_log
+    from ..debug_log import DebugLogError, logging_to
 
-    try:
-        handler = enable_debug_log(path)
-    except DebugLogError as error:
-        raise ListenError(f"--log {error}") from None
-    try:
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(logging_to(getattr(args, "log", None)))
+        except DebugLogError as error:
+            raise ListenError(f"--log {error}") from None
         yield
-    finally:
-        disable_debug_log(handler)
 
 
 def run_print(args: argparse.Namespace) -> int:
