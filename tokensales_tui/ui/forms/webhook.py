@@ -166,9 +166,7 @@ class WebhookForm(FormScreen):
         )
         if changed_url and self.url_masked and ELLIPSIS in url:
             # Sent, the mask's "…" would replace the hidden part of the stored URL.
-            problems["url"] = Problem(
-                "the URL shows masked (mask mode): type the whole new one, or leave it as it was"
-            )
+            problems["url"] = Problem("shown masked: type the whole new one, or leave it as it was")
         return problems
 
     def outgoing(self) -> Outgoing | None:
