@@ -193,6 +193,26 @@ async def test_an_id_listed_twice_is_marked_counted_named_and_deleted_once() -> 
         assert table.marked_count == 0
 
 
+async def test_one_row_is_counted_marked_and_deleted_in_the_singular() -> None:
+    app, transport = rigged_app()
+    transport.edit_json["/v1/platform-webhooks"] = lambda listed: listed[:1]
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("1")
+        tab = app.active_tab
+        await wait_for(lambda: tab.table.total_count == 1, pilot)
+        assert count_line(tab).startswith("1 webhook ") or count_line(tab) == "1 webhook"
+        await pilot.press("space", "c")
+        assert "Copied the ids of 1 marked webhook" in [n.message for n in app._notifications]
+        await pilot.press("d")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        assert app.screen.question == "Delete 1 marked webhook?"  # type: ignore[attr-defined]
+        await pilot.press("right", "enter")
+        said = lambda: [n.message for n in app._notifications if "Deleted" in n.message]  # noqa: E731
+        await wait_for(lambda: bool(said()), pilot)
+        assert said() == ["Deleted 1 of 1 webhook"]
+
+
 async def test_deleting_a_row_whose_id_is_listed_twice_says_so_and_takes_both() -> None:
     app, transport = rigged_app()
     twice, deletes = list_twice(app, transport)

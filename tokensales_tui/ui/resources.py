@@ -47,6 +47,14 @@ class Resource:
     arrives; None: the rows show once all are there (grouped, or columns picked from
     every row)."""
 
+    def nouns(self, count: int) -> str:
+        """The word for ``count`` of this resource: "webhook" for one, else "webhooks"."""
+        return self.noun if count == 1 else self.title.lower()
+
+    def counted(self, count: int) -> str:
+        """``count`` of this resource in words: "1 webhook", "2,000 webhooks"."""
+        return f"{count:,} {self.nouns(count)}"
+
     def identity(self, row: Any) -> Hashable:
         """What a row is across reloads: its id (the object itself when it has none)."""
         return self.row_id(row) or id(row)

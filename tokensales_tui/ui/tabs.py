@@ -1160,7 +1160,7 @@ class ResourceTab(Vertical):
         elif shown != total:
             text = f"{shown:,} of {total:,}"
         else:
-            text = f"{total:,} {self.resource.title.lower()}"
+            text = self.resource.counted(total)
         scope = table.model.scope
         if scope is not None:
             text += f" · {scope.label}"

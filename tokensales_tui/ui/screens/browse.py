@@ -507,7 +507,7 @@ class BrowseScreen(Screen[None]):
             self.app.copy_to_clipboard("\n".join(found))
             missing = f" ({len(ids) - len(found):,} have none)" if len(found) < len(ids) else ""
             self.notify(
-                f"Copied the ids of {len(found):,} marked {tab.resource.title.lower()}{missing}"
+                f"Copied the ids of {len(found):,} marked {tab.resource.nouns(len(found))}{missing}"
             )
             return
         picked = self._highlighted()
@@ -543,13 +543,13 @@ class BrowseScreen(Screen[None]):
         text = await asyncio.to_thread(dump)  # 100,000 objects take seconds
         if len(text) > COPY_LIMIT:
             self.notify(
-                f"{len(rows):,} {resource.title.lower()} make {len(text) / 2**20:,.0f} MB of JSON,"
+                f"{resource.counted(len(rows))} make {len(text) / 2**20:,.0f} MB of JSON,"
                 " more than a clipboard takes: export them with x instead",
                 severity="warning",
             )
             return
         self.app.copy_to_clipboard(text)
-        self.notify(f"Copied {len(rows):,} marked {resource.title.lower()} as a JSON array")
+        self.notify(f"Copied {len(rows):,} marked {resource.nouns(len(rows))} as a JSON array")
 
     @on(ResourceTable.RowSelected)
     def _open_detail(self, event: ResourceTable.RowSelected) -> None:
@@ -811,9 +811,11 @@ class BrowseScreen(Screen[None]):
             self._bulk = BulkDelete()
             self._delete_marked(tab, rows, self._bulk, api)
 
-        noun = resource.noun if count == 1 else resource.title.lower()
         self._ask_then_delete(
-            ConfirmScreen(f"Delete {count:,} marked {noun}?", names + more, detail=detail), delete
+            ConfirmScreen(
+                f"Delete {count:,} marked {resource.nouns(count)}?", names + more, detail=detail
+            ),
+            delete,
         )
 
     def _stop_key(self) -> str:
@@ -855,7 +857,7 @@ class BrowseScreen(Screen[None]):
                 if bulk.stopped or self.tsapp.session is not session:
                     break
                 tab.show_progress(
-                    f"Deleting {number:,} of {len(rows):,} {resource.title.lower()}"
+                    f"Deleting {number:,} of {resource.counted(len(rows))}"
                     f" ({self._stop_key()} stops after this one)"
                 )
                 label = clean_line(resource.label(row))
@@ -879,7 +881,7 @@ class BrowseScreen(Screen[None]):
             if deleted:  # with any other row of the same id
                 tab.remove_rows(tab.table.model.rows_sharing(deleted))
         left = len(rows) - len(deleted) - len(failed)
-        summary = f"Deleted {len(deleted):,} of {len(rows):,} {resource.title.lower()}"
+        summary = f"Deleted {len(deleted):,} of {resource.counted(len(rows))}"
         if already_gone:
             summary += f" ({already_gone:,} already gone when its request was repeated)"
         if left:

@@ -88,7 +88,7 @@ class ExportScreen(ModalScreen[Path | None]):
         self._writing = False
 
     def compose(self) -> ComposeResult:
-        count = f"{len(self.rows):,} {self.resource.title.lower()}"
+        count = self.resource.counted(len(self.rows))
         path = default_path(self.resource.key, FORMATS[0].extension, self.folder)
         with Vertical():
             yield Static(line(f"Export {count}, as shown (filter and sort)"), classes="title")
@@ -237,7 +237,7 @@ class ExportScreen(ModalScreen[Path | None]):
 
     def _done(self, path: Path) -> None:
         self._writing = False
-        count = f"{len(self.rows):,} {self.resource.title.lower()}"
+        count = self.resource.counted(len(self.rows))
         masked = ", masked as shown (mask mode)" if masking() else ""
         self.app.notify(f"Exported {count} to {path}{masked}")
         self.dismiss(path)
