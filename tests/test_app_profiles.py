@@ -99,6 +99,33 @@ async def test_p_switches_profile_without_restarting() -> None:
         assert "Delete" not in screen_text(app).splitlines()[-1]
 
 
+async def test_a_switch_forgets_what_the_last_reload_changed() -> None:
+    profile = config.Profile(
+        base_url=EMULATOR_URL, api_key=Secret(DEMO_API_KEY), api_secret=Secret(DEMO_API_SECRET)
+    )
+    config.save_config(
+        config.ConfigFile(default_profile="one", profiles={"one": profile, "two": profile})
+    )
+    app, transport = rigged_app(env={})
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        tab = app.active_tab
+        count = lambda: str(tab.query_one(".count").render())  # noqa: E731
+        transport.edit_json["/v1/platform-webhooks"] = lambda listed: [
+            *listed,
+            dict(listed[0], id="wh_new"),
+        ]
+        await pilot.press("r")
+        await wait_for(lambda: "+1" in count(), pilot)
+        await pilot.press("p")
+        await wait_for_screen(app, pilot, "ProfileScreen")
+        await pilot.press("down", "enter")
+        await wait_for(lambda: app.session is not None and app.session.name == "two", pilot)
+        await loaded(app, pilot)
+        await wait_for(lambda: count().startswith("11 webhooks"), pilot)
+        assert "+1" not in count()
+
+
 async def test_the_picker_marks_the_demo_when_it_is_in_use() -> None:
     app = TokenSalesApp(Launch(demo=True))
     async with app.run_test(size=SIZE) as pilot:

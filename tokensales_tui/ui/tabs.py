@@ -379,6 +379,10 @@ class ResourceTab(Vertical):
         self.error = None
         self.loaded_once = False
         self._indexing = False
+        self._changes = ""  # the old session's last reload
+        if self._flash_timer is not None:
+            self._flash_timer.stop()
+            self._flash_timer = None
         self.table.loading = False
         self.table.set_data([], [])
         show(self._count, "")
