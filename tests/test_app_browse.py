@@ -812,7 +812,7 @@ async def test_typing_in_the_filter_restyles_nothing(monkeypatch: pytest.MonkeyP
 
 @pytest.mark.parametrize("keys", [("4", "5"), ("1", "2", "3"), ("2", "1", "2")])
 async def test_tab_keys_in_one_read_leave_the_last_tab_shown_for_good(
-    keys: tuple[str, ...],
+    keys: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Each key shows its tab and focuses its table at once; the panes' focus messages
     # come after all of them, and must not show their (earlier) panes again.
@@ -820,9 +820,16 @@ async def test_tab_keys_in_one_read_leave_the_last_tab_shown_for_good(
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
         tabs = app.browse.query_one(TabbedContent)
+        shown: list[str] = []
+        show_tab = app.browse.action_show_tab
+        monkeypatch.setattr(
+            app.browse, "action_show_tab", lambda key: (shown.append(key), show_tab(key))
+        )
         burst(app, *keys)
         last = RESOURCES[int(keys[-1]) - 1].key
         table = app.browse.tab(last).table
+        # Every key handled (with "212" the last tab is shown after the first key too).
+        await wait_for(lambda: len(shown) == len(keys), pilot)
         await wait_for(lambda: tabs.active == last and app.focused is table, pilot)
         # Once there, it stays: the tabs took turns without end, at every turn.
         seen: set[str] = set()
