@@ -270,6 +270,9 @@ async def test_escape_ends_the_request_shared_with_payouts_and_r_sends_another(
             await pilot.press("r")
         await wait_for(lambda: len(served) == 2 and served[1].waiting, pilot)
         assert served[0].closed and not served[1].closed
+        # The note of the cancelled load went with the new one's start: it had said
+        # "press r" while r was being answered.
+        assert "cancelled" not in str(tab.query_one(".problem").render())
         assert not payouts._loading and "cancelled" in str(payouts.query_one(".problem").render())
         # The new body's rows show as they arrive (none of the first's were kept).
         await wait_for(lambda: tab.table.total_count > 0, pilot)

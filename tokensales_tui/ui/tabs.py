@@ -76,6 +76,8 @@ OFF_LOOP_ROWS = 2_000
 
 LOADING, INDEXING = "loading…", "indexing…"
 """What the count line says while a load reads its body, then while it indexes its rows."""
+CANCELLED = "Loading cancelled — press r to try again"
+"""The problem line after a load is cancelled, until the next load starts."""
 
 SETTLE_DELAY = 1.0
 """Seconds after a load before what it left is set aside from garbage collection
@@ -299,6 +301,7 @@ class ResourceTab(Vertical):
         self._count_width = 0
         self._count_of = 0  # the total the count line's width was kept for
         self._problem = Static("", classes="problem")
+        self._problem_text: str | None = None
         self._table = ResourceTable(id=f"{resource.key}-table")
         self._table.model.identity = resource.identity
         self._table.model.identities = resource.identities
@@ -360,7 +363,7 @@ class ResourceTab(Vertical):
             self._drop_arrived()
             self._indexing = False
             self.table.loading = False
-            self._show_problem("Loading cancelled — press r to try again")
+            self._show_problem(CANCELLED)
         return bool(running)
 
     def _loads(self) -> list[Worker[Any]]:
@@ -405,6 +408,8 @@ class ResourceTab(Vertical):
         # tab with nothing to show yet shows the loading overlay.
         table.loading = not table.total_count
         self._loading, self._body_done = True, False
+        if self._problem_text == CANCELLED:  # "press r" has been answered
+            self._show_problem(None)
         self._update_count()
         self._stop_decoding()
         before: list[Sequence[Any]] = [table.rows] if self.loaded_once else []
@@ -1150,6 +1155,7 @@ class ResourceTab(Vertical):
             self._wait_timer = None
 
     def _show_problem(self, text: str | None) -> None:
+        self._problem_text = text
         problem = self._problem
         show(problem, line(text) if text else "")
         problem.set_class(bool(text), "-shown")
