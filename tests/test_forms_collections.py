@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Static, TextArea
 
+from tokensales_tui import config
 from tokensales_tui.ui.forms import collections as collections_module
 from tokensales_tui.ui.forms.collections import CollectionsForm
 from tokensales_tui.ui.forms.import_list import ImportListScreen
@@ -369,13 +370,37 @@ async def test_a_list_too_long_to_edit_is_kept_whole_sent_whole_and_can_be_empti
         await wait_for(lambda: "120 valid" in hint(form, "c1-wallets"), pilot)
         area = form.query_one("#c1-wallets", TextArea)
         assert area.read_only and len(area.text.splitlines()) == 11
-        assert "too many to edit here; ctrl+l empties the list" in hint(form, "c1-wallets")
+        assert "too many to edit here; ^l empties the list" in hint(form, "c1-wallets")
         assert form.preview is not None
         assert form.preview.body[0]["whitelistingInfo"]["list"]["wallets"] == values
         area.focus()
         await pilot.press("ctrl+l")
         await wait_for(lambda: not area.read_only and area.text == "", pilot)
         assert form.preview.body[0]["whitelistingInfo"]["list"]["wallets"] == []
+
+
+async def test_invalid_entries_of_a_list_too_long_to_edit_say_to_mend_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The area is read-only: "correct or delete them" could not be done there. The key
+    # that empties the list is named as bound (a keymap may move it).
+    config.save_config(config.ConfigFile(keymap={"form.empty_list": "ctrl+k"}))
+    monkeypatch.setattr(collections_module, "EDIT_LIMIT", 50)
+    wallets = tmp_path / "long.txt"
+    wallets.write_text("\n".join([*(f"0x{i:040x}" for i in range(1, 100)), "0xbad"]))
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await fill(pilot, **VALID)
+        form.query_one("#c1-wallets").focus()
+        await import_file(pilot, wallets)
+        await wait_for(lambda: "1 invalid wallet" in problem(form, "c1-wallets"), pilot)
+        assert (
+            "1 invalid wallet — correct them in the file and import it again,"
+            " or empty the list (^k):"
+        ) in problem(form, "c1-wallets")
+        assert "^k empties the list" in hint(form, "c1-wallets")
+        assert "correct or delete" not in problem(form, "c1-wallets")
 
 
 async def test_control_characters_in_an_imported_file_are_shown_as_marks(tmp_path: Path) -> None:

@@ -109,6 +109,7 @@ def collection_problems(
     *,
     earlier_names: dict[str, int],
     number: int,
+    fixes: Mapping[str, str] | None = None,
 ) -> Problems:
     """Check one collection of a create request.
 
@@ -118,6 +119,8 @@ def collection_problems(
         earlier_names: the casefolded names of the collections before this one, with their
             numbers; this one's is added.
         number: this collection's position, from 1.
+        fixes: how to mend invalid entries of a list, where that is not by editing them
+            (see :func:`list_problem`).
     """
     problems: Problems = {}
     error, warning = check_collection_name(name)
@@ -140,16 +143,17 @@ def collection_problems(
     if problem := check_address(contract, chain):
         problems["contract"] = Problem(problem)
     for kind, report in lists.items():
-        if report is not None and (flagged := list_problem(report, kind)):
+        if report is not None and (flagged := list_problem(report, kind, (fixes or {}).get(kind))):
             problems[kind] = flagged
     return problems
 
 
-def list_problem(report: ListReport, kind: str) -> Problem | None:
+def list_problem(report: ListReport, kind: str, fix: str | None = None) -> Problem | None:
     """The problem of a checked list of ``wallets`` or ``emails``, if it has one.
 
-    Invalid entries stop the request (the first few are named with their lines);
-    repeated ones are a warning, since each is sent once.
+    Invalid entries stop the request (the first few are named with their lines), with
+    ``fix`` as what to do (by default, correct or delete them); repeated ones are a
+    warning, since each is sent once.
     """
     noun = "wallet" if kind == "wallets" else "e-mail"
     if report.problems:
@@ -160,7 +164,8 @@ def list_problem(report: ListReport, kind: str) -> Problem | None:
         ]
         if count > SHOWN_PROBLEMS:
             lines.append(f"… and {count - SHOWN_PROBLEMS:,} more")
-        head = f"{count:,} invalid {noun}{'' if count == 1 else 's'} — correct or delete {'it' if count == 1 else 'them'}:"
+        fix = fix or f"correct or delete {'it' if count == 1 else 'them'}"
+        head = f"{count:,} invalid {noun}{'' if count == 1 else 's'} — {fix}:"
         return Problem("\n".join([head, *lines]))
     if report.duplicates:
         count = len(report.duplicates)

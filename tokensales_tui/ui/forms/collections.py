@@ -37,8 +37,10 @@ from ...checks import (
     parse_lines,
 )
 from ...checks.forms import collection_problems
+from ..keys import bound
 from ..lifetime import while_shown
 from ..safe import line, show
+from ..screens.help import key_display
 from ..widgets.safe_input import SafeInput
 from ..widgets.safe_text_area import SafeTextArea
 from ..worker import ApiWorker
@@ -377,6 +379,10 @@ class CollectionsForm(FormScreen):
     def check(self) -> Problems:
         problems: Problems = {}
         names: dict[str, int] = {}
+        # A list too long to edit here is mended in its file, or emptied.
+        kept_fix = (
+            f"correct them in the file and import it again, or empty the list ({self._empty_key()})"
+        )
         for number, section in enumerate(self.sections, start=1):
             key = section.key
             lists = {}
@@ -390,6 +396,7 @@ class CollectionsForm(FormScreen):
                 lists,
                 earlier_names=names,
                 number=number,
+                fixes={kind: kept_fix for kind in LISTS if f"{key}-{kind}" in self._kept},
             )
             problems |= {f"{key}-{field}": problem for field, problem in found.items()}
         return problems
@@ -471,6 +478,12 @@ class CollectionsForm(FormScreen):
         self._check_soon(field_id)
         area.focus()
 
+    def _empty_key(self) -> str:
+        """The key that empties a list, as bound now (``ctrl+l``, unless a keymap moved it)."""
+        keymap = getattr(self.app, "keymap", {})  # the user's, in the app
+        binding = next(b for b in bound(self.BINDINGS, keymap) if b.id == "form.empty_list")
+        return key_display(binding, self.app)
+
     def _ask_import(self, field_id: str) -> None:
         key, kind = field_id.rsplit("-", 1)
         number = next(s.number for s in self.sections if s.key == key)
@@ -507,7 +520,7 @@ class CollectionsForm(FormScreen):
             self._kept[field_id] = joined
             area.read_only = True
             area.load_text(await asyncio.to_thread(_preview, joined.text, joined.lines))
-            note += f" — {joined.lines:,} lines: too many to edit here; ctrl+l empties the list"
+            note += f" — {joined.lines:,} lines: too many to edit here; {self._empty_key()} empties the list"
         else:
             area.load_text(joined.text)
         self._notes[field_id] = note
