@@ -339,15 +339,21 @@ async def test_a_failed_import_offers_the_typed_path_again(tmp_path: Path) -> No
         assert app.screen.query_one("#path", Input).value == str(missing)  # fix it, not retype it
 
 
+async def import_wallets(app: Any, pilot: Any, path: Path) -> Any:
+    """Open the form, fill it validly and import ``path`` into the first wallets list."""
+    form = await open_form(app, pilot, "5")
+    await fill(pilot, **VALID)
+    form.query_one("#c1-wallets").focus()
+    await import_file(pilot, path)
+    return form
+
+
 async def test_a_large_whitelist_imports_and_counts(tmp_path: Path) -> None:
     wallets = tmp_path / "big.txt"
     wallets.write_text("\n".join(f"0x{i:040x}" for i in range(5000)))
     app = demo()
     async with app.run_test(size=SIZE) as pilot:
-        form = await open_form(app, pilot, "5")
-        await fill(pilot, **VALID)
-        form.query_one("#c1-wallets").focus()
-        await import_file(pilot, wallets)
+        form = await import_wallets(app, pilot, wallets)
         await wait_for(lambda: "5,000 valid" in hint(form, "c1-wallets"), pilot, timeout=15)
 
 
@@ -363,10 +369,7 @@ async def test_a_list_too_long_to_edit_is_kept_whole_sent_whole_and_can_be_empti
     wallets.write_text("\n".join(values))
     app = demo()
     async with app.run_test(size=SIZE) as pilot:
-        form = await open_form(app, pilot, "5")
-        await fill(pilot, **VALID)
-        form.query_one("#c1-wallets").focus()
-        await import_file(pilot, wallets)
+        form = await import_wallets(app, pilot, wallets)
         await wait_for(lambda: "120 valid" in hint(form, "c1-wallets"), pilot)
         area = form.query_one("#c1-wallets", TextArea)
         assert area.read_only and len(area.text.splitlines()) == 11
@@ -390,10 +393,7 @@ async def test_invalid_entries_of_a_list_too_long_to_edit_say_to_mend_the_file(
     wallets.write_text("\n".join([*(f"0x{i:040x}" for i in range(1, 100)), "0xbad"]))
     app = demo()
     async with app.run_test(size=SIZE) as pilot:
-        form = await open_form(app, pilot, "5")
-        await fill(pilot, **VALID)
-        form.query_one("#c1-wallets").focus()
-        await import_file(pilot, wallets)
+        form = await import_wallets(app, pilot, wallets)
         await wait_for(lambda: "1 invalid wallet" in problem(form, "c1-wallets"), pilot)
         assert (
             "1 invalid wallet — correct them in the file and import it again,"
@@ -409,10 +409,7 @@ async def test_control_characters_in_an_imported_file_are_shown_as_marks(tmp_pat
     wallets.write_text(f"{W1}\n0x\x1b]52;c;cHduZWQ=\x07\n\x9b31m{W2}\n")
     app = demo()
     async with app.run_test(size=SIZE) as pilot:
-        form = await open_form(app, pilot, "5")
-        await fill(pilot, **VALID)
-        form.query_one("#c1-wallets").focus()
-        await import_file(pilot, wallets)
+        form = await import_wallets(app, pilot, wallets)
         area = form.query_one("#c1-wallets", TextArea)
         await wait_for(lambda: W1 in area.text, pilot)
         await checked(form, pilot, "c1-wallets")
