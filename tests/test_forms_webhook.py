@@ -244,6 +244,28 @@ async def test_while_sending_the_form_is_disabled_and_escape_stops_waiting() -> 
         assert form.is_attached and form.text("url") == "https://a.example/h"
 
 
+async def test_stopping_while_the_token_is_awaited_says_nothing_was_sent() -> None:
+    # The token expired; its request hangs. Escape ends the wait before the POST went:
+    # "outcome unknown" would send the user to check for a change that never was.
+    app, transport = rigged_app()
+    posts: list[str] = []
+    transport.hook = lambda r: posts.append(r.url.path) if r.method == "POST" else None
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "1")
+        app.api._client.tokens.forget()  # type: ignore[union-attr]
+        posts.clear()
+        transport.delay["/auth/getAccessToken"] = 30
+        await fill(pilot, url="https://a.example/h", events="item.sold")
+        await pilot.press("ctrl+s")
+        await wait_for(lambda: posts == ["/auth/getAccessToken"], pilot)
+        await pilot.press("escape")
+        await wait_for(lambda: not form.sending, pilot)
+        assert "nothing was changed" in status(form)
+        assert "outcome unknown" not in status(form)
+        assert posts == ["/auth/getAccessToken"]  # the webhook's POST never went
+        assert form.is_attached and form.text("url") == "https://a.example/h"
+
+
 async def test_cancel_without_typing_closes_at_once() -> None:
     app = demo()
     async with app.run_test(size=SIZE) as pilot:

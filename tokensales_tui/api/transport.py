@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import email.utils
 import logging
 import math
@@ -80,6 +81,7 @@ __all__ = [
     "Sender",
     "SinkFailed",
     "describe_wait",
+    "noting_attempts",
     "size_text",
     "unexpected",
 ]
@@ -101,6 +103,27 @@ class SinkFailed(Exception):
     def __init__(self, error: Exception) -> None:
         super().__init__(error)
         self.error = error
+
+
+_ATTEMPTED: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar(
+    "tokensales_attempted", default=None
+)
+
+
+@contextlib.contextmanager
+def noting_attempts(attempted: Callable[[], None]) -> Iterator[None]:
+    """Call ``attempted`` as each request of the service made within this block (in
+    this task) is handed to the connection: the token request aside, which changes
+    nothing.
+
+    What a caller that stops waiting needs to know: before the first call, nothing was
+    sent, whatever the wait was for (a token, a connection, a retry's back-off).
+    """
+    reset = _ATTEMPTED.set(attempted)
+    try:
+        yield
+    finally:
+        _ATTEMPTED.reset(reset)
 
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
@@ -216,6 +239,8 @@ class Sender:
         while True:
             attempt += 1
             token = await self.tokens.token() if authorised else None
+            if authorised and (attempted := _ATTEMPTED.get()) is not None:
+                attempted()
             try:
                 budget = self._deadline - (self._clock() - started)
                 response = await self._once(endpoint, content, token, max(budget, 0.5), consume)

@@ -48,6 +48,7 @@ from textual.widgets import (
 from ...api import ApiClient, ApiError, OutcomeUnknownError, ValidationError
 from ...api.endpoints import Endpoint
 from ...api.preview import Change, RequestPreview
+from ...api.transport import noting_attempts
 from ...checks.forms import Problem, Problems
 from ...clean import clean_line
 from ..lifetime import is_gone, while_shown
@@ -518,14 +519,25 @@ class FormScreen(ModalScreen[FormResult | None]):
             self.dismiss(self.nothing_to_send())
             return
         self._set_sending(True, outgoing)
+        attempted = False
+
+        def note() -> None:
+            nonlocal attempted
+            attempted = True
+
+        async def send(client: ApiClient) -> Any:
+            with noting_attempts(note):
+                return await self.send(client, outgoing)
+
         try:
-            answer = await self.api.call(lambda client: self.send(client, outgoing))
+            answer = await self.api.call(send)
         except asyncio.CancelledError:
             self._set_sending(False)
-            self.set_status(
-                f"Stopped waiting for the answer: outcome unknown — {self.UNKNOWN_ADVICE}",
-                "error",
-            )
+            if attempted:
+                said = f"Stopped waiting for the answer: outcome unknown — {self.UNKNOWN_ADVICE}"
+            else:  # waiting for a token, a connection or a retry: the request never went
+                said = "Stopped before the request was sent: nothing was changed — ctrl+s sends it"
+            self.set_status(said, "error")
             raise
         except ApiError as error:
             self._set_sending(False)
