@@ -403,6 +403,24 @@ async def test_invalid_entries_of_a_list_too_long_to_edit_say_to_mend_the_file(
         assert "correct or delete" not in problem(form, "c1-wallets")
 
 
+@pytest.mark.parametrize("end", ["\r", "\r\n", "\n"], ids=["CR", "CRLF", "LF"])
+async def test_a_pasted_list_has_one_entry_a_line_whatever_ends_its_lines(end: str) -> None:
+    # Terminals paste each line break as CR; a Windows clipboard holds CR LF.
+    from textual import events
+
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await fill(pilot, **VALID)
+        area = form.query_one("#c1-wallets", TextArea)
+        area.focus()
+        app.post_message(events.Paste(f"{W1}{end}{W2}{end}"))  # as the terminal sends it
+        await wait_for(lambda: W2 in area.text, pilot)
+        await checked(form, pilot, "c1-wallets")
+        assert area.text.splitlines() == [W1, W2]
+        assert "2 valid, 0 invalid" in hint(form, "c1-wallets")
+
+
 async def test_control_characters_in_an_imported_file_are_shown_as_marks(tmp_path: Path) -> None:
     # The text area would draw them raw: the tripwire fails this test on any leak.
     wallets = tmp_path / "hostile.txt"

@@ -4,7 +4,8 @@ Textual's ``TextArea`` draws its text as it is: an ESC in an imported file or a 
 would reach the terminal. Every way in — the initial text, ``load_text`` and each edit
 (typing, pasting, ``insert``, ``replace``) — is cleaned here (:func:`~tokensales_tui.clean.clean`:
 controls become visible marks, newlines and tabs stay), so the form's checks see and
-flag the marks instead.
+flag the marks instead. A carriage return ends a line first, as in a file: terminals
+paste each line break as one (and a Windows clipboard as CR LF).
 
 It also types without a layout of the whole screen at each key: Textual's text area
 asks for one whenever the extent of its text changes (each character typed at the end
@@ -29,15 +30,15 @@ class SafeTextArea(TextArea):
     """A ``TextArea`` whose text is always cleaned of control characters."""
 
     def __init__(self, text: str = "", **kwargs: Any) -> None:
-        super().__init__(clean(text), **kwargs)
+        super().__init__(_cleaned(text), **kwargs)
 
     def load_text(self, text: str) -> None:
         """Replace the text, cleaned."""
-        super().load_text(clean(text))
+        super().load_text(_cleaned(text))
 
     def edit(self, edit: Edit) -> EditResult:
         """Perform an edit whose inserted text is cleaned first."""
-        edit.text = clean(edit.text)
+        edit.text = _cleaned(edit.text)
         return super().edit(edit)
 
     def _refresh_size(self) -> None:
@@ -61,3 +62,8 @@ class SafeTextArea(TextArea):
             self._scroll_update(size)
             self.refresh()
         self._refresh_scrollbars()
+
+
+def _cleaned(text: str) -> str:
+    """``text`` with CR LF and CR as line breaks, then cleaned."""
+    return clean(text.replace("\r\n", "\n").replace("\r", "\n"))
