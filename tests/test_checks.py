@@ -364,6 +364,21 @@ def test_collection_name() -> None:
     assert check_collection_name("a\x07")[0] is not None
 
 
+@pytest.mark.parametrize(
+    "name", ["\u200b\u200b", "\u200b\u2060\ufeff", "\u3164", " \u200d\u2800 ", "\u2800\u00a0"]
+)
+def test_a_collection_name_that_shows_nothing_is_refused(name: str) -> None:
+    # It was created, and listed as an empty name.
+    error, _ = check_collection_name(name)
+    assert error == "the name holds only invisible characters — type one that shows"
+
+
+def test_a_collection_name_is_as_long_as_it_looks() -> None:
+    # Twenty é, each an e and a combining accent: 20 characters seen, 40 code points.
+    assert check_collection_name("e\u0301" * 20) == (None, None)
+    assert check_collection_name("\u200bFounders") == (None, None)  # shows something
+
+
 def test_payout_types_and_detail_fields() -> None:
     assert PAYOUT_TYPES == ("free", "fiat", "stablecoin", "native")
     assert [name for name, _ in DETAIL_FIELDS["fiat"]] == ["provider", "paymentProviderId"]

@@ -3,10 +3,25 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Final
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _CONTROL_MULTILINE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+"""Characters drawn as nothing that Unicode does not class as format or space: the
+Hangul fillers and the blank Braille pattern."""
+
+
+def shows_nothing(text: str) -> bool:
+    """Whether ``text`` draws nothing: only spaces, format characters (zero-width
+    space and joiners, the byte-order mark) and blank fillers."""
+    return all(
+        ch.isspace() or ch in _BLANK_LETTERS or unicodedata.category(ch) in ("Cf", "Zs")
+        for ch in text
+    )
 
 
 def describe_char(ch: str) -> str:
@@ -68,9 +83,13 @@ def check_collection_name(value: str) -> tuple[str | None, str | None]:
         return "enter a name for the collection", None
     if problem := check_text(name, "the name"):
         return problem, None
-    if len(name) > COLLECTION_NAME_LIMIT:
+    if shows_nothing(name):
+        return "the name holds only invisible characters — type one that shows", None
+    # Characters as seen: an accent typed as a mark of its own makes one with its letter.
+    length = len(unicodedata.normalize("NFC", name))
+    if length > COLLECTION_NAME_LIMIT:
         return None, (
             "long names are cut off in checkout modals — keep it to "
-            f"{COLLECTION_NAME_LIMIT} characters or fewer (now {len(name)})"
+            f"{COLLECTION_NAME_LIMIT} characters or fewer (now {length})"
         )
     return None, None
