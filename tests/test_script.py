@@ -508,7 +508,11 @@ def test_profiles_say_where_each_setting_came_from(served: Served) -> None:
     assert sources["profile"] == "default_profile"
     assert sources["base_url"] == "TOKENSALES_BASE_URL"
     assert sources["api_secret"] == "TOKENSALES_API_SECRET"
-    assert sources["read_only"] == "[profiles.staging] read_only"
+    assert sources["read_only"] == "default"  # staging does not set it
+    prod = json.loads(served.run("--profile", "prod", "profiles", "-o", "json").stdout)
+    assert {s["setting"]: s["from"] for s in prod["settings"]}["read_only"] == (
+        "[profiles.prod] read_only"
+    )
     table = served.run("profiles", "-o", "table", "--read-only")
     assert b"--read-only" in table.stdout
     for secret in (b"file-secret-value", DEMO_API_SECRET.encode(), DEMO_API_KEY.encode()):

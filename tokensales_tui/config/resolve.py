@@ -175,8 +175,10 @@ def resolve_profile(
         read_only = cli.read_only
         sources["read_only"] = "--read-only"
     else:
+        # ``read_only = false`` written out is the default, which is what the file holds
+        # for a profile without the key (and what the app saves it as: nothing).
         read_only = stored.read_only if stored else False
-        sources["read_only"] = f"{table_title(name)} read_only" if stored else "default"
+        sources["read_only"] = f"{table_title(name)} read_only" if read_only else "default"
     return ResolvedProfile(
         name=name,
         base_url=base_url,
