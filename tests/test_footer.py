@@ -179,3 +179,37 @@ async def test_a_key_after_wide_text_is_pressed_where_it_is_drawn() -> None:
         await pilot.click(KeysFooter, offset=(cell_len(plain[: plain.index("c Third")]), 0))
         await pilot.pause()
         assert app.noted == ["c"]
+
+
+def test_every_screen_of_the_app_has_its_own_footer_of_keys() -> None:
+    # A dialog without one shows the keys of the screen behind it, which do nothing
+    # there (the import dialog showed the form's ctrl+s, ctrl+y and ctrl+l).
+    import importlib
+    import inspect
+    import pkgutil
+
+    from textual.screen import Screen
+
+    import tokensales_tui
+
+    for found in pkgutil.walk_packages(tokensales_tui.__path__, "tokensales_tui."):
+        if not found.name.endswith("__main__"):  # which would run the command line
+            importlib.import_module(found.name)
+    screens: set[type[Screen[Any]]] = set()
+    waiting: list[type[Any]] = [Screen]
+    while waiting:
+        for sub in waiting.pop().__subclasses__():
+            waiting.append(sub)
+            if sub.__module__.startswith("tokensales_tui."):
+                screens.add(sub)
+    assert len(screens) >= 10
+    footless = [
+        cls.__qualname__
+        for cls in screens
+        if not any(
+            "KeysFooter(" in inspect.getsource(base)
+            for base in cls.__mro__
+            if base.__module__.startswith("tokensales_tui.")
+        )
+    ]
+    assert footless == []

@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from ..safe import content, line
+from ..widgets.footer import KeysFooter
 from ..widgets.safe_input import SafeInput
 from .inputs import PathSuggester
 
@@ -64,6 +65,7 @@ class ImportListScreen(ModalScreen[str | None]):
             with Horizontal():
                 yield Button("Cancel", id="cancel")
                 yield Button("Import", id="import", variant="primary")
+        yield KeysFooter(compact=True)  # this dialog's keys, not the form's behind it
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#import")
