@@ -68,7 +68,12 @@ class StatusHeader(Horizontal):
         dock: top;
         background: $panel;
         color: $foreground;
-        & > Static { width: auto; padding: 0 1; }
+        /* What does not fit is cut with an ellipsis, never silently: a host cut
+           after its colon reads as whole. A long profile name or label keeps room
+           for the host. */
+        & > Static { width: auto; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
+        & > .profile { max-width: 30%; }
+        & > .label-badge { max-width: 20%; }
         & > .app-name { text-style: bold; color: $accent; }
         & > .badge { display: none; text-style: bold; }
         & > .badge.-shown { display: block; }
