@@ -7,7 +7,7 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import platformdirs
@@ -391,7 +391,7 @@ def test_upsert_can_make_default(tmp_path: Path) -> None:
     update_config(upsert_profile("a", Profile(base_url="https://a.example")), path)
     saved = update_config(upsert_profile("b", Profile(base_url="https://b.example"), True), path)
 
-    assert cfg.profile_names(saved) == ["a", "b"]
+    assert cfg.profile_names(saved.config) == ["a", "b"]
     assert load_config(path).default_profile == "b"
 
 
@@ -561,3 +561,70 @@ def test_no_secret_in_any_text(full: ConfigFile) -> None:
     for thing in (full, full.profiles["prod"], resolved, resolved.connection()):
         assert KEY not in repr(thing) and KEY not in str(thing)
         assert SECRET not in repr(thing) and SECRET not in str(thing)
+
+
+# -- comments ----------------------------------------------------------------------------
+
+HAND_WRITTEN = (
+    "# my notes on these servers\n"
+    'default_profile = "staging"   # the safe one\n'
+    "\n"
+    "[profiles.staging]\n"
+    'base_url = "https://api.staging.example.com"  # ask Ana for a key\n'
+    '# proxy = "http://127.0.0.1:3128"\n'
+)
+
+
+def set_theme(name: str) -> Callable[[ConfigFile], None]:
+    def mutate(config: ConfigFile) -> None:
+        config.theme = name
+
+    return mutate
+
+
+def test_a_theme_chosen_is_written_into_the_file_as_written(tmp_path: Path) -> None:
+    # Choosing a theme in the palette rewrote a hand-written file without its comments.
+    path = tmp_path / "config.toml"
+    path.write_text(HAND_WRITTEN)
+    saved = update_config(set_theme("nord"), path)
+    assert saved.kept is None and not (tmp_path / "config.toml.bak").exists()
+    added = path.read_text()
+    assert added == HAND_WRITTEN.replace("\n\n[profiles", '\ntheme = "nord"\n\n[profiles', 1)
+    saved = update_config(set_theme("gruvbox"), path)
+    assert path.read_text() == added.replace('"nord"', '"gruvbox"')
+    assert load_config(path).theme == "gruvbox"
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        'theme = """\nnord"""\n',  # over two lines
+        '"theme" = "nord"\n',  # a quoted key
+    ],
+)
+def test_a_setting_that_cannot_be_edited_in_place_is_rewritten_and_the_file_kept(
+    tmp_path: Path, odd: str
+) -> None:
+    path = tmp_path / "config.toml"
+    original = "# notes\n" + odd + HAND_WRITTEN.split("\n", 2)[2]
+    path.write_text(original)
+    saved = update_config(set_theme("gruvbox"), path)
+    assert load_config(path).theme == "gruvbox"
+    assert load_config(path).profiles["staging"].base_url == "https://api.staging.example.com"
+    assert saved.kept == tmp_path / "config.toml.bak"
+    assert saved.kept.read_text() == original
+    assert saved.kept.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_profile_saved_into_a_hand_written_file_keeps_the_file_as_it_was(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(HAND_WRITTEN)
+    saved = update_config(upsert_profile("prod", Profile(base_url="https://api.example.com")), path)
+    assert saved.kept == tmp_path / "config.toml.bak"
+    assert saved.kept.read_text() == HAND_WRITTEN
+    assert sorted(load_config(path).profiles) == ["prod", "staging"]
+    # The file is the app's own now: the next save keeps nothing more (nothing to lose).
+    again = update_config(upsert_profile("dev", Profile(base_url="https://dev.example")), path)
+    assert again.kept is None and saved.kept.read_text() == HAND_WRITTEN

@@ -96,6 +96,29 @@ async def test_save_writes_a_working_profile(tmp_path: Path) -> None:
         assert await client.list_webhooks() is not None
 
 
+async def test_save_into_a_hand_written_file_says_where_the_file_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('# my notes\n[profiles.old]\nbase_url = "https://old.example"  # keep\n')
+    original = path.read_bytes()
+    app = Host(setup_screen(path))
+    async with app.run_test(size=SIZE) as pilot:
+        await fill(
+            pilot,
+            profile="work",
+            base_url="https://api.example.test/",
+            api_key=DEMO_API_KEY,
+            api_secret=DEMO_API_SECRET,
+        )
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        kept = tmp_path / "config.toml.bak"
+        assert [n.message for n in app._notifications] == [
+            f"Saved; the file as you wrote it, comments and all, is kept as {kept}"
+        ]
+    assert kept.read_bytes() == original
+    assert sorted(config.load_config(path).profiles) == ["old", "work"]
+
+
 async def test_bad_url_shows_the_message_and_does_not_save(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     app = Host(setup_screen(path))

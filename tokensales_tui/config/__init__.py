@@ -22,7 +22,15 @@ from .schema import (
     profile_names,
     validate_url,
 )
-from .store import add_profile, edit_profile, save_config, update_config, upsert_profile
+from .store import (
+    Saved,
+    add_profile,
+    edit_profile,
+    kept_note,
+    save_config,
+    update_config,
+    upsert_profile,
+)
 
 __all__ = [
     "APP_NAME",
@@ -33,10 +41,12 @@ __all__ = [
     "Overrides",
     "Profile",
     "ResolvedProfile",
+    "Saved",
     "add_profile",
     "config_path",
     "data_dir",
     "edit_profile",
+    "kept_note",
     "load_config",
     "parse_config",
     "permission_warnings",

@@ -7,18 +7,28 @@ see :mod:`tokensales_tui.files`). Comments in the file are not preserved.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import msgspec
 import tomli_w
 
-from ..files import atomic_write, locked
-from .load import load_config, parse_config
+from ..files import atomic_write, locked, read_local_file
+from .load import MAX_CONFIG_BYTES, load_config, parse_config
 from .schema import ConfigError, ConfigFile, Profile, config_path, enc_hook
 
-__all__ = ["add_profile", "edit_profile", "save_config", "update_config", "upsert_profile"]
+__all__ = [
+    "Saved",
+    "add_profile",
+    "edit_profile",
+    "kept_note",
+    "save_config",
+    "update_config",
+    "upsert_profile",
+]
 
 _HEADER: Final = (
     "# tokensales-tui settings. Saving from the app rewrites this file without comments.\n"
@@ -40,21 +50,92 @@ def save_config(config: ConfigFile, path: Path | None = None, *, force: bool = F
         _write(target, data)
 
 
-def update_config(mutate: Callable[[ConfigFile], None], path: Path | None = None) -> ConfigFile:
-    """Lock, re-read the file, apply ``mutate`` to it, save, and return the saved config.
+@dataclass(frozen=True)
+class Saved:
+    """What :func:`update_config` wrote."""
+
+    config: ConfigFile
+    kept: Path | None = None
+    """Where the file as it was before is kept, when the update rewrote a file written
+    by hand (whose comments the rewrite dropped)."""
+
+
+def update_config(mutate: Callable[[ConfigFile], None], path: Path | None = None) -> Saved:
+    """Lock, re-read the file, apply ``mutate`` to it and save it (see the module's
+    docstring for how comments are kept).
 
     Two instances updating at once both keep their changes. A file that does not parse is
     left alone (``ConfigError``).
     """
     target = path or config_path()
+    kept = None
     with _config_lock(target):
         try:
-            config = load_config(target)
+            text = read_local_file(target, limit=MAX_CONFIG_BYTES)
+        except FileNotFoundError:
+            text = b""
+        except OSError as exc:
+            raise ConfigError(f"not saved: {exc.strerror or exc}", path=target) from None
+        try:
+            config = parse_config(text, path=target)
         except ConfigError as exc:
             raise _not_saved(exc) from None
+        before = _plain(config)
         mutate(config)
-        _write(target, _serialise(config))
-    return config
+        data = _edited(text, before, _plain(config))
+        if data is None:
+            data = _serialise(config)
+            if text.strip() and text != _serialise(parse_config(text)):
+                kept = target.with_name(target.name + ".bak")
+                _write(kept, text)
+        _write(target, data)
+    return Saved(config, kept)
+
+
+def kept_note(kept: Path) -> str:
+    """What to tell the user of a file kept by :func:`update_config`."""
+    return f"Saved; the file as you wrote it, comments and all, is kept as {kept}"
+
+
+def _plain(config: ConfigFile) -> dict[str, Any]:
+    return msgspec.to_builtins(config, enc_hook=enc_hook)  # type: ignore[no-any-return]
+
+
+_TABLE: Final = re.compile(rb"^\s*\[")
+
+
+def _edited(text: bytes, before: dict[str, Any], after: dict[str, Any]) -> bytes | None:
+    """``text`` with the top-level settings that differ between ``before`` and
+    ``after`` written in place: a changed one on its own line, a new one before the first
+    table, a dropped one removed. None when anything else changed, or when the edited
+    text would not load as ``after`` (a value over several lines, a key written twice)."""
+    changed = [key for key in before.keys() | after.keys() if before.get(key) != after.get(key)]
+    if not changed or any(
+        isinstance(side.get(key), dict | list) for key in changed for side in (before, after)
+    ):
+        return None
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith(b"\n"):
+        lines[-1] += b"\n"
+    top = next((n for n, line in enumerate(lines) if _TABLE.match(line)), len(lines))
+    for key in sorted(changed):
+        setting = re.compile(rb"^\s*" + re.escape(key.encode()) + rb"\s*=")
+        found = [n for n in range(top) if setting.match(lines[n])]
+        written = tomli_w.dumps({key: after[key]}).encode() if key in after else b""
+        if found:
+            lines[found[0]] = written
+        else:  # after the last setting, before the blank lines that end them
+            at = top
+            while at and not lines[at - 1].strip():
+                at -= 1
+            lines.insert(at, written)
+            top += 1
+    data = b"".join(lines)
+    try:
+        edited = parse_config(data)
+    except ConfigError:
+        return None
+    return data if _plain(edited) == after else None
 
 
 def upsert_profile(

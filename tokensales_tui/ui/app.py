@@ -364,9 +364,12 @@ class TokenSalesApp(GuardedApp[None]):
             loaded.theme = theme
 
         try:
-            await asyncio.to_thread(config.update_config, mutate, self.launch.config_path)
+            saved = await asyncio.to_thread(config.update_config, mutate, self.launch.config_path)
         except config.ConfigError as error:
             self.notify(f"The theme is not saved: {error.message}", severity="warning")
+            return
+        if saved.kept is not None:
+            self.notify(config.kept_note(saved.kept), markup=False, timeout=15)
 
     def _show_setup(self) -> None:
         from .screens.setup import SetupScreen

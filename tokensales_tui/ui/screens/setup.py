@@ -397,13 +397,15 @@ class SetupScreen(Screen[SetupResult]):
         try:
             # A small file written once, on request; the dismiss must follow it, so it
             # runs here rather than in a worker.
-            config.update_config(self._saving(form.name, form.profile()), self.config_path)
+            saved = config.update_config(self._saving(form.name, form.profile()), self.config_path)
         except config.ConfigError as error:
             message = error.message
             if not message.startswith("not saved"):
                 message = f"not saved: {message}"
             self._set_status(message, "error")
             return
+        if saved.kept is not None:
+            self.app.notify(config.kept_note(saved.kept), markup=False, timeout=15)
         self.dismiss(SetupResult.saved(form.name))
 
     def _saving(self, name: str, profile: config.Profile) -> Callable[[config.ConfigFile], None]:
