@@ -63,6 +63,19 @@ def screen_text(app: App[Any]) -> str:
     return "\n".join([*texts, app.export_screenshot()])
 
 
+async def save_work(pilot: Pilot[Any]) -> None:
+    """Fill the form with a profile "work" on the demo credentials and save it."""
+    await fill(
+        pilot,
+        profile="work",
+        base_url="https://api.example.test/",
+        api_key=DEMO_API_KEY,
+        api_secret=DEMO_API_SECRET,
+    )
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+
+
 async def test_save_writes_a_working_profile(tmp_path: Path) -> None:
     path = tmp_path / "conf" / "config.toml"
     app = Host(setup_screen(path))
@@ -71,15 +84,7 @@ async def test_save_writes_a_working_profile(tmp_path: Path) -> None:
         assert isinstance(screen, SetupScreen)
         assert isinstance(app.focused, Input) and app.focused.id == "profile"
         assert str(path) in screen_text(app)
-        await fill(
-            pilot,
-            profile="work",
-            base_url="https://api.example.test/",
-            api_key=DEMO_API_KEY,
-            api_secret=DEMO_API_SECRET,
-        )
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await save_work(pilot)
     assert app.results == [SetupResult("saved", "work")]
 
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
@@ -102,15 +107,7 @@ async def test_save_into_a_hand_written_file_says_where_the_file_is_kept(tmp_pat
     original = path.read_bytes()
     app = Host(setup_screen(path))
     async with app.run_test(size=SIZE) as pilot:
-        await fill(
-            pilot,
-            profile="work",
-            base_url="https://api.example.test/",
-            api_key=DEMO_API_KEY,
-            api_secret=DEMO_API_SECRET,
-        )
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await save_work(pilot)
         kept = tmp_path / "config.toml.bak"
         assert [n.message for n in app._notifications] == [
             f"Saved; the file as you wrote it, comments and all, is kept as {kept}"
