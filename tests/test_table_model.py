@@ -86,6 +86,21 @@ def test_a_filter_matches_any_column_ignoring_case_and_narrows_as_typed() -> Non
     assert names(view) == [row.name for row in ROWS]
 
 
+@pytest.mark.parametrize(
+    ("shown", "typed"),
+    [
+        ("café", "cafe\u0301"),  # the accent typed as a mark of its own (macOS input)
+        ("cafe\u0301", "café"),  # and the other way round
+        ("CAFE\u0301 au lait", "café au"),
+        ("Éclair", "e\u0301clair"),
+    ],
+)
+def test_a_filter_finds_an_accent_however_either_side_writes_it(shown: str, typed: str) -> None:
+    view = loaded([Row(shown, 1), Row("cafe", 2)])
+    view.set_filter(typed)
+    assert names(view) == [shown]
+
+
 def test_a_filter_with_escapes_matches_the_text_as_shown() -> None:
     view = loaded([Row("bell\x07here", 1), Row("plain", 2)])
     view.set_filter("bell\x07")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import heapq
 import operator
 import threading
+import unicodedata
 from array import array
 from bisect import bisect_left
 from collections import Counter, deque
@@ -38,15 +39,25 @@ FIELD_SEP = "\x1f"  # cells and queries are cleaned, so neither contains it
 ROW_SEP = "\n"  # nor this
 
 
+def fold(text: str) -> str:
+    """``text`` as the filter compares it: case-folded, and composed (NFC), so that an
+    accent typed as a mark of its own (``e`` and U+0301, as macOS input and some pastes
+    give it) finds the accented letter, and the other way round."""
+    if text.isascii():
+        return text.lower()
+    return unicodedata.normalize("NFC", text.casefold())
+
+
 def fold_block(lines: list[str]) -> bytes:
-    """Rows joined by newlines, case-folded, as UTF-8.
+    """Rows joined by newlines, each folded as :func:`fold` folds it, as UTF-8.
 
     ``bytes.lower`` folds ASCII several times faster than ``str.casefold`` folds a
     string widened by one emoji, so only the non-ASCII rows go through casefold.
     """
     text = ROW_SEP.join(lines)
-    if not text.isascii():
-        text = ROW_SEP.join([line if line.isascii() else line.casefold() for line in lines])
+    if not text.isascii():  # composed in one pass over the block: the check is in C
+        folded = ROW_SEP.join([line if line.isascii() else line.casefold() for line in lines])
+        text = unicodedata.normalize("NFC", folded)
     return text.encode().lower()
 
 

@@ -60,6 +60,7 @@ from .index import (
     IndexPiece,
     OtherFields,
     SearchIndex,
+    fold,
     folded_lines,
     sort_order,
 )
@@ -670,7 +671,7 @@ class TableView:
     @property
     def _folded(self) -> str:
         # Cells show characters of disputed width settled: so is the query, to find them.
-        return settle_width(clean_line(self.filter)).casefold()
+        return fold(settle_width(clean_line(self.filter)))
 
     def set_filter(self, text: str) -> bool:
         """Show only the rows matching the filter ``text`` (see :mod:`.query`), ignoring case.
@@ -809,7 +810,7 @@ class TableView:
         index = self._index
         if index is None:
             return None
-        terms = parse_filter(settle_width(clean_line(text)).casefold(), self.columns)
+        terms = parse_filter(fold(settle_width(clean_line(text))), self.columns)
         return FilterJob(index, terms, dict(self._matches))
 
     def take_matches(self, job: FilterJob, found: dict[tuple[int | None, str], array[int]]) -> None:
