@@ -388,6 +388,18 @@ def test_add_collections_from_json_and_from_flags_with_a_csv_whitelist(
     stored = list(served.emulator.collections.values())[before:]
     assert stored[0]["whitelistingInfo"]["list"]["wallets"] == [WALLET]
     assert stored[0]["whitelisted"] == "true" and stored[1]["whitelisted"] == "false"
+    for number in (1, 0, 1.0):  # equal to True or False in Python, and not booleans
+        odd = [
+            {
+                "name": "Odd",
+                "blockchain": "polygon",
+                "contractAddress": WALLET,
+                "whitelisted": number,
+            }
+        ]
+        collections.write_text(json.dumps(odd))
+        refused = served.run("add", "collections", "--from-file", str(collections), "--dry-run")
+        assert refused.returncode == 2 and b"whitelisted is true or false" in refused.stderr
 
     whitelist = tmp_path / "wallets.csv"
     whitelist.write_text(f"Name,Wallet Address\nann,{WALLET}\nbob,0x1234\n")

@@ -459,7 +459,8 @@ def _collections_file(path: str) -> list[tuple[dict[str, str], dict[str, ListVal
         info = _object(row.get("whitelistingInfo"))
         wallet_list = _object(info.get("list"))
         whitelisted = row.get("whitelisted", False)
-        if whitelisted not in (True, False, "true", "false"):
+        # ``1 in (True, False)`` holds in Python: the type is asked first.
+        if not isinstance(whitelisted, bool) and whitelisted not in ("true", "false"):
             raise UsageError(f"{where}: whitelisted is true or false")
         fields = {
             "name": _field(row, ("name",), where),
