@@ -359,3 +359,13 @@ def test_csv_cells_a_spreadsheet_would_run_get_a_quote_as_in_the_apps_export() -
         "-1,234.5",
         "plain",
     ]
+
+
+def test_get_one_item_answered_with_another_object_prints_nothing(served: Served) -> None:
+    # The app's detail view warns; a script would take the other object for the one asked.
+    wanted = next(iter(served.emulator.items))
+    served.emulator.items[wanted]["id"] = "itm_impostor"
+    result = served.run("get", "items", wanted, "-o", "json")
+    assert result.returncode == 1 and result.stdout == b""
+    assert b"answered with another object, ID itm_impostor; not printed" in result.stderr
+    assert wanted.encode() in result.stderr

@@ -58,6 +58,13 @@ async def get(context: Context) -> int:
         if problem := id_problem(wanted):
             raise UsageError(f"ID: the id {problem}; no request can address it")
         found = await (client.get_item(wanted) if kind == "items" else client.get_asset(wanted))
+        if found.id is not None and found.id != wanted:
+            # A server that mixes objects up (a cache, a proxy, a bug): a script must not
+            # take the object it got for the one it asked for.
+            raise UnexpectedResponse(
+                f"GET {kind} {clean_line(wanted)[:100]}: the server answered with another"
+                f" object, ID {clean_line(str(found.id))[:100]}; not printed"
+            )
         printer.one(found.raw)
         return EXIT_OK
     if wanted is not None:
