@@ -14,7 +14,7 @@ from tokensales_tui.ui.forms import collections as collections_module
 from tokensales_tui.ui.forms.collections import CollectionsForm
 from tokensales_tui.ui.forms.import_list import ImportListScreen
 
-from .apphelpers import rigged_app, wait_for
+from .apphelpers import rigged_app, wait_for, wait_for_screen
 from .formhelpers import (
     SIZE,
     Case,
@@ -442,6 +442,40 @@ async def test_an_unreadable_file_says_why(tmp_path: Path) -> None:
         await import_file(pilot, tmp_path / "missing.csv")
         await wait_for(lambda: "Not imported" in status(form), pilot)
         assert "there is no file at" in status(form)
+
+
+async def test_a_collection_added_and_left_empty_is_nothing_to_lose() -> None:
+    # ctrl+n then escape asked "What you typed will be lost" with nothing typed.
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await pilot.press("ctrl+n")
+        await wait_for(lambda: len(form.sections) == 2, pilot)
+        assert not form.dirty
+        await fill(pilot, c2_name="Second")
+        assert form.dirty
+        form.query_one("#c2-remove").press()  # typed in, then taken away: nothing left
+        await wait_for(lambda: len(form.sections) == 1, pilot)
+        assert not form.dirty
+        await fill(pilot, c1_name="First")
+        await pilot.press("ctrl+n")
+        await wait_for(lambda: len(form.sections) == 2, pilot)
+        await fill(pilot, c3_name="Third")
+        form.query_one("#c1-remove").press()  # what was typed went with its section
+        await wait_for(lambda: len(form.sections) == 1, pilot)
+        assert form.dirty  # "Third" is still there
+        await pilot.press("escape")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+
+
+async def test_escape_after_only_adding_a_collection_closes_at_once() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await pilot.press("ctrl+n")
+        await wait_for(lambda: len(form.sections) == 2, pilot)
+        await pilot.press("escape")
+        await wait_for(lambda: not form.is_attached, pilot)
 
 
 async def test_remove_drops_a_collection_and_renumbers() -> None:

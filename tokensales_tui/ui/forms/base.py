@@ -295,8 +295,15 @@ class FormScreen(ModalScreen[FormResult | None]):
 
     @property
     def dirty(self) -> bool:
-        """Whether anything differs from how the form opened."""
-        return self.values() != self._initial
+        """Whether a field holds something other than what it opened with: what escape
+        would lose. A field taken away (a collection removed) took its text with it."""
+        return any(value != self._initial.get(key) for key, value in self.values().items())
+
+    def fields_added(self) -> None:
+        """Take the fields mounted since the form opened (another collection) as opened
+        with what they hold now."""
+        for key, value in self.values().items():
+            self._initial.setdefault(key, value)
 
     def text(self, field_id: str) -> str:
         """The text of an input or text area, as typed."""

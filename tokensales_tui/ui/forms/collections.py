@@ -252,6 +252,7 @@ class CollectionsForm(FormScreen):
         """Start the next collection below the others and put the cursor in its name."""
         section = self._new_section(len(self.sections) + 1)
         await self.query_one("#form-body").mount(section, before="#add-collection")
+        self.fields_added()
         self._update_remove_buttons()
         self.query_one(f"#{section.key}-name", Input).focus()
         section.scroll_visible()
