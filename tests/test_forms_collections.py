@@ -444,13 +444,19 @@ async def test_an_unreadable_file_says_why(tmp_path: Path) -> None:
         assert "there is no file at" in status(form)
 
 
+async def open_with_two(app: Any, pilot: Any) -> Any:
+    """Open the form and add a second collection (ctrl+n)."""
+    form = await open_form(app, pilot, "5")
+    await pilot.press("ctrl+n")
+    await wait_for(lambda: len(form.sections) == 2, pilot)
+    return form
+
+
 async def test_a_collection_added_and_left_empty_is_nothing_to_lose() -> None:
     # ctrl+n then escape asked "What you typed will be lost" with nothing typed.
     app = demo()
     async with app.run_test(size=SIZE) as pilot:
-        form = await open_form(app, pilot, "5")
-        await pilot.press("ctrl+n")
-        await wait_for(lambda: len(form.sections) == 2, pilot)
+        form = await open_with_two(app, pilot)
         assert not form.dirty
         await fill(pilot, c2_name="Second")
         assert form.dirty
@@ -471,9 +477,7 @@ async def test_a_collection_added_and_left_empty_is_nothing_to_lose() -> None:
 async def test_escape_after_only_adding_a_collection_closes_at_once() -> None:
     app = demo()
     async with app.run_test(size=SIZE) as pilot:
-        form = await open_form(app, pilot, "5")
-        await pilot.press("ctrl+n")
-        await wait_for(lambda: len(form.sections) == 2, pilot)
+        form = await open_with_two(app, pilot)
         await pilot.press("escape")
         await wait_for(lambda: not form.is_attached, pilot)
 
