@@ -85,7 +85,7 @@ async def test_put_and_delete_are_retried() -> None:
 async def test_post_is_not_retried_on_a_status(status: int) -> None:
     server = FakeServer({("POST", "/v1/platform-webhooks"): failing_then_ok(status, 1)})
     async with server.client() as client:
-        with pytest.raises((ServerError, RateLimitedError)):
+        with pytest.raises((ServerError, RateLimitedError, OutcomeUnknownError)):
             await client.create_webhook(NEW)
     assert server.count("POST", "/v1/platform-webhooks") == 1
 
@@ -403,3 +403,47 @@ async def test_a_raw_delete_not_found_on_its_repeat_says_the_first_most_likely_d
         with pytest.raises(NotFoundError) as read:
             await client.get_item("x_1")
     assert not read.value.after_unknown_outcome
+
+
+# --- a write whose every answer was lost ---------------------------------------------------
+
+EVERY_ANSWER_LOST = {
+    "time-out": raises(httpx.ReadTimeout("timed out")),
+    "connection reset": raises(httpx.ReadError("connection reset by peer")),
+    "502": json_response(502, {"message": "upstream closed the connection"}),
+    "504": json_response(504, {"message": "upstream timed out"}),
+}
+
+
+@pytest.mark.parametrize("lost", EVERY_ANSWER_LOST.values(), ids=EVERY_ANSWER_LOST.keys())
+@pytest.mark.parametrize("method", ["PUT", "DELETE"])
+async def test_a_write_retried_with_every_answer_lost_is_outcome_unknown(
+    method: str, lost: Any
+) -> None:
+    # Each attempt may have been done: "not deleted" (a time-out error) said the opposite.
+    server = FakeServer({(method, "/v1/platform-webhooks/wh_1"): lost})
+    async with server.client(FakeClock()) as client:
+        with pytest.raises(OutcomeUnknownError, match="outcome unknown") as caught:
+            if method == "PUT":
+                await client.update_webhook("wh_1", WebhookUpdate(url="https://a.example"))
+            else:
+                await client.delete_webhook("wh_1")
+    assert "refresh to check" in str(caught.value)
+    assert server.count(method, "/v1/platform-webhooks/wh_1") == 3
+
+
+@pytest.mark.parametrize("status", [502, 504])
+async def test_a_post_answered_by_a_gateway_that_lost_it_is_outcome_unknown(status: int) -> None:
+    server = FakeServer({("POST", "/v1/platform-webhooks"): failing_then_ok(status, 1)})
+    async with server.client() as client:
+        with pytest.raises(OutcomeUnknownError, match=f"HTTP {status} from a gateway"):
+            await client.create_webhook(NEW)
+    assert server.count("POST", "/v1/platform-webhooks") == 1
+
+
+async def test_a_delete_never_sent_is_a_network_error_not_an_unknown_outcome() -> None:
+    refused = raises(httpx.ConnectError("[Errno 111] Connection refused"))
+    server = FakeServer({("DELETE", "/v1/items/x_1"): refused})
+    async with server.client(FakeClock()) as client:
+        with pytest.raises(NetworkError):
+            await client.delete_item("x_1")

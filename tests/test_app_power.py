@@ -139,6 +139,25 @@ async def test_a_bulk_delete_counts_an_item_its_lost_answer_deleted_as_deleted()
         assert table.marked_count == 0
 
 
+async def test_a_bulk_delete_whose_every_answer_was_lost_says_outcome_unknown() -> None:
+    # A gateway answered 504 each time: the server behind it may have deleted the item.
+    app, transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2")
+        rows = app.active_tab.table.model.shown_rows[:2]
+        transport.fail[f"/v1/items/{rows[1].id}"] = 504
+        await pilot.press("space", "space", "d")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        await pilot.press("right", "enter")
+        titles = lambda: [n.title for n in app._notifications if n.title != "Retrying"]  # noqa: E731
+        await wait_for(lambda: "1 outcome unknown" in titles(), pilot)
+        assert "1 not deleted" not in titles()
+        unsure = next(n for n in app._notifications if n.title == "1 outcome unknown")
+        assert "refresh to check" in unsure.message and rows[1].id in unsure.message
+        assert "Deleted 1 of 2 items" in [n.message for n in app._notifications]
+
+
 def list_twice(app: TokenSalesApp, transport: Any) -> tuple[str, list[str]]:
     """The rigged server lists its first webhook twice (first and third) while it exists;
     returns its id and the list that the DELETEs sent will be recorded in."""

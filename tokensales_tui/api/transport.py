@@ -246,9 +246,14 @@ class Sender:
                 response = await self._once(endpoint, content, token, max(budget, 0.5), consume)
             except _Transient as transient:
                 delay = self._backoff_delay(attempt)
-                if attempt >= attempts or not self._time_left(started, delay):
-                    raise transient.error from None
                 unknown = unknown or transient.sent
+                if attempt >= attempts or not self._time_left(started, delay):
+                    if unknown and _changes(endpoint):
+                        # A PUT or DELETE sent, its every answer lost: it may have been done.
+                        url = url_of(self.connection, endpoint)
+                        why = transient.error.message
+                        raise self._outcome_unknown(endpoint, url, why) from None
+                    raise transient.error from None
                 self._notify(endpoint, attempt, delay, transient.error.message)
                 await self._sleep(delay)
                 continue
@@ -447,6 +452,11 @@ class Sender:
                 + (f" — retry in {describe_wait(after)}" if after else ""),
                 retry_after=after,
             )
+        if status in GATEWAY_LOST and _changes(endpoint):
+            # The server behind the gateway may have had the request and done it.
+            return self._outcome_unknown(
+                endpoint, str(response.request.url), f"HTTP {status} from a gateway"
+            )
         if status >= 500:
             return ServerError(
                 f"{where}: {host} failed (HTTP {status})" + (f": {message}" if message else ""),
@@ -502,6 +512,11 @@ class _Transient(Exception):
         super().__init__(error.message)
         self.error = error
         self.sent = sent
+
+
+def _changes(endpoint: Endpoint) -> bool:
+    """Whether ``endpoint`` changes something on the server (the token request does not)."""
+    return endpoint.method not in ("GET", "HEAD") and endpoint.address != "auth"
 
 
 def _repeatable(endpoint: Endpoint) -> bool:

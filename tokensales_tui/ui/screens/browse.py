@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TabbedContent, TabPane
 
-from ...api import ApiClient, ApiError, Deleted, RetryNotice
+from ...api import ApiClient, ApiError, Deleted, OutcomeUnknownError, RetryNotice
 from ...api.arriving import still_arriving
 from ...api.endpoints import id_problem
 from ...clean import clean_line, escape_unsafe
@@ -852,6 +852,7 @@ class BrowseScreen(Screen[None]):
         deleted: list[Any] = []
         already_gone = 0
         failed: list[str] = []
+        unsure: list[str] = []  # sent, every answer lost: may be deleted
         try:
             for number, row in enumerate(rows, start=1):
                 if bulk.stopped or self.tsapp.session is not session:
@@ -870,6 +871,9 @@ class BrowseScreen(Screen[None]):
                     continue
                 try:
                     done = await api.call(partial(_delete_one, delete, object_id))
+                except OutcomeUnknownError as error:
+                    unsure.append(f"{label}: {error.one_line}")
+                    continue
                 except ApiError as error:
                     failed.append(f"{label}: {error.one_line}")
                     continue
@@ -880,19 +884,20 @@ class BrowseScreen(Screen[None]):
             self._bulk = None
             if deleted:  # with any other row of the same id
                 tab.remove_rows(tab.table.model.rows_sharing(deleted))
-        left = len(rows) - len(deleted) - len(failed)
+        left = len(rows) - len(deleted) - len(failed) - len(unsure)
         summary = f"Deleted {len(deleted):,} of {resource.counted(len(rows))}"
         if already_gone:
             summary += f" ({already_gone:,} already gone when its request was repeated)"
         if left:
             summary += f"; stopped before the last {left:,}"
-        self.notify(summary, severity="information" if not failed else "warning")
-        if failed:
-            shown = "\n".join(failed[:BULK_FAILURES_SHOWN])
-            more = len(failed) - BULK_FAILURES_SHOWN
-            if more > 0:
-                shown += f"\n… and {more:,} more (still marked)"
-            self.notify(shown, title=f"{len(failed):,} not deleted", severity="error", timeout=30)
+        self.notify(summary, severity="information" if not failed + unsure else "warning")
+        for lines, title in ((failed, "not deleted"), (unsure, "outcome unknown")):
+            if lines:
+                shown = "\n".join(lines[:BULK_FAILURES_SHOWN])
+                more = len(lines) - BULK_FAILURES_SHOWN
+                if more > 0:
+                    shown += f"\n… and {more:,} more (still marked)"
+                self.notify(shown, title=f"{len(lines):,} {title}", severity="error", timeout=30)
         tab.reload()
 
     def action_new(self) -> None:
