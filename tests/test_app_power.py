@@ -158,6 +158,34 @@ async def test_a_bulk_delete_whose_every_answer_was_lost_says_outcome_unknown() 
         assert "Deleted 1 of 2 items" in [n.message for n in app._notifications]
 
 
+async def test_payouts_follow_the_items_loaded_again_on_the_items_tab() -> None:
+    # Payouts group the same list: an item deleted on the Items tab stayed counted in
+    # "Used by items" until r was pressed on Payouts.
+    app, transport = rigged_app()
+    gets: list[str] = []
+    transport.hook = lambda r: gets.append(r.url.path) if r.method == "GET" else None
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        payouts = app.browse.tab("payouts")
+        await pilot.press("4")
+        await wait_for(lambda: payouts.table.total_count > 0, pilot)
+        used = sum(row.used_by for row in payouts.table.rows)
+        await pilot.press("2")
+        assert not payouts.stale
+        await pilot.press("d")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        await pilot.press("right", "enter")
+        await wait_for(lambda: payouts.stale, pilot)
+        before = gets.count("/v1/items")
+        await pilot.press("4")
+        await wait_for(lambda: not payouts.load_running and gets.count("/v1/items") > before, pilot)
+        await wait_for(lambda: sum(row.used_by for row in payouts.table.rows) == used - 1, pilot)
+        assert not payouts.stale
+        await pilot.press("2", "4")  # nothing loaded since: no request
+        await pilot.pause(0.2)
+        assert gets.count("/v1/items") == before + 1
+
+
 def list_twice(app: TokenSalesApp, transport: Any) -> tuple[str, list[str]]:
     """The rigged server lists its first webhook twice (first and third) while it exists;
     returns its id and the list that the DELETEs sent will be recorded in."""

@@ -42,6 +42,9 @@ class Resource:
     """The list request, as shown in loading and error lines."""
     other_fields: OtherFields | None = None
     """The object's fields no column shows, for the filter (a description, a contract)."""
+    follows: str | None = None
+    """The tab (its key) whose list this one shows another way: loaded again when
+    shown after that tab has loaded its list again (Payouts group the items)."""
     arrives: str | None = None
     """The list (a key of ``LISTS``) whose rows the tab shows while its body still
     arrives; None: the rows show once all are there (grouped, or columns picked from
@@ -438,6 +441,7 @@ PAYOUTS = Resource(
     key_fields=_payout_fields,
     endpoint="GET /v1/items",
     other_fields=OtherFields(lambda p: joined((p.name, p.raw.get("payout")))),
+    follows="items",
 )
 
 

@@ -23,6 +23,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input, Static
@@ -235,6 +236,14 @@ class ResourceTab(Vertical):
     problem line, so one failing endpoint never disturbs the other tabs.
     """
 
+    class Reloading(Message):
+        """A tab that has shown its rows loads them again: the tabs that follow its
+        list (Payouts follow Items) are behind it from now on."""
+
+        def __init__(self, tab: ResourceTab) -> None:
+            super().__init__()
+            self.tab = tab
+
     def __init__(
         self,
         resource: Resource,
@@ -248,6 +257,8 @@ class ResourceTab(Vertical):
         self._api = api
         self._extra_rows = extra_rows
         self.loaded_once = False
+        self.stale = False
+        """Another tab has loaded this one's list again since: reload when shown."""
         self.error: ApiError | None = None
         self._wait_until = 0.0
         self._wait_reason = ""
@@ -336,16 +347,24 @@ class ResourceTab(Vertical):
             then_highlight: once loaded, highlight the first shown row it picks (a new or
                 changed object), if the server lists it.
         """
-        if any(w.is_running for w in self._loads()):
+        if self.load_running:
             # The rows the load replaced showed as they arrived go with it: kept, they
             # would stay as they were while this load's own arrive unseen.
             self._drop_arrived()
+        self.stale = False
+        if self.loaded_once:
+            self.post_message(self.Reloading(self))
         self.run_worker(
             self._load_deferring(then_highlight),
             group="load",
             exclusive=True,
             exit_on_error=False,
         )
+
+    @property
+    def load_running(self) -> bool:
+        """Whether a load of this tab runs (from its request to its index)."""
+        return any(w.is_running for w in self._loads())
 
     @property
     def requesting(self) -> bool:

@@ -258,6 +258,22 @@ class BrowseScreen(Screen[None]):
         # A key may have focused the tab's filter since (`2/gems` typed at once).
         self._focus_in_active_tab()
         self.refresh_bindings()
+        tab = self.active_tab
+        if tab.stale:
+            tab.reload()
+
+    @on(ResourceTab.Reloading)
+    def _list_reloading(self, event: ResourceTab.Reloading) -> None:
+        """The tabs that follow ``event.tab``'s list, and are not loading it themselves,
+        are behind: each loads it again when shown (Payouts after an item is deleted on
+        the Items tab)."""
+        for tab in self.tabs:
+            if (
+                tab.resource.follows == event.tab.resource.key
+                and tab.loaded_once
+                and not tab.load_running
+            ):
+                tab.stale = True
 
     @on(ResourceTable.RowHighlighted)
     def _row_highlighted(self, event: ResourceTable.RowHighlighted) -> None:
