@@ -408,6 +408,16 @@ def test_the_filter_language(text: str, expected: list[str]) -> None:
     assert shown(view) == expected
 
 
+def test_a_term_given_twice_is_looked_for_once() -> None:
+    from tokensales_tui.ui.table.query import Term, parse_filter
+
+    terms = parse_filter("gold gold !pass gold !pass name:gold", [])
+    assert terms == (Term("gold"), Term("pass", exclude=True), Term("name:gold"))
+    view = things()
+    view.set_filter("gold " * 1500)
+    assert shown(view) == ["Gold pass", "Gold coin"]
+
+
 def test_typing_and_deleting_gives_what_a_fresh_filter_gives() -> None:
     words = ["gold !coin", "name:s", "pass !silver name:pass", "!o", '"gold p"']
     for word in words:

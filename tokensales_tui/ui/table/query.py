@@ -46,7 +46,8 @@ def column_names(columns: Sequence[Column]) -> dict[str, int]:
 
 
 def parse_filter(folded: str, columns: Sequence[Column]) -> tuple[Term, ...]:
-    """The terms of a filter already cleaned and case-folded; empty terms are left out."""
+    """The terms of a filter already cleaned and case-folded, each once; empty terms are
+    left out."""
     names = column_names(columns) if ":" in folded else {}
     terms: list[Term] = []
     for token in _TOKEN.findall(folded):
@@ -59,4 +60,6 @@ def parse_filter(folded: str, columns: Sequence[Column]) -> tuple[Term, ...]:
         text = word.replace('"', "")
         if text:
             terms.append(Term(text, place, exclude))
-    return tuple(terms)
+    # A term given twice asks nothing more: each is looked for once (7,500 characters of
+    # "gold gold …" had every key scan every row 1,500 times).
+    return tuple(dict.fromkeys(terms))
