@@ -112,6 +112,23 @@ def test_github_vector_is_valid_and_names_the_scheme() -> None:
     )
 
 
+def test_a_signature_that_fails_is_never_outweighed_by_another_scheme_that_holds() -> None:
+    # A valid Standard Webhooks signature beside a wrong X-Hub-Signature-256 was judged
+    # valid: whoever forged one of them had the body in hand.
+    key = signing_key(SW_SECRET)
+    both = sw_headers(**{"X-Hub-Signature-256": github_signature(b"another key", SW_BODY)})
+    verdict = verify(both, SW_BODY, SW_SECRET, now=SW_TIME)
+    assert (verdict.status, verdict.scheme) == ("invalid", GITHUB)
+    assert verdict.reason.endswith(f"(while its {STANDARD} holds)")
+    both["X-Hub-Signature-256"] = github_signature(key, SW_BODY)
+    assert verify(both, SW_BODY, SW_SECRET, now=SW_TIME).status == "valid"
+    # The first scheme failing decides as before.
+    bad = sw_headers(**{"webhook-signature": SW_SIGNATURE[:-2] + "A="})
+    bad["X-Hub-Signature-256"] = github_signature(key, SW_BODY)
+    assert verify(bad, SW_BODY, SW_SECRET, now=SW_TIME).scheme == STANDARD
+    assert verify(bad, SW_BODY, SW_SECRET, now=SW_TIME).status == "invalid"
+
+
 def test_stripe_style_header_is_valid_with_the_raw_secret() -> None:
     assert stripe_signature(ST_SECRET.encode(), 1614265330, ST_BODY) == ST_HEADER
     verdict = verify({"Stripe-Signature": ST_HEADER}, ST_BODY, ST_SECRET, now=1614265330)

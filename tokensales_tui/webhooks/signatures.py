@@ -170,8 +170,9 @@ def verify(
     """Judge a delivery: which scheme signed it, and whether the signature holds.
 
     ``headers`` (pairs in the order received, or a mapping) may use any case. The first
-    scheme whose header is present decides; a header that scheme signs with must come
-    once, else the delivery is invalid (see :mod:`.headers`). A repeated delivery id
+    scheme whose header is present decides, unless the signature of another scheme
+    present does not hold (then the delivery is invalid); a header a scheme signs with
+    must come once, else the delivery is invalid (see :mod:`.headers`). A repeated delivery id
     (``webhook-id``, ``X-GitHub-Delivery`` …) is flagged whatever the signature says,
     when ``seen`` is given.
     """
@@ -186,33 +187,54 @@ def verify(
 
 def scheme_of(headers: Headers) -> str | None:
     """The scheme whose headers ``headers`` carry (the first of the three), if any."""
+    return next(iter(schemes_of(headers)), None)
+
+
+def schemes_of(headers: Headers) -> list[str]:
+    """Every scheme whose headers ``headers`` carry, in the order they are judged."""
+    found = []
     if "webhook-signature" in headers or "webhook-id" in headers:
-        return STANDARD
+        found.append(STANDARD)
     if any(_STRIPE_SHAPE.match(value) for _, value in headers):
-        return STRIPE
+        found.append(STRIPE)
     if _GITHUB_HEADER in headers:
-        return GITHUB
-    return None
+        found.append(GITHUB)
+    return found
 
 
 def _judge(
     headers: Headers, body: bytes, secret: str | None, now: float, tolerance: float
 ) -> Verdict:
-    scheme = scheme_of(headers)
+    """The first scheme's verdict, unless another scheme the delivery also carries does
+    not hold: a signature that fails is never outweighed by one that holds."""
+    schemes = schemes_of(headers)
+    if not schemes:
+        return Verdict(
+            "unsigned",
+            None,
+            "no signature header (looked for webhook-signature, t=…,v1=… and X-Hub-Signature-256)",
+        )
+    first = _judge_one(schemes[0], headers, body, secret, now, tolerance)
+    if first.status != "valid":
+        return first
+    for scheme in schemes[1:]:
+        other = _judge_one(scheme, headers, body, secret, now, tolerance)
+        if other.status == "invalid":
+            return Verdict("invalid", scheme, f"{other.reason} (while its {first.scheme} holds)")
+    return first
+
+
+def _judge_one(
+    scheme: str, headers: Headers, body: bytes, secret: str | None, now: float, tolerance: float
+) -> Verdict:
     try:
         if scheme == STANDARD:
             return _standard(headers, body, secret, now, tolerance)
         if scheme == STRIPE:
             return _stripe(_stripe_value(headers), body, secret, now, tolerance)
-        if scheme == GITHUB:
-            return _github(headers.once(_GITHUB_HEADER) or "", body, secret)
+        return _github(headers.once(_GITHUB_HEADER) or "", body, secret)
     except Repeated as repeated:
         return Verdict("invalid", scheme, str(repeated))
-    return Verdict(
-        "unsigned",
-        None,
-        "no signature header (looked for webhook-signature, t=…,v1=… and X-Hub-Signature-256)",
-    )
 
 
 def _stripe_value(headers: Headers) -> str:
