@@ -447,6 +447,33 @@ def test_dry_run_prints_the_request_with_secrets_masked_and_sends_nothing(
     assert served.sent() == {}  # not even a token request
 
 
+def test_api_dry_run_masks_every_secret_key_of_the_body_however_deep(
+    served: Served, tmp_path: Path
+) -> None:
+    body = tmp_path / "webhook.json"
+    body.write_text(
+        json.dumps(
+            {
+                "url": "https://a.example/h",
+                "events": ["x"],
+                "secret": SECRET,
+                "apiSecret": "api-s3cret-value",
+                "options": [{"signing": {"secret": "nested-s3cret", "rounds": 3}}],
+                "isSecret": True,
+            }
+        )
+    )
+    for method, path in (("POST", "/v1/platform-webhooks"), ("PUT", "/v1/platform-webhooks/wh_1")):
+        result = served.run("api", method, path, "--input", str(body), "--dry-run")
+        assert result.returncode == 0, result.stderr
+        out = result.stdout.decode()
+        for secret in (SECRET, "api-s3cret-value", "nested-s3cret"):
+            assert secret not in out + result.stderr.decode()
+        assert out.count('"********"') == 3, out
+        assert '"rounds": 3' in out and '"isSecret": true' in out  # the rest as given
+    assert served.sent() == {}
+
+
 def test_read_only_refuses_every_change_before_sending(served: Served) -> None:
     webhook_id = next(iter(served.emulator.webhooks))
     for args in (

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import msgspec
 import pytest
 
@@ -25,9 +26,13 @@ from tokensales_tui.api.client import PAYOUT_UNKNOWN_ADVICE
 from tokensales_tui.api.errors import OutcomeUnknownError
 from tokensales_tui.console import TerminalGate
 from tokensales_tui.payouts import record_path
+from tokensales_tui.script import main as script
+from tokensales_tui.script import run
 from tokensales_tui.script.output import Printer
 from tokensales_tui.script.run import message_of
+from tokensales_tui.session import Session
 
+from .apifakes import FakeServer, connection
 from .test_script import Served, serve_emulator
 
 HOSTILE = "\x1b]0;PWNED\x07\x1b[2J\u009b31m\u202egnp"
@@ -152,6 +157,58 @@ def test_a_reader_that_stops_early_ends_a_long_list_quietly(long_list: Served, f
     )
     assert (result.returncode, result.stderr) == (0, b"")
     assert len(result.stdout.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("api", "POST", "/v1/platform-webhooks", "--input", "{body}"),
+        (
+            "create",
+            "webhook",
+            "--url",
+            "https://a.example/h",
+            "--event",
+            "x",
+            "--secret-file",
+            "{secret}",
+        ),
+    ],
+)
+def test_a_server_that_quotes_the_body_it_was_sent_shows_its_secrets_masked(
+    args: tuple[str, ...],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    secret, nested = "TOPSECRET_12345", "nested-S3CRET"
+    files = {"body": tmp_path / "body.json", "secret": tmp_path / "secret.txt"}
+    files["body"].write_text(
+        json.dumps(
+            {
+                "url": "https://a.example/h",
+                "events": ["x"],
+                "secret": secret,
+                "o": {"apiSecret": nested},
+            }
+        )
+    )
+    files["secret"].write_text(secret)
+
+    def quoting(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(400, json={"message": f"refused {request.content.decode()}"})
+
+    server = FakeServer({("POST", "/v1/platform-webhooks"): quoting})
+    session = Session(
+        "staging", connection(), read_only=False, transport=httpx.MockTransport(server.handle)
+    )
+    monkeypatch.setattr(run, "open_session", lambda _args: (session, {}))
+    argv = [arg.format(**files) for arg in args]
+    assert script.main(cli.build_parser().parse_args(argv)) == 2
+    shown = capsys.readouterr().err
+    assert "refused" in shown and server.count("POST", "/v1/platform-webhooks") == 1
+    assert secret not in shown and nested not in shown
+    assert shown.count("********") == (2 if "api" in args else 1)
 
 
 def test_a_damaged_payout_record_leaves_the_items_payouts_listed(served: Served) -> None:

@@ -5,13 +5,17 @@ token it was sent in an error message. Every value revealed (to be sent) is ther
 remembered for the life of the process, and :func:`redact` masks each of them, with
 anything shaped like a JWT or a bearer credential, in text about to be shown: every
 :class:`~.errors.ApiError`'s message and hint, and crash reports.
+
+A body written out by hand (``tokensales-tui api --input``) holds plain strings:
+:func:`hide_secrets` puts the value of every secret key in it in a :class:`Secret`, so that
+it is masked and remembered as the typed bodies' secrets are.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Final
+from typing import Any, Final
 
 MASK: Final = "********"
 _MASK: Final = MASK
@@ -21,6 +25,7 @@ common text."""
 _REVEALED: set[str] = set()
 _JWT: Final = re.compile(r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")
 _BEARER: Final = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}")
+_NOT_ALPHANUMERIC: Final = re.compile(r"[^a-z0-9]")
 
 
 class Secret:
@@ -89,3 +94,38 @@ def forget_revealed() -> None:
     """Forget every value revealed so far (:func:`redact` masks them): for a process that
     runs one session after another, as the tests do."""
     _REVEALED.clear()
+
+
+def is_secret_key(key: str) -> bool:
+    """Whether a body's ``key`` holds a secret: ``secret``, ``apiSecret``, ``apiKey`` as the
+    interface names them, and the same words written otherwise (``api_secret``,
+    ``clientSecret``, ``Webhook-Secret``)."""
+    word = _NOT_ALPHANUMERIC.sub("", key.lower())
+    return word.endswith("secret") or word == "apikey"
+
+
+def hide_secrets(body: Any) -> list[Secret]:
+    """Put the value of every secret key of ``body`` (plain JSON values), however deep, in a
+    :class:`Secret`, in place; the secrets so made.
+
+    A number under such a key is held as its JSON text; a list or an object is searched.
+    """
+    made: list[Secret] = []
+    pending: list[Any] = [body]
+    while pending:  # not recursive: a body may nest thousands deep
+        container = pending.pop()
+        if isinstance(container, list):
+            pending += (value for value in container if isinstance(value, dict | list))
+        elif isinstance(container, dict):
+            for key, value in container.items():
+                if isinstance(value, dict | list):
+                    pending.append(value)
+                elif is_secret_key(key) and _is_scalar(value):
+                    made.append(Secret(value if isinstance(value, str) else repr(value)))
+                    container[key] = made[-1]
+    return made
+
+
+def _is_scalar(value: Any) -> bool:
+    """A string or a number (not a boolean, not null)."""
+    return isinstance(value, str | int | float) and not isinstance(value, bool)

@@ -20,7 +20,6 @@ from msgspec import UNSET
 from ..api import ApiError, Secret
 from ..api.endpoints import Endpoint, collection_endpoint, item_endpoint, webhook_endpoint
 from ..api.models import NewCollection, PayoutDefinition, WebhookCreate, WebhookUpdate
-from ..api.preview import RequestPreview
 from ..checks import (
     PAYOUT_TYPES,
     ListFileError,
@@ -36,7 +35,7 @@ from ..checks.forms import Problems, collection_problems, payout_problems, webho
 from ..files import LocalFileError, read_local_file
 from .output import encode_json
 from .parser import EXIT_FAILURE, EXIT_OK
-from .run import Context, UsageError, exit_code, message_of, read_json_file, say
+from .run import Context, UsageError, exit_code, message_of, preview, read_json_file, say
 
 __all__ = ["add_collections", "add_payout", "create_webhook", "delete", "update_webhook"]
 
@@ -79,18 +78,6 @@ def judge(problems: Problems, names: Mapping[str, str], where: str = "") -> None
         for line in errors[:-1]:
             say(line)
         raise UsageError(errors[-1])
-
-
-def preview(context: Context, *requests: tuple[Endpoint, Any]) -> int:
-    """``--dry-run``: each request as it would be sent, secrets masked; nothing is sent."""
-    connection = context.session.connection
-    text = "\n\n".join(
-        RequestPreview.build(endpoint, connection, body).as_text() for endpoint, body in requests
-    )
-    sys.stdout.write(text + "\n")
-    sys.stdout.flush()
-    say("dry run: nothing was sent")
-    return EXIT_OK
 
 
 # --- webhooks ---------------------------------------------------------------------------

@@ -9,12 +9,12 @@ from typing import Any
 import msgspec
 
 from ..api import NotFoundError, UnexpectedResponse, shapes
-from ..api.endpoints import Endpoint, id_problem, url_of
-from ..api.preview import RequestPreview
+from ..api.endpoints import Endpoint, id_problem
+from ..api.secret import hide_secrets
 from ..clean import clean_line
 from .output import OutputError, Printer
 from .parser import EXIT_OK, EXIT_USAGE
-from .run import Context, UsageError, decode_input, read_input, say
+from .run import Context, UsageError, decode_input, preview, read_input, say
 
 __all__ = ["api", "get", "profiles", "token"]
 
@@ -235,17 +235,19 @@ async def api(context: Context) -> int:
     """``api METHOD PATH``: any request of the interface, with the profile's token."""
     args = context.args
     endpoint = endpoint_of(args.method, args.path)
-    content = None
+    content = request = None
     if args.input is not None:
         content = read_input(args.input, "--input", limit=MAX_INPUT_BYTES)
-        decode_input(content, "--input: the body")  # sent as it is, once known to be JSON
+        # Sent as it is, once known to be JSON; its secrets are found by their keys.
+        request = decode_input(content, "--input: the body")
+    secrets = hide_secrets(request)
     if args.method != "GET":
         context.refuse_if_read_only(f"{args.method} {args.path}")
     if args.dry_run:
-        body = None if content is None else decode_input(content, "--input: the body")
-        preview = RequestPreview(args.method, url_of(context.session.connection, endpoint), body)
-        sys.stdout.write(preview.as_text() + "\n")
-        return EXIT_OK
+        return preview(context, (endpoint, request))
+    del request  # only the bytes as given are sent
+    for secret in secrets:
+        secret.reveal()  # sent: remembered, so that a message quoting it masks it
     response = await context.client.request(endpoint, content)
     # A large body is a memory map (see api.transport): read through the buffer protocol.
     body = memoryview(response.content)

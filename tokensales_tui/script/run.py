@@ -29,8 +29,9 @@ from .parser import (
 
 if TYPE_CHECKING:
     from ..api import ApiClient, RetryNotice
+    from ..api.endpoints import Endpoint
 
-__all__ = ["Context", "Refused", "UsageError", "run", "say"]
+__all__ = ["Context", "Refused", "UsageError", "preview", "run", "say"]
 
 
 class UsageError(Exception):
@@ -80,6 +81,20 @@ class Context:
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.aclose()
+
+
+def preview(context: Context, *requests: tuple[Endpoint, Any]) -> int:
+    """``--dry-run``: each request as it would be sent, secrets masked; nothing is sent."""
+    from ..api.preview import RequestPreview
+
+    connection = context.session.connection
+    text = "\n\n".join(
+        RequestPreview.build(endpoint, connection, body).as_text() for endpoint, body in requests
+    )
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+    say("dry run: nothing was sent")
+    return EXIT_OK
 
 
 def _retrying(notice: RetryNotice) -> None:
