@@ -23,13 +23,14 @@ import pytest
 
 from tokensales_tui import cli
 from tokensales_tui.api.client import PAYOUT_UNKNOWN_ADVICE
+from tokensales_tui.api.endpoints import check_path
 from tokensales_tui.api.errors import OutcomeUnknownError
 from tokensales_tui.console import TerminalGate
 from tokensales_tui.payouts import record_path
 from tokensales_tui.script import main as script
-from tokensales_tui.script import run
+from tokensales_tui.script import reads, run
 from tokensales_tui.script.output import Printer
-from tokensales_tui.script.run import message_of
+from tokensales_tui.script.run import UsageError, message_of
 from tokensales_tui.session import Session
 
 from .apifakes import FakeServer, connection
@@ -426,3 +427,54 @@ def test_get_one_item_answered_with_another_object_prints_nothing(served: Served
     assert result.returncode == 1 and result.stdout == b""
     assert b"answered with another object, ID itm_impostor; not printed" in result.stderr
     assert wanted.encode() in result.stderr
+
+
+# --- api: the path by whole segments, the query as a query ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "/v1/items?next=https://a.example/x",
+        "/v1/items?q=a/../b",
+        "/v1/items?filter=a//b",
+        "/v1/items?q=a\\b&r=%2e%2e%2f",
+        "/collections?from=/v1/",
+        "/collection/c_1",
+        "/v1",
+    ],
+)
+def test_api_judges_a_query_as_a_query(target: str) -> None:
+    endpoint = reads.endpoint_of("GET", target)
+    assert endpoint.path == target
+    check_path(endpoint)  # the sender's own check lets it go as well
+
+
+@pytest.mark.parametrize(
+    ("target", "words"),
+    [
+        ("/auth/getAccessToken", "under /v1/, /collections and /collection/ only"),
+        ("/v1/items/%2e%2e", "“..”"),
+        ("/v1/items/.%2E/x", "“..”"),
+        ("/v1/items/%2e?q=1", "“.”"),
+        ("/v1/items//x", "empty segment"),
+        ("/v1/items/", "empty segment"),
+        ("/v1/items/%ff", "cannot be sent"),
+        ("https://evil.example/v1/items", "not a path"),
+        ("/v1/items?q=a b", "not a path"),
+    ],
+)
+def test_api_refuses_a_path_that_could_reach_another_in_one_line_about_the_path(
+    target: str, words: str
+) -> None:
+    with pytest.raises(UsageError) as refused:
+        reads.endpoint_of("GET", target)
+    message = str(refused.value)
+    assert message.startswith("PATH: ") and words in message, message
+    assert "\n" not in message and " id " not in message
+
+
+def test_api_sends_a_query_as_written(served: Served) -> None:
+    target = "/v1/items?next=https://a.example/x&q=a/../b&f=a//b"
+    listed = served.run("api", "GET", target, "--jq", ".total")
+    assert listed.returncode == 0 and listed.stdout == b"12\n", listed.stderr

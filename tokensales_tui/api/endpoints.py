@@ -6,6 +6,9 @@ the collections. An id is always one path segment: it is percent-encoded whole, 
 dots one: URL normalisation (RFC 3986, in proxies and servers alike) reads ``%2E%2E`` as
 ``..`` and drops the segment, so ``DELETE /v1/items/..`` would reach ``DELETE /v1``.
 :func:`check_path` refuses such paths, and empty ids, before any request is made.
+
+A request written out whole (``tokensales-tui api``) is judged by :func:`raw_endpoint`: its
+path segment by segment, in the same way, and its query as a query, which the server reads.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ __all__ = [
     "collection_endpoint",
     "item_endpoint",
     "quote_id",
+    "raw_endpoint",
     "redact_url",
     "url_of",
     "webhook_endpoint",
@@ -86,9 +90,10 @@ def check_path(endpoint: Endpoint) -> None:
 
     Raises:
         RefusedRequest: a segment is empty, ``.`` or ``..`` (encoded or not), or is
-            not UTF-8 — an id that no request can carry to its own address.
+            not UTF-8 — an id that no request can carry to its own address. The query,
+            if any, is the server's to read.
     """
-    segments = endpoint.path.split("/")[1:]
+    segments = endpoint.path.partition("?")[0].split("/")[1:]
     for index, segment in enumerate(segments):
         if problem := _segment_problem(unquote_to_bytes(segment)):
             shown = [*segments[:index], "{id}", *segments[index + 1 :]]
@@ -112,6 +117,43 @@ def _segment_problem(decoded: bytes) -> str:
     except UnicodeDecodeError:
         return "holds characters that cannot be sent"
     return ""
+
+
+_PREFIXES: tuple[tuple[str, Address], ...] = (
+    ("/v1/", "base"),
+    ("/collections", "console"),
+    ("/collection/", "console"),
+)
+
+
+def raw_endpoint(method: str, target: str) -> Endpoint:
+    """The endpoint of a request written out whole, path and query (``tokensales-tui api``).
+
+    The host follows the path, as the interface says. The path is sent as written, so a
+    segment that would take it elsewhere (empty, ``.`` or ``..``, encoded or not) is
+    refused; the query is the server's to read: a ``/`` or ``..`` in it is a value.
+
+    Raises:
+        ValueError: why no request can go there as written, in one line about the path.
+    """
+    if not target.startswith("/") or any(ch.isspace() for ch in target):
+        raise ValueError(f"{target!r} is not a path — expected one such as /v1/items")
+    if not target.isascii() and any("\ud800" <= ch <= "\udfff" for ch in target):
+        raise ValueError("it holds bytes that are not UTF-8 text — percent-encode them")
+    path = target.partition("?")[0]
+    for segment in path.split("/")[1:]:
+        decoded = unquote_to_bytes(segment)
+        if not decoded:
+            raise ValueError(f"{path} has an empty segment (// or a / at the end)")
+        if problem := _segment_problem(decoded):
+            raise ValueError(f"{path}: the segment “{segment}” {problem}")
+    for prefix, address in _PREFIXES:
+        if path.startswith(prefix) or path == prefix.rstrip("/"):
+            return Endpoint(method, address, target)
+    raise ValueError(
+        "the service answers under /v1/, /collections and /collection/ only"
+        " (the token comes from 'tokensales-tui token')"
+    )
 
 
 def url_of(connection: Connection, endpoint: Endpoint) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 
 from ..api import NotFoundError, UnexpectedResponse, shapes
-from ..api.endpoints import Endpoint, id_problem
+from ..api.endpoints import Endpoint, id_problem, raw_endpoint
 from ..api.secret import hide_secrets
 from ..clean import clean_line
 from .output import OutputError, Printer
@@ -207,28 +207,12 @@ def profiles_without_session(args: Any) -> int:
     return EXIT_USAGE
 
 
-_ADDRESSES: tuple[tuple[str, Any], ...] = (
-    ("/v1/", "base"),
-    ("/collections", "console"),
-    ("/collection/", "console"),
-)
-
-
-def endpoint_of(method: str, path: str) -> Endpoint:
-    """The endpoint of a raw request: the host follows the path, as the interface says."""
-    if not path.startswith("/") or "://" in path or any(ch.isspace() for ch in path):
-        raise UsageError(f"PATH: {path!r} is not a path — expected one such as /v1/items")
-    if not path.isascii() and any("\ud800" <= ch <= "\udfff" for ch in path):
-        raise UsageError("PATH: it holds bytes that are not UTF-8 text — percent-encode them")
-    if any(segment in ("..", ".") for segment in path.split("?")[0].split("/")):
-        raise UsageError("PATH: a path has no . or .. segments")
-    for prefix, address in _ADDRESSES:
-        if path.startswith(prefix) or path.split("?")[0] == prefix.rstrip("/"):
-            return Endpoint(method, address, path)
-    raise UsageError(
-        "PATH: the service answers under /v1/, /collections and /collection/ only"
-        " (the token comes from 'tokensales-tui token')"
-    )
+def endpoint_of(method: str, target: str) -> Endpoint:
+    """The endpoint of a raw request (see :func:`~..api.endpoints.raw_endpoint`)."""
+    try:
+        return raw_endpoint(method, target)
+    except ValueError as error:
+        raise UsageError(f"PATH: {error}") from None
 
 
 async def api(context: Context) -> int:
