@@ -453,10 +453,18 @@ def test_api_judges_a_query_as_a_query(target: str) -> None:
 @pytest.mark.parametrize(
     ("target", "words"),
     [
+        ("/collectionsXYZ/admin", "under /v1/, /collections and /collection/ only"),
+        ("/v1x/items", "under /v1/, /collections and /collection/ only"),
         ("/auth/getAccessToken", "under /v1/, /collections and /collection/ only"),
+        ("/", "under /v1/, /collections and /collection/ only"),
+        ("//evil.example/v1/items", "under /v1/, /collections and /collection/ only"),
+        ("/v1/\\..\\..\\admin", "\\"),
+        ("/v1/items\\x", "\\"),
         ("/v1/items/%2e%2e", "“..”"),
         ("/v1/items/.%2E/x", "“..”"),
         ("/v1/items/%2e?q=1", "“.”"),
+        ("/v1/items/a%2Fb", "an encoded / or \\"),
+        ("/v1/items/a%5cb", "an encoded / or \\"),
         ("/v1/items//x", "empty segment"),
         ("/v1/items/", "empty segment"),
         ("/v1/items/%ff", "cannot be sent"),
@@ -471,10 +479,18 @@ def test_api_refuses_a_path_that_could_reach_another_in_one_line_about_the_path(
         reads.endpoint_of("GET", target)
     message = str(refused.value)
     assert message.startswith("PATH: ") and words in message, message
-    assert "\n" not in message and " id " not in message
+    assert "\n" not in message and "the id" not in message
 
 
-def test_api_sends_a_query_as_written(served: Served) -> None:
-    target = "/v1/items?next=https://a.example/x&q=a/../b&f=a//b"
-    listed = served.run("api", "GET", target, "--jq", ".total")
+def test_api_sends_a_query_as_written_and_nothing_outside_the_interfaces_paths(
+    served: Served,
+) -> None:
+    for target in ("/collectionsXYZ/admin", "/v1/\\..\\..\\admin", "/v1/items/%2e%2e%2fadmin"):
+        result = served.run("api", "DELETE", target)
+        assert result.returncode == 2, (target, result.stderr)
+        assert result.stderr.count(b"\n") == 1 and b"PATH: " in result.stderr
+    assert served.sent() == {}  # not even a token request
+    listed = served.run(
+        "api", "GET", "/v1/items?next=https://a.example/x&q=a/../b", "--jq", ".total"
+    )
     assert listed.returncode == 0 and listed.stdout == b"12\n", listed.stderr

@@ -119,19 +119,19 @@ def _segment_problem(decoded: bytes) -> str:
     return ""
 
 
-_PREFIXES: tuple[tuple[str, Address], ...] = (
-    ("/v1/", "base"),
-    ("/collections", "console"),
-    ("/collection/", "console"),
-)
+_ADDRESS_OF: dict[str, Address] = {"v1": "base", "collections": "console", "collection": "console"}
+"""The host of the interface's paths, by their first segment. The token endpoint is left
+out: its request carries the key and secret, not a token (``tokensales-tui token``)."""
 
 
 def raw_endpoint(method: str, target: str) -> Endpoint:
     """The endpoint of a request written out whole, path and query (``tokensales-tui api``).
 
-    The host follows the path, as the interface says. The path is sent as written, so a
-    segment that would take it elsewhere (empty, ``.`` or ``..``, encoded or not) is
-    refused; the query is the server's to read: a ``/`` or ``..`` in it is a value.
+    The host follows the path's first segment, as the interface says; a path of another
+    first segment (``/collectionsXYZ``) is refused. The path is sent as written, so a
+    segment that would take it elsewhere is refused: empty, ``.`` or ``..`` (encoded or
+    not), or holding a ``\\`` or an encoded ``/`` or ``\\``, which servers and proxies may
+    read as a separator. The query is the server's to read: a ``/`` or ``..`` in it is a value.
 
     Raises:
         ValueError: why no request can go there as written, in one line about the path.
@@ -141,19 +141,31 @@ def raw_endpoint(method: str, target: str) -> Endpoint:
     if not target.isascii() and any("\ud800" <= ch <= "\udfff" for ch in target):
         raise ValueError("it holds bytes that are not UTF-8 text — percent-encode them")
     path = target.partition("?")[0]
-    for segment in path.split("/")[1:]:
+    if "\\" in path:
+        raise ValueError(f"{path}: a path holds no \\ (servers and proxies may read it as /)")
+    segments = path.split("/")[1:]
+    address = _ADDRESS_OF.get(segments[0])
+    if address is None:
+        raise ValueError(
+            "the service answers under /v1/, /collections and /collection/ only"
+            " (the token comes from 'tokensales-tui token')"
+        )
+    for segment in segments:
         decoded = unquote_to_bytes(segment)
         if not decoded:
             raise ValueError(f"{path} has an empty segment (// or a / at the end)")
-        if problem := _segment_problem(decoded):
+        if problem := _written_segment_problem(decoded):
             raise ValueError(f"{path}: the segment “{segment}” {problem}")
-    for prefix, address in _PREFIXES:
-        if path.startswith(prefix) or path == prefix.rstrip("/"):
-            return Endpoint(method, address, target)
-    raise ValueError(
-        "the service answers under /v1/, /collections and /collection/ only"
-        " (the token comes from 'tokensales-tui token')"
-    )
+    return Endpoint(method, address, target)
+
+
+def _written_segment_problem(decoded: bytes) -> str:
+    if b"/" in decoded or b"\\" in decoded:
+        return (
+            "holds an encoded / or \\, which servers and proxies may read as a separator"
+            " (get and delete send an id holding one)"
+        )
+    return _segment_problem(decoded)
 
 
 def url_of(connection: Connection, endpoint: Endpoint) -> str:
