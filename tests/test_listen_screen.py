@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from tokensales_tui.ui.listen_app import ListenApp
-from tokensales_tui.ui.screens.deliveries import DeliveriesScreen
+from tokensales_tui.ui.screens.deliveries import REFRESH_SECONDS, DeliveriesScreen
 from tokensales_tui.ui.screens.detail import DetailScreen
 from tokensales_tui.webhooks import receiver as receiver_module
 from tokensales_tui.webhooks.listen import Listening, ListenOptions
@@ -171,3 +171,84 @@ async def test_escape_leaves_the_app_and_the_receiver_stops() -> None:
     except httpx.ConnectError:
         return
     raise AssertionError("the receiver still answers after listen ended")
+
+
+def _numbers(lines: list[str]) -> list[int | None]:
+    """The delivery number each screen line shows in the ``#`` column (None: not a row)."""
+    numbers: list[int | None] = []
+    for text in lines:
+        cell = text[10:15].strip()
+        numbers.append(int(cell) if text[1:9].count(":") == 2 and cell.isdigit() else None)
+    return numbers
+
+
+def _assert_cursor_in_view(app: ListenApp) -> None:
+    view = app.deliveries.delivery_list
+    assert view.highlighted is not None
+    assert view.highlighted.number in _numbers(_screen_text(app).splitlines())
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_the_newest_delivery_shows_after_a_burst_and_after_each_arrival(
+    size: tuple[int, int],
+) -> None:
+    target = Recorder()
+    async with serve_on_loopback(target.app()) as target_url:
+        options = ListenOptions(forward_to=f"{target_url}/{'long-path-' * 12}")
+        async with Listening(options) as listening:
+            app = ListenApp(listening)
+            async with app.run_test(size=size) as pilot:
+                view = app.deliveries.delivery_list
+
+                async def send(count: int) -> None:
+                    total = listening.receiver.count + count
+                    async with httpx.AsyncClient(trust_env=False) as client:
+                        await asyncio.gather(
+                            *(
+                                client.post(listening.url, json={"type": "burst"})
+                                for _ in range(count)
+                            )
+                        )
+                    await _wait_for_count(pilot, app, total)
+                    await pilot.pause(2 * REFRESH_SECONDS)
+
+                def above_footer() -> int | None:
+                    return _numbers(_screen_text(app).splitlines())[-2]
+
+                await send(50)
+                # The newest is on the last line of the list, right above the footer.
+                assert above_footer() == 50 and view.highlighted.number == 50
+                for newest in range(51, 54):  # one at a time, as a slow sender would
+                    await send(1)
+                    assert above_footer() == newest
+                # Lines fit beside the vertical scrollbar: no horizontal one, no cut relay.
+                assert not view.show_horizontal_scrollbar
+                line = _screen_text(app).splitlines()[-2]
+                assert line[: view.scrollable_content_region.right].rstrip().endswith("…")
+                await pilot.press("g")
+                _assert_cursor_in_view(app)
+                await pilot.press("pagedown")
+                _assert_cursor_in_view(app)
+                for _ in range(2):
+                    await pilot.press("j")
+                    _assert_cursor_in_view(app)
+                await pilot.press("G")
+                assert above_footer() == 53
+                # Back on the last, the view follows arrivals again.
+                await send(1)
+                assert above_footer() == 54
+
+
+async def test_the_cursor_stays_in_view_when_the_terminal_shrinks() -> None:
+    async with Listening(ListenOptions()) as listening:
+        app = ListenApp(listening)
+        async with app.run_test(size=(80, 40)) as pilot:
+            async with httpx.AsyncClient(trust_env=False) as client:
+                for _ in range(30):
+                    await client.post(listening.url, json={"type": "item.sold"})
+            await _wait_for_count(pilot, app, 30)
+            await pilot.pause(2 * REFRESH_SECONDS)
+            _assert_cursor_in_view(app)
+            await pilot.resize_terminal(80, 20)
+            await pilot.pause()
+            _assert_cursor_in_view(app)

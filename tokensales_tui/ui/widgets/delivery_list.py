@@ -88,11 +88,16 @@ class _Styles:
 
 
 class DeliveryList(ScrollView, can_focus=True):
-    """Deliveries, newest last; the cursor follows new ones while it is on the last."""
+    """Deliveries, newest last; the cursor follows new ones while it is on the last.
+
+    The cursor's row is always in view. Lines are cut to the width left beside the vertical
+    scrollbar, so there is nothing to scroll sideways and no horizontal scrollbar.
+    """
 
     DEFAULT_CSS = """
     DeliveryList {
         height: 1fr;
+        overflow-x: hidden;
         background: $surface;
         & > .delivery-list--header { text-style: bold; color: $text-muted; }
         & > .delivery-list--cursor { background: $block-cursor-background; color: $block-cursor-foreground; }
@@ -148,9 +153,13 @@ class DeliveryList(ScrollView, can_focus=True):
         else:
             first = rows[0].number if rows else 0
             self.cursor = max(0, min(len(rows) - 1, current.number - first))
-        self.virtual_size = Size(self.size.width, len(rows) + 1)
+        self.virtual_size = Size(self.scrollable_size.width, len(rows) + 1)
         self._scroll_to_cursor()
         self.refresh()
+
+    def on_resize(self) -> None:
+        # A shorter terminal, or the first layout, may leave the cursor's row out of view.
+        self._scroll_to_cursor()
 
     def _styles(self) -> _Styles:
         base = self.rich_style
@@ -165,7 +174,7 @@ class DeliveryList(ScrollView, can_focus=True):
         return " " + " ".join(map(fit, cells, column_widths(width)))
 
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
+        width = self.scrollable_size.width
         styles = self._styles()
         if y == 0:
             text = self._line([title for title, _ in COLUMNS], width)
@@ -190,13 +199,20 @@ class DeliveryList(ScrollView, can_focus=True):
             [Segment(fit(self._line(delivery_cells(delivery), width), width), style)], width
         )
 
+    @property
+    def _page(self) -> int:
+        """How many rows show under the header."""
+        return max(1, self.scrollable_size.height - 1)
+
     def _scroll_to_cursor(self) -> None:
-        height = max(1, self.size.height - 1)
+        # force: the rows may have just grown past the height, and the vertical scrollbar
+        # (without which Textual refuses to scroll) only shows at the next layout.
+        height = self._page
         top = round(self.scroll_y)
         if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False)
+            self.scroll_to(y=self.cursor, animate=False, force=True)
         elif self.cursor >= top + height:
-            self.scroll_to(y=self.cursor - height + 1, animate=False)
+            self.scroll_to(y=self.cursor - height + 1, animate=False, force=True)
 
     def _set_cursor(self, index: int) -> None:
         if not self._rows:
@@ -211,7 +227,7 @@ class DeliveryList(ScrollView, can_focus=True):
 
     def action_page(self, direction: int) -> None:
         """Move the cursor a page."""
-        self._set_cursor(self.cursor + direction * max(1, self.size.height - 2))
+        self._set_cursor(self.cursor + direction * max(1, self._page - 1))
 
     def action_jump(self, index: int) -> None:
         """Go to the first (0) or last (-1) row."""
