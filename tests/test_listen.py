@@ -524,6 +524,63 @@ async def test_a_repeated_webhook_id_is_invalid_relayed_and_replayed_as_received
         assert [v for k, v in sent if k == "webhook-signature"] == [signed["webhook-signature"]]
 
 
+async def _deliver_in_parts(receiver: Receiver, parts: list[dict], announced: int) -> int:
+    """Hand ``receiver`` one POST whose body comes as ``parts``; the status it answers."""
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/",
+        "headers": [(b"content-length", str(announced).encode())],
+    }
+    sent: list[dict] = []
+    pending = list(parts)
+
+    async def receive() -> dict:
+        return pending.pop(0) if pending else {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    await receiver(scope, receive, send)
+    return sent[0]["status"]
+
+
+async def test_only_a_delivery_that_came_whole_is_replayed() -> None:
+    relayed: list[bytes] = []
+
+    def target(request: httpx.Request) -> httpx.Response:
+        relayed.append(request.content)
+        return httpx.Response(200)
+
+    receiver = Receiver(
+        forward_to="http://127.0.0.1:9/in",
+        body_limit=100,
+        transport=httpx.MockTransport(target),
+    )
+    body = b'{"type": "item.sold", "data": {"amount": 100}}'
+    part = {"type": "http.request", "body": body[:20], "more_body": True}
+    whole = {"type": "http.request", "body": body, "more_body": False}
+    over = {"type": "http.request", "body": b"x" * 500, "more_body": False}
+    assert await _deliver_in_parts(receiver, [part], len(body)) == 400  # the sender went away
+    assert await _deliver_in_parts(receiver, [over], 500) == 413
+    with pytest.MonkeyPatch.context() as patch:  # a fault of ours while reading
+        patch.setattr(receiver, "_read", lambda *args: 1 / 0)
+        assert await _deliver_in_parts(receiver, [whole], len(body)) == 500
+    assert await _deliver_in_parts(receiver, [whole], len(body)) == 200
+    cut, too_large, unread, good = receiver.deliveries
+    assert relayed == [body]  # the whole one, relayed on arrival
+    outcomes = [await receiver.replay(delivery) for delivery in receiver.deliveries]
+    assert [outcome.error for outcome in outcomes[:3]] == [
+        "cut short, only 20 bytes came",
+        "body over the 100 byte limit, not kept",
+        "listen failed before reading its body",
+    ]
+    assert all(outcome.status is None for outcome in outcomes[:3])
+    assert not (cut.replays or too_large.replays or unread.replays)
+    assert outcomes[3].status == 200 and good.replays == [outcomes[3]]
+    assert relayed == [body, body]  # nothing went out for the three refused
+
+
 async def test_replay_without_a_target_says_so() -> None:
     receiver = Receiver()
     server = ReceiverServer(receiver)

@@ -252,3 +252,38 @@ async def test_the_cursor_stays_in_view_when_the_terminal_shrinks() -> None:
             await pilot.resize_terminal(80, 20)
             await pilot.pause()
             _assert_cursor_in_view(app)
+
+
+async def test_r_on_a_delivery_cut_short_or_over_the_limit_says_why_and_sends_nothing() -> None:
+    target = Recorder()
+    async with serve_on_loopback(target.app()) as target_url:
+        options = ListenOptions(forward_to=target_url, secret=SECRET, max_body=1000)
+        async with Listening(options) as listening:
+            app = ListenApp(listening)
+            async with app.run_test(size=(120, 40)) as pilot:
+                body = json.dumps({"type": "item.sold", "data": {"pad": "x" * 100}}).encode()
+                headers = standard_headers(SECRET, "msg_cut", int(time.time()), body)
+                head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+                host, port = listening.url.removeprefix("http://").split(":")
+                _, writer = await asyncio.open_connection(host, int(port))
+                writer.write(
+                    f"POST / HTTP/1.1\r\nHost: x\r\n{head}Content-Length: {len(body)}\r\n\r\n".encode()
+                    + body[:30]
+                )
+                await writer.drain()
+                writer.close()  # the sender goes away mid-body
+                await _wait_for_count(pilot, app, 1)
+                async with httpx.AsyncClient(trust_env=False) as client:
+                    answer = await client.post(listening.url, content=b"x" * 5000)
+                assert answer.status_code == 413
+                await _wait_for_count(pilot, app, 2)
+                await pilot.press("r")  # the one over the limit
+                await pilot.press("k", "r")  # the one cut short
+                await pilot.pause(0.3)
+                said = [str(n.message) for n in app._notifications]
+                assert said == [
+                    "#2 not replayed: body over the 1,000 byte limit, not kept",
+                    "#1 not replayed: cut short, only 30 bytes came",
+                ]
+                assert target.received == []
+                assert not any(d.replays for d in listening.receiver.deliveries)

@@ -5,8 +5,9 @@ its signature is judged (:mod:`.signatures`), it is kept (a bounded number, olde
 dropped), appended to the ``save`` file as a JSON line, and relayed — body and headers as
 received — to the URL its event type is routed to, else to the forward URL. The sender
 gets the relay's status (502 when the relay failed), or 200 when nothing is relayed; a
-body over the cap gets 413 and is kept without its body. Relays go to this machine only
-(see :func:`.local.local_target`). Nothing here imports Textual.
+body over the cap gets 413 and is kept without its body. Only a delivery whose body came
+whole is relayed or replayed. Relays go to this machine only (see
+:func:`.local.local_target`). Nothing here imports Textual.
 """
 
 from __future__ import annotations
@@ -119,6 +120,9 @@ class Delivery:
     too_large: bool = False
     cut_short: bool = False
     """Whether less of the body came than was sent (the sender went away): not judged."""
+    whole: bool = True
+    """Whether ``body`` is all that was sent: not when over the cap, cut short, or when
+    listen failed before it had read it all."""
     relay: Relay | None = None
     replays: list[Relay] = field(default_factory=list)
     done: bool = False
@@ -299,7 +303,7 @@ class Receiver:
         given = Headers(headers)
         announced = ascii_int(given.first("content-length") or "", 20)
         body, size, not_whole = await self._read(receive, announced)
-        handling.body, handling.size = body, size
+        handling.body, handling.size, handling.whole = body, size, not_whole is None
         handling.stage = "judging it"
         too_large = size > self.body_limit
         if not_whole is not None:
@@ -331,6 +335,7 @@ class Receiver:
                 event_type,
                 too_large,
                 cut_short=not_whole is not None and not too_large,
+                whole=not_whole is None,
             ),
             handling,
         )
@@ -380,6 +385,7 @@ class Receiver:
                         handling.size,
                         Verdict("error", None, f"listen failed, not judged: {what}"),
                         None,
+                        whole=handling.whole,
                     ),
                     handling,
                 )
@@ -468,14 +474,33 @@ class Receiver:
         await answer.aclose()
         return answer.status_code
 
+    def replay_refusal(self, delivery: Delivery) -> str | None:
+        """Why ``delivery`` cannot be replayed, in one line; None when it can.
+
+        Only a body that came whole is sent again: a part, or none, would go out under the
+        original signature and ``webhook-id`` as if it were the delivery. And there must be
+        a target.
+        """
+        if delivery.too_large:
+            return f"body over the {self.body_limit:,} byte limit, not kept"
+        if delivery.cut_short:
+            return f"cut short, only {delivery.size:,} bytes came"
+        if not delivery.whole:
+            return "listen failed before reading its body"
+        if self.target_for(delivery.event_type) is None:
+            return "no target: start listen with --forward-to or --route"
+        return None
+
     async def replay(self, delivery: Delivery) -> Relay:
         """Send a kept delivery again to its target, signed anew when the secret is known.
 
-        The replay is listed (pending) at once, and ends within :attr:`relay_deadline`.
+        The replay is listed (pending) at once, and ends within :attr:`relay_deadline`. One
+        that :meth:`replay_refusal` refuses is not sent nor listed: the outcome says why.
         """
         target = self.target_for(delivery.event_type)
-        if target is None:
-            return Relay("", error="no target: start listen with --forward-to or --route")
+        refused = self.replay_refusal(delivery)
+        if refused is not None or target is None:
+            return Relay(target or "", error=refused)
         outcome = Relay(target)
         delivery.replays.append(outcome)
         self._changed(delivery)
@@ -553,6 +578,8 @@ class _Handling:
     headers: list[tuple[str, str]] | None = None
     body: bytes = b""
     size: int = 0
+    whole: bool = False
+    """Whether ``body`` is all that was sent (known once it has been read)."""
     delivery: Delivery | None = None
     saved: bool = False
     answered: bool = False

@@ -73,7 +73,7 @@ class DeliveriesScreen(Screen[None]):
 
     Args:
         source: the receiver whose kept deliveries are shown (``deliveries``, ``count``,
-            ``replay``, ``target_for``, ``relay_deadline``).
+            ``replay``, ``replay_refusal``, ``target_for``, ``relay_deadline``).
         heading: our lines on top: where it listens, where deliveries go.
         quit_on_back: leave the app on escape/q (``listen``) instead of going back.
     """
@@ -163,12 +163,15 @@ class DeliveriesScreen(Screen[None]):
         if delivery is None:
             self.notify("No delivery to replay", severity="warning")
             return
+        refused = self.source.replay_refusal(delivery)
+        if refused is not None:
+            self.notify(f"#{delivery.number} not replayed: {refused}", severity="warning")
+            return
         target = self.source.target_for(delivery.event_type)
-        if target is not None:  # else the replay says at once that there is none
-            self.notify(
-                f"Replaying #{delivery.number} to {clean_line(target)}"
-                f" (at most {self.source.relay_deadline:g} s)…"
-            )
+        self.notify(
+            f"Replaying #{delivery.number} to {clean_line(target)}"
+            f" (at most {self.source.relay_deadline:g} s)…"
+        )
         self.run_worker(self._replay(delivery), group="replay")
 
     async def _replay(self, delivery: Any) -> None:
