@@ -3,7 +3,9 @@
 - ``v`` in the demo: the demo's local webhook. On first use it is created through the API,
   like any webhook (``*``: every event), pointing at a receiver inside this process that
   the demo's emulator delivers to; the deliveries view then shows every event the changes
-  you make raise. It stays for the session, collecting while you work in the tabs.
+  you make raise. It stays for the session, collecting while you work in the tabs. Each
+  ``v`` looks it up in the webhook list: one you deleted is created again, and the view
+  names the events of one you edited.
 - ``l`` on the Webhooks tab: listen on 127.0.0.1 for the highlighted webhook's events, with
   the ``listen --register`` command that makes the service deliver here; stops when the
   view closes.
@@ -15,7 +17,7 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from ..api import ApiError, Secret
-from ..api.models import WebhookCreate
+from ..api.models import Webhook, WebhookCreate
 from ..webhooks.listen import ListenError, Listening, ListenOptions, describe, new_secret
 from ..webhooks.receiver import Receiver
 from .screens.deliveries import DeliveriesScreen
@@ -38,14 +40,30 @@ class DemoDeliveries:
         self.receiver = Receiver(secret=self.secret)
         emulator.deliveries.in_process[DEMO_HOOK_HOST] = httpx.ASGITransport(app=self.receiver)
         self.registered = False
+        """Whether it was created once this session (it may have been deleted since)."""
+
+    async def listed(self, app: TokenSalesApp) -> Webhook | None:
+        """The demo's webhook as the service lists it now, if it is there."""
+        hooks = await app.api.call(lambda client: client.list_webhooks())
+        return next((hook for hook in hooks if hook.url == DEMO_HOOK_URL), None)
 
     async def register(self, app: TokenSalesApp) -> None:
-        """Create the demo's webhook through the API (once)."""
-        if self.registered:
-            return
+        """Create the demo's webhook through the API."""
         body = WebhookCreate(url=DEMO_HOOK_URL, events=["*"], secret=Secret(self.secret))
         await app.api.call(lambda client: client.create_webhook(body))
         self.registered = True
+
+
+def what_arrives(hook: Webhook | None) -> str:
+    """What the demo's webhook receives, as listed (None: the one just created)."""
+    if hook is not None and not hook.is_active:
+        return "is inactive: nothing arrives"
+    events = ["*"] if hook is None else hook.events
+    if "*" in events:
+        return "receives every event (*), signed with its secret"
+    if not events:
+        return "receives no event: edit it to add some"
+    return f"receives only {', '.join(events)}, signed with its secret"
 
 
 _DEMOS: weakref.WeakKeyDictionary[Any, DemoDeliveries] = weakref.WeakKeyDictionary()
@@ -60,20 +78,28 @@ async def open_demo_deliveries(app: TokenSalesApp) -> None:
     demo = _DEMOS.get(session.emulator)
     if demo is None:
         demo = _DEMOS[session.emulator] = DemoDeliveries(session.emulator)
-    if not demo.registered:
+    try:
+        hook = await demo.listed(app)
+    except ApiError as error:
+        app.notify(f"Could not list the webhooks: {error.one_line}", severity="error")
+        return
+    if hook is None:
         if session.read_only:
             app.notify(
                 "read-only profile: the demo's webhook cannot be created", severity="warning"
             )
             return
+        again = demo.registered
         try:
             await demo.register(app)
         except ApiError as error:
             app.notify(f"Could not create the demo's webhook: {error.one_line}", severity="error")
             return
+        if again:
+            app.notify("The demo's webhook was gone: created it again")
         app.browse.active_tab.reload()
     heading = [
-        f"The demo's webhook {DEMO_HOOK_URL} receives every event (*), signed with its secret.",
+        f"The demo's webhook {DEMO_HOOK_URL} {what_arrives(hook)}.",
         "Create, edit or delete things in the tabs (escape goes back): each change arrives here.",
     ]
     screen = DeliveriesScreen(demo.receiver, heading)
