@@ -212,6 +212,62 @@ def test_a_server_that_quotes_the_body_it_was_sent_shows_its_secrets_masked(
     assert shown.count("********") == (2 if "api" in args else 1)
 
 
+WRITING_COMMANDS = [
+    ("get", "items", "-o", "jsonl"),
+    ("get", "item", "ITEM"),
+    ("get", "webhooks", "--jq", ".[]"),
+    ("token",),
+    ("api", "GET", "/v1/items"),
+    ("profiles",),
+    ("completion", "bash"),
+    ("emulator", "trigger", "item.sold"),
+    ("get", "--help"),
+]
+
+
+def _with_an_item(served: Served, args: tuple[str, ...]) -> list[str]:
+    return [next(iter(served.emulator.items)) if word == "ITEM" else word for word in args]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+@pytest.mark.parametrize("args", WRITING_COMMANDS, ids=" ".join)
+def test_output_to_a_full_disk_ends_in_one_line_and_exit_1(
+    served: Served, args: tuple[str, ...]
+) -> None:
+    with open("/dev/full", "wb") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "tokensales_tui", *_with_an_item(served, args)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            env=served.env,
+            timeout=60,
+            check=False,
+        )
+    # The line is the same for every command: no token, no data in it.
+    assert (result.returncode, result.stderr) == (
+        1,
+        b"tokensales-tui: cannot write the output: No space left on device\n",
+    )
+
+
+@pytest.mark.parametrize("args", WRITING_COMMANDS, ids=" ".join)
+def test_output_to_a_closed_stdout_ends_in_one_line_and_exit_1(
+    served: Served, args: tuple[str, ...]
+) -> None:
+    words = [sys.executable, "-m", "tokensales_tui", *_with_an_item(served, args)]
+    result = subprocess.run(
+        ["bash", "-c", " ".join(map(shlex.quote, words)) + " >&-"],
+        capture_output=True,
+        env=served.env,
+        timeout=60,
+        check=False,
+    )
+    assert (result.returncode, result.stderr) == (
+        1,
+        b"tokensales-tui: cannot write the output: stdout is closed\n",
+    )
+
+
 def test_a_damaged_payout_record_leaves_the_items_payouts_listed(served: Served) -> None:
     path = record_path("default")
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -9,8 +9,12 @@ import os
 import shlex
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from . import __version__
+
+if TYPE_CHECKING:
+    from .console import OutputFailed
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -172,16 +176,36 @@ def _token_lifetime(text: str) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tokensales-tui`` command."""
-    from .console import gate_terminal_streams, ungate
+    from .console import OutputFailed, flush_output, guard_streams, unguard
 
-    gate_terminal_streams()
+    guard_streams()
     try:
-        return _main(argv)
+        try:
+            code = _main(argv)
+        except SystemExit:  # argparse's, after --help or a usage error
+            flush_output()
+            raise
+        flush_output()  # what is still buffered fails now, while it can be said
+        return code
+    except OutputFailed as failed:  # whichever command was writing (see console)
+        return _output_failed(failed)
     except KeyboardInterrupt:  # before a command's own handling began (its imports)
         print("tokensales-tui: interrupted", file=sys.stderr)
         return 130
     finally:
-        ungate()
+        unguard()
+
+
+def _output_failed(failed: OutputFailed) -> int:
+    """The exit code, and the line on stderr, of a command whose output failed."""
+    from .console import quiet_stdout
+    from .script.parser import EXIT_FAILURE, EXIT_OK
+
+    quiet_stdout()
+    if failed.reader_gone:  # `| head`: what the reader wanted was printed
+        return EXIT_OK
+    print(f"tokensales-tui: {failed}", file=sys.stderr, flush=True)
+    return EXIT_FAILURE
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -209,9 +233,9 @@ def _main(argv: Sequence[str] | None) -> int:
         from .script.main import main as run_command
 
         return run_command(args)
-    from .console import ungate
+    from .console import unguard
 
-    ungate()  # the app writes through Textual's driver
+    unguard()  # the app writes through Textual's driver
     return run_app(args)
 
 
@@ -342,10 +366,10 @@ def run_listen(args: argparse.Namespace) -> int:
             "tokensales-tui: listen needs a terminal; for scripts: listen --print", file=sys.stderr
         )
         return 2
-    from .console import ungate
+    from .console import unguard
     from .ui.listen_app import run_listen_app
 
-    ungate()  # the screen writes through Textual's driver
+    unguard()  # the screen writes through Textual's driver
     return run_listen_app(args)
 
 

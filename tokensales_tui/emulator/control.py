@@ -12,11 +12,9 @@ at most :data:`ANSWER_LIMIT` bytes of an answer.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import math
-import os
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -26,6 +24,7 @@ from urllib.parse import urlsplit
 import msgspec
 
 from ..clean import clean_line
+from ..console import OutputFailed
 from ..script.output import encode_json
 from ..script.parser import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from .admin import DELIVERIES_PATH, EVENTS_PATH
@@ -118,9 +117,6 @@ def _run(url: str, command: Callable[[httpx.AsyncClient], Awaitable[int]]) -> in
         return asyncio.run(_session(url, command))
     except _Failed as failed:
         return _say(failed)
-    except BrokenPipeError:  # the reader went away (`| head`): what it wanted was printed
-        _quiet_stdout()
-        return EXIT_OK
 
 
 async def _session(url: str, command: Callable[[httpx.AsyncClient], Awaitable[int]]) -> int:
@@ -142,7 +138,7 @@ async def _session(url: str, command: Callable[[httpx.AsyncClient], Awaitable[in
     except httpx.HTTPError as error:
         why = str(error) or type(error).__name__
         raise _Failed(f"the emulator at {where} did not answer: {why}") from None
-    except (_Failed, BrokenPipeError):
+    except (_Failed, OutputFailed):  # stdout's failure is the command line's to report
         raise
     except Exception as error:  # whatever else the other side provoked: one line, logged
         _log.warning("talking to the emulator at %s", where, exc_info=True)
@@ -266,9 +262,3 @@ def _shape(value: Any) -> str:
 def _say(failed: _Failed) -> int:
     print(f"tokensales-tui: {clean_line(str(failed))}", file=sys.stderr)
     return failed.code
-
-
-def _quiet_stdout() -> None:
-    """Point stdout at /dev/null so that the interpreter's last flush raises nothing."""
-    with contextlib.suppress(OSError, ValueError):
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -30,7 +30,11 @@ EXIT_INTERRUPTED: Final = 130
 
 EXIT_CODES: Final[tuple[tuple[int, str], ...]] = (
     (EXIT_OK, "success"),
-    (EXIT_FAILURE, "the service or the network failed (server error, time-out, unexpected answer)"),
+    (
+        EXIT_FAILURE,
+        "the service or the network failed (server error, time-out, unexpected answer),"
+        " or the output could not be written (a full disk, a closed stdout)",
+    ),
     (
         EXIT_USAGE,
         "usage or validation error: nothing was sent, or the service refused the input"

@@ -22,7 +22,6 @@ from .parser import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
     EXIT_NOT_FOUND,
-    EXIT_OK,
     EXIT_READ_ONLY,
     EXIT_USAGE,
 )
@@ -189,10 +188,6 @@ def run(args: argparse.Namespace, command: Callable[[Context], Awaitable[int]]) 
         sys.stderr.write(halted.message)
         sys.stderr.flush()
         return halted.code
-    except BrokenPipeError:
-        # The reader went away (`| head`): what it wanted was printed.
-        _quiet_stdout()
-        return EXIT_OK
     except (ApiError, UsageError, Refused, OutputError, config.ConfigError) as error:
         say(message_of(error))
         return EXIT_USAGE if isinstance(error, OutputError) else exit_code(error)
@@ -216,15 +211,6 @@ async def _run(context: Context, command: Callable[[Context], Awaitable[int]]) -
         return await command(context)
     finally:
         await context.aclose()
-
-
-def _quiet_stdout() -> None:
-    """Point stdout at /dev/null so that the interpreter's last flush raises nothing."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
 
 
 def read_json_file(path: str, what: str, *, limit: int = 64 * 1024 * 1024) -> Any:

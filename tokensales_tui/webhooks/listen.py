@@ -336,7 +336,3 @@ def run_print(args: argparse.Namespace) -> int:
         return error.code
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        with contextlib.suppress(OSError):
-            sys.stdout.close()
-        return EXIT_OK
