@@ -12,10 +12,12 @@ import os
 import pty
 import select
 import shlex
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import msgspec
@@ -390,6 +392,50 @@ def test_jq_halt_error_ends_the_command_with_its_code_and_message(served: Served
 
 
 # --- output ---------------------------------------------------------------------------------
+
+
+class StopReading(Exception):
+    """What a reader that has seen enough makes the next write raise."""
+
+
+class ReadsOnce(io.BytesIO):
+    """A stream whose reader takes one write, then goes away."""
+
+    def write(self, data: Any) -> int:
+        if self.tell():
+            raise StopReading
+        return super().write(data)
+
+
+def test_a_jq_program_prints_as_it_goes_and_ends_when_its_reader_stops() -> None:
+    # The results were all computed and held before the first was printed:
+    # `range(3000000) | head -1` took 5 s and 837 MB, `range(1e8)` never printed.
+    out = ReadsOnce()
+    printer = Printer("json", jq='range(100000), error("every result was computed")', stream=out)
+    with pytest.raises(StopReading):  # not the program's error: it was never reached
+        printer.one([])
+    assert out.getvalue().startswith(b"0\n1\n2\n")
+
+
+def test_ctrl_c_ends_a_jq_program_at_once_with_130(served: Served) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tokensales_tui", "get", "webhooks", "--jq", "range(1e9)"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=served.env,
+    )
+    try:
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], 20)
+        assert ready, "nothing printed in 20 s"
+        assert process.stdout.read1(64).startswith(b"0\n1\n")
+        process.send_signal(signal.SIGINT)  # once: asyncio's handler used to wait for an await
+        assert process.wait(10) == 130
+        assert process.stderr is not None
+        assert process.stderr.read() == b"tokensales-tui: interrupted\n"
+    finally:
+        process.kill()
+        process.wait()
 
 
 def test_a_table_keeps_its_columns_when_an_entry_is_no_object() -> None:

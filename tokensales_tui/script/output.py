@@ -7,18 +7,22 @@ with :mod:`tokensales_tui.clean`, as the app's tables do.
 
 Rows reach a :class:`Printer` as JSON text (``msgspec.Raw``, straight from a streamed
 list) or as plain values; a list is printed a batch at a time, never held, except
-for a table (its columns need every width) and ``--jq`` (a program sees the whole).
+for a table (its columns need every width) and ``--jq`` (a program sees the whole; its
+results are printed as it makes them).
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
 import math
 import re
+import signal
 import sys
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Iterable, Iterator, Sequence
 from typing import IO, Any
 from unicodedata import combining, east_asian_width
 
@@ -42,6 +46,8 @@ ID_KEYS = {"collections": shapes.COLLECTION_ID_KEYS, "assets": shapes.ASSET_ID_K
 
 CELL_WIDTH = 48
 """Widest table column; longer text ends with an ellipsis."""
+JQ_BATCH = 256
+"""Results of a ``--jq`` program written at once (a stream buffers them anyway)."""
 
 _ESCAPE = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
 _ENCODER = msgspec.json.Encoder()
@@ -279,23 +285,49 @@ class Printer:
         self.stream.write(out.getvalue().encode("utf-8", "replace"))
 
     def _jq(self, value: Any) -> None:
+        """Run the program over ``value``, printing each result as it comes: a reader
+        that stops early (``| head``) ends it, and memory holds one result at a time."""
         assert self._program is not None
-        results: list[Any] = []
-        failure: Exception | None = None
-        try:
-            results.extend(self._program.input_text(encode_json(value).decode()))
-        except ValueError as error:  # what it printed before is printed, as jq does
-            failure = _halted(str(error)) or OutputError(f"--jq: {clean(str(error))}")
-        lines = [
-            clean(result).encode("utf-8", "replace")
-            if isinstance(result, str)
-            else encode_json(result)
-            for result in results
-        ]
-        self.stream.write(b"".join(line + b"\n" for line in lines))
-        if failure is not None:
-            self.stream.flush()
-            raise failure
+        results = iter(self._program.input_text(encode_json(value).decode()))
+        lines: list[bytes] = []  # written JQ_BATCH at a time: one write a result costs
+        with _interruptible():
+            while True:
+                try:
+                    result = next(results)
+                except StopIteration:
+                    break
+                except ValueError as error:  # what it printed before is printed, as jq does
+                    self.stream.write(b"".join(lines))
+                    self.stream.flush()
+                    raise _halted(str(error)) or OutputError(f"--jq: {clean(str(error))}") from None
+                if isinstance(result, str):
+                    lines.append(clean(result).encode("utf-8", "replace") + b"\n")
+                else:
+                    lines.append(encode_json(result) + b"\n")
+                if len(lines) == JQ_BATCH:
+                    self.stream.write(b"".join(lines))
+                    lines.clear()
+        self.stream.write(b"".join(lines))
+
+
+@contextlib.contextmanager
+def _interruptible() -> Iterator[None]:
+    """Ctrl+C raises KeyboardInterrupt at once while the block runs.
+
+    A command runs in ``asyncio.run``, whose SIGINT handler only cancels the command's
+    task, which takes effect at its next ``await``: a jq program never reaches one, and
+    went on for as long as it had results. (A single result that takes long, such as
+    ``[range(1e9)] | length``, is computed inside the jq library, which only lets Python
+    see the signal once it is done.)
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 _HALT = "tokensales-tui halt"
