@@ -136,6 +136,15 @@ def test_a_hostile_servers_lists_reach_a_terminal_cleaned_and_json_intact(
         assert rows and all(isinstance(row, dict) for row in rows)
 
 
+def test_data_formats_reach_a_terminal_cleaned_by_its_gate(served: Served) -> None:
+    # CSV and jq's strings leave the printer as they are (a pipe gets them exactly).
+    next(iter(served.emulator.items.values()))["note"] = HOSTILE
+    for args in (("--jq", ".[0].note"), ("-o", "csv", "--fields", "id,note")):
+        code, shown = on_terminal(served, "get", "items", *args)
+        assert code == 0 and b"PWNED" in shown, shown[-500:]
+        assert_no_terminal_controls(shown)
+
+
 # --- bodies and pipes -----------------------------------------------------------------------
 
 
@@ -146,6 +155,24 @@ def test_api_prints_an_answer_larger_than_the_client_keeps_in_memory(long_list: 
     answer = json.loads(result.stdout)
     items = answer if isinstance(answer, list) else next(iter(answer.values()))
     assert len(items) == 3000
+
+
+def test_api_prints_an_answer_that_is_not_json_as_it_came(served: Served) -> None:
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    body = "line1\r\nline2 \u202bשלום\u202c \x1b[1mbold ".encode() + b"\xff"
+
+    async def plain(request: Request) -> Response:
+        return Response(body, media_type="text/plain")
+
+    served.server.app.router.routes.insert(0, Route("/v1/plain", plain))
+    result = served.run("api", "GET", "/v1/plain")
+    assert (result.returncode, result.stdout) == (0, body)  # cleaned and given a "\n" before
+    code, shown = on_terminal(served, "api", "GET", "/v1/plain")
+    assert code == 0 and shown.endswith("bold \ufffd\r\n".encode())  # the pty's line end
+    assert_no_terminal_controls(shown)
 
 
 @pytest.mark.parametrize("fmt", ["json", "jsonl", "csv"])
@@ -506,8 +533,8 @@ def test_csv_cells_a_spreadsheet_would_run_get_a_quote_as_in_the_apps_export() -
     printer = Printer("csv", fields=("title",), stream=out)
     printer.rows([{"title": title} for title in titles])
     printer.end()
-    cells = [row[0] for row in csv.reader(io.StringIO(out.getvalue().decode()))][1:]
-    assert cells == ["'\t=1", "\u240d=1", "'\n=1", "'=SUM(A1)", "'@x", "-1,234.5", "plain"]
+    cells = [row[0] for row in csv.reader(io.StringIO(out.getvalue().decode(), newline=""))][1:]
+    assert cells == ["'\t=1", "'\r=1", "'\n=1", "'=SUM(A1)", "'@x", "-1,234.5", "plain"]
     # The app's export flattens cells to one line first (a tab is a space, a new line
     # "↵"), so none of those starts a formula there; the same rule guards the rest.
     assert [csv_cell(title) for title in titles] == [

@@ -1,9 +1,14 @@
 """What the commands print: a table, JSON, JSON lines or CSV, ``--fields`` and ``--jq``.
 
-JSON is the server's data re-encoded: every control character, DEL, C1 control and
-bidi control arrives escaped (``\\u001b``), so printing it on a terminal is harmless
-and a JSON reader gets the text back exactly. The table and CSV clean server text
-with :mod:`tokensales_tui.clean`, as the app's tables do.
+The data formats print the data exactly: JSON is the server's data re-encoded, every
+control character, DEL, C1 control and bidi control escaped (``\\u001b``), so a JSON
+reader gets the text back exactly; CSV cells and ``--jq``'s bare strings are the text
+as it is (a CSV cell a spreadsheet would run as a formula gets a leading ``'``). What
+goes to a terminal is cleaned on its way there (:mod:`tokensales_tui.console`), never
+here: a pipe gets the data. The table and one object's ``key  value`` lines are views
+made for reading, on a terminal or not: one line a row, cut to width, server text
+cleaned with :mod:`tokensales_tui.clean` as the app's tables do (a width is only right
+for text without controls).
 
 Rows reach a :class:`Printer` as JSON text (``msgspec.Raw``, straight from a streamed
 list) or as plain values; a list is printed a batch at a time, never held, except
@@ -22,7 +27,7 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, Any
 from unicodedata import combining, east_asian_width
 
@@ -271,17 +276,17 @@ class Printer:
 
     def _csv(self, rows: Iterable[Any]) -> None:
         out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
+        write = _csv_writer(out)
         for row in rows:
             if not self._columns:
                 self._columns = self._column_names([row])
-                writer.writerow([_csv_cell(name) for name in self._columns])
+                write([_csv_cell(name) for name in self._columns])
             values = (
                 [self._pick(row, name) for name in self._columns]
                 if isinstance(row, dict)
                 else [row]
             )
-            writer.writerow([_csv_cell(value) for value in values])
+            write([_csv_cell(value) for value in values])
         self.stream.write(out.getvalue().encode("utf-8", "replace"))
 
     def _jq(self, value: Any) -> None:
@@ -300,8 +305,8 @@ class Printer:
                     self.stream.write(b"".join(lines))
                     self.stream.flush()
                     raise _halted(str(error)) or OutputError(f"--jq: {clean(str(error))}") from None
-                if isinstance(result, str):
-                    lines.append(clean(result).encode("utf-8", "replace") + b"\n")
+                if isinstance(result, str):  # bare, as jq -r prints it
+                    lines.append(result.encode("utf-8", "replace") + b"\n")
                 else:
                     lines.append(encode_json(result) + b"\n")
                 if len(lines) == JQ_BATCH:
@@ -367,9 +372,25 @@ def _halted(message: str) -> Halted | None:
     return Halted(code & 0xFF, text)
 
 
+def _csv_writer(out: IO[str]) -> Callable[[list[str]], None]:
+    """What writes a CSV row of text cells to ``out``, lines ending in ``\\n``.
+
+    The csv module quotes a cell holding a character of the line end, not one holding a
+    lone ``\\r``, which readers take for the end of a row: a row with one is written
+    with every cell quoted.
+    """
+    plain = csv.writer(out, lineterminator="\n")
+    quoted = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
+
+    def write(cells: list[str]) -> None:
+        (quoted if any("\r" in cell for cell in cells) else plain).writerow(cells)
+
+    return write
+
+
 def _csv_cell(value: Any) -> str:
-    """A CSV cell: scalars as text, lists and objects as compact JSON, cleaned; text a
-    spreadsheet would run as a formula gets a leading quote (:func:`.clean.guard_formula`)."""
+    """A CSV cell: scalars as text, lists and objects as compact JSON; text a spreadsheet
+    would run as a formula gets a leading quote (:func:`.clean.guard_formula`)."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -377,4 +398,4 @@ def _csv_cell(value: Any) -> str:
     if isinstance(value, int | float):
         return repr(value) if isinstance(value, float) else str(value)
     text = value if isinstance(value, str) else encode_json(value).decode()
-    return guard_formula(clean(text))
+    return guard_formula(text)

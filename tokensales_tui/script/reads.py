@@ -247,9 +247,10 @@ async def api(context: Context) -> int:
     except UnexpectedResponse:
         if args.jq:
             raise OutputError("--jq: the answer is not JSON") from None
-        from ..clean import clean
-
-        sys.stdout.write(clean(str(body, "utf-8", "replace")) + "\n")
+        # As it came, bytes that are not UTF-8 too; a terminal's gate cleans it.
+        sys.stdout.buffer.write(body)
+        if sys.stdout.isatty() and body[-1] != ord("\n"):
+            sys.stdout.write("\n")  # the prompt on a line of its own
         return EXIT_OK
     Printer(output_format("json"), jq=args.jq).one(payload)
     return EXIT_OK
