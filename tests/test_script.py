@@ -120,6 +120,32 @@ def test_get_prints_the_servers_list_in_every_format(served: Served, kind: str) 
     )
 
 
+@pytest.mark.parametrize(
+    ("assets", "expected"),
+    [
+        # The first asset named no column: an empty header, then one as a row.
+        ([{}, {"id": "ast_1", "name": "A"}], [["id", "name"], ["", ""], ["ast_1", "A"]]),
+        # The first is no object: it was a row before the header.
+        ([["x"], {"id": "ast_1", "name": "A"}], [["id", "name"], ['["x"]', ""], ["ast_1", "A"]]),
+        # The first lacks fields the others have: they were left out.
+        (
+            [{"name": "A"}, {"id": "ast_2", "symbol": "S"}],
+            [["id", "name", "symbol"], ["", "A", ""], ["ast_2", "", "S"]],
+        ),
+    ],
+)
+def test_asset_columns_come_from_every_asset_and_the_header_comes_first(
+    served: Served, assets: list[Any], expected: list[list[str]]
+) -> None:
+    served.emulator.assets.clear()
+    served.emulator.assets.update({str(n): asset for n, asset in enumerate(assets)})
+    result = served.run("get", "assets", "-o", "csv")
+    assert result.returncode == 0, result.stderr
+    assert list(csv.reader(io.StringIO(result.stdout.decode(), newline=""))) == expected
+    table = served.run("get", "assets", "-o", "table").stdout.decode().splitlines()
+    assert table[0].split() == [name.upper() for name in expected[0]]
+
+
 def test_get_payouts_and_one_object_by_id(served: Served) -> None:
     payouts = json.loads(served.run("get", "payouts").stdout)
     used = sum(row["usedBy"] for row in payouts)

@@ -465,6 +465,21 @@ def test_ctrl_c_ends_a_jq_program_at_once_with_130(served: Served) -> None:
         process.wait()
 
 
+def test_csv_of_assets_holds_a_sample_to_name_its_columns_then_streams() -> None:
+    from tokensales_tui.script.output import COLUMN_SAMPLE
+
+    out = io.BytesIO()
+    printer = Printer("csv", kind="assets", stream=out)
+    printer.rows([{"name": "A"}] * (COLUMN_SAMPLE - 1))
+    assert out.getvalue() == b""  # held: the next asset may name another column
+    printer.rows([{"id": "ast_1", "symbol": "S"}] * 2)
+    lines = out.getvalue().decode().splitlines()
+    assert lines[0] == "id,name,symbol" and len(lines) == COLUMN_SAMPLE + 2
+    printer.rows([{"other": 1}])  # past the sample: a row, in the columns chosen
+    printer.end()
+    assert out.getvalue().decode().splitlines()[-1] == ",,"
+
+
 def test_a_table_keeps_its_columns_when_an_entry_is_no_object() -> None:
     out = io.BytesIO()
     printer = Printer("table", kind="items", stream=out)

@@ -13,7 +13,8 @@ for text without controls).
 Rows reach a :class:`Printer` as JSON text (``msgspec.Raw``, straight from a streamed
 list) or as plain values; a list is printed a batch at a time, never held, except
 for a table (its columns need every width) and ``--jq`` (a program sees the whole; its
-results are printed as it makes them).
+results are printed as it makes them), and the first rows of a CSV whose columns the
+rows name (:data:`COLUMN_SAMPLE`).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ __all__ = ["DEFAULT_FIELDS", "Halted", "OutputError", "Printer", "encode_json"]
 DEFAULT_FIELDS: dict[str, tuple[str, ...]] = {
     "webhooks": ("id", "url", "isActive", "events", "createdAt"),
     "items": ("id", "title", "price", "currency", "payout.type"),
-    "assets": (),  # none assumed: the keys of the first row
+    "assets": (),  # none assumed: the keys of the rows (see Printer._column_names)
     "collections": ("id", "name", "blockchain", "contractAddress", "whitelisted"),
     "payouts": ("id", "type", "name", "chain", "account", "usedBy", "source"),
 }
@@ -51,6 +52,11 @@ ID_KEYS = {"collections": shapes.COLLECTION_ID_KEYS, "assets": shapes.ASSET_ID_K
 
 CELL_WIDTH = 48
 """Widest table column; longer text ends with an ellipsis."""
+COLUMN_SAMPLE = 500
+"""Rows whose keys make the columns of a resource that has no usual ones (assets): CSV
+holds this many before its header, so a list of any length still streams."""
+COLUMN_LIMIT = {"table": 8, "csv": 64}
+"""Most columns taken from the rows' keys: a table must fit a screen."""
 JQ_BATCH = 256
 """Results of a ``--jq`` program written at once (a stream buffers them anyway)."""
 
@@ -169,7 +175,7 @@ class Printer:
         self._program = _compile(jq) if jq else None
         self._held: list[Any] = []
         self._count = 0
-        self._columns: tuple[str, ...] = ()
+        self._columns: tuple[str, ...] | None = None  # CSV's, once its header is written
 
     # --- lists ----------------------------------------------------------------------
 
@@ -179,7 +185,7 @@ class Printer:
             self._held.extend(map(self._shape, batch))
             return
         if self.fmt == "csv":
-            self._csv(map(self._shape, batch))
+            self._csv(list(map(self._shape, batch)), last=False)
             return
         lines = [encode_json(self._shape(row)) for row in batch]
         if not lines:
@@ -197,6 +203,8 @@ class Printer:
             self._jq(self._held)
         elif self.fmt == "table":
             self._table(self._held)
+        elif self.fmt == "csv":
+            self._csv([], last=True)
         elif self.fmt == "json":
             self.stream.write(b"\n]\n" if self._count else b"[]\n")
         self.stream.flush()
@@ -211,7 +219,7 @@ class Printer:
         elif self.fmt == "table":
             self._record(value)
         elif self.fmt == "csv":
-            self._csv([value])
+            self._csv([value], last=True)
         elif self.fmt == "json":
             self.stream.write(msgspec.json.format(encode_json(value), indent=2) + b"\n")
         else:
@@ -235,13 +243,23 @@ class Printer:
         return pick(row, path)
 
     def _column_names(self, rows: Sequence[Any]) -> tuple[str, ...]:
+        """The fields asked for, else the resource's usual ones, else the keys of the first
+        :data:`COLUMN_SAMPLE` rows in the order they first appear, ``id`` first (an
+        asset has fields of its own choosing, and the first may lack some); ``value``
+        when there are rows and none is an object."""
         if self.fields:
             return self.fields
         default = DEFAULT_FIELDS.get(self.kind, ())
         if default:
             return default
-        first = next((row for row in rows if isinstance(row, dict)), {})
-        return tuple(first)[:8]
+        keys: dict[str, None] = {}
+        for row in rows[:COLUMN_SAMPLE]:
+            if isinstance(row, dict):
+                keys.update(dict.fromkeys(row))
+        names = sorted(keys, key=lambda key: key != "id")  # stable: the rest keep their order
+        if not names and rows:
+            return ("value",)
+        return tuple(names[: COLUMN_LIMIT[self.fmt]])
 
     def _cells(self, row: Any, columns: Sequence[str]) -> list[str]:
         if not isinstance(row, dict):  # an entry that is no object: in the first column
@@ -274,18 +292,26 @@ class Printer:
         ]
         self.stream.write(("\n".join(lines) + "\n").encode("utf-8", "replace"))
 
-    def _csv(self, rows: Iterable[Any]) -> None:
+    def _csv(self, rows: list[Any], *, last: bool) -> None:
+        """Write ``rows`` as CSV, the header first. Until the columns are known, rows are
+        held (at most :data:`COLUMN_SAMPLE`: see :meth:`_column_names`); ``last`` says
+        no more will come."""
         out = io.StringIO()
         write = _csv_writer(out)
-        for row in rows:
-            if not self._columns:
-                self._columns = self._column_names([row])
+        if self._columns is None:
+            self._held.extend(rows)
+            known = self.fields or DEFAULT_FIELDS.get(self.kind)
+            if not (known or last or len(self._held) >= COLUMN_SAMPLE):
+                return
+            self._columns = self._column_names(self._held)
+            if self._columns:  # none for an empty list of assets: nothing to name
                 write([_csv_cell(name) for name in self._columns])
-            values = (
-                [self._pick(row, name) for name in self._columns]
-                if isinstance(row, dict)
-                else [row]
-            )
+            rows, self._held = self._held, []
+        for row in rows:
+            if isinstance(row, dict):
+                values = [self._pick(row, name) for name in self._columns]
+            else:  # an entry that is no object: in the first column
+                values = [row, *([None] * (len(self._columns) - 1))]
             write([_csv_cell(value) for value in values])
         self.stream.write(out.getvalue().encode("utf-8", "replace"))
 
