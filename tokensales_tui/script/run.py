@@ -22,6 +22,7 @@ from .parser import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
     EXIT_NOT_FOUND,
+    EXIT_OK,
     EXIT_READ_ONLY,
     EXIT_USAGE,
 )
