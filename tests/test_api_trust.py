@@ -24,6 +24,7 @@ from tokensales_tui.api import (
     ApiClient,
     ApiError,
     AuthError,
+    Deleted,
     NotFoundError,
     RateLimitedError,
     RedirectError,
@@ -883,3 +884,26 @@ def test_a_secret_is_masked_wherever_a_long_message_quotes_it() -> None:
     text += "x" * (3980 - len(text)) + f" apiSecret={secret.reveal()} and more"  # across 4,000
     shown = ApiError(text).message
     assert not any(secret.reveal()[i : i + 6] in shown for i in range(len(secret.reveal()) - 5))
+
+
+@pytest.mark.parametrize("method", ["DELETE", "PUT"])
+async def test_a_writes_long_answer_is_read_no_further_than_it_needs(method: str) -> None:
+    # The interface's writes answer with no body: a megabyte of gzip inflating to a
+    # gigabyte once held two copies of it (2 GB) for a DELETE.
+    pulled = []
+
+    class Endless(httpx.AsyncByteStream):
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            for _ in range(10_000):  # 640 MB
+                pulled.append(1)
+                yield b" " * 65536
+
+    server = FakeServer(
+        {(method, "/v1/platform-webhooks/wh_1"): lambda r: httpx.Response(200, stream=Endless())}
+    )
+    async with server.client() as client:
+        if method == "DELETE":
+            assert await client.delete_webhook("wh_1") == Deleted()
+        else:
+            await client.update_webhook("wh_1", WebhookUpdate(url="https://a.example"))
+    assert len(pulled) < 40  # 1 MB is kept; the rest never read

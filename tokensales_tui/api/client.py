@@ -15,13 +15,14 @@ profile names one.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 import msgspec
 
@@ -83,6 +84,8 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 TOKEN_ENDPOINT = Endpoint("POST", "auth", "/auth/getAccessToken")
+WRITE_ANSWER_CAP = 1024 * 1024
+"""Bytes of a write's successful answer read (see :meth:`ApiClient._send`)."""
 
 PAYOUT_UNKNOWN_ADVICE = (
     "the service cannot list payout definitions: check in its own console whether it was"
@@ -286,8 +289,8 @@ class ApiClient:
 
     async def add_collections(self, bodies: Sequence[NewCollection]) -> Any:
         """``POST {console_url}/collections`` with a JSON array; returns the decoded body, if any."""
-        response = await self._send(Endpoint("POST", "console", "/collections"), list(bodies))
-        return optional_json(response.content)
+        answer = await self._send(Endpoint("POST", "console", "/collections"), list(bodies))
+        return optional_json(answer)
 
     async def delete_collection(self, collection_id: str) -> Deleted:
         """``DELETE {console_url}/collection/{token_Id}``; see :class:`Deleted`."""
@@ -443,16 +446,31 @@ class ApiClient:
         """A DELETE; a 404 to it repeated after an attempt whose answer was lost is the
         object gone, most likely by that attempt: deleted (see :mod:`.transport`)."""
         try:
-            await self._sender.send(endpoint, None)
+            await self._send(endpoint)
         except NotFoundError as error:
             if not error.after_unknown_outcome:
                 raise
             return Deleted(already_gone=True)
         return Deleted()
 
-    async def _send(self, endpoint: Endpoint, body: Any = None) -> httpx.Response:
+    async def _send(self, endpoint: Endpoint, body: Any = None) -> bytes:
+        """A write (POST, PUT, DELETE); its answer's first :data:`WRITE_ANSWER_CAP` bytes.
+
+        The interface's writes answer with no body, or a small one: the rest of a longer
+        answer is never read (a compressed megabyte inflating to a gigabyte once cost two).
+        """
         content = encode(body) if body is not None else None
-        return await self._sender.send(endpoint, content)
+        kept = bytearray()
+
+        async def keep(response: httpx.Response, pieces: AsyncIterator[bytes]) -> None:
+            async with contextlib.aclosing(cast("AsyncGenerator[bytes]", pieces)):
+                async for piece in pieces:
+                    kept.extend(piece[: WRITE_ANSWER_CAP - len(kept)])
+                    if len(kept) >= WRITE_ANSWER_CAP:
+                        return
+
+        await self._sender.send(endpoint, content, consume=keep)
+        return bytes(kept)
 
 
 def _fits_a_header(token: str) -> bool:
