@@ -287,3 +287,9 @@ async def test_r_on_a_delivery_cut_short_or_over_the_limit_says_why_and_sends_no
                 ]
                 assert target.received == []
                 assert not any(d.replays for d in listening.receiver.deliveries)
+                await pilot.press("c", "j", "c")  # the copies say what they hold
+                said = [str(n.message) for n in app._notifications][2:]
+                assert said == [
+                    "Copied the body of #1 (30 bytes): it did not arrive whole",
+                    "Copied the body of #2 (0 bytes): none was kept",
+                ]

@@ -418,6 +418,21 @@ def test_jq_halt_error_ends_the_command_with_its_code_and_message(served: Served
     assert json.loads(result.stdout)["id"]  # what it printed before its error
 
 
+def test_jq_a_halt_cannot_be_faked_by_the_data_and_a_caught_one_given_out_still_halts(
+    served: Served,
+) -> None:
+    # The halt marker's key has a nonce of the run: an error(...) of the data's own
+    # made the command end with 0 after printing some results.
+    faked = 'length, error("{\\"tokensales-tui halt\\": [0, null]}")'
+    result = served.run("get", "webhooks", "--jq", faked)
+    assert result.returncode == 2 and b"--jq:" in result.stderr
+    result = served.run("get", "webhooks", "--jq", "length, (try halt catch .), 1")
+    assert result.returncode == 0 and result.stdout.strip().isdigit()  # nothing after
+    assert b"halt" not in result.stdout
+    result = served.run("get", "webhooks", "--jq", 'try ("bye\n" | halt_error(4)) catch .')
+    assert (result.returncode, result.stdout, result.stderr) == (4, b"", b"bye\n")
+
+
 # --- output ---------------------------------------------------------------------------------
 
 

@@ -25,6 +25,7 @@ import io
 import json
 import math
 import re
+import secrets
 import signal
 import sys
 import threading
@@ -331,6 +332,10 @@ class Printer:
                     self.stream.write(b"".join(lines))
                     self.stream.flush()
                     raise _halted(str(error)) or OutputError(f"--jq: {clean(str(error))}") from None
+                if isinstance(result, dict) and _HALT in result:  # caught, given out
+                    self.stream.write(b"".join(lines))
+                    self.stream.flush()
+                    raise _halted(json.dumps(result)) or OutputError("--jq: halted")
                 if isinstance(result, str):  # bare, as jq -r prints it
                     lines.append(result.encode("utf-8", "replace") + b"\n")
                 else:
@@ -361,14 +366,18 @@ def _interruptible() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-_HALT = "tokensales-tui halt"
+_HALT = f"tokensales-tui halt {secrets.token_hex(8)}"
+"""The key of a halt's error, with a nonce of this run: an ``error(…)`` of the data's own
+(a server's text) cannot pass for a halt."""
 _HALTING = (
     f'def halt_error($code): error({{"{_HALT}": [$code, .]}}); '
     "def halt_error: halt_error(5); "
     f'def halt: error({{"{_HALT}": [0, null]}}); '
 )
 """``halt`` and ``halt_error`` as errors the command can tell apart: the jq library ends a
-program that halts without a word, as if it had printed all it had to."""
+program that halts without a word, as if it had printed all it had to. Unlike jq's, they
+are errors a ``try`` or ``?`` catches; a halt caught and given out as a result
+(``try halt catch .``) still halts."""
 
 
 def _compile(program: str) -> Any:

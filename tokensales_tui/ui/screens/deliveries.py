@@ -192,7 +192,10 @@ class DeliveriesScreen(Screen[None]):
         delivery = self.delivery_list.highlighted
         if delivery is not None:
             body = delivery.body.decode("utf-8", "replace")
-            copy(self.app, body, f"Copied the body of #{delivery.number} ({delivery.size:,} bytes)")
+            said = f"Copied the body of #{delivery.number} ({len(delivery.body):,} bytes)"
+            if not delivery.whole:  # cut short, over the limit, or not read
+                said += ": it did not arrive whole" if delivery.body else ": none was kept"
+            copy(self.app, body, said)
 
     def action_copy_json(self) -> None:
         """Copy the highlighted delivery — headers, body, verdict — as JSON."""
