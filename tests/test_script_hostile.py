@@ -627,6 +627,11 @@ def test_api_judges_a_query_as_a_query(target: str) -> None:
         ("/v1/items//x", "empty segment"),
         ("/v1/items/", "empty segment"),
         ("/v1/items/%ff", "cannot be sent"),
+        ("/v1/platform-webhooks/wh_1/..#", "fragment"),  # sent as DELETE /v1/platform-webhooks
+        ("/v1/..#", "fragment"),
+        ("/v1/items#?limit=1", "fragment"),
+        ("/v1/items/..;x", "dot segment followed by parameters"),
+        ("/v1/items/.%3Bx", "dot segment followed by parameters"),
         ("https://evil.example/v1/items", "not a path"),
         ("/v1/items?q=a b", "not a path"),
     ],

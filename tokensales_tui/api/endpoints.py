@@ -130,8 +130,9 @@ def raw_endpoint(method: str, target: str) -> Endpoint:
     The host follows the path's first segment, as the interface says; a path of another
     first segment (``/collectionsXYZ``) is refused. The path is sent as written, so a
     segment that would take it elsewhere is refused: empty, ``.`` or ``..`` (encoded or
-    not), or holding a ``\\`` or an encoded ``/`` or ``\\``, which servers and proxies may
-    read as a separator. The query is the server's to read: a ``/`` or ``..`` in it is a value.
+    not, or with ``;`` parameters), or holding a ``\\`` or an encoded ``/`` or ``\\``, which
+    servers and proxies may read as a separator; so is a fragment, which is never sent. The
+    query is the server's to read: a ``/`` or ``..`` in it is a value.
 
     Raises:
         ValueError: why no request can go there as written, in one line about the path.
@@ -140,6 +141,10 @@ def raw_endpoint(method: str, target: str) -> Endpoint:
         raise ValueError(f"{target!r} is not a path — expected one such as /v1/items")
     if not target.isascii() and any("\ud800" <= ch <= "\udfff" for ch in target):
         raise ValueError("it holds bytes that are not UTF-8 text — percent-encode them")
+    if "#" in target:  # the client drops it, and what is left may go elsewhere (/x/..#)
+        raise ValueError(
+            f"{target}: a fragment (#…) is never sent — percent-encode # as %23 in a value"
+        )
     path = target.partition("?")[0]
     if "\\" in path:
         raise ValueError(f"{path}: a path holds no \\ (servers and proxies may read it as /)")
@@ -165,6 +170,8 @@ def _written_segment_problem(decoded: bytes) -> str:
             "holds an encoded / or \\, which servers and proxies may read as a separator"
             " (get and delete send an id holding one)"
         )
+    if b";" in decoded and decoded.partition(b";")[0] in (b".", b".."):  # "..;x" is ".." to some
+        return "is a dot segment followed by parameters, which some servers read as it"
     return _segment_problem(decoded)
 
 
