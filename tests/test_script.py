@@ -495,6 +495,7 @@ def test_api_dry_run_masks_every_secret_key_of_the_body_however_deep(
                 "apiSecret": "api-s3cret-value",
                 "options": [{"signing": {"secret": "nested-s3cret", "rounds": 3}}],
                 "isSecret": True,
+                "webhookSecrets": ["list-s3cret", {"value": "object-s3cret"}],
             }
         )
     )
@@ -502,11 +503,18 @@ def test_api_dry_run_masks_every_secret_key_of_the_body_however_deep(
         result = served.run("api", method, path, "--input", str(body), "--dry-run")
         assert result.returncode == 0, result.stderr
         out = result.stdout.decode()
-        for secret in (SECRET, "api-s3cret-value", "nested-s3cret"):
+        secrets = (SECRET, "api-s3cret-value", "nested-s3cret", "list-s3cret", "object-s3cret")
+        for secret in secrets:
             assert secret not in out + result.stderr.decode()
-        assert out.count('"********"') == 3, out
+        assert out.count('"********"') == 5, out
         assert '"rounds": 3' in out and '"isSecret": true' in out  # the rest as given
     assert served.sent() == {}
+    # A key given twice: the preview would show one value, the bytes would send both.
+    body.write_bytes(b'{"url": "https://a.example/h", "secret": "first-s3cret", "secret": "2nd"}')
+    result = served.run("api", "POST", "/v1/platform-webhooks", "--input", str(body))
+    assert result.returncode == 2 and served.sent() == {}
+    assert b"the key \xe2\x80\x9csecret\xe2\x80\x9d comes twice" in result.stderr
+    assert b"first-s3cret" not in result.stdout + result.stderr
 
 
 def test_read_only_refuses_every_change_before_sending(served: Served) -> None:

@@ -99,30 +99,35 @@ def forget_revealed() -> None:
 def is_secret_key(key: str) -> bool:
     """Whether a body's ``key`` holds a secret: ``secret``, ``apiSecret``, ``apiKey`` as the
     interface names them, and the same words written otherwise (``api_secret``,
-    ``clientSecret``, ``Webhook-Secret``)."""
+    ``clientSecret``, ``Webhook-Secret``, ``secrets``)."""
     word = _NOT_ALPHANUMERIC.sub("", key.lower())
-    return word.endswith("secret") or word == "apikey"
+    return word.endswith(("secret", "secrets")) or word in ("apikey", "apikeys")
 
 
 def hide_secrets(body: Any) -> list[Secret]:
     """Put the value of every secret key of ``body`` (plain JSON values), however deep, in a
     :class:`Secret`, in place; the secrets so made.
 
-    A number under such a key is held as its JSON text; a list or an object is searched.
+    A number under such a key is held as its JSON text; in a list or an object under such
+    a key, every string and number is a secret (``{"secret": ["s1", "s2"]}``).
     """
     made: list[Secret] = []
-    pending: list[Any] = [body]
+    pending: list[tuple[Any, bool]] = [(body, False)]
     while pending:  # not recursive: a body may nest thousands deep
-        container = pending.pop()
+        container, hidden = pending.pop()
         if isinstance(container, list):
-            pending += (value for value in container if isinstance(value, dict | list))
+            places: Any = enumerate(container)
         elif isinstance(container, dict):
-            for key, value in container.items():
-                if isinstance(value, dict | list):
-                    pending.append(value)
-                elif is_secret_key(key) and _is_scalar(value):
-                    made.append(Secret(value if isinstance(value, str) else repr(value)))
-                    container[key] = made[-1]
+            places = list(container.items())
+        else:
+            continue
+        for key, value in places:
+            secret = hidden or (isinstance(key, str) and is_secret_key(key))
+            if isinstance(value, dict | list):
+                pending.append((value, secret))
+            elif secret and _is_scalar(value):
+                made.append(Secret(value if isinstance(value, str) else repr(value)))
+                container[key] = made[-1]
     return made
 
 

@@ -14,7 +14,7 @@ from ..api.secret import hide_secrets
 from ..clean import clean_line
 from .output import OutputError, Printer
 from .parser import EXIT_OK, EXIT_USAGE
-from .run import Context, UsageError, decode_input, preview, read_input, say
+from .run import Context, UsageError, decode_input, preview, read_input, repeated_key, say
 
 __all__ = ["api", "get", "profiles", "token"]
 
@@ -224,6 +224,12 @@ async def api(context: Context) -> int:
         content = read_input(args.input, "--input", limit=MAX_INPUT_BYTES)
         # Sent as it is, once known to be JSON; its secrets are found by their keys.
         request = decode_input(content, "--input: the body")
+        if (twice := repeated_key(content)) is not None:
+            # The preview and the masks would show one value, the bytes send both.
+            raise UsageError(
+                f"--input: the key “{clean_line(twice)[:100]}” comes twice in one object (which one"
+                " counts is the server's guess); give it once"
+            )
     secrets = hide_secrets(request)
     if args.method != "GET":
         context.refuse_if_read_only(f"{args.method} {args.path}")

@@ -235,6 +235,28 @@ def decode_input(data: bytes, what: str) -> Any:
         raise UsageError(f"{what} is not JSON ({error})") from None
 
 
+def repeated_key(data: bytes) -> str | None:
+    """A key that comes twice in one object of the JSON ``data`` (already known to be
+    JSON), if any."""
+    import json
+
+    found: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: set[str] = set()
+        for key, _ in items:
+            if key in seen and not found:
+                found.append(key)
+            seen.add(key)
+        return dict(items)
+
+    try:
+        json.loads(data, object_pairs_hook=pairs)
+    except (ValueError, RecursionError):  # msgspec read it: a limit of this parser's
+        return None
+    return found[0] if found else None
+
+
 def read_input(path: str, what: str, *, limit: int) -> bytes:
     """The bytes of ``path`` (``-`` for stdin), at most ``limit``; a regular file only."""
     from pathlib import Path
