@@ -638,6 +638,33 @@ async def test_listen_print_writes_a_line_per_delivery_and_stops_on_sigterm() ->
     assert process.returncode == 0
 
 
+async def test_listen_print_to_a_full_disk_answers_the_delivery_and_ends_in_one_line() -> None:
+    # It answered each sender 500 for its own output's failure, said nothing, ran on,
+    # and ended with 0.
+    with open("/dev/full", "wb") as full:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tokensales_tui", "listen", "--print", "--port", "0",
+            stdout=full, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+    assert process.stderr is not None
+    try:
+        url = (await _line_with(process.stderr, "listening on")).split()[-1]
+        body = b'{"type": "payment.succeeded"}'
+        async with httpx.AsyncClient(trust_env=False) as client:
+            answer = await client.post(
+                url, content=body, headers=_post_headers(SECRET, int(time.time()), body)
+            )
+        assert answer.status_code == 200
+        said = await _line_with(process.stderr, "cannot write the output")
+        assert said.strip() == "tokensales-tui: cannot write the output: No space left on device"
+        async with asyncio.timeout(30):
+            await process.wait()
+    finally:
+        if process.returncode is None:
+            process.kill()
+    assert process.returncode == 1
+
+
 @pytest.mark.parametrize(
     ("flags", "message"),
     [

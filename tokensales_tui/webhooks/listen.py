@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..clean import clean_line
+from ..console import OutputFailed
 from ..local import is_loopback_host
 from .listen_flags import BODY_LIMIT, KEEP
 from .receiver import Receiver, ReceiverServer, TargetError, check_target
@@ -296,15 +297,26 @@ async def _print_until_stopped(args: argparse.Namespace, options: ListenOptions)
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
 
+    failed: list[OutputFailed] = []
+
     def show(delivery: Any) -> None:
-        if delivery.done and not delivery.replays:
-            print(clean_line(delivery.line()), flush=True)
+        if delivery.done and not delivery.replays and not failed:
+            try:
+                print(clean_line(delivery.line()), flush=True)
+            except OutputFailed as error:
+                # Listen ends as any command whose output cannot be written (a full disk,
+                # a reader gone): the delivery itself was received and is answered.
+                failed.append(error)
+                stop.set()
 
     async with Listening(options, show, args=args) as listening:
         for line in describe(listening):
             print(line, file=sys.stderr, flush=True)
         await stop.wait()
-        print("stopping", file=sys.stderr, flush=True)
+        if not failed:
+            print("stopping", file=sys.stderr, flush=True)
+    if failed:
+        raise failed[0]
     return EXIT_OK
 
 
