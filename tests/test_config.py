@@ -595,11 +595,29 @@ def test_a_theme_chosen_is_written_into_the_file_as_written(tmp_path: Path) -> N
     assert load_config(path).theme == "gruvbox"
 
 
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_a_theme_chosen_keeps_the_comment_on_its_line_and_the_files_line_ends(eol: str) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "config.toml"
+        written = f'# notes{eol}theme = "nord"   # for the projector, do not change{eol}'
+        path.write_bytes(written.encode())
+        saved = update_config(set_theme("dracula"), path)
+        assert saved.kept is None
+        assert path.read_bytes() == written.replace('"nord"', '"dracula"').encode()
+        table = f'[profiles.a]{eol}base_url = "https://a.example"{eol}'
+        path.write_bytes(f"# notes{eol}{table}".encode())
+        update_config(set_theme("nord"), path)
+        assert path.read_bytes() == f'# notes{eol}theme = "nord"{eol}{table}'.encode()
+
+
 @pytest.mark.parametrize(
     "odd",
     [
         'theme = """\nnord"""\n',  # over two lines
         '"theme" = "nord"\n',  # a quoted key
+        "theme = 'nord' # it's mine\n",  # a comment that could be part of a value
     ],
 )
 def test_a_setting_that_cannot_be_edited_in_place_is_rewritten_and_the_file_kept(
@@ -628,3 +646,16 @@ def test_a_profile_saved_into_a_hand_written_file_keeps_the_file_as_it_was(
     # The file is the app's own now: the next save keeps nothing more (nothing to lose).
     again = update_config(upsert_profile("dev", Profile(base_url="https://dev.example")), path)
     assert again.kept is None and saved.kept.read_text() == HAND_WRITTEN
+
+
+def test_a_read_only_config_file_is_not_replaced(tmp_path: Path) -> None:
+    # The atomic rename took its place whatever its mode said, and made it 0600.
+    path = tmp_path / "config.toml"
+    path.write_text(HAND_WRITTEN)
+    path.chmod(0o444)
+    with pytest.raises(ConfigError, match="read-only"):
+        update_config(set_theme("nord"), path)
+    with pytest.raises(ConfigError, match="read-only"):
+        update_config(upsert_profile("prod", Profile(base_url="https://api.example.com")), path)
+    assert path.read_text() == HAND_WRITTEN and stat.S_IMODE(path.stat().st_mode) == 0o444
+    assert not (tmp_path / "config.toml.bak").exists()

@@ -83,6 +83,7 @@ def update_config(mutate: Callable[[ConfigFile], None], path: Path | None = None
         before = _plain(config)
         mutate(config)
         data = _edited(text, before, _plain(config))
+        _refuse_read_only(target)
         if data is None:
             data = _serialise(config)
             if text.strip() and text != _serialise(parse_config(text)):
@@ -102,6 +103,7 @@ def _plain(config: ConfigFile) -> dict[str, Any]:
 
 
 _TABLE: Final = re.compile(rb"^\s*\[")
+_COMMENT: Final = re.compile(rb"[ \t]+#[^\"'\r\n]*$")
 
 
 def _edited(text: bytes, before: dict[str, Any], after: dict[str, Any]) -> bytes | None:
@@ -114,15 +116,24 @@ def _edited(text: bytes, before: dict[str, Any], after: dict[str, Any]) -> bytes
         isinstance(side.get(key), dict | list) for key in changed for side in (before, after)
     ):
         return None
+    eol = b"\r\n" if text.count(b"\r\n") * 2 > text.count(b"\n") else b"\n"  # the file's own
     lines = text.splitlines(keepends=True)
     if lines and not lines[-1].endswith(b"\n"):
-        lines[-1] += b"\n"
+        lines[-1] += eol
     top = next((n for n, line in enumerate(lines) if _TABLE.match(line)), len(lines))
     for key in sorted(changed):
         setting = re.compile(rb"^\s*" + re.escape(key.encode()) + rb"\s*=")
         found = [n for n in range(top) if setting.match(lines[n])]
-        written = tomli_w.dumps({key: after[key]}).encode() if key in after else b""
+        value = tomli_w.dumps({key: after[key]}).encode().rstrip(b"\n")
+        written = value + eol if key in after else b""
         if found:
+            # A comment after the value stays (a "#" in a quoted value fails the check
+            # below, and the file is rewritten instead).
+            comment = _COMMENT.search(lines[found[0]].rstrip(b"\r\n"))
+            if comment is None and b"#" in lines[found[0]]:
+                return None  # a comment this cannot tell from the value: rewritten, kept
+            if comment is not None and written:
+                written = value + comment.group() + eol
             lines[found[0]] = written
         else:  # after the last setting, before the blank lines that end them
             at = top
@@ -217,7 +228,19 @@ def _not_saved(exc: ConfigError) -> ConfigError:
     )
 
 
+def _refuse_read_only(target: Path) -> None:
+    """A file whose mode lets no one write it is not replaced: the atomic write's rename
+    would take its place whatever its mode says (for root too)."""
+    try:
+        mode = target.stat().st_mode
+    except OSError:
+        return  # none yet (or unreadable: the write says why)
+    if not mode & 0o222:
+        raise ConfigError("not saved: the file is read-only (no write permission set)", path=target)
+
+
 def _write(target: Path, data: bytes) -> None:
+    _refuse_read_only(target)
     try:
         atomic_write(target, data)
     except OSError as exc:
