@@ -455,18 +455,20 @@ async def test_payouts_lead_to_their_items_and_items_to_their_payout_and_asset()
         assert app.active_tab.highlighted.id == paid_in_asset.payout.asset_id
 
 
-@pytest.mark.parametrize("kind", ["fifo", "loop", "dangling"])
+@pytest.mark.parametrize("kind", ["fifo", "loop", "dangling", "long"])
 async def test_export_refuses_a_path_that_is_no_file_to_replace(tmp_path: Path, kind: str) -> None:
     # Each was taken for a file: a FIFO asked "Replace?" and was replaced by a file; a
-    # loop of links said it "appeared meanwhile".
+    # loop of links said it "appeared meanwhile"; a name over 255 bytes ended the app.
     target = tmp_path / "out.csv"
     if kind == "fifo":
         os.mkfifo(target)
     elif kind == "loop":
         (tmp_path / "other").symlink_to(target)
         target.symlink_to(tmp_path / "other")
-    else:
+    elif kind == "dangling":
         target.symlink_to(tmp_path / "nowhere" / "file")
+    else:
+        target = tmp_path / ("a" * 300 + ".csv")
     app = demo()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
@@ -480,6 +482,30 @@ async def test_export_refuses_a_path_that_is_no_file_to_replace(tmp_path: Path, 
             "fifo": "is not a regular file",
             "loop": "symbolic links",
             "dangling": "a link to nothing",
+            "long": "File name too long",
         }
-        assert expected[kind] in screen_text(app)
-    assert target.is_symlink() or stat.S_ISFIFO(target.lstat().st_mode)
+        assert expected[kind] in screen_text(app).replace("\n", "")
+        # The path is what to mend: the keys go on into its field.
+        assert app.focused is app.screen.query_one("#path")
+    if kind != "long":
+        assert target.is_symlink() or stat.S_ISFIFO(target.lstat().st_mode)
+
+
+async def test_after_a_failed_export_the_keys_go_to_the_path_again(tmp_path: Path) -> None:
+    # The field was disabled while writing and never given the focus back: the path
+    # typed next went nowhere, and enter did nothing.
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    blocked.chmod(0o500)  # root writes anyway: the write fails another way for it
+    target = (blocked if os.geteuid() else Path("/proc")) / "out.csv"
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("x")
+        await wait_for_screen(app, pilot, "ExportScreen")
+        app.screen.query_one("#path").value = str(target)
+        await pilot.press("enter")
+        await wait_for(lambda: "Not exported" in screen_text(app), pilot)
+        assert app.focused is app.screen.query_one("#path")
+        await pilot.press("end", "ctrl+u", *str(tmp_path / "ok.csv"), "enter")
+        await wait_for(lambda: (tmp_path / "ok.csv").exists(), pilot)

@@ -140,25 +140,12 @@ class ExportScreen(ModalScreen[Path | None]):
         path = Path(os.path.expanduser(typed))
         if not path.is_absolute():
             path = self.folder / path
-        if path.is_dir():
-            self._say(f"{path} is a folder: add a file name", error=True)
-            return None
-        if not path.parent.is_dir():
-            self._say(f"There is no folder {path.parent}", error=True)
-            return None
         try:
-            status = path.stat()  # through a link to where it leads
-        except FileNotFoundError:
-            if path.is_symlink():
-                self._say(f"{path} is a link to nothing: choose another name", error=True)
-                return None
-            return path  # a new file
-        except OSError as error:  # a loop of links, a folder not to be read
-            self._say(f"{path}: {error.strerror or error}", error=True)
-            return None
-        if not stat.S_ISREG(status.st_mode):
-            # A FIFO, a device: writing would wait on a reader, or replace it by a file.
-            self._say(f"{path} is not a regular file: choose another name", error=True)
+            problem = _unusable(path)
+        except OSError as error:  # a name too long, a folder not to be entered, a loop of links
+            problem = f"{path}: {error.strerror or error}"
+        if problem is not None:
+            self._say(problem, error=True)
             return None
         return path
 
@@ -248,6 +235,8 @@ class ExportScreen(ModalScreen[Path | None]):
             widget.disabled = False
         self.query_one(ProgressBar).remove_class("-running")
         self._say(message, error=True)
+        # Disabled while writing, the field lost the focus: the path is what to mend.
+        self.query_one("#path", Input).focus()
 
     def action_cancel(self) -> None:
         """Stop writing (nothing is written), or close."""
@@ -265,3 +254,22 @@ def _bulk_texts(resource: Resource) -> Callable[[Sequence[Any]], Sequence[bytes 
     if resource.raw is not _PLAIN_RAW:
         return None
     return raw_texts
+
+
+def _unusable(path: Path) -> str | None:
+    """Why ``path`` cannot be written as an export, or None; an ``OSError`` for what the
+    system refuses to look at (a name too long, a folder not to be entered)."""
+    if path.is_dir():
+        return f"{path} is a folder: add a file name"
+    if not path.parent.is_dir():
+        return f"There is no folder {path.parent}"
+    try:
+        status = path.stat()  # through a link to where it leads
+    except FileNotFoundError:
+        if path.is_symlink():
+            return f"{path} is a link to nothing: choose another name"
+        return None  # a new file
+    if not stat.S_ISREG(status.st_mode):
+        # A FIFO, a device: writing would wait on a reader, or replace it by a file.
+        return f"{path} is not a regular file: choose another name"
+    return None
