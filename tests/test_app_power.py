@@ -455,6 +455,15 @@ async def test_payouts_lead_to_their_items_and_items_to_their_payout_and_asset()
         assert app.active_tab.highlighted.id == paid_in_asset.payout.asset_id
 
 
+async def export_to(app: TokenSalesApp, pilot: Any, target: Path) -> None:
+    """Once loaded, open the export dialog and give it ``target`` (enter)."""
+    await loaded(app, pilot)
+    await pilot.press("x")
+    await wait_for_screen(app, pilot, "ExportScreen")
+    app.screen.query_one("#path").value = str(target)  # type: ignore[attr-defined]
+    await pilot.press("enter")
+
+
 @pytest.mark.parametrize("kind", ["fifo", "loop", "dangling", "long"])
 async def test_export_refuses_a_path_that_is_no_file_to_replace(tmp_path: Path, kind: str) -> None:
     # Each was taken for a file: a FIFO asked "Replace?" and was replaced by a file; a
@@ -471,11 +480,7 @@ async def test_export_refuses_a_path_that_is_no_file_to_replace(tmp_path: Path, 
         target = tmp_path / ("a" * 300 + ".csv")
     app = demo()
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(app, pilot)
-        await pilot.press("x")
-        await wait_for_screen(app, pilot, "ExportScreen")
-        app.screen.query_one("#path").value = str(target)
-        await pilot.press("enter")
+        await export_to(app, pilot, target)
         await pilot.pause()
         assert type(app.screen).__name__ == "ExportScreen"
         expected = {
@@ -500,11 +505,7 @@ async def test_after_a_failed_export_the_keys_go_to_the_path_again(tmp_path: Pat
     target = (blocked if os.geteuid() else Path("/proc")) / "out.csv"
     app = demo()
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(app, pilot)
-        await pilot.press("x")
-        await wait_for_screen(app, pilot, "ExportScreen")
-        app.screen.query_one("#path").value = str(target)
-        await pilot.press("enter")
+        await export_to(app, pilot, target)
         await wait_for(lambda: "Not exported" in screen_text(app), pilot)
         assert app.focused is app.screen.query_one("#path")
         await pilot.press("end", "ctrl+u", *str(tmp_path / "ok.csv"), "enter")
