@@ -420,23 +420,6 @@ def test_max_sessions_must_be_positive(capsys: pytest.CaptureFixture[str]) -> No
     assert isinstance(build_parser().parse_args(["serve"]), argparse.Namespace)
 
 
-def test_what_an_app_leaves_on_stderr_reaches_the_terminal_cleaned(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """textual-serve prints an ended app's stderr to stdout; a server's escapes stay inert."""
-    import tokensales_tui.serve as serve
-
-    async def app_ended_with_escapes(server: object, ready: object) -> None:
-        # What textual-serve's AppService does with the stderr of an app that has ended.
-        sys.stdout.write("error: \x1b]52;c;cHduZWQ=\x07 \x1b[2J\x9b31m title\x1b]0;x\x07\n")
-
-    monkeypatch.setattr(serve, "_serve", app_ended_with_escapes)
-    assert main(["serve", "--demo", "--port", "0"]) == 0
-    out = capsys.readouterr().out
-    assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out
-    assert "error: ␛]52;c;cHduZWQ=␇" in out
-
-
 def test_log_before_serve_gets_what_serve_logs(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -678,3 +661,35 @@ def test_what_the_libraries_under_serve_log_goes_to_the_log_file_only(tmp_path: 
     assert text.count("ConnectionError: Connection lost") == 3
     for name in ("aiohttp.server", "textual-serve", "asyncio"):
         assert f"ERROR {name}: Error handling request" in text
+
+
+@pytest.mark.parametrize("logged", [True, False])
+def test_what_an_app_leaves_on_stderr_goes_to_the_log_not_over_the_terminal(
+    logged: bool,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # textual-serve writes an ended app's stderr to stdout: a crash's traceback was drawn
+    # over the operator's terminal, and the log only said "ended (exit status 1)".
+    import tokensales_tui.serve as serve_module
+
+    async def served(server: object, ready: Callable[[str], None]) -> None:
+        ready("http://127.0.0.1:1/?token=x")
+        sys.stdout.write(  # all of it at once, as textual-serve writes it
+            "Traceback (most recent call last):\nOSError: File name too long\n"
+            "error: \x1b]52;c;cHduZWQ=\x07 \x1b[2J\x9b31m title\x1b]0;x\x07\n"
+        )
+
+    monkeypatch.setattr(serve_module, "_serve", served)
+    log = tmp_path / "serve.log"
+    assert main([*(["--log", str(log)] if logged else []), "serve", "--demo", "--port", "0"]) == 0
+    out, err = capsys.readouterr()
+    assert "Open this address" in out and "Traceback" not in out + err
+    assert "52;c" not in out + err and "\x1b" not in out + err
+    hint = f"its traceback is in {log}" if logged else "'tokensales-tui --log FILE serve …'"
+    assert err.strip() == f"tokensales-tui: a browser tab's app failed — {hint}" + (
+        "" if logged else " keeps its traceback"
+    )
+    if logged:
+        assert "OSError: File name too long" in log.read_text()

@@ -10,17 +10,21 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import io
+import logging
 import shlex
 import signal
 import socket
 import sys
-from typing import Any, TextIO
+from typing import Any
 
 from ..clean import clean
 from ..local import bind
 
-__all__ = ["CleanedStream", "add_serve_command", "app_command", "run_serve"]
+__all__ = ["AppLeftovers", "add_serve_command", "app_command", "run_serve"]
+
+log = logging.getLogger("tokensales_tui.serve")
 
 DEFAULT_MAX_SESSIONS = 4
 
@@ -143,41 +147,49 @@ def _run_serve(args: argparse.Namespace) -> int:
         app_command(args), sock, max_sessions=args.max_sessions, title="tokensales-tui"
     )
 
+    terminal = sys.stdout
+
     def ready(url: str) -> None:
-        print(f"Serving tokensales-tui{' (demo)' if demo else ''}. Open this address:")
-        print(url)
+        say = functools.partial(print, file=terminal)
+        say(f"Serving tokensales-tui{' (demo)' if demo else ''}. Open this address:")
+        say(url)
         if server.every_address:
             # 0.0.0.0 names no machine: other machines open this one by its own address.
             loopback = url.split("/")[2].rsplit(":", 1)[0]
-            print(f"# From another machine: this machine's name or address in place of {loopback}.")
-        print(
+            say(f"# From another machine: this machine's name or address in place of {loopback}.")
+        say(
             f"# It holds the access token. At most {args.max_sessions} browser tabs at once."
             " Ctrl+C stops.",
             flush=True,
         )
 
-    # textual-serve copies an app's stderr to this process's stdout when the app ends:
-    # that text may quote a server, so it reaches the terminal cleaned.
-    with contextlib.redirect_stdout(CleanedStream(sys.stdout)):
+    if args.log:
+        hint = f"its traceback is in {args.log}"
+    else:
+        hint = "'tokensales-tui --log FILE serve …' keeps its traceback"
+    # textual-serve copies what an app wrote to stderr to this process's stdout when the
+    # app ends: a crash's traceback, over the operator's terminal.
+    with contextlib.redirect_stdout(AppLeftovers(hint)):
         asyncio.run(_serve(server, ready))
     return 0
 
 
-class CleanedStream(io.TextIOBase):
-    """A text stream writing to ``target`` with every control character made visible."""
+class AppLeftovers(io.TextIOBase):
+    """Where textual-serve writes what an app wrote to stderr, once it ended: the log
+    gets it (``tokensales_tui.serve``, only ever the ``--log`` file), the terminal one
+    line saying so."""
 
-    def __init__(self, target: TextIO) -> None:
-        self._target = target
+    def __init__(self, hint: str) -> None:
+        self._hint = hint
 
     def writable(self) -> bool:
         return True
 
     def write(self, text: str) -> int:
-        self._target.write(clean(text))
+        if text.strip():
+            log.error("a browser tab's app wrote on its way out:\n%s", text)
+            print(f"tokensales-tui: a browser tab's app failed — {self._hint}", file=sys.stderr)
         return len(text)
-
-    def flush(self) -> None:
-        self._target.flush()
 
 
 def _listen(host: str, port: int) -> socket.socket:
