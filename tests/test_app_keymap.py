@@ -141,3 +141,30 @@ async def test_the_palette_offers_every_action_of_the_main_screen() -> None:
             if action in ("show_tab", "escape", "quit"):
                 continue  # tabs: "Go to tab: …"; escape and quit are keys, not commands
             assert f"action_{action}" in offered, action
+
+
+def test_keys_no_terminal_sends_and_keys_two_actions_share_are_named() -> None:
+    from tokensales_tui.ui.keys import clashing_keys, every_binding_id, untypable_keys
+
+    every_binding_id()  # every screen's bindings imported
+    assert untypable_keys({"refresh": "ctrl-r", "quit": "nosuchkey", "help": "f1,?"}) == [
+        "[keymap] 'refresh': 'ctrl-r' is no key name (as in f5, ctrl+r, ?)",
+        "[keymap] 'quit': 'nosuchkey' is no key name (as in f5, ctrl+r, ?)",
+    ]
+    for fine in ("f5", "ctrl+r", "shift+tab", "question_mark", "escape,backspace", "é", "+"):
+        assert untypable_keys({"refresh": fine}) == []
+    assert clashing_keys({"refresh": "q"}) == [
+        "[keymap] 'refresh' takes q, which 'quit' has too: only one of them answers it"
+    ]
+    assert clashing_keys({"refresh": "f5", "quit": "ctrl+q"}) == []
+
+
+async def test_a_keymap_clash_is_said_at_start() -> None:
+    # q refreshed, nothing said, and the help still listed "q Quit".
+    config.save_config(config.ConfigFile(keymap={"refresh": "q", "refressh": "f5"}))
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        said = messages(app)
+        assert any("'refresh' takes q, which 'quit' has too" in m for m in said), said
+        assert any("'refressh' is not a key binding id" in m for m in said), said

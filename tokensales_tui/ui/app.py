@@ -33,7 +33,7 @@ from ..mask import masking, set_masking
 from ..payouts import PayoutRecord, PayoutRecordError
 from ..session import Launch, Session, demo_session, profile_session
 from .key_frames import hold_frames_for_keys, post_input_at_once
-from .keys import bound, every_binding_id, unknown_keymap_ids
+from .keys import bound, clashing_keys, every_binding_id, unknown_keymap_ids, untypable_keys
 from .safe_app import GuardedApp
 from .screens.browse import BrowseScreen
 from .screens.profiles import DEMO_CHOICE, PickerChoice, ProfileScreen, profile_summary
@@ -341,7 +341,9 @@ class TokenSalesApp(GuardedApp[None]):
             return
         self.keymap = dict(keymap)
         self.set_keymap(self.keymap)
-        for problem in unknown_keymap_ids(keymap, every_binding_id()):
+        problems = unknown_keymap_ids(keymap, every_binding_id())
+        problems += untypable_keys(keymap) + clashing_keys(keymap)
+        for problem in problems:
             self.notify(clean_line(problem), title="Config file", severity="warning", markup=False)
 
     def _use_theme(self, theme: str | None) -> None:

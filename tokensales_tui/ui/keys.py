@@ -7,7 +7,9 @@ messages of hidden actions and the keymap check need the same view of them, from
 from __future__ import annotations
 
 import difflib
+import functools
 import importlib
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 
 from textual.binding import Binding, BindingType
@@ -30,10 +32,10 @@ def key_names(binding: Binding) -> set[str]:
     return {single.key for single in Binding.make_bindings([binding])}
 
 
-def binding_ids(
+def binding_classes(
     classes: Iterable[type[DOMNode]], packages: tuple[str, ...] = ("tokensales_tui.", "textual.")
-) -> Iterator[str]:
-    """Every binding id declared by ``classes`` and their subclasses defined in ``packages``."""
+) -> Iterator[type[DOMNode]]:
+    """``classes`` and their subclasses defined in ``packages`` (not a test's, a plugin's)."""
     seen: set[type[DOMNode]] = set()
     pending = list(classes)
     while pending:
@@ -42,8 +44,15 @@ def binding_ids(
             continue
         seen.add(cls)
         pending.extend(cls.__subclasses__())
-        if not cls.__module__.startswith(packages):
-            continue  # someone else's class (a test's, a plugin's): not a key of this app
+        if cls.__module__.startswith(packages):
+            yield cls
+
+
+def binding_ids(
+    classes: Iterable[type[DOMNode]], packages: tuple[str, ...] = ("tokensales_tui.", "textual.")
+) -> Iterator[str]:
+    """Every binding id declared by ``classes`` and their subclasses defined in ``packages``."""
+    for cls in binding_classes(classes, packages):
         for binding in cls.__dict__.get("BINDINGS", ()):
             if isinstance(binding, Binding) and binding.id:
                 yield binding.id
@@ -78,4 +87,68 @@ def unknown_keymap_ids(keymap: Mapping[str, str], known: Iterable[str]) -> list[
         close = difflib.get_close_matches(binding_id, names, n=1)
         hint = f" — did you mean {close[0]!r}?" if close else ""
         problems.append(f"[keymap] {binding_id!r} is not a key binding id{hint}")
+    return problems
+
+
+MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
+
+
+@functools.cache
+def _key_bases() -> frozenset[str]:
+    """The names of keys that are no single character, as Textual names them."""
+    from textual.keys import KEY_ALIASES, KEY_NAME_REPLACEMENTS, Keys
+
+    names = {key.value.split("+")[-1] for key in Keys if not key.value.startswith("<")}
+    aliases = {alias.split("+")[-1] for spellings in KEY_ALIASES.values() for alias in spellings}
+    return frozenset(names | aliases | set(KEY_NAME_REPLACEMENTS.values()))
+
+
+def typable(key: str) -> bool:
+    """Whether a key as a keymap writes it (``f5``, ``ctrl+r``, ``?``, ``question_mark``)
+    names a key a terminal can send; ``ctrl-r`` or ``nosuchkey`` never matches one."""
+    *modifiers, base = key.strip().split("+") if key.strip() != "+" else ["+"]
+    if not base or not set(modifiers) <= MODIFIERS:
+        return False
+    if len(base) == 1:
+        return base.isprintable()
+    if base in _key_bases():
+        return True
+    try:  # a character by its name, as Textual names keys: "question_mark", "e_acute"…
+        unicodedata.lookup(base.replace("_", " "))
+    except KeyError:
+        return False
+    return True
+
+
+def untypable_keys(keymap: Mapping[str, str]) -> list[str]:
+    """One line per key of the keymap no terminal can send (a typo: ``ctrl-r``)."""
+    return [
+        f"[keymap] {binding_id!r}: {key.strip()!r} is no key name (as in f5, ctrl+r, ?)"
+        for binding_id, keys in keymap.items()
+        for key in keys.split(",")
+        if not typable(key)
+    ]
+
+
+def clashing_keys(keymap: Mapping[str, str]) -> list[str]:
+    """One line per key the keymap gives to an action whose screen has another on it
+    (``refresh = "q"`` beside quit): only one of them would answer."""
+    problems = []
+    for cls in binding_classes([DOMNode], ("tokensales_tui.",)):
+        declared = [b for b in cls.__dict__.get("BINDINGS", ()) if isinstance(b, Binding)]
+        holders: dict[str, list[Binding]] = {}
+        for binding in bound(declared, keymap):
+            for name in key_names(binding):
+                holders.setdefault(name, []).append(binding)
+        for name, bindings in holders.items():
+            actions = {binding.action for binding in bindings}
+            moved = [b.id for b in bindings if b.id in keymap]
+            if len(actions) > 1 and moved:
+                others = ", ".join(
+                    sorted({repr(b.id or b.action) for b in bindings} - {repr(moved[0])})
+                )
+                problems.append(
+                    f"[keymap] {moved[0]!r} takes {name}, which {others} has too:"
+                    " only one of them answers it"
+                )
     return problems
