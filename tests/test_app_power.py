@@ -139,6 +139,21 @@ async def test_a_bulk_delete_counts_an_item_its_lost_answer_deleted_as_deleted()
         assert table.marked_count == 0
 
 
+async def test_a_delete_whose_every_answer_was_lost_says_outcome_unknown() -> None:
+    app, transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2")
+        row = app.active_tab.table.highlighted
+        transport.fail[f"/v1/items/{row.id}"] = 504
+        await pilot.press("d")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        await pilot.press("right", "enter")
+        titles = lambda: [n.title for n in app._notifications]  # noqa: E731
+        await wait_for(lambda: any(t.endswith(": outcome unknown") for t in titles()), pilot)
+        assert "Delete failed" not in titles()
+
+
 async def test_a_bulk_delete_whose_every_answer_was_lost_says_outcome_unknown() -> None:
     # A gateway answered 504 each time: the server behind it may have deleted the item.
     app, transport = rigged_app()

@@ -794,6 +794,10 @@ class BrowseScreen(Screen[None]):
         label = clean_line(resource.label(row))
         try:
             done = await api.call(lambda client: delete(client, object_id))
+        except OutcomeUnknownError as error:  # sent, every answer lost: it may be deleted
+            self.notify(error.one_line, title=f"{label}: outcome unknown", severity="error")
+            tab.reload()
+            return
         except ApiError as error:
             self.notify(
                 f"{label} was not deleted: {error.one_line}",
@@ -906,7 +910,7 @@ class BrowseScreen(Screen[None]):
             summary += f" ({already_gone:,} already gone when its request was repeated)"
         if left:
             summary += f"; stopped before the last {left:,}"
-        self.notify(summary, severity="information" if not failed + unsure else "warning")
+        self.notify(summary, severity="warning" if failed or unsure else "information")
         for lines, title in ((failed, "not deleted"), (unsure, "outcome unknown")):
             if lines:
                 shown = "\n".join(lines[:BULK_FAILURES_SHOWN])
