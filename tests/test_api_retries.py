@@ -441,6 +441,28 @@ async def test_a_post_answered_by_a_gateway_that_lost_it_is_outcome_unknown(stat
     assert server.count("POST", "/v1/platform-webhooks") == 1
 
 
+LAST_ANSWERS = {
+    "503": json_response(503, {"message": "busy"}),
+    "429": json_response(429, {"message": "slow down"}, **{"Retry-After": "1"}),
+    "500": json_response(500, {"message": "oops"}),
+    "refused": raises(httpx.ConnectError("[Errno 111] Connection refused")),
+}
+
+
+@pytest.mark.parametrize("last", LAST_ANSWERS.values(), ids=LAST_ANSWERS.keys())
+async def test_a_write_whose_first_answer_was_lost_stays_unknown_whatever_comes_last(
+    last: Any,
+) -> None:
+    # The first attempt may have deleted it: a 503, 429 or 500 to a later one says
+    # nothing of that one, and it said "failed" (filed under "not deleted").
+    lost = raises(httpx.ReadTimeout("timed out"))
+    server = FakeServer({("DELETE", "/v1/items/x_1"): in_turn(lost, last, last, last)})
+    async with server.client(FakeClock()) as client:
+        with pytest.raises(OutcomeUnknownError) as caught:
+            await client.delete_item("x_1")
+    assert "did not answer in time" in str(caught.value)  # why it is unknown: the first
+
+
 async def test_a_delete_never_sent_is_a_network_error_not_an_unknown_outcome() -> None:
     refused = raises(httpx.ConnectError("[Errno 111] Connection refused"))
     server = FakeServer({("DELETE", "/v1/items/x_1"): refused})

@@ -234,7 +234,7 @@ class Sender:
         attempts = max_attempts or self._max_attempts
         started = self._clock()
         renewed = False
-        unknown = False  # an earlier attempt may have been acted on, its answer lost
+        lost: str | None = None  # why an earlier attempt may have been acted on, unanswered
         attempt = 0
         while True:
             attempt += 1
@@ -246,13 +246,12 @@ class Sender:
                 response = await self._once(endpoint, content, token, max(budget, 0.5), consume)
             except _Transient as transient:
                 delay = self._backoff_delay(attempt)
-                unknown = unknown or transient.sent
+                if transient.sent and lost is None:
+                    lost = transient.error.message
                 if attempt >= attempts or not self._time_left(started, delay):
-                    if unknown and _changes(endpoint):
-                        # A PUT or DELETE sent, its every answer lost: it may have been done.
-                        url = url_of(self.connection, endpoint)
-                        why = transient.error.message
-                        raise self._outcome_unknown(endpoint, url, why) from None
+                    if lost is not None and _changes(endpoint):
+                        # A PUT or DELETE sent, its answers lost: it may have been done.
+                        raise self._outcome_unknown(endpoint, lost) from None
                     raise transient.error from None
                 self._notify(endpoint, attempt, delay, transient.error.message)
                 await self._sleep(delay)
@@ -266,12 +265,16 @@ class Sender:
             if status in RETRY_STATUSES and _repeatable(endpoint):
                 delay, capped = self._retry_delay(response, attempt)
                 if attempt < attempts and self._time_left(started, delay):
-                    unknown = unknown or status in GATEWAY_LOST
+                    if status in GATEWAY_LOST and lost is None:
+                        lost = f"HTTP {status} from a gateway"
                     self._notify(endpoint, attempt, delay, f"HTTP {status}", capped)
                     await self._sleep(delay)
                     continue
+            if lost is not None and _changes(endpoint) and (status >= 500 or status == 429):
+                # The last attempt did nothing (busy, failed); an earlier one may have.
+                raise self._outcome_unknown(endpoint, lost)
             if status >= 400 or 300 <= status < 400:
-                raise self._status_error(endpoint, response, after_unknown=unknown)
+                raise self._status_error(endpoint, response, after_unknown=lost is not None)
             return response
 
     async def _once(
@@ -311,7 +314,7 @@ class Sender:
         except TimeoutError:
             # The whole deadline passed inside this attempt (a server trickling its answer).
             if not _repeatable(endpoint):
-                raise self._outcome_unknown(endpoint, url, "no complete answer in time") from None
+                raise self._outcome_unknown(endpoint, "no complete answer in time") from None
             raise _Transient(
                 TimeoutError_(
                     f"{host_of(url)} did not finish answering within {self._deadline:.0f} s",
@@ -330,7 +333,7 @@ class Sender:
             raise _Transient(problem, sent=False) from None
         except httpx.TimeoutException as error:
             if not _repeatable(endpoint):
-                raise self._outcome_unknown(endpoint, url, "no answer in time") from None
+                raise self._outcome_unknown(endpoint, "no answer in time") from None
             raise _Transient(
                 TimeoutError_(f"{host_of(url)} did not answer in time", host=host_of(url)),
                 sent=not isinstance(error, httpx.PoolTimeout),  # waited for a connection
@@ -342,7 +345,7 @@ class Sender:
                     " address that is not a valid URL; not followed"
                 ) from None
             if not _repeatable(endpoint):
-                raise self._outcome_unknown(endpoint, url, "the connection broke") from None
+                raise self._outcome_unknown(endpoint, "the connection broke") from None
             raise _Transient(
                 NetworkError(
                     f"the connection to {host_of(url)} broke ({type(error).__name__})",
@@ -359,10 +362,11 @@ class Sender:
         )
         return response
 
-    def _outcome_unknown(self, endpoint: Endpoint, url: str, why: str) -> OutcomeUnknownError:
+    def _outcome_unknown(self, endpoint: Endpoint, why: str) -> OutcomeUnknownError:
         # The advice is in the message (forms show the message alone), so no hint repeats it.
+        host = host_of(url_of(self.connection, endpoint))
         return OutcomeUnknownError(
-            f"{endpoint.method} {endpoint.path} on {host_of(url)}: outcome unknown ({why})",
+            f"{endpoint.method} {endpoint.path} on {host}: outcome unknown ({why})",
             advice=REFRESH_TO_CHECK,
         )
 
@@ -454,9 +458,7 @@ class Sender:
             )
         if status in GATEWAY_LOST and _changes(endpoint):
             # The server behind the gateway may have had the request and done it.
-            return self._outcome_unknown(
-                endpoint, str(response.request.url), f"HTTP {status} from a gateway"
-            )
+            return self._outcome_unknown(endpoint, f"HTTP {status} from a gateway")
         if status >= 500:
             return ServerError(
                 f"{where}: {host} failed (HTTP {status})" + (f": {message}" if message else ""),
