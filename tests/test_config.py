@@ -436,6 +436,53 @@ def test_url_with_password_is_refused_without_echo() -> None:
     assert "hunter2" not in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    "url", ["https:/admin:HUNTERPW@api.example.com", "admin:HUNTERPW@host", "https//a:HUNTERPW@b"]
+)
+def test_a_malformed_url_holding_a_password_is_not_echoed(url: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        validate_url(url, field="base_url", allow_insecure_http=False)
+    assert "HUNTERPW" not in str(caught.value)
+
+
+@pytest.mark.parametrize("url", ["https://[", "https://[::1", "http://[x", "https://]"])
+def test_an_unmatched_bracket_is_a_message_not_a_crash(url: str, tmp_path: Path) -> None:
+    # urlsplit raised ValueError: the setup form ended the app at the "[" typed.
+    with pytest.raises(ConfigError, match=r"not a valid address \(an unmatched \[ or \]\)"):
+        validate_url(url, field="base_url", allow_insecure_http=False)
+    path = tmp_path / "config.toml"
+    path.write_text(f'[profiles.p]\nbase_url = "https://a.example"\nproxy = "{url}"\n')
+    with pytest.raises(ConfigError, match="proxy is not a valid address"):
+        load_config(path)
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:9450/#", "https://a.example/base?token=abc"])
+def test_an_address_with_a_query_or_fragment_is_refused(url: str) -> None:
+    # "…/#" sent every request to "/": a DELETE of one webhook went to the root.
+    with pytest.raises(ConfigError, match="must not hold a query"):
+        validate_url(url, field="base_url", allow_insecure_http=False)
+
+
+def test_plain_http_to_this_machine_through_a_proxy_elsewhere_is_refused() -> None:
+    # The key and secret went in clear to the proxy on another machine.
+    loopback = "http://127.0.0.1:9450"
+    with pytest.raises(ConfigError, match="through the profile's proxy on another machine"):
+        validate_url(loopback, field="b", allow_insecure_http=False, proxy="http://10.9.9.9:3128")
+    assert validate_url(
+        loopback, field="b", allow_insecure_http=False, proxy="http://127.0.0.1:3128"
+    )
+    assert validate_url(loopback, field="b", allow_insecure_http=True, proxy="http://10.9.9.9:3128")
+    assert validate_url(
+        "https://a.example", field="b", allow_insecure_http=False, proxy="http://p:1"
+    )
+    resolved_from = ConfigFile(
+        profiles={"p": Profile(base_url=loopback, proxy="http://10.9.9.9:3128")},
+        default_profile="p",
+    )
+    with pytest.raises(ConfigError, match="proxy on another machine"):
+        resolve_profile(resolved_from, cli=Overrides(), env={"TOKENSALES_API_KEY": "k"})
+
+
 # -- Choosing a profile ------------------------------------------------------------------
 
 

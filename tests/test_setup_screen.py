@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from tokensales_tui import config
-from tokensales_tui.api import ApiClient
+from tokensales_tui.api import ApiClient, Secret
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
 from tokensales_tui.ui.screens.config_error import ConfigErrorScreen
 from tokensales_tui.ui.screens.setup import SetupResult, SetupScreen
@@ -252,7 +252,7 @@ async def test_escape_returns_to_the_first_field_and_keeps_values(tmp_path: Path
 
 def corrupt_error(tmp_path: Path) -> config.ConfigError:
     path = tmp_path / "config.toml"
-    path.write_text('[profiles.prod]\nbase_url = "[@click=app.quit]x[/]"\n')
+    path.write_text('[profiles.prod]\nbase_url = "[bold red]x[/] [link=file:///etc]y[/link]"\n')
     with pytest.raises(config.ConfigError) as caught:
         config.load_config(path)
     return caught.value
@@ -265,7 +265,7 @@ async def test_config_error_screen_shows_where_and_why(tmp_path: Path) -> None:
         text = screen_text(app)
         assert "The config file could not be read" in text
         assert f"{tmp_path / 'config.toml'}:2:1" in text
-        assert "[@click=app.quit]x[/]" in text  # shown literally, not as markup
+        assert "[bold red]x[/] [link=file:///etc]y[/link]" in text  # literally, not as markup
         assert "left unchanged" in text
         await pilot.click("#demo")
         await pilot.pause()
@@ -320,3 +320,47 @@ async def test_connection_over_https_to_a_plain_http_server_says_so(tmp_path: Pa
     finally:
         server.shutdown()
         server.server_close()
+
+
+async def test_a_bracket_typed_in_an_address_is_a_message_not_a_crash(tmp_path: Path) -> None:
+    # Typing an IPv6 address ended the app at its "[", everything typed lost.
+    app = Host(setup_screen(tmp_path / "config.toml"))
+    async with app.run_test(size=SIZE) as pilot:
+        app.screen.query_one("#base-url", Input).focus()
+        await pilot.press(*"https://[")
+        await pilot.pause()
+        assert app.is_running
+        assert "an unmatched [ or ]" in screen_text(app)
+        await pilot.press(*"::1]:9450")
+        await pilot.pause()
+        assert app.screen.query_one("#base-url", Input).value == "https://[::1]:9450"
+
+
+async def test_editing_keeps_the_profiles_own_rules_and_tests_through_its_proxy(
+    tmp_path: Path,
+) -> None:
+    # The form refused an allow_insecure_http profile's own address, and its connection
+    # test went straight to the server, past the profile's proxy.
+    from tokensales_tui.ui.screens.setup import ProfileFormScreen
+
+    stored = config.Profile(
+        base_url="http://10.9.9.9:9450",
+        allow_insecure_http=True,
+        proxy="http://127.0.0.1:3128",
+        max_body_mb=5,
+        api_key=Secret("k"),
+        api_secret=Secret("s"),
+    )
+    path = tmp_path / "config.toml"
+    config.save_config(config.ConfigFile(profiles={"lab": stored}), path)
+    screen = ProfileFormScreen(("lab", stored), config_path=path)
+    app = Host(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        form = screen._read_form()
+        assert form is not None and form.base_url == "http://10.9.9.9:9450"
+        connection = form.connection(stored)
+        assert connection.proxy == "http://127.0.0.1:3128"
+        assert connection.max_body == 5 * 1024 * 1024
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert app.results == [SetupResult("saved", "lab")]

@@ -186,6 +186,7 @@ class _Validator:
                     value,
                     field=f"{table_title(name)} {field}",
                     allow_insecure_http=profile.allow_insecure_http,
+                    proxy=profile.proxy,
                 )
             except ConfigError as exc:
                 raise self.error(exc.message, table, field) from None

@@ -143,7 +143,8 @@ def resolve_profile(
             f" file, pass --profile or set {ENV_PROFILE}; {existing_profiles(names)}"
         )
     insecure_ok = stored.allow_insecure_http if stored else False
-    base_url = validate_url(base[0], field=base[1], allow_insecure_http=insecure_ok)
+    proxy = stored.proxy if stored else None
+    base_url = validate_url(base[0], field=base[1], allow_insecure_http=insecure_ok, proxy=proxy)
     sources["base_url"] = base[1]
     urls = {}
     for setting, variable, flag in (
@@ -152,7 +153,7 @@ def resolve_profile(
     ):
         found = pick(setting, variable, flag)
         urls[setting] = (
-            validate_url(found[0], field=found[1], allow_insecure_http=insecure_ok)
+            validate_url(found[0], field=found[1], allow_insecure_http=insecure_ok, proxy=proxy)
             if found
             else base_url
         )
@@ -190,13 +191,9 @@ def resolve_profile(
         label=stored.label if stored else None,
         mask=stored.mask if stored else False,
         sources=sources,
-        proxy=stored.proxy if stored else None,
+        proxy=proxy,
         in_file=stored is not None,
-        max_body=(
-            stored.max_body_mb * 1024 * 1024
-            if stored and stored.max_body_mb is not None
-            else DEFAULT_MAX_BODY
-        ),
+        max_body=stored.max_body if stored else DEFAULT_MAX_BODY,
     )
 
 

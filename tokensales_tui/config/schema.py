@@ -107,6 +107,13 @@ class Profile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, kw
     max_body_mb: Annotated[int, msgspec.Meta(ge=1, le=MAX_BODY_MB)] | None = None
     """The largest decoded answer accepted, in MB (default 1024)."""
 
+    @property
+    def max_body(self) -> int:
+        """:attr:`max_body_mb` in bytes, or the client's default."""
+        from ..api.connection import DEFAULT_MAX_BODY
+
+        return DEFAULT_MAX_BODY if self.max_body_mb is None else self.max_body_mb * 1024 * 1024
+
 
 class ConfigFile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, kw_only=True):
     """The whole file: the profiles and which one is used by default."""
@@ -156,40 +163,60 @@ def enc_hook(value: object) -> object:
 # -- URLs --------------------------------------------------------------------------------
 
 
-def validate_url(value: str, *, field: str, allow_insecure_http: bool) -> str:
+def validate_url(
+    value: str, *, field: str, allow_insecure_http: bool, proxy: str | None = None
+) -> str:
     """Check that ``value`` is an http(s) URL with a host; return it without trailing slashes.
 
     ``field`` names the setting in messages (``[profiles.prod] base_url``, ``--base-url``).
-    Plain ``http://`` is refused unless the host is this machine or ``allow_insecure_http``.
+    Plain ``http://`` is refused unless the host is this machine, and the requests do not
+    go through ``proxy`` on another machine, or ``allow_insecure_http``. A value holding
+    ``@`` is never repeated in a message: the part before it may be a password.
     """
-    parts = urlsplit(value)
+    shown = json.dumps(value) if "@" not in value else "(not repeated: it holds an @)"
+    try:
+        parts = urlsplit(value)
+    except ValueError:  # an unmatched [ or ] (IPv6 written halfway)
+        raise ConfigError(f"{field} {shown} is not a valid address (an unmatched [ or ])") from None
     if parts.username is not None or parts.password is not None:
-        # Not echoed: the part before "@" may be a password.
         raise ConfigError(
             f"{field} must not contain a user name or password; use api_key and api_secret"
         )
     if any(char.isspace() for char in value):
-        raise ConfigError(f"{field} {json.dumps(value)} must not contain spaces")
+        raise ConfigError(f"{field} {shown} must not contain spaces")
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        example = value.split("://", 1)[-1].lstrip("/") or "api.example.com"
+        example = value.split("://", 1)[-1].lstrip("/") if "@" not in value else ""
         raise ConfigError(
-            f"{field} {json.dumps(value)} needs a scheme and host, e.g. https://{example}"
+            f"{field} {shown} needs a scheme and host, e.g. https://{example or 'api.example.com'}"
         )
+    if "?" in value or "#" in value:
+        # Each request's path is added to the address: "…/#" sent every request to "/".
+        raise ConfigError(f"{field} {shown} must not hold a query (?…) or a fragment (#…)")
     try:
         parts.port  # noqa: B018 - raises for a port that is not a number in range
     except ValueError:
-        raise ConfigError(f"{field} {json.dumps(value)} has an invalid port") from None
-    if (
-        parts.scheme.lower() == "http"
-        and not allow_insecure_http
-        and not is_loopback_host(parts.hostname)
-    ):
-        raise ConfigError(
-            f"{field} {json.dumps(value)} uses plain http:// to another machine, which would send"
-            " the API secret unencrypted; use https://, or set allow_insecure_http = true in the"
-            " profile"
-        )
+        raise ConfigError(f"{field} {shown} has an invalid port") from None
+    if parts.scheme.lower() == "http" and not allow_insecure_http:
+        if not is_loopback_host(parts.hostname):
+            raise ConfigError(
+                f"{field} {shown} uses plain http:// to another machine, which would send"
+                " the API secret unencrypted; use https://, or set allow_insecure_http = true"
+                " in the profile"
+            )
+        if proxy is not None and not is_loopback_host(_host_or_none(proxy)):
+            raise ConfigError(
+                f"{field} {shown} uses plain http:// through the profile's proxy on another"
+                " machine, which would send the API secret to it unencrypted; use https://,"
+                " or set allow_insecure_http = true in the profile"
+            )
     return value.rstrip("/")
+
+
+def _host_or_none(url: str) -> str:
+    try:
+        return urlsplit(url).hostname or ""
+    except ValueError:
+        return ""  # validate_proxy says why
 
 
 def validate_proxy(value: str, *, field: str) -> str:
@@ -197,7 +224,10 @@ def validate_proxy(value: str, *, field: str) -> str:
 
     The value is not echoed: a proxy URL may hold a password.
     """
-    parts = urlsplit(value)
+    try:
+        parts = urlsplit(value)
+    except ValueError:  # an unmatched [ or ]
+        raise ConfigError(f"{field} is not a valid address (an unmatched [ or ])") from None
     if any(char.isspace() for char in value) or not value.isprintable():
         raise ConfigError(f"{field} must not contain spaces or control characters")
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:

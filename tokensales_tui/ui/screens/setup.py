@@ -26,7 +26,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from ... import config
 from ...api import ApiClient, Connection, Secret
-from ...api.connection import host_of
+from ...api.connection import DEFAULT_MAX_BODY, host_of
 from ..keys import bound
 from ..lifetime import while_shown
 from ..safe import line, show
@@ -87,17 +87,19 @@ class _ProfileName(Validator):
 
 
 class _Url(Validator):
-    def __init__(self, field: str, *, required: bool) -> None:
+    def __init__(self, field: str, *, required: bool, stored: config.Profile | None) -> None:
         super().__init__()
         self.field = field
         self.required = required
+        self.stored = stored
+        """The profile edited: its allow_insecure_http and proxy apply."""
 
     def validate(self, value: str) -> ValidationResult:
         url = value.strip()
         if not url:
             return self.failure(f"{self.field} is required") if self.required else self.success()
         try:
-            config.validate_url(url, field=self.field, allow_insecure_http=False)
+            _url(url, self.stored, self.field)
         except config.ConfigError as error:
             return self.failure(error.message)
         return self.success()
@@ -140,6 +142,9 @@ class _Form:
             if self.api_secret or not kept_secret
             else kept_secret,
             profile=self.name,
+            # The test goes the way the profile's requests go: through its proxy.
+            proxy=stored.proxy if stored else None,
+            max_body=stored.max_body if stored else DEFAULT_MAX_BODY,
         )
 
     def profile(self) -> config.Profile:
@@ -153,10 +158,17 @@ class _Form:
         )
 
 
-def _url(value: str) -> str | None:
-    # Only called on values the field's validator accepted.
+def _url(value: str, stored: config.Profile | None, field: str = "") -> str | None:
+    """``value`` checked as the profile edited (``stored``) would have it; None if empty."""
     value = value.strip()
-    return config.validate_url(value, field="", allow_insecure_http=False) if value else None
+    if not value:
+        return None
+    return config.validate_url(
+        value,
+        field=field,
+        allow_insecure_http=stored.allow_insecure_http if stored else False,
+        proxy=stored.proxy if stored else None,
+    )
 
 
 # -- The screen --------------------------------------------------------------------------
@@ -244,7 +256,7 @@ class SetupScreen(Screen[SetupResult]):
                     stored.base_url if stored else "",
                     placeholder="https://api.example.com",
                     id="base-url",
-                    validators=[_Url("base URL", required=True)],
+                    validators=[_Url("base URL", required=True, stored=stored)],
                     validate_on=_VALIDATE_ON,
                 ),
             )
@@ -254,7 +266,7 @@ class SetupScreen(Screen[SetupResult]):
                     (stored.auth_url or "") if stored else "",
                     placeholder="same as base URL",
                     id="auth-url",
-                    validators=[_Url("auth URL", required=False)],
+                    validators=[_Url("auth URL", required=False, stored=stored)],
                     validate_on=_VALIDATE_ON,
                 ),
             )
@@ -264,7 +276,7 @@ class SetupScreen(Screen[SetupResult]):
                     (stored.console_url or "") if stored else "",
                     placeholder="same as base URL",
                     id="console-url",
-                    validators=[_Url("console URL", required=False)],
+                    validators=[_Url("console URL", required=False, stored=stored)],
                     validate_on=_VALIDATE_ON,
                 ),
             )
@@ -338,13 +350,13 @@ class SetupScreen(Screen[SetupResult]):
         def value(selector: str) -> str:
             return self.query_one(selector, Input).value
 
-        base_url = _url(value("#base-url"))
+        base_url = _url(value("#base-url"), self.stored)
         assert base_url is not None  # required by its validator
         return _Form(
             name=value("#profile").strip(),
             base_url=base_url,
-            auth_url=_url(value("#auth-url")),
-            console_url=_url(value("#console-url")),
+            auth_url=_url(value("#auth-url"), self.stored),
+            console_url=_url(value("#console-url"), self.stored),
             api_key=value("#api-key").strip(),
             api_secret=value("#api-secret"),
         )
