@@ -706,3 +706,21 @@ def test_a_read_only_config_file_is_not_replaced(tmp_path: Path) -> None:
         update_config(upsert_profile("prod", Profile(base_url="https://api.example.com")), path)
     assert path.read_text() == HAND_WRITTEN and stat.S_IMODE(path.stat().st_mode) == 0o444
     assert not (tmp_path / "config.toml.bak").exists()
+
+
+def test_a_save_that_changes_nothing_writes_nothing(tmp_path: Path) -> None:
+    # The file held the theme already (a second instance, a hand edit): it was rewritten,
+    # its comments dropped and a .bak made.
+    path = tmp_path / "config.toml"
+    path.write_bytes(b'# notes\r\ntheme = "nord"  # mine\r\n')
+    assert update_config(set_theme("nord"), path).kept is None
+    assert path.read_bytes() == b'# notes\r\ntheme = "nord"  # mine\r\n'
+    assert not (tmp_path / "config.toml.bak").exists()
+
+
+def test_a_new_setting_leaves_a_comment_above_a_table_with_it(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    table = '# work profile\n[profiles.work]\nbase_url = "https://w.example"\n'
+    path.write_text(f'default_profile = "work"\n\n{table}')
+    update_config(set_theme("gruvbox"), path)
+    assert path.read_text() == f'default_profile = "work"\ntheme = "gruvbox"\n\n{table}'

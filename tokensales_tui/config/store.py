@@ -1,7 +1,13 @@
 """Writing the config file: atomically, as mode 0600, under a lock, never over a file that does not parse.
 
 :func:`save_config` and :func:`update_config` write atomically (temp file, fsync, rename;
-see :mod:`tokensales_tui.files`). Comments in the file are not preserved.
+see :mod:`tokensales_tui.files`); a file whose mode lets no one write it is never replaced.
+
+An update that changes only top-level settings (the theme, the default profile) edits
+their lines in the file's own text, comments, layout and line ends kept, once the edited
+text is seen to load as the update wants; one that changes nothing writes nothing. Any
+other update rewrites the file; a file written by hand (comments, its own layout) is first
+kept whole beside it, as ``config.toml.bak``.
 """
 
 from __future__ import annotations
@@ -82,7 +88,10 @@ def update_config(mutate: Callable[[ConfigFile], None], path: Path | None = None
             raise _not_saved(exc) from None
         before = _plain(config)
         mutate(config)
-        data = _edited(text, before, _plain(config))
+        after = _plain(config)
+        if text and after == before:
+            return Saved(config)  # the file holds it already: left as written
+        data = _edited(text, before, after)
         _refuse_read_only(target)
         if data is None:
             data = _serialise(config)
@@ -135,11 +144,8 @@ def _edited(text: bytes, before: dict[str, Any], after: dict[str, Any]) -> bytes
             if comment is not None and written:
                 written = value + comment.group() + eol
             lines[found[0]] = written
-        else:  # after the last setting, before the blank lines that end them
-            at = top
-            while at and not lines[at - 1].strip():
-                at -= 1
-            lines.insert(at, written)
+        else:
+            lines.insert(_new_setting_at(lines, top), written)
             top += 1
     data = b"".join(lines)
     try:
@@ -147,6 +153,18 @@ def _edited(text: bytes, before: dict[str, Any], after: dict[str, Any]) -> bytes
     except ConfigError:
         return None
     return data if _plain(edited) == after else None
+
+
+def _new_setting_at(lines: list[bytes], top: int) -> int:
+    """Where a new top-level setting goes among the ``top`` lines before the first table:
+    after the last setting; without one, at the first blank line (after the file's opening
+    comment), else just before the table. A comment right above a table stays with it."""
+    settings = [
+        n for n in range(top) if lines[n].strip() and not lines[n].lstrip().startswith(b"#")
+    ]
+    if settings:
+        return settings[-1] + 1
+    return next((n for n in range(top) if not lines[n].strip()), top)
 
 
 def upsert_profile(
