@@ -122,6 +122,10 @@ def test_a_signature_that_fails_is_never_outweighed_by_another_scheme_that_holds
     assert verdict.reason.endswith(f"(while its {STANDARD} holds)")
     both["X-Hub-Signature-256"] = github_signature(key, SW_BODY)
     assert verify(both, SW_BODY, SW_SECRET, now=SW_TIME).status == "valid"
+    # A value shaped like a Stripe signature in a header that signs nothing is no second
+    # signature: a trace context must not make a valid delivery invalid.
+    traced = sw_headers(**{"X-Trace-Context": "t=1700000000,v1=abcd"})
+    assert verify(traced, SW_BODY, SW_SECRET, now=SW_TIME).status == "valid"
     # The first scheme failing decides as before.
     bad = sw_headers(**{"webhook-signature": SW_SIGNATURE[:-2] + "A="})
     bad["X-Hub-Signature-256"] = github_signature(key, SW_BODY)
