@@ -332,14 +332,16 @@ class Printer:
                     self.stream.write(b"".join(lines))
                     self.stream.flush()
                     raise _halted(str(error)) or OutputError(f"--jq: {clean(str(error))}") from None
-                if isinstance(result, dict) and _HALT in result:  # caught, given out
+                if isinstance(result, str):  # bare, as jq -r prints it
+                    line = result.encode("utf-8", "replace") + b"\n"
+                else:
+                    line = encode_json(result) + b"\n"
+                if _HALT.encode() in line:  # a halt caught and given out, whole or in part
                     self.stream.write(b"".join(lines))
                     self.stream.flush()
-                    raise _halted(json.dumps(result)) or OutputError("--jq: halted")
-                if isinstance(result, str):  # bare, as jq -r prints it
-                    lines.append(result.encode("utf-8", "replace") + b"\n")
-                else:
-                    lines.append(encode_json(result) + b"\n")
+                    caught = result if isinstance(result, dict) and _HALT in result else None
+                    raise (caught and _halted(json.dumps(caught))) or Halted(0, "")
+                lines.append(line)
                 if len(lines) == JQ_BATCH:
                     self.stream.write(b"".join(lines))
                     lines.clear()
@@ -376,8 +378,8 @@ _HALTING = (
 )
 """``halt`` and ``halt_error`` as errors the command can tell apart: the jq library ends a
 program that halts without a word, as if it had printed all it had to. Unlike jq's, they
-are errors a ``try`` or ``?`` catches; a halt caught and given out as a result
-(``try halt catch .``) still halts."""
+are errors a ``try`` or ``?`` catches; a halt caught and given out in a result
+(``try halt catch .``, ``[try halt catch tostring]``) still halts, its marker unprinted."""
 
 
 def _compile(program: str) -> Any:
