@@ -365,7 +365,15 @@ def test_collection_name() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["\u200b\u200b", "\u200b\u2060\ufeff", "\u3164", " \u200d\u2800 ", "\u2800\u00a0"]
+    "name",
+    [
+        "\u200b\u200b",
+        "\u200b\u2060\ufeff",
+        "\u3164",
+        " \u200d\u2800 ",
+        "\u2800\u00a0",
+        "\ufe0f\u034f",
+    ],
 )
 def test_a_collection_name_that_shows_nothing_is_refused(name: str) -> None:
     # It was created, and listed as an empty name.
@@ -377,6 +385,11 @@ def test_a_collection_name_is_as_long_as_it_looks() -> None:
     # Twenty é, each an e and a combining accent: 20 characters seen, 40 code points.
     assert check_collection_name("e\u0301" * 20) == (None, None)
     assert check_collection_name("\u200bFounders") == (None, None)  # shows something
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # one emoji of five code points
+    assert check_collection_name(family * 7) == (None, None)  # 7 seen, not 35
+    assert (
+        check_collection_name("\U0001f1eb\U0001f1f7" * 12 + "\U0001f44d\U0001f3fd" * 12)[1] is None
+    )
 
 
 def test_payout_types_and_detail_fields() -> None:

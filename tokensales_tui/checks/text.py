@@ -17,11 +17,35 @@ Hangul fillers and the blank Braille pattern."""
 
 def shows_nothing(text: str) -> bool:
     """Whether ``text`` draws nothing: only spaces, format characters (zero-width
-    space and joiners, the byte-order mark) and blank fillers."""
+    space and joiners, the byte-order mark), marks with no letter to sit on (variation
+    selectors, the combining grapheme joiner) and blank fillers."""
     return all(
-        ch.isspace() or ch in _BLANK_LETTERS or unicodedata.category(ch) in ("Cf", "Zs")
+        ch.isspace()
+        or ch in _BLANK_LETTERS
+        or unicodedata.category(ch) in ("Cf", "Zs", "Mn", "Me")
         for ch in text
     )
+
+
+def seen_length(text: str) -> int:
+    """How many characters ``text`` shows, near enough: a letter and the marks on it are
+    one, an emoji joined by zero-width joiners (a family) or with a skin tone is one, two
+    regional indicators (a flag) are one."""
+    count = flags = 0
+    joined = False
+    for ch in text:
+        kind = unicodedata.category(ch)
+        if kind in ("Mn", "Me", "Cf") or "\U0001f3fb" <= ch <= "\U0001f3ff":
+            joined = ch == "\u200d"
+            continue
+        if "\U0001f1e6" <= ch <= "\U0001f1ff":  # a regional indicator: two make a flag
+            flags += 1
+            if flags % 2 == 0:
+                continue
+        if not joined:
+            count += 1
+        joined = False
+    return count
 
 
 def describe_char(ch: str) -> str:
@@ -85,8 +109,7 @@ def check_collection_name(value: str) -> tuple[str | None, str | None]:
         return problem, None
     if shows_nothing(name):
         return "the name holds only invisible characters — type one that shows", None
-    # Characters as seen: an accent typed as a mark of its own makes one with its letter.
-    length = len(unicodedata.normalize("NFC", name))
+    length = seen_length(name)
     if length > COLLECTION_NAME_LIMIT:
         return None, (
             "long names are cut off in checkout modals — keep it to "
