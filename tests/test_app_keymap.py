@@ -157,6 +157,11 @@ def test_keys_no_terminal_sends_and_keys_two_actions_share_are_named() -> None:
         "[keymap] 'refresh' takes q, which 'quit' has too: only one of them answers it"
     ]
     assert clashing_keys({"refresh": "f5", "quit": "ctrl+q"}) == []
+    # A form's own key against the one it inherits (ctrl+s submits every form).
+    assert clashing_keys({"form.empty_list": "ctrl+s"}) == [
+        "[keymap] 'form.empty_list' takes ctrl+s, which 'form.submit' has too:"
+        " only one of them answers it"
+    ]
 
 
 async def test_a_keymap_clash_is_said_at_start() -> None:

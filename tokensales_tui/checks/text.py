@@ -20,9 +20,7 @@ def shows_nothing(text: str) -> bool:
     space and joiners, the byte-order mark), marks with no letter to sit on (variation
     selectors, the combining grapheme joiner) and blank fillers."""
     return all(
-        ch.isspace()
-        or ch in _BLANK_LETTERS
-        or unicodedata.category(ch) in ("Cf", "Zs", "Mn", "Me")
+        ch.isspace() or ch in _BLANK_LETTERS or unicodedata.category(ch) in ("Cf", "Zs", "Mn", "Me")
         for ch in text
     )
 

@@ -104,16 +104,17 @@ def _key_bases() -> frozenset[str]:
 
 
 def typable(key: str) -> bool:
-    """Whether a key as a keymap writes it (``f5``, ``ctrl+r``, ``?``, ``question_mark``)
-    names a key a terminal can send; ``ctrl-r`` or ``nosuchkey`` never matches one."""
+    """Whether a key as a keymap writes it (``f5``, ``ctrl+r``, ``?``, ``question_mark``,
+    ``latin_small_letter_e_with_acute``) names a key a terminal can send; ``ctrl-r`` or
+    ``nosuchkey`` never matches one."""
     *modifiers, base = key.strip().split("+") if key.strip() != "+" else ["+"]
-    if not base or not set(modifiers) <= MODIFIERS:
+    if not base or " " in base or not set(modifiers) <= MODIFIERS:
         return False
     if len(base) == 1:
         return base.isprintable()
     if base in _key_bases():
         return True
-    try:  # a character by its name, as Textual names keys: "question_mark", "e_acute"…
+    try:  # a character by its name, as Textual names keys: "question_mark", "latin_small_letter_e_with_acute"…
         unicodedata.lookup(base.replace("_", " "))
     except KeyError:
         return False
@@ -133,9 +134,9 @@ def untypable_keys(keymap: Mapping[str, str]) -> list[str]:
 def clashing_keys(keymap: Mapping[str, str]) -> list[str]:
     """One line per key the keymap gives to an action whose screen has another on it
     (``refresh = "q"`` beside quit): only one of them would answer."""
-    problems = []
+    problems: dict[str, None] = {}  # in order, each once (subclasses repeat their base's)
     for cls in binding_classes([DOMNode], ("tokensales_tui.",)):
-        declared = [b for b in cls.__dict__.get("BINDINGS", ()) if isinstance(b, Binding)]
+        declared = [b for b in _inherited(cls) if isinstance(b, Binding)]
         holders: dict[str, list[Binding]] = {}
         for binding in bound(declared, keymap):
             for name in key_names(binding):
@@ -147,8 +148,18 @@ def clashing_keys(keymap: Mapping[str, str]) -> list[str]:
                 others = ", ".join(
                     sorted({repr(b.id or b.action) for b in bindings} - {repr(moved[0])})
                 )
-                problems.append(
+                problems[
                     f"[keymap] {moved[0]!r} takes {name}, which {others} has too:"
                     " only one of them answers it"
-                )
-    return problems
+                ] = None
+    return list(problems)
+
+
+def _inherited(cls: type[DOMNode]) -> list[BindingType]:
+    """The bindings ``cls`` answers to: its own and those it inherits (a form's ctrl+s)."""
+    found: list[BindingType] = []
+    for base in cls.__mro__:
+        found += base.__dict__.get("BINDINGS", ())
+        if not base.__dict__.get("inherit_bindings", True):
+            break
+    return found
