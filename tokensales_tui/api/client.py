@@ -84,7 +84,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 TOKEN_ENDPOINT = Endpoint("POST", "auth", "/auth/getAccessToken")
-WRITE_ANSWER_CAP = 1024 * 1024
+WRITE_ANSWER_CAP = 16 * 1024 * 1024
 """Bytes of a write's successful answer read (see :meth:`ApiClient._send`)."""
 
 PAYOUT_UNKNOWN_ADVICE = (
@@ -456,8 +456,9 @@ class ApiClient:
     async def _send(self, endpoint: Endpoint, body: Any = None) -> bytes:
         """A write (POST, PUT, DELETE); its answer's first :data:`WRITE_ANSWER_CAP` bytes.
 
-        The interface's writes answer with no body, or a small one: the rest of a longer
-        answer is never read (a compressed megabyte inflating to a gigabyte once cost two).
+        The interface's writes answer with no body (the collections' is not shown: it may
+        echo what was sent, whitelists and all): the rest of a longer answer is never read
+        (a compressed megabyte inflating to a gigabyte once cost two).
         """
         content = encode(body) if body is not None else None
         kept = bytearray()
