@@ -199,6 +199,10 @@ async def test_payouts_follow_the_items_loaded_again_on_the_items_tab() -> None:
         await pilot.press("2", "4")  # nothing loaded since: no request
         await pilot.pause(0.2)
         assert gets.count("/v1/items") == before + 1
+        # Items loaded again while Payouts is in view: Payouts follows at once.
+        app.browse.tab("items").reload()
+        await wait_for(lambda: gets.count("/v1/items") > before + 1, pilot)
+        await wait_for(lambda: not payouts.stale and not payouts.load_running, pilot)
 
 
 def list_twice(app: TokenSalesApp, transport: Any) -> tuple[str, list[str]]:

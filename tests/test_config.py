@@ -724,3 +724,14 @@ def test_a_new_setting_leaves_a_comment_above_a_table_with_it(tmp_path: Path) ->
     path.write_text(f'default_profile = "work"\n\n{table}')
     update_config(set_theme("gruvbox"), path)
     assert path.read_text() == f'default_profile = "work"\ntheme = "gruvbox"\n\n{table}'
+
+
+@pytest.mark.parametrize("given", ["0.5", "nan", "1e400", "86401"])
+def test_watch_interval_is_from_a_second_to_a_day(given: str, tmp_path: Path) -> None:
+    # 1e400 loaded as infinity: "reloaded every inf s".
+    path = tmp_path / "config.toml"
+    path.write_text(f"watch_interval = {given}\n")
+    with pytest.raises(ConfigError, match="watch_interval must be from 1 s to a day"):
+        load_config(path)
+    path.write_text("watch_interval = 86400\n")
+    assert load_config(path).watch_interval == 86400

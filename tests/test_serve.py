@@ -676,10 +676,12 @@ def test_what_an_app_leaves_on_stderr_goes_to_the_log_not_over_the_terminal(
 
     async def served(server: object, ready: Callable[[str], None]) -> None:
         ready("http://127.0.0.1:1/?token=x")
-        sys.stdout.write(  # all of it at once, as textual-serve writes it
+        left = (
             "Traceback (most recent call last):\nOSError: File name too long\n"
             "error: \x1b]52;c;cHduZWQ=\x07 \x1b[2J\x9b31m title\x1b]0;x\x07\n"
         )
+        sys.stdout.write(left)  # all of it at once, as textual-serve writes it;
+        sys.stdout.write(left)  # twice for an app that failed to start
 
     monkeypatch.setattr(serve_module, "_serve", served)
     log = tmp_path / "serve.log"
@@ -692,4 +694,6 @@ def test_what_an_app_leaves_on_stderr_goes_to_the_log_not_over_the_terminal(
         "" if logged else " keeps its traceback"
     )
     if logged:
-        assert "OSError: File name too long" in log.read_text()
+        logged_text = log.read_text()
+        assert logged_text.count("OSError: File name too long") == 1
+        assert "\x1b" not in logged_text and "␛]52" in logged_text

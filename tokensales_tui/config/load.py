@@ -24,6 +24,7 @@ from .schema import (
     BOOL_FIELDS,
     INT_FIELDS,
     MAX_BODY_MB,
+    MAX_WATCH_INTERVAL,
     MIN_WATCH_INTERVAL,
     SECRET_FIELDS,
     URL_FIELDS,
@@ -149,10 +150,10 @@ class _Validator:
                 (),
                 "default_profile",
             )
-        if not top.watch_interval >= MIN_WATCH_INTERVAL:  # NaN too
+        if not MIN_WATCH_INTERVAL <= top.watch_interval <= MAX_WATCH_INTERVAL:  # NaN too
             raise self.error(
-                f"watch_interval must be at least {MIN_WATCH_INTERVAL:g} s,"
-                f" not {_show(raw.get('watch_interval'))}",
+                f"watch_interval must be from {MIN_WATCH_INTERVAL:g} s to a day"
+                f" ({MAX_WATCH_INTERVAL:g} s), not {_show(raw.get('watch_interval'))}",
                 (),
                 "watch_interval",
             )

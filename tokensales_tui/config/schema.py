@@ -139,6 +139,8 @@ class TopLevel(msgspec.Struct, forbid_unknown_fields=True):
 
 MIN_WATCH_INTERVAL: Final = 1.0
 """The shortest ``watch_interval`` accepted, in seconds."""
+MAX_WATCH_INTERVAL: Final = 86400.0
+"""The longest ``watch_interval`` accepted, in seconds (a day): ``1e400`` read as infinity."""
 
 SECRET_FIELDS: Final = frozenset({"api_key", "api_secret"})
 BOOL_FIELDS: Final = frozenset({"read_only", "mask", "allow_insecure_http"})

@@ -181,14 +181,17 @@ class AppLeftovers(io.TextIOBase):
 
     def __init__(self, hint: str) -> None:
         self._hint = hint
+        self._last = ""
 
     def writable(self) -> bool:
         return True
 
     def write(self, text: str) -> int:
-        if text.strip():
-            log.error("a browser tab's app wrote on its way out:\n%s", text)
+        # An app that fails to start has its stderr written twice: said once.
+        if text.strip() and text != self._last:
+            log.error("a browser tab's app wrote on its way out:\n%s", clean(text))
             print(f"tokensales-tui: a browser tab's app failed — {self._hint}", file=sys.stderr)
+        self._last = text
         return len(text)
 
 

@@ -274,6 +274,8 @@ class BrowseScreen(Screen[None]):
                 and not tab.load_running
             ):
                 tab.stale = True
+                if tab is self.active_tab:  # in view already: it joins the request
+                    tab.reload()
 
     @on(ResourceTable.RowHighlighted)
     def _row_highlighted(self, event: ResourceTable.RowHighlighted) -> None:
