@@ -86,6 +86,14 @@ async def test_v_names_the_events_of_a_demo_webhook_that_was_edited() -> None:
         await _press_v(app, pilot)
         assert "receives only item.sold, signed" in screen_text(app)
         assert _demo_hooks(app) == [hook]
+        await pilot.press("escape")
+        # Events a server named with newlines, endlessly: the heading keeps its lines.
+        edit = WebhookUpdate(events=["a\nb" * 2000, "item.sold"])
+        await app.api.call(lambda client: client.update_webhook(hook["id"], edit))
+        await _press_v(app, pilot)
+        heading = str(app.screen.query_one("#deliveries-heading").render())
+        assert len(heading.splitlines()) == 2
+        assert max(map(len, heading.splitlines())) <= 1000
 
 
 async def test_a_read_only_demo_creates_no_webhook() -> None:

@@ -30,6 +30,8 @@ from .detail import DetailScreen
 
 REFRESH_SECONDS = 0.1
 """Longest time an arrival waits to be drawn; also the least time between two redraws."""
+HEADING_LINE = 1000
+"""Characters a heading line keeps (an event list a server made endless is cut)."""
 
 
 def delivery_detail(delivery: Any) -> DetailScreen:
@@ -114,7 +116,10 @@ class DeliveriesScreen(Screen[None]):
         self._stale = True
 
     def compose(self) -> ComposeResult:
-        yield Static(content("\n".join(self._heading)), id="deliveries-heading")
+        # Each line one line, whatever a server named its events (a newline, 5,000 characters):
+        # the heading has six rows.
+        lines = (clean_line(text)[:HEADING_LINE] for text in self._heading)
+        yield Static(content("\n".join(lines)), id="deliveries-heading")
         yield Static(id="deliveries-count")
         yield DeliveryList(id="deliveries-list")
         yield KeysFooter()
