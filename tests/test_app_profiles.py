@@ -126,6 +126,33 @@ async def test_a_switch_forgets_what_the_last_reload_changed() -> None:
         assert "+1" not in count()
 
 
+async def test_a_retry_of_the_profile_left_is_not_shown_in_the_one_chosen() -> None:
+    # "Retrying — the connection to 127.0.0.1:9456 broke …" showed under the new profile.
+    from tokensales_tui.api import RetryNotice
+    from tokensales_tui.ui.worker import ApiRetrying
+
+    profile = config.Profile(
+        base_url=EMULATOR_URL, api_key=Secret(DEMO_API_KEY), api_secret=Secret(DEMO_API_SECRET)
+    )
+    config.save_config(
+        config.ConfigFile(default_profile="one", profiles={"one": profile, "two": profile})
+    )
+    app, _transport = rigged_app(env={})
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        old = app.api
+        assert old is not None
+        await pilot.press("p")
+        await wait_for_screen(app, pilot, "ProfileScreen")
+        await pilot.press("down", "enter")
+        await wait_for(lambda: app.session is not None and app.session.name == "two", pilot)
+        notice = RetryNotice("POST", "/auth/getAccessToken", 1, 1.0, "the connection broke")
+        old._on_retry(notice)  # ended: says nothing
+        app.post_message(ApiRetrying(notice, old))  # posted just before it ended
+        await pilot.pause(0.1)
+        assert not [n for n in app._notifications if n.title == "Retrying"]
+
+
 async def test_the_picker_marks_the_demo_when_it_is_in_use() -> None:
     app = TokenSalesApp(Launch(demo=True))
     async with app.run_test(size=SIZE) as pilot:

@@ -464,7 +464,8 @@ class TokenSalesApp(GuardedApp[None]):
 
     @on(ApiRetrying)
     def _retrying(self, event: ApiRetrying) -> None:
-        self.browse.show_retry(event.notice)
+        if event.worker is self.api:  # not a profile's left behind by a switch
+            self.browse.show_retry(event.notice)
 
     # --- the local record of payout definitions ------------------------------------
 

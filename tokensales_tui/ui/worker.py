@@ -36,9 +36,11 @@ Operation = Callable[[ApiClient], Awaitable[T]]
 class ApiRetrying(Message):
     """The client waits before trying a call again (shown as a countdown)."""
 
-    def __init__(self, notice: RetryNotice) -> None:
+    def __init__(self, notice: RetryNotice, worker: ApiWorker) -> None:
         super().__init__()
         self.notice = notice
+        self.worker = worker
+        """The session's worker whose call waits (an ended one's is not shown)."""
 
 
 class SessionEndedError(ApiError):
@@ -258,7 +260,8 @@ class ApiWorker:
             watcher(arrival)
 
     def _on_retry(self, notice: RetryNotice) -> None:
-        self._app.post_message(ApiRetrying(notice))
+        if not self._ended:  # an ended session's calls are not the app's any more
+            self._app.post_message(ApiRetrying(notice, self))
 
 
 class _SharedCall:
