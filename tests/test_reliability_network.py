@@ -282,6 +282,22 @@ async def test_refused_connection_says_refused() -> None:
     assert "server running" in caught.value.hint
 
 
+async def test_a_refusing_proxy_is_named_not_the_server_behind_it() -> None:
+    # "api.example.com refused the connection" blamed a host never contacted.
+    import dataclasses
+
+    port = closed_port()
+    proxied = dataclasses.replace(
+        connection("https://api.example.com"), proxy=f"http://puser:PROXYPASS@{LOOPBACK}:{port}"
+    )
+    async with ApiClient(proxied, sleep=no_wait) as client:
+        with pytest.raises(NetworkError) as caught:
+            await bounded(client.list_webhooks())
+    assert f"the proxy {LOOPBACK}:{port} refused the connection" in str(caught.value)
+    assert "api.example.com refused" not in str(caught.value)
+    assert "PROXYPASS" not in str(caught.value) + caught.value.hint
+
+
 # --- 2. TLS certificate that cannot be verified --------------------------------------------
 
 

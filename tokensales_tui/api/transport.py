@@ -384,19 +384,25 @@ class Sender:
                 host=host,
                 hint="use http:// in the address if the server really has no TLS, or check the port",
             )
+        # The first hop is the proxy, when the profile has one: it is what could not be
+        # resolved, refused or did not answer (the server was never reached).
+        proxy = self.connection.proxy
+        first = urlsplit(proxy) if proxy else urlsplit(url)
+        near = f"the proxy {host_of(proxy)}" if proxy else host
+        check = "the proxy in the profile" if proxy else "the address in the profile"
         if error is not None and _is_dns_error(error):
             return NetworkError(
-                f"the host name {urlsplit(url).hostname} could not be resolved",
+                f"the host name {first.hostname} could not be resolved",
                 host=host,
-                hint="check the address in the profile and your DNS",
+                hint=f"check {check} and your DNS",
             )
         if error is not None and _is_refused(error):
             return NetworkError(
-                f"{host} refused the connection",
+                f"{near} refused the connection",
                 host=host,
-                hint="is the server running at that address? then press r",
+                hint=f"is {'it' if proxy else 'the server'} running at that address? then press r",
             )
-        return NetworkError(f"{verb} {host}", host=host)
+        return NetworkError(f"{verb} {near}", host=host)
 
     def _status_error(
         self, endpoint: Endpoint, response: httpx.Response, *, after_unknown: bool = False
