@@ -152,3 +152,22 @@ async def test_token_request_body_is_the_management_key_and_secret() -> None:
         "apiSecret": "secret-ZZZZ9999",
     }
     assert str(token_request.url).startswith("https://auth.example.test/")
+
+
+async def test_a_token_past_its_exp_by_this_clock_is_not_fetched_before_every_request() -> None:
+    # A token with exp and no iat, from a server whose clock is behind this one: it
+    # "expired" at once, and each request fetched a new one (6 token requests for 6 loads).
+    import base64
+    import json
+    import time
+
+    def part(data: object) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
+
+    token = f"{part({'alg': 'none'})}.{part({'exp': int(time.time()) - 3600})}.sig"
+    server = webhooks_ok()
+    server.routes[("POST", "/auth/getAccessToken")] = json_response(200, {"accessToken": token})
+    async with server.client() as client:
+        for _ in range(6):
+            await client.list_webhooks()
+    assert server.count("POST", "/auth/getAccessToken") == 1

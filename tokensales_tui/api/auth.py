@@ -82,8 +82,11 @@ def lifetime_of(token: str, advertised: float | None) -> float | None:
     elif advertised is not None and not math.isnan(advertised) and advertised > 0:
         lifetime = advertised
     elif exp is not None:
-        # No iat: fall back on the wall clock, the only reference left.
-        lifetime = exp - time.time()
+        # No iat: fall back on the wall clock, the only reference left. A token just
+        # issued cannot have expired: past already, the clocks disagree, and it is used
+        # until the server refuses it (not fetched again before every request).
+        left = exp - time.time()
+        lifetime = left if left > 0 else None
     return clamp_lifetime(lifetime)
 
 
