@@ -20,9 +20,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual import events
 from textual.driver import Driver
 from textual.message import Message
 from textual.screen import Screen
+
+from .escape_keys import escape_apart
 
 __all__ = ["hold_frames_for_keys", "post_input_at_once"]
 
@@ -44,8 +47,10 @@ def hold_frames_for_keys() -> None:
 
 
 def _send_message(self: Driver, message: Message) -> None:
-    """Put ``message`` in the app's queue in the event loop's next turn."""
-    self._loop.call_soon_threadsafe(self._app.post_message, message)
+    """Put ``message`` in the app's queue in the event loop's next turn (a key that
+    came with an escape before it as two: see :mod:`.escape_keys`)."""
+    for each in escape_apart(message) if isinstance(message, events.Key) else [message]:
+        self._loop.call_soon_threadsafe(self._app.post_message, each)
 
 
 def post_input_at_once() -> None:

@@ -1,0 +1,52 @@
+"""Escape and the key typed right after it, read by Textual's parser as one, are two."""
+
+from __future__ import annotations
+
+import pytest
+from textual import events
+from textual._xterm_parser import XTermParser
+
+from tokensales_tui.session import Launch
+from tokensales_tui.ui.app import TokenSalesApp
+from tokensales_tui.ui.escape_keys import escape_apart, read_escape_apart
+
+from .apphelpers import loaded, wait_for
+
+
+def keys_of(data: str) -> list[tuple[str, str | None]]:
+    """What the app gets for ``data`` from the terminal, parsed as the driver does."""
+    read_escape_apart()
+    parser = XTermParser()
+    parsed = [*parser.feed(data), *parser.feed("")]
+    return [
+        (key.key, key.character)
+        for token in parsed
+        if isinstance(token, events.Key)
+        for key in escape_apart(token)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("\x1b2", [("escape", "\x1b"), ("2", "2")]),  # it was "™"
+        ("\x1bj", [("escape", "\x1b"), ("j", "j")]),  # it was alt+j: "j" in the filter
+        ("\x1bf", [("escape", "\x1b"), ("f", "f")]),  # it was ctrl+right
+        ("\x1bJ", [("escape", "\x1b"), ("J", "J")]),
+        ("\x1b[A", [("up", None)]),  # a real sequence stays one key
+    ],
+)
+def test_escape_then_a_key_is_two_keys(typed: str, expected: list[tuple[str, str | None]]) -> None:
+    assert keys_of(typed) == expected
+
+
+async def test_escape_then_a_tab_digit_typed_fast_leaves_the_filter_for_the_tab() -> None:
+    # The filter became "a™" (0 of 10), and the tab stayed.
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("slash", "a")
+        assert app.active_tab.filter_input.value == "a"
+        app._driver.send_message(events.Key("alt+2", "2"))  # type: ignore[union-attr]
+        await wait_for(lambda: app.active_tab.resource.key == "items", pilot)
+        assert "™" not in app.browse.tab("webhooks").filter_input.value

@@ -1,0 +1,47 @@
+"""``escape`` and the key typed right after it stay two keys.
+
+A terminal sends escape as one byte, ESC, and Alt+key as ESC and the key: Textual's
+parser reads ESC and a key that follows within its 0.1 s wait as one key, ``alt+key``
+(and ESC 1 … ESC 0, ESC - and ESC = as ``¡ ™ £ …``, ESC f and ESC b as ctrl+right and
+ctrl+left). Escape, then ``2`` typed fast — leave the filter, go to Items — typed ``™``
+into the filter instead. This app binds no Alt key, so every ``alt+key`` that came as
+ESC and a printable key is read as what it most likely was typed as: escape, then the
+key. ESC and a key Textual reads without its escape (``/``, ``?``, a space) stays that
+key alone. (A terminal speaking the kitty keyboard protocol sends escape unambiguously.)
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from textual import events
+from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
+from textual.keys import _character_to_key
+
+__all__ = ["escape_apart", "read_escape_apart"]
+
+_ESCAPE = "\x1b"
+
+
+def read_escape_apart() -> None:
+    """Have Textual's parser read ESC and a printable key as ``alt+key`` (then split by
+    :func:`escape_apart`), not as the character or movement its table makes of them."""
+    table = cast("dict[str, object]", ANSI_SEQUENCES_KEYS)  # a dict, typed as a Mapping
+    for sequence in [key for key in table if _escape_then_printable(key)]:
+        del table[sequence]
+
+
+def _escape_then_printable(sequence: str) -> bool:
+    return len(sequence) == 2 and sequence[0] == _ESCAPE and sequence[1].isprintable()
+
+
+def escape_apart(event: events.Key) -> list[events.Key]:
+    """``event`` as the keys it most likely was: escape and the key for an ``alt+key``
+    of one printable character, else itself."""
+    key, character = event.key, event.character
+    if not key.startswith("alt+") or character is None:
+        return [event]
+    if len(character) != 1 or not character.isprintable():
+        return [event]
+    # The key as typed alone ("J" for alt+shift+j), as Textual names a character.
+    return [events.Key("escape", _ESCAPE), events.Key(_character_to_key(character), character)]
