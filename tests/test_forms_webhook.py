@@ -468,3 +468,30 @@ async def test_unencodable_text_names_the_field_and_sends_nothing() -> None:
         ],
         CREATE,
     )
+
+
+async def test_ctrl_q_in_a_form_with_typed_values_asks_first() -> None:
+    # It quit at once, what was typed gone; escape asks in that case.
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "1")
+        await fill(pilot, url="https://a.example/h")
+        await pilot.press("ctrl+q")
+        await wait_for(lambda: isinstance(app.screen, ConfirmScreen), pilot)
+        assert app.screen.question == "Quit the app?"  # type: ignore[attr-defined]
+        await pilot.press("escape")  # no: back to the form, as it was
+        await wait_for(lambda: app.screen is form, pilot)
+        assert form.text("url") == "https://a.example/h" and app.is_running
+        await pilot.press("ctrl+q")
+        await wait_for(lambda: isinstance(app.screen, ConfirmScreen), pilot)
+        await pilot.press("right", "enter")
+        await wait_for(lambda: not app.is_running, pilot)
+
+
+async def test_ctrl_c_says_which_key_quits_as_plain_text() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("ctrl+c")  # not "Press [b]q[/b] to quit the app"
+        said = [n.message for n in app._notifications if n.title == "Do you want to quit?"]
+        assert said == ["Press q to quit the app"]

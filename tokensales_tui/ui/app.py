@@ -589,6 +589,29 @@ class TokenSalesApp(GuardedApp[None]):
         return path
 
     async def action_quit(self) -> None:
+        from .forms.base import FormScreen
+        from .screens.confirm import ConfirmScreen
+
+        form = self.screen
+        if isinstance(form, FormScreen) and form.dirty:
+            # ctrl+q quits from anywhere: a form's typed values are asked about first,
+            # as escape does.
+            def answered(discard: bool | None) -> None:
+                if discard:
+                    self.run_worker(self._quit(), group="quit")
+
+            self.push_screen(
+                ConfirmScreen(
+                    "Quit the app?",
+                    "What you typed in the form will be lost.",
+                    confirm_label="Quit",
+                ),
+                answered,
+            )
+            return
+        await self._quit()
+
+    async def _quit(self) -> None:
         if self._api is not None:
             await self._api.stop()
         self.exit()

@@ -69,6 +69,14 @@ class GuardedApp(KeysInOrder[ReturnType]):
         # Every write to the terminal passes the guard (see terminal.py).
         return guarded_driver(super().get_driver_class())
 
+    def action_help_quit(self) -> None:
+        """ctrl+c: say which key quits (Textual's says it in markup, which toasts here
+        never read: "Press [b]q[/b]")."""
+        for key, active in self.active_bindings.items():
+            if active.binding.action in ("quit", "app.quit"):
+                self.notify(f"Press {key} to quit the app", title="Do you want to quit?")
+                return
+
     def notify(
         self,
         message: str,
