@@ -8,7 +8,10 @@ the user's terminal. So while a command runs, a standard stream that is a termin
 replaced by one that cleans everything written to it, text or bytes: control and bidi
 characters show as visible markers, newlines and tabs stay. A stream that is not a
 terminal gets the data exactly: a program reading it gets what the server sent (JSON
-escapes its controls itself), and nothing at the source cleans what goes to a pipe.
+escapes its controls itself; CSV, ``--jq`` strings and a raw ``api`` answer go as they
+came). Views made for reading — a table, one object's ``key  value`` lines, ``listen
+--print`` — are cleaned where they are made, wherever they go: each row must stay one
+line for its columns to hold.
 
 Writing can fail wherever it happens: a full disk (``> /dev/full``), a closed
 descriptor (``>&-``, when ``sys.stdout`` is ``None``), a reader that went away
