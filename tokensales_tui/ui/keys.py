@@ -11,9 +11,12 @@ import functools
 import importlib
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
+from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
+from textual.keys import format_key
 
 
 def apply_keymap(binding: Binding, keymap: Mapping[str, str]) -> Binding:
@@ -163,3 +166,37 @@ def _inherited(cls: type[DOMNode]) -> list[BindingType]:
         if not base.__dict__.get("inherit_bindings", True):
             break
     return found
+
+
+def _format(binding: Binding) -> str:
+    # The same formatting as App.get_key_display, for callers without an app.
+    modifiers, key = binding.parse_key()
+    key = format_key(key)
+    if "ctrl" in modifiers:
+        modifiers.remove("ctrl")
+        key = f"^{key}"
+    return "+".join([*modifiers, key])
+
+
+def key_display(binding: Binding, app: App[Any] | None = None) -> str:
+    """How to show the key(s) of ``binding``: "esc", "^q", "esc / q".
+
+    Args:
+        binding: A binding; its key may list several keys separated by commas.
+        app: Format with ``app.get_key_display`` (which an app may override).
+
+    Returns:
+        The binding's ``key_display`` if it has one, else each key formatted.
+    """
+    if binding.key_display:
+        return binding.key_display
+    shown: list[str] = []
+    for key in binding.key.split(","):
+        key = key.strip()
+        if not key:
+            continue
+        single = binding.with_key(key)
+        text = app.get_key_display(single) if app is not None else _format(single)
+        if text not in shown:
+            shown.append(text)
+    return " / ".join(shown)

@@ -37,10 +37,9 @@ from ...checks import (
     parse_lines,
 )
 from ...checks.forms import collection_problems
-from ..keys import bound
+from ..keys import bound, key_display
 from ..lifetime import while_shown
 from ..safe import line, show
-from ..screens.help import key_display
 from ..widgets.safe_input import SafeInput
 from ..widgets.safe_text_area import SafeTextArea
 from ..worker import ApiWorker

@@ -10,10 +10,10 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ..keys import key_display
 from ..safe import line
 from ..widgets.footer import KeysFooter
 
@@ -30,40 +30,6 @@ PANEL_EDGES = 2 + 2
 DESCRIPTIONS_SHOWN = 30
 """Cells of a description two columns must show at least (longer ones end with "…");
 where they cannot, the columns go one below the other."""
-
-
-def _format(binding: Binding) -> str:
-    # The same formatting as App.get_key_display, for callers without an app.
-    modifiers, key = binding.parse_key()
-    key = format_key(key)
-    if "ctrl" in modifiers:
-        modifiers.remove("ctrl")
-        key = f"^{key}"
-    return "+".join([*modifiers, key])
-
-
-def key_display(binding: Binding, app: App[Any] | None = None) -> str:
-    """How to show the key(s) of ``binding``: "esc", "^q", "esc / q".
-
-    Args:
-        binding: A binding; its key may list several keys separated by commas.
-        app: Format with ``app.get_key_display`` (which an app may override).
-
-    Returns:
-        The binding's ``key_display`` if it has one, else each key formatted.
-    """
-    if binding.key_display:
-        return binding.key_display
-    shown: list[str] = []
-    for key in binding.key.split(","):
-        key = key.strip()
-        if not key:
-            continue
-        single = binding.with_key(key)
-        text = app.get_key_display(single) if app is not None else _format(single)
-        if text not in shown:
-            shown.append(text)
-    return " / ".join(shown)
 
 
 def sections_from_bindings(
