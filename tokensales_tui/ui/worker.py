@@ -77,8 +77,10 @@ class ApiWorker:
     def start(self) -> None:
         """Start the worker (idempotent; never again once stopped)."""
         if self._worker is None and not self._ended:
+            # The function, not a coroutine: one made for a worker stopped before it
+            # ran would never be awaited (Python warns of it).
             self._worker = self._app.run_worker(
-                self._serve(), name="api", group="api", exit_on_error=False
+                self._serve, name="api", group="api", exit_on_error=False
             )
 
     async def stop(self) -> None:
