@@ -153,6 +153,10 @@ def test_keys_no_terminal_sends_and_keys_two_actions_share_are_named() -> None:
     ]
     for fine in ("f5", "ctrl+r", "shift+tab", "question_mark", "escape,backspace", "é", "+"):
         assert untypable_keys({"refresh": fine}) == []
+    assert untypable_keys({"refresh": "alt+r"}) == [
+        "[keymap] 'refresh': 'alt+r' arrives as escape and 'r' (the terminal sends it as ESC"
+        " and the key): choose another key"
+    ]
     assert clashing_keys({"refresh": "q"}) == [
         "[keymap] 'refresh' takes q, which 'quit' has too: only one of them answers it"
     ]

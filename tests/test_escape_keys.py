@@ -31,7 +31,8 @@ def keys_of(data: str) -> list[tuple[str, str | None]]:
     [
         ("\x1b2", [("escape", "\x1b"), ("2", "2")]),  # it was "™"
         ("\x1bj", [("escape", "\x1b"), ("j", "j")]),  # it was alt+j: "j" in the filter
-        ("\x1bf", [("escape", "\x1b"), ("f", "f")]),  # it was ctrl+right
+        ("\x1bf", [("ctrl+right", None)]),  # Option+→ on macOS: a word on, as before
+        ("\x1bb", [("ctrl+left", None)]),  # Option+←
         ("\x1bJ", [("escape", "\x1b"), ("J", "J")]),
         ("\x1b[A", [("up", None)]),  # a real sequence stays one key
     ],
@@ -50,3 +51,18 @@ async def test_escape_then_a_tab_digit_typed_fast_leaves_the_filter_for_the_tab(
         app._driver.send_message(events.Key("alt+2", "2"))  # type: ignore[union-attr]
         await wait_for(lambda: app.active_tab.resource.key == "items", pilot)
         assert "™" not in app.browse.tab("webhooks").filter_input.value
+
+
+def test_every_app_of_the_package_reads_escape_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    # listen's screen lost the escape of "escape, j" typed together: only the main app
+    # had the driver split them.
+    from textual.driver import Driver
+
+    from tokensales_tui.ui import key_frames
+    from tokensales_tui.ui.listen_app import ListenApp
+    from tokensales_tui.ui.safe_app import GuardedApp
+
+    assert issubclass(ListenApp, GuardedApp)
+    monkeypatch.setattr(Driver, "send_message", lambda self, message: None)
+    GuardedApp()
+    assert Driver.send_message is key_frames._send_message

@@ -32,8 +32,7 @@ from ..files import atomic_write
 from ..mask import masking, set_masking
 from ..payouts import PayoutRecord, PayoutRecordError
 from ..session import Launch, Session, demo_session, profile_session
-from .escape_keys import read_escape_apart
-from .key_frames import hold_frames_for_keys, post_input_at_once
+from .key_frames import hold_frames_for_keys
 from .keys import bound, clashing_keys, every_binding_id, unknown_keymap_ids, untypable_keys
 from .safe_app import GuardedApp
 from .screens.browse import BrowseScreen
@@ -123,8 +122,6 @@ class TokenSalesApp(GuardedApp[None]):
         self._frame_held_since: float | None = None
         """Where :data:`FRAME_LATEST` counts from for the frames held for keys now."""
         hold_frames_for_keys()
-        post_input_at_once()
-        read_escape_apart()
 
     def starting(self) -> bool:
         # Keys typed ahead wait for the first session: its tabs' actions need it.

@@ -2,11 +2,12 @@
 
 A terminal sends escape as one byte, ESC, and Alt+key as ESC and the key: Textual's
 parser reads ESC and a key that follows within its 0.1 s wait as one key, ``alt+key``
-(and ESC 1 … ESC 0, ESC - and ESC = as ``¡ ™ £ …``, ESC f and ESC b as ctrl+right and
-ctrl+left). Escape, then ``2`` typed fast — leave the filter, go to Items — typed ``™``
-into the filter instead. This app binds no Alt key, so every ``alt+key`` that came as
-ESC and a printable key is read as what it most likely was typed as: escape, then the
-key. ESC and a key Textual reads without its escape (``/``, ``?``, a space) stays that
+(and ESC 1 … ESC 0, ESC - and ESC = as ``¡ ™ £ …``). Escape, then ``2`` typed fast —
+leave the filter, go to Items — typed ``™`` into the filter instead. This app binds no
+Alt key (a keymap may not: see :func:`~.keys.untypable_keys`), so every ``alt+key`` that
+came as ESC and a printable key is read as what it most likely was typed as: escape,
+then the key. ESC b and ESC f stay Textual's word movements (ctrl+left, ctrl+right),
+which is what macOS terminals send for Option+← and Option+→. ESC and a key Textual reads without its escape (``/``, ``?``, a space) stays that
 key alone. (A terminal speaking the kitty keyboard protocol sends escape unambiguously.)
 """
 
@@ -24,15 +25,21 @@ _ESCAPE = "\x1b"
 
 
 def read_escape_apart() -> None:
-    """Have Textual's parser read ESC and a printable key as ``alt+key`` (then split by
-    :func:`escape_apart`), not as the character or movement its table makes of them."""
+    """Have Textual's parser read ESC and a digit or sign as ``alt+key`` (then split by
+    :func:`escape_apart`), not as the character its table makes of them (``™``). ESC b
+    and ESC f stay word movements: macOS terminals send them for Option+← and →."""
     table = cast("dict[str, object]", ANSI_SEQUENCES_KEYS)  # a dict, typed as a Mapping
-    for sequence in [key for key in table if _escape_then_printable(key)]:
+    for sequence in [key for key, value in table.items() if _escape_then_character(key, value)]:
         del table[sequence]
 
 
-def _escape_then_printable(sequence: str) -> bool:
-    return len(sequence) == 2 and sequence[0] == _ESCAPE and sequence[1].isprintable()
+def _escape_then_character(sequence: str, read_as: object) -> bool:
+    return (
+        len(sequence) == 2
+        and sequence[0] == _ESCAPE
+        and sequence[1].isprintable()
+        and isinstance(read_as, str)  # a character, not keys (ESC b: ctrl+left)
+    )
 
 
 def escape_apart(event: events.Key) -> list[events.Key]:

@@ -125,13 +125,23 @@ def typable(key: str) -> bool:
 
 
 def untypable_keys(keymap: Mapping[str, str]) -> list[str]:
-    """One line per key of the keymap no terminal can send (a typo: ``ctrl-r``)."""
-    return [
-        f"[keymap] {binding_id!r}: {key.strip()!r} is no key name (as in f5, ctrl+r, ?)"
-        for binding_id, keys in keymap.items()
-        for key in keys.split(",")
-        if not typable(key)
-    ]
+    """One line per key of the keymap no terminal can send (a typo: ``ctrl-r``), and per
+    ``alt+`` key of a character, which reaches this app as escape and the character
+    (see :mod:`.escape_keys`)."""
+    problems = []
+    for binding_id, keys in keymap.items():
+        for key in (key.strip() for key in keys.split(",")):
+            if not typable(key):
+                problems.append(
+                    f"[keymap] {binding_id!r}: {key!r} is no key name (as in f5, ctrl+r, ?)"
+                )
+            elif key.startswith("alt+") and len(key.split("+")[-1]) == 1:
+                problems.append(
+                    f"[keymap] {binding_id!r}: {key!r} arrives as escape and"
+                    f" {key.split('+')[-1]!r} (the terminal sends it as ESC and the key):"
+                    " choose another key"
+                )
+    return problems
 
 
 def clashing_keys(keymap: Mapping[str, str]) -> list[str]:

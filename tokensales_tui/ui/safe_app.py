@@ -10,7 +10,9 @@ from textual.notifications import SeverityLevel
 from ..clean import clean, clean_line, escape_unsafe
 from ..mask import mask_text, masking, shown
 from .acyclic_strips import use_acyclic_strips
+from .escape_keys import read_escape_apart
 from .frame_slots import use_next_slots
+from .key_frames import post_input_at_once
 from .key_order import KeysInOrder
 from .terminal import guarded_driver
 
@@ -61,6 +63,8 @@ class GuardedApp(KeysInOrder[ReturnType]):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         use_next_slots()
         use_acyclic_strips()
+        post_input_at_once()  # escape and a key typed right after it: two keys
+        read_escape_apart()
         super().__init__(*args, **kwargs)
         if "TEXTUAL_ANIMATIONS" not in os.environ:
             self.animation_level = "none"
