@@ -449,3 +449,18 @@ async def test_test_connection_of_an_edited_profile_uses_the_stored_secret() -> 
             pilot,
         )
         assert "Connected" not in str(status.render())
+
+
+async def test_ctrl_q_in_a_profile_form_with_something_typed_asks_first() -> None:
+    # It quit at once; escape on the same form asks before losing what was typed.
+    two_profiles()
+    app, _transport = rigged_app(env={})
+    async with app.run_test(size=SIZE) as pilot:
+        await open_profile_form(app, pilot, "a")
+        app.screen.query_one("#profile").value = "lab"  # type: ignore[attr-defined]
+        await pilot.press("ctrl+q")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        assert app.screen.question == "Quit the app?"  # type: ignore[attr-defined]
+        await pilot.press("escape")
+        await wait_for_screen(app, pilot, "ProfileFormScreen")
+        assert app.is_running

@@ -569,3 +569,16 @@ async def test_a_line_wider_than_the_list_scrolls_it_sideways() -> None:
         await pilot.press("home")
         await pilot.pause()
         assert area.scroll_x == 0
+
+
+async def test_ctrl_q_under_the_import_dialog_asks_about_the_form_below() -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await fill(pilot, **VALID)
+        form.query_one("#c1-wallets").focus()
+        await pilot.press("ctrl+o")
+        await wait_for(lambda: isinstance(app.screen, ImportListScreen), pilot)
+        await pilot.press("ctrl+q")  # the form below holds what was typed
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        assert app.screen.question == "Quit the app?"  # type: ignore[attr-defined]

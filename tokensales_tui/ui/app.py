@@ -586,13 +586,11 @@ class TokenSalesApp(GuardedApp[None]):
         return path
 
     async def action_quit(self) -> None:
-        from .forms.base import FormScreen
         from .screens.confirm import ConfirmScreen
 
-        form = self.screen
-        if isinstance(form, FormScreen) and form.dirty:
-            # ctrl+q quits from anywhere: a form's typed values are asked about first,
-            # as escape does.
+        if any(getattr(screen, "dirty", False) for screen in self.screen_stack):
+            # ctrl+q quits from anywhere: a form's typed values (a webhook's, a profile's,
+            # under a dialog too) are asked about first, as escape does.
             def answered(discard: bool | None) -> None:
                 if discard:
                     self.run_worker(self._quit(), group="quit")

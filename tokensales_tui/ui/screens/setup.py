@@ -514,10 +514,15 @@ class ProfileFormScreen(SetupScreen):
     def _values(self) -> list[str]:
         return [field.value for field in self.query(Input)]
 
+    @property
+    def dirty(self) -> bool:
+        """Whether something was typed that leaving would lose."""
+        return self.is_mounted and self._values() != self._initial
+
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
         """Go back to the picker; nothing is saved. Asks first when something was typed."""
-        if self._values() == self._initial:
+        if not self.dirty:
             self.dismiss(SetupResult.cancelled())
             return
 
