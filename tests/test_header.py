@@ -61,6 +61,13 @@ async def test_the_token_line_keeps_its_width_as_the_first_token_comes() -> None
     [
         ("ro", "127.0.0.1:9103", "PRODUCTION", True),
         ("../../../../../../tmp/a-very-long-profile-name", "api.example.com:8443", None, False),
+        # All at once: the token had been cut ("valid 6"), the host gone.
+        (
+            "production-eu-west-1-payments-team-account",
+            "api.eu.example.com",
+            "PRODUCTION — be careful",
+            True,
+        ),
     ],
 )
 async def test_a_header_too_narrow_for_all_of_it_marks_what_it_cuts(

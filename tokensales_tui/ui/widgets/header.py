@@ -72,8 +72,8 @@ class StatusHeader(Horizontal):
            after its colon reads as whole. A long profile name or label keeps room
            for the host. */
         & > Static { width: auto; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
-        & > .profile { max-width: 30%; }
-        & > .label-badge { max-width: 20%; }
+        & > .profile { max-width: 22%; }
+        & > .label-badge { max-width: 19%; }
         & > .app-name { text-style: bold; color: $accent; }
         & > .badge { display: none; text-style: bold; }
         & > .badge.-shown { display: block; }
@@ -81,7 +81,7 @@ class StatusHeader(Horizontal):
         & > .demo-badge { background: $success; color: $background; }
         & > .ro-badge { background: $error; color: $background; }
         & > .mask-badge { background: $secondary; color: $background; }
-        & > .host { color: $text-muted; width: 1fr; }
+        & > .host { color: $text-muted; width: 1fr; min-width: 4; }
         & > .token { color: $text-muted; min-width: 21; }
         & > .token.-failed { color: $error; text-style: bold; }
     }
