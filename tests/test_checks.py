@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -387,6 +388,10 @@ def test_a_collection_name_is_as_long_as_it_looks() -> None:
     assert check_collection_name("\u200bFounders") == (None, None)  # shows something
     family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # one emoji of five code points
     assert check_collection_name(family * 7) == (None, None)  # 7 seen, not 35
+    hangul = unicodedata.normalize(
+        "NFD", "서울 거리 예술 컬렉션 한정판 입장권"
+    )  # as macOS pastes it
+    assert len(hangul) == 46 and check_collection_name(hangul) == (None, None)  # 20 seen
     assert (
         check_collection_name("\U0001f1eb\U0001f1f7" * 12 + "\U0001f44d\U0001f3fd" * 12)[1] is None
     )

@@ -26,14 +26,14 @@ def shows_nothing(text: str) -> bool:
 
 
 def seen_length(text: str) -> int:
-    """How many characters ``text`` shows, near enough: a letter and the marks on it are
-    one, an emoji joined by zero-width joiners (a family) or with a skin tone is one, two
+    """How many characters ``text`` shows, near enough: a letter and the marks on it
+    (spacing ones too: a Devanagari vowel sign) are one, Hangul jamo make a syllable, an emoji joined by zero-width joiners (a family) or with a skin tone is one, two
     regional indicators (a flag) are one."""
     count = flags = 0
     joined = False
-    for ch in text:
+    for ch in unicodedata.normalize("NFC", text):  # Hangul typed as jamo: syllables
         kind = unicodedata.category(ch)
-        if kind in ("Mn", "Me", "Cf") or "\U0001f3fb" <= ch <= "\U0001f3ff":
+        if kind in ("Mn", "Mc", "Me", "Cf") or "\U0001f3fb" <= ch <= "\U0001f3ff":
             joined = ch == "\u200d"
             continue
         if "\U0001f1e6" <= ch <= "\U0001f1ff":  # a regional indicator: two make a flag
