@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,7 +113,6 @@ def _plain(config: ConfigFile) -> dict[str, Any]:
 
 
 _TABLE: Final = re.compile(rb"^\s*\[")
-_COMMENT: Final = re.compile(rb"[ \t]+#[^\"'\r\n]*$")
 
 
 def _edited(text: bytes, before: dict[str, Any], after: dict[str, Any]) -> bytes | None:
@@ -138,11 +138,9 @@ def _edited(text: bytes, before: dict[str, Any], after: dict[str, Any]) -> bytes
         if found:
             # A comment after the value stays (a "#" in a quoted value fails the check
             # below, and the file is rewritten instead).
-            comment = _COMMENT.search(lines[found[0]].rstrip(b"\r\n"))
-            if comment is None and b"#" in lines[found[0]]:
-                return None  # a comment this cannot tell from the value: rewritten, kept
-            if comment is not None and written:
-                written = value + comment.group() + eol
+            comment = _trailing_comment(lines[found[0]].rstrip(b"\r\n"))
+            if comment and written:
+                written = value + comment + eol
             lines[found[0]] = written
         else:
             lines.insert(_new_setting_at(lines, top), written)
@@ -153,6 +151,20 @@ def _edited(text: bytes, before: dict[str, Any], after: dict[str, Any]) -> bytes
     except ConfigError:
         return None
     return data if _plain(edited) == after else None
+
+
+def _trailing_comment(line: bytes) -> bytes:
+    """The comment after a setting's value on ``line`` (with the blanks before it), or
+    b"": the first ``#`` before which the line is a whole setting, so that one inside the
+    value (``theme = "a#b"``) is not taken for it, and quotes in the comment are."""
+    for at in (n for n, byte in enumerate(line) if byte == ord("#")):
+        try:
+            tomllib.loads(line[:at].decode())
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            continue
+        start = len(line[:at].rstrip())
+        return line[start:]
+    return b""
 
 
 def _new_setting_at(lines: list[bytes], top: int) -> int:
