@@ -379,7 +379,8 @@ _HALTING = (
 """``halt`` and ``halt_error`` as errors the command can tell apart: the jq library ends a
 program that halts without a word, as if it had printed all it had to. Unlike jq's, they
 are errors a ``try`` or ``?`` catches; a halt caught and given out in a result
-(``try halt catch .``, ``[try halt catch tostring]``) still halts, its marker unprinted."""
+(``try halt catch .``, ``[try halt catch tostring]``) still halts; one a program changes
+further (``ascii_upcase``) is printed as the program made it."""
 
 
 def _compile(program: str) -> Any:

@@ -367,7 +367,8 @@ class TokenSalesApp(GuardedApp[None]):
         try:
             saved = await asyncio.to_thread(config.update_config, mutate, self.launch.config_path)
         except config.ConfigError as error:
-            self.notify(f"The theme is not saved: {error.message}", severity="warning")
+            why = error.message.removeprefix("not saved: ")
+            self.notify(f"The theme is not saved: {why}", severity="warning")
             return
         if saved.kept is not None:
             self.notify(config.kept_note(saved.kept), markup=False, timeout=15)

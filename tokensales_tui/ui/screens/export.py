@@ -143,7 +143,7 @@ class ExportScreen(ModalScreen[Path | None]):
         try:
             problem = _unusable(path)
         except OSError as error:  # a name too long, a folder not to be entered, a loop of links
-            problem = f"{path}: {error.strerror or error}"
+            problem = f"{_short(path)}: {error.strerror or error}"
         if problem is not None:
             self._say(problem, error=True)
             return None
@@ -214,7 +214,7 @@ class ExportScreen(ModalScreen[Path | None]):
             )
         except OSError as error:
             reason = error.strerror or str(error)
-            self.app.call_from_thread(self._failed, f"Not exported: {reason} ({path})")
+            self.app.call_from_thread(self._failed, f"Not exported: {reason} ({_short(path)})")
         except (RecursionError, ValueError, TypeError) as error:
             self.app.call_from_thread(
                 self._failed, f"Not exported: an object cannot be written as JSON ({error})"
@@ -246,6 +246,9 @@ class ExportScreen(ModalScreen[Path | None]):
         self.dismiss(None)
 
 
+SHOWN_PATH = 60
+"""Characters of a path a message of the dialog shows (its end)."""
+
 _PLAIN_RAW = next(f.default for f in dataclasses.fields(Resource) if f.name == "raw")
 
 
@@ -260,16 +263,22 @@ def _unusable(path: Path) -> str | None:
     """Why ``path`` cannot be written as an export, or None; an ``OSError`` for what the
     system refuses to look at (a name too long, a folder not to be entered)."""
     if path.is_dir():
-        return f"{path} is a folder: add a file name"
+        return f"{_short(path)} is a folder: add a file name"
     if not path.parent.is_dir():
-        return f"There is no folder {path.parent}"
+        return f"There is no folder {_short(path.parent)}"
     try:
         status = path.stat()  # through a link to where it leads
     except FileNotFoundError:
         if path.is_symlink():
-            return f"{path} is a link to nothing: choose another name"
+            return f"{_short(path)} is a link to nothing: choose another name"
         return None  # a new file
     if not stat.S_ISREG(status.st_mode):
         # A FIFO, a device: writing would wait on a reader, or replace it by a file.
-        return f"{path} is not a regular file: choose another name"
+        return f"{_short(path)} is not a regular file: choose another name"
     return None
+
+
+def _short(path: Path) -> str:
+    """``path`` for a one-line message: its end, where it is long (the reason must show)."""
+    text = str(path)
+    return text if len(text) <= SHOWN_PATH else "…" + text[-(SHOWN_PATH - 1) :]
