@@ -180,6 +180,9 @@ async def test_a_bad_trigger_is_refused_with_the_catalogue() -> None:
     client = await api_client(create_app(seed=1, items=3))
     bad = await client.post("/_emulator/events", json={"type": "a b\x1b"})
     assert bad.status_code == 422 and "item.sold" in bad.json()["message"]
+    # A final newline: "$" of the name's pattern let it through.
+    newline = await client.post("/_emulator/events", json={"type": "nl.test\n"})
+    assert newline.status_code == 422
     assert (
         await client.post("/_emulator/events", json={"type": "x", "data": [1]})
     ).status_code == 422

@@ -17,6 +17,7 @@ import pytest
 
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
 from tokensales_tui.webhooks import receiver as receiver_module
+from tokensales_tui.webhooks.listen import ListenError, Listening, ListenOptions
 from tokensales_tui.webhooks.receiver import Receiver, ReceiverServer
 from tokensales_tui.webhooks.signatures import (
     GITHUB,
@@ -719,8 +720,9 @@ async def _webhook_urls(base: str) -> list[str]:
         return [hook["url"] for hook in answer.json()]
 
 
-@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 async def test_register_creates_a_webhook_and_deletes_it_on_ctrl_c(stop: signal.Signals) -> None:
+    # SIGHUP: the terminal closed, the SSH session lost (it left the webhook behind).
     emulator, base = await _served_emulator()
     env = {
         "TOKENSALES_BASE_URL": base,
@@ -831,3 +833,65 @@ async def test_a_save_file_that_is_a_link_or_in_no_folder_is_refused(tmp_path: P
             err.decode().startswith("tokensales-tui: --save ") and "Traceback" not in err.decode()
         )
     assert target.read_text() == "kept\n"
+
+
+@pytest.mark.parametrize("second_lookup", ["fails", "finds"])
+async def test_a_webhook_whose_id_was_not_found_is_looked_for_again_or_named(
+    second_lookup: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The list after the create failed: the webhook stayed, never deleted nor named.
+    from tokensales_tui.api import ServerError
+    from tokensales_tui.webhooks.listen import Registration
+
+    from .apifakes import FakeServer, json_response
+
+    hooks: list[dict[str, object]] = []
+    lists = {"n": 0}
+
+    def listed(request: httpx.Request) -> httpx.Response:
+        lists["n"] += 1
+        if lists["n"] == 2 or (second_lookup == "fails" and lists["n"] > 1):
+            return httpx.Response(500, json={"message": "busy"})
+        return httpx.Response(200, json=hooks)
+
+    def created(request: httpx.Request) -> httpx.Response:
+        hooks.append({"id": "wh_made", "url": "https://t.example/in", "events": ["a"]})
+        return httpx.Response(201)
+
+    server = FakeServer(
+        {
+            ("GET", "/v1/platform-webhooks"): listed,
+            ("POST", "/v1/platform-webhooks"): created,
+            ("DELETE", "/v1/platform-webhooks/wh_made"): json_response(200, {}),
+        }
+    )
+    async with server.client() as client:
+        registration = Registration(client, "https://t.example/in", ["a"], "whsec_x")
+        with pytest.raises(ServerError):
+            await registration.create()
+        assert registration.sent and registration.webhook_ids == []
+        left = await registration.delete()
+    assert left == []
+    deleted = server.count("DELETE", "/v1/platform-webhooks/wh_made")
+    assert (deleted, registration.unfound) == (
+        (0, True) if second_lookup == "fails" else (1, False)
+    )
+
+
+@pytest.mark.parametrize("kind", ["forward", "route"])
+async def test_a_target_at_listens_own_address_is_refused(kind: str) -> None:
+    # One POST became 101 deliveries relayed to listen itself, and held healthy relays.
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    own = f"http://localhost:{port}/in"
+    options = (
+        ListenOptions(port=port, forward_to=own)
+        if kind == "forward"
+        else ListenOptions(port=port, routes={"a": own})
+    )
+    with pytest.raises(ListenError, match="is listen's own address"):
+        async with Listening(options):
+            pass

@@ -39,7 +39,7 @@ async def trigger(request: Request, emulator: Emulator) -> Response:
     """``POST /_emulator/events``: raise the event named in the body."""
     fields = validation.expect_object(validation.parse_json(await request.body()), status=400)
     event_type = fields.string("type")
-    if not EVENT_NAME.match(event_type):
+    if not EVENT_NAME.fullmatch(event_type):
         raise ApiError(
             422,
             "type: letters, digits and ._:- only, at most 100"

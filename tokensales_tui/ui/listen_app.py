@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import signal
 import sys
 from typing import Any, ClassVar
 
@@ -12,6 +11,7 @@ from textual.binding import Binding, BindingType
 
 from ..clean import clean_line
 from ..webhooks.listen import (
+    STOP_SIGNALS,
     ListenError,
     Listening,
     ListenOptions,
@@ -59,12 +59,12 @@ async def listen_in_app(
     async with Listening(options, args=args) as listening:
         app = ListenApp(listening)
         loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in STOP_SIGNALS:
             loop.add_signal_handler(signum, app.exit)
         try:
             await app.run_async(**app_options)
         finally:
-            for signum in (signal.SIGINT, signal.SIGTERM):
+            for signum in STOP_SIGNALS:
                 loop.remove_signal_handler(signum)
     return app
 

@@ -21,7 +21,8 @@ CATALOGUE: dict[str, str] = {
 }
 """Every event the emulator raises by itself, with what its data holds."""
 
-EVENT_NAME = re.compile(r"^[A-Za-z0-9_.:\-]{1,100}$")
+EVENT_NAME = re.compile(r"[A-Za-z0-9_.:\-]{1,100}")
+"""An event's name, whole (``fullmatch``: "$" let a final newline through)."""
 """A name ``emulator trigger`` accepts: the catalogue's, or any other of these characters."""
 
 DEFAULT_EMULATOR_URL = "http://127.0.0.1:8765"

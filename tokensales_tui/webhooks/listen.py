@@ -126,23 +126,40 @@ class Registration:
         self.events = events
         self.secret = secret
         self.webhook_ids: list[str] = []
+        self.sent = False
+        """The create was sent: a webhook may exist, found or not (its answer lost, the
+        look-up for its id failed or was interrupted)."""
+        self.unfound = False
+        """A webhook may exist that no look-up found: said at the end, to delete by hand."""
+        self._before: set[str] = set()
 
     async def create(self) -> None:
         """Create the webhook and find its id (the service answers the POST without a body)."""
         from ..api import Secret
         from ..api.models import WebhookCreate
 
-        before = {w.id for w in await self.client.list_webhooks()}
+        self._before = {w.id for w in await self.client.list_webhooks()}
+        self.sent = True
         await self.client.create_webhook(
             WebhookCreate(url=self.url, events=self.events, secret=Secret(self.secret))
         )
+        await self._find()
+
+    async def _find(self) -> None:
         after = await self.client.list_webhooks()
-        self.webhook_ids = [w.id for w in after if w.id not in before and w.url == self.url]
+        self.webhook_ids = [w.id for w in after if w.id not in self._before and w.url == self.url]
 
     async def delete(self) -> list[str]:
-        """Delete what :meth:`create` made; returns the ids that could not be deleted."""
+        """Delete what :meth:`create` made (looked for again if its id was never found);
+        returns the ids that could not be deleted."""
         from ..api.errors import ApiError, NotFoundError
 
+        if self.sent and not self.webhook_ids:
+            try:
+                await self._find()
+            except ApiError:
+                self.unfound = True
+                return []
         left = []
         for webhook_id in self.webhook_ids:
             try:
@@ -218,6 +235,12 @@ class Listening:
                 EXIT_FAILURE,
             ) from None
         await self.server.start()
+        if own := self._own_target():
+            await self._close()
+            raise ListenError(
+                f"{own} is listen's own address: each delivery would be relayed to itself"
+                " again and again"
+            )
         if self.registration is not None:
             from ..api.errors import ApiError
 
@@ -226,7 +249,27 @@ class Listening:
             except ApiError as error:
                 await self._close()
                 raise ListenError(f"--register: {error.message}", EXIT_FAILURE) from None
+            except BaseException:  # ctrl+c, a signal: what may have been made is deleted
+                await self._close()
+                raise
         return self
+
+    def _own_target(self) -> str | None:
+        """The first target (``--forward-to``, a ``--route``) at the address listen
+        serves on, if any."""
+        from urllib.parse import urlsplit
+
+        served = urlsplit(self.url)
+        for target in [self.options.forward_to, *self.options.routes.values()]:
+            if not target:
+                continue
+            parts = urlsplit(target)
+            same_host = parts.hostname == served.hostname or (
+                is_loopback_host(parts.hostname or "") and is_loopback_host(served.hostname or "")
+            )
+            if same_host and (parts.port or 80) == served.port:
+                return target
+        return None
 
     async def __aexit__(self, *exc: object) -> None:
         await self._close()
@@ -253,12 +296,20 @@ class Listening:
 
     async def _close(self) -> None:
         try:
-            if self.registration is not None and self.registration.webhook_ids:
-                left = await asyncio.shield(self.registration.delete())
+            registration = self.registration
+            if registration is not None and (registration.webhook_ids or registration.sent):
+                left = await asyncio.shield(registration.delete())
                 for webhook_id in left:
                     print(
                         f"tokensales-tui: could not delete webhook {clean_line(webhook_id)}:"
                         " delete it with 'tokensales-tui delete webhook ID'",
+                        file=sys.stderr,
+                    )
+                if registration.unfound:
+                    print(
+                        "tokensales-tui: a webhook for"
+                        f" {clean_line(registration.url)} may have been created and could not"
+                        " be found: look with 'tokensales-tui get webhooks' and delete it",
                         file=sys.stderr,
                     )
         finally:
@@ -291,11 +342,15 @@ def describe(listening: Listening) -> list[str]:
     return [clean_line(line) for line in lines]
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""What ends a listen as q does (the webhook registered deleted): ctrl+c, a kill, the
+terminal closed or the SSH session lost. Taken once listening has begun: before, a
+signal interrupts the start, which deletes what it made."""
+
+
 async def _print_until_stopped(args: argparse.Namespace, options: ListenOptions) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
 
     failed: list[OutputFailed] = []
 
@@ -310,6 +365,8 @@ async def _print_until_stopped(args: argparse.Namespace, options: ListenOptions)
                 stop.set()
 
     async with Listening(options, show, args=args) as listening:
+        for signum in STOP_SIGNALS:
+            loop.add_signal_handler(signum, stop.set)
         for line in describe(listening):
             print(line, file=sys.stderr, flush=True)
         await stop.wait()
