@@ -336,11 +336,11 @@ class Printer:
                     line = result.encode("utf-8", "replace") + b"\n"
                 else:
                     line = encode_json(result) + b"\n"
-                if _HALT.encode() in line:  # a halt caught and given out, whole or in part
+                if _HALT_BYTES in line:  # a halt caught and given out, whole or in part
                     self.stream.write(b"".join(lines))
                     self.stream.flush()
-                    caught = result if isinstance(result, dict) and _HALT in result else None
-                    raise (caught and _halted(json.dumps(caught))) or Halted(0, "")
+                    whole = isinstance(result, dict) and _HALT in result
+                    raise (_halted(json.dumps(result)) if whole else None) or Halted(0, "")
                 lines.append(line)
                 if len(lines) == JQ_BATCH:
                     self.stream.write(b"".join(lines))
@@ -371,6 +371,7 @@ def _interruptible() -> Iterator[None]:
 _HALT = f"tokensales-tui halt {secrets.token_hex(8)}"
 """The key of a halt's error, with a nonce of this run: an ``error(…)`` of the data's own
 (a server's text) cannot pass for a halt."""
+_HALT_BYTES = _HALT.encode()
 _HALTING = (
     f'def halt_error($code): error({{"{_HALT}": [$code, .]}}); '
     "def halt_error: halt_error(5); "

@@ -7,8 +7,9 @@ leave the filter, go to Items — typed ``™`` into the filter instead. This ap
 Alt key (a keymap may not: see :func:`~.keys.untypable_keys`), so every ``alt+key`` that
 came as ESC and a printable key is read as what it most likely was typed as: escape,
 then the key. ESC b and ESC f stay Textual's word movements (ctrl+left, ctrl+right),
-which is what macOS terminals send for Option+← and Option+→. ESC and a key Textual reads without its escape (``/``, ``?``, a space) stays that
-key alone. (A terminal speaking the kitty keyboard protocol sends escape unambiguously.)
+which is what macOS terminals send for Option+← and Option+→. ESC and a key Textual
+reads without its escape (``/``, ``?``, a space) stays that key alone. (A terminal
+speaking the kitty keyboard protocol sends escape unambiguously.)
 """
 
 from __future__ import annotations

@@ -267,7 +267,8 @@ class Listening:
             same_host = parts.hostname == served.hostname or (
                 is_loopback_host(parts.hostname or "") and is_loopback_host(served.hostname or "")
             )
-            if same_host and (parts.port or 80) == served.port:
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+            if same_host and port == served.port:
                 return target
         return None
 
