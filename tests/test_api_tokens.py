@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from tokensales_tui.api import AuthError, NetworkError
+from tokensales_tui.ui.widgets.header import describe_token
 
 from .apifakes import FakeClock, FakeServer, json_response, make_jwt
 
@@ -102,6 +103,24 @@ async def test_a_second_401_is_an_auth_error_naming_the_profile() -> None:
             await client.list_webhooks()
     assert server.count("GET", "/v1/platform-webhooks") == 2
     assert server.count("POST", "/auth/getAccessToken") == 2
+
+
+async def test_a_token_refused_after_its_renewal_is_said_refused_until_a_request_passes() -> None:
+    calls = {"n": 0}
+
+    def refused_twice(request: httpx.Request) -> httpx.Response:
+        calls["n"] += 1
+        return httpx.Response(401 if calls["n"] <= 2 else 200, json=[])
+
+    server = FakeServer({("GET", "/v1/platform-webhooks"): refused_twice})
+    async with server.client() as client:
+        with pytest.raises(AuthError):
+            await client.list_webhooks()
+        assert client.token_state.status == "refused"
+        assert describe_token(client.token_state) == "token: refused"
+        assert await client.list_webhooks() == []  # a new token, and this one passes
+        assert client.token_state.status == "valid"
+    assert server.count("POST", "/auth/getAccessToken") == 3
 
 
 async def test_refused_credentials_name_the_profile_and_do_not_storm() -> None:

@@ -36,7 +36,7 @@ REFRESH_MARGIN = 60.0
 MAX_LIFETIME = 86400.0
 """The longest lifetime believed (a day): a token that claims more is refreshed daily."""
 
-TokenStatus = Literal["none", "valid", "refreshing", "failed"]
+TokenStatus = Literal["none", "valid", "refreshing", "failed", "refused"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +134,7 @@ class TokenManager:
         self._refresh_at: float | None = None
         self._inflight: asyncio.Future[Secret] | None = None
         self._error: str | None = None
+        self._refused = False
         self.requests = 0
         """How many token requests were made (for the header and the benchmarks)."""
 
@@ -144,6 +145,8 @@ class TokenManager:
             return TokenState("refreshing", self._remaining())
         if self._error is not None:
             return TokenState("failed", None, self._error)
+        if self._refused:
+            return TokenState("refused", self._remaining())
         if self._token is None:
             return TokenState("none")
         return TokenState("valid", self._remaining())
@@ -181,6 +184,17 @@ class TokenManager:
         if self._inflight is None and self._token == rejected:
             self._token = None
         return await self._refresh()
+
+    def refused(self, token: Secret) -> None:
+        """The server refused ``token`` though it was fresh from the token endpoint.
+
+        It is dropped, so the next request asks for another, and the state says
+        "refused" until one is accepted: a header that still showed "valid" would
+        contradict every request's "refused the token twice".
+        """
+        if self._token == token and self._inflight is None:
+            self.forget()
+            self._refused = True
 
     def forget(self) -> None:
         """Drop the token (e.g. when the profile's credentials change)."""
@@ -231,6 +245,7 @@ class TokenManager:
             refresh_at = now + max(0.0, lifetime - min(self._margin, lifetime * 0.2))
         self._token = grant.token
         self._error = None
+        self._refused = False
         self._expires_at, self._refresh_at = expires_at, refresh_at
 
     def _settle(self, future: asyncio.Future[Secret], outcome: Secret | ApiError) -> None:

@@ -257,11 +257,14 @@ class Sender:
                 await self._sleep(delay)
                 continue
             status = response.status_code
-            if status == 401 and authorised and not renewed and token is not None:
-                renewed = True
-                await self.tokens.renew(token)
-                attempt -= 1  # the retry after a renewal is not a failed attempt
-                continue
+            if status == 401 and authorised and token is not None:
+                if renewed:
+                    self.tokens.refused(token)
+                else:
+                    renewed = True
+                    await self.tokens.renew(token)
+                    attempt -= 1  # the retry after a renewal is not a failed attempt
+                    continue
             if status in RETRY_STATUSES and _repeatable(endpoint):
                 delay, capped = self._retry_delay(response, attempt)
                 if attempt < attempts and self._time_left(started, delay):

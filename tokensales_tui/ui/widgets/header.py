@@ -38,6 +38,8 @@ def describe_token(state: TokenState) -> str:
         return "token: not yet"
     if state.status == "failed":
         return "token: failed"
+    if state.status == "refused":
+        return "token: refused"
     if state.status == "refreshing":
         return "token: refreshing…"
     expires_in = state.expires_in
@@ -140,4 +142,4 @@ class StatusHeader(Horizontal):
         if not self.is_mounted:
             return
         show(self._token, line(describe_token(state)))
-        self._token.set_class(state.status == "failed", "-failed")
+        self._token.set_class(state.status in ("failed", "refused"), "-failed")
