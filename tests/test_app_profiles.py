@@ -40,6 +40,23 @@ async def test_first_run_setup_saves_a_working_profile_and_opens_it() -> None:
         assert DEMO_API_SECRET not in screen_text(app)
 
 
+async def test_ctrl_q_on_the_first_run_setup_asks_only_once_something_is_typed() -> None:
+    # It quit at once, losing a typed secret; the profile picker's form already asked.
+    app, _transport = rigged_app(env={})
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_screen(app, pilot, "SetupScreen")
+        app.screen.query_one("#api-secret").value = "typed"  # type: ignore[attr-defined]
+        await pilot.press("ctrl+q")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        assert app.screen.question == "Quit the app?"  # type: ignore[attr-defined]
+        await pilot.press("escape")
+        await wait_for_screen(app, pilot, "SetupScreen")
+        assert app.screen.query_one("#api-secret").value == "typed"  # type: ignore[attr-defined]
+        app.screen.query_one("#api-secret").value = ""  # type: ignore[attr-defined]
+        await pilot.press("ctrl+q")  # nothing typed: nothing to ask
+        await wait_for(lambda: not app.is_running, pilot)
+
+
 async def test_first_run_can_open_the_demo_instead() -> None:
     app = TokenSalesApp(Launch())
     async with app.run_test(size=SIZE) as pilot:

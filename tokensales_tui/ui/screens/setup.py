@@ -223,6 +223,7 @@ class SetupScreen(Screen[SetupResult]):
         self.config_path = config_path or config.config_path()
         self.stored: config.Profile | None = None
         """The profile being edited, as the file had it; ``None`` for a new one."""
+        self._initial: list[str] = []
 
     def _intro(self) -> ComposeResult:
         yield Static("Welcome to tokensales-tui", classes="title", markup=False)
@@ -310,6 +311,15 @@ class SetupScreen(Screen[SetupResult]):
         # welcome text and the path the profile is saved in; the field is in view anyway.
         first = next(field for field in self.query(Input) if not field.disabled)
         self.set_focus(first, scroll_visible=False)
+        self._initial = self._values()
+
+    def _values(self) -> list[str]:
+        return [field.value for field in self.query(Input)]
+
+    @property
+    def dirty(self) -> bool:
+        """Whether something was typed that leaving would lose (ctrl+q asks first)."""
+        return self.is_mounted and self._values() != self._initial
 
     @staticmethod
     def _field(label: str, field: Input) -> ComposeResult:
@@ -477,7 +487,6 @@ class ProfileFormScreen(SetupScreen):
         super().__init__(transport_factory=transport_factory, config_path=config_path)
         self.name_edited = editing[0] if editing else None
         self.stored = editing[1] if editing else None
-        self._initial: list[str] = []
 
     def _intro(self) -> ComposeResult:
         if self.name_edited is None:
@@ -506,18 +515,6 @@ class ProfileFormScreen(SetupScreen):
         if self.name_edited is None:
             return config.add_profile(name, profile)
         return config.edit_profile(self.name_edited, profile)
-
-    def on_mount(self) -> None:
-        # Textual runs SetupScreen.on_mount (the focus) too: handlers of each class run.
-        self._initial = self._values()
-
-    def _values(self) -> list[str]:
-        return [field.value for field in self.query(Input)]
-
-    @property
-    def dirty(self) -> bool:
-        """Whether something was typed that leaving would lose."""
-        return self.is_mounted and self._values() != self._initial
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
