@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from tokensales_tui.checks.forms import payout_problems, webhook_problems
+from tokensales_tui.config import config_path
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET
 from tokensales_tui.emulator.server import EmulatorServer
 
@@ -655,9 +656,9 @@ def test_completion_scripts(shell: str) -> None:
     assert "_ARGCOMPLETE" in result.stdout
 
 
-def test_the_completion_answers_with_the_commands(tmp_path: Path) -> None:
+def completions(line: str, tmp_path: Path) -> list[str]:
+    """What the completion answers a bash user who pressed tab at the end of ``line``."""
     answers = tmp_path / "answers"
-    line = "tokensales-tui get it"
     env = {
         **os.environ,
         "_ARGCOMPLETE": "1",
@@ -669,7 +670,33 @@ def test_the_completion_answers_with_the_commands(tmp_path: Path) -> None:
     subprocess.run(
         [sys.executable, "-m", "tokensales_tui"], env=env, timeout=60, check=False, input=b""
     )
-    assert answers.read_text().split() == ["items"]
+    return answers.read_text().split()
+
+
+def test_the_completion_answers_with_the_commands(tmp_path: Path) -> None:
+    assert completions("tokensales-tui get it", tmp_path) == ["items"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "tokensales-tui --profile st",
+        "tokensales-tui get items --profile st",
+        "tokensales-tui serve --profile st",
+    ],
+)
+def test_the_completion_offers_the_profiles_of_the_config_file(line: str, tmp_path: Path) -> None:
+    # It offered the files of the current folder.
+    path = config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        '[profiles.staging]\nbase_url = "https://a.example/v1"\n'
+        '[profiles.stage2]\nbase_url = "https://b.example/v1"\n'
+        '[profiles.prod]\nbase_url = "https://c.example/v1"\n'
+    )
+    assert sorted(completions(line, tmp_path)) == ["stage2", "staging"]
+    path.write_text("[profiles.staging\n")  # a file that does not load offers nothing
+    assert completions(line, tmp_path) == []
 
 
 # --- what a command loads -----------------------------------------------------------------

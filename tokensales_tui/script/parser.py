@@ -87,6 +87,20 @@ class _NoSecretInArgv(argparse.Action):
         )
 
 
+def complete_profiles(prefix: str, **_: object) -> list[str]:
+    """The config file's profile names that start with ``prefix``, for shell completion.
+
+    A file that cannot be read offers none: a completion never prints an error.
+    """
+    from ..config import load_config
+
+    try:
+        names = load_config().profiles
+    except Exception:  # a corrupt or unreadable file: nothing to offer
+        return []
+    return [name for name in names if name.startswith(prefix) and name.isprintable()]
+
+
 def _session_flags() -> argparse.ArgumentParser:
     """The profile flags, accepted after every command too (``get items --demo``)."""
     flags = argparse.ArgumentParser(add_help=False)
@@ -102,7 +116,9 @@ def _session_flags() -> argparse.ArgumentParser:
         if metavar is None:
             group.add_argument(flag, action="store_true", default=argparse.SUPPRESS, help=text)
         else:
-            group.add_argument(flag, metavar=metavar, default=argparse.SUPPRESS, help=text)
+            action = group.add_argument(flag, metavar=metavar, default=argparse.SUPPRESS, help=text)
+            if flag == "--profile":
+                action.completer = complete_profiles  # type: ignore[attr-defined]
     return flags
 
 
