@@ -819,7 +819,7 @@ async def test_the_listen_screen_deletes_its_webhook_on_sigterm_and_on_q() -> No
             await emulator.wait()
 
 
-async def test_a_save_file_that_is_a_link_or_in_no_folder_is_refused(tmp_path: Path) -> None:
+async def test_a_save_file_that_is_a_link_empty_or_in_no_folder_is_refused(tmp_path: Path) -> None:
     target = tmp_path / "elsewhere.jsonl"
     target.write_text("kept\n")
     link = tmp_path / "link.jsonl"
@@ -832,7 +832,14 @@ async def test_a_save_file_that_is_a_link_or_in_no_folder_is_refused(tmp_path: P
         assert (
             err.decode().startswith("tokensales-tui: --save ") and "Traceback" not in err.decode()
         )
+        if path == link:  # it said "Too many levels of symbolic links"
+            assert "a symbolic link" in err.decode(), err
     assert target.read_text() == "kept\n"
+    # An empty name had meant no save at all, with nothing said.
+    process = await _start("listen", "--print", "--save", "")
+    async with asyncio.timeout(60):
+        _, err = await process.communicate()
+    assert process.returncode == 2 and "--save: a file name is needed" in err.decode(), err
 
 
 @pytest.mark.parametrize("second_lookup", ["fails", "finds"])

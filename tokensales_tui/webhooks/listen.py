@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import base64
 import contextlib
+import errno
 import secrets
 import signal
 import sys
@@ -193,7 +194,7 @@ class Listening:
         try:
             self.receiver = self._receiver(options, secret, on_change, transport)
         except OSError as error:
-            raise ListenError(f"--save {options.save}: {error.strerror or error}") from None
+            raise ListenError(f"--save {options.save}: {_unsaveable(error)}") from None
         self.server: ReceiverServer | None = None
         self.registration: Registration | None = None
         self.session: Any = None
@@ -406,3 +407,10 @@ def run_print(args: argparse.Namespace) -> int:
         return error.code
     except KeyboardInterrupt:
         return 130
+
+
+def _unsaveable(error: OSError) -> str:
+    """Why ``--save`` cannot take its file, as its user would put it."""
+    if error.errno == errno.ELOOP:  # O_NOFOLLOW met a link
+        return "a symbolic link; deliveries are never written through one: give the file itself"
+    return error.strerror or str(error)

@@ -3,6 +3,7 @@ command line loads nothing more than argparse."""
 
 from __future__ import annotations
 
+import argparse
 from typing import Any
 
 BODY_LIMIT = 1024 * 1024
@@ -68,7 +69,10 @@ def add_listen_command(commands: Any) -> None:
     )
     parser.add_argument("--print", action="store_true", help="one line per delivery, no screen")
     parser.add_argument(
-        "--save", metavar="FILE", help="append each delivery to FILE as a JSON line"
+        "--save",
+        type=_file_name,
+        metavar="FILE",
+        help="append each delivery to FILE as a JSON line",
     )
     parser.add_argument(
         "--register",
@@ -82,3 +86,10 @@ def add_listen_command(commands: Any) -> None:
         help="the events the webhook made by --register subscribes to",
     )
     _secret_flags(parser)
+
+
+def _file_name(value: str) -> str:
+    """A ``--save`` FILE: an empty one was taken as no file at all, silently."""
+    if not value:
+        raise argparse.ArgumentTypeError("a file name is needed")
+    return value
