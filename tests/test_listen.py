@@ -115,7 +115,12 @@ def _post_headers(secret: str, timestamp: int, body: bytes) -> dict[str, str]:
         (lambda b, now: _post_headers(SECRET, now, b), "valid", "base64 after whsec_"),
         (lambda b, now: _post_headers("whsec_" + "B" * 32, now, b), "invalid", "wrong secret"),
         (lambda b, now: _post_headers(SECRET, now - 900, b), "invalid", "15 min old"),
-        (lambda b, now: {"webhook-id": "msg_1"}, "invalid", "missing header webhook-timestamp"),
+        (lambda b, now: {"webhook-id": "msg_1"}, "unsigned", "webhook-id came without one"),
+        (
+            lambda b, now: {"webhook-id": "msg_1", "webhook-signature": "v1,AAAA"},
+            "invalid",
+            "missing header webhook-timestamp",
+        ),
         (
             lambda b, now: {"Stripe-Signature": stripe_signature(b"whsec_stripe_raw", now, b)},
             "valid",

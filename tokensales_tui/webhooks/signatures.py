@@ -193,7 +193,7 @@ def scheme_of(headers: Headers) -> str | None:
 def schemes_of(headers: Headers) -> list[str]:
     """Every scheme whose headers ``headers`` carry, in the order they are judged."""
     found = []
-    if "webhook-signature" in headers or "webhook-id" in headers:
+    if "webhook-signature" in headers:
         found.append(STANDARD)
     if any(_STRIPE_SHAPE.match(value) for _, value in headers):
         found.append(STRIPE)
@@ -209,10 +209,14 @@ def _judge(
     not hold: a signature that fails is never outweighed by one that holds."""
     schemes = schemes_of(headers)
     if not schemes:
+        # A sender that signs nothing may still send Standard Webhooks' id and timestamp
+        # (the emulator does, for a webhook without a secret): unsigned, not invalid.
+        came = [name for name in _STANDARD_HEADERS if name in headers]
         return Verdict(
             "unsigned",
             None,
-            "no signature header (looked for webhook-signature, t=…,v1=… and X-Hub-Signature-256)",
+            "no signature header (looked for webhook-signature, t=…,v1=… and X-Hub-Signature-256)"
+            + (f"; {' and '.join(came)} came without one" if came else ""),
         )
     first = _judge_one(schemes[0], headers, body, secret, now, tolerance)
     if first.status != "valid":
