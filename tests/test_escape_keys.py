@@ -35,6 +35,14 @@ def keys_of(data: str) -> list[tuple[str, str | None]]:
         ("\x1bb", [("ctrl+left", None)]),  # Option+←
         ("\x1bJ", [("escape", "\x1b"), ("J", "J")]),
         ("\x1b[A", [("up", None)]),  # a real sequence stays one key
+        # Signs Textual names by a word: the escape was lost, "/" alone opened the filter.
+        ("\x1b/", [("escape", "\x1b"), ("slash", "/")]),
+        ("\x1b?", [("escape", "\x1b"), ("question_mark", "?")]),
+        ("\x1b ", [("escape", "\x1b"), ("space", " ")]),
+        ("\x1b,", [("escape", "\x1b"), ("comma", ",")]),
+        ("\x1b\t", [("shift+tab", None)]),  # Textual's table: as it was
+        ("\x1b\x1b", [("escape", "\x1b"), ("escape", "\x1b")]),
+        ("/", [("slash", "/")]),
     ],
 )
 def test_escape_then_a_key_is_two_keys(typed: str, expected: list[tuple[str, str | None]]) -> None:

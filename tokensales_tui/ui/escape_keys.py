@@ -7,17 +7,20 @@ leave the filter, go to Items — typed ``™`` into the filter instead. This ap
 Alt key (a keymap may not: see :func:`~.keys.untypable_keys`), so every ``alt+key`` that
 came as ESC and a printable key is read as what it most likely was typed as: escape,
 then the key. ESC b and ESC f stay Textual's word movements (ctrl+left, ctrl+right),
-which is what macOS terminals send for Option+← and Option+→. ESC and a key Textual
-reads without its escape (``/``, ``?``, a space) stays that key alone. (A terminal
-speaking the kitty keyboard protocol sends escape unambiguously.)
+which is what macOS terminals send for Option+← and Option+→. A sign Textual names by
+a word (``/`` is ``slash``, a space ``space``) it read without its escape: it is read as
+``alt+slash`` too, and split the same way. (A terminal speaking the kitty keyboard
+protocol sends escape unambiguously.)
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import cast
 
 from textual import events
 from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
+from textual._xterm_parser import XTermParser
 from textual.keys import _character_to_key
 
 __all__ = ["escape_apart", "read_escape_apart"]
@@ -32,6 +35,33 @@ def read_escape_apart() -> None:
     table = cast("dict[str, object]", ANSI_SEQUENCES_KEYS)  # a dict, typed as a Mapping
     for sequence in [key for key, value in table.items() if _escape_then_character(key, value)]:
         del table[sequence]
+    if not getattr(XTermParser._sequence_to_key_events, "keeps_alt", False):
+        XTermParser._sequence_to_key_events = _keeping_alt(  # type: ignore[method-assign]
+            XTermParser._sequence_to_key_events
+        )
+
+
+_Keys = Callable[[XTermParser, str, bool], Iterable[events.Key]]
+
+
+def _keeping_alt(keys_of: _Keys) -> _Keys:
+    """Textual's reading of a sequence, where ESC and a sign it names by a word (ESC /:
+    ``slash``) keep the ``alt+`` that says an ESC came first; it dropped it."""
+
+    def reading(parser: XTermParser, sequence: str, alt: bool = False) -> Iterable[events.Key]:
+        for event in keys_of(parser, sequence, alt):
+            if (
+                alt
+                and len(sequence) == 1
+                and event.character == sequence
+                and not event.key.startswith("alt+")
+            ):
+                yield events.Key(f"alt+{event.key}", event.character)
+            else:
+                yield event
+
+    reading.keeps_alt = True  # type: ignore[attr-defined]
+    return reading
 
 
 def _escape_then_character(sequence: str, read_as: object) -> bool:
