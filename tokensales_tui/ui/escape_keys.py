@@ -36,7 +36,7 @@ def read_escape_apart() -> None:
     for sequence in [key for key, value in table.items() if _escape_then_character(key, value)]:
         del table[sequence]
     if not getattr(XTermParser._sequence_to_key_events, "keeps_alt", False):
-        XTermParser._sequence_to_key_events = _keeping_alt(  # type: ignore[method-assign]
+        XTermParser._sequence_to_key_events = _keeping_alt(  # type: ignore[method-assign,assignment]
             XTermParser._sequence_to_key_events
         )
 
