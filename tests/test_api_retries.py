@@ -469,3 +469,17 @@ async def test_a_delete_never_sent_is_a_network_error_not_an_unknown_outcome() -
     async with server.client(FakeClock()) as client:
         with pytest.raises(NetworkError):
             await client.delete_item("x_1")
+
+
+async def test_a_410_gone_is_not_found_like_a_404() -> None:
+    # It was a validation error: exit 2, "the server rejected the request", for an object
+    # the server says is gone for good.
+    from tokensales_tui.script.parser import EXIT_NOT_FOUND
+    from tokensales_tui.script.run import exit_code
+
+    server = FakeServer({("GET", "/v1/items/it_1"): json_response(410, {"message": "gone"})})
+    async with server.client() as client:
+        with pytest.raises(NotFoundError, match=r"not found \(gone\)") as raised:
+            await client.get_item("it_1")
+    assert exit_code(raised.value) == EXIT_NOT_FOUND
+    assert server.count("GET", "/v1/items/it_1") == 1

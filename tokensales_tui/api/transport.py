@@ -448,7 +448,7 @@ class Sender:
                 status=status,
                 hint="the API key lacks permission for this",
             )
-        if status == 404:
+        if status in (404, 410):  # 410: gone for good, as the user sees it not found
             found = f"{where}: not found" + (f" ({message})" if message else "")
             if after_unknown and endpoint.method == "DELETE":
                 return NotFoundError(
