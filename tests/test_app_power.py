@@ -532,3 +532,29 @@ async def test_after_a_failed_export_the_keys_go_to_the_path_again(tmp_path: Pat
         assert app.focused is app.screen.query_one("#path")
         await pilot.press("end", "ctrl+u", *str(tmp_path / "ok.csv"), "enter")
         await wait_for(lambda: (tmp_path / "ok.csv").exists(), pilot)
+
+
+async def test_a_list_with_entries_that_cannot_be_read_shows_the_rest_and_names_them() -> None:
+    # One webhook the server got wrong (an events list of numbers, one without a url)
+    # had failed the whole tab: "Loading webhooks failed", and no row.
+    app, transport = rigged_app()
+
+    def spoil(body: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        body[3]["events"] = [1, 2]
+        del body[5]["url"]
+        return body
+
+    transport.edit_json["/v1/platform-webhooks"] = spoil
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        tab = app.active_tab
+        assert tab.table.total_count == 8 and tab.error is None
+        text = screen_text(app)
+        assert (
+            "2 of 10 webhooks could not be read and are left out;"
+            " webhooks[3]: Expected `str`, got `int` - at `$.events[0]`"
+        ) in text
+        transport.edit_json.clear()  # mended: the next load says nothing of it
+        await pilot.press("r")
+        await wait_for(lambda: tab.table.total_count == 10, pilot)
+        assert "could not be read" not in screen_text(app)

@@ -583,22 +583,28 @@ async def test_rows_the_processes_read_that_fail_here_after_the_load_say_so(
 
 @pytest.mark.usefixtures("process_early")
 @pytest.mark.parametrize("misfit", [100, 2600])
-async def test_an_element_that_does_not_fit_fails_the_load_though_processes_index_it(
+async def test_an_element_that_does_not_fit_is_left_out_though_processes_index_it(
     misfit: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The load takes the rows undecoded only where the index processes decoded them all:
     # an element either cannot decode fails its process, and the load then decodes the
-    # rows itself, which names the problem (in the first process's rows, or the
-    # second's).
+    # rows itself, which leaves it out and names it (in the first process's rows, or
+    # the second's). The whole list had failed for it.
     monkeypatch.setattr(tabs, "TAIL_FROM", 1000)
     async with half_arrived(3000, misfit=misfit) as arrived:
         app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
         arrived.held.gate.set()
-        problem = f"items[{misfit}]: Expected `float`, got `str` - at `$.price`"
+        problem = (
+            "1 of 3,000 items could not be read and is left out;"
+            f" items[{misfit}]: Expected `float`, got `str` - at `$.price`"
+        )
         await wait_for(lambda: problem in screen_text(app), pilot)
         await wait_for(lambda: not tab._loading, pilot)
-        assert tab.table.total_count == 0 and not tab._rows_checked
+        assert tab.table.total_count == 2999 and not tab._rows_checked
         assert tab._process is None and tab._tail is None
+        await pilot.press("slash", *"item", "enter")  # filter and sort answer
+        await pilot.press("s")
+        await wait_for(lambda: tab.table.shown_count == 2999, pilot)
 
 
 def facts_of(index: SearchIndex) -> tuple[Any, ...]:

@@ -697,7 +697,12 @@ def outcome(read: Any) -> Any:
         rows = read()
     except UnexpectedResponse as error:
         return ("error", str(error))
-    return ("rows", [row.raw for row in rows], [getattr(row, "id", None) for row in rows])
+    return (
+        "rows",
+        [row.raw for row in rows],
+        [getattr(row, "id", None) for row in rows],
+        getattr(rows, "problems", None),  # what was left out, and why
+    )
 
 
 BODIES = {
@@ -738,7 +743,7 @@ def _raise(result: Any) -> Any:
     return result
 
 
-@pytest.mark.parametrize("name", ["wrong type mid-list", "cut short", "not json"])
+@pytest.mark.parametrize("name", ["cut short", "not json"])
 async def test_a_streamed_list_names_a_bad_body_as_the_whole_read_does(name: str) -> None:
     body = BODIES[name]
     with pytest.raises(UnexpectedResponse) as streamed:

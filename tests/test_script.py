@@ -147,6 +147,22 @@ def test_asset_columns_come_from_every_asset_and_the_header_comes_first(
     assert table[0].split() == [name.upper() for name in expected[0]]
 
 
+def test_get_payouts_of_items_some_of_which_cannot_be_read_warns_and_lists_the_rest(
+    served: Served,
+) -> None:
+    # One item whose price is text had failed the whole command.
+    items = list(served.emulator.items.values())
+    items[2]["price"] = "cheap"
+    listed = served.run("get", "payouts")
+    assert listed.returncode == 0, listed.stderr
+    used = sum(row["usedBy"] for row in json.loads(listed.stdout))
+    assert used == sum(1 for item in items if item.get("payout")) - bool(items[2].get("payout"))
+    assert listed.stderr.decode() == (
+        "tokensales-tui: warning: 1 of 12 items could not be read and is left out;"
+        " items[2]: Expected `float`, got `str` - at `$.price`; their payouts are left out\n"
+    )
+
+
 def test_get_payouts_and_one_object_by_id(served: Served) -> None:
     payouts = json.loads(served.run("get", "payouts").stdout)
     used = sum(row["usedBy"] for row in payouts)

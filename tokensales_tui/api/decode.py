@@ -32,7 +32,16 @@ from .models import (
 )
 from .spool import Region
 
-__all__ = ["MAX_ROWS", "OFF_LOOP_BYTES", "ListParser", "convert", "looks_like", "optional_json"]
+__all__ = [
+    "MAX_ROWS",
+    "OFF_LOOP_BYTES",
+    "ListParser",
+    "RowsLeftOut",
+    "convert",
+    "left_out",
+    "looks_like",
+    "optional_json",
+]
 
 M = TypeVar("M", bound=Model)
 
@@ -59,6 +68,38 @@ _OBJECTS = msgspec.json.Decoder(list[_Object])
 
 class NoFastPath(Exception):
     """The body is not a plain list of objects of the model: use the generic path."""
+
+
+PROBLEMS_KEPT = 3
+"""How many of the entries left out of a list are named (the rest are counted)."""
+
+
+class RowsLeftOut(list[Any]):
+    """The rows of a list some of whose entries could not be read, in order: the rest.
+
+    One entry a server got wrong (a price sent as ``"12,50"``, an object missing its
+    id) leaves out that entry alone, not the list: :attr:`count` says how many were,
+    :attr:`problems` names the first few, as the whole list's error would have.
+    """
+
+    def __init__(self, rows: list[Any], missing: int, problems: list[str]) -> None:
+        super().__init__(rows)
+        self.missing = missing
+        self.problems = problems
+
+    def summary(self, what: str) -> str:
+        """``2 of 1,002 items could not be read and are left out; items[7]: …`` (the
+        first problem: one line)."""
+        total = len(self) + self.missing
+        return (
+            f"{self.missing:,} of {total:,} {what} could not be read and"
+            f" {'is' if self.missing == 1 else 'are'} left out; {self.problems[0]}"
+        )
+
+
+def left_out(rows: object) -> RowsLeftOut | None:
+    """``rows`` where entries of its list were left out (:class:`RowsLeftOut`), else None."""
+    return rows if isinstance(rows, RowsLeftOut) and rows.missing else None
 
 
 class ListParser:
@@ -219,7 +260,10 @@ class ListParser:
                 obj = msgspec.json.decode(element)
                 if not isinstance(obj, dict):
                     raise NoFastPath
-                append(convert(obj, Asset, f"{self.what}[{index}]", self.status))
+                try:
+                    append(convert(obj, Asset, f"{self.what}[{index}]", self.status))
+                except UnexpectedResponse:
+                    raise NoFastPath from None  # the generic path leaves it out, named
             return out
         out = from_json_elements(elements, self.model)
         if self.model is Collection:
@@ -241,15 +285,26 @@ class ListParser:
             ) from None
         self._too_many(len(rows))
         out = []
+        problems: list[UnexpectedResponse] = []  # the first few
+        failed = 0
         for index, row in enumerate(rows):
-            if not isinstance(row, dict):
-                raise UnexpectedResponse(
-                    f"{self.what}: entry {index} is not an object "
-                    f"({shapes.describe_body(self.status, self.content_type, len(body))})",
-                    status=self.status,
-                )
-            out.append(convert(row, self.model, f"{self.what}[{index}]", self.status))
-        return out
+            try:
+                if not isinstance(row, dict):
+                    raise UnexpectedResponse(
+                        f"{self.what}: entry {index} is not an object "
+                        f"({shapes.describe_body(self.status, self.content_type, len(body))})",
+                        status=self.status,
+                    )
+                out.append(convert(row, self.model, f"{self.what}[{index}]", self.status))
+            except UnexpectedResponse as problem:
+                failed += 1
+                if len(problems) < PROBLEMS_KEPT:
+                    problems.append(problem)
+        if not failed:
+            return out
+        if not out:  # not one entry read: the list itself is not what was asked for
+            raise problems[0]
+        return RowsLeftOut(out, failed, [problem.message for problem in problems])
 
 
 def _list_elements(body: bytes, keys: Sequence[str]) -> list[msgspec.Raw]:

@@ -92,6 +92,7 @@ def _find(rows: list[Any], wanted: str, keys: tuple[str, ...], noun: str) -> Any
 
 async def _payout_rows(context: Context) -> list[dict[str, Any]]:
     """The Payouts tab's rows: the definitions added from here, then those items use."""
+    from ..api.decode import left_out
     from ..payouts import PayoutRecord, PayoutRecordError, payout_rows
 
     session = context.session
@@ -102,6 +103,8 @@ async def _payout_rows(context: Context) -> list[dict[str, Any]]:
         except PayoutRecordError as error:  # the items' payouts are still worth listing
             say(f"warning: the payout definitions added from here are left out: {error}")
     items = await context.client.list_items()
+    if short := left_out(items):  # the other items' payouts are still worth listing
+        say(f"warning: {short.summary('items')}; their payouts are left out")
     return [
         {
             "id": row.id,

@@ -31,7 +31,7 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from ..api import ApiError
 from ..api.arriving import ArrivingRows, still_arriving, whole
-from ..api.decode import MAX_ROWS
+from ..api.decode import MAX_ROWS, left_out
 from ..api.errors import RateLimitedError
 from ..api.models import (
     collections_deferred,
@@ -42,7 +42,7 @@ from ..api.models import (
 from ..clean import clean_line
 from ..payouts import payout_rows
 from .lifetime import let_go_of_ended_work
-from .resources import PAYOUTS, Resource, row_content
+from .resources import ITEMS, PAYOUTS, Resource, row_content
 from .room import Clock, reading_has_room
 from .safe import line, show
 from .table.model import (
@@ -446,6 +446,7 @@ class ResourceTab(Vertical):
             self._requesting += 1
             try:
                 rows = await self._api().call(self.resource.load, shared=True)
+                short = left_out(rows)  # entries of the list that could not be read
             finally:
                 self._requesting -= 1
                 if stop_watching is not None:
@@ -458,6 +459,7 @@ class ResourceTab(Vertical):
             if self.resource is PAYOUTS:
                 await self._while_indexed_elsewhere(rows)
                 rows = await whole(rows, partial(between_steps, self))
+                short = short or left_out(rows)
                 extra = await self._extra_rows() if self._extra_rows else ()
                 rows = await _off_loop(len(rows), payout_rows, rows, extra)
             indexer = await self._arrived_indexer(rows)
@@ -467,6 +469,7 @@ class ResourceTab(Vertical):
                 decoded = await whole(rows, partial(between_steps, self))
                 if decoded is not rows:  # read whole from the spool after all
                     indexer, rows = None, decoded
+                    short = short or left_out(rows)
             columns = self.resource.columns(rows)
             if indexer is not None:
                 columns = list(indexer.columns)  # the columns shown while they arrived
@@ -507,7 +510,10 @@ class ResourceTab(Vertical):
             self._loaded_at = time.monotonic()
             self._update_count()
         self._stop_wait()
-        self._show_problem(None)
+        # The rest of a list some entries of which could not be read is shown, and the
+        # line above it says which entries are left out and why, until the next load.
+        listed = ITEMS if self.resource is PAYOUTS else self.resource  # payouts group items
+        self._show_problem(short.summary(listed.nouns(2)) if short else None)
         self.error = None
         self.loaded_once = True
         table.set_prepared(prepared, keep_cursor_key=self.resource.row_id)
