@@ -33,9 +33,18 @@ from ..checks import (
 )
 from ..checks.forms import Problems, collection_problems, payout_problems, webhook_problems
 from ..files import LocalFileError, read_local_file
-from .output import encode_json
+from .output import encode_json, interruptible
 from .parser import EXIT_FAILURE, EXIT_OK
-from .run import Context, UsageError, exit_code, message_of, preview, read_json_file, say
+from .run import (
+    Context,
+    UsageError,
+    exit_code,
+    message_of,
+    preview,
+    read_json_file,
+    say,
+    unknown_if_interrupted,
+)
 
 __all__ = ["add_collections", "add_payout", "create_webhook", "delete", "update_webhook"]
 
@@ -88,7 +97,9 @@ def read_secret(args: Any) -> str:
     if args.secret_stdin:
         source = "--secret-stdin"
         if sys.stdin.isatty():
-            return _secret_text(getpass.getpass("webhook secret (not shown): "), source)
+            with interruptible():
+                typed = getpass.getpass("webhook secret (not shown): ")
+            return _secret_text(typed, source)
         data = sys.stdin.buffer.read(MAX_SECRET_BYTES + 1)
     elif args.secret_file:
         source = "--secret-file"
@@ -134,7 +145,8 @@ async def create_webhook(context: Context) -> int:
     )
     if args.dry_run:
         return preview(context, (CREATE_WEBHOOK, body))
-    await context.client.create_webhook(body)
+    with unknown_if_interrupted(f"create webhook {url}"):
+        await context.client.create_webhook(body)
     say(f"created webhook {url}")
     return EXIT_OK
 
@@ -157,7 +169,8 @@ async def update_webhook(context: Context) -> int:
         body.secret = Secret(secret)
     if args.dry_run:
         return preview(context, (webhook_endpoint("PUT", args.id), body))
-    await context.client.update_webhook(args.id, body)
+    with unknown_if_interrupted(f"update webhook {args.id}"):
+        await context.client.update_webhook(args.id, body)
     changed = [name for name in ("url", "events", "secret") if getattr(body, name) is not UNSET]
     say(f"updated webhook {args.id}: {', '.join(changed)}")
     return EXIT_OK
@@ -197,7 +210,8 @@ async def delete(context: Context) -> int:
     }[kind]
     for object_id in ids:
         try:
-            done = await method(object_id)
+            with unknown_if_interrupted(f"{kind} {object_id}"):
+                done = await method(object_id)
         except ApiError as error:
             say(f"{kind} {object_id}: {message_of(error)}")
             failures.append(exit_code(error))
@@ -242,9 +256,10 @@ def _ask(kind: str, object_id: str, names: Mapping[str, str]) -> bool:
     from ..clean import clean_line
 
     label = clean_line(names[object_id])[:80]
-    sys.stderr.write(f"Delete {kind} {clean_line(object_id)} ({label})? [y/N] ")
-    sys.stderr.flush()
-    answer = sys.stdin.readline().strip().lower()
+    with interruptible():  # from before the question: a ctrl+c on seeing it counts too
+        sys.stderr.write(f"Delete {kind} {clean_line(object_id)} ({label})? [y/N] ")
+        sys.stderr.flush()
+        answer = sys.stdin.readline().strip().lower()
     if answer not in ("y", "yes"):
         say(f"{kind} {object_id}: kept")
         return False
@@ -304,7 +319,10 @@ async def add_payout(context: Context) -> int:
     body = PayoutDefinition.build(type=kind, name=name.strip(), details=details)
     if args.dry_run:
         return preview(context, (ADD_PAYOUT, body))
-    await context.client.add_payout(body)
+    with unknown_if_interrupted(
+        f"add payout definition {body.name}", "check in the service's console"
+    ):
+        await context.client.add_payout(body)
     say(f"added payout definition {body.name} ({body.type})")
     if not context.session.demo:
         from ..payouts import PayoutRecord, PayoutRecordError
@@ -377,7 +395,8 @@ async def add_collections(context: Context) -> int:
         )
     if args.dry_run:
         return preview(context, (ADD_COLLECTIONS, body))
-    answer = await context.client.add_collections(body)
+    with unknown_if_interrupted("add collections"):
+        answer = await context.client.add_collections(body)
     count = len(body)
     say(
         f"created {'collection' if count == 1 else f'{count} collections'}: {', '.join(c.name for c in body)}"

@@ -38,7 +38,7 @@ import msgspec
 from ..api import shapes
 from ..clean import clean, display_value, guard_formula
 
-__all__ = ["DEFAULT_FIELDS", "Halted", "OutputError", "Printer", "encode_json"]
+__all__ = ["DEFAULT_FIELDS", "Halted", "OutputError", "Printer", "encode_json", "interruptible"]
 
 DEFAULT_FIELDS: dict[str, tuple[str, ...]] = {
     "webhooks": ("id", "url", "isActive", "events", "createdAt"),
@@ -322,7 +322,7 @@ class Printer:
         assert self._program is not None
         results = iter(self._program.input_text(encode_json(value).decode()))
         lines: list[bytes] = []  # written JQ_BATCH at a time: one write a result costs
-        with _interruptible():
+        with interruptible():
             while True:
                 try:
                     result = next(results)
@@ -349,12 +349,13 @@ class Printer:
 
 
 @contextlib.contextmanager
-def _interruptible() -> Iterator[None]:
+def interruptible() -> Iterator[None]:
     """Ctrl+C raises KeyboardInterrupt at once while the block runs.
 
     A command runs in ``asyncio.run``, whose SIGINT handler only cancels the command's
     task, which takes effect at its next ``await``: a jq program never reaches one, and
-    went on for as long as it had results. (A single result that takes long, such as
+    went on for as long as it had results; a question on the terminal (``delete``'s,
+    a secret's) waited for its answer first. (A single result that takes long, such as
     ``[range(1e9)] | length``, is computed inside the jq library, which only lets Python
     see the signal once it is done.)
     """

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+from contextlib import nullcontext
 from typing import Any
 
 import msgspec
@@ -14,7 +15,16 @@ from ..api.secret import hide_secrets
 from ..clean import clean_line
 from .output import OutputError, Printer
 from .parser import EXIT_OK, EXIT_USAGE
-from .run import Context, UsageError, decode_input, preview, read_input, repeated_key, say
+from .run import (
+    Context,
+    UsageError,
+    decode_input,
+    preview,
+    read_input,
+    repeated_key,
+    say,
+    unknown_if_interrupted,
+)
 
 __all__ = ["api", "get", "profiles", "token"]
 
@@ -241,7 +251,9 @@ async def api(context: Context) -> int:
     del request  # only the bytes as given are sent
     for secret in secrets:
         secret.reveal()  # sent: remembered, so that a message quoting it masks it
-    response = await context.client.request(endpoint, content)
+    changing = args.method != "GET"
+    with unknown_if_interrupted(f"{args.method} {args.path}") if changing else nullcontext():
+        response = await context.client.request(endpoint, content)
     # A large body is a memory map (see api.transport): read through the buffer protocol.
     body = memoryview(response.content)
     if _BLANK.fullmatch(body):

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .. import config
@@ -168,6 +169,30 @@ def message_of(error: BaseException) -> str:
     if isinstance(error, config.NoConfiguration):
         return f"{error} (or pass --demo)"
     return str(error)
+
+
+@contextlib.contextmanager
+def unknown_if_interrupted(
+    what: str, check: str = "check with 'tokensales-tui get'"
+) -> Iterator[None]:
+    """Ctrl+C while the change ``what`` waits: once its request was handed to the
+    connection, its outcome is unknown, and said so (it may be done, as the app and a
+    lost answer say); before that, nothing was sent, and "interrupted" says enough."""
+    from ..api.transport import noting_attempts
+
+    sent = False
+
+    def note() -> None:
+        nonlocal sent
+        sent = True
+
+    try:
+        with noting_attempts(note):
+            yield
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        if sent:
+            say(f"{what}: outcome unknown — interrupted once its request was sent; {check}")
+        raise
 
 
 def run(args: argparse.Namespace, command: Callable[[Context], Awaitable[int]]) -> int:
