@@ -51,14 +51,24 @@ def read_until(process: subprocess.Popen[bytes], text: bytes, seconds: float = 3
     return seen
 
 
-def test_ctrl_c_at_the_delete_question_ends_the_command_at_once(served: Served) -> None:
+ENDINGS = pytest.mark.parametrize(
+    "signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["INT", "TERM", "HUP"]
+)
+
+
+@ENDINGS
+def test_ctrl_c_at_the_delete_question_ends_the_command_at_once(
+    signum: int, served: Served
+) -> None:
     # It waited for a line: the next one typed was taken as the answer, and the
-    # questions went on before "interrupted".
+    # questions went on before "interrupted". SIGTERM and SIGHUP (the terminal closed)
+    # end it as ctrl+c does, through its cleanup: their default left a secret's prompt
+    # without echo.
     first, second = list(served.emulator.webhooks)[:2]
     process, terminal = started(["delete", "webhook", first, second], served.env)
     try:
         read_until(process, b"? [y/N] ")
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signum)
         assert process.wait(30) == 130
         assert process.stderr is not None
         assert process.stderr.read().decode().strip() == "tokensales-tui: interrupted"
@@ -70,7 +80,8 @@ def test_ctrl_c_at_the_delete_question_ends_the_command_at_once(served: Served) 
     assert served.changes_sent() == {}
 
 
-def test_ctrl_c_while_a_delete_waits_says_its_outcome_is_unknown() -> None:
+@ENDINGS
+def test_ctrl_c_while_a_delete_waits_says_its_outcome_is_unknown(signum: int) -> None:
     # It said "interrupted" alone, and the server deleted the webhook.
     with ScriptedServer() as server:
         server.routes[("DELETE", "/v1/platform-webhooks/wh_1")] = Reply(hang=True)
@@ -86,7 +97,7 @@ def test_ctrl_c_while_a_delete_waits_says_its_outcome_is_unknown() -> None:
             while not server.count("DELETE", "/v1/platform-webhooks/wh_1"):
                 assert time.monotonic() < deadline and process.poll() is None
                 time.sleep(0.05)
-            process.send_signal(signal.SIGINT)
+            process.send_signal(signum)
             assert process.wait(30) == 130
             assert process.stderr is not None
             assert process.stderr.read().decode().splitlines() == [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Awaitable, Callable
 
@@ -11,6 +12,9 @@ from .run import Context, run
 __all__ = ["completion", "main"]
 
 Command = Callable[[Context], Awaitable[int]]
+
+ENDING = (signal.SIGTERM, signal.SIGHUP)
+"""Signals that end a command as ctrl+c does: ``kill``, and the terminal closed."""
 
 
 def _command(args: argparse.Namespace) -> Command:
@@ -35,8 +39,18 @@ def _command(args: argparse.Namespace) -> Command:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Run the scripting command ``args.command``; its exit code."""
-    return run(args, _command(args))
+    """Run the scripting command ``args.command``; its exit code.
+
+    SIGTERM and SIGHUP end it as ctrl+c does, through its cleanup: their default ends
+    the process on the spot, which left a terminal without echo after the secret's
+    prompt, and said nothing of a change whose request had gone.
+    """
+    previous = {signum: signal.signal(signum, signal.default_int_handler) for signum in ENDING}
+    try:
+        return run(args, _command(args))
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def completion(shell: str) -> int:

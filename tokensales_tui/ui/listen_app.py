@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 from typing import Any, ClassVar
 
@@ -11,7 +12,6 @@ from textual.binding import Binding, BindingType
 
 from ..clean import clean_line
 from ..webhooks.listen import (
-    STOP_SIGNALS,
     ListenError,
     Listening,
     ListenOptions,
@@ -58,14 +58,13 @@ async def listen_in_app(
     """Listen and show the app until it exits; the webhook registered is deleted after."""
     async with Listening(options, args=args) as listening:
         app = ListenApp(listening)
+        # SIGTERM and SIGHUP end every app of the package (GuardedApp); ctrl+c is a key.
         loop = asyncio.get_running_loop()
-        for signum in STOP_SIGNALS:
-            loop.add_signal_handler(signum, app.exit)
+        loop.add_signal_handler(signal.SIGINT, app.exit)
         try:
             await app.run_async(**app_options)
         finally:
-            for signum in STOP_SIGNALS:
-                loop.remove_signal_handler(signum)
+            loop.remove_signal_handler(signal.SIGINT)
     return app
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import signal
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.notifications import SeverityLevel
@@ -21,6 +23,9 @@ if TYPE_CHECKING:
     from textual.driver import Driver
 
 ReturnType = TypeVar("ReturnType")
+
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""Signals that end an app as quitting does: ``kill``, and the terminal closed."""
 
 COPY_LIMIT = 8 * 1024 * 1024
 """Characters a copy may hold. The clipboard goes through the terminal's own output
@@ -72,6 +77,27 @@ class GuardedApp(KeysInOrder[ReturnType]):
     def get_driver_class(self) -> type[Driver]:
         # Every write to the terminal passes the guard (see terminal.py).
         return guarded_driver(super().get_driver_class())
+
+    async def run_async(self, *args: Any, **kwargs: Any) -> ReturnType | None:
+        """Run the app; SIGTERM and SIGHUP end it as quitting does, the terminal put back
+        as it was (their default killed the process mid-frame: the alternate screen,
+        mouse reporting and raw mode stayed, and an export's temporary file too)."""
+        loop = asyncio.get_running_loop()
+        handled = []
+        for signum in ENDING_SIGNALS:
+            try:
+                loop.add_signal_handler(signum, self._ended_by, signum)
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
+                continue
+            handled.append(signum)
+        try:
+            return await super().run_async(*args, **kwargs)
+        finally:
+            for signum in handled:
+                loop.remove_signal_handler(signum)
+
+    def _ended_by(self, signum: int) -> None:
+        self.exit(return_code=128 + signum)
 
     def action_help_quit(self) -> None:
         """ctrl+c: say which key quits (Textual's says it in markup, which toasts here
