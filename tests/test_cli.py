@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import pty
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import httpx
 import pytest
@@ -143,6 +145,34 @@ def test_the_app_without_a_terminal_refuses_in_one_line() -> None:
     assert result.stdout == ""
     assert len(result.stderr.splitlines()) == 1
     assert "needs a terminal" in result.stderr
+
+
+@pytest.mark.parametrize("stderr", ["file", "closed"])
+@pytest.mark.parametrize("command", [[], ["listen"]], ids=["app", "listen"])
+def test_the_app_with_stderr_away_from_the_terminal_refuses(
+    stderr: str, command: list[str], tmp_path: Path
+) -> None:
+    # Textual draws on stderr: `2>log` had the whole screen written into the log, and a
+    # closed stderr left an app drawing nowhere that no key could quit.
+    controller, terminal = pty.openpty()
+    log = tmp_path / "log"
+    try:
+        with log.open("wb") as file:
+            result = subprocess.run(
+                [sys.executable, "-m", "tokensales_tui", "--demo", *command],
+                stdin=terminal,
+                stdout=terminal,
+                stderr=file if stderr == "file" else subprocess.DEVNULL,
+                timeout=60,
+                check=False,
+                **({} if stderr == "file" else {"preexec_fn": lambda: os.close(2)}),
+            )
+    finally:
+        os.close(controller)
+        os.close(terminal)
+    assert result.returncode == 2
+    if stderr == "file":
+        assert b"needs a terminal" in log.read_bytes() and b"\x1b[" not in log.read_bytes()
 
 
 def test_the_scripting_commands_work_without_a_terminal() -> None:

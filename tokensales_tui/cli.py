@@ -377,18 +377,28 @@ def run_listen(args: argparse.Namespace) -> int:
 
 
 def has_terminal() -> bool:
-    """Whether stdin and stdout are a terminal, as the app needs them.
+    """Whether stdin, stdout and stderr are a terminal, as the app needs them: Textual
+    draws on stderr (``2>log`` had the whole screen written into the log, and a closed
+    stderr left an app drawing nowhere that no key could quit).
 
     An app served to a browser (``serve``) talks to it through pipes, with Textual's web
     driver.
     """
     if os.environ.get("TEXTUAL_DRIVER") == "textual.drivers.web_driver:WebDriver":
         return True
-    return sys.stdin.isatty() and sys.stdout.isatty()
+    return all(_is_terminal(stream) for stream in (sys.stdin, sys.stdout, sys.stderr))
+
+
+def _is_terminal(stream: object) -> bool:
+    try:
+        return bool(stream is not None and stream.isatty())  # type: ignore[attr-defined]
+    except (OSError, ValueError):  # closed
+        return False
 
 
 def run_app(args: argparse.Namespace) -> int:
-    """Run the terminal app; without a terminal on stdin and stdout, refuse in one line."""
+    """Run the terminal app; without a terminal on stdin, stdout and stderr, refuse in
+    one line."""
     # Importing the app makes tens of thousands of objects that live as long as it does:
     # collecting garbage in the middle of that only delays the first frame (~30 ms on a
     # slow machine). Collect nothing until the imports are done, then set what they made
@@ -424,7 +434,7 @@ def run_app(args: argparse.Namespace) -> int:
     if not has_terminal():
         # Textual would wait on a closed or piped input forever, using a core.
         print(
-            "tokensales-tui: the app needs a terminal on stdin and stdout"
+            "tokensales-tui: the app needs a terminal on stdin, stdout and stderr"
             " (for scripts: tokensales-tui get, create, … — see --help)",
             file=sys.stderr,
         )
