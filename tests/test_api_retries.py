@@ -248,6 +248,24 @@ async def test_redirect_is_an_error_and_the_token_does_not_travel() -> None:
     assert all(r.url.host != "evil.example" for r in server.seen)
 
 
+async def test_a_write_answered_303_see_other_is_outcome_unknown_not_followed() -> None:
+    # It was "redirected …; not followed — the server redirects elsewhere": a failure,
+    # which invited sending the webhook again, though a 303 says the POST was done.
+    server = FakeServer(
+        {
+            ("POST", "/v1/platform-webhooks"): lambda r: httpx.Response(
+                303, headers={"Location": "/v1/platform-webhooks/wh_new"}
+            )
+        }
+    )
+    async with server.client() as client:
+        with pytest.raises(OutcomeUnknownError) as caught:
+            await client.create_webhook(NEW)
+    assert "answered 303 See Other to /v1/platform-webhooks/wh_new" in str(caught.value)
+    assert server.count("POST", "/v1/platform-webhooks") == 1
+    assert all(r.url.path != "/v1/platform-webhooks/wh_new" for r in server.seen)
+
+
 async def test_connection_refused_names_the_host() -> None:
     def refuse(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("[Errno 111] Connection refused")

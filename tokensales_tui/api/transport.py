@@ -426,6 +426,15 @@ class Sender:
         if 300 <= status < 400:
             location = response.headers.get("location", "")
             target = host_of(location) if location else ""
+            if status == 303 and _changes(endpoint):
+                # "See Other" answers a write that was done (and points to its result):
+                # not followed, but never "failed", which would invite sending it again.
+                return self._outcome_unknown(
+                    endpoint,
+                    f"{host} answered 303 See Other"
+                    + (f" to {location[:200]}" if location else "")
+                    + ", which says it was done",
+                )
             if not target:
                 return RedirectError(
                     f"{where}: {host} answered with a redirect (HTTP {status}) to no address",
