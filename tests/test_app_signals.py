@@ -1,4 +1,5 @@
-"""SIGTERM and SIGHUP end the app as quitting does: the terminal is put back as it was."""
+"""The app on a real terminal: SIGTERM and SIGHUP end it as quitting does, the terminal
+put back; it draws in UTF-8 whatever the locale."""
 
 from __future__ import annotations
 
@@ -9,50 +10,78 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 
 import pytest
 
 LEAVE_ALTERNATE_SCREEN = b"\x1b[?1049l"
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
-def test_a_signal_ends_the_app_with_the_terminal_put_back(signum: int) -> None:
-    # Their default killed the process mid-frame: the alternate screen, mouse reporting,
-    # a hidden cursor and raw mode stayed on the user's terminal.
+class OnTerminal:
+    """The app started on a terminal of its own; what it drew, read as it goes."""
+
+    def __init__(self, process: subprocess.Popen[bytes], controller: int) -> None:
+        self.process = process
+        self.controller = controller
+        self.drawn = b""
+
+    def until(self, done: Callable[[], bool], seconds: float = 60) -> None:
+        """Read what it draws (it would block on a full terminal) until ``done()``."""
+        deadline = time.monotonic() + seconds
+        while not done():
+            assert time.monotonic() < deadline, self.drawn[-500:]
+            with contextlib.suppress(BlockingIOError, OSError):
+                self.drawn += os.read(self.controller, 65536)
+            time.sleep(0.05)
+
+    def started(self) -> None:
+        self.until(lambda: b"Webhooks" in self.drawn or self.process.poll() is not None)
+        assert self.process.poll() is None, self.drawn[-500:]
+
+
+@contextlib.contextmanager
+def app_on_terminal(**env: str) -> Iterator[OnTerminal]:
     controller, terminal = pty.openpty()
-    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "30"}
-    app = subprocess.Popen(
+    process = subprocess.Popen(
         [sys.executable, "-m", "tokensales_tui", "--demo"],
         stdin=terminal,
         stdout=terminal,
         stderr=terminal,
-        env=env,
+        env={**os.environ, "TERM": "xterm-256color", **env},
         start_new_session=True,
     )
     os.close(terminal)
     os.set_blocking(controller, False)
-    drawn = b""
+    running = OnTerminal(process, controller)
     try:
-        deadline = time.monotonic() + 60
-        while b"Webhooks" not in drawn:  # the screen is up
-            assert time.monotonic() < deadline and app.poll() is None, drawn[-500:]
-            with contextlib.suppress(BlockingIOError):
-                drawn += os.read(controller, 65536)
-            time.sleep(0.05)
-        app.send_signal(signum)
-        drawn = b""
-        deadline = time.monotonic() + 60
-        while app.poll() is None:
-            assert time.monotonic() < deadline
-            with contextlib.suppress(BlockingIOError, OSError):
-                drawn += os.read(controller, 65536)
-            time.sleep(0.05)
-        with contextlib.suppress(BlockingIOError, OSError):
-            drawn += os.read(controller, 65536)
+        yield running
     finally:
-        if app.poll() is None:
-            app.kill()
-            app.wait()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
         os.close(controller)
-    assert app.returncode == 128 + signum
-    assert LEAVE_ALTERNATE_SCREEN in drawn
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
+def test_a_signal_ends_the_app_with_the_terminal_put_back(signum: int) -> None:
+    # Their default killed the process mid-frame: the alternate screen, mouse reporting,
+    # a hidden cursor and raw mode stayed on the user's terminal.
+    with app_on_terminal() as app:
+        app.started()
+        app.drawn = b""
+        app.process.send_signal(signum)
+        app.until(lambda: app.process.poll() is not None)
+        with contextlib.suppress(BlockingIOError, OSError):
+            app.drawn += os.read(app.controller, 65536)
+    assert app.process.returncode == 128 + signum
+    assert LEAVE_ALTERNATE_SCREEN in app.drawn
+
+
+def test_the_app_writes_utf8_under_a_locale_of_another_charset() -> None:
+    # Under LC_ALL=C with the locale not coerced, every border and mark was written as
+    # text such as "\u2578": a garbled screen, columns spilling over.
+    with app_on_terminal(LC_ALL="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0") as app:
+        app.started()
+        app.process.send_signal(signal.SIGTERM)
+        app.until(lambda: app.process.poll() is not None)
+    assert "━".encode() in app.drawn and b"\\u2501" not in app.drawn

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import logging
 import re
 from typing import Any, TypeVar
@@ -137,6 +138,23 @@ def guarded_driver(driver_class: type[DriverT]) -> type[DriverT]:
     def write(self: Any, data: str) -> None:
         driver_class.write(self, neutralize(data))  # type: ignore[attr-defined]
 
-    guarded = type(f"Guarded{driver_class.__name__}", (driver_class,), {"write": write})
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        driver_class.__init__(self, *args, **kwargs)
+        in_utf8(getattr(self, "_file", None))
+
+    guarded = type(
+        f"Guarded{driver_class.__name__}", (driver_class,), {"write": write, "__init__": __init__}
+    )
     guarded.__module__ = __name__
     return guarded
+
+
+def in_utf8(stream: object) -> None:
+    """Have the terminal's text stream write UTF-8 whatever the locale says, as the
+    commands do: under a locale of another charset (``LC_ALL=C`` with coercion off, an
+    ISO-8859-1 one) every line, border and mark was written as ``\\u2578``-like text."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+    if reconfigure is not None and encoding != "utf8":
+        with contextlib.suppress(OSError, ValueError):
+            reconfigure(encoding="utf-8", errors="replace")
