@@ -481,3 +481,35 @@ async def test_ctrl_q_in_a_profile_form_with_something_typed_asks_first() -> Non
         await pilot.press("escape")
         await wait_for_screen(app, pilot, "ProfileFormScreen")
         assert app.is_running
+
+
+async def test_an_app_served_to_a_browser_stays_on_its_profile_and_writes_nothing() -> None:
+    # A browser tab could open the profile form, point "Test connection" at its own
+    # server and receive the stored key and secret, rewrite the serving machine's
+    # config file, and switch to any other profile of it.
+    two_profiles()
+    written = config.config_path().read_bytes()
+    app, _transport = rigged_app(env={}, served=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("p")
+        await pilot.pause(0.2)
+        assert app.screen is app.browse and "Profile" not in screen_text(app).splitlines()[-1]
+        await app.action_switch_profile()  # the palette's way in
+        await pilot.pause(0.1)
+        assert app.screen is app.browse
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Switch profile" not in titles
+        app.theme = "nord"  # the browser's choice, for its tab alone
+        delivered: list[str] = []
+        app.deliver_screenshot = lambda *a, **k: delivered.append("svg")  # type: ignore[method-assign]
+        assert app.save_screenshot_file() is None and delivered == ["svg"]
+        await pilot.pause(0.3)
+    assert config.config_path().read_bytes() == written
+
+
+async def test_an_app_served_without_a_profile_shows_the_problem_not_the_setup_form() -> None:
+    app, _transport = rigged_app(env={}, served=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_screen(app, pilot, "ConfigErrorScreen")
+    assert not config.config_path().exists()

@@ -361,10 +361,10 @@ def test_addresses_are_compared_as_a_browser_writes_them() -> None:
 def test_the_app_command_holds_the_session_flags_and_no_token() -> None:
     args = build_parser().parse_args(["serve", "--demo", "--mask", "--read-only"])
     command = shlex.split(app_command(args))
-    assert command[:3] == [sys.executable, "-m", "tokensales_tui"]
-    assert set(command[3:]) == {"--demo", "--mask", "--read-only"}
+    assert command[:4] == [sys.executable, "-m", "tokensales_tui", "--served"]
+    assert set(command[4:]) == {"--demo", "--mask", "--read-only"}
     before = build_parser().parse_args(["--profile", "prod", "serve"])
-    assert shlex.split(app_command(before))[3:] == ["--profile", "prod"]
+    assert shlex.split(app_command(before))[4:] == ["--profile", "prod"]
 
 
 def test_loopback_hosts() -> None:
@@ -697,3 +697,19 @@ def test_what_an_app_leaves_on_stderr_goes_to_the_log_not_over_the_terminal(
         logged_text = log.read_text()
         assert logged_text.count("OSError: File name too long") == 1
         assert "\x1b" not in logged_text and "␛]52" in logged_text
+
+
+def test_serve_without_a_profile_is_refused_before_serving() -> None:
+    # Each tab would have shown the setup form, writing this machine's config file
+    # from a browser.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOKENSALES_")}
+    ran = subprocess.run(
+        [sys.executable, "-m", "tokensales_tui", "serve", "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert ran.returncode == 2 and ran.stdout == ""
+    assert ran.stderr.startswith("tokensales-tui: serve: nothing is configured")
+    assert ran.stderr.rstrip().endswith("(or serve --demo)")

@@ -48,6 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="show addresses, e-mails, account ids and keys partly hidden (for demos)",
     )
+    # How `serve` starts each browser tab's app (see Launch.served): not for people.
+    parser.add_argument("--served", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--base-url", metavar="URL", help="address of the /v1 API")
     parser.add_argument("--auth-url", metavar="URL", help="address of the token endpoint")
     parser.add_argument("--console-url", metavar="URL", help="address of the collections endpoints")
@@ -425,6 +427,7 @@ def run_app(args: argparse.Namespace) -> int:
         demo=args.demo,
         log_file=args.log,
         mask=args.mask,
+        served=args.served,
     )
     try:
         app = TokenSalesApp(launch)

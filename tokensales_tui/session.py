@@ -50,6 +50,11 @@ class Launch:
     transport_factory: Callable[[], httpx.AsyncBaseTransport | None] | None = None
     """Transport for real profiles; tests point it at the in-process emulator."""
     config_path: Path | None = None
+    served: bool = False
+    """Served to a web browser (``serve``): whoever has the page uses this profile, and
+    nothing more of the serving machine: no other profile, no profile form (its "Test
+    connection" would send the stored credentials to an address typed in the browser),
+    no write to its config file or its folders."""
 
 
 @dataclass(frozen=True)

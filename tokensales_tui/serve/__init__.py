@@ -92,7 +92,7 @@ def _port(text: str) -> int:
 
 def app_command(args: argparse.Namespace) -> str:
     """The shell command that starts one served app: this Python, the session's flags."""
-    argv = [sys.executable, "-m", "tokensales_tui"]
+    argv = [sys.executable, "-m", "tokensales_tui", "--served"]
     for flag in ("demo", "read_only", "mask"):
         if getattr(args, flag, False):
             argv.append("--" + flag.replace("_", "-"))
@@ -138,6 +138,11 @@ def _run_serve(args: argparse.Namespace) -> int:
             return 2
         risk = "(demo data only)" if demo else "WITH THIS PROFILE'S REAL CREDENTIALS"
         print(f"{warning} {risk}.", file=sys.stderr)
+    if not demo and (problem := _profile_problem(args)):
+        # A tab without a profile would show the setup form, which writes this
+        # machine's config file from a browser: refused here, before anything serves.
+        print(f"tokensales-tui: serve: {clean(problem)}", file=sys.stderr)
+        return 2
     try:
         sock = _listen(args.host, args.port)
     except OSError as error:
@@ -175,6 +180,27 @@ def _run_serve(args: argparse.Namespace) -> int:
     with contextlib.redirect_stdout(AppLeftovers(hint)):
         asyncio.run(_serve(server, ready))
     return 0
+
+
+def _profile_problem(args: argparse.Namespace) -> str | None:
+    """Why no profile can be served as ``args`` give it (None: one can)."""
+    import os
+
+    from .. import config
+
+    overrides = config.Overrides(
+        profile=getattr(args, "profile", None),
+        base_url=getattr(args, "base_url", None),
+        auth_url=getattr(args, "auth_url", None),
+        console_url=getattr(args, "console_url", None),
+    )
+    try:
+        config.resolve_profile(config.load_config(), cli=overrides, env=dict(os.environ))
+    except config.NoConfiguration as error:
+        return f"{error} (or serve --demo)"
+    except config.ConfigError as error:
+        return str(error)
+    return None
 
 
 class AppLeftovers(io.TextIOBase):

@@ -66,6 +66,13 @@ FRAME_LATEST = 0.05
 keys come meanwhile (keys arriving one after another do not hold the screen); after a
 pause, this long after the frame slot before the first that waited."""
 
+SERVED_OFF = frozenset({"switch_profile"})
+"""The app's actions a tab served to a browser goes without (see ``Launch.served``)."""
+SERVED_PROFILE = (
+    "Served to a browser, this app stays on its profile: profiles are chosen, added and"
+    " edited where serve runs"
+)
+
 
 def screenshot_folder() -> Path:
     """Where a screenshot goes: Downloads when that folder exists, else the working folder.
@@ -328,8 +335,11 @@ class TokenSalesApp(GuardedApp[None]):
             return
         try:
             profile = config.resolve_profile(loaded, cli=self.launch.overrides, env=self.launch.env)
-        except config.NoConfiguration:
-            self._show_setup()
+        except config.NoConfiguration as error:
+            if self.launch.served:  # the setup form would write the serving machine's file
+                self._show_config_error(error)
+            else:
+                self._show_setup()
         except config.ConfigError as error:
             self._show_config_error(error)
         else:
@@ -358,6 +368,8 @@ class TokenSalesApp(GuardedApp[None]):
         self.watch(self, "theme", self._save_theme, init=False)
 
     def _save_theme(self, theme: str) -> None:
+        if self.launch.served:  # a browser's choice, for its tab: not the machine's file
+            return
         self.run_worker(self._write_theme(theme), group="save-theme", exclusive=True)
 
     async def _write_theme(self, theme: str) -> None:
@@ -500,8 +512,14 @@ class TokenSalesApp(GuardedApp[None]):
 
     # --- the actions behind the main screen's help, profile and quit keys ------------
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (self.launch.served and action in SERVED_OFF)
+
     async def action_switch_profile(self, highlight: str | None = None) -> None:
         """Pick another profile, or add or edit one (then the picker opens again)."""
+        if self.launch.served:  # the palette's way in too
+            self.notify(SERVED_PROFILE, severity="warning")
+            return
         try:
             loaded = await self._read_config()
         except config.ConfigError as error:
@@ -571,7 +589,13 @@ class TokenSalesApp(GuardedApp[None]):
             yield command
 
     def save_screenshot_file(self) -> Path | None:
-        """Save an SVG of the screen in a folder that exists; say where, or why not."""
+        """Save an SVG of the screen in a folder that exists; say where, or why not.
+
+        Served to a browser, the browser downloads it: nothing is written on the serving
+        machine."""
+        if self.launch.served:
+            self.deliver_screenshot()
+            return None
         folder = screenshot_folder()
         path = folder / f"tokensales-tui_{datetime.now():%Y-%m-%dT%H_%M_%S_%f}.svg"
         try:

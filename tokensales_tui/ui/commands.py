@@ -81,9 +81,10 @@ def app_commands(app: TokenSalesApp, screen: Screen[Any]) -> Iterator[SystemComm
     """Every command for the palette opened on ``screen``."""
     if isinstance(screen, BrowseScreen):
         yield from browse_commands(screen)
-        yield SystemCommand(
-            "Switch profile", "Use another profile or the demo", app.action_switch_profile
-        )
+        if not app.launch.served:
+            yield SystemCommand(
+                "Switch profile", "Use another profile or the demo", app.action_switch_profile
+            )
         # Only here: a screen over the main one (a detail, a form) drew its text already.
         yield SystemCommand(
             "Mask mode: " + ("turn off" if app.masked else "turn on"),
