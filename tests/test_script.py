@@ -230,6 +230,15 @@ def test_default_output_is_json_when_piped_and_data_only_on_stdout(served: Serve
     failed = served.run("get", "items", env={"TOKENSALES_API_KEY": "wrong"})
     assert failed.returncode == 3 and failed.stdout == b""
     assert b"refused the credentials" in failed.stderr and failed.stderr[-1:] == b"\n"
+    # The wrong key came from the environment: said so, not "the profile's".
+    assert (
+        failed.stderr.decode()
+        .rstrip()
+        .endswith(
+            ", given by TOKENSALES_API_KEY and TOKENSALES_API_SECRET"
+            " — check TOKENSALES_API_KEY and TOKENSALES_API_SECRET"
+        )
+    )
 
 
 # --- changes ------------------------------------------------------------------------------

@@ -379,10 +379,13 @@ class ApiClient:
                 hint=f"check auth_url (or base_url) of profile “{self.connection.profile}”",
             ) from None
         except (AuthError, ValidationError) as error:
+            given = " and ".join(self.connection.credentials_from)
             raise AuthError(
                 f"the token endpoint refused the credentials of profile "
-                f"“{self.connection.profile}” ({error.status or 'no status'})",
+                f"“{self.connection.profile}” ({error.status or 'no status'})"
+                + (f", given by {given}" if given else ""),
                 status=error.status,
+                hint=f"check {given}" if given else None,
             ) from None
         payload = shapes.decode_json(
             response.content,

@@ -29,6 +29,9 @@ class Connection:
     profile: str = "default"
     proxy: str | None = None
     max_body: int = DEFAULT_MAX_BODY
+    credentials_from: tuple[str, ...] = ()
+    """Where the key and the secret came from, when a variable or a flag gave one of them
+    (``TOKENSALES_API_SECRET``): a refusal says to check those, not "the profile"."""
 
     @property
     def host(self) -> str:

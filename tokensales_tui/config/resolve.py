@@ -86,7 +86,15 @@ class ResolvedProfile:
             profile=self.name,
             proxy=self.proxy,
             max_body=self.max_body,
+            credentials_from=self._credentials_from(),
         )
+
+    def _credentials_from(self) -> tuple[str, ...]:
+        """Where the key and the secret came from, when a variable or a flag gave one."""
+        given = (self.sources.get("api_key", ""), self.sources.get("api_secret", ""))
+        if not any(source.startswith(("TOKENSALES_", "--")) for source in given):
+            return ()
+        return tuple(dict.fromkeys(source for source in given if source))
 
 
 def resolve_profile(
