@@ -120,6 +120,12 @@ async def test_token_response_without_token_is_unexpected() -> None:
         ({"message": "name: too long", "field": "name"}, "name: too long"),
         ({"message": "see name above", "field": "name"}, "see name above"),
         ({"errors": {"url": ["is not a URL"]}}, "url: is not a URL"),
+        # OAuth's code came alone: its description was lost.
+        (
+            {"error": "invalid_request", "error_description": "url not reachable"},
+            "invalid_request — url not reachable",
+        ),
+        ({"error_description": "only this"}, "only this"),
     ],
 )
 def test_error_bodies_become_one_line(body: object, expected: str) -> None:

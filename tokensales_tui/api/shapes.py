@@ -211,7 +211,7 @@ def error_message(payload: Any) -> str | None:
 
     Reads ``message``, ``error`` (text or an object with a message), ``detail``,
     ``title``, ``errors[]`` (texts or objects with ``message``/``field``) and
-    problem+json ``validation[]``.
+    problem+json ``validation[]``; OAuth's ``error`` code with its ``error_description``.
     """
     if isinstance(payload, str):
         return _one_line(payload)
@@ -228,6 +228,9 @@ def error_message(payload: Any) -> str | None:
             if inner:
                 parts.append(inner)
                 break
+    described = payload.get("error_description")
+    if isinstance(described, str) and described.strip() and parts and described not in parts:
+        parts.append(described)  # OAuth: "error" is only a code ("invalid_request")
     for key in ("errors", "validation"):
         details = _detail_lines(payload.get(key))
         if details:
