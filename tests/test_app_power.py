@@ -7,6 +7,7 @@ import csv
 import json
 import os
 import stat
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -558,3 +559,39 @@ async def test_a_list_with_entries_that_cannot_be_read_shows_the_rest_and_names_
         await pilot.press("r")
         await wait_for(lambda: tab.table.total_count == 10, pilot)
         assert "could not be read" not in screen_text(app)
+
+
+async def test_export_served_to_a_browser_is_downloaded_and_writes_nothing_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The path field took any path of the serving machine: a browser tab could write
+    # files there (over a file of the user's, once it said yes).
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "private"))
+    (tmp_path / "private").mkdir()
+    app = TokenSalesApp(Launch(demo=True, served=True))
+    delivered: list[tuple[bytes, str | None]] = []
+
+    def deliver_binary(handle: Any, *, save_filename: str | None = None, **_: Any) -> None:
+        with handle:
+            delivered.append((handle.read(), save_filename))
+
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        monkeypatch.setattr(app, "deliver_binary", deliver_binary)
+        await pilot.press("2", "x")
+        await wait_for_screen(app, pilot, "ExportScreen")
+        path = app.screen.query_one("#path")
+        assert "/" not in path.value  # a name, not a path of this machine
+        path.value = "/etc/../home/x/.bashrc"
+        await pilot.press("enter")
+        await wait_for(lambda: bool(delivered), pilot)
+        await wait_for(lambda: type(app.screen).__name__ == "BrowseScreen", pilot)
+    data, name = delivered[0]
+    assert name == ".bashrc"
+    assert (
+        data.startswith(b"ID,")
+        and data.count(b"\n") == app.browse.tab("items").table.total_count + 1
+    )
+    assert not list((tmp_path / "private").iterdir())  # its private copy is gone
+    assert not [p for p in tmp_path.rglob("*") if p.name == ".bashrc" or p.suffix == ".csv"]

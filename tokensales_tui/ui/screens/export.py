@@ -1,10 +1,16 @@
-"""The export dialog: format, path, then the rows written in a thread with progress."""
+"""The export dialog: format, path, then the rows written in a thread with progress.
+
+Served to a browser (``serve``), the dialog asks for a file name only, and the browser
+downloads the file: nothing is written where the app runs but a private temporary file,
+gone before the download starts."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import stat
+import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -86,6 +92,13 @@ class ExportScreen(ModalScreen[Path | None]):
         self.kind = FORMATS[0].key
         self._halt = threading.Event()
         self._writing = False
+        self._private: Path | None = None  # served: the folder written in, then delivered
+
+    @property
+    def served(self) -> bool:
+        """Whether the app is served to a browser, which then downloads the file."""
+        launch = getattr(self.app, "launch", None)
+        return bool(getattr(launch, "served", False))
 
     def compose(self) -> ComposeResult:
         count = self.resource.counted(len(self.rows))
@@ -95,11 +108,15 @@ class ExportScreen(ModalScreen[Path | None]):
             with RadioSet(id="format"):
                 for number, kind in enumerate(FORMATS):
                     yield RadioButton(line(kind.label), value=number == 0, id=f"format-{kind.key}")
-            yield SafeInput(value=str(path), id="path", select_on_focus=False)
+            shown = path.name if self.served else str(path)
+            yield SafeInput(value=shown, id="path", select_on_focus=False)
             yield ProgressBar(total=len(self.rows), show_eta=False, id="progress")
             yield Static(
                 line(
-                    "Written atomically, mode 0600; an existing file is never replaced without asking."
+                    "Your browser downloads it: nothing is written where the app runs."
+                    if self.served
+                    else "Written atomically, mode 0600; an existing file is never replaced"
+                    " without asking."
                 ),
                 classes="status",
             )
@@ -137,6 +154,8 @@ class ExportScreen(ModalScreen[Path | None]):
         if not typed:
             self._say("Type the path of the file to write", error=True)
             return None
+        if self.served:
+            return self._private_path(typed)
         path = Path(os.path.expanduser(typed))
         if not path.is_absolute():
             path = self.folder / path
@@ -148,6 +167,19 @@ class ExportScreen(ModalScreen[Path | None]):
             self._say(problem, error=True)
             return None
         return path
+
+    def _private_path(self, typed: str) -> Path | None:
+        """Served: where the file is written before the browser downloads it, named by
+        the last part of what was typed (no folder of the serving machine is taken)."""
+        name = Path(typed.replace("\\", "/")).name
+        if name in ("", ".", ".."):
+            self._say("Type a file name", error=True)
+            return None
+        if len(os.fsencode(name)) > 200:
+            self._say("The file name is too long", error=True)
+            return None
+        self._private = Path(tempfile.mkdtemp(prefix="tokensales-export-"))
+        return self._private / name
 
     def action_export(self) -> None:
         """Check the path, ask before replacing a file, then write."""
@@ -220,7 +252,33 @@ class ExportScreen(ModalScreen[Path | None]):
                 self._failed, f"Not exported: an object cannot be written as JSON ({error})"
             )
         else:
+            if self._private is not None:
+                self._hand_over(path)
+                return
             self.app.call_from_thread(self._done, path)
+        finally:
+            if self._private is not None:  # delivered from an open file, or failed
+                shutil.rmtree(self._private, ignore_errors=True)
+                self._private = None
+
+    def _hand_over(self, path: Path) -> None:
+        """Served: give the file written to the browser, which downloads it. The file is
+        read from an open handle: removed here at once, it leaves nothing behind."""
+        try:
+            handle = path.open("rb")
+        except OSError as error:
+            reason = error.strerror or str(error)
+            self.app.call_from_thread(self._failed, f"Not exported: {reason}")
+            return
+        self.app.call_from_thread(self._deliver, handle, path.name)
+
+    def _deliver(self, handle: Any, name: str) -> None:
+        self._writing = False
+        self.app.deliver_binary(handle, save_filename=name)
+        count = self.resource.counted(len(self.rows))
+        masked = ", masked as shown (mask mode)" if masking() else ""
+        self.app.notify(f"Exported {count}{masked}: your browser downloads {name}", markup=False)
+        self.dismiss(None)
 
     def _done(self, path: Path) -> None:
         self._writing = False
