@@ -374,6 +374,39 @@ async def test_failed_delete_leaves_the_row_and_says_why() -> None:
         assert any(r is row for r in tab.table.model.shown_rows)
 
 
+async def test_an_object_being_deleted_is_not_deleted_again_and_shows_it() -> None:
+    # A second `d` on a row whose delete has not been answered sent a second DELETE,
+    # which found the object gone (the first had deleted it) and said "not deleted".
+    app, transport = rigged_app()
+    deletes: list[str] = []
+    transport.hook = lambda r: deletes.append(r.url.path) if r.method == "DELETE" else None
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("1")
+        tab = app.active_tab
+        row = tab.highlighted
+        path = f"/v1/platform-webhooks/{row.id}"
+        transport.delay[path] = 1.5
+        await pilot.press("d")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        await pilot.press("tab", "enter")
+        await wait_for(lambda: deletes == [path], pilot)
+        assert "deleting 1 webhook…" in str(tab.query_one(".count").render())
+        assert "⌫" in tab.table.render_line(1).text  # in the margin of its row
+        await pilot.press("d")  # again, on the same row: nothing asked, nothing sent
+        assert type(app.screen).__name__ == "BrowseScreen"
+        assert any("being deleted already" in n.message for n in app._notifications)
+        await pilot.press("space", "d")  # marked, then a bulk delete of the marks
+        assert type(app.screen).__name__ == "BrowseScreen"
+        assert any("marked is being deleted already" in n.message for n in app._notifications)
+        said = lambda: [n.message for n in app._notifications if "eleted" in n.message]  # noqa: E731
+        await wait_for(lambda: any(m.startswith("Deleted webhook") for m in said()), pilot)
+        assert deletes == [path]
+        assert not any("not deleted" in m for m in said())
+        assert not tab.deleting
+        assert "deleting" not in str(tab.query_one(".count").render())
+
+
 def lose_the_first_answer(emulator: Any, kind: str, object_id: str, path: str) -> Any:
     """A hook for a rigged transport: the first DELETE of ``path`` deletes the object on
     the emulator, then its answer is lost (the read times out)."""

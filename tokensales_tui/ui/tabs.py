@@ -260,6 +260,12 @@ class ResourceTab(Vertical):
         self.stale = False
         """Another tab has loaded this one's list again since: reload when shown."""
         self.error: ApiError | None = None
+        self.deleting: set[str] = set()
+        """The ids of this tab's objects whose delete is under way (sent and not answered
+        yet, or waiting its turn in a bulk delete): every way to delete skips them, so
+        that no second request for one goes out, to be told it is not found because the
+        first deleted it. Changed only with :meth:`begin_deleting` and
+        :meth:`end_deleting`, which show it."""
         self._wait_until = 0.0
         self._wait_reason = ""
         self._wait_timer: Timer | None = None
@@ -402,6 +408,7 @@ class ResourceTab(Vertical):
         self.loaded_once = False
         self._indexing = False
         self._changes = ""  # the old session's last reload
+        self.end_deleting(list(self.deleting))  # the new session's objects are others
         if self._flash_timer is not None:
             self._flash_timer.stop()
             self._flash_timer = None
@@ -1201,6 +1208,8 @@ class ResourceTab(Vertical):
             text += f" · {scope.label}"
         if table.marked_count:
             text += f" · {table.marked_count:,} marked"
+        if self.deleting:
+            text += f" · deleting {self.resource.counted(len(self.deleting))}…"
         if table.sort_column:
             label = next(
                 (c.label for c in table.columns if c.key == table.sort_column), table.sort_column
@@ -1353,6 +1362,22 @@ class ResourceTab(Vertical):
         """Say in the problem line how a long action goes (None: it is over)."""
         self._show_problem(text)
         self._problem.set_class(bool(text), "-progress")
+
+    def begin_deleting(self, ids: Sequence[str]) -> None:
+        """Note that the objects of ``ids`` are being deleted, and show it: their rows
+        get a mark in the margin, the count line says how many."""
+        self.deleting |= set(ids)
+        self._deleting_changed()
+
+    def end_deleting(self, ids: Sequence[str]) -> None:
+        """Note that the deletes of ``ids`` are over, whatever came of them."""
+        self.deleting.difference_update(ids)
+        self._deleting_changed()
+
+    def _deleting_changed(self) -> None:
+        self.table.show_deleting(self.deleting)
+        if self.is_mounted:
+            self._update_count()
 
     def remove_row(self, row: Any) -> None:
         """Drop ``row`` from the table after a delete, without reloading."""

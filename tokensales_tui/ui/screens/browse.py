@@ -778,12 +778,16 @@ class BrowseScreen(Screen[None]):
                 severity="warning",
             )
             return
-        tab = self.active_tab
+        if object_id in tab.deleting:
+            self.notify(f"This {resource.noun} is being deleted already", severity="warning")
+            return
         detail = f"id {object_id}"
         if (listed := len(tab.table.model.rows_sharing([row]))) > 1:
             rows = "both rows" if listed == 2 else f"all {listed:,} rows"
             detail += f" — listed {listed:,} times: one request deletes it, and {rows} go"
         self._ask_then_delete(
+            tab,
+            [object_id],
             ConfirmScreen(f"Delete this {resource.noun}?", resource.label(row), detail=detail),
             lambda api: self._delete(tab, row, object_id, api),
         )
@@ -808,6 +812,8 @@ class BrowseScreen(Screen[None]):
                 markup=False,
             )
             return
+        finally:
+            tab.end_deleting([object_id])
         gone = tab.table.model.rows_sharing([row])  # an id listed twice: both rows
         tab.remove_rows(gone)
         notes = [f"listed {len(gone):,} times"] if len(gone) > 1 else []
@@ -816,8 +822,16 @@ class BrowseScreen(Screen[None]):
         self.notify(f"Deleted {resource.noun} {label}{note}", markup=False)
         tab.reload()
 
-    def _confirm_bulk_delete(self, tab: ResourceTab, rows: list[Any]) -> None:
+    def _confirm_bulk_delete(self, tab: ResourceTab, marked: list[Any]) -> None:
         resource = tab.resource
+        rows = [row for row in marked if resource.row_id(row) not in tab.deleting]
+        if not rows:
+            self.notify(
+                f"The {resource.counted(len(marked))} marked {'is' if len(marked) == 1 else 'are'}"
+                " being deleted already",
+                severity="warning",
+            )
+            return
         count = len(rows)
         names = ", ".join(f"“{clean_line(resource.label(row))}”" for row in rows[:BULK_NAMED])
         more = f" and {count - BULK_NAMED:,} more" if count > BULK_NAMED else ""
@@ -828,12 +842,16 @@ class BrowseScreen(Screen[None]):
         if repeated := len(tab.table.model.rows_sharing(rows)) - count:
             rows_repeat = "row repeats" if repeated == 1 else "rows repeat"
             detail = f"{repeated:,} more {rows_repeat} a marked id: each is deleted once. " + detail
+        if busy := len(marked) - count:
+            detail = f"{busy:,} more marked, being deleted already: left out. " + detail
 
         def delete(api: ApiWorker) -> None:
             self._bulk = BulkDelete()
             self._delete_marked(tab, rows, self._bulk, api)
 
         self._ask_then_delete(
+            tab,
+            [object_id for row in rows if (object_id := resource.row_id(row))],
             ConfirmScreen(
                 f"Delete {count:,} marked {resource.nouns(count)}?", names + more, detail=detail
             ),
@@ -847,10 +865,18 @@ class BrowseScreen(Screen[None]):
         return key_display(binding, self.app)
 
     def _ask_then_delete(
-        self, question: ConfirmScreen, delete: Callable[[ApiWorker], object]
+        self,
+        tab: ResourceTab,
+        ids: list[str],
+        question: ConfirmScreen,
+        delete: Callable[[ApiWorker], object],
     ) -> None:
-        """Ask ``question``; on yes, ``delete`` with the session's API, unless the profile
-        changed meanwhile (then nothing is deleted)."""
+        """Ask ``question``; on yes, ``delete`` the objects of ``ids`` with the session's
+        API, unless the profile changed meanwhile (then nothing is deleted).
+
+        From the answer until ``delete`` ends them (:meth:`ResourceTab.end_deleting`), the
+        ids are the tab's :attr:`~ResourceTab.deleting`, which every way to delete skips.
+        """
         session, api = self.tsapp.session, self.tsapp.api
 
         def answered(confirmed: bool | None) -> None:
@@ -859,6 +885,12 @@ class BrowseScreen(Screen[None]):
             if self.tsapp.session is not session:  # switched profile while asking
                 self.notify("Nothing was deleted: the profile changed", severity="warning")
                 return
+            if not tab.deleting.isdisjoint(ids):  # asked twice before either answer
+                self.notify(
+                    "Nothing more was sent: it is being deleted already", severity="warning"
+                )
+                return
+            tab.begin_deleting(ids)
             delete(api)
 
         self.app.push_screen(question, answered)
@@ -903,6 +935,7 @@ class BrowseScreen(Screen[None]):
                 already_gone += done.already_gone
         finally:
             tab.show_progress(None)
+            tab.end_deleting([object_id for row in rows if (object_id := resource.row_id(row))])
             self._bulk = None
             if deleted:  # with any other row of the same id
                 tab.remove_rows(tab.table.model.rows_sharing(deleted))

@@ -379,6 +379,10 @@ class TableView:
         """The identities of the marked rows (shown or not)."""
         self.changed: set[Hashable] = set()
         """The identities of the rows the last reload added or changed."""
+        self.deleting: set[Hashable] = set()
+        """The identities (ids) of the objects whose delete is under way: sent and not
+        answered yet, or waiting its turn in a bulk delete. Kept across reloads: a list
+        read while the delete runs still holds them."""
         self.scope: Scope | None = None
         self._scope_hits: array[int] | None = None
         self._index: SearchIndex | None = SearchIndex([], 0)  # None: being prepared
@@ -938,6 +942,10 @@ class TableView:
             return self._rows_at(positions)
         read: Iterator[Any] = map(list.__getitem__, repeat(rows), positions)  # type: ignore[arg-type]
         return [row for row in read if row is not None]
+
+    def is_deleting(self, position: int) -> bool:
+        """Whether the object of the row at ``position`` is being deleted."""
+        return bool(self.deleting) and self.identity(self.rows[position]) in self.deleting
 
     def is_changed(self, position: int) -> bool:
         """Whether the last reload added or changed the row at ``position``."""

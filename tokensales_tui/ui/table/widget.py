@@ -51,6 +51,8 @@ the rest of the rows (:attr:`TableView.filtering`)."""
 SORT_MARKS = {False: " ▲", True: " ▼"}
 MARK = "✓"
 """Drawn in the margin of a marked row."""
+DELETING_MARK = "⌫"
+"""Drawn in the margin of a row whose object is being deleted (marked or not)."""
 
 
 @dataclass(eq=False)
@@ -507,6 +509,13 @@ class ResourceTable(ScrollView, can_focus=True):
         self.refresh()
         self.post_message(self.MarksChanged(self, len(self._data.marks)))
 
+    def show_deleting(self, keys: set[Any]) -> None:
+        """Draw the rows of these identities as being deleted (none: as they were)."""
+        if keys != self._data.deleting:
+            self._data.deleting = set(keys)
+            self._line_cache.clear()
+            self.refresh()
+
     def show_changed(self, changed: set[Any]) -> None:
         """Set apart the rows with these identities (a reload added or changed them)."""
         if changed or self._data.changed:
@@ -917,8 +926,10 @@ class ResourceTable(ScrollView, can_focus=True):
             else:
                 style = palette.even if place % 2 else palette.base
             text = self._row_text(position)
-            if marked and text:
-                text = MARK + text[1:]  # in the margin: the columns stay where they are
+            if text and self._data.is_deleting(position):
+                text = DELETING_MARK + text[1:]  # in the margin: the columns stay in place
+            elif marked and text:
+                text = MARK + text[1:]
             strip = crop(text, style, scroll_x, width, self._total_width)
             self._line_cache.set(cache_key, strip)
         return strip
