@@ -407,6 +407,39 @@ async def test_an_object_being_deleted_is_not_deleted_again_and_shows_it() -> No
         assert "deleting" not in str(tab.query_one(".count").render())
 
 
+LONG_URL = "https://hooks.example.com/" + "x" * 1975
+"""2,000 characters: the emulator takes addresses of up to 2,048."""
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_the_question_before_a_delete_stays_on_screen_whatever_the_name(
+    size: tuple[int, int],
+) -> None:
+    app = demo()
+    async with app.run_test(size=size) as pilot:
+        await loaded(app, pilot)
+        ids = list(app.emulator.webhooks)[:2]
+        for webhook_id in ids:
+            app.emulator.webhooks[webhook_id]["url"] = LONG_URL
+        await pilot.press("1", "r")
+        tab = app.active_tab
+        await wait_for(lambda: tab.table.rows[0].url == LONG_URL, pilot)
+        await pilot.press("d")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        text = screen_text(app)
+        assert "Delete this webhook?" in text and "Cancel" in text and "Delete" in text
+        assert f"id {ids[0]}" in text
+        assert "https://hooks.example.com/xxx" in text and "x…" in text
+        await pilot.press("escape", "space", "space", "d")  # both marked: a bulk delete
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        text = screen_text(app)
+        assert "Delete 2 marked webhooks?" in text and "Cancel" in text and "Delete" in text
+        await pilot.press("right", "enter")
+        await wait_for(lambda: not set(ids) & set(app.emulator.webhooks), pilot)
+        await wait_for(lambda: any("Deleted 2" in n.message for n in app._notifications), pilot)
+        assert all(len(n.message) < 400 for n in app._notifications)
+
+
 def lose_the_first_answer(emulator: Any, kind: str, object_id: str, path: str) -> Any:
     """A hook for a rigged transport: the first DELETE of ``path`` deletes the object on
     the emulator, then its answer is lost (the read times out)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import webbrowser
 
 import pytest
+from textual.widget import Widget
 
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
@@ -22,6 +23,13 @@ async def with_image_url(app: TokenSalesApp, pilot, url: str) -> None:  # type: 
     await pilot.press("2", "r")
     await wait_for(lambda: any(r.image_url == url for r in app.active_tab.table.rows), pilot)
     app.active_tab.table.move_cursor_to(lambda r: r.id == item_id)
+
+
+def shown_in(app: TokenSalesApp, widget: Widget) -> list[str]:
+    """The lines ``widget`` shows on screen, without the spaces after them."""
+    region = widget.content_region
+    strips = app.screen._compositor.render_strips()[region.y : region.bottom]
+    return [strip.crop(region.x, region.right).text.rstrip() for strip in strips]
 
 
 @pytest.fixture
@@ -59,8 +67,9 @@ async def test_the_full_address_is_shown_before_it_opens(
         from textual.widgets import Static
 
         subject = app.screen.query_one(".subject", Static)
-        assert subject.render().plain == LONG  # all of it, wrapped over several lines
-        assert subject.size.height >= 2
+        assert subject.size.height >= 2  # all of it, wrapped over several lines
+        assert "".join(shown_in(app, subject)) == LONG
+        assert shown_in(app, app.screen.query_one(".detail", Static)) == ["Host: cdn.example.com"]
         assert opened == []
         await pilot.press("right", "enter")
     assert opened == [LONG]
@@ -109,4 +118,49 @@ async def test_over_ssh_a_copied_look_alike_is_flagged_too(
         await with_image_url(app, pilot, LOOK_ALIKE)
         await pilot.press("o")
         assert any("xn--pple-43d.com" in n.message for n in app._notifications)
+    assert opened == []
+
+
+HIDING = "https://tokensales.example.com-" + "a" * 2000 + "@evil.example/x"
+"""An address longer than any dialog: what comes before the "@" is not the host."""
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_a_very_long_address_is_cut_short_and_its_host_named_apart(
+    opened: list[str], monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
+) -> None:
+    monkeypatch.setenv("DISPLAY", ":0")
+    for name in ("SSH_CONNECTION", "SSH_TTY", "SSH_CLIENT"):
+        monkeypatch.delenv(name, raising=False)
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=size) as pilot:
+        await with_image_url(app, pilot, HIDING)
+        await pilot.press("o")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        text = screen_text(app)
+        assert "Open this address in your browser?" in text
+        assert "Cancel" in text and "Open" in text  # the buttons stay on screen
+        from textual.widgets import Static
+
+        subject = shown_in(app, app.screen.query_one(".subject", Static))
+        assert len(subject) == 4 and subject[-1].endswith("…")
+        assert subject[0].startswith("https://tokensales.example.com-aaa")
+        assert "Host: evil.example" in text
+        await pilot.press("right", "enter")
+    assert opened == [HIDING]
+
+
+async def test_a_toast_cuts_a_long_address_and_the_copy_keeps_it_whole(
+    opened: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.setenv("SSH_CONNECTION", "10.0.0.1 5000 10.0.0.2 22")
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await with_image_url(app, pilot, HIDING)
+        await pilot.press("o")
+        assert app.clipboard == HIDING
+        toast = next(n for n in app._notifications if "copied" in n.message)
+        assert toast.message.endswith(f"copied: {HIDING[:106]}…{HIDING[-53:]}")
+        assert toast.message.endswith("a@evil.example/x")  # the host, after the "@"
     assert opened == []

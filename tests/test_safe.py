@@ -288,3 +288,35 @@ async def test_a_text_shown_while_hidden_gets_its_box_once_shown() -> None:
         box.display = True
         await pilot.pause()
         assert inner.size.height == 3
+
+
+def test_long_words_are_cut_in_the_middle_and_the_rest_kept() -> None:
+    from tokensales_tui.clean import cut_long_words
+
+    url = "https://x.example/" + "a" * 500 + "/end"
+    cut = cut_long_words(f"Deleted webhook {url} (already gone)")
+    assert cut == f"Deleted webhook {url[:106]}…{url[-53:]} (already gone)"
+    assert len(cut.split()[2]) == 160
+    path = "/home/someone/" + "d/" * 69 + "file.svg"  # 160 characters: whole
+    assert cut_long_words(f"Saved in {path}") == f"Saved in {path}"
+    assert cut_long_words("word " * 100) == "word " * 100  # long, but in words
+
+
+@pytest.mark.parametrize("width", [1, 7, 30, 58])
+def test_clamped_text_takes_at_most_its_lines_at_any_width(width: int) -> None:
+    from rich.console import Console
+
+    from tokensales_tui.ui.safe import clamped
+
+    console = Console(width=width, force_terminal=False)
+    for value in ("https://x.example/" + "é" * 300, "a few words " * 60, "short"):
+        lines = console.render_lines(clamped(value, 3), console.options, pad=False)
+        shown = ["".join(segment.text for segment in line) for line in lines]
+        shown = [line for line in shown if line]
+        assert 1 <= len(shown) <= 3
+        assert all(len(line) <= width for line in shown)
+        if value != "short" and width > 1:
+            assert shown[-1].endswith("…")
+    wide = Console(width=40, force_terminal=False)
+    drawn = "".join(s.text for s in wide.render(clamped("[b]x[/b] \x1b[31m", 2)))
+    assert "[b]x[/b] ␛[31m" in drawn  # literal, cleaned

@@ -27,7 +27,7 @@ REPLACED = {"TextArea": "SafeTextArea", "Input": "SafeInput"}
 
 SHOWN_ATTRIBUTES = {"title", "sub_title", "border_title", "border_subtitle", "tooltip"}
 
-SAFE = {"content", "line", "text"}
+SAFE = {"content", "line", "text", "clamped"}
 """The functions of ``ui/safe.py``."""
 
 

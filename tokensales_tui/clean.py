@@ -30,6 +30,7 @@ import msgspec
 __all__ = [
     "clean",
     "clean_line",
+    "cut_long_words",
     "display_value",
     "escape_unsafe",
     "escape_unsettled",
@@ -261,6 +262,32 @@ def escape_unsafe(text: str, *, line: bool = False) -> str:
     if text.isprintable() or unsafe.search(text) is None:
         return text
     return unsafe.sub(lambda found: f"\\u{ord(found[0]):04x}", text)
+
+
+LONG_WORD = 160
+"""Characters of a run without a space (an address, a path, an id) a message shows; a
+longer one keeps its start and its end (:func:`cut_long_words`)."""
+
+_LONG_WORD = re.compile(rf"\S{{{LONG_WORD + 1},}}")
+_HEAD = LONG_WORD * 2 // 3
+
+
+def _cut_middle(word: str) -> str:
+    return word[:_HEAD] + ELLIPSIS + word[len(word) - (LONG_WORD - _HEAD - 1) :]
+
+
+def cut_long_words(text: str) -> str:
+    """``text`` with every run of more than :data:`LONG_WORD` characters without a space
+    cut in its middle to that many, "…" where the rest was.
+
+    For messages that quote what they are about: a URL of 2,000 characters filled a
+    toast, and the screen under it, with one word nobody reads whole. Its start (the
+    scheme and host) and its end (a file's name; a host after a long ``user@``) stay.
+    What is copied or acted on keeps the whole text; only what is shown is cut.
+    """
+    if len(text) <= LONG_WORD:
+        return text
+    return _LONG_WORD.sub(lambda found: _cut_middle(found[0]), text)
 
 
 def _truncate(value: str, limit: int | None) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import cast
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.text import Text
 from textual.content import Content
 from textual.css.styles import RulesMap
@@ -21,7 +23,7 @@ from ..clean import clean, clean_line
 from ..mask import shown
 from .boxes import content_box, forget_box, hidden, width_follows_content
 
-__all__ = ["content", "line", "show", "text"]
+__all__ = ["Clamped", "clamped", "content", "line", "show", "text"]
 
 
 def text(value: str, style: str = "") -> Text:
@@ -63,6 +65,48 @@ def line(value: str, style: str = "") -> Content:
     """
     cleaned = shown(clean_line(value))
     return Content.styled(cleaned, style) if style else Content(cleaned)
+
+
+class Clamped:
+    """Text folded to the width it is drawn at and cut after its first lines, the last
+    of them ending with "…" when more would follow.
+
+    Whatever its length and the terminal's size, the text takes at most ``lines``
+    lines: the widgets after it stay on screen (a question's buttons under a URL of
+    2,000 characters). Built by :func:`clamped`.
+    """
+
+    def __init__(self, text: Text, lines: int) -> None:
+        self.text = text
+        self.lines = max(1, lines)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = max(1, options.max_width)
+        kept = list(self.text.wrap(console, width, overflow="fold"))
+        if len(kept) > self.lines:
+            del kept[self.lines :]
+            last = kept[-1]
+            last.rstrip()
+            last.truncate(width - 1)
+            last.append("…")
+        yield Text("\n").join(kept)  # ends with a new line, as Textual counts them
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.text)
+
+
+def clamped(value: str, lines: int, style: str = "") -> Clamped:
+    """Like :func:`line`, at most ``lines`` lines high on screen (:class:`Clamped`).
+
+    Args:
+        value: Text from outside the program, or our own text that quotes it.
+        lines: The most lines it takes, the last ending with "…" if it is cut.
+        style: Style applied to the whole text.
+
+    Returns:
+        A renderable showing the cleaned text, cut where it must be.
+    """
+    return Clamped(Text(shown(clean_line(value)), style=style, end=""), lines)
 
 
 def show(widget: Static, value: str | Content) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.notifications import SeverityLevel
 
-from ..clean import clean, clean_line, escape_unsafe
+from ..clean import clean, clean_line, cut_long_words, escape_unsafe
 from ..mask import mask_text, masking, shown
 from .acyclic_strips import use_acyclic_strips
 from .escape_keys import read_escape_apart
@@ -116,14 +116,16 @@ class GuardedApp(KeysInOrder[ReturnType]):
         timeout: float | None = None,
         markup: bool = True,
     ) -> None:
-        """Show a toast. Its text is always literal and cleaned, whoever calls this.
+        """Show a toast. Its text is always literal and cleaned, whoever calls this, and
+        an address or any other run of text without a space is cut to its first 100
+        characters (:func:`~tokensales_tui.clean.cut_long_words`).
 
         ``markup`` is accepted for Textual's signature and ignored: a toast here never
         parses markup, so a message that quotes a server can never become an action.
         """
         super().notify(
-            shown(clean(message)),
-            title=shown(clean_line(title)),
+            shown(cut_long_words(clean(message))),
+            title=shown(cut_long_words(clean_line(title))),
             severity=severity,
             timeout=timeout,
             markup=False,

@@ -24,7 +24,7 @@ from textual.widgets import Input, TabbedContent, TabPane
 from ...api import ApiClient, ApiError, Deleted, OutcomeUnknownError, RetryNotice
 from ...api.arriving import still_arriving
 from ...api.endpoints import id_problem
-from ...clean import clean_line, escape_unsafe
+from ...clean import clean_line, display_value, escape_unsafe
 from ..forms import CREATABLE, EDITABLE, edit_form, new_form
 from ..keys import key_names
 from ..resources import RESOURCES, Resource
@@ -78,6 +78,14 @@ BULK_NAMED = 5
 
 BULK_FAILURES_SHOWN = 10
 """Failures of a bulk delete named in its report (the rest are counted)."""
+
+NAME_SHOWN = 100
+"""Characters of an object's name (a webhook's URL, an item's title) a message shows."""
+
+
+def _named(resource: Resource, row: Any) -> str:
+    """How a message names ``row``: its label, cleaned, cut to :data:`NAME_SHOWN`."""
+    return display_value(resource.label(row), NAME_SHOWN)
 
 
 def _takes_text(widget: Widget | None) -> bool:
@@ -727,7 +735,8 @@ class BrowseScreen(Screen[None]):
             return
         from ...checks import look_alike_host  # the checks load their libraries: not at start
 
-        warning = look_alike_host(urlsplit(url.strip()).hostname or "")
+        host = urlsplit(url.strip()).hostname or ""
+        warning = look_alike_host(host)
         careful = f"Careful: {warning}" if warning else ""
         if not can_launch_browser():
             self.app.copy_to_clipboard(escape_unsafe(url, line=True))
@@ -747,7 +756,9 @@ class BrowseScreen(Screen[None]):
             ConfirmScreen(
                 "Open this address in your browser?",
                 url,
-                detail=careful,
+                # Named apart: a long address is cut short in the question, and what
+                # comes before an "@" can push the host out of what is shown.
+                detail=" · ".join(part for part in (careful, f"Host: {host}") if part),
                 confirm_label="Open",
             ),
             answered,
@@ -797,7 +808,7 @@ class BrowseScreen(Screen[None]):
         resource = tab.resource
         delete = resource.delete
         assert delete is not None
-        label = clean_line(resource.label(row))
+        label = _named(resource, row)
         try:
             done = await api.call(lambda client: delete(client, object_id))
         except OutcomeUnknownError as error:  # sent, every answer lost: it may be deleted
@@ -833,7 +844,7 @@ class BrowseScreen(Screen[None]):
             )
             return
         count = len(rows)
-        names = ", ".join(f"“{clean_line(resource.label(row))}”" for row in rows[:BULK_NAMED])
+        names = ", ".join(f"“{_named(resource, row)}”" for row in rows[:BULK_NAMED])
         more = f" and {count - BULK_NAMED:,} more" if count > BULK_NAMED else ""
         hidden = count - tab.table.model.marked_in_view()
         detail = f"One by one; {self._stop_key()} stops after the current one."
@@ -915,7 +926,7 @@ class BrowseScreen(Screen[None]):
                     f"Deleting {number:,} of {resource.counted(len(rows))}"
                     f" ({self._stop_key()} stops after this one)"
                 )
-                label = clean_line(resource.label(row))
+                label = _named(resource, row)
                 object_id = resource.row_id(row)
                 if not object_id:
                     failed.append(f"{label}: no identifier the client recognises")

@@ -9,8 +9,14 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from ..safe import line
+from ..safe import clamped, line
 from ..widgets.footer import KeysFooter
+
+SUBJECT_LINES = 4
+"""Lines the object's name takes at most (a URL may have 2,000 characters)."""
+
+DETAIL_LINES = 3
+"""Lines the second line of the question takes at most."""
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -54,9 +60,10 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(line(self.question), classes="question")
-            yield Static(line(self.subject), classes="subject")
+            # Cut to a few lines: the question and its buttons stay on screen.
+            yield Static(clamped(self.subject, SUBJECT_LINES), classes="subject")
             if self.detail:
-                yield Static(line(self.detail), classes="detail")
+                yield Static(clamped(self.detail, DETAIL_LINES), classes="detail")
             with Horizontal():
                 yield Button("Cancel", id="cancel")
                 yield Button(line(self.confirm_label), id="confirm", variant="error")
