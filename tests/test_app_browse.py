@@ -309,6 +309,38 @@ async def test_sort_keys_and_header_click() -> None:
         assert table.sort_column == "title"
 
 
+TINY_PRICES = {0: 0.000000001, 1: 1e-18, 2: "0.000000001", 3: 5e-324}
+"""Prices too small for eight decimals (1 gwei in ETH, 1 wei, the smallest float)."""
+
+
+async def test_a_tiny_price_is_never_shown_as_zero_and_sorts_by_its_value() -> None:
+    app, _ = rigged_app()
+    items = app.rigged_emulator.items  # type: ignore[attr-defined]
+    for place, item_id in enumerate(list(items)[: len(TINY_PRICES)]):
+        price = TINY_PRICES[place]
+        items[item_id] = dict(items[item_id], price=price, currency="ETH", title=f"tiny {place}")
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2")
+        table = app.active_tab.table
+        shown = {row.title: row for row in table.model.shown_rows if row.title.startswith("tiny")}
+        assert len(shown) == 4
+        cells = "\n".join(table.render_line(y).text for y in range(1, 6))
+        assert "0.000000001 ETH" in cells and "0.000000000000000001 ETH" in cells
+        assert "5e-324 ETH" in cells and "0.00 ETH" not in cells
+        table.move_cursor_to(lambda row: row.title == "tiny 2")  # sent as a string
+        await pilot.press("enter")
+        await wait_for_screen(app, pilot, "DetailScreen")
+        assert "0.000000001 ETH" in screen_text(app)
+        await pilot.press("escape", "s", "s", "s")  # id → title → price
+        assert table.sort_column == "price"
+        eth = [row.price for row in table.model.shown_rows if row.currency == "ETH"]
+        assert eth[:4] == [5e-324, 1e-18, 1e-9, 1e-9] and eth == sorted(eth)
+        table.set_filter("0.000000000000000001")  # the filter reads the price as shown
+        await pilot.pause()
+        assert [row.title for row in table.model.shown_rows] == ["tiny 1"]
+
+
 async def test_copy_id_and_json() -> None:
     app = demo()
     async with app.run_test(size=SIZE) as pilot:

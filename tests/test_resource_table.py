@@ -622,3 +622,26 @@ async def test_rows_set_while_a_loading_indicator_covers_the_table_fit_its_width
         assert table._total_width <= 60
         header = table.render_line(0).text
         assert header.rstrip().endswith("Status")
+
+
+@pytest.mark.parametrize(
+    ("price", "shown"),
+    [
+        (12.5, "12.50 ETH"),
+        (1234.56789, "1,234.56789 ETH"),
+        (0.00000001, "0.00000001 ETH"),
+        (0.0, "0.00 ETH"),
+        (0.000000001, "0.000000001 ETH"),  # 1 gwei
+        (4.9e-9, "0.0000000049 ETH"),
+        (1e-18, "0.000000000000000001 ETH"),  # 1 wei
+        (-1e-9, "-0.000000001 ETH"),
+        (1.5e-20, "1.5e-20 ETH"),
+        (5e-324, "5e-324 ETH"),
+    ],
+)
+def test_a_price_too_small_for_eight_decimals_is_never_shown_as_zero(
+    price: float, shown: str
+) -> None:
+    from tokensales_tui.ui.resources import format_price
+
+    assert format_price(price, "ETH") == shown

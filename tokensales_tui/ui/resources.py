@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from operator import attrgetter
 from typing import Any
 
@@ -105,13 +106,31 @@ def short_date(value: str | None) -> str:
     return short_time(value)[:10]
 
 
+TINY_DECIMALS = 18
+"""Decimals a price below 0.000000005 is written with (an ether's wei is the 18th); a
+smaller one is written in scientific notation (``5e-324``)."""
+
+
 def format_price(price: float, currency: str) -> str:
-    """A price with its currency, without float noise: two decimals, up to eight if it has more."""
+    """A price with its currency, without float noise: two decimals, up to eight if it has more.
+
+    A price too small for eight decimals (1 gwei is 0.000000001 ETH) is never shown as
+    zero: it is written as the server sent it, in full up to :data:`TINY_DECIMALS`
+    decimals, in scientific notation below.
+    """
     # One formatting per price (the table formats every row at load): cheaper than
     # testing round(price, 2) == price and formatting again.
     text = f"{price:,.8f}"
     text = text[:-6] if text.endswith("000000") else text.rstrip("0")
+    if price and text in ("0.00", "-0.00"):
+        text = _tiny(price)
     return f"{text} {currency}".strip()
+
+
+def _tiny(price: float) -> str:
+    """A price below 0.000000005 in full: its shortest form, as decimals when few enough."""
+    exact = Decimal(repr(price))  # the digits the server sent, without binary noise
+    return format(exact, "f" if exact.adjusted() >= -TINY_DECIMALS else "e")
 
 
 # --- webhooks ------------------------------------------------------------------------
