@@ -576,6 +576,54 @@ async def test_scripts_of_disputed_width_keep_the_following_columns_in_line() ->
         assert names(table) == ["किताब का"]
 
 
+async def test_emoji_with_skin_tones_keep_the_following_columns_in_line() -> None:
+    # Counted as a terminal counts them (wcwidth: a tone modifier is two cells), not
+    # as Rich does (none).
+    from .terminal_width import terminal_width
+
+    rows = [
+        Row("r1", "👍🏽 thumbs tone", 1.0, "paused"),
+        Row("r2", "👋🏿👋🏻 wave", 2.0),
+        Row("r3", "plain", 3.0),
+    ]
+    app = TableApp(rows)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        table = app.query_one(ResourceTable)
+        shown = lines(table)[1:4]
+        starts = set()
+        for text in shown:
+            status = text.index("paused") if "paused" in text else text.index("active")
+            starts.add(terminal_width(text[:status]))
+            assert terminal_width(text) == cell_len(text) == table.size.width, text
+        assert len(starts) == 1, shown
+        table.set_filter("👍🏽")  # the filter still finds the text as it is
+        await pilot.pause()
+        assert names(table) == ["👍🏽 thumbs tone"]
+
+
+async def test_an_input_puts_its_cursor_after_an_emoji_with_a_skin_tone() -> None:
+    from textual.widgets import Input
+
+    from tokensales_tui.ui.widgets.safe_input import SafeInput
+
+    from .terminal_width import terminal_width
+
+    class InputApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield SafeInput(value="👋🏿👋🏻 wave")
+
+    app = InputApp()
+    async with app.run_test(size=(60, 5)) as pilot:
+        await pilot.pause()
+        field = app.query_one(Input)
+        drawn = field._value.plain
+        assert drawn == "👋⸱👋⸱ wave"
+        # The cursor at the end is where the terminal draws the end of the text.
+        assert field._position_to_cell(len(field.value)) == terminal_width(drawn)
+        assert field.value == "👋🏿👋🏻 wave"  # the value itself as typed
+
+
 async def test_the_steps_that_fill_the_screen_do_not_wait_for_a_keys_frame() -> None:
     # The rest of a scan, off screen, lets keys and their frames go first; the steps
     # that fill the screen are what a key's frame waits for, so they wait for nothing.

@@ -320,3 +320,32 @@ def test_clamped_text_takes_at_most_its_lines_at_any_width(width: int) -> None:
     wide = Console(width=40, force_terminal=False)
     drawn = "".join(s.text for s in wide.render(clamped("[b]x[/b] \x1b[31m", 2)))
     assert "[b]x[/b] ␛[31m" in drawn  # literal, cleaned
+
+
+def test_skin_tones_take_the_cells_rich_counts_in_a_terminal() -> None:
+    # Rich counts 👍🏽 as two cells, a wcwidth terminal four (the tone's swatch beside
+    # the hand): whatever came after it on the line was drawn two cells further.
+    from rich.cells import cell_len
+
+    from tokensales_tui.clean import SKIN_TONES, settle_in_place, settle_width, unsettled
+
+    from .terminal_width import terminal_width
+
+    texts = ["👍🏽 thumbs tone", "👋🏿👋🏻 wave tones", *(f"a{chr(code)}b" for code in SKIN_TONES)]
+    for value in texts:
+        assert unsettled(value)
+        assert cell_len(value) != terminal_width(value)
+        shown = settle_width(value)
+        assert cell_len(shown) == terminal_width(shown), value
+        assert settle_in_place(value) == shown  # one character for each
+    assert settle_width("👍🏽 thumbs tone") == "👍⸱ thumbs tone"
+    plain = "🎮 🚀 👍 game"
+    assert settle_width(plain) is plain and not unsettled(plain)
+
+
+def test_text_being_edited_is_settled_one_character_for_each() -> None:
+    from tokensales_tui.clean import settle_in_place
+
+    for value in ("का\u0903", "zero\u200bwidth", "👋🏿x"):
+        assert len(settle_in_place(value)) == len(value)
+    assert settle_in_place("का\u0903") == "कआ⸱"

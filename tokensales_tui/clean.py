@@ -38,6 +38,7 @@ __all__ = [
     "is_clean",
     "mark_controls",
     "settle_all",
+    "settle_in_place",
     "settle_width",
     "unsettled",
 ]
@@ -121,6 +122,9 @@ def clean_line(text: str) -> str:
 ZERO_WIDTH_MARK = "\u2e31"
 """⸱ (one cell everywhere) stands for a zero-width character in a cell."""
 
+SKIN_TONES = range(0x1F3FB, 0x1F400)
+"""The emoji modifiers Fitzpatrick 1-2 to 6 (🏻 … 🏿)."""
+
 
 def _ranges(codes: list[int]) -> str:
     """A regex character class body for ``codes`` (sorted), as ranges."""
@@ -168,16 +172,30 @@ def _settle_table() -> tuple[re.Pattern[str], dict[int, str]]:
             table[code] = letter
         else:
             table[code] = json.dumps(chr(code))[1:-1]  # "\u0903", surrogate pairs beyond
+    # Emoji skin-tone modifiers (🏻 🏼 🏽 🏾 🏿): Rich counts none after an emoji (👍🏽 is
+    # two cells), wcwidth-based terminals two, drawing the swatch beside the emoji.
+    table.update(dict.fromkeys(SKIN_TONES, ZERO_WIDTH_MARK))
     # One class of the BMP characters, which the regex engine tests with a bitmap, and
-    # one range over the few beyond it (a hit there that is not in the table only costs
-    # a translation that changes nothing): a single class holding both is tested range
-    # by range, about twelve times slower.
+    # one range over the few marks beyond it (a hit there that is not in the table only
+    # costs a translation that changes nothing): a single class holding both is tested
+    # range by range, about twelve times slower. The skin tones have a range of their
+    # own: one from the marks to them would take in most emoji.
     basic = sorted(code for code in table if code <= 0xFFFF)
-    beyond = sorted(code for code in table if code > 0xFFFF)
+    beyond = sorted(code for code in table if code > 0xFFFF and code not in SKIN_TONES)
     pattern = f"[{_ranges(basic)}]"
     if beyond:
         pattern += f"|[{re.escape(chr(beyond[0]))}-{re.escape(chr(beyond[-1]))}]"
+    pattern += f"|[{chr(SKIN_TONES[0])}-{chr(SKIN_TONES[-1])}]"
     return re.compile(pattern), table
+
+
+@functools.cache
+def _in_place_table() -> dict[int, str]:
+    """:func:`_settle_table`'s, with each character written as one character."""
+    return {
+        code: ZERO_WIDTH_MARK if len(settled) > 1 else settled
+        for code, settled in _settle_table()[1].items()
+    }
 
 
 def unsettled(text: str) -> bool:
@@ -200,7 +218,8 @@ def unsettled_in(text: str) -> Iterator[re.Match[str]]:
 def settle_width(text: str) -> str:
     """``text`` with every character of disputed width written in a form of one width.
 
-    Zero-width characters (ZWSP, ZWJ, BOM, variation selectors, fillers…) become "⸱";
+    Zero-width characters (ZWSP, ZWJ, BOM, variation selectors, fillers…) and emoji
+    skin-tone modifiers become "⸱";
     a spacing vowel sign becomes its vowel letter (Devanagari ``का`` shows as ``कआ``);
     another spacing mark its ``\\uXXXX`` escape. For cells and views whose columns
     must line up in any terminal; copies and exports keep the text as it was.
@@ -211,6 +230,15 @@ def settle_width(text: str) -> str:
     if not unsettled(text):
         return text
     return text.translate(_settle_table()[1])
+
+
+def settle_in_place(text: str) -> str:
+    """Like :func:`settle_width`, one character for each: a character that it writes as
+    several (an escape) becomes "⸱". For text being edited, whose cursor and selection
+    are character offsets (see :func:`mark_controls`)."""
+    if not unsettled(text):
+        return text
+    return text.translate(_in_place_table())
 
 
 def settle_all(texts: list[str]) -> list[str]:

@@ -5,7 +5,11 @@ Textual's ``Input`` draws its value as it is: a value set from server data or pa
 with an escape sequence would reach the terminal. This one draws each control, bidi or
 surrogate character as a visible mark, one mark per character so that the cursor and
 the selection stay where they were, and keeps the value itself as typed: the form's
-checks name the character and its position, and nothing is silently changed.
+checks name the character and its position, and nothing is silently changed. A
+character whose width Rich and terminals count differently (a zero-width one, an emoji's
+skin tone) is drawn settled, one character for it too
+(:func:`~tokensales_tui.clean.settle_in_place`): the cursor stays where the terminal
+draws it.
 
 Textual's ``Input`` inserts a character in its own turn, but runs its bindings
 (backspace, delete, the arrows) only once the key has gone up through every widget
@@ -26,7 +30,7 @@ from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Input
 
-from ...clean import mark_controls
+from ...clean import mark_controls, settle_in_place
 
 __all__ = ["SafeInput"]
 
@@ -38,7 +42,7 @@ class SafeInput(Input):
     def _value(self) -> Text:
         if self.password:
             return super()._value
-        marked = mark_controls(self.value)
+        marked = _shown(self.value)
         text = Text(marked, no_wrap=True, overflow="ignore", end="")  # gate: marked above
         return self.highlighter(text) if self.highlighter is not None else text
 
@@ -75,8 +79,14 @@ class SafeInput(Input):
         return False
 
     def _position_to_cell(self, position: int) -> int:
-        return cell_len(expand_tabs_inline(mark_controls(self.value[:position]), 4))
+        return cell_len(expand_tabs_inline(_shown(self.value[:position]), 4))
 
     def validate__suggestion(self, suggestion: str) -> str:
         """Suggestions come from server data too (event names): draw them marked."""
-        return mark_controls(suggestion)
+        return _shown(suggestion)
+
+
+def _shown(value: str) -> str:
+    """``value`` as drawn: controls marked, characters of disputed width settled, one
+    character for each (the cursor is a character offset)."""
+    return settle_in_place(mark_controls(value))
