@@ -341,6 +341,31 @@ async def test_a_tiny_price_is_never_shown_as_zero_and_sorts_by_its_value() -> N
         assert [row.title for row in table.model.shown_rows] == ["tiny 1"]
 
 
+async def test_a_webhook_listed_without_is_active_is_not_shown_as_active() -> None:
+    # The interface says isActive is in every response; one left out is not known,
+    # and may be off: "● yes" claimed more than the server said.
+    app, transport = rigged_app()
+
+    def unsaid(listed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        listed[0].pop("isActive")
+        listed[1]["isActive"] = None
+        return listed
+
+    transport.edit_json["/v1/platform-webhooks"] = unsaid
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot, "webhooks")
+        table = app.active_tab.table
+        cells = [table.render_line(y).text for y in (1, 2, 3)]
+        first, second = table.model.shown_rows[:2]
+        assert first.is_active is None and second.is_active is None
+        assert "yes" not in cells[0] and "no " not in cells[0] and "–" in cells[0]
+        assert "yes" not in cells[1] and "–" in cells[1]
+        assert "● yes" in cells[2] or "○ no" in cells[2]
+        await pilot.press("enter")
+        await wait_for_screen(app, pilot, "DetailScreen")
+        assert "not sent" in screen_text(app)
+
+
 async def test_copy_id_and_json() -> None:
     app = demo()
     async with app.run_test(size=SIZE) as pilot:

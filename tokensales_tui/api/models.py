@@ -128,7 +128,9 @@ class Webhook(Model, kw_only=True):
 
     id: str
     url: str
-    is_active: bool = True
+    is_active: bool | None = None
+    """None when the server left it out (the interface says it sends it): not known,
+    so never shown as active."""
     events: list[str] = []
     created_at: str | None = None
     last_updated_at: str | None = None

@@ -136,6 +136,12 @@ def _tiny(price: float) -> str:
 # --- webhooks ------------------------------------------------------------------------
 
 
+ACTIVE_CELLS: dict[bool | None, str] = {True: "● yes", False: "○ no", None: "–"}
+"""A webhook's Active cell; "–" where the server did not say (not "yes": it may be off)."""
+ACTIVE_FIELDS: dict[bool | None, str] = {True: "yes", False: "no", None: "– (not sent)"}
+"""The same, in the detail view."""
+
+
 # An id column does not give way below the length of the service's ids (wh_ or itm_ and
 # twelve hex digits): an id cut short cannot be read, copied by eye or matched elsewhere.
 def _webhook_columns(_rows: Sequence[Any]) -> list[Column]:
@@ -145,7 +151,7 @@ def _webhook_columns(_rows: Sequence[Any]) -> list[Column]:
         Column(
             "active",
             "Active",
-            lambda w: "● yes" if w.is_active else "○ no",
+            lambda w: ACTIVE_CELLS[w.is_active],
             min_width=6,
             max_width=6,
         ),
@@ -167,7 +173,7 @@ def _webhook_fields(w: Webhook) -> KeyFields:
     return [
         ("ID", w.id),
         ("URL", w.url),
-        ("Active", "yes" if w.is_active else "no"),
+        ("Active", ACTIVE_FIELDS[w.is_active]),
         ("Events", ", ".join(w.events)),
         ("Created", w.created_at or ""),
         ("Updated", w.last_updated_at or ""),

@@ -56,7 +56,7 @@ class DemoDeliveries:
 
 def what_arrives(hook: Webhook | None) -> str:
     """What the demo's webhook receives, as listed (None: the one just created)."""
-    if hook is not None and not hook.is_active:
+    if hook is not None and hook.is_active is False:
         return "is inactive: nothing arrives"
     events = ["*"] if hook is None else hook.events
     if "*" in events:
