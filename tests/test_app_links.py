@@ -164,3 +164,24 @@ async def test_a_toast_cuts_a_long_address_and_the_copy_keeps_it_whole(
         assert toast.message.endswith(f"copied: {HIDING[:106]}…{HIDING[-53:]}")
         assert toast.message.endswith("a@evil.example/x")  # the host, after the "@"
     assert opened == []
+
+
+async def test_a_served_app_opens_the_address_in_the_browser_showing_it(
+    opened: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It opened a browser on the serving machine (or, with no display there, copied).
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.setenv("SSH_CONNECTION", "10.0.0.1 22 10.0.0.2 22")
+    app = TokenSalesApp(Launch(demo=True, served=True))
+    urls: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        monkeypatch.setattr(app, "open_url", lambda url, **_: urls.append(url))
+        await with_image_url(app, pilot, "https://cdn.example.com/a.png")
+        await pilot.press("o")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        await pilot.press("tab", "enter")
+        await wait_for(lambda: bool(urls), pilot)
+        await pilot.press("1")
+        await wait_for(lambda: app.active_tab.resource.key == "webhooks", pilot)
+        assert not app.browse.check_action("listen", ())  # its port would be the server's
+    assert urls == ["https://cdn.example.com/a.png"] and opened == []

@@ -325,7 +325,12 @@ class BrowseScreen(Screen[None]):
         if action == "edit":
             return self.tab_has_form(EDITABLE) and self.active_tab.highlighted is not None
         if action == "listen":
-            return self.is_mounted and self.active_tab.resource.key == "webhooks"
+            # Served, the port would be the serving machine's, out of the browser's reach.
+            return (
+                self.is_mounted
+                and self.active_tab.resource.key == "webhooks"
+                and not self.tsapp.launch.served
+            )
         if action == "deliveries":
             return self.tsapp.session is not None and self.tsapp.session.demo
         if action in DRILLS:
@@ -714,9 +719,8 @@ class BrowseScreen(Screen[None]):
         )
 
     def action_open_link(self) -> None:
-        """Open the highlighted object's address (webhook URL, item image) after showing it."""
-        import webbrowser
-
+        """Open the highlighted object's address (webhook URL, item image) after showing it:
+        in this machine's browser, or, served (``serve``), in the browser showing the app."""
         from ..links import can_launch_browser, link_problem
 
         picked = self._highlighted()
@@ -738,7 +742,7 @@ class BrowseScreen(Screen[None]):
         host = urlsplit(url.strip()).hostname or ""
         warning = look_alike_host(host)
         careful = f"Careful: {warning}" if warning else ""
-        if not can_launch_browser():
+        if not self.tsapp.launch.served and not can_launch_browser():
             self.app.copy_to_clipboard(escape_unsafe(url, line=True))
             self.notify(
                 f"No browser can open here (SSH session or no display), so it was copied: {shown}"
@@ -750,7 +754,7 @@ class BrowseScreen(Screen[None]):
 
         def answered(confirmed: bool | None) -> None:
             if confirmed:
-                webbrowser.open(url)
+                self.app.open_url(url)  # the driver's: a served app's opens in the browser
 
         self.app.push_screen(
             ConfirmScreen(
