@@ -595,3 +595,49 @@ async def test_export_served_to_a_browser_is_downloaded_and_writes_nothing_here(
     )
     assert not list((tmp_path / "private").iterdir())  # its private copy is gone
     assert not [p for p in tmp_path.rglob("*") if p.name == ".bashrc" or p.suffix == ".csv"]
+
+
+async def test_a_bulk_delete_stopped_by_another_profile_says_what_it_did() -> None:
+    # The delete stopped with no word: which of the old profile's objects went, and the
+    # one whose request was under way, the user could not tell.
+    from tokensales_tui.ui.screens.profiles import DEMO_CHOICE
+
+    app, transport = rigged_app()
+    ids = list(app.rigged_emulator.webhooks)  # type: ignore[attr-defined]
+    sent: list[str] = []
+    transport.hook = lambda request: (
+        sent.append(request.url.path) if request.method == "DELETE" else None
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("1")
+        rows = app.active_tab.table.model.shown_rows
+        transport.delay[f"/v1/platform-webhooks/{rows[2].id}"] = 30.0
+        await pilot.press("ctrl+a", "d")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        await pilot.press("tab", "enter")
+        await wait_for(lambda: len(sent) == 3, pilot)
+        await app.switch_profile(DEMO_CHOICE)
+        messages = lambda: [n.message for n in app._notifications]  # noqa: E731
+        await wait_for(lambda: any(m.startswith("Profile ") for m in messages()), pilot)
+        summary = next(m for m in messages() if m.startswith("Profile "))
+        assert summary == (
+            f"Profile default: deleted 2 of {len(ids)} webhooks; stopped before the last"
+            f" {len(ids) - 3} (another profile was chosen)"
+        )
+        assert any("the profile changed while it was being deleted" in m for m in messages())
+
+
+async def test_retries_of_many_requests_show_one_toast_at_a_time() -> None:
+    # A bulk delete on a failing server stacked a retry toast per request over the table.
+    from tokensales_tui.api import RetryNotice
+
+    app, _transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        for number in range(5):
+            app.api._on_retry(
+                RetryNotice("DELETE", f"/v1/platform-webhooks/wh_{number}", 1, 2.0, "HTTP 503")
+            )
+        await pilot.pause(0.2)
+        assert len([n for n in app._notifications if n.title == "Retrying"]) == 1

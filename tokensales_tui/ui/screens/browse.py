@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, cast
@@ -162,6 +163,7 @@ class BrowseScreen(Screen[None]):
         super().__init__(id="browse")
         self._row_shown: dict[ResourceTable, bool] = {}
         self._bulk: BulkDelete | None = None
+        self._retry_shown_until = 0.0  # until when the retry toast shown stays
         self._tabs: dict[str, ResourceTab] = {}
         self.mounting = True
         """Whether tabs are still to be mounted (keys wait meanwhile: see :mod:`..key_order`)."""
@@ -304,12 +306,17 @@ class BrowseScreen(Screen[None]):
             tab.show_wait(notice.reason, notice.delay, notice.asked, notice.capped_from)
         if waiting:
             return
+        # One retry toast at a time: a bulk delete on a failing server had four or more
+        # stacked over the table, each saying the same.
+        now = time.monotonic()
+        if now < self._retry_shown_until:
+            return
         text = f"{notice.reason}: {request} again in {notice.delay:.0f} s"
         if notice.asked:
             text += f" (the server asked for {notice.asked}; waiting at most {notice.delay:.0f} s)"
-        self.notify(
-            text, title="Retrying", severity="warning", markup=False, timeout=max(3.0, notice.delay)
-        )
+        timeout = max(3.0, notice.delay)
+        self._retry_shown_until = now + timeout
+        self.notify(text, title="Retrying", severity="warning", markup=False, timeout=timeout)
 
     # --- which actions apply -------------------------------------------------------
 
@@ -940,6 +947,13 @@ class BrowseScreen(Screen[None]):
                     continue
                 try:
                     done = await api.call(partial(_delete_one, delete, object_id))
+                except asyncio.CancelledError:
+                    if _being_cancelled():
+                        raise  # this delete's own end (the app quits)
+                    # The session's worker stopped under it (another profile was chosen):
+                    # its request may have gone.
+                    unsure.append(f"{label}: the profile changed while it was being deleted")
+                    break
                 except OutcomeUnknownError as error:
                     unsure.append(f"{label}: {error.one_line}")
                     continue
@@ -956,10 +970,14 @@ class BrowseScreen(Screen[None]):
                 tab.remove_rows(tab.table.model.rows_sharing(deleted))
         left = len(rows) - len(deleted) - len(failed) - len(unsure)
         summary = f"Deleted {len(deleted):,} of {resource.counted(len(rows))}"
+        if session is not None and self.tsapp.session is not session:
+            summary = f"Profile {session.name}: {summary[0].lower()}{summary[1:]}"
         if already_gone:
             summary += f" ({already_gone:,} already gone when its request was repeated)"
         if left:
             summary += f"; stopped before the last {left:,}"
+            if session is not None and self.tsapp.session is not session:
+                summary += " (another profile was chosen)"
         self.notify(summary, severity="warning" if failed or unsure else "information")
         for lines, title in ((failed, "not deleted"), (unsure, "outcome unknown")):
             if lines:
@@ -1000,3 +1018,10 @@ class BrowseScreen(Screen[None]):
             await self.tsapp.record_payout(result.payout)
         if result.changed:
             tab.reload(then_highlight=result.highlight)
+
+
+def _being_cancelled() -> bool:
+    """Whether the task running now is being cancelled (not merely handed a cancelled
+    result by a call it waited on)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
