@@ -641,3 +641,28 @@ async def test_retries_of_many_requests_show_one_toast_at_a_time() -> None:
             )
         await pilot.pause(0.2)
         assert len([n for n in app._notifications if n.title == "Retrying"]) == 1
+
+
+async def test_the_bulk_question_counts_only_what_can_be_deleted() -> None:
+    # "Delete 10 marked webhooks?" named rows whose ids (none, "..") were refused after.
+    app, transport = rigged_app()
+
+    def odd_ids(body: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        body[1]["id"] = ".."
+        body[2]["id"] = ""
+        return body
+
+    transport.edit_json["/v1/platform-webhooks"] = odd_ids
+    deletes: list[str] = []
+    transport.hook = lambda r: deletes.append(r.url.path) if r.method == "DELETE" else None
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("1", "ctrl+a", "d")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        assert app.screen.question == "Delete 8 marked webhooks?"  # type: ignore[attr-defined]
+        assert "2 more marked have no id that can be deleted from here" in screen_text(app)
+        await pilot.press("tab", "enter")
+        await wait_for(
+            lambda: any("Deleted 8 of 8" in n.message for n in app._notifications), pilot
+        )
+    assert len(deletes) == 8 and all(not path.endswith("/..") for path in deletes)

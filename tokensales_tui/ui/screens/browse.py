@@ -846,11 +846,20 @@ class BrowseScreen(Screen[None]):
 
     def _confirm_bulk_delete(self, tab: ResourceTab, marked: list[Any]) -> None:
         resource = tab.resource
-        rows = [row for row in marked if resource.row_id(row) not in tab.deleting]
+        # The question counts what will be asked of the server: a row without an id, or
+        # whose id would address another path, is left out and said so before, not after.
+        deletable = [row for row in marked if _deletable_id(resource.row_id(row))]
+        unfit = len(marked) - len(deletable)
+        rows = [row for row in deletable if resource.row_id(row) not in tab.deleting]
         if not rows:
             self.notify(
-                f"The {resource.counted(len(marked))} marked {'is' if len(marked) == 1 else 'are'}"
-                " being deleted already",
+                f"None of the {resource.counted(len(marked))} marked can be deleted now:"
+                + (f" {unfit:,} cannot be deleted from here;" if unfit else "")
+                + (
+                    f" {len(deletable) - len(rows):,} being deleted already"
+                    if len(deletable) > len(rows)
+                    else ""
+                ),
                 severity="warning",
             )
             return
@@ -864,8 +873,13 @@ class BrowseScreen(Screen[None]):
         if repeated := len(tab.table.model.rows_sharing(rows)) - count:
             rows_repeat = "row repeats" if repeated == 1 else "rows repeat"
             detail = f"{repeated:,} more {rows_repeat} a marked id: each is deleted once. " + detail
-        if busy := len(marked) - count:
+        if busy := len(deletable) - count:
             detail = f"{busy:,} more marked, being deleted already: left out. " + detail
+        if unfit:
+            detail = (
+                f"{unfit:,} more marked {'has' if unfit == 1 else 'have'} no id that can be"
+                " deleted from here (none, or one such as “..”): left out. " + detail
+            )
 
         def delete(api: ApiWorker) -> None:
             self._bulk = BulkDelete()
@@ -1025,3 +1039,8 @@ def _being_cancelled() -> bool:
     result by a call it waited on)."""
     task = asyncio.current_task()
     return task is not None and task.cancelling() > 0
+
+
+def _deletable_id(object_id: str | None) -> bool:
+    """Whether an object of this id can be deleted from here (see ``id_problem``)."""
+    return object_id is not None and object_id != "" and id_problem(object_id) is None
