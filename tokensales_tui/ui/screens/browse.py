@@ -852,16 +852,19 @@ class BrowseScreen(Screen[None]):
         unfit = len(marked) - len(deletable)
         rows = [row for row in deletable if resource.row_id(row) not in tab.deleting]
         if not rows:
-            self.notify(
-                f"None of the {resource.counted(len(marked))} marked can be deleted now:"
-                + (f" {unfit:,} cannot be deleted from here;" if unfit else "")
-                + (
-                    f" {len(deletable) - len(rows):,} being deleted already"
-                    if len(deletable) > len(rows)
-                    else ""
-                ),
-                severity="warning",
-            )
+            busy = len(deletable)
+            if not unfit:
+                text = (
+                    f"The {resource.counted(busy)} marked {'is' if busy == 1 else 'are'}"
+                    " being deleted already"
+                )
+            else:
+                text = (
+                    f"None of the {resource.counted(len(marked))} marked can be deleted:"
+                    f" {unfit:,} {'has' if unfit == 1 else 'have'} no id that can be deleted"
+                    " from here" + (f", {busy:,} being deleted already" if busy else "")
+                )
+            self.notify(text, severity="warning")
             return
         count = len(rows)
         names = ", ".join(f"“{_named(resource, row)}”" for row in rows[:BULK_NAMED])
