@@ -139,7 +139,14 @@ def _pad(text: str, cells: int) -> str:
 
 
 def pick(row: Any, path: str) -> Any:
-    """The value at ``path`` (``a.b`` reaches inside objects); ``None`` when absent."""
+    """The value at ``path``: the key of that name where ``row`` has one, else ``a.b``
+    reaches inside objects; ``None`` when absent.
+
+    A key may itself hold a dot (``"price.usd"``): such a key is taken as it is, and
+    wins over the path of the same name.
+    """
+    if isinstance(row, dict) and path in row:
+        return row[path]
     value = row
     for part in path.split("."):
         if not isinstance(value, dict):
@@ -153,8 +160,9 @@ class Printer:
 
     Args:
         fmt: ``table``, ``json``, ``jsonl`` or ``csv``.
-        fields: the keys to keep (``a.b`` reaches inside); empty keeps every field,
-            except that a table and CSV then show the resource's usual columns.
+        fields: the keys to keep (``a.b`` reaches inside, unless a key is named
+            ``a.b``: see :func:`pick`); empty keeps every field, except that a table
+            and CSV then show the resource's usual columns.
         jq: a jq program run over the whole output, or ``None``.
         kind: the resource, for the default columns.
         stream: where to write; ``sys.stdout.buffer`` by default.
@@ -177,6 +185,9 @@ class Printer:
         self._held: list[Any] = []
         self._count = 0
         self._columns: tuple[str, ...] | None = None  # CSV's, once its header is written
+        self._keys_named = not (self.fields or DEFAULT_FIELDS.get(kind))
+        """The columns are the rows' own keys (:meth:`_column_names`), not paths: a
+        column ``price.usd`` is the key ``"price.usd"``, never ``price``'s ``usd``."""
 
     # --- lists ----------------------------------------------------------------------
 
@@ -241,6 +252,8 @@ class Printer:
         keys = ID_KEYS.get(self.kind)
         if path == "id" and keys is not None and isinstance(row, dict):
             return shapes.find_id(row, keys)
+        if self._keys_named and isinstance(row, dict):
+            return row.get(path)  # a column named after a key is that key, dots and all
         return pick(row, path)
 
     def _column_names(self, rows: Sequence[Any]) -> tuple[str, ...]:

@@ -1,0 +1,57 @@
+"""What the commands print, made by :class:`~tokensales_tui.script.output.Printer` in
+process: columns, table cells, ``--jq`` results."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from tokensales_tui.script.output import Printer
+
+
+def _printed(fmt: str, rows: list[object], **options: object) -> list[str]:
+    out = io.BytesIO()
+    printer = Printer(fmt, stream=out, **options)  # type: ignore[arg-type]
+    printer.rows(rows)
+    printer.end()
+    return out.getvalue().decode().splitlines()
+
+
+def test_an_asset_column_named_after_a_key_with_a_dot_holds_that_key() -> None:
+    assets = [{"id": "ast_1", "symbol": "ETH", "price.usd": 3100.5, "meta.chain": "ethereum"}]
+    assert _printed("csv", assets, kind="assets") == [
+        "id,symbol,price.usd,meta.chain",
+        "ast_1,ETH,3100.5,ethereum",
+    ]
+    table = _printed("table", assets, kind="assets")
+    assert table[1].split() == ["ast_1", "ETH", "3100.5", "ethereum"]
+
+
+def test_an_asset_column_is_its_key_even_where_a_path_of_that_name_exists() -> None:
+    # The second asset has no key "price.usd": its cell is empty, not price's usd.
+    assets = [
+        {"id": "a", "price.usd": 1, "price": {"usd": 2}},
+        {"id": "b", "price": {"usd": 3}},
+    ]
+    assert _printed("csv", assets, kind="assets") == [
+        "id,price.usd,price",
+        'a,1,"{""usd"":2}"',
+        'b,,"{""usd"":3}"',
+    ]
+
+
+def test_fields_take_a_key_with_a_dot_first_then_reach_inside() -> None:
+    rows = [{"id": "a", "price.usd": 1, "price": {"usd": 2}}, {"id": "b", "price": {"usd": 3}}]
+    assert _printed("csv", rows, kind="assets", fields=("id", "price.usd")) == [
+        "id,price.usd",
+        "a,1",
+        "b,3",
+    ]
+    assert _printed("jsonl", rows, fields=("price.usd",)) == ['{"price.usd":1}', '{"price.usd":3}']
+
+
+@pytest.mark.parametrize("fmt", ["csv", "table"])
+def test_the_usual_columns_still_reach_inside(fmt: str) -> None:
+    items = [{"id": "i", "title": "T", "price": 1, "currency": "EUR", "payout": {"type": "fiat"}}]
+    assert _printed(fmt, items, kind="items")[1].replace(",", " ").split()[-1] == "fiat"
