@@ -185,7 +185,16 @@ def test_settling_leaves_no_character_of_disputed_width_and_each_takes_its_cells
 
     marks = [chr(c) for c in range(0x900, 0x20000) if unicodedata.category(chr(c)) == "Mc"]
     zero_width = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u3164", "\ufe0f"]
-    for char in marks + zero_width:
+    # Every format character clean() leaves (LRM, the tags of emoji flags…), the line
+    # and paragraph separators, the variation selectors beyond the BMP.
+    formats = [
+        chr(c)
+        for c in (*range(0xA0, 0x20000), *range(0xE0000, 0xE0080))
+        if unicodedata.category(chr(c)) in ("Cf", "Zl", "Zp") and clean(chr(c)) == chr(c)
+    ]
+    assert {"\u2028", "\u200e", "\U000e0067", "\U000e007f"} <= set(formats)
+    selectors = [chr(c) for c in range(0xE0100, 0xE01F0)]
+    for char in marks + zero_width + formats + selectors:
         assert unsettled(char), hex(ord(char))
         shown = settle_width("a" + char + "b")
         assert settle_width(shown) == shown and char not in shown
@@ -195,7 +204,7 @@ def test_settling_leaves_no_character_of_disputed_width_and_each_takes_its_cells
     assert settle_width("काम") == "कआम"  # a vowel sign reads as its vowel letter
     assert settle_width("\u0903") == "\\u0903"  # a mark with no letter: its escape
     assert settle_width("zero\u200bwidth") == "zero⸱width"
-    plain = "plain — ünïcödé 日本 ✓"
+    plain = "plain — ünïcödé 日本 ✓ 😀 \U0001d11e"
     assert settle_width(plain) is plain and not unsettled(plain)
 
 

@@ -55,3 +55,50 @@ def test_fields_take_a_key_with_a_dot_first_then_reach_inside() -> None:
 def test_the_usual_columns_still_reach_inside(fmt: str) -> None:
     items = [{"id": "i", "title": "T", "price": 1, "currency": "EUR", "payout": {"type": "fiat"}}]
     assert _printed(fmt, items, kind="items")[1].replace(",", " ").split()[-1] == "fiat"
+
+
+ZERO_WIDTH = {
+    "ZWJ": "\u200d",
+    "ZWSP": "\u200b",
+    "word joiner": "\u2060",
+    "VS16": "\ufe0f",
+    "soft hyphen": "\u00ad",
+    "line separator": "\u2028",
+    "paragraph separator": "\u2029",
+    "LRM": "\u200e",
+    "tag": "\U000e0067",
+    "cancel tag": "\U000e007f",
+    "VS17": "\U000e0100",
+    "Thai mark": "\u0e31",  # Mn of class 0: no cell
+}
+
+
+@pytest.mark.parametrize("name", list(ZERO_WIDTH))
+def test_a_table_cell_shows_each_zero_width_character_as_the_apps_tables_do(name: str) -> None:
+    from rich.cells import cell_len
+
+    from tokensales_tui.ui.table.cells import cell_text
+
+    char = ZERO_WIDTH[name]
+    odd = f"a{char}b{char}"
+    rows = [
+        {"id": "c1", "name": odd, "blockchain": "ethereum"},
+        {"id": "c2", "name": "plain", "blockchain": "polygon"},
+    ]
+    lines = _printed("table", rows, kind="collections")
+    # The cell is the app's cell, and the columns after it line up as a terminal counts.
+    assert lines[1].split("  ")[1].strip() == cell_text(odd).strip()
+    assert cell_text(odd) != odd or name == "Thai mark"
+    ends = {
+        cell_len(line[: line.index(chain)])
+        for line, chain in zip(lines[1:], ("eth", "pol"), strict=True)
+    }
+    assert len(ends) == 1, lines
+    assert cell_len(lines[0][: lines[0].index("BLOCKCHAIN")]) in ends
+
+
+def test_one_objects_lines_show_zero_width_characters_as_marks() -> None:
+    out = io.BytesIO()
+    Printer("table", stream=out).one({"na\u200dme": "x\u2028y\U000e0067", "id": "c1"})
+    lines = out.getvalue().decode().splitlines()
+    assert lines == ["na\u2e31me  x\u2e31y\u2e31", "id     c1"]

@@ -10,7 +10,9 @@ sees). This module turns such text into something that is safe to display:
 * :func:`clean_line` also flattens newlines and tabs, for one-line cells.
 * :func:`display_value` renders any JSON value as a short cleaned line.
 * :func:`settle_width` writes the characters whose width terminals and Rich count
-  differently (zero-width ones, spacing vowel signs) in a form of one agreed width.
+  differently (zero-width and format ones, spacing vowel signs) in a form of one
+  agreed width.
+* :func:`cell_text` is what a table cell shows of a value: both of the above.
 
 The UI builds literal renderables from cleaned text in :mod:`tokensales_tui.ui.safe`;
 the scripting commands print cleaned text. Nothing here imports Textual or Rich.
@@ -28,6 +30,7 @@ from typing import Any
 import msgspec
 
 __all__ = [
+    "cell_text",
     "clean",
     "clean_line",
     "cut_long_words",
@@ -143,23 +146,33 @@ def _ranges(codes: list[int]) -> str:
 
 @functools.cache
 def _settle_table() -> tuple[re.Pattern[str], dict[int, str]]:
-    """Built at the first text that is not ASCII (about 10 ms), not at import."""
+    """Built at the first text that is not ASCII (about 20 ms), not at import."""
     # Zero-width format characters and fillers: Rich counts none of them, terminals
     # differ (a ZWSP takes a cell in some, U+3164 two in glibc's table; a ZWJ glues
     # emoji in some). Spacing combining marks (category Mc, Devanagari's ा ि ी …): Rich
     # counts none, wcwidth-based terminals (xterm, tmux, VTE) one. Either way the
     # columns after them slide out of line. Each is written with one agreed width.
-    zero_width = [
+    zero_width: list[int] = [
         0x00AD, 0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D, 0x180E,
         0x180F, 0x200B, 0x200C, 0x200D, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0x3164,
         0xFE00, 0xFE01, 0xFE02, 0xFE03, 0xFE04, 0xFE05, 0xFE06, 0xFE07, 0xFE08, 0xFE09,
         0xFE0A, 0xFE0B, 0xFE0C, 0xFE0D, 0xFE0E, 0xFE0F, 0xFEFF, 0xFFA0,
     ]  # fmt: skip
+    # Every format character (category Cf: ZWJ, word joiner, LRM, soft hyphen, the tag
+    # characters of emoji flags…) and the line and paragraph separators U+2028/U+2029,
+    # except the bidi controls :func:`clean` replaces, are zero-width too; so are the
+    # variation selectors beyond the BMP. All lie below U+20000 but the tags (U+E00xx).
+    # Every spacing mark lies below U+20000 too (the first is U+0903, the last U+1D172).
+    spacing_marks: list[int] = []
+    category = unicodedata.category
+    for code in (*range(0x00A0, 0x20000), *range(0xE0000, 0xE0080)):
+        kind = category(chr(code))
+        if kind == "Mc":
+            spacing_marks.append(code)
+        elif kind in ("Cf", "Zl", "Zp") and code not in _TABLE:
+            zero_width.append(code)
+    zero_width += range(0xE0100, 0xE01F0)
     table = dict.fromkeys(zero_width, ZERO_WIDTH_MARK)
-    # Every spacing mark lies in this span (the first is U+0903, the last U+1D172).
-    spacing_marks = [
-        code for code in range(0x0900, 0x20000) if unicodedata.category(chr(code)) == "Mc"
-    ]
     for code in spacing_marks:
         # A vowel sign shows as its vowel letter (ा as आ), which reads the same sound
         # and takes one cell everywhere; a mark without one as its JSON escape.
@@ -176,15 +189,24 @@ def _settle_table() -> tuple[re.Pattern[str], dict[int, str]]:
     # two cells), wcwidth-based terminals two, drawing the swatch beside the emoji.
     table.update(dict.fromkeys(SKIN_TONES, ZERO_WIDTH_MARK))
     # One class of the BMP characters, which the regex engine tests with a bitmap, and
-    # one range over the few marks beyond it (a hit there that is not in the table only
-    # costs a translation that changes nothing): a single class holding both is tested
-    # range by range, about twelve times slower. The skin tones have a range of their
-    # own: one from the marks to them would take in most emoji.
+    # a few ranges over those beyond it, one for each cluster (a hit there that is not
+    # in the table only costs a translation that changes nothing): a single class
+    # holding both is tested range by range, about twelve times slower. The clusters
+    # (U+11000–U+1D17A, U+E0001–U+E01EF) leave out the emoji between them, and the skin
+    # tones have a range of their own: one from the marks to them would take in most emoji.
     basic = sorted(code for code in table if code <= 0xFFFF)
     beyond = sorted(code for code in table if code > 0xFFFF and code not in SKIN_TONES)
     pattern = f"[{_ranges(basic)}]"
-    if beyond:
-        pattern += f"|[{re.escape(chr(beyond[0]))}-{re.escape(chr(beyond[-1]))}]"
+    spans: list[tuple[int, int]] = []
+    for code in beyond:
+        if spans and code - spans[-1][1] <= 0x1000:
+            spans[-1] = (spans[-1][0], code)
+        else:
+            spans.append((code, code))
+    if spans:
+        pattern += (
+            "|[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in spans) + "]"
+        )
     pattern += f"|[{chr(SKIN_TONES[0])}-{chr(SKIN_TONES[-1])}]"
     return re.compile(pattern), table
 
@@ -425,6 +447,14 @@ def display_value(value: object, limit: int | None = None) -> str:
             value = value[: limit + 1]
         return _truncate(clean_line(value), limit)
     return _truncate(clean_line(_plain(value)), limit)
+
+
+def cell_text(value: object, limit: int | None = None) -> str:
+    """What a table cell (or a detail field) shows of ``value``: :func:`display_value`,
+    with every character of disputed width settled, so that Rich, the terminal and
+    the commands' tables count the same cells (:func:`settle_width`). The app's tables
+    and the commands' are made of it; exports keep the text unsettled."""
+    return settle_width(display_value(value, limit))
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")

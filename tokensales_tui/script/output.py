@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import io
 import json
 import math
@@ -31,12 +32,12 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, Any
-from unicodedata import combining, east_asian_width
+from unicodedata import category, east_asian_width
 
 import msgspec
 
 from ..api import shapes
-from ..clean import clean, display_value, guard_formula
+from ..clean import cell_text, clean, guard_formula
 
 __all__ = ["DEFAULT_FIELDS", "Halted", "OutputError", "Printer", "encode_json", "interruptible"]
 
@@ -127,11 +128,27 @@ def _float(text: str) -> Any:
     return msgspec.Raw(text.encode()) if math.isinf(value) else value
 
 
+_NO_CELL = frozenset(("Mn", "Me", "Cf"))
+"""Categories of the characters that take no cell of their own: combining marks (many
+of them of class 0, which :func:`unicodedata.combining` does not see) and the format
+characters (:func:`.clean.cell_text` has made each of them a visible mark already)."""
+
+
 def width(text: str) -> int:
-    """Terminal cells ``text`` takes: East Asian wide and full-width characters take two."""
+    """Terminal cells ``text`` takes, as terminals and Rich count the text of a cell
+    (:func:`.clean.cell_text`): East Asian wide and full-width characters take two,
+    combining marks and Hangul's conjoining vowels and final consonants none. (The
+    commands do not load Rich, which measures the app's tables.)"""
     if text.isascii():
         return len(text)
-    return sum(2 if east_asian_width(ch) in "WF" else 0 if combining(ch) else 1 for ch in text)
+    return sum(map(_cells, text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _cells(char: str) -> int:
+    if category(char) in _NO_CELL or "\u1160" <= char <= "\u11ff" or "\ud7b0" <= char <= "\ud7ff":
+        return 0
+    return 2 if east_asian_width(char) in "WF" else 1
 
 
 def _pad(text: str, cells: int) -> str:
@@ -276,13 +293,15 @@ class Printer:
         return tuple(names[: COLUMN_LIMIT[self.fmt]])
 
     def _cells(self, row: Any, columns: Sequence[str]) -> list[str]:
+        """A row's cells, made as the app's tables make theirs (:func:`.clean.cell_text`):
+        one line, cleaned, every character of disputed width settled."""
         if not isinstance(row, dict):  # an entry that is no object: in the first column
-            return [display_value(row, CELL_WIDTH), *([""] * (len(columns) - 1))]
-        return [display_value(self._pick(row, name), CELL_WIDTH) for name in columns]
+            return [cell_text(row, CELL_WIDTH), *([""] * (len(columns) - 1))]
+        return [cell_text(self._pick(row, name), CELL_WIDTH) for name in columns]
 
     def _table(self, rows: Sequence[Any]) -> None:
         columns = self._column_names(rows)
-        header = [display_value(name, CELL_WIDTH).upper() for name in columns]
+        header = [cell_text(name, CELL_WIDTH).upper() for name in columns]
         body = [self._cells(row, columns) for row in rows]
         widths = [width(cell) for cell in header]
         for cells in body:
@@ -296,12 +315,12 @@ class Printer:
     def _record(self, row: Any) -> None:
         """One object as ``key  value`` lines."""
         if not isinstance(row, dict):
-            self.stream.write(display_value(row).encode("utf-8", "replace") + b"\n")
+            self.stream.write(cell_text(row).encode("utf-8", "replace") + b"\n")
             return
-        keys = [display_value(key, CELL_WIDTH) for key in row]
+        keys = [cell_text(key, CELL_WIDTH) for key in row]
         widest = max((width(key) for key in keys), default=0)
         lines = [
-            f"{_pad(key, widest)}  {display_value(value, 200)}"
+            f"{_pad(key, widest)}  {cell_text(value, 200)}"
             for key, value in zip(keys, row.values(), strict=True)
         ]
         self.stream.write(("\n".join(lines) + "\n").encode("utf-8", "replace"))

@@ -16,6 +16,7 @@ from itertools import accumulate, compress, filterfalse, repeat
 from typing import Any, Literal
 
 from ...api.arriving import still_arriving
+from ...clean import cell_text as _cell_text
 from ...clean import (
     clean_line,
     display_value,
@@ -198,10 +199,8 @@ def measure_cells(
 
 
 def cell_text(value: object, limit: int | None = CELL_LIMIT) -> str:
-    """What a cell (or a detail field) shows of ``value``: cleaned, capped, and with every
-    character of disputed width settled, so that Rich and the terminal count the same
-    cells (:func:`~tokensales_tui.clean.settle_width`). Exports keep the text unsettled."""
-    return settle_width(display_value(value, limit))
+    """:func:`tokensales_tui.clean.cell_text`, capped at :data:`CELL_LIMIT` by default."""
+    return _cell_text(value, limit)
 
 
 def column_cells(
