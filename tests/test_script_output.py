@@ -102,3 +102,39 @@ def test_one_objects_lines_show_zero_width_characters_as_marks() -> None:
     Printer("table", stream=out).one({"na\u200dme": "x\u2028y\U000e0067", "id": "c1"})
     lines = out.getvalue().decode().splitlines()
     assert lines == ["na\u2e31me  x\u2e31y\u2e31", "id     c1"]
+
+
+class Writes(io.RawIOBase):
+    """A stream that keeps the size of each write, and can stop taking them."""
+
+    def __init__(self, stop_after: int | None = None) -> None:
+        self.sizes: list[int] = []
+        self.stop_after = stop_after
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: object) -> int:
+        if self.stop_after is not None and len(self.sizes) >= self.stop_after:
+            raise BrokenPipeError(32, "Broken pipe")
+        size = len(data)  # type: ignore[arg-type]
+        self.sizes.append(size)
+        return size
+
+
+def test_large_jq_results_are_written_one_by_one_and_small_ones_together() -> None:
+    large = Writes()
+    Printer("json", jq="range(6) | tostring * 300000", stream=large).one(None)  # type: ignore[arg-type]
+    assert large.sizes == [300_001] * 6  # memory holds one result, not a batch of them
+    small = Writes()
+    Printer("json", jq="range(200000)", stream=small).one(None)  # type: ignore[arg-type]
+    assert sum(small.sizes) == sum(len(f"{n}\n") for n in range(200_000))
+    assert len(small.sizes) < 30  # many results in one write
+
+
+def test_a_reader_that_stops_ends_a_program_of_large_results_at_the_next() -> None:
+    stopped = Writes(stop_after=1)
+    printer = Printer("json", jq="range(1e9) | tostring * 100000", stream=stopped)  # type: ignore[arg-type]
+    with pytest.raises(BrokenPipeError):
+        printer.one(None)
+    assert stopped.sizes == [100_001]

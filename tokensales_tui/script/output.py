@@ -59,8 +59,10 @@ COLUMN_SAMPLE = 500
 holds this many before its header, so a list of any length still streams."""
 COLUMN_LIMIT = {"table": 8, "csv": 64}
 """Most columns taken from the rows' keys: a table must fit a screen."""
-JQ_BATCH = 256
-"""Results of a ``--jq`` program written at once (a stream buffers them anyway)."""
+JQ_BATCH = 64 * 1024
+"""Bytes of ``--jq`` results written at once: many small results go in one write (one
+write a result costs), a large one goes as soon as it is made. Memory holds about one
+result, and a reader that stops (``| head -c 10``) ends the program at the next."""
 
 _ESCAPE = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
 _ENCODER = msgspec.json.Encoder()
@@ -353,7 +355,8 @@ class Printer:
         that stops early (``| head``) ends it, and memory holds one result at a time."""
         assert self._program is not None
         results = iter(self._program.input_text(encode_json(value).decode()))
-        lines: list[bytes] = []  # written JQ_BATCH at a time: one write a result costs
+        lines: list[bytes] = []  # written once they hold JQ_BATCH bytes
+        held = 0
         with interruptible():
             while True:
                 try:
@@ -374,10 +377,14 @@ class Printer:
                     whole = isinstance(result, dict) and _HALT in result
                     raise (_halted(json.dumps(result)) if whole else None) or Halted(0, "")
                 lines.append(line)
-                if len(lines) == JQ_BATCH:
-                    self.stream.write(b"".join(lines))
+                held += len(line)
+                if held >= JQ_BATCH:
+                    self.stream.write(lines[0] if len(lines) == 1 else b"".join(lines))
                     lines.clear()
-        self.stream.write(b"".join(lines))
+                    held = 0
+                del result, line  # not held while the program makes the next
+        if lines:
+            self.stream.write(b"".join(lines))
 
 
 @contextlib.contextmanager
