@@ -237,7 +237,7 @@ async def api(context: Context) -> int:
         content = read_input(args.input, "--input", limit=MAX_INPUT_BYTES)
         # Sent as it is, once known to be JSON; its secrets are found by their keys.
         request = decode_input(content, "--input: the body")
-        if (twice := repeated_key(content)) is not None:
+        if (twice := repeated_key(content, "--input: the body")) is not None:
             # The preview and the masks would show one value, the bytes send both.
             raise UsageError(
                 f"--input: the key “{clean_line(twice)[:100]}” comes twice in one object (which one"

@@ -246,11 +246,20 @@ def read_json_file(path: str, what: str, *, limit: int = 64 * 1024 * 1024) -> An
 
 def decode_input(data: bytes, what: str) -> Any:
     """JSON given to a command, or :class:`UsageError` naming ``what``; a lone surrogate
-    (``\\ud800``, valid JSON) is read as U+FFFD, as the API client reads one."""
+    (``\\ud800``, valid JSON) is read as U+FFFD, as the API client reads one.
+
+    A body nested deeper than :data:`~..api.written.MAX_DEPTH` is refused first: every
+    check and view of it would stop short of the whole, each in its own way.
+    """
     import msgspec
 
     from ..api.shapes import repair_surrogates
+    from ..api.written import TooDeep, check_nesting
 
+    try:
+        check_nesting(data)
+    except TooDeep as error:
+        raise UsageError(f"{what} is {error}") from None
     try:
         return msgspec.json.decode(data)
     except (ValueError, RecursionError) as error:
@@ -260,9 +269,10 @@ def decode_input(data: bytes, what: str) -> Any:
         raise UsageError(f"{what} is not JSON ({error})") from None
 
 
-def repeated_key(data: bytes) -> str | None:
-    """A key that comes twice in one object of the JSON ``data`` (already known to be
-    JSON), if any."""
+def repeated_key(data: bytes, what: str) -> str | None:
+    """A key that comes twice in one object of the JSON ``data`` (already read by
+    :func:`decode_input`), if any; :class:`UsageError` naming ``what`` when it cannot be
+    told (never "none" for a body not looked through)."""
     import json
 
     found: list[str] = []
@@ -277,8 +287,8 @@ def repeated_key(data: bytes) -> str | None:
 
     try:
         json.loads(data, object_pairs_hook=pairs)
-    except (ValueError, RecursionError):  # msgspec read it: a limit of this parser's
-        return None
+    except (ValueError, RecursionError) as error:  # msgspec read it: a limit of this parser's
+        raise UsageError(f"{what} cannot be checked for a key given twice ({error})") from None
     return found[0] if found else None
 
 

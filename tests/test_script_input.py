@@ -1,0 +1,76 @@
+"""JSON given to the commands by hand (``api --input``, ``--from-file``): how deep it may
+nest."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tokensales_tui.api.written import MAX_DEPTH, TooDeep, check_nesting
+
+from .test_script import Served, serve_emulator
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[Served]:
+    yield from serve_emulator(items=3)
+
+
+def _deep(depth: int) -> bytes:
+    """A webhook body with its secret given twice and a value nested ``depth`` deep."""
+    return (
+        b'{"url":"http://127.0.0.1:9/x","events":["item.sold"],'
+        b'"secret":"AAA-first","secret":"BBB-second","deep":' + b"[" * depth + b"]" * depth + b"}"
+    )
+
+
+@pytest.mark.parametrize("depth", [MAX_DEPTH, 976, 977, 978, 990, 100_000])
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_a_body_nested_too_deeply_to_check_is_refused_in_one_line(
+    served: Served, tmp_path: Path, depth: int, dry_run: bool
+) -> None:
+    body = tmp_path / "deep.json"
+    body.write_bytes(_deep(depth))
+    args = ["api", "POST", "/v1/platform-webhooks", "--input", str(body)]
+    result = served.run(*args, *(["--dry-run"] if dry_run else []))
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == b""
+    assert result.stderr == (
+        b"tokensales-tui: --input: the body is nested too deeply to check (at most 500 levels)\n"
+    )
+    assert served.changes_sent() == {}
+
+
+def test_a_body_as_deep_as_may_be_is_checked_whole(served: Served, tmp_path: Path) -> None:
+    body = tmp_path / "deep.json"
+    body.write_bytes(_deep(MAX_DEPTH - 1))  # in the object: MAX_DEPTH levels
+    for extra in ([], ["--dry-run"]):
+        result = served.run("api", "POST", "/v1/platform-webhooks", "--input", str(body), *extra)
+        assert result.returncode == 2
+        assert b"the key \xe2\x80\x9csecret\xe2\x80\x9d comes twice" in result.stderr
+    assert served.changes_sent() == {}
+    body.write_bytes(_deep(MAX_DEPTH - 1).replace(b'"secret":"AAA-first",', b""))
+    result = served.run("api", "POST", "/v1/platform-webhooks", "--input", str(body), "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert b"BBB" not in result.stdout
+
+
+def test_a_file_of_a_change_nested_too_deeply_is_refused_in_one_line(
+    served: Served, tmp_path: Path
+) -> None:
+    payout = tmp_path / "payout.json"
+    payout.write_bytes(b'{"name": "A", "type": "free", "x": ' + b"[" * 980 + b"]" * 980 + b"}")
+    result = served.run("add", "payout", "--from-file", str(payout), "--dry-run")
+    assert result.returncode == 2
+    assert result.stderr.endswith(b"is nested too deeply to check (at most 500 levels)\n")
+    assert b"Traceback" not in result.stderr
+
+
+def test_nesting_is_counted_outside_strings_only() -> None:
+    check_nesting(b'["' + b"[" * 5000 + b'"]')
+    check_nesting(b'["\\"' + b"{" * 5000 + b'"]')
+    check_nesting(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH)
+    with pytest.raises(TooDeep):
+        check_nesting(b"[" + b'{"a":' * MAX_DEPTH + b"1" + b"}" * MAX_DEPTH + b"]")
