@@ -1,5 +1,5 @@
 """JSON given to the commands by hand (``api --input``, ``--from-file``): how deep it may
-nest."""
+nest, and what ``--dry-run`` shows of a body sent as written."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tokensales_tui.api.written import MAX_DEPTH, TooDeep, check_nesting
+from tokensales_tui.api.written import MAX_DEPTH, TooDeep, check_nesting, read_written
 
 from .test_script import Served, serve_emulator
 
@@ -54,7 +54,7 @@ def test_a_body_as_deep_as_may_be_is_checked_whole(served: Served, tmp_path: Pat
     body.write_bytes(_deep(MAX_DEPTH - 1).replace(b'"secret":"AAA-first",', b""))
     result = served.run("api", "POST", "/v1/platform-webhooks", "--input", str(body), "--dry-run")
     assert result.returncode == 0, result.stderr
-    assert b"BBB" not in result.stdout
+    assert b'"secret":"********"' in result.stdout and b"BBB" not in result.stdout
 
 
 def test_a_file_of_a_change_nested_too_deeply_is_refused_in_one_line(
@@ -74,3 +74,39 @@ def test_nesting_is_counted_outside_strings_only() -> None:
     check_nesting(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH)
     with pytest.raises(TooDeep):
         check_nesting(b"[" + b'{"a":' * MAX_DEPTH + b"1" + b"}" * MAX_DEPTH + b"]")
+
+
+# --- what --dry-run shows ------------------------------------------------------------------
+
+
+def test_api_dry_run_shows_the_body_as_it_is_sent(served: Served, tmp_path: Path) -> None:
+    written = (
+        b'{"url": "https://a.example/h", "events": ["item.sold"],\n'
+        b' "a":-0,"b":1E2,"c":0.30000000000000000001,"d":"\\u00e9",'
+        b' "secret" : "s3cret-value", "api_s\\u0065cret": 12345,\n'
+        b' "nested": {"apiKey": ["k3y-one", 7.5e1, true, null], "note": "\\"secret\\": [x"}}'
+    )
+    body = tmp_path / "body.json"
+    body.write_bytes(written)
+    result = served.run("api", "POST", "/v1/platform-webhooks", "--input", str(body), "--dry-run")
+    assert result.returncode == 0, result.stderr
+    shown = result.stdout.decode().split("\n\n", 1)[1].rstrip("\n")
+    assert shown == (
+        '{"url": "https://a.example/h", "events": ["item.sold"],\n'
+        ' "a":-0,"b":1E2,"c":0.30000000000000000001,"d":"\\u00e9",'
+        ' "secret" : "********", "api_s\\u0065cret": "********",\n'
+        ' "nested": {"apiKey": ["********", "********", true, null], "note": "\\"secret\\": [x"}}'
+    )
+    assert served.sent() == {}
+
+
+def test_every_secret_value_is_found_where_it_lies() -> None:
+    written = (
+        b'[{"secrets": {"inner": {"k": "v"}, "n": -1.5e3, "list": [[1], {}], "ok": false}},'
+        b' {"api_key": "x", "plain": "secret", "Webhook-Secret": "w"}, "secret"]'
+    )
+    assert read_written(written).masked() == (
+        '[{"secrets": {"inner": {"k": "********"}, "n": "********", "list": [["********"], {}],'
+        ' "ok": false}}, {"api_key": "********", "plain": "secret", "Webhook-Secret": "********"},'
+        ' "secret"]'
+    )

@@ -4,6 +4,8 @@ A :class:`RequestPreview` is built from the operation's :class:`~.client.Endpoin
 profile's :class:`~.connection.Connection` and the request struct. The body is the struct as
 plain JSON values (:func:`~.models.to_builtins`): the same fields in the same order as the
 bytes :func:`~.models.encode` sends, except that every :class:`~.secret.Secret` is masked.
+A body written by hand (:class:`~.written.WrittenBody`) is sent as written, so it is shown
+as written: its text, each secret value masked in place.
 Nothing here ever reveals a secret or the access token.
 """
 
@@ -20,6 +22,7 @@ import msgspec
 from .connection import Connection
 from .endpoints import Endpoint, url_of
 from .models import to_builtins
+from .written import WrittenBody
 
 __all__ = ["Change", "RequestPreview", "shell_quote"]
 
@@ -129,12 +132,15 @@ class RequestPreview:
         url: the full URL.
         body: the JSON body as plain values, or ``None`` for a request without one.
         changes: for an update, the fields it changes (shown as a before/after diff).
+        written: the text of a body sent as written, secret values masked; shown
+            instead of ``body``, which is then ``None``.
     """
 
     method: str
     url: str
     body: Any = None
     changes: tuple[Change, ...] = ()
+    written: str | None = None
 
     @classmethod
     def build(
@@ -145,12 +151,13 @@ class RequestPreview:
         *,
         changes: Iterable[Change] = (),
     ) -> RequestPreview:
-        """The preview of sending ``body`` (a request struct, or a list of them) to ``endpoint``."""
+        """The preview of sending ``body`` (a request struct, a list of them, or a body
+        written by hand) to ``endpoint``."""
+        url = url_of(connection, endpoint)
+        if isinstance(body, WrittenBody):
+            return cls(endpoint.method, url, changes=tuple(changes), written=body.masked())
         return cls(
-            endpoint.method,
-            url_of(connection, endpoint),
-            None if body is None else to_builtins(body),
-            tuple(changes),
+            endpoint.method, url, None if body is None else to_builtins(body), tuple(changes)
         )
 
     @property
@@ -159,13 +166,19 @@ class RequestPreview:
         return f"{self.method} {self.url}"
 
     def body_json(self, width: int = PRETTY_WIDTH) -> str:
-        """The body as indented JSON, short arrays and objects on one line (empty without one)."""
+        """The body as indented JSON, short arrays and objects on one line (empty without
+        one); a body sent as written as its text."""
+        if self.written is not None:
+            return self.written
         if self.body is None:
             return ""
         return "\n".join(_pretty(self.body, 0, width))
 
     def body_start(self, lines: int, width: int = PRETTY_WIDTH) -> tuple[str, bool]:
         """The first ``lines`` lines of :meth:`body_json`, and whether more follow."""
+        if self.written is not None:
+            shown = self.written.split("\n")
+            return "\n".join(shown[:lines]), len(shown) > lines
         if self.body is None:
             return "", False
         shown = list(islice(_pretty(self.body, 0, width), lines + 1))
@@ -176,7 +189,7 @@ class RequestPreview:
         parts = [self.request_line]
         if self.changes:
             parts.append("\n".join(change.describe() for change in self.changes))
-        if self.body is not None:
+        if self.body is not None or self.written is not None:
             parts.append(self.body_json())
         return "\n\n".join(parts)
 
@@ -196,8 +209,12 @@ class RequestPreview:
             "-H",
             f'"Authorization: Bearer ${TOKEN_VARIABLE}"',
         ]
-        if self.body is not None:
-            compact = msgspec.json.encode(self.body).decode()
+        if self.body is not None or self.written is not None:
+            compact = (
+                self.written
+                if self.written is not None
+                else msgspec.json.encode(self.body).decode()
+            )
             words += ["-H", shell_quote("Content-Type: application/json")]
             words += ["--data", shell_quote(compact)]
         return " ".join(words)

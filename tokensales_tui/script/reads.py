@@ -12,6 +12,7 @@ import msgspec
 from ..api import NotFoundError, UnexpectedResponse, shapes
 from ..api.endpoints import Endpoint, id_problem, raw_endpoint
 from ..api.secret import hide_secrets
+from ..api.written import read_written
 from ..clean import clean_line
 from .output import OutputError, Printer
 from .parser import EXIT_OK, EXIT_USAGE
@@ -246,8 +247,8 @@ async def api(context: Context) -> int:
     secrets = hide_secrets(request)
     if args.method != "GET":
         context.refuse_if_read_only(f"{args.method} {args.path}")
-    if args.dry_run:
-        return preview(context, (endpoint, request))
+    if args.dry_run:  # the bytes as given, their secret values masked
+        return preview(context, (endpoint, None if content is None else read_written(content)))
     del request  # only the bytes as given are sent
     for secret in secrets:
         secret.reveal()  # sent: remembered, so that a message quoting it masks it
