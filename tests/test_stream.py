@@ -84,6 +84,19 @@ def test_what_is_no_list_is_an_unexpected_response(body: bytes, why: str) -> Non
         split(body, 5)
 
 
+@pytest.mark.parametrize("bare", [True, False])
+def test_a_list_nested_deeper_than_the_decoder_goes_is_named_so(bare: bool) -> None:
+    # Valid JSON: the deep element is not "cut short or malformed", whatever the stack.
+    deep = b'{"id": "b", "x": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    listed = b'[{"id": "a"}, ' + deep + b"]"
+    body = listed if bare else b'{"items": ' + listed + b', "next": null}'
+    with pytest.raises(UnexpectedResponse, match="the list body is nested too deeply to read"):
+        split(body, 4096)
+    cut = b'[{"id": "a"}, {"id": "b"}'
+    with pytest.raises(UnexpectedResponse, match="the list body is cut short or malformed"):
+        split(cut, 4096)
+
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(),
     lambda children: (

@@ -48,6 +48,10 @@ _SEPARATOR = re.compile(rb"\s*,")
 _GAP = re.compile(rb"[ \t\r\n]*(?:,[ \t\r\n]*)?")
 
 
+class _TooDeep(msgspec.DecodeError):
+    """Text nested deeper than the decoder goes (``RecursionError``): valid JSON, maybe."""
+
+
 class ListSplitter:
     """Splits a list body fed in chunks into the list's elements, as JSON text.
 
@@ -184,7 +188,7 @@ class ListSplitter:
                     raise
                 return self._decode(repaired)
         except RecursionError:  # nested deeper than the decoder goes: no list of ours
-            raise msgspec.DecodeError("nested too deeply") from None
+            raise _TooDeep("nested too deeply") from None
 
     def _first_key(self, end: int) -> bytes | None:
         """How the first element starts (``{"id":``), to find the next cuts by."""
@@ -227,6 +231,7 @@ class ListSplitter:
         array) or the enclosing object goes on with valid members."""
         buffer = self._buffer
         end = len(buffer)
+        deep = False  # a cut whose text nests deeper than the decoder goes
         for _ in range(64):
             end = buffer.rfind(b"]", 0, end)
             if end < 0:
@@ -234,6 +239,9 @@ class ListSplitter:
             if self._rest_fits(bytes(buffer[end + 1 :])):
                 try:
                     elements = self._decoded(b"[" + buffer[:end] + b"]")
+                except _TooDeep:
+                    deep = True
+                    continue
                 except msgspec.DecodeError:
                     continue
                 self.region = (self._dropped, end)
@@ -241,6 +249,8 @@ class ListSplitter:
                     elements = list(elements)
                     self.offsets = self._places(elements, end)
                 return elements
+        if deep:  # whole, maybe, but no decoder here reads it
+            raise self._unexpected("the list body is nested too deeply to read")
         raise self._unexpected("the list body is cut short or malformed")
 
     def _rest_fits(self, rest: bytes) -> bool:
