@@ -138,3 +138,13 @@ def test_a_reader_that_stops_ends_a_program_of_large_results_at_the_next() -> No
     with pytest.raises(BrokenPipeError):
         printer.one(None)
     assert stopped.sizes == [100_001]
+
+
+def test_jq_input_finds_no_more_inputs_in_jqs_words() -> None:
+    from tokensales_tui.script.output import OutputError
+
+    with pytest.raises(OutputError, match=r"^--jq: No more inputs$"):
+        Printer("json", jq="input", stream=io.BytesIO()).one({"a": 1})
+    out = io.BytesIO()
+    Printer("json", jq="try input catch ., [inputs], first(inputs)?", stream=out).one([1])
+    assert out.getvalue() == b"No more inputs\n[]\n"

@@ -416,12 +416,15 @@ _HALTING = (
     f'def halt_error($code): error({{"{_HALT}": [$code, .]}}); '
     "def halt_error: halt_error(5); "
     f'def halt: error({{"{_HALT}": [0, null]}}); '
+    'def input: error("No more inputs"); '
 )
 """``halt`` and ``halt_error`` as errors the command can tell apart: the jq library ends a
 program that halts without a word, as if it had printed all it had to. Unlike jq's, they
 are errors a ``try`` or ``?`` catches; a halt caught and given out in a result
 (``try halt catch .``, ``[try halt catch tostring]``) still halts; one a program changes
-further (``ascii_upcase``) is printed as the program made it."""
+further (``ascii_upcase``) is printed as the program made it. A program reads one input,
+the whole output: ``input`` finds no more, and says so in jq's words (the jq library's own
+said "break")."""
 
 
 def _compile(program: str) -> Any:
