@@ -511,6 +511,12 @@ def test_profile_name_precedence(full: ConfigFile) -> None:
     assert resolve_profile(full, cli=Overrides(profile="prod"), env=env).name == "prod"
 
 
+def test_an_empty_profile_flag_is_refused_not_taken_for_the_default(full: ConfigFile) -> None:
+    # --profile "$PROFILE" with the variable unset: the default profile (prod) is not it.
+    with pytest.raises(ConfigError, match=r"^--profile is empty: give a profile's name"):
+        resolve_profile(full, cli=Overrides(profile=""), env={"TOKENSALES_PROFILE": "local"})
+
+
 def test_only_profile_is_chosen_without_default() -> None:
     config = ConfigFile(
         profiles={"solo": Profile(base_url="https://s.example", api_key=Secret("k"))}

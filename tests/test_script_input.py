@@ -110,3 +110,13 @@ def test_every_secret_value_is_found_where_it_lies() -> None:
         ' "ok": false}}, {"api_key": "********", "plain": "secret", "Webhook-Secret": "********"},'
         ' "secret"]'
     )
+
+
+def test_an_empty_profile_is_refused_in_one_line(served: Served) -> None:
+    for args in (("--profile", "", "get", "webhooks"), ("get", "webhooks", "--profile=")):
+        result = served.run(*args)
+        assert result.returncode == 2 and result.stdout == b""
+        assert result.stderr == (
+            b"tokensales-tui: --profile is empty: give a profile's name, or leave --profile out\n"
+        )
+    assert served.sent() == {}

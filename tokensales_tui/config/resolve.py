@@ -108,8 +108,11 @@ def resolve_profile(
     ``auth_url`` and ``console_url`` default to the chosen ``base_url``; ``api_key`` is required.
 
     Raises :class:`NoConfiguration` when nothing is configured anywhere, and
-    :class:`ConfigError` for a missing profile (listing the existing ones) or a bad value.
+    :class:`ConfigError` for a missing profile (listing the existing ones), an empty
+    ``--profile`` or a bad value.
     """
+    if cli.profile == "":  # a variable left empty (--profile "$P"): not "the default"
+        raise ConfigError("--profile is empty: give a profile's name, or leave --profile out")
     names = profile_names(config)
     chosen = cli.profile or env.get(ENV_PROFILE) or config.default_profile
     name = chosen or (names[0] if len(names) == 1 else "default")
