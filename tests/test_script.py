@@ -702,6 +702,13 @@ def test_the_completion_answers_with_the_commands(tmp_path: Path) -> None:
     assert completions("tokensales-tui get it", tmp_path) == ["items"]
 
 
+def test_the_completion_offers_the_payout_types_after_type(tmp_path: Path) -> None:
+    # It offered the files of the current folder.
+    line = "tokensales-tui add payout --name EU --type "
+    assert sorted(completions(line, tmp_path)) == ["fiat", "free", "native", "stablecoin"]
+    assert completions(line + "f", tmp_path) == ["free", "fiat"]
+
+
 @pytest.mark.parametrize(
     "line",
     [

@@ -101,6 +101,14 @@ def complete_profiles(prefix: str, **_: object) -> list[str]:
     return [name for name in names if name.startswith(prefix) and name.isprintable()]
 
 
+def complete_payout_types(prefix: str, **_: object) -> list[str]:
+    """The payout types the form offers that start with ``prefix``, for shell completion
+    (another may still be typed)."""
+    from ..checks.payouts import PAYOUT_TYPES
+
+    return [name for name in PAYOUT_TYPES if name.startswith(prefix)]
+
+
 def _session_flags() -> argparse.ArgumentParser:
     """The profile flags, accepted after every command too (``get items --demo``)."""
     flags = argparse.ArgumentParser(add_help=False)
@@ -248,7 +256,9 @@ def add_commands(commands: Any) -> None:
     )
     payout.add_argument("--from-file", metavar="FILE", help="a JSON object (flags override it)")
     payout.add_argument("--name")
-    payout.add_argument("--type", help="free, fiat, stablecoin, native, or another")
+    payout.add_argument(
+        "--type", help="free, fiat, stablecoin, native, or another"
+    ).completer = complete_payout_types  # type: ignore[attr-defined]
     for flag in ("provider", "payment-provider-id", "blockchain", "token-id", "spender"):
         payout.add_argument(f"--{flag}")
     _dry_run(payout)
