@@ -78,7 +78,7 @@ class RowsLeftOut(list[Any]):
     """The rows of a list some of whose entries could not be read, in order: the rest.
 
     One entry a server got wrong (a price sent as ``"12,50"``, an object missing its
-    id) leaves out that entry alone, not the list: :attr:`count` says how many were,
+    id) leaves out that entry alone, not the list: :attr:`missing` says how many were,
     :attr:`problems` names the first few, as the whole list's error would have.
     """
 
