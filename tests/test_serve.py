@@ -127,6 +127,28 @@ async def test_every_path_without_the_token_is_forbidden(
     assert not marker.exists()
 
 
+@pytest.mark.parametrize("value", [b"\xff\xfe", b"\xed\xa0\x80", b"caf\xc3\xa9"])
+async def test_a_cookie_that_is_not_utf8_is_forbidden_quietly(
+    guarded: tuple[GuardedServer, TestClient, Path],
+    caplog: pytest.LogCaptureFixture,
+    value: bytes,
+) -> None:
+    """Anyone can send such bytes: they were a 500 and a traceback in the log."""
+    server, client, marker = guarded
+    reader, writer = await asyncio.open_connection("127.0.0.1", client.port)
+    head = (
+        f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{client.port}\r\nConnection: close\r\n"
+        f"Cookie: {server.cookie}="
+    ).encode()
+    writer.write(head + value + b"\r\n\r\n")
+    answer = await reader.read()
+    writer.close()
+    assert answer.startswith(b"HTTP/1.1 403 ")
+    assert answer.endswith(FORBIDDEN_TEXT.encode())
+    assert errors_logged(caplog) == []
+    assert not marker.exists()
+
+
 async def test_a_websocket_without_the_token_starts_no_app(
     guarded: tuple[GuardedServer, TestClient, Path],
 ) -> None:

@@ -145,7 +145,11 @@ class GuardedServer(Server):
         return f"{self.public_url}/?token={self.token}"
 
     def _has_token(self, value: str | None) -> bool:
-        return value is not None and hmac.compare_digest(value.encode(), self.token.encode())
+        # aiohttp decodes headers with surrogateescape: bytes that are not UTF-8 (anyone
+        # can send them) become lone surrogates, which a plain encode() refuses.
+        return value is not None and hmac.compare_digest(
+            value.encode("utf-8", "surrogateescape"), self.token.encode()
+        )
 
     def _wrong_host(self, host: str | None) -> web.Response:
         if self.hosts.names is None or parse_address(host or "") is None:
