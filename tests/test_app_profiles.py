@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import warnings
 from typing import Any
 
 import pytest
@@ -513,3 +515,19 @@ async def test_an_app_served_without_a_profile_shows_the_problem_not_the_setup_f
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_screen(app, pilot, "ConfigErrorScreen")
     assert not config.config_path().exists()
+
+
+async def test_a_session_start_that_never_runs_leaves_no_coroutine_unawaited() -> None:
+    # A start cancelled before its worker ran (another start right after it, or the app
+    # ending as it starts) left "coroutine '_replace_session' was never awaited" on the
+    # app's stderr, which `serve` reported as a failed app.
+    app, _transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            app.start_demo()
+            app.start_demo()  # exclusive: the first is cancelled before it runs
+            await wait_for(lambda: app.session is not None and app.session.demo, pilot)
+            gc.collect()
+    assert [str(w.message) for w in caught if w.category is RuntimeWarning] == []

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import contextlib
 import logging
 import os
 import shlex
@@ -32,7 +33,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from tokensales_tui.cli import build_parser, main
 from tokensales_tui.local import is_loopback_host as is_loopback
-from tokensales_tui.serve import app_command
+from tokensales_tui.serve import AppLeftovers, app_command
 from tokensales_tui.serve.hosts import Address, HostRule, parse_address
 from tokensales_tui.serve.server import (
     FORBIDDEN_TEXT,
@@ -735,3 +736,47 @@ def test_serve_without_a_profile_is_refused_before_serving() -> None:
     assert ran.returncode == 2 and ran.stdout == ""
     assert ran.stderr.startswith("tokensales-tui: serve: nothing is configured")
     assert ran.stderr.rstrip().endswith("(or serve --demo)")
+
+
+STDERR_APP = (
+    "import sys; sys.stderr.write(sys.argv[1]); sys.stderr.flush();"
+    " print('__GANGLION__', flush=True); import time; time.sleep(0.5); sys.exit(int(sys.argv[2]))"
+)
+
+
+@pytest.mark.parametrize(("status", "failed"), [(0, False), (1, True)])
+async def test_an_app_that_exits_0_having_written_a_warning_did_not_fail(
+    status: int,
+    failed: bool,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Seen under load: an app ending as it started left a RuntimeWarning on stderr and
+    # exited 0; the terminal said "a browser tab's app failed".
+    caplog.set_level(logging.INFO, logger="tokensales_tui.serve")
+    warning = "sys:1: RuntimeWarning: coroutine 'x' was never awaited\n"
+    leftovers = AppLeftovers("its traceback is in serve.log")
+    command = shlex.join([sys.executable, "-c", STDERR_APP, warning, str(status)])
+    sock = listening()
+    server = GuardedServer(
+        command, sock, max_sessions=1, title="test", on_stderr=leftovers.app_ended
+    )
+    with contextlib.redirect_stdout(leftovers):
+        async with running(server, sock) as client:
+            client.session.cookie_jar.update_cookies({server.cookie: server.token})
+            websocket = await client.ws_connect("/ws")
+            deadline = time.monotonic() + 20
+            while not any("ended (exit status" in message for message in caplog.messages):
+                assert time.monotonic() < deadline, caplog.messages
+                await asyncio.sleep(0.05)
+            await websocket.close()
+    said = [r for r in caplog.records if "wrote on its way out" in r.getMessage()]
+    assert len(said) == 1 and warning in said[0].getMessage()
+    assert f"(exit status {status})" in said[0].getMessage()
+    assert said[0].levelno == (logging.ERROR if failed else logging.WARNING)
+    err = capsys.readouterr().err
+    assert err == (
+        "tokensales-tui: a browser tab's app failed — its traceback is in serve.log\n"
+        if failed
+        else ""
+    )

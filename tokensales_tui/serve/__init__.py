@@ -151,8 +151,17 @@ def _run_serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    if args.log:
+        hint = f"its traceback is in {args.log}"
+    else:
+        hint = "'tokensales-tui --log FILE serve …' keeps its traceback"
+    leftovers = AppLeftovers(hint)
     server = GuardedServer(
-        app_command(args), sock, max_sessions=args.max_sessions, title="tokensales-tui"
+        app_command(args),
+        sock,
+        max_sessions=args.max_sessions,
+        title="tokensales-tui",
+        on_stderr=leftovers.app_ended,
     )
 
     terminal = sys.stdout
@@ -171,13 +180,9 @@ def _run_serve(args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    if args.log:
-        hint = f"its traceback is in {args.log}"
-    else:
-        hint = "'tokensales-tui --log FILE serve …' keeps its traceback"
     # textual-serve copies what an app wrote to stderr to this process's stdout when the
     # app ends: a crash's traceback, over the operator's terminal.
-    with contextlib.redirect_stdout(AppLeftovers(hint)):
+    with contextlib.redirect_stdout(leftovers):
         asyncio.run(_serve(server, ready))
     return 0
 
@@ -204,9 +209,13 @@ def _profile_problem(args: argparse.Namespace) -> str | None:
 
 
 class AppLeftovers(io.TextIOBase):
-    """Where textual-serve writes what an app wrote to stderr, once it ended: the log
-    gets it (``tokensales_tui.serve``, only ever the ``--log`` file), the terminal one
-    line saying so."""
+    """Where textual-serve writes what an app wrote to stderr, once its output ended.
+
+    The app writing keeps it until its exit status is known (:meth:`app_ended`): the log
+    gets it (``tokensales_tui.serve``, only ever the ``--log`` file), and for an app that
+    did not end well the terminal gets one line saying so. An app that exited 0 having
+    written a warning did not fail.
+    """
 
     def __init__(self, hint: str) -> None:
         self._hint = hint
@@ -216,12 +225,28 @@ class AppLeftovers(io.TextIOBase):
         return True
 
     def write(self, text: str) -> int:
-        # An app that fails to start has its stderr written twice: said once.
-        if text.strip() and text != self._last:
-            log.error("a browser tab's app wrote on its way out:\n%s", clean(text))
-            print(f"tokensales-tui: a browser tab's app failed — {self._hint}", file=sys.stderr)
+        from .app_process import app_writing
+
+        if (app := app_writing()) is not None:
+            app.wrote_on_stderr(text)
+        # Not from an app's output (textual-serve changed): said as a failure, and once
+        # when written twice, as for an app that fails to start.
+        elif text.strip() and text != self._last:
+            self._failed(f"a browser tab's app wrote on its way out:\n{clean(text)}")
         self._last = text
         return len(text)
+
+    def app_ended(self, pid: int, status: int | None, text: str) -> None:
+        """What the app ``pid`` wrote to stderr, now that it is gone with ``status``."""
+        said = f"app {pid} (exit status {status}) wrote on its way out:\n{clean(text)}"
+        if status == 0:
+            log.warning("%s", said)
+        else:
+            self._failed(said)
+
+    def _failed(self, said: str) -> None:
+        log.error("%s", said)
+        print(f"tokensales-tui: a browser tab's app failed — {self._hint}", file=sys.stderr)
 
 
 def _listen(host: str, port: int) -> socket.socket:

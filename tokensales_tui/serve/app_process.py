@@ -14,6 +14,11 @@ dropped, so an app blocked on its output goes on and reads the request to quit; 
 ``quit_wait`` seconds to end, then it is killed, and :meth:`AppProcess.end` returns once
 the process is gone. What happens is logged to ``tokensales_tui.serve``, which writes
 only to the ``--log`` file, never to the terminal.
+
+textual-serve writes what an app wrote to stderr to ``sys.stdout`` once the app's output
+ends, before its exit status is known. ``serve`` puts a stream there that hands it to the
+app writing (:func:`app_writing`), which reports it with the exit status once the process
+is gone: warnings of an app that ended well are no failure.
 """
 
 from __future__ import annotations
@@ -22,12 +27,16 @@ import asyncio
 import contextlib
 import logging
 from asyncio.subprocess import Process
+from collections.abc import Callable
+from contextvars import ContextVar
 
 from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
-__all__ = ["CLOSE_WAIT", "QUIT_WAIT", "AppProcess"]
+from ..clean import clean
+
+__all__ = ["CLOSE_WAIT", "QUIT_WAIT", "AppProcess", "StderrReport", "app_writing"]
 
 log = logging.getLogger("tokensales_tui.serve")
 
@@ -40,6 +49,20 @@ CLOSE_WAIT = 2.0
 OUTPUT_WAIT = 1.0
 """Seconds the task reading an app's output has to see its end, once the app is gone."""
 
+StderrReport = Callable[[int, "int | None", str], None]
+"""Told, once an app is gone, its pid, its exit status and what it wrote to stderr."""
+
+_WRITING: ContextVar[AppProcess | None] = ContextVar("serve_app_writing", default=None)
+
+
+def app_writing() -> AppProcess | None:
+    """The app whose output is read by the code running now, if any."""
+    return _WRITING.get()
+
+
+def _log_stderr(pid: int, status: int | None, text: str) -> None:
+    log.warning("app %d (exit status %s) wrote on its way out:\n%s", pid, status, clean(text))
+
 
 class AppProcess(AppService):
     """textual-serve's app service for one websocket, with an end that always comes.
@@ -50,6 +73,8 @@ class AppProcess(AppService):
         websocket: Its websocket, prepared.
         download_manager: The server's (files the app hands to the browser).
         quit_wait: Seconds the app has to end once asked to quit, before it is killed.
+        on_stderr: Told what the app wrote to stderr, if anything, once it is gone
+            (default: logged).
     """
 
     def __init__(
@@ -60,6 +85,7 @@ class AppProcess(AppService):
         download_manager: DownloadManager,
         *,
         quit_wait: float = QUIT_WAIT,
+        on_stderr: StderrReport | None = None,
     ) -> None:
         super().__init__(
             command,
@@ -73,6 +99,8 @@ class AppProcess(AppService):
         self.quit_wait = quit_wait
         self._dropping = False
         """What the app writes is read and dropped: the browser is gone, or the session over."""
+        self.on_stderr = on_stderr or _log_stderr
+        self._stderr: list[str] = []
 
     @property
     def pid(self) -> int | None:
@@ -83,6 +111,17 @@ class AppProcess(AppService):
     def output(self) -> asyncio.Task[None] | None:
         """The task reading the app's output; it ends when the app's stdout closes."""
         return self._task
+
+    async def run(self) -> None:
+        """Read the app's output until it ends (textual-serve's), as the app writing."""
+        _WRITING.set(self)  # in this task's own context only
+        await super().run()
+
+    def wrote_on_stderr(self, text: str) -> None:
+        """Keep what textual-serve read of the app's stderr, until its exit status is known."""
+        # An app that fails to start has its stderr written twice: kept once.
+        if text.strip() and text not in self._stderr:
+            self._stderr.append(text)
 
     async def _send_bytes(self, data: bytes) -> None:
         if not self._dropping:
@@ -152,6 +191,8 @@ class AppProcess(AppService):
             await self._end_output(draining)  # its pipes read to their end: it can be waited
             await process.wait()
         log.info("app %d ended (exit status %s)", process.pid, process.returncode)
+        if self._stderr:
+            self.on_stderr(process.pid, process.returncode, "".join(self._stderr))
 
     async def _ask_to_quit(self) -> None:
         await self.send_meta({"type": "quit"})

@@ -35,7 +35,7 @@ from aiohttp import web
 from textual_serve.server import Server, to_int
 
 from ..local import is_every_address
-from .app_process import QUIT_WAIT, AppProcess
+from .app_process import QUIT_WAIT, AppProcess, StderrReport
 from .hosts import Address, HostRule, parse_address
 
 __all__ = ["GuardedServer", "local_location", "patched_script"]
@@ -104,6 +104,8 @@ class GuardedServer(Server):
         max_sessions: Most app processes running at once; more connections get a 503.
         title: Shown on the page while the app starts.
         quit_wait: Seconds an app has to end once its session is over, before it is killed.
+        on_stderr: Told what an app wrote to stderr, with its exit status, once it is gone
+            (default: logged).
     """
 
     def __init__(
@@ -114,6 +116,7 @@ class GuardedServer(Server):
         max_sessions: int,
         title: str,
         quit_wait: float = QUIT_WAIT,
+        on_stderr: StderrReport | None = None,
     ) -> None:
         host, port = sock.getsockname()[:2]
         # exec: the shell textual-serve starts the command with becomes the app, so the
@@ -130,6 +133,7 @@ class GuardedServer(Server):
         self.sock = sock
         self.max_sessions = max_sessions
         self.quit_wait = quit_wait
+        self.on_stderr = on_stderr
         self.sessions = 0
         """App processes running now (each session counts until its process is gone)."""
         self._running: dict[asyncio.Task[None], asyncio.Event] = {}
@@ -274,7 +278,12 @@ class GuardedServer(Server):
     ) -> None:
         """One app for ``websocket``, until the browser or the app is gone; then its end."""
         app = AppProcess(
-            self.command, request, websocket, self.download_manager, quit_wait=self.quit_wait
+            self.command,
+            request,
+            websocket,
+            self.download_manager,
+            quit_wait=self.quit_wait,
+            on_stderr=self.on_stderr,
         )
         try:
             width = to_int(request.query.get("width", "80"), 80)

@@ -44,6 +44,7 @@ from .worker import ApiRetrying, ApiWorker
 if TYPE_CHECKING:
     from textual.message import Message
     from textual.screen import Screen
+    from textual.worker import Worker
 
 __all__ = ["TokenSalesApp", "screenshot_folder"]
 
@@ -444,8 +445,13 @@ class TokenSalesApp(GuardedApp[None]):
             return
         self._start(profile_session(profile, self.launch))
 
-    def _start(self, session: Session) -> None:
-        self.run_worker(self._replace_session(session), exclusive=True, group="session")
+    def _start(self, session: Session) -> Worker[None]:
+        # A function, not a coroutine: a worker cancelled before it runs (another start
+        # right after, the app ending) would leave a coroutine never awaited.
+        async def replace() -> None:
+            await self._replace_session(session)
+
+        return self.run_worker(replace, exclusive=True, group="session")
 
     async def _replace_session(self, session: Session) -> None:
         old, self._api = self._api, None
