@@ -16,6 +16,7 @@ import base64
 import contextlib
 import logging
 import os
+import re
 import shlex
 import signal
 import socket
@@ -27,6 +28,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import aiohttp
 import pytest
 from aiohttp import WSServerHandshakeError
 from aiohttp.test_utils import TestClient, TestServer
@@ -780,3 +782,65 @@ async def test_an_app_that_exits_0_having_written_a_warning_did_not_fail(
         if failed
         else ""
     )
+
+
+def started_apps(log: Path) -> list[int]:
+    text = log.read_text() if log.exists() else ""
+    return [int(pid) for pid in re.findall(r"app (\d+) started", text)]
+
+
+async def drawn(tab: aiohttp.ClientWebSocketResponse, text: bytes) -> None:
+    """Read what the app sends until ``text`` was in it, then on (dropping it)."""
+    seen = b""
+    async for message in tab:
+        if message.type == aiohttp.WSMsgType.BINARY and text not in seen:
+            seen = seen[-1000:] + message.data
+            if text in seen:
+                return
+
+
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGKILL])
+async def test_every_app_ends_with_its_server_however_it_ends(tmp_path: Path, signum: int) -> None:
+    """SIGHUP (the terminal closed) killed the server and left each tab's app running
+    forever; so did any hard death of the server, once the apps had drawn (an app still
+    drawing died of the broken pipe). Now SIGHUP stops the server as Ctrl+C does, and
+    an app whose input ends (its server gone) quits by itself."""
+    log = tmp_path / "serve.log"
+    argv = [sys.executable, "-m", "tokensales_tui", "--log", str(log), "serve", "--demo"]
+    server = subprocess.Popen(
+        [*argv, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    apps: list[int] = []
+    try:
+        assert server.stdout is not None
+        url = ""
+        while "?token=" not in url:
+            url = await asyncio.wait_for(asyncio.to_thread(server.stdout.readline), 60)
+            assert url, "serve printed no address"
+        base, token = url.strip().split("/?token=")
+        cookie = {"Cookie": f"tokensales_serve_{base.rsplit(':', 1)[1]}={token}"}
+        async with aiohttp.ClientSession() as browser:
+            tabs = [
+                await browser.ws_connect(f"ws{base[4:]}/ws?width=100&height=30", headers=cookie)
+                for _ in range(2)
+            ]
+            async with asyncio.timeout(60):
+                await asyncio.gather(*(drawn(tab, b"wh_9019a85bc0a7") for tab in tabs))
+            apps = started_apps(log)
+            assert len(apps) == 2 and all(alive(pid) for pid in apps)
+            await asyncio.sleep(1.0)  # the apps are idle, drawing nothing
+            server.send_signal(signum)
+            deadline = time.monotonic() + 20
+            while any(alive(pid) for pid in apps):
+                assert time.monotonic() < deadline, [pid for pid in apps if alive(pid)]
+                await asyncio.sleep(0.1)
+            for tab in tabs:
+                await tab.close()
+        if signum == signal.SIGHUP:
+            assert server.wait(20) == 0
+            assert log.read_text().count("session over: the server is stopping") == 2
+    finally:
+        for pid in [*apps, server.pid]:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        server.communicate()

@@ -260,10 +260,15 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+ENDING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Signals that stop the server as Ctrl+C does: every session ended, its app with it.
+SIGHUP's default (the terminal closed) killed the server and left every app running."""
+
+
 async def _serve(server: Any, ready: Any) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    for signum in ENDING_SIGNALS:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(signum, stop.set)
     await server.run(ready, stop)

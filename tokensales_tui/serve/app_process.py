@@ -197,7 +197,9 @@ class AppProcess(AppService):
     async def _ask_to_quit(self) -> None:
         await self.send_meta({"type": "quit"})
         with contextlib.suppress(OSError):
-            self.stdin.close()  # an app that reads no more than its end of input ends too
+            # An app that reads no more sees the end of its input, and ends too
+            # (ui/served.py): as it does when this server dies without a word.
+            self.stdin.close()
 
     @staticmethod
     async def _drain(process: Process, output: asyncio.Task[None] | None) -> None:

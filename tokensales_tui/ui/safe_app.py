@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.notifications import SeverityLevel
@@ -16,6 +17,7 @@ from .escape_keys import read_escape_apart
 from .frame_slots import use_next_slots
 from .key_frames import post_input_at_once
 from .key_order import KeysInOrder
+from .served import ending_with_input
 from .terminal import guarded_driver
 
 if TYPE_CHECKING:
@@ -75,8 +77,13 @@ class GuardedApp(KeysInOrder[ReturnType]):
             self.animation_level = "none"
 
     def get_driver_class(self) -> type[Driver]:
+        driver = super().get_driver_class()
+        # Imported by now if TEXTUAL_DRIVER names it (serve): not otherwise.
+        web = sys.modules.get("textual.drivers.web_driver")
+        if web is not None and issubclass(driver, web.WebDriver):
+            driver = ending_with_input(driver)
         # Every write to the terminal passes the guard (see terminal.py).
-        return guarded_driver(super().get_driver_class())
+        return guarded_driver(driver)
 
     async def run_async(self, *args: Any, **kwargs: Any) -> ReturnType | None:
         """Run the app; SIGTERM and SIGHUP end it as quitting does, the terminal put back
