@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import base64
 import contextlib
+import json
 import logging
 import os
 import re
@@ -36,6 +37,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from tokensales_tui.cli import build_parser, main
 from tokensales_tui.local import is_loopback_host as is_loopback
 from tokensales_tui.serve import AppLeftovers, app_command
+from tokensales_tui.serve.app_process import terminal_size
 from tokensales_tui.serve.hosts import Address, HostRule, parse_address
 from tokensales_tui.serve.server import (
     FORBIDDEN_TEXT,
@@ -844,3 +846,83 @@ async def test_every_app_ends_with_its_server_however_it_ends(tmp_path: Path, si
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
         server.communicate()
+
+
+RECORDING_APP = """
+import json, os, sys
+out = open(sys.argv[1], "a")
+def record(entry):
+    out.write(json.dumps(entry) + "\\n")
+    out.flush()
+record({"columns": os.environ["COLUMNS"], "rows": os.environ["ROWS"]})
+os.write(1, b"__GANGLION__\\n")
+data = b""
+while chunk := os.read(0, 65536):
+    data += chunk
+    while len(data) >= 5 and len(data) >= 5 + int.from_bytes(data[1:5], "big"):
+        end = 5 + int.from_bytes(data[1:5], "big")
+        record([data[:1].decode(), data[5:end].decode()])
+        data = data[end:]
+"""
+
+
+async def test_terminal_sizes_are_clamped_and_garbage_is_ignored(tmp_path: Path) -> None:
+    """A tab asking for a 40,000 × 40,000 terminal (or resizing to 100,000) made its app
+    use gigabytes; a size given as a string ended its own session."""
+    record = tmp_path / "record"
+    command = shlex.join([sys.executable, "-c", RECORDING_APP, str(record)])
+    sock = listening()
+    server = GuardedServer(command, sock, max_sessions=1, title="test")
+    async with running(server, sock) as client:
+        client.session.cookie_jar.update_cookies({server.cookie: server.token})
+        tab = await client.ws_connect("/ws?width=40000&height=40000")
+        for sent in [
+            ["resize", {"width": 100000, "height": 100000}],
+            ["resize", {"width": "abc", "height": 24}],
+            ["resize", {"width": True, "height": 24}],
+            ["resize", {"width": 80.5, "height": 24}],
+            ["resize", {"width": 80}],
+            ["resize", 5],
+            ["stdin", 5],
+            ["stdin", "\ud800a"],
+            [],
+            {"width": 1},
+            "stdin",
+            ["resize", {"width": -3, "height": 0}],
+            ["resize", {"width": 120, "height": 40}],
+        ]:
+            await tab.send_str(json.dumps(sent))
+        for sent_text in ["not json", "[" * 100_000 + "]" * 100_000]:
+            await tab.send_str(sent_text)
+        await tab.send_json(["ping", "still there"])
+        async with asyncio.timeout(20):
+            pong = await tab.receive_json()
+            while "120" not in (record.read_text() if record.exists() else ""):
+                await asyncio.sleep(0.05)
+        assert pong == ["pong", "still there"]
+        assert server.sessions == 1
+        lines = [json.loads(line) for line in record.read_text().splitlines()]
+        await tab.close()
+    assert lines[0] == {"columns": "1000", "rows": "500"}
+    sizes = [json.loads(payload) for kind, payload in lines[1:] if kind == "M"]
+    assert [(size["width"], size["height"]) for size in sizes] == [(1000, 500), (1, 1), (120, 40)]
+    assert [payload for kind, payload in lines[1:] if kind == "D"] == ["?a"]
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "size"),
+    [
+        (80, 24, (80, 24)),
+        (1000, 500, (1000, 500)),
+        (10**30, -(10**30), (1000, 1)),
+        (0, 0, (1, 1)),
+        ("80", 24, None),
+        (80, None, None),
+        (False, 24, None),
+        (80.0, 24, None),
+    ],
+)
+def test_a_terminal_size_is_whole_numbers_within_bounds(
+    width: object, height: object, size: tuple[int, int] | None
+) -> None:
+    assert terminal_size(width, height) == size

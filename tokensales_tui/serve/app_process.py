@@ -36,7 +36,16 @@ from textual_serve.download_manager import DownloadManager
 
 from ..clean import clean
 
-__all__ = ["CLOSE_WAIT", "QUIT_WAIT", "AppProcess", "StderrReport", "app_writing"]
+__all__ = [
+    "CLOSE_WAIT",
+    "MAX_HEIGHT",
+    "MAX_WIDTH",
+    "QUIT_WAIT",
+    "AppProcess",
+    "StderrReport",
+    "app_writing",
+    "terminal_size",
+]
 
 log = logging.getLogger("tokensales_tui.serve")
 
@@ -49,10 +58,25 @@ CLOSE_WAIT = 2.0
 OUTPUT_WAIT = 1.0
 """Seconds the task reading an app's output has to see its end, once the app is gone."""
 
+MAX_WIDTH = 1000
+MAX_HEIGHT = 500
+"""The largest terminal an app is given, in cells: past a screen's worth, a size only
+costs memory (100,000 × 100,000 asked of one app took it past 2 GB, still growing)."""
+
 StderrReport = Callable[[int, "int | None", str], None]
 """Told, once an app is gone, its pid, its exit status and what it wrote to stderr."""
 
 _WRITING: ContextVar[AppProcess | None] = ContextVar("serve_app_writing", default=None)
+
+
+def terminal_size(width: object, height: object) -> tuple[int, int] | None:
+    """``width`` × ``height`` as an app may be given it, each from 1 to its maximum.
+
+    None unless both are whole numbers (a page sends nothing else; a bool is no size).
+    """
+    if type(width) is not int or type(height) is not int:
+        return None
+    return max(1, min(width, MAX_WIDTH)), max(1, min(height, MAX_HEIGHT))
 
 
 def app_writing() -> AppProcess | None:
@@ -111,6 +135,17 @@ class AppProcess(AppService):
     def output(self) -> asyncio.Task[None] | None:
         """The task reading the app's output; it ends when the app's stdout closes."""
         return self._task
+
+    async def start(self, width: int, height: int) -> None:
+        """Start the app with a terminal of ``width`` × ``height`` (or the nearest allowed)."""
+        width, height = terminal_size(width, height) or (80, 24)
+        await super().start(width, height)
+
+    async def set_terminal_size(self, width: object, height: object) -> None:
+        """Tell the app its terminal's new size (the nearest allowed); not a size: nothing."""
+        size = terminal_size(width, height)
+        if size is not None:
+            await super().set_terminal_size(*size)
 
     async def run(self) -> None:
         """Read the app's output until it ends (textual-serve's), as the app writing."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import json
 import logging
 import secrets
 import socket
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from aiohttp import web
+from aiohttp import WSMsgType, web
 from textual_serve.server import Server, to_int
 
 from ..local import is_every_address
@@ -270,6 +271,35 @@ class GuardedServer(Server):
             raise
         return websocket
 
+    async def _pass_messages(self, websocket: web.WebSocketResponse, app: AppProcess) -> None:
+        """Hand the page's messages to the app: keys, sizes, focus; answer its pings.
+
+        textual-serve's own loop ended the session at the first message not of the
+        page's shape (a size given as a string); one such message is ignored here. Sizes
+        reach the app clamped (:meth:`.AppProcess.set_terminal_size`).
+        """
+        async for message in websocket:
+            if message.type != WSMsgType.TEXT:
+                continue
+            try:
+                envelope = json.loads(message.data)
+            except (ValueError, RecursionError):
+                continue
+            if not isinstance(envelope, list) or not envelope:
+                continue
+            kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
+            if kind == "stdin" and isinstance(data, str):
+                # JSON can spell a lone surrogate, which is no UTF-8.
+                await app.send_bytes(data.encode("utf-8", "replace"))
+            elif kind == "resize" and isinstance(data, dict):
+                await app.set_terminal_size(data.get("width"), data.get("height"))
+            elif kind == "ping":
+                await websocket.send_json(["pong", data])
+            elif kind == "blur":
+                await app.blur()
+            elif kind == "focus":
+                await app.focus()
+
     def _forget(self, session: asyncio.Task[None]) -> None:
         del self._running[session]
 
@@ -311,7 +341,7 @@ class GuardedServer(Server):
         """Pass the browser's messages to the app until one side is gone or ``leave`` is set."""
         assert app.output is not None
         watches = {
-            asyncio.create_task(self._process_messages(websocket, app)): "the browser left",
+            asyncio.create_task(self._pass_messages(websocket, app)): "the browser left",
             asyncio.create_task(connection_lost(request)): "the browser's connection was lost",
             asyncio.create_task(leave.wait()): "the server is stopping",
         }
