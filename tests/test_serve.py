@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import base64
 import contextlib
+import errno
 import json
 import logging
 import os
@@ -926,3 +927,123 @@ def test_a_terminal_size_is_whole_numbers_within_bounds(
     width: object, height: object, size: tuple[int, int] | None
 ) -> None:
     assert terminal_size(width, height) == size
+
+
+@asynccontextmanager
+async def served(server: GuardedServer) -> AsyncIterator[int]:
+    """``server`` running as ``serve`` runs it (its own listener), until the block ends."""
+    stop, listening_at = asyncio.Event(), asyncio.Event()
+    serving = asyncio.create_task(server.run(lambda url: listening_at.set(), stop))
+    await listening_at.wait()
+    try:
+        yield server.sock.getsockname()[1]
+    finally:
+        stop.set()
+        async with asyncio.timeout(15):
+            await serving
+
+
+async def closed_after(reader: asyncio.StreamReader, started: float) -> float:
+    """Seconds from ``started`` until the server closed the connection (reading all)."""
+    while await reader.read(65536):
+        pass
+    return time.monotonic() - started
+
+
+async def test_a_connection_without_a_request_is_closed_after_the_wait(tmp_path: Path) -> None:
+    """One sending nothing, and one trickling a header line now and then, were kept for
+    an hour: a thousand of them took every file descriptor."""
+    sock = listening()
+    sock.setblocking(False)
+    marker = tmp_path / "started"
+    server = GuardedServer(
+        marker_command(marker), sock, max_sessions=1, title="test", request_wait=1.0
+    )
+    async with served(server) as port:
+        started = time.monotonic()
+        idle, _ = await asyncio.open_connection("127.0.0.1", port)
+        trickle, trickling = await asyncio.open_connection("127.0.0.1", port)
+        tab = await unread_websocket(port, server)  # a session: a request in progress
+
+        async def trickle_headers() -> None:
+            trickling.write(f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n".encode())
+            with contextlib.suppress(ConnectionError):
+                while not trickling.is_closing():
+                    await asyncio.sleep(0.2)
+                    trickling.write(b"X-Slow: 1\r\n")
+                    await trickling.drain()
+
+        writing = asyncio.create_task(trickle_headers())
+        async with asyncio.timeout(10):
+            waits = await asyncio.gather(
+                closed_after(idle, started), closed_after(trickle, started)
+            )
+        writing.cancel()
+        assert all(0.9 < wait < 3.0 for wait in waits), waits
+        await asyncio.sleep(0.5)
+        assert server.sessions == 1 and not tab.is_closing()  # the session goes on
+        tab.close()
+
+
+async def test_past_the_connection_limit_the_oldest_idle_one_is_closed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    sock = listening()
+    sock.setblocking(False)
+    server = GuardedServer(
+        marker_command(tmp_path / "started"), sock, max_sessions=1, title="test", max_connections=5
+    )
+    async with served(server) as port:
+        tab = await unread_websocket(port, server)  # busy: never closed for another
+        idle = [await asyncio.open_connection("127.0.0.1", port) for _ in range(20)]
+        status, _head = await raw_get_port(port, f"/?token={server.token}")
+        assert status == 302  # the address still answers
+        async with asyncio.timeout(10):
+            for reader, _writer in idle[:16]:  # room made for the newer ones, oldest first
+                await closed_after(reader, 0.0)
+        assert not any(reader.at_eof() for reader, _writer in idle[17:])
+        assert server.sessions == 1 and not tab.is_closing()
+        for _reader, writer in idle:
+            writer.close()
+        tab.close()
+    said = [m for m in caplog.messages if "the most allowed" in m]
+    assert said and len(said) <= 2  # once a second at most
+
+
+async def raw_get_port(port: int, target: str) -> tuple[int, str]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        request = f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+        writer.write(request.encode())
+        head = (await reader.read()).decode("latin-1").split("\r\n\r\n", 1)[0]
+    finally:
+        writer.close()
+    return int(head.split(" ", 2)[1]), head
+
+
+async def test_a_failing_accept_is_logged_once_a_second_with_a_count(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Out of file descriptors, asyncio logged a traceback at each try, faster and
+    faster: 122,029 of them in 40 s."""
+    sock = listening()
+    sock.setblocking(False)
+    server = GuardedServer("true", sock, max_sessions=1, title="test")
+    loop = asyncio.get_running_loop()
+    failed = {
+        "message": "socket.accept() out of system resource",
+        "exception": OSError(errno.EMFILE, "Too many open files"),
+    }
+    async with served(server):
+        for _ in range(1000):
+            loop.call_exception_handler(failed)
+        await asyncio.sleep(1.05)
+        loop.call_exception_handler(failed)
+        loop.call_exception_handler({"message": "something else"})
+    said = [r.getMessage() for r in caplog.records if "accept" in r.getMessage()]
+    assert said == [
+        "accepting a connection failed: Too many open files",
+        "accepting a connection failed: Too many open files (999 more since the last one logged)",
+    ]
+    assert "something else" in caplog.messages  # the rest as before
+    assert loop.get_exception_handler() is None  # and as before once served

@@ -33,10 +33,19 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from aiohttp import WSMsgType, web
+from aiohttp.web_protocol import RequestHandler
 from textual_serve.server import Server, to_int
 
 from ..local import is_every_address
 from .app_process import QUIT_WAIT, AppProcess, StderrReport
+from .connections import (
+    ACCEPTS_A_TURN,
+    LISTEN_BACKLOG,
+    REQUEST_WAIT,
+    ConnectionLimit,
+    accept_errors_throttled,
+    connection_limit,
+)
 from .hosts import Address, HostRule, parse_address
 
 __all__ = ["GuardedServer", "local_location", "patched_script"]
@@ -107,6 +116,9 @@ class GuardedServer(Server):
         quit_wait: Seconds an app has to end once its session is over, before it is killed.
         on_stderr: Told what an app wrote to stderr, with its exit status, once it is gone
             (default: logged).
+        request_wait: Seconds a connection has to send a complete request (see
+            :mod:`.connections`).
+        max_connections: Most connections open at once (default: within the file limit).
     """
 
     def __init__(
@@ -118,6 +130,8 @@ class GuardedServer(Server):
         title: str,
         quit_wait: float = QUIT_WAIT,
         on_stderr: StderrReport | None = None,
+        request_wait: float = REQUEST_WAIT,
+        max_connections: int | None = None,
     ) -> None:
         host, port = sock.getsockname()[:2]
         # exec: the shell textual-serve starts the command with becomes the app, so the
@@ -135,6 +149,10 @@ class GuardedServer(Server):
         self.max_sessions = max_sessions
         self.quit_wait = quit_wait
         self.on_stderr = on_stderr
+        self.request_wait = request_wait
+        self.max_connections = max_connections or connection_limit(max_sessions)
+        self._busy: set[RequestHandler] = set()
+        """Connections with a request in progress (the others may be closed for new ones)."""
         self.sessions = 0
         """App processes running now (each session counts until its process is gone)."""
         self._running: dict[asyncio.Task[None], asyncio.Event] = {}
@@ -172,6 +190,17 @@ class GuardedServer(Server):
         Also refused: a ``Host`` this server does not answer to, and a websocket from a
         page of another address than the one it connects to.
         """
+        self._busy.add(request.protocol)
+        try:
+            return await self._guarded(request, handler)
+        finally:
+            self._busy.discard(request.protocol)
+
+    async def _guarded(
+        self,
+        request: web.Request,
+        handler: Callable[[web.Request], Awaitable[web.StreamResponse]],
+    ) -> web.StreamResponse:
         host = request.headers.get("Host")
         address = self.hosts.page_address(host)
         if address is None:
@@ -373,15 +402,28 @@ class GuardedServer(Server):
         ``tokensales_tui.serve`` logger (the ``--log`` file) instead of the terminal.
         """
         runner = web.AppRunner(
-            await self._make_app(), access_log=None, handle_signals=False, shutdown_timeout=2.0
+            await self._make_app(),
+            access_log=None,
+            handle_signals=False,
+            shutdown_timeout=2.0,
+            keepalive_timeout=self.request_wait,  # from the connection's start too
         )
-        with logs_to_serve_log():
+        loop = asyncio.get_running_loop()
+        with logs_to_serve_log(), accept_errors_throttled(loop):
             await runner.setup()
+            listener: asyncio.Server | None = None
             try:
-                await web.SockSite(runner, self.sock).start()
+                assert runner.server is not None
+                connections = ConnectionLimit(runner.server, self.max_connections, self._busy)
+                listener = await loop.create_server(
+                    connections, sock=self.sock, backlog=ACCEPTS_A_TURN
+                )
+                self.sock.listen(LISTEN_BACKLOG)  # the system's queue, which that set too
                 ready(self.url)
                 await stop.wait()
             finally:
+                if listener is not None:
+                    listener.close()
                 await self.end_sessions()
                 await runner.cleanup()
 
