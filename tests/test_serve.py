@@ -32,7 +32,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from aiohttp import WSServerHandshakeError
+from aiohttp import WSMsgType, WSServerHandshakeError
 from aiohttp.test_utils import TestClient, TestServer
 
 from tokensales_tui.cli import build_parser, main
@@ -42,6 +42,7 @@ from tokensales_tui.serve.app_process import terminal_size
 from tokensales_tui.serve.hosts import Address, HostRule, parse_address
 from tokensales_tui.serve.server import (
     FORBIDDEN_TEXT,
+    TRY_AGAIN_LATER,
     GuardedServer,
     local_location,
     patched_script,
@@ -230,9 +231,14 @@ async def test_one_app_a_connection_up_to_the_limit(
             break
         await asyncio.sleep(0.05)
     assert marker.read_text() == "started\n"
-    with pytest.raises(WSServerHandshakeError) as refused:
-        await client.ws_connect("/ws", headers=origin)
-    assert refused.value.status == 503
+    # Closed at once with the reason, which the page shows: a 503 reached no one.
+    refused = await client.ws_connect("/ws", headers=origin)
+    closing = await refused.receive()
+    assert (closing.type, closing.data) == (WSMsgType.CLOSE, TRY_AGAIN_LATER)
+    reason = (
+        "1 browser tab is open already, the most this server allows: close one, then try again."
+    )
+    assert closing.extra == reason
     assert server.sessions == 1
     await first.close()
     assert marker.read_text() == "started\n"  # the refused one started nothing
@@ -1047,3 +1053,50 @@ async def test_a_failing_accept_is_logged_once_a_second_with_a_count(
     ]
     assert "something else" in caplog.messages  # the rest as before
     assert loop.get_exception_handler() is None  # and as before once served
+
+
+def slow_to_end_command(marker: Path) -> str:
+    """An app that takes a second to end once its input has ended (its session over)."""
+    script = (
+        f"import sys, time; open({str(marker)!r}, 'a').write('started\\n');"
+        " print('__GANGLION__', flush=True); sys.stdin.buffer.read(); time.sleep(1.0)"
+    )
+    return shlex.join([sys.executable, "-c", script])
+
+
+async def test_a_tab_reloaded_at_the_limit_gets_its_app_again(tmp_path: Path) -> None:
+    """Its old session still counted while its app ended (up to 3 s): the reloaded page
+    landed on "Session ended."."""
+    marker = tmp_path / "started"
+    sock = listening()
+    server = GuardedServer(slow_to_end_command(marker), sock, max_sessions=1, title="test")
+    async with running(server, sock) as client:
+        client.session.cookie_jar.update_cookies({server.cookie: server.token})
+        tab = await client.ws_connect("/ws")
+        async with asyncio.timeout(20):
+            while not marker.exists():
+                await asyncio.sleep(0.05)
+        await tab.close()  # the reload: the old page goes, the new one comes at once
+        again = await client.ws_connect("/ws")
+        async with asyncio.timeout(20):
+            while marker.read_text().count("started") < 2:
+                assert not again.closed
+                await asyncio.sleep(0.05)
+        assert server.sessions == 1
+        await again.close()
+
+
+async def test_a_new_tab_waits_no_longer_than_the_grace_when_none_is_ending(
+    guarded: tuple[GuardedServer, TestClient, Path],
+) -> None:
+    server, client, marker = guarded
+    client.session.cookie_jar.update_cookies({server.cookie: server.token})
+    tab = await client.ws_connect("/ws")
+    async with asyncio.timeout(20):
+        while not marker.exists():
+            await asyncio.sleep(0.05)
+    started = time.monotonic()
+    refused = await client.ws_connect("/ws")
+    assert (await refused.receive()).data == TRY_AGAIN_LATER
+    assert 0.9 < time.monotonic() - started < 3.0
+    await tab.close()

@@ -184,6 +184,36 @@ def test_the_app_opens_through_localhost_and_127_0_0_1_and_no_other_site(
             assert seen == ["closed"], "another site's page opened the app's websocket"
 
 
+CLOSED_MESSAGE = "return document.querySelector('.closed-dialog .message').textContent;"
+
+FULL = "1 browser tab is open already, the most this server allows: close one, then try again."
+
+
+def test_at_the_tab_limit_a_reload_gets_its_app_and_another_tab_is_told_why(
+    browser: Browser,
+) -> None:
+    """A reload at the limit, and a tab past it, both showed only "Session ended.": the
+    old tab's app counted until it was gone, and the 503 reached no one."""
+    with start_serve(["--demo", "--max-sessions", "1"]) as served:
+        base = served.url.split("/?", 1)[0]
+        browser.driver.get(served.url)
+        wait_for("the rows", lambda: "wh_9019a85bc0a7" in browser.text())
+        browser.driver.refresh()
+        wait_for("the rows after a reload", lambda: "wh_9019a85bc0a7" in browser.text())
+        assert not browser.driver.execute_script(
+            "return document.body.classList.contains('-closed');"
+        )
+
+        browser.driver.switch_to.new_window("tab")  # a second tab: its page says why
+        browser.driver.get(base + "/")
+        wait_for(
+            "the reason in place of 'Session ended.'",
+            lambda: browser.driver.execute_script(CLOSED_MESSAGE) == FULL,
+            seconds=20,
+        )
+        assert browser.driver.execute_script("return document.body.classList.contains('-closed');")
+
+
 def test_the_skip_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("tests.browser.CHROMIUM", "/nonexistent/chromium")
     assert "apt-get install chromium chromium-driver" in (chromium_missing() or "")

@@ -5,8 +5,9 @@ environment and profile, and has no access control of its own. :class:`GuardedSe
 adds it: every request needs the random access token (given once in the address, then
 kept as a cookie), else it is answered 403 before any handler runs, so no app process
 starts; a loopback server answers only to this machine's own names, and the websocket
-only to a page of the address the browser used (see :mod:`.hosts`); and at most
-``max_sessions`` apps run at once.
+only to a page of the address the browser used (see :mod:`.hosts`); at most
+``max_sessions`` apps run at once; and no connection is kept without a request, nor more
+than a bound of them (see :mod:`.connections`).
 
 Each session's app is ended within a bound however the session ends, and counted until
 its process is gone (see :mod:`.app_process`); while the server runs, what the libraries
@@ -69,6 +70,17 @@ BAD_HOST_TEXT = "400 Bad Request: the Host header names no address.\n"
 
 OTHER_SITE_TEXT = "403 Forbidden: another site's page\n"
 
+SLOT_WAIT = 6.0
+"""Seconds a new tab waits for a session that is ending (the same tab, reloaded) to be
+gone, when ``max_sessions`` are running: its app has ``quit_wait`` (3 s) to quit."""
+
+SLOT_GRACE = 1.0
+"""Seconds a new tab waits, when ``max_sessions`` are running and none is ending, for one
+to begin ending (a reloaded tab's websocket may come before its old one's close)."""
+
+TRY_AGAIN_LATER = 1013
+"""The websocket's closing code for a session refused for now (RFC 6455's registry)."""
+
 HEARTBEAT = 15.0
 """Seconds between the websocket's pings (as textual-serve's)."""
 
@@ -111,7 +123,8 @@ class GuardedServer(Server):
     Args:
         command: Shell command that starts one app (it never holds the token).
         sock: A listening socket, bound already (so port 0 works and the address is known).
-        max_sessions: Most app processes running at once; more connections get a 503.
+        max_sessions: Most app processes running at once; a tab more is refused, with
+            the reason.
         title: Shown on the page while the app starts.
         quit_wait: Seconds an app has to end once its session is over, before it is killed.
         on_stderr: Told what an app wrote to stderr, with its exit status, once it is gone
@@ -155,6 +168,10 @@ class GuardedServer(Server):
         """Connections with a request in progress (the others may be closed for new ones)."""
         self.sessions = 0
         """App processes running now (each session counts until its process is gone)."""
+        self._ending = 0
+        """Sessions whose app is being ended (still counted)."""
+        self._released = asyncio.Event()
+        """Set (and replaced) each time a session stops counting."""
         self._running: dict[asyncio.Task[None], asyncio.Event] = {}
         """Each session's task, and the event that tells it to end."""
         self._stopping = False
@@ -246,7 +263,42 @@ class GuardedServer(Server):
         )
         return app
 
+    def _full(self) -> str:
+        """Why a new tab gets no app now, in a line a person reads."""
+        if self._stopping:
+            return "The server is stopping."
+        tabs = (
+            "1 browser tab is"
+            if self.max_sessions == 1
+            else f"{self.max_sessions} browser tabs are"
+        )
+        return f"{tabs} open already, the most this server allows: close one, then try again."
+
+    async def _room(self) -> bool:
+        """Whether a new tab may have an app: at once if fewer than ``max_sessions`` run;
+        else once one is gone, if one is ending (see ``SLOT_WAIT`` and ``SLOT_GRACE``)."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        while not self._stopping and self.sessions >= self.max_sessions:
+            left = (SLOT_WAIT if self._ending else SLOT_GRACE) - (loop.time() - started)
+            if left <= 0:
+                return False
+            released = self._released
+            with contextlib.suppress(TimeoutError):
+                # Looked at again now and then: a session may begin ending meanwhile.
+                async with asyncio.timeout(min(left, CONNECTION_CHECK)):
+                    await released.wait()
+        return not self._stopping
+
+    def _release(self) -> None:
+        self.sessions -= 1
+        self._released.set()
+        self._released = asyncio.Event()
+
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        """The page, at the tab limit too: a reload's request comes while its old page,
+        whose session it replaces, is still open (a browser keeps it until the new one
+        arrives). Its websocket is where a session is refused, and why shown."""
         import aiohttp_jinja2
 
         context: dict[str, Any] = await super().handle_index.__wrapped__(self, request)  # type: ignore[attr-defined]
@@ -272,20 +324,21 @@ class GuardedServer(Server):
 
         However the session ends (the browser closes or goes away, the app ends, something
         fails, the server stops), its app is ended within a bound and stays counted until
-        its process is gone (:meth:`.AppProcess.end`).
+        its process is gone (:meth:`.AppProcess.end`). A session refused is closed at once
+        with the reason, which the page shows (a 503 would reach no one: a page's script
+        is told only that its websocket failed).
         """
-        if self._stopping or self.sessions >= self.max_sessions:
-            raise web.HTTPServiceUnavailable(
-                text="503: the server is stopping\n"
-                if self._stopping
-                else f"503: {self.max_sessions} sessions are open already; close one first\n"
-            )
+        if not await self._room():
+            refused = web.WebSocketResponse()
+            await refused.prepare(request)
+            await refused.close(code=TRY_AGAIN_LATER, message=self._full().encode())
+            return refused
         self.sessions += 1  # before any wait: the limit holds against connections racing
         try:
             websocket = web.WebSocketResponse(heartbeat=HEARTBEAT)
             await websocket.prepare(request)
         except BaseException:
-            self.sessions -= 1
+            self._release()
             raise
         leave = asyncio.Event()
         session = asyncio.create_task(self._session(request, websocket, leave))
@@ -355,10 +408,12 @@ class GuardedServer(Server):
         except Exception:
             log.exception("app %s: the session failed", app.pid)
         finally:
+            self._ending += 1
             try:
                 await app.end()
             finally:
-                self.sessions -= 1
+                self._ending -= 1
+                self._release()
 
     async def _until_over(
         self,
