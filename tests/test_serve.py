@@ -1100,3 +1100,27 @@ async def test_a_new_tab_waits_no_longer_than_the_grace_when_none_is_ending(
     assert (await refused.receive()).data == TRY_AGAIN_LATER
     assert 0.9 < time.monotonic() - started < 3.0
     await tab.close()
+
+
+def test_a_flood_of_library_tracebacks_is_logged_once_a_second() -> None:
+    # Anyone who reaches the port makes aiohttp log a traceback per malformed request:
+    # a flood of them filled the log without bound.
+    from tokensales_tui.serve.server import logs_to_serve_log
+
+    kept: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            kept.append(record)
+
+    serve_log = logging.getLogger("tokensales_tui.serve")
+    keep = Keep()
+    serve_log.addHandler(keep)
+    try:
+        with logs_to_serve_log():
+            for _ in range(1000):
+                logging.getLogger("aiohttp.server").error("Error handling request")
+            logging.getLogger("aiohttp.access").error("another kind")
+    finally:
+        serve_log.removeHandler(keep)
+    assert [record.getMessage() for record in kept] == ["Error handling request", "another kind"]

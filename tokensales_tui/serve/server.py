@@ -44,6 +44,7 @@ from .connections import (
     LISTEN_BACKLOG,
     REQUEST_WAIT,
     ConnectionLimit,
+    Throttle,
     accept_errors_throttled,
     connection_limit,
 )
@@ -494,9 +495,20 @@ async def connection_lost(request: web.Request) -> None:
 
 
 class _ToServeLog(logging.Handler):
-    """Hands a record of another library's to ``tokensales_tui.serve`` (the ``--log`` file)."""
+    """Hands a record of another library's to ``tokensales_tui.serve`` (the ``--log``
+    file): at most one of a kind a second, the rest counted. Anyone who reaches the port,
+    token or not, makes aiohttp log a traceback with each malformed request."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._throttle = Throttle()
 
     def emit(self, record: logging.LogRecord) -> None:
+        left_out = self._throttle.allow(f"{record.name}: {record.msg}")
+        if left_out is None:
+            return
+        if left_out:
+            record.msg = f"{record.msg} [{left_out:,} more like it left out]"
         log.handle(record)
 
 
