@@ -166,6 +166,26 @@ async def test_a_url_off_this_machine_is_never_contacted_and_logged() -> None:
     assert [a.outcome for a in emulator.deliveries.log] == [NOT_LOCAL] * 4
 
 
+async def test_a_demo_served_to_browsers_never_delivers_to_this_machine() -> None:
+    # A browser tab of `serve --demo` made the serving machine post to its own local
+    # services: a webhook at http://127.0.0.1:PORT/ got every event.
+    from tokensales_tui.emulator.events import ONLY_IN_PROCESS
+    from tokensales_tui.session import Launch, demo_session
+
+    recorder = Recorder()
+    async with serve_on_loopback(recorder.app()) as url:
+        session = demo_session(Launch(demo=True, served=True))
+        emulator = session.emulator
+        assert emulator is not None
+        emulator.webhooks.clear()
+        emulator.webhooks["wh_a"] = {"id": "wh_a", "url": url, "isActive": True, "events": ["x.y"]}
+        emulator.deliveries.emit("x.y", {}, emulator.webhooks.values())
+        await emulator.deliveries.idle()
+    assert recorder.received == []
+    assert [a.outcome for a in emulator.deliveries.log] == [ONLY_IN_PROCESS]
+    assert demo_session(Launch(demo=True)).emulator.deliveries.to_this_machine  # type: ignore[union-attr]
+
+
 def test_local_targets() -> None:
     assert local_target("http://localhost:9/x?y") == "http://127.0.0.1:9/x?y"
     assert local_target("http://127.3.4.5/") == "http://127.3.4.5/"

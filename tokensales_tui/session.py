@@ -88,6 +88,8 @@ def demo_session(launch: Launch) -> Session:
     from .emulator import create_app
 
     emulator_app = create_app(seed=launch.demo_seed, items=launch.demo_items)
+    if launch.served:  # its deliveries never reach the serving machine's own services
+        emulator_app.state.emulator.deliveries.to_this_machine = False
     return Session(
         "demo",
         demo_connection(),

@@ -63,6 +63,7 @@ LOG_BYTES = 16 * 1024 * 1024
 """Most bytes the kept attempts take as JSON: the oldest go first past it."""
 PENDING_LIMIT = 1000
 NOT_LOCAL = "not delivered: not a local address"
+ONLY_IN_PROCESS = "not delivered: a demo served to a browser delivers only to its own receiver"
 
 _log = logging.getLogger(__name__)
 
@@ -146,6 +147,10 @@ class Deliverer:
         self._log_sizes: deque[int] = deque()
         self._log_bytes = 0
         self.in_process: dict[str, httpx.AsyncBaseTransport] = {}
+        self.to_this_machine = True
+        """Whether deliveries may go to this machine's loopback addresses. A demo served
+        to browsers (``serve --demo``) delivers only in-process: a browser would else
+        have the serving machine post to its own local services."""
         self.on_attempt: Callable[[Attempt], None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -198,7 +203,13 @@ class Deliverer:
             url = str(webhook.get("url", ""))
             host = (urlsplit(url).hostname or "").lower() if "://" in url else ""
             transport = self.in_process.get(host)
-            target = url if transport is not None else local_target(url)
+            if transport is not None:
+                target: str | None = url
+            elif not self.to_this_machine:
+                self._record(event, webhook, 1, ONLY_IN_PROCESS, 0)
+                return
+            else:
+                target = local_target(url)
             if target is None:
                 self._record(event, webhook, 1, NOT_LOCAL, 0)
                 return
