@@ -666,3 +666,24 @@ async def test_the_bulk_question_counts_only_what_can_be_deleted() -> None:
             lambda: any("Deleted 8 of 8" in n.message for n in app._notifications), pilot
         )
     assert len(deletes) == 8 and all(not path.endswith("/..") for path in deletes)
+
+
+async def test_the_bulk_question_counts_hidden_rows_among_those_sent_only() -> None:
+    # With one marked row being deleted already it said "-1 of them hidden by the filter",
+    # though no filter was set.
+    app, transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("1")
+        tab = app.active_tab
+        transport.delay[f"/v1/platform-webhooks/{tab.highlighted.id}"] = 5.0
+        await pilot.press("d")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        await pilot.press("tab", "enter")
+        await wait_for(lambda: bool(tab.deleting), pilot)
+        await pilot.press("space", "space", "space", "d")  # that row and the next two
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        text = screen_text(app)
+        assert "Delete 2 marked webhooks?" in text and "being deleted already" in text
+        assert "hidden by the filter" not in text
+        await pilot.press("escape")

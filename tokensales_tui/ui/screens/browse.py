@@ -869,7 +869,7 @@ class BrowseScreen(Screen[None]):
         count = len(rows)
         names = ", ".join(f"“{_named(resource, row)}”" for row in rows[:BULK_NAMED])
         more = f" and {count - BULK_NAMED:,} more" if count > BULK_NAMED else ""
-        hidden = count - tab.table.model.marked_in_view()
+        hidden = count - tab.table.model.shown_among(rows)  # of those to be sent
         detail = f"One by one; {self._stop_key()} stops after the current one."
         if hidden:
             detail = f"{hidden:,} of them hidden by the filter. " + detail

@@ -899,11 +899,18 @@ class TableView:
 
     def marked_in_view(self) -> int:
         """How many of the marked objects are shown (an id the list repeats counts once)."""
-        if not self.marks:
+        return self._shown_of(self.marks)
+
+    def shown_among(self, rows: Sequence[Any]) -> int:
+        """How many of the objects of ``rows`` are shown (each once, as a mark counts)."""
+        return self._shown_of(set(self._identities(rows)))
+
+    def _shown_of(self, keys: set[Any]) -> int:
+        if not keys:
             return 0
         self.finish_filter()
         shown = self._decoded_at(self.view)
-        return len(self.marks.intersection(self._identities(shown)))
+        return len(keys.intersection(self._identities(shown)))
 
     def marked_rows(self) -> list[Any]:
         """The marked objects, shown or not, in the order of the sort: one row for each.
