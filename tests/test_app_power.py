@@ -687,3 +687,22 @@ async def test_the_bulk_question_counts_hidden_rows_among_those_sent_only() -> N
         assert "Delete 2 marked webhooks?" in text and "being deleted already" in text
         assert "hidden by the filter" not in text
         await pilot.press("escape")
+
+
+async def test_a_single_delete_stopped_by_another_profile_says_its_outcome_is_unknown() -> None:
+    # Its outcome was never said: no toast at all.
+    from tokensales_tui.ui.screens.profiles import DEMO_CHOICE
+
+    app, transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("1")
+        row = app.active_tab.highlighted
+        transport.delay[f"/v1/platform-webhooks/{row.id}"] = 30.0
+        await pilot.press("d")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        await pilot.press("tab", "enter")
+        await wait_for(lambda: bool(app.active_tab.deleting), pilot)
+        await app.switch_profile(DEMO_CHOICE)
+        titles = lambda: [n.title for n in app._notifications]  # noqa: E731
+        await wait_for(lambda: "Profile default: outcome unknown" in titles(), pilot)

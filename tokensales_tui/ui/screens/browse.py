@@ -820,8 +820,22 @@ class BrowseScreen(Screen[None]):
         delete = resource.delete
         assert delete is not None
         label = _named(resource, row)
+        session = self.tsapp.session
         try:
             done = await api.call(lambda client: delete(client, object_id))
+        except asyncio.CancelledError:
+            if _being_cancelled() or session is None:
+                raise  # this delete's own end (the app quits)
+            # The session's worker stopped under it (another profile was chosen): its
+            # request may have gone. Said, as a bulk delete says it.
+            self.notify(
+                f"{label}: the profile changed while it was being deleted — check it on"
+                f" profile {session.name}",
+                title=f"Profile {session.name}: outcome unknown",
+                severity="error",
+                markup=False,
+            )
+            return
         except OutcomeUnknownError as error:  # sent, every answer lost: it may be deleted
             self.notify(error.one_line, title=f"{label}: outcome unknown", severity="error")
             tab.reload()
