@@ -40,7 +40,11 @@ def keys_of(data: str) -> list[tuple[str, str | None]]:
         ("\x1b?", [("escape", "\x1b"), ("question_mark", "?")]),
         ("\x1b ", [("escape", "\x1b"), ("space", " ")]),
         ("\x1b,", [("escape", "\x1b"), ("comma", ",")]),
-        ("\x1b\t", [("shift+tab", None)]),  # Textual's table: as it was
+        # Escape, then enter or tab: the escape was lost, and the filter kept its text.
+        ("\x1b\r", [("escape", "\x1b"), ("enter", "\r")]),
+        ("\x1b\t", [("escape", "\x1b"), ("tab", "\t")]),
+        ("\x1b[Z", [("shift+tab", None)]),  # a terminal's shift+tab
+        ("\x1b\x7f", [("ctrl+w", None)]),  # Option+backspace: a word back, as before
         ("\x1b\x1b", [("escape", "\x1b"), ("escape", "\x1b")]),
         ("/", [("slash", "/")]),
     ],

@@ -9,7 +9,8 @@ came as ESC and a printable key is read as what it most likely was typed as: esc
 then the key. ESC b and ESC f stay Textual's word movements (ctrl+left, ctrl+right),
 which is what macOS terminals send for Option+← and Option+→. A sign Textual names by
 a word (``/`` is ``slash``, a space ``space``) it read without its escape: it is read as
-``alt+slash`` too, and split the same way. (A terminal speaking the kitty keyboard
+``alt+slash`` too, and split the same way; so are ESC and enter (``alt+enter``) and ESC and
+tab (which Textual read as shift+tab). ESC and backspace stays a word deleted back. (A terminal speaking the kitty keyboard
 protocol sends escape unambiguously.)
 """
 
@@ -35,6 +36,8 @@ def read_escape_apart() -> None:
     table = cast("dict[str, object]", ANSI_SEQUENCES_KEYS)  # a dict, typed as a Mapping
     for sequence in [key for key, value in table.items() if _escape_then_character(key, value)]:
         del table[sequence]
+    # ESC TAB is escape then tab typed fast (shift+tab comes as ESC [ Z from terminals).
+    table.pop(_ESCAPE + "\t", None)
     if not getattr(XTermParser._sequence_to_key_events, "keeps_alt", False):
         XTermParser._sequence_to_key_events = _keeping_alt(  # type: ignore[method-assign,assignment]
             XTermParser._sequence_to_key_events
@@ -75,11 +78,13 @@ def _escape_then_character(sequence: str, read_as: object) -> bool:
 
 def escape_apart(event: events.Key) -> list[events.Key]:
     """``event`` as the keys it most likely was: escape and the key for an ``alt+key``
-    of one printable character, else itself."""
+    of one character (enter, ctrl+j and the like too), else itself."""
     key, character = event.key, event.character
-    if not key.startswith("alt+") or character is None:
+    if not key.startswith("alt+") or character is None or len(character) != 1:
         return [event]
-    if len(character) != 1 or not character.isprintable():
-        return [event]
-    # The key as typed alone ("J" for alt+shift+j), as Textual names a character.
-    return [events.Key("escape", _ESCAPE), events.Key(_character_to_key(character), character)]
+    if character.isprintable():
+        # The key as typed alone ("J" for alt+shift+j), as Textual names a character.
+        alone = events.Key(_character_to_key(character), character)
+    else:  # ESC CR: alt+enter, escape then enter typed fast
+        alone = events.Key(key.removeprefix("alt+"), character)
+    return [events.Key("escape", _ESCAPE), alone]
