@@ -706,3 +706,28 @@ async def test_a_single_delete_stopped_by_another_profile_says_its_outcome_is_un
         await app.switch_profile(DEMO_CHOICE)
         titles = lambda: [n.title for n in app._notifications]  # noqa: E731
         await wait_for(lambda: "Profile default: outcome unknown" in titles(), pilot)
+
+
+async def test_a_reload_too_long_to_compare_clears_the_last_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Past EMPTY_BEFORE_RELOAD rows nothing is compared, and the "+1" of the reload
+    # before stayed on the count line through every later reload.
+    from tokensales_tui.ui import tabs
+
+    app, _transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("1")
+        tab = app.active_tab
+        emulator = app.rigged_emulator  # type: ignore[attr-defined]
+        emulator.webhooks["wh_new"] = {
+            "id": "wh_new",
+            "url": "https://a.example/h",
+            "events": ["e"],
+        }
+        tab.reload()
+        await wait_for(lambda: "+1" in count_line(tab), pilot)
+        monkeypatch.setattr(tabs, "EMPTY_BEFORE_RELOAD", 5)
+        tab.reload()
+        await wait_for(lambda: not tab.load_running and "+1" not in count_line(tab), pilot)

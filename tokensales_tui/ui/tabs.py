@@ -529,6 +529,8 @@ class ResourceTab(Vertical):
             table.move_cursor_to(highlight)
         if changes is not None:
             self._show_changes(changes)
+        else:  # nothing compared (a first load, or a list too long to keep twice)
+            self._changes = ""
         if self._rows_checked and isinstance(rows, ArrivingRows):
             if rows.whole and rows.failed is None:
                 rows.close()  # every row drawn or read already
