@@ -273,3 +273,17 @@ def test_a_list_longer_than_the_row_limit_is_refused_in_words(
         read(FOUR.encode())
     monkeypatch.setattr(decode, "MAX_ROWS", 4)
     assert len(read(FOUR.encode())) == 4
+
+
+def test_an_entry_with_a_number_past_a_float_is_left_out_named_as_such() -> None:
+    # It was named "got `null`": 1e999 is read as infinity, written again as null.
+    from tokensales_tui.api.decode import ListParser, left_out
+    from tokensales_tui.api.models import Item
+
+    body = (
+        b'[{"id": "a", "title": "x", "currency": "USD", "price": 1},'
+        b' {"id": "b", "title": "y", "currency": "USD", "price": 1e999}]'
+    )
+    rows = left_out(ListParser(Item, "items", 200, "application/json")(body))
+    assert rows is not None and [row.id for row in rows] == ["a"]
+    assert rows.problems == ["items[1]: a number beyond a float's range - at `$.price`"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import re
 from collections.abc import Sequence
 from typing import Any, TypeVar
@@ -362,12 +363,27 @@ def convert(obj: dict[str, Any], model: type[M], what: str, status: int) -> M:
     try:
         value = from_raw(obj, model)
     except msgspec.ValidationError as error:
-        raise UnexpectedResponse(f"{what}: {error}", status=status) from None
+        raise UnexpectedResponse(f"{what}: {_problem(error, obj)}", status=status) from None
     if isinstance(value, Collection) and value.id is None:
         value.id = shapes.find_id(obj, shapes.COLLECTION_ID_KEYS)
     elif isinstance(value, Asset) and value.id is None:
         value.id = shapes.find_id(obj, shapes.ASSET_ID_KEYS)
     return value
+
+
+_AT_FIELD = re.compile(r" - at `\$\.([A-Za-z_]\w*)`$")
+
+
+def _problem(error: msgspec.ValidationError, obj: dict[str, Any]) -> str:
+    """What is wrong with ``obj``, as the decoder says it; a number past a float's range
+    (``1e999``, read as infinity, then written again as ``null``) is said as such, not
+    as the ``null`` the server never sent."""
+    text = str(error)
+    found = _AT_FIELD.search(text)
+    value = obj.get(found.group(1)) if found else None
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"a number beyond a float's range - at `$.{found.group(1)}`"  # type: ignore[union-attr]
+    return text
 
 
 def looks_like(payload: dict[str, Any], model: type[Model]) -> bool:
