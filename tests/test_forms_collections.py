@@ -582,3 +582,19 @@ async def test_ctrl_q_under_the_import_dialog_asks_about_the_form_below() -> Non
         await pilot.press("ctrl+q")  # the form below holds what was typed
         await wait_for_screen(app, pilot, "ConfirmScreen")
         assert app.screen.question == "Quit the app?"  # type: ignore[attr-defined]
+
+
+async def test_a_form_served_to_a_browser_reads_no_file_of_the_serving_machine() -> None:
+    # ctrl+o imported any file of the serving machine into the list, where its lines
+    # showed: a browser tab could read the config file with its secrets.
+    app = demo(served=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        form = await open_form(app, pilot, "5")
+        await pilot.press("ctrl+o")
+        await pilot.pause(0.2)
+        assert not isinstance(app.screen, ImportListScreen)
+        assert all(not button.display for button in form.query(".import"))
+        form._ask_import("c1-wallets")  # any other way in
+        await pilot.pause(0.1)
+        assert not isinstance(app.screen, ImportListScreen)
+        assert any("no file of the serving machine is read" in m for m in messages(app))

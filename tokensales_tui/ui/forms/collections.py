@@ -204,6 +204,7 @@ class CollectionsForm(FormScreen):
     CollectionsForm .collection-actions { height: auto; margin-left: 21; }
     CollectionsForm .collection-actions Button { margin-right: 2; }
     CollectionsForm #add-collection { margin-left: 21; }
+    CollectionsForm.-served .import { display: none; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -245,6 +246,7 @@ class CollectionsForm(FormScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self._update_remove_buttons()
+        self.set_class(self.served, "-served")
 
     @on(Button.Pressed, "#add-collection")
     async def action_add_collection(self) -> None:
@@ -448,6 +450,15 @@ class CollectionsForm(FormScreen):
 
     # --- import ----------------------------------------------------------------------
 
+    @property
+    def served(self) -> bool:
+        """Served to a browser (``serve``): the files it could import are the serving
+        machine's (its config file, its keys), not the browser's: none is read."""
+        return bool(getattr(getattr(self.app, "launch", None), "served", False))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (action == "import_list" and self.served)
+
     def action_import_list(self) -> None:
         """Ask for a file and add its wallets or e-mails to the list in focus."""
         self._ask_import(self._import_target())
@@ -485,6 +496,12 @@ class CollectionsForm(FormScreen):
         return key_display(binding, self.app)
 
     def _ask_import(self, field_id: str) -> None:
+        if self.served:
+            self.notify(
+                "Served to a browser, no file of the serving machine is read: paste the list",
+                severity="warning",
+            )
+            return
         key, kind = field_id.rsplit("-", 1)
         number = next(s.number for s in self.sections if s.key == key)
 
