@@ -177,3 +177,51 @@ async def test_a_keymap_clash_is_said_at_start() -> None:
         said = messages(app)
         assert any("'refresh' takes q, which 'quit' has too" in m for m in said), said
         assert any("'refressh' is not a key binding id" in m for m in said), said
+
+
+def test_empty_keys_are_left_out_and_a_keymap_naming_no_key_is_refused() -> None:
+    from tokensales_tui.ui.keys import usable_keymap
+
+    keymap = {
+        "refresh": "f5,",
+        "help": ",",
+        "quit": "   ",
+        "detail.back": "escape , backspace",
+        "delete": "",
+        "new": "a",
+    }
+    usable, problems = usable_keymap(keymap)
+    assert usable == {"refresh": "f5", "detail.back": "escape,backspace", "new": "a"}
+    assert problems == [
+        "[keymap] 'refresh' = 'f5,' has an empty key, left out: 'f5' is used"
+        " (a space is written space, a comma comma)",
+        "[keymap] 'help' = ',' names no key, so it keeps its own"
+        " (a space is written space, a comma comma)",
+        "[keymap] 'quit' = '   ' names no key, so it keeps its own"
+        " (a space is written space, a comma comma)",
+        "[keymap] 'delete' = '' names no key, so it keeps its own"
+        " (a space is written space, a comma comma)",
+    ]
+
+
+async def test_a_keymap_with_empty_keys_is_reported_and_the_rest_applies() -> None:
+    # "f5," crashed the app at start (Textual cannot bind an empty key); delete = "" was
+    # ignored without a word.
+    config.save_config(
+        config.ConfigFile(
+            keymap={"refresh": "f5,", "detail.back": " ", "delete": "", "new": "f6, ctrl+n"}
+        )
+    )
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        said = [m for m in messages(app) if "keymap" in m]
+        assert len(said) == 3, said
+        assert "'refresh' = 'f5,' has an empty key, left out: 'f5' is used" in said[0]
+        assert "'detail.back' = ' ' names no key, so it keeps its own" in said[1]
+        assert "'delete' = '' names no key, so it keeps its own" in said[2]
+        await pilot.press("1")
+        footer = screen_text(app).splitlines()[-1]
+        assert "f5 Refresh" in footer and "d Delete" in footer, footer
+        await pilot.press("ctrl+n")  # the key after ", " (Textual kept the space: " ctrl+n")
+        await wait_for_screen(app, pilot, "WebhookForm")

@@ -33,7 +33,14 @@ from ..mask import masking, set_masking
 from ..payouts import PayoutRecord, PayoutRecordError
 from ..session import Launch, Session, demo_session, profile_session
 from .key_frames import hold_frames_for_keys
-from .keys import bound, clashing_keys, every_binding_id, unknown_keymap_ids, untypable_keys
+from .keys import (
+    bound,
+    clashing_keys,
+    every_binding_id,
+    unknown_keymap_ids,
+    untypable_keys,
+    usable_keymap,
+)
 from .safe_app import GuardedApp
 from .screens.browse import BrowseScreen
 from .screens.profiles import DEMO_CHOICE, PickerChoice, ProfileScreen, profile_summary
@@ -349,10 +356,10 @@ class TokenSalesApp(GuardedApp[None]):
     def _use_keymap(self, keymap: Mapping[str, str]) -> None:
         if not keymap:
             return
-        self.keymap = dict(keymap)
+        self.keymap, problems = usable_keymap(keymap)
         self.set_keymap(self.keymap)
-        problems = unknown_keymap_ids(keymap, every_binding_id())
-        problems += untypable_keys(keymap) + clashing_keys(keymap)
+        problems += unknown_keymap_ids(keymap, every_binding_id())
+        problems += untypable_keys(self.keymap) + clashing_keys(self.keymap)
         for problem in problems:
             self.notify(clean_line(problem), title="Config file", severity="warning", markup=False)
 

@@ -93,6 +93,35 @@ def unknown_keymap_ids(keymap: Mapping[str, str], known: Iterable[str]) -> list[
     return problems
 
 
+def usable_keymap(keymap: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+    """``keymap`` as Textual and this module may apply it, and one line per entry changed.
+
+    Every other function here and Textual's own keymap take the keymap from this one:
+    an empty key (``"f5,"``, ``","``, ``"   "``) makes :meth:`Binding.make_bindings` raise,
+    and Textual keeps the spaces around a comma (``"f5, f6"`` bound ``" f6"``, which no
+    key is). So each key is stripped and the empty ones left out; an entry left with no
+    key at all (``delete = ""``) is refused and its binding keeps its own keys.
+    """
+    usable: dict[str, str] = {}
+    problems: list[str] = []
+    for binding_id, keys in keymap.items():
+        parts = [part.strip() for part in keys.split(",")]
+        named = [part for part in parts if part]
+        if not named:
+            problems.append(
+                f"[keymap] {binding_id!r} = {keys!r} names no key, so it keeps its own"
+                " (a space is written space, a comma comma)"
+            )
+            continue
+        if len(named) < len(parts):
+            problems.append(
+                f"[keymap] {binding_id!r} = {keys!r} has an empty key, left out:"
+                f" {','.join(named)!r} is used (a space is written space, a comma comma)"
+            )
+        usable[binding_id] = ",".join(named)
+    return usable, problems
+
+
 MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
 
 
