@@ -171,6 +171,11 @@ class TokenSalesApp(GuardedApp[None]):
         if self._keys_seen < self._keys_posted and not self._keys_on_their_way(screen):
             self._keys_seen = self._keys_posted  # handled before this frame: drawn
 
+    def keys_to_come(self) -> bool:
+        """Whether keys (or a paste) are still to be handled after the one being handled
+        now: in the app's queue, or held for the key before them (:mod:`.key_order`)."""
+        return self._keys_taken < self._keys_posted or bool(self.keys_held)
+
     def frame_waits_for_key(self, screen: Screen[Any]) -> bool:
         """Whether the frame of ``screen`` due now should wait for a key on its way to
         its widget (:mod:`.key_frames`): still in the app's queue, held for the key

@@ -96,6 +96,12 @@ EMPTY_BEFORE_RELOAD = 250_000
 FILTER_ROOM = 30
 """The fewest columns the filter line keeps beside the room the count line takes."""
 
+FILTER_MAX_LENGTH = 10_000
+"""Characters the filter holds at most (a few words are what a filter is for)."""
+
+FILTER_BURST_STEP = 0.25
+"""While a burst of keys goes on in the filter, the table follows the text this often."""
+
 FILTER_AT_ONCE = 200_000
 """Rows filtered on each key at once; a longer list is filtered for the latest text only."""
 
@@ -210,6 +216,17 @@ class FilterInput(SafeInput):
     already drawn the new text, and the frame with the filtered rows would wait for the
     next tick of the screen's 60 Hz timer: up to 30 ms more per key.
 
+    A change made while more keys are still to come (a burst typed or pasted as keys,
+    as tmux sends a buffer) waits for them: the table follows the text once the last
+    key of the burst has come, and every :data:`FILTER_BURST_STEP` while it goes on.
+    Each change looked for the whole text again, so N keys cost N filters of up to N
+    characters: 2,500 characters froze the app 10 s, 10,000 more than a minute.
+
+    It holds :data:`FILTER_MAX_LENGTH` characters at most: Textual's ``Input`` measures
+    its whole text at each key and each frame, and a megabyte pasted made each frame
+    take 0.6 s, long enough for the keys typed after it to be passed over (see
+    :mod:`.key_order`) and land in the filter.
+
     Its letters are typed, so the footer shows the screen's keys no more: it shows the
     two ways out of the filter instead.
     """
@@ -222,11 +239,61 @@ class FilterInput(SafeInput):
     ]
 
     def __init__(self, on_change: Callable[[str], None], **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+        super().__init__(max_length=FILTER_MAX_LENGTH, **kwargs)
         self._on_change = on_change
+        self._told_full = False
+        self._due: Timer | None = None
+        """Applies a change made with more keys to come, unless the last key does first."""
+
+    def _on_paste(self, event: events.Paste) -> None:
+        # Input refuses a paste that would pass the bound whole: keep what fits.
+        line = event.text.splitlines()[0] if event.text else ""
+        start, end = sorted(self.selection)
+        room = FILTER_MAX_LENGTH - (len(self.value) - (end - start))
+        if len(line) > room:  # else Input's own handler, next in line, takes it
+            event.stop()
+            event.prevent_default()
+            self.replace(line[: max(room, 0)], start, end)
+            self.restricted()
+
+    def restricted(self) -> None:
+        """Said once each time the filter is full (not a bell per key typed past it)."""
+        if not self._told_full:
+            self._told_full = True
+            self.notify(
+                f"The filter holds {FILTER_MAX_LENGTH:,} characters at most: the rest was left out",
+                severity="warning",
+                markup=False,
+            )
 
     def watch_value(self, value: str) -> None:
+        if len(value) < FILTER_MAX_LENGTH:
+            self._told_full = False
+        keys_to_come: Callable[[], bool] | None = getattr(self.app, "keys_to_come", None)
+        if keys_to_come is not None and keys_to_come():
+            # A timer, not a callback after the frame: that would sit in this widget's
+            # queue, where the keys behind wait for it (see key_order).
+            if self._due is None:
+                self._due = self.set_timer(FILTER_BURST_STEP, self.apply_change)
+            return
+        self._stop_due()
         self._on_change(value)
+
+    def _stop_due(self) -> None:
+        if self._due is not None:
+            self._due.stop()
+            self._due = None
+
+    def apply_change(self) -> None:
+        """Have the table follow the text now, if a change of it still waits (keys that
+        never come back here, such as a screen's binding, leave it to the timer)."""
+        if self._due is not None:
+            self._stop_due()
+            self._on_change(self.value)
+
+    def _on_blur(self, event: events.Blur) -> None:
+        # Input's own handler follows. What the keys after the text do sees its rows.
+        self.apply_change()
 
 
 class ResourceTab(Vertical):
@@ -337,7 +404,7 @@ class ResourceTab(Vertical):
         return self._table
 
     @property
-    def filter_input(self) -> Input:
+    def filter_input(self) -> FilterInput:
         """The tab's filter input."""
         return self._filter
 
@@ -1293,8 +1360,7 @@ class ResourceTab(Vertical):
 
     @on(Input.Changed)
     def _filter_changed(self, event: Input.Changed) -> None:
-        event.stop()
-        self._apply_filter(event.value)  # already applied by FilterInput: nothing to do
+        event.stop()  # FilterInput has the table follow each change (or the last of a burst)
 
     def _apply_filter(self, text: str) -> None:
         # While a large list is being indexed in a thread, filtering would build the
@@ -1333,6 +1399,7 @@ class ResourceTab(Vertical):
     @on(Input.Submitted)
     def _filter_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        self.filter_input.apply_change()
         self.table.focus()
 
     @on(ResourceTable.FilterChanged)
