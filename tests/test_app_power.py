@@ -367,6 +367,26 @@ async def test_watch_reloads_keeps_rows_shown_and_sets_changes_apart() -> None:
         assert not tab.watching
 
 
+async def test_a_watch_whose_reloads_fail_counts_the_age_from_the_last_load() -> None:
+    # Each failed reload restarted the count: "updated 0 s ago" cycling to 4 s and back
+    # while the rows shown grew minutes old.
+    app, transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        tab = await on_webhooks(app, pilot)
+        path = "/v1/platform-webhooks"
+        failed: list[str] = []
+        transport.hook = lambda request: failed.append(request.url.path)
+        transport.fail[path] = 403
+        await pilot.press("w")
+        # A reload each tick of the count (1 s), each failing: the rows age all the same.
+        await wait_for(lambda: "updated 3 s ago" in count_line(tab), pilot)
+        assert failed.count(path) >= 3
+        assert "the last update failed" in count_line(tab)
+        del transport.fail[path]
+        await wait_for(lambda: "updated 0 s ago" in count_line(tab), pilot)
+        assert "failed" not in count_line(tab)
+
+
 async def test_watch_pauses_under_a_dialog_and_waits_as_the_server_asks() -> None:
     app, transport = rigged_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -340,6 +340,9 @@ class ResourceTab(Vertical):
         self.watching = False
         self.watch_interval = WATCH_INTERVAL
         self._loaded_at: float | None = None
+        """When the rows shown were last loaded (monotonic): "updated 3 s ago"."""
+        self._tried_at: float | None = None
+        """When the last load ended, loaded or not: the next watched one is due from it."""
         self._not_before = 0.0  # no watched reload before this (monotonic): Retry-After
         self._watch_timer: Timer | None = None
         self._flash_timer: Timer | None = None
@@ -476,6 +479,7 @@ class ResourceTab(Vertical):
         self._indexing = False
         self._changes = ""  # the old session's last reload
         self.end_deleting(list(self.deleting))  # the new session's objects are others
+        self._loaded_at = None  # ... and the age of its rows
         if self._flash_timer is not None:
             self._flash_timer.stop()
             self._flash_timer = None
@@ -581,8 +585,9 @@ class ResourceTab(Vertical):
             self._end_tail()  # done by now, unless the load failed or was cancelled
             self._stop_process()
             self._indexing = False
-            self._loaded_at = time.monotonic()
+            self._tried_at = time.monotonic()
             self._update_count()
+        self._loaded_at = self._tried_at  # loaded: the rows shown are as of now
         self._stop_wait()
         # The rest of a list some entries of which could not be read is shown, and the
         # line above it says which entries are left out and why, until the next load.
@@ -1222,7 +1227,7 @@ class ResourceTab(Vertical):
         if not self.watching or self._loading or self.watch_paused():
             return
         now = time.monotonic()
-        due = (self._loaded_at or 0.0) + self.watch_interval
+        due = (self._tried_at or 0.0) + self.watch_interval
         if now >= max(due, self._not_before):
             self.reload()
 
@@ -1309,11 +1314,13 @@ class ResourceTab(Vertical):
                 text += " · watch paused"
             elif held > self.watch_interval:
                 text += f" · watching, the server asked to wait {math.ceil(held):,} s"
-            elif self._loaded_at is not None:
-                ago = int(time.monotonic() - self._loaded_at)
-                text += f" · watching, updated {ago} s ago"
             else:
+                # The age of the rows shown: a reload that failed updated nothing.
                 text += " · watching"
+                if self._loaded_at is not None:
+                    text += f", updated {int(time.monotonic() - self._loaded_at):,} s ago"
+                if self.error is not None:
+                    text += ", the last update failed"
         # The count line is as wide as its text, and a new width needs a layout of the
         # whole screen (10-20 ms on a slow machine). A filter's count changes at each key,
         # and the counts of a list arriving several times a second: while a filter is
