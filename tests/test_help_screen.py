@@ -45,7 +45,7 @@ async def test_sections_render_and_escape_closes() -> None:
             assert heading in text
             for key, description in rows:
                 assert key in text and description in text
-        assert "Keys" in text and "escape or ? closes" in text
+        assert "Keys" in text and "esc, ? or q closes" in text
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
 
@@ -55,6 +55,18 @@ async def test_question_mark_and_q_close(key: str) -> None:
     app = Host()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press(key)
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_the_border_names_the_keys_that_close_it_as_a_keymap_has_them() -> None:
+    # It said "escape or ? closes" whatever the keymap: with help.close on f3, neither did.
+    app = Host(keymap={"help.close": "f3,ctrl+w"})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "f3 or ^w closes" in screen_text(app)
+        await pilot.press("escape")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("f3")
         assert not isinstance(app.screen, HelpScreen)
 
 

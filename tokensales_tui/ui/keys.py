@@ -229,6 +229,11 @@ def key_display(binding: Binding, app: App[Any] | None = None) -> str:
     """
     if binding.key_display:
         return binding.key_display
+    return " / ".join(shown_keys(binding, app))
+
+
+def shown_keys(binding: Binding, app: App[Any] | None = None) -> list[str]:
+    """Each key of ``binding`` formatted as :func:`key_display` shows it, each once."""
     shown: list[str] = []
     for key in binding.key.split(","):
         key = key.strip()
@@ -238,4 +243,4 @@ def key_display(binding: Binding, app: App[Any] | None = None) -> str:
         text = app.get_key_display(single) if app is not None else _format(single)
         if text not in shown:
             shown.append(text)
-    return " / ".join(shown)
+    return shown

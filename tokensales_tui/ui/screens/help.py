@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..keys import key_display
+from ..keys import bound, key_display, shown_keys
 from ..safe import line
 from ..widgets.footer import KeysFooter
 
@@ -133,7 +133,7 @@ class HelpScreen(ModalScreen[None]):
         # to lay out before the help showed.
         with VerticalScroll(id="help-panel") as panel:
             panel.border_title = "Keys"
-            panel.border_subtitle = "escape or ? closes"
+            panel.border_subtitle = line(f"{self._close_keys()} closes")  # keys: a keymap's
             # Every section's key column gets the same width, so they line up.
             key_width = max(
                 (cell_len(key) for _, rows in self._sections for key, _ in rows), default=1
@@ -153,6 +153,13 @@ class HelpScreen(ModalScreen[None]):
                             yield Static(line(heading), classes="help--heading")
                             yield _rows(rows, key_width)
         yield KeysFooter(compact=True)  # this dialog's keys, not the screen's behind it
+
+    def _close_keys(self) -> str:
+        """The keys that close the help as bound now ("esc, ? or q"; a keymap moves them)."""
+        keymap = getattr(self.app, "keymap", {})  # the user's, in the app
+        close = next(b for b in bound(self.BINDINGS, keymap) if b.id == "help.close")
+        *others, last = shown_keys(close, self.app)
+        return f"{', '.join(others)} or {last}" if others else last
 
     def on_mount(self) -> None:
         self._fit()
