@@ -167,6 +167,20 @@ async def test_search_scrolls_to_the_match_and_reports_none() -> None:
         assert matches_label(app) == "no matches"
 
 
+async def test_a_search_of_a_large_object_says_it_looked_in_the_part_shown() -> None:
+    # A wallet past the lines shown was "no matches", though the object holds it.
+    wallets = [f"0x{i:040x}" for i in range(60_000)]
+    app = Host(detail_screen({"id": "col_1", "wallets": wallets}, []))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.detail.query_one("#detail-notice").display
+        await search(pilot, wallets[-1][2:])
+        assert matches_label(app) == "no matches in the part shown"
+        app.detail.search_input.value = ""
+        await search(pilot, wallets[1][2:])  # in the part shown
+        assert matches_label(app) == "match 1 of 1"
+
+
 async def test_less_keys_scroll_the_json() -> None:
     app = Host(detail_screen({f"key{i}": i for i in range(200)}, []))
     async with app.run_test(size=(80, 24)) as pilot:

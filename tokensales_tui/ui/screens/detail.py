@@ -163,6 +163,8 @@ class DetailScreen(Screen[None]):
         self._raw = raw
         self._object_id = object_id
         self._refresh = refresh
+        self._capped = False
+        """Only part of the object is shown (and searched): see :data:`CAPPED_NOTICE`."""
 
     @property
     def raw(self) -> object:
@@ -202,6 +204,7 @@ class DetailScreen(Screen[None]):
     def _show_json(self) -> None:
         preview = preview_json(self._raw)
         self.json_view.set_lines(preview.lines)
+        self._capped = preview.capped
         self.query_one("#detail-notice").display = preview.capped
         self.query_one("#detail-fields").display = bool(self._fields)
         if self.has_class("-searching"):
@@ -308,7 +311,8 @@ class DetailScreen(Screen[None]):
         if not self.search_input.value:
             text = ""
         elif not count:
-            text = "no matches"
+            # The search looks in the lines shown: the rest of a large object may hold it.
+            text = "no matches in the part shown" if self._capped else "no matches"
         else:
             total = f"{count:,}+" if view.matches_capped else f"{count:,}"
             text = f"match {view.current_match + 1:,} of {total}"
