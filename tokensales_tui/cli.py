@@ -386,9 +386,17 @@ def has_terminal() -> bool:
     An app served to a browser (``serve``) talks to it through pipes, with Textual's web
     driver.
     """
-    if os.environ.get("TEXTUAL_DRIVER") == "textual.drivers.web_driver:WebDriver":
+    if in_browser():
         return True
     return all(_is_terminal(stream) for stream in (sys.stdin, sys.stdout, sys.stderr))
+
+
+WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
+
+
+def in_browser() -> bool:
+    """Whether the app draws for a browser, through Textual's web driver (``serve``)."""
+    return os.environ.get("TEXTUAL_DRIVER") == WEB_DRIVER
 
 
 def _is_terminal(stream: object) -> bool:
@@ -427,7 +435,8 @@ def run_app(args: argparse.Namespace) -> int:
         demo=args.demo,
         log_file=args.log,
         mask=args.mask,
-        served=args.served,
+        # The flag serve gives, or the web driver itself: either turns the limits on.
+        served=args.served or in_browser(),
     )
     try:
         app = TokenSalesApp(launch)

@@ -477,9 +477,12 @@ class TokenSalesApp(GuardedApp[None]):
         self.session = session
         if session.mask:
             self.set_mask(True)
-        # The demo service forgets everything when the app ends, so does its record.
+        # The demo service forgets everything when the app ends, so does its record; a
+        # browser tab of serve writes nothing on the serving machine, its record neither.
         self._payout_record = (
-            PayoutRecord.in_memory() if session.demo else PayoutRecord.for_profile(session.name)
+            PayoutRecord.in_memory()
+            if session.demo or self.launch.served
+            else PayoutRecord.for_profile(session.name)
         )
         self._api = ApiWorker(self, session.connection, session.transport)
         self._api.start()

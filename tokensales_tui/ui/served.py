@@ -11,9 +11,14 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-__all__ = ["ending_with_input"]
+__all__ = ["ending_with_input", "is_served"]
 
 DriverT = TypeVar("DriverT")
+
+
+def is_served(app: object) -> bool:
+    """Whether ``app`` is served to a browser (``Launch.served``): a screen's check."""
+    return bool(getattr(getattr(app, "launch", None), "served", False))
 
 
 def ending_with_input(driver_class: type[DriverT]) -> type[DriverT]:

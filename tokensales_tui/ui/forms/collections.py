@@ -40,6 +40,7 @@ from ...checks.forms import collection_problems
 from ..keys import bound, key_display
 from ..lifetime import while_shown
 from ..safe import line, show
+from ..served import is_served
 from ..widgets.safe_input import SafeInput
 from ..widgets.safe_text_area import SafeTextArea
 from ..worker import ApiWorker
@@ -454,7 +455,7 @@ class CollectionsForm(FormScreen):
     def served(self) -> bool:
         """Served to a browser (``serve``): the files it could import are the serving
         machine's (its config file, its keys), not the browser's: none is read."""
-        return bool(getattr(getattr(self.app, "launch", None), "served", False))
+        return is_served(self.app)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return not (action == "import_list" and self.served)

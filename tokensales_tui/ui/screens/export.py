@@ -30,6 +30,7 @@ from ...mask import masking
 from ..export import FORMATS, ExportStopped, default_path, export_rows, with_extension
 from ..resources import Resource
 from ..safe import line, show
+from ..served import is_served
 from ..table.cells import Column
 from ..widgets.footer import KeysFooter
 from ..widgets.safe_input import SafeInput
@@ -92,13 +93,11 @@ class ExportScreen(ModalScreen[Path | None]):
         self.kind = FORMATS[0].key
         self._halt = threading.Event()
         self._writing = False
-        self._private: Path | None = None  # served: the folder written in, then delivered
 
     @property
     def served(self) -> bool:
         """Whether the app is served to a browser, which then downloads the file."""
-        launch = getattr(self.app, "launch", None)
-        return bool(getattr(launch, "served", False))
+        return is_served(self.app)
 
     def compose(self) -> ComposeResult:
         count = self.resource.counted(len(self.rows))
@@ -169,8 +168,9 @@ class ExportScreen(ModalScreen[Path | None]):
         return path
 
     def _private_path(self, typed: str) -> Path | None:
-        """Served: where the file is written before the browser downloads it, named by
-        the last part of what was typed (no folder of the serving machine is taken)."""
+        """Served: the name the browser saves the file as, the last part of what was
+        typed (no folder of the serving machine is taken); written first in a private
+        folder the writing makes (see :meth:`_run`)."""
         name = Path(typed.replace("\\", "/")).name
         if name in ("", ".", ".."):
             self._say("Type a file name", error=True)
@@ -178,8 +178,7 @@ class ExportScreen(ModalScreen[Path | None]):
         if len(os.fsencode(name)) > 200:
             self._say("The file name is too long", error=True)
             return None
-        self._private = Path(tempfile.mkdtemp(prefix="tokensales-export-"))
-        return self._private / name
+        return Path(name)
 
     def action_export(self) -> None:
         """Check the path, ask before replacing a file, then write."""
@@ -188,7 +187,7 @@ class ExportScreen(ModalScreen[Path | None]):
         path = self.chosen_path()
         if path is None:
             return
-        if not path.exists():
+        if self.served or not path.exists():  # served: a name, no file of this machine
             self._write(path, replace=False)
             return
 
@@ -223,9 +222,22 @@ class ExportScreen(ModalScreen[Path | None]):
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False)
     def _run(self, path: Path, replace: bool) -> None:
+        if not self.served:
+            self._write_rows(path, replace)
+            return
+        # Served: written in a private folder, handed to the browser from an open file,
+        # and the folder removed at once, whatever happens.
+        private = Path(tempfile.mkdtemp(prefix="tokensales-export-"))
+        try:
+            self._write_rows(private / path.name, replace=False)
+        finally:
+            shutil.rmtree(private, ignore_errors=True)
+
+    def _write_rows(self, path: Path, replace: bool) -> None:
         def progress(done: int) -> None:
             self.post_message(self.Progress(done))
 
+        shown = path.name if self.served else _short(path)  # a private path is nobody's
         try:
             export_rows(
                 path,
@@ -246,20 +258,16 @@ class ExportScreen(ModalScreen[Path | None]):
             )
         except OSError as error:
             reason = error.strerror or str(error)
-            self.app.call_from_thread(self._failed, f"Not exported: {reason} ({_short(path)})")
+            self.app.call_from_thread(self._failed, f"Not exported: {reason} ({shown})")
         except (RecursionError, ValueError, TypeError) as error:
             self.app.call_from_thread(
                 self._failed, f"Not exported: an object cannot be written as JSON ({error})"
             )
         else:
-            if self._private is not None:
+            if self.served:
                 self._hand_over(path)
-                return
-            self.app.call_from_thread(self._done, path)
-        finally:
-            if self._private is not None:  # delivered from an open file, or failed
-                shutil.rmtree(self._private, ignore_errors=True)
-                self._private = None
+            else:
+                self.app.call_from_thread(self._done, path)
 
     def _hand_over(self, path: Path) -> None:
         """Served: give the file written to the browser, which downloads it. The file is
@@ -270,22 +278,27 @@ class ExportScreen(ModalScreen[Path | None]):
             reason = error.strerror or str(error)
             self.app.call_from_thread(self._failed, f"Not exported: {reason}")
             return
-        self.app.call_from_thread(self._deliver, handle, path.name)
+        try:
+            self.app.call_from_thread(self._deliver, handle, path.name)
+        except BaseException:  # the app ending: the handle is nobody's now
+            handle.close()
+            raise
 
     def _deliver(self, handle: Any, name: str) -> None:
         self._writing = False
-        self.app.deliver_binary(handle, save_filename=name)
-        count = self.resource.counted(len(self.rows))
-        masked = ", masked as shown (mask mode)" if masking() else ""
-        self.app.notify(f"Exported {count}{masked}: your browser downloads {name}", markup=False)
+        self.app.deliver_binary(handle, save_filename=name)  # it closes the handle
+        self.app.notify(f"{self._exported()}: your browser downloads {name}", markup=False)
         self.dismiss(None)
 
     def _done(self, path: Path) -> None:
         self._writing = False
-        count = self.resource.counted(len(self.rows))
-        masked = ", masked as shown (mask mode)" if masking() else ""
-        self.app.notify(f"Exported {count} to {path}{masked}")
+        self.app.notify(f"{self._exported()} to {path}")
         self.dismiss(path)
+
+    def _exported(self) -> str:
+        """``Exported 40 items`` (``, masked as shown (mask mode)``)."""
+        masked = ", masked as shown (mask mode)" if masking() else ""
+        return f"Exported {self.resource.counted(len(self.rows))}{masked}"
 
     def _failed(self, message: str) -> None:
         self._writing = False
