@@ -29,6 +29,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
@@ -1014,6 +1015,33 @@ async def test_past_the_connection_limit_the_oldest_idle_one_is_closed(
         tab.close()
     said = [m for m in caplog.messages if "the most allowed" in m]
     assert said and len(said) <= 2  # once a second at most
+
+
+async def test_an_answer_is_written_while_its_connection_counts_as_at_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A connection was at work only until its handler returned: a page or the script
+    # still being written to a slow reader counted as idle, and a flood of connections
+    # could close it.
+    from aiohttp import web
+
+    sock = listening()
+    sock.setblocking(False)
+    server = GuardedServer(
+        marker_command(tmp_path / "started"), sock, max_sessions=1, title="test", max_connections=5
+    )
+    at_work: list[bool] = []
+    prepare = web.StreamResponse.prepare
+
+    async def watched(self: web.StreamResponse, request: web.BaseRequest) -> Any:
+        if not self.prepared:  # the call that writes it (a second one does nothing)
+            at_work.append(request.protocol in server._busy)
+        return await prepare(self, request)
+
+    monkeypatch.setattr(web.StreamResponse, "prepare", watched)
+    async with served(server) as port:
+        status, _head = await raw_get_port(port, f"/?token={server.token}")
+    assert status == 302 and at_work and all(at_work)
 
 
 async def raw_get_port(port: int, target: str) -> tuple[int, str]:

@@ -210,7 +210,14 @@ class GuardedServer(Server):
         """
         self._busy.add(request.protocol)
         try:
-            return await self._guarded(request, handler)
+            response = await self._guarded(request, handler)
+            if not response.prepared:
+                # Written here rather than after the middleware returns: until its answer
+                # (a page, the script) has gone, the connection is at work, and the
+                # connection limit never closes it as idle.
+                await response.prepare(request)
+                await response.write_eof()
+            return response
         finally:
             self._busy.discard(request.protocol)
 
