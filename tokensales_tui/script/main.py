@@ -7,14 +7,12 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable
 
+from ..signals import ENDING_SIGNALS
 from .run import Context, run
 
 __all__ = ["completion", "main"]
 
 Command = Callable[[Context], Awaitable[int]]
-
-ENDING = (signal.SIGTERM, signal.SIGHUP)
-"""Signals that end a command as ctrl+c does: ``kill``, and the terminal closed."""
 
 
 def _command(args: argparse.Namespace) -> Command:
@@ -45,7 +43,9 @@ def main(args: argparse.Namespace) -> int:
     the process on the spot, which left a terminal without echo after the secret's
     prompt, and said nothing of a change whose request had gone.
     """
-    previous = {signum: signal.signal(signum, signal.default_int_handler) for signum in ENDING}
+    previous = {
+        signum: signal.signal(signum, signal.default_int_handler) for signum in ENDING_SIGNALS
+    }
     try:
         return run(args, _command(args))
     finally:

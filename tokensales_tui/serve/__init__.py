@@ -14,7 +14,6 @@ import functools
 import io
 import logging
 import shlex
-import signal
 import socket
 import sys
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 from ..clean import clean
 from ..local import bind
 from ..script.parser import complete_profiles
+from ..signals import STOP_SIGNALS
 
 __all__ = ["AppLeftovers", "add_serve_command", "app_command", "run_serve"]
 
@@ -260,15 +260,12 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-ENDING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-"""Signals that stop the server as Ctrl+C does: every session ended, its app with it.
-SIGHUP's default (the terminal closed) killed the server and left every app running."""
-
-
 async def _serve(server: Any, ready: Any) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in ENDING_SIGNALS:
+    # Each stops the server as ctrl+c does, every session ended with its app (SIGHUP's
+    # default killed the server and left every app running).
+    for signum in STOP_SIGNALS:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(signum, stop.set)
     await server.run(ready, stop)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import sys
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -12,6 +11,7 @@ from textual.notifications import SeverityLevel
 
 from ..clean import clean, clean_line, cut_long_words, escape_unsafe
 from ..mask import mask_text, masking, shown
+from ..signals import ENDING_SIGNALS
 from .acyclic_strips import use_acyclic_strips
 from .escape_keys import read_escape_apart
 from .frame_slots import use_next_slots
@@ -25,9 +25,6 @@ if TYPE_CHECKING:
     from textual.driver import Driver
 
 ReturnType = TypeVar("ReturnType")
-
-ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-"""Signals that end an app as quitting does: ``kill``, and the terminal closed."""
 
 COPY_LIMIT = 8 * 1024 * 1024
 """Characters a copy may hold. The clipboard goes through the terminal's own output

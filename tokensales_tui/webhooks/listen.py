@@ -13,7 +13,6 @@ import base64
 import contextlib
 import errno
 import secrets
-import signal
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..clean import clean_line
 from ..console import OutputFailed
 from ..local import is_loopback_host
+from ..signals import STOP_SIGNALS
 from .listen_flags import BODY_LIMIT, KEEP
 from .receiver import Receiver, ReceiverServer, TargetError, check_target
 
@@ -344,12 +344,6 @@ def describe(listening: Listening) -> list[str]:
     return [clean_line(line) for line in lines]
 
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-"""What ends a listen as q does (the webhook registered deleted): ctrl+c, a kill, the
-terminal closed or the SSH session lost. Taken once listening has begun: before, a
-signal interrupts the start, which deletes what it made."""
-
-
 async def _print_until_stopped(args: argparse.Namespace, options: ListenOptions) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -367,6 +361,8 @@ async def _print_until_stopped(args: argparse.Namespace, options: ListenOptions)
                 stop.set()
 
     async with Listening(options, show, args=args) as listening:
+        # Taken once listening has begun: before, a signal interrupts the start, which
+        # deletes what it made. Each ends a listen as q does (the webhook deleted).
         for signum in STOP_SIGNALS:
             loop.add_signal_handler(signum, stop.set)
         for line in describe(listening):
