@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for both commands."""
     from .script import add_commands, exit_codes_text
-    from .script.parser import complete_profiles
+    from .script.parser import add_profile_flag
 
     parser = argparse.ArgumentParser(
         prog="tokensales-tui",
@@ -32,9 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
         "for the local demo service.\n\n" + exit_codes_text(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "--profile", metavar="NAME", help="profile of the config file to use"
-    ).completer = complete_profiles  # type: ignore[attr-defined]
+    add_profile_flag(parser, "profile of the config file to use")
     parser.add_argument(
         "--demo",
         action="store_true",

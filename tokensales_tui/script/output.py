@@ -143,11 +143,11 @@ def width(text: str) -> int:
     commands do not load Rich, which measures the app's tables.)"""
     if text.isascii():
         return len(text)
-    return sum(map(_cells, text))
+    return sum(map(_char_cells, text))
 
 
 @functools.lru_cache(maxsize=4096)
-def _cells(char: str) -> int:
+def _char_cells(char: str) -> int:
     if category(char) in _NO_CELL or "\u1160" <= char <= "\u11ff" or "\ud7b0" <= char <= "\ud7ff":
         return 0
     return 2 if east_asian_width(char) in "WF" else 1

@@ -87,6 +87,13 @@ class _NoSecretInArgv(argparse.Action):
         )
 
 
+def add_profile_flag(parser: Any, text: str, **options: Any) -> None:
+    """``--profile NAME`` on ``parser`` (or an argument group), completed from the config
+    file's profile names (:func:`complete_profiles`)."""
+    action = parser.add_argument("--profile", metavar="NAME", help=text, **options)
+    action.completer = complete_profiles
+
+
 def complete_profiles(prefix: str, **_: object) -> list[str]:
     """The config file's profile names that start with ``prefix``, for shell completion.
 
@@ -113,8 +120,8 @@ def _session_flags() -> argparse.ArgumentParser:
     """The profile flags, accepted after every command too (``get items --demo``)."""
     flags = argparse.ArgumentParser(add_help=False)
     group = flags.add_argument_group("profile")
+    add_profile_flag(group, "profile to use", default=argparse.SUPPRESS)
     for flag, metavar, text in (
-        ("--profile", "NAME", "profile to use"),
         ("--demo", None, "use the embedded demo service (in this process)"),
         ("--read-only", None, "refuse every change"),
         ("--base-url", "URL", "address of the /v1 API"),
@@ -124,9 +131,7 @@ def _session_flags() -> argparse.ArgumentParser:
         if metavar is None:
             group.add_argument(flag, action="store_true", default=argparse.SUPPRESS, help=text)
         else:
-            action = group.add_argument(flag, metavar=metavar, default=argparse.SUPPRESS, help=text)
-            if flag == "--profile":
-                action.completer = complete_profiles  # type: ignore[attr-defined]
+            group.add_argument(flag, metavar=metavar, default=argparse.SUPPRESS, help=text)
     return flags
 
 

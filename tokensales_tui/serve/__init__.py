@@ -20,7 +20,7 @@ from typing import Any
 
 from ..clean import clean
 from ..local import bind
-from ..script.parser import complete_profiles
+from ..script.parser import add_profile_flag
 from ..signals import STOP_SIGNALS
 
 __all__ = ["AppLeftovers", "add_serve_command", "app_command", "run_serve"]
@@ -68,9 +68,7 @@ def add_serve_command(commands: Any) -> None:
         ("--mask", "show addresses, e-mails, account ids and keys partly hidden"),
     ):
         serve.add_argument(flag, action="store_true", default=argparse.SUPPRESS, help=text)
-    serve.add_argument(
-        "--profile", metavar="NAME", default=argparse.SUPPRESS, help="profile"
-    ).completer = complete_profiles  # type: ignore[attr-defined]
+    add_profile_flag(serve, "profile", default=argparse.SUPPRESS)
 
 
 def _positive(text: str) -> int:

@@ -225,9 +225,10 @@ class AppProcess(AppService):
                     process.kill()
             await self._end_output(draining)  # its pipes read to their end: it can be waited
             await process.wait()
-        log.info("app %d ended (exit status %s)", process.pid, process.returncode)
-        if self._stderr:
-            self.on_stderr(process.pid, process.returncode, "".join(self._stderr))
+            # Said even when the end was cancelled: what the app left is never lost.
+            log.info("app %d ended (exit status %s)", process.pid, process.returncode)
+            if self._stderr:
+                self.on_stderr(process.pid, process.returncode, "".join(self._stderr))
 
     async def _ask_to_quit(self) -> None:
         await self.send_meta({"type": "quit"})

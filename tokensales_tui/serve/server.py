@@ -514,8 +514,7 @@ class _ToServeLog(logging.Handler):
         left_out = self._throttle.allow(f"{record.name}: {record.msg}")
         if left_out is None:
             return
-        if left_out:
-            record.msg = f"{record.msg} [{left_out:,} more like it left out]"
+        record.msg = f"{record.msg}{Throttle.more(left_out)}"
         log.handle(record)
 
 

@@ -9,9 +9,9 @@ came as ESC and a printable key is read as what it most likely was typed as: esc
 then the key. ESC b and ESC f stay Textual's word movements (ctrl+left, ctrl+right),
 which is what macOS terminals send for Option+← and Option+→. A sign Textual names by
 a word (``/`` is ``slash``, a space ``space``) it read without its escape: it is read as
-``alt+slash`` too, and split the same way; so are ESC and enter (``alt+enter``) and ESC and
-tab (which Textual read as shift+tab). ESC and backspace stays a word deleted back. (A terminal speaking the kitty keyboard
-protocol sends escape unambiguously.)
+``alt+slash`` too, and split the same way; so are ESC and enter (``alt+enter``) and ESC
+and tab (which Textual read as shift+tab). ESC and backspace stays a word deleted back.
+(A terminal speaking the kitty keyboard protocol sends escape unambiguously.)
 """
 
 from __future__ import annotations
@@ -39,9 +39,8 @@ def read_escape_apart() -> None:
     # ESC TAB is escape then tab typed fast (shift+tab comes as ESC [ Z from terminals).
     table.pop(_ESCAPE + "\t", None)
     if not getattr(XTermParser._sequence_to_key_events, "keeps_alt", False):
-        XTermParser._sequence_to_key_events = _keeping_alt(  # type: ignore[method-assign,assignment]
-            XTermParser._sequence_to_key_events
-        )
+        reading = _keeping_alt(XTermParser._sequence_to_key_events)
+        XTermParser._sequence_to_key_events = reading  # type: ignore[method-assign,assignment]
 
 
 _Keys = Callable[[XTermParser, str, bool], Iterable[events.Key]]

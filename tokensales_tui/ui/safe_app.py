@@ -121,8 +121,8 @@ class GuardedApp(KeysInOrder[ReturnType]):
         markup: bool = True,
     ) -> None:
         """Show a toast. Its text is always literal and cleaned, whoever calls this, and
-        an address or any other run of text without a space is cut to its first 100
-        characters (:func:`~tokensales_tui.clean.cut_long_words`).
+        an address or any other long run of text without a space is cut in its middle,
+        its start and end kept (:func:`~tokensales_tui.clean.cut_long_words`).
 
         ``markup`` is accepted for Textual's signature and ignored: a toast here never
         parses markup, so a message that quotes a server can never become an action.
