@@ -153,6 +153,11 @@ def test_keys_no_terminal_sends_and_keys_two_actions_share_are_named() -> None:
     ]
     for fine in ("f5", "ctrl+r", "shift+tab", "question_mark", "escape,backspace", "é", "+"):
         assert untypable_keys({"refresh": fine}) == []
+    # Control goes with ASCII only: ^é showed in the footer, and no key gave it.
+    for never in ("ctrl+é", "ctrl+latin_small_letter_e_with_acute"):
+        assert untypable_keys({"refresh": never}) == [
+            f"[keymap] 'refresh': '{never}' is no key name (as in f5, ctrl+r, ?)"
+        ]
     assert untypable_keys({"refresh": "alt+r"}) == [
         "[keymap] 'refresh': 'alt+r' arrives as escape and 'r' (the terminal sends it as ESC"
         " and the key): choose another key"

@@ -78,3 +78,39 @@ def test_every_app_of_the_package_reads_escape_apart(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(Driver, "send_message", lambda self, message: None)
     GuardedApp()
     assert Driver.send_message is key_frames._send_message
+
+
+def tokens_of(*reads: str) -> list[tuple[str, str]]:
+    """What the app gets for the terminal's ``reads``, in turn: keys and pastes."""
+    read_escape_apart()
+    parser = XTermParser()
+    parsed = [token for data in (*reads, "") for token in parser.feed(data)]
+    found: list[tuple[str, str]] = []
+    for token in parsed:
+        if isinstance(token, events.Paste):
+            found.append(("paste", token.text))
+        elif isinstance(token, events.Key):
+            found += [("key", key.key) for key in escape_apart(token)]
+    return found
+
+
+@pytest.mark.parametrize(
+    "reads",
+    [
+        ["\x1b[200~foo\x1bqbar\x1b[201~"],
+        ["\x1b[200~foo\x1b", "qbar\x1b[20", "1~"],  # cut anywhere between reads
+        ["\x1b[200~foo\x1bqb", "ar\x1b[201~"],
+    ],
+)
+def test_a_paste_holding_escape_is_text_never_keys(reads: list[str]) -> None:
+    # "foo ESC q bar" pasted quit the app (ESC q read as escape, then q), "ESC d" asked
+    # to delete, and the filter got "^qbarfoo".
+    assert tokens_of(*reads) == [("paste", "foo\u241bqbar")]
+
+
+def test_keys_around_a_paste_stay_keys() -> None:
+    assert tokens_of("j\x1b[200~a\x1b[31mb\x1b[201~k") == [
+        ("key", "j"),
+        ("paste", "a\u241b[31mb"),
+        ("key", "k"),
+    ]

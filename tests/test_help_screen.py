@@ -149,3 +149,11 @@ async def test_the_apps_help_is_read_whole_at_80_columns(
         text = screen_text(app)
         assert "in that column (!column:word too)" in text
         assert "Command palette: every action and tab" in text
+
+
+async def test_a_comma_among_the_keys_that_close_the_help_is_said_as_a_word() -> None:
+    # "space, , or f3 closes": the comma key read as the list's own comma.
+    app = Host(keymap={"help.close": "space,comma,f3"})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "space, comma or f3 closes" in screen_text(app)

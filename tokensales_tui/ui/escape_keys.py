@@ -12,12 +12,17 @@ a word (``/`` is ``slash``, a space ``space``) it read without its escape: it is
 ``alt+slash`` too, and split the same way; so are ESC and enter (``alt+enter``) and ESC
 and tab (which Textual read as shift+tab). ESC and backspace stays a word deleted back.
 (A terminal speaking the kitty keyboard protocol sends escape unambiguously.)
+
+A paste is text, never keys: Textual's parser read an ESC inside a bracketed paste as the
+start of keys, so that pasting ``foo ESC q bar`` quit the app (and ``ESC d`` asked to
+delete). Every ESC between the terminal's paste markers is read as ``␛`` (its control
+picture) before the parser sees it: :func:`read_escape_apart` has the parser do so.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import cast
+from typing import Any, cast
 
 from textual import events
 from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
@@ -38,6 +43,8 @@ def read_escape_apart() -> None:
         del table[sequence]
     # ESC TAB is escape then tab typed fast (shift+tab comes as ESC [ Z from terminals).
     table.pop(_ESCAPE + "\t", None)
+    if not getattr(XTermParser.feed, "pastes_apart", False):
+        XTermParser.feed = _pasting_apart(XTermParser.feed)  # type: ignore[method-assign]
     if not getattr(XTermParser._sequence_to_key_events, "keeps_alt", False):
         reading = _keeping_alt(XTermParser._sequence_to_key_events)
         XTermParser._sequence_to_key_events = reading  # type: ignore[method-assign,assignment]
@@ -64,6 +71,57 @@ def _keeping_alt(keys_of: _Keys) -> _Keys:
 
     reading.keeps_alt = True  # type: ignore[attr-defined]
     return reading
+
+
+PASTE_START = "\x1b[200~"
+PASTE_END = "\x1b[201~"
+ESCAPE_PICTURE = "\u241b"  # ␛
+
+
+def _pasting_apart(feed: Callable[[XTermParser, str], Iterable[Any]]) -> Any:
+    """Textual's ``feed``, with each ESC inside a bracketed paste made ``␛`` first."""
+
+    def feeding(parser: XTermParser, data: str) -> Iterable[Any]:
+        return feed(parser, _paste_escapes_apart(parser, data))
+
+    feeding.pastes_apart = True  # type: ignore[attr-defined]
+    return feeding
+
+
+def _paste_escapes_apart(parser: XTermParser, data: str) -> str:
+    """``data`` with every ESC between paste markers written ``␛``. A paste's text that
+    ends a read the next read goes on with: an end marker cut between two reads is held
+    until its rest comes (a start marker cut so is read as keys, as before)."""
+    text = getattr(parser, "_paste_held", "") + data
+    pasting: bool = getattr(parser, "_pasting", False)
+    held = ""
+    out: list[str] = []
+    at = 0
+    while at < len(text):
+        if not pasting:
+            start = text.find(PASTE_START, at)
+            if start < 0:
+                out.append(text[at:])
+                break
+            out.append(text[at : start + len(PASTE_START)])
+            at, pasting = start + len(PASTE_START), True
+            continue
+        end = text.find(PASTE_END, at)
+        if end < 0:
+            rest = text[at:]
+            keep = next(
+                (n for n in range(len(PASTE_END) - 1, 0, -1) if rest.endswith(PASTE_END[:n])), 0
+            )
+            if not data:  # the input has ended: nothing more to wait for
+                keep = 0
+            out.append(rest[: len(rest) - keep].replace(_ESCAPE, ESCAPE_PICTURE))
+            held = rest[len(rest) - keep :]
+            break
+        out.append(text[at:end].replace(_ESCAPE, ESCAPE_PICTURE) + PASTE_END)
+        at, pasting = end + len(PASTE_END), False
+    parser._paste_held = held  # type: ignore[attr-defined]
+    parser._pasting = pasting  # type: ignore[attr-defined]
+    return "".join(out)
 
 
 def _escape_then_character(sequence: str, read_as: object) -> bool:

@@ -143,14 +143,18 @@ def typable(key: str) -> bool:
     if not base or " " in base or not set(modifiers) <= MODIFIERS:
         return False
     if len(base) == 1:
-        return base.isprintable()
-    if base in _key_bases():
+        character = base
+        if not character.isprintable():
+            return False
+    elif base in _key_bases():
         return True
-    try:  # a character by its name, as Textual names keys: "question_mark", "latin_small_letter_e_with_acute"…
-        unicodedata.lookup(base.replace("_", " "))
-    except KeyError:
-        return False
-    return True
+    else:
+        try:  # a character by its name, as Textual names keys: "question_mark", "latin_small_letter_e_with_acute"…
+            character = unicodedata.lookup(base.replace("_", " "))
+        except KeyError:
+            return False
+    # Control goes with ASCII only: no terminal sends ctrl and "é".
+    return "ctrl" not in modifiers or character.isascii()
 
 
 def untypable_keys(keymap: Mapping[str, str]) -> list[str]:

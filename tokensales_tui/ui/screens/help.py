@@ -158,7 +158,9 @@ class HelpScreen(ModalScreen[None]):
         """The keys that close the help as bound now ("esc, ? or q"; a keymap moves them)."""
         keymap = getattr(self.app, "keymap", {})  # the user's, in the app
         close = next(b for b in bound(self.BINDINGS, keymap) if b.id == "help.close")
-        *others, last = shown_keys(close, self.app)
+        # In a list of keys a comma is a word: "space, comma or f3", not "space, , or f3".
+        shown = ["comma" if key == "," else key for key in shown_keys(close, self.app)]
+        *others, last = shown
         return f"{', '.join(others)} or {last}" if others else last
 
     def on_mount(self) -> None:
