@@ -100,6 +100,7 @@ def tokens_of(*reads: str) -> list[tuple[str, str]]:
         ["\x1b[200~foo\x1bqbar\x1b[201~"],
         ["\x1b[200~foo\x1b", "qbar\x1b[20", "1~"],  # cut anywhere between reads
         ["\x1b[200~foo\x1bqb", "ar\x1b[201~"],
+        ["\x1b[200~foo\x1bqbar\x1b[201", "~"],
     ],
 )
 def test_a_paste_holding_escape_is_text_never_keys(reads: list[str]) -> None:

@@ -82,7 +82,11 @@ def _pasting_apart(feed: Callable[[XTermParser, str], Iterable[Any]]) -> Any:
     """Textual's ``feed``, with each ESC inside a bracketed paste made ``␛`` first."""
 
     def feeding(parser: XTermParser, data: str) -> Iterable[Any]:
-        return feed(parser, _paste_escapes_apart(parser, data))
+        text = _paste_escapes_apart(parser, data)
+        if data or not text:
+            return feed(parser, text)
+        # The end of the input ("" fed) with a held marker's start: given first.
+        return [*feed(parser, text), *feed(parser, "")]
 
     feeding.pastes_apart = True  # type: ignore[attr-defined]
     return feeding
