@@ -27,6 +27,8 @@ class Rigged(httpx.AsyncBaseTransport):
         self.fail_headers: dict[str, dict[str, str]] = {}
         self.fail_body: dict[str, Any] = {}
         self.delay: dict[str, float] = {}
+        self.held: dict[str, asyncio.Event] = {}
+        """Per path, what a request waits for before it is answered (the test sets it)."""
         self.hook: Callable[[httpx.Request], None] | None = None
         self.edit_json: dict[str, Callable[[Any], Any]] = {}
         """Per path, what a GET's answer says instead of the emulator's (given its JSON)."""
@@ -37,6 +39,8 @@ class Rigged(httpx.AsyncBaseTransport):
             self.hook(request)
         if path in self.delay:
             await asyncio.sleep(self.delay[path])
+        if path in self.held:
+            await self.held[path].wait()
         if path in self.fail:
             return httpx.Response(
                 self.fail[path],
@@ -143,3 +147,16 @@ def burst(app: TokenSalesApp, *keys: str) -> None:
         event.set_sender(app)
         posted = app.post_message(event)
         assert posted
+
+
+async def delete_held(app: TokenSalesApp, pilot: Any, transport: Rigged) -> asyncio.Event:
+    """Delete the highlighted webhook, its DELETE held by the rigged server until the
+    event returned is set: asked, confirmed, and under way (the tab's ``deleting``)."""
+    tab = app.active_tab
+    path = f"/v1/platform-webhooks/{tab.highlighted.id}"  # type: ignore[union-attr]
+    transport.held[path] = release = asyncio.Event()
+    await pilot.press("d")
+    await wait_for_screen(app, pilot, "ConfirmScreen")
+    await pilot.press("tab", "enter")  # Cancel is the default
+    await wait_for(lambda: bool(tab.deleting), pilot)
+    return release

@@ -24,6 +24,7 @@ from tokensales_tui.ui.widgets.footer import KeysFooter
 from .apphelpers import (
     Rigged,
     burst,
+    delete_held,
     emulator_env,
     loaded,
     rigged_app,
@@ -441,12 +442,8 @@ async def test_an_object_being_deleted_is_not_deleted_again_and_shows_it() -> No
         await loaded(app, pilot)
         await pilot.press("1")
         tab = app.active_tab
-        row = tab.highlighted
-        path = f"/v1/platform-webhooks/{row.id}"
-        transport.delay[path] = 1.5
-        await pilot.press("d")
-        await wait_for_screen(app, pilot, "ConfirmScreen")
-        await pilot.press("tab", "enter")
+        path = f"/v1/platform-webhooks/{tab.highlighted.id}"
+        release = await delete_held(app, pilot, transport)
         await wait_for(lambda: deletes == [path], pilot)
         assert "deleting 1 webhook…" in str(tab.query_one(".count").render())
         assert "⌫" in tab.table.render_line(1).text  # in the margin of its row
@@ -457,6 +454,7 @@ async def test_an_object_being_deleted_is_not_deleted_again_and_shows_it() -> No
         assert type(app.screen).__name__ == "BrowseScreen"
         assert any("marked is being deleted already" in n.message for n in app._notifications)
         said = lambda: [n.message for n in app._notifications if "eleted" in n.message]  # noqa: E731
+        release.set()
         await wait_for(lambda: any(m.startswith("Deleted webhook") for m in said()), pilot)
         assert deletes == [path]
         assert not any("not deleted" in m for m in said())

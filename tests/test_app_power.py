@@ -18,7 +18,7 @@ from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.tabs import ResourceTab
 
-from .apphelpers import loaded, rigged_app, screen_text, wait_for, wait_for_screen
+from .apphelpers import delete_held, loaded, rigged_app, screen_text, wait_for, wait_for_screen
 
 SIZE = (120, 40)
 
@@ -695,12 +695,7 @@ async def test_the_bulk_question_counts_hidden_rows_among_those_sent_only() -> N
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
         await pilot.press("1")
-        tab = app.active_tab
-        transport.delay[f"/v1/platform-webhooks/{tab.highlighted.id}"] = 5.0
-        await pilot.press("d")
-        await wait_for_screen(app, pilot, "ConfirmScreen")
-        await pilot.press("tab", "enter")
-        await wait_for(lambda: bool(tab.deleting), pilot)
+        await delete_held(app, pilot, transport)
         await pilot.press("space", "space", "space", "d")  # that row and the next two
         await wait_for_screen(app, pilot, "ConfirmScreen")
         text = screen_text(app)
@@ -717,12 +712,7 @@ async def test_a_single_delete_stopped_by_another_profile_says_its_outcome_is_un
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
         await pilot.press("1")
-        row = app.active_tab.highlighted
-        transport.delay[f"/v1/platform-webhooks/{row.id}"] = 30.0
-        await pilot.press("d")
-        await wait_for_screen(app, pilot, "ConfirmScreen")
-        await pilot.press("tab", "enter")
-        await wait_for(lambda: bool(app.active_tab.deleting), pilot)
+        await delete_held(app, pilot, transport)
         await app.switch_profile(DEMO_CHOICE)
         titles = lambda: [n.title for n in app._notifications]  # noqa: E731
         await wait_for(lambda: "Profile default: outcome unknown" in titles(), pilot)

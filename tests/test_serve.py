@@ -992,14 +992,19 @@ async def test_a_connection_without_a_request_is_closed_after_the_wait(tmp_path:
         tab.close()
 
 
+def limited_server(tmp_path: Path) -> GuardedServer:
+    """A server of one session and at most five connections, on a port of its own."""
+    sock = listening()
+    sock.setblocking(False)
+    return GuardedServer(
+        marker_command(tmp_path / "started"), sock, max_sessions=1, title="test", max_connections=5
+    )
+
+
 async def test_past_the_connection_limit_the_oldest_idle_one_is_closed(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    sock = listening()
-    sock.setblocking(False)
-    server = GuardedServer(
-        marker_command(tmp_path / "started"), sock, max_sessions=1, title="test", max_connections=5
-    )
+    server = limited_server(tmp_path)
     async with served(server) as port:
         tab = await unread_websocket(port, server)  # busy: never closed for another
         idle = [await asyncio.open_connection("127.0.0.1", port) for _ in range(20)]
@@ -1025,11 +1030,7 @@ async def test_an_answer_is_written_while_its_connection_counts_as_at_work(
     # could close it.
     from aiohttp import web
 
-    sock = listening()
-    sock.setblocking(False)
-    server = GuardedServer(
-        marker_command(tmp_path / "started"), sock, max_sessions=1, title="test", max_connections=5
-    )
+    server = limited_server(tmp_path)
     at_work: list[bool] = []
     prepare = web.StreamResponse.prepare
 
