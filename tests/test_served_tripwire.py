@@ -6,7 +6,9 @@ machine (README, "serve"). Each use below, in the app's own package (``ui``), of
 that reads or writes its files, opens its browser, starts a process or listens on its
 ports was checked for that. A new use fails this test until it is added here, with how
 it behaves when served. (Names only: a helper of another package called under a new
-name, or a use under an alias, passes unseen; the list of names is kept wide for that.)
+name, or a use under an alias, passes unseen; the list of names is kept wide for that.
+What passes unseen here still meets the served app's fence, ``tokensales_tui.fence``,
+which refuses it at run time: this test is for deciding what a tab does instead.)
 """
 
 from __future__ import annotations

@@ -415,6 +415,7 @@ def run_app(args: argparse.Namespace) -> int:
     try:
         from .config import Overrides
         from .debug_log import DebugLogError
+        from .fence import fence_in
         from .session import Launch
         from .ui.app import TokenSalesApp
     finally:
@@ -435,6 +436,7 @@ def run_app(args: argparse.Namespace) -> int:
         mask=args.mask,
         # The flag serve gives, or the web driver itself: either turns the limits on.
         served=args.served or in_browser(),
+        fence=fence_in,
     )
     try:
         app = TokenSalesApp(launch)

@@ -17,6 +17,8 @@ from .api import Connection, Secret
 if TYPE_CHECKING:
     import httpx
 
+    from .fence import Fence
+
 DEMO_URL = "http://demo.tokensales.invalid"
 """Address of the in-process demo service; requests never leave the process."""
 
@@ -55,6 +57,10 @@ class Launch:
     nothing more of the serving machine: no other profile, no profile form (its "Test
     connection" would send the stored credentials to an address typed in the browser),
     no write to its config file or its folders."""
+    fence: Callable[[Fence], None] | None = None
+    """How a served app puts itself behind its fence once its config is read
+    (:func:`~tokensales_tui.fence.fence_in`, for the process's life); None: it does not
+    (an app run in a test's own process, which records the fence instead)."""
 
 
 @dataclass(frozen=True)

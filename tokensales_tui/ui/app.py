@@ -25,6 +25,7 @@ from textual.screen import UPDATE_PERIOD
 from textual.signal import Signal
 
 from .. import config
+from ..api import Connection
 from ..api.models import restore_collections
 from ..clean import clean_line
 from ..debug_log import disable_debug_log, enable_debug_log
@@ -44,6 +45,7 @@ from .keys import (
 from .safe_app import GuardedApp
 from .screens.browse import BrowseScreen
 from .screens.profiles import DEMO_CHOICE, PickerChoice, ProfileScreen, profile_summary
+from .served import served_fence
 from .tabs import ResourceTab
 from .widgets.header import StatusHeader
 from .worker import ApiRetrying, ApiWorker
@@ -334,6 +336,7 @@ class TokenSalesApp(GuardedApp[None]):
             loaded = await self._read_config()
         except config.ConfigError as error:
             if not self.launch.demo:
+                self._fence_in(None)
                 self._show_config_error(error)
                 return
             self.notify(str(error), title="Config file ignored", severity="warning", markup=False)
@@ -344,19 +347,29 @@ class TokenSalesApp(GuardedApp[None]):
         for warning in config.permission_warnings(self.launch.config_path):
             self.notify(warning, severity="warning", markup=False, timeout=10)
         if self.launch.demo:
+            self._fence_in(None)
             self.start_demo()
             return
         try:
             profile = config.resolve_profile(loaded, cli=self.launch.overrides, env=self.launch.env)
         except config.NoConfiguration as error:
+            self._fence_in(None)
             if self.launch.served:  # the setup form would write the serving machine's file
                 self._show_config_error(error)
             else:
                 self._show_setup()
         except config.ConfigError as error:
+            self._fence_in(None)
             self._show_config_error(error)
         else:
+            self._fence_in(profile.connection())
             self._start(profile_session(profile, self.launch))
+
+    def _fence_in(self, connection: Connection | None) -> None:
+        """Served: everything the tab needs of the machine's files is read; from here on
+        the interpreter refuses whatever else it could make the machine do."""
+        if self.launch.served and self.launch.fence is not None:
+            self.launch.fence(served_fence(connection, self.launch.config_path))
 
     def _use_keymap(self, keymap: Mapping[str, str]) -> None:
         if not keymap:

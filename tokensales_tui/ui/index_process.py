@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from ..api.listing import StreamedList
     from .table.cells import Column
 
-__all__ = ["Done", "Failed", "IndexProcess", "Piece", "Setup"]
+__all__ = ["Done", "Failed", "IndexProcess", "Piece", "Setup", "command"]
 
 PIECE_ROWS = 16_384
 """Rows indexed before they are sent (at least: a read of the spool decodes at once)."""
@@ -201,6 +201,11 @@ def _ints(data: bytes) -> array[int]:
     return ints
 
 
+def command() -> list[str]:
+    """The command line of an index process: this module, run by this interpreter."""
+    return [sys.executable, "-m", __name__]
+
+
 class IndexProcess:
     """The app's side of an index process: start it, read its pieces, end or stop it."""
 
@@ -217,9 +222,7 @@ class IndexProcess:
         if not sys.executable:
             raise OSError("no Python interpreter to start")
         process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            __name__,
+            *command(),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,

@@ -1,4 +1,9 @@
-"""An app served to a browser (``serve``) ends with its server.
+"""An app served to a browser (``serve``): its fence, and its end with its server.
+
+Its fence (:func:`served_fence`) lets it reach its profile's addresses and nothing else
+of the serving machine but what the interpreter and this package are made of.
+
+It ends with its server.
 
 Such an app runs Textual's web driver, which reads the server's packets (keys, resizes,
 the request to quit) on stdin. At the end of that input (the server killed, crashed or
@@ -9,9 +14,18 @@ makes the app quit then, as when the server asks it to.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
-__all__ = ["ending_with_input", "is_served"]
+import platformdirs
+
+from .. import config
+from ..fence import Fence
+
+if TYPE_CHECKING:
+    from ..api import Connection
+
+__all__ = ["ending_with_input", "is_served", "served_fence"]
 
 DriverT = TypeVar("DriverT")
 
@@ -41,3 +55,24 @@ def ending_with_input(driver_class: type[DriverT]) -> type[DriverT]:
     )
     ending.__module__ = __name__
     return ending
+
+
+def served_fence(connection: Connection | None, config_path: Path | None) -> Fence:
+    """The fence of a served app (:mod:`tokensales_tui.fence`) on ``connection``'s
+    addresses; None: it reaches none (the demo, served in the process, or no profile)."""
+    from .index_process import command
+
+    addresses = []
+    if connection is not None:
+        addresses = [connection.base_url, connection.auth_url, connection.console_url]
+        addresses += [connection.proxy] if connection.proxy else []
+    return Fence(
+        addresses=addresses,
+        programs=[command()],
+        private=[
+            (config_path or config.config_path()).parent,
+            config.data_dir(),
+            platformdirs.user_cache_path(config.APP_NAME),
+            platformdirs.user_state_path(config.APP_NAME),
+        ],
+    )

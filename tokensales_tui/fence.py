@@ -1,0 +1,385 @@
+"""What an app served to a browser may make the serving machine do, enforced by the
+interpreter.
+
+A browser tab of ``serve`` uses its profile's service and nothing more of the serving
+machine (README, "serve"): the screens check ``Launch.served`` where they would write a
+file, open the browser or start something. A check forgotten in a new feature would
+go unseen, so a served app also puts itself behind a fence once it has read its config
+(:func:`fence_in`): an audit hook (PEP 578). The interpreter calls it before it opens a
+file, lists a folder, changes one, starts a process, or resolves or connects to an
+address, in every thread and every library; what the fence does not let through is
+refused with :class:`PermissionError`, the error a file without permission gives, which
+every caller already reports. A hook cannot be taken away: the fence lasts as long as
+the process.
+
+Let through:
+
+- reading the interpreter's, the installed packages' and the system's files (``/usr``,
+  ``/etc``, …, and what the app reads of ``/proc`` and ``/sys`` to know the processors
+  it may use), never the user's (their home, ``/tmp``, the app's config and data, other
+  processes);
+- a folder the process made for itself with :func:`tempfile.mkdtemp` (a served export,
+  written there, handed to the browser and removed), anything in it, and a new file
+  created in the temporary folder (a spooled list body);
+- the profile's addresses (service, token endpoint, console, proxy) and nothing else;
+- this package's index process, and no other program.
+
+A browser is never opened from the fence: Python's :mod:`webbrowser` is refused too.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import site
+import socket
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+__all__ = ["Fence", "fence_in", "is_fenced"]
+
+SYSTEM_READABLE = (
+    "/usr",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc",
+    "/dev/null",
+    "/dev/urandom",
+    "/proc/stat",
+    "/proc/self/cgroup",
+    "/proc/sys/fs/pipe-max-size",
+    "/sys/fs/cgroup",
+)
+"""What is read of the system: libraries, settings, and the processors' figures (room.py,
+index_process.py)."""
+
+WRITING = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+_fenced: list[Fence] = []
+
+
+def is_fenced() -> bool:
+    """Whether this process is behind a fence."""
+    return bool(_fenced)
+
+
+def fence_in(fence: Fence) -> None:
+    """Put this process behind ``fence``, for good. Once only: a second call is ignored
+    (the first fence already holds, and a hook cannot widen it)."""
+    if _fenced:
+        return
+    _fenced.append(fence)
+    sys.addaudithook(fence.hook)
+
+
+@dataclass
+class Fence:
+    """What one process may do of the machine: see the module's docstring.
+
+    Args:
+        addresses: The URLs whose hosts and ports it may resolve and connect to.
+        programs: The command lines it may start, whole.
+        private: Places it may never read, even inside what is readable (the app's
+            config, data and cache folders, the user's home).
+    """
+
+    addresses: Iterable[str] = ()
+    programs: Iterable[Sequence[str]] = ()
+    private: Iterable[str | Path] = ()
+    _hosts: set[tuple[str, int]] = field(init=False, default_factory=set)
+    _literal: bool = field(init=False, default=True)
+    _programs: list[list[str]] = field(init=False, default_factory=list)
+    _readable: tuple[str, ...] = field(init=False, default=())
+    _private: tuple[str, ...] = field(init=False, default=())
+    _temporary: str = field(init=False, default="")
+    _own: set[str] = field(init=False, default_factory=set)
+    _inside: threading.local = field(init=False, default_factory=threading.local)
+
+    def __post_init__(self) -> None:
+        for address in self.addresses:
+            parts = urlsplit(address)
+            if not parts.hostname:
+                continue
+            port = parts.port or DEFAULT_PORTS.get(parts.scheme.lower())
+            if port is None:
+                continue
+            host = parts.hostname.lower()
+            self._hosts.add((host, port))
+            self._literal = self._literal and _is_ip(host)
+        self._programs = [list(program) for program in self.programs]
+        home = _real(Path.home())
+        self._private = tuple({_real(place) for place in self.private} | {home})
+        roots = {
+            sys.prefix,
+            sys.base_prefix,
+            sys.exec_prefix,
+            sys.base_exec_prefix,
+            *site.getsitepackages(),
+            site.getusersitepackages(),
+            str(Path(__file__).parent),
+            *(entry for entry in sys.path if entry and Path(entry).is_absolute()),
+            *SYSTEM_READABLE,
+        }
+        # A root holding a private place (``/``, the home, a working folder that
+        # ``python -m`` put on the path) would open it: such roots are left out.
+        self._readable = tuple(
+            sorted(
+                real
+                for real in map(_real, roots)
+                if not any(_within(place, real) for place in self._private)
+            )
+        )
+        self._temporary = _real(tempfile.gettempdir())
+
+    # --- the hook -----------------------------------------------------------------
+
+    def hook(self, event: str, args: tuple[Any, ...]) -> None:
+        """The audit hook: refuse ``event`` with :class:`PermissionError` unless let through."""
+        check = CHECKS.get(event)
+        if check is None or getattr(self._inside, "active", False):
+            return  # not watched, or an event of the fence's own look-ups
+        self._inside.active = True
+        try:
+            refused = check(self, args)
+        finally:
+            self._inside.active = False
+        if refused is not None:
+            raise PermissionError(
+                errno.EACCES, f"not from a browser tab of serve ({event})", refused
+            )
+
+    def refusal(self, event: str, args: tuple[Any, ...]) -> str | None:
+        """What :meth:`hook` would refuse of ``event``: a place or an address, or None."""
+        check = CHECKS.get(event)
+        return None if check is None else check(self, args)
+
+    # --- files --------------------------------------------------------------------
+
+    def _open(self, args: tuple[Any, ...]) -> str | None:
+        path, mode, flags = (*args, None, None, None)[:3]
+        if isinstance(path, int):
+            return None  # a file already open: the process's own
+        real = _path(path)
+        if real is None:
+            return str(path)
+        flags = flags if isinstance(flags, int) else 0
+        writes = bool(flags & WRITING) or any(c in (mode or "") for c in "wax+")
+        if not writes:
+            return None if self._may_read(real) else real
+        if self._is_own(real) or real == os.devnull:
+            return None
+        if real == self._temporary:
+            # A file without a name (O_TMPFILE), gone when closed: a spooled body; or
+            # the folder handed to an opener that makes the file (NamedTemporaryFile),
+            # whose own opening comes here named.
+            return None
+        new = os.O_CREAT | os.O_EXCL
+        if flags & new == new and os.path.dirname(real) == self._temporary:
+            self._own.add(real)  # a new file of the temporary folder, never another's
+            return None
+        return real
+
+    def _listing(self, args: tuple[Any, ...]) -> str | None:
+        path = args[0] if args else None
+        if isinstance(path, int):
+            return None
+        real = _path("." if path is None else path)
+        if real is None:
+            return str(path)
+        return None if self._may_read(real) else real
+
+    def _made_folder(self, args: tuple[Any, ...]) -> None:
+        """``tempfile.mkdtemp`` made a folder: it is the process's own."""
+        real = _path(args[0])
+        if real is not None:
+            self._own.add(real)
+
+    def _making_folder(self, args: tuple[Any, ...]) -> str | None:
+        real = _path(args[0], args[2] if len(args) > 2 else None)
+        if real is None:
+            return str(args[0])
+        # tempfile.mkdtemp makes its folder before it says so (``tempfile.mkdtemp``)
+        if os.path.dirname(real) == self._temporary or self._is_own(real):
+            return None
+        return real
+
+    def _may_read(self, real: str) -> bool:
+        if self._is_own(real):
+            return True
+        if any(_within(real, place) for place in self._private):
+            return False
+        return any(_within(real, root) for root in self._readable)
+
+    def _is_own(self, real: str) -> bool:
+        return any(_within(real, own) for own in self._own)
+
+    # --- processes and addresses --------------------------------------------------
+
+    def _starting(self, args: tuple[Any, ...]) -> str | None:
+        command = args[1] if len(args) > 1 else None
+        if isinstance(command, str | bytes | os.PathLike):
+            command = [command]
+        line = [os.fsdecode(part) for part in command or ()]
+        return None if line in self._programs else " ".join(line) or "a program"
+
+    def _resolving(self, args: tuple[Any, ...]) -> str | None:
+        host, port = (*args, None, None)[:2]
+        name = _host(host)
+        if isinstance(port, str) and port.isdigit():
+            port = int(port)
+        known = {known for known, at in self._hosts if port is None or at == port}
+        return None if name in known else f"{name}:{port}"
+
+    def _connecting(self, args: tuple[Any, ...]) -> str | None:
+        sock, address = (*args, None, None)[:2]
+        family = getattr(sock, "family", None)
+        if family not in (socket.AF_INET, socket.AF_INET6) or not isinstance(address, tuple):
+            return str(address)
+        host, port = _host(address[0]), address[1]
+        if (host, port) in self._hosts:
+            return None
+        # A name was resolved by a look-up the fence let through (``_resolving``).
+        if not self._literal and any(at == port for _, at in self._hosts):
+            return None
+        return f"{host}:{port}"
+
+
+Checker = Callable[[Fence, tuple[Any, ...]], "str | None"]
+
+
+def _changes(places: Callable[[tuple[Any, ...]], Iterable[tuple[Any, Any]]]) -> Checker:
+    """The check of an event that changes the files at ``places(args)`` (each a path and
+    the open folder it is taken in, or None): each must be the process's own."""
+
+    def check(fence: Fence, args: tuple[Any, ...]) -> str | None:
+        for path, folder in places(args):
+            if isinstance(path, int):
+                continue  # a file already open, through the fence
+            real = _path(path, folder if isinstance(folder, int) else None)
+            if real is None or not fence._is_own(real):
+                return str(real or path)
+        return None
+
+    return check
+
+
+def _refuse(fence: Fence, args: tuple[Any, ...]) -> str:
+    return " ".join(map(str, args[:1])) or "refused"
+
+
+def _note_folder(fence: Fence, args: tuple[Any, ...]) -> None:
+    fence._made_folder(args)
+
+
+def _path_in(args: tuple[Any, ...]) -> list[tuple[Any, Any]]:
+    """``(path, …, dir_fd)``: the path, in the folder its last argument names."""
+    return [(args[0], args[-1])]
+
+
+def _path_alone(args: tuple[Any, ...]) -> list[tuple[Any, Any]]:
+    return [(args[0], None)]
+
+
+def _two_paths(args: tuple[Any, ...]) -> list[tuple[Any, Any]]:
+    """``(src, dst, src_dir_fd, dst_dir_fd)``."""
+    src_folder, dst_folder = (*args[2:4], None, None)[:2]
+    return [(args[0], src_folder), (args[1], dst_folder)]
+
+
+CHECKS: dict[str, Checker] = {
+    "open": Fence._open,
+    "os.listdir": Fence._listing,
+    "os.scandir": Fence._listing,
+    "os.listxattr": Fence._listing,
+    "os.mkdir": Fence._making_folder,
+    "tempfile.mkdtemp": _note_folder,
+    "os.remove": _changes(_path_in),
+    "os.rmdir": _changes(_path_in),
+    "os.chmod": _changes(_path_in),
+    "os.chown": _changes(_path_in),
+    "os.utime": _changes(_path_in),
+    "os.truncate": _changes(_path_alone),
+    "os.chflags": _changes(_path_alone),
+    "os.setxattr": _changes(_path_alone),
+    "os.removexattr": _changes(_path_alone),
+    "os.rename": _changes(_two_paths),
+    "os.link": _changes(_two_paths),
+    "os.symlink": _refuse,
+    "shutil.rmtree": _changes(_path_in),
+    "shutil.copyfile": _changes(lambda args: [(args[1], None)]),
+    "shutil.copytree": _changes(lambda args: [(args[1], None)]),
+    "shutil.move": _changes(lambda args: [(args[0], None), (args[1], None)]),
+    "shutil.chown": _changes(_path_alone),
+    "shutil.make_archive": _refuse,
+    "shutil.unpack_archive": _refuse,
+    "subprocess.Popen": Fence._starting,
+    "os.system": _refuse,
+    "os.exec": _refuse,
+    "os.posix_spawn": _refuse,
+    "os.spawn": _refuse,
+    "os.fork": _refuse,
+    "os.forkpty": _refuse,
+    "os.startfile": _refuse,
+    "pty.spawn": _refuse,
+    "socket.getaddrinfo": Fence._resolving,
+    "socket.gethostbyname": lambda fence, args: fence._resolving((args[0], None)),
+    "socket.gethostbyname_ex": lambda fence, args: fence._resolving((args[0], None)),
+    "socket.gethostbyaddr": _refuse,
+    "socket.connect": Fence._connecting,
+    "socket.sendto": Fence._connecting,
+    "socket.sendmsg": Fence._connecting,
+    "socket.bind": _refuse,
+    "webbrowser.open": _refuse,
+}
+"""The events watched, each with its check: what it refuses (a place, an address, a
+command), or None."""
+
+
+def _path(path: Any, folder: int | None = None) -> str | None:
+    """``path`` as an absolute path with its links resolved (a relative one taken in
+    ``folder``, an open folder, or the working folder); None if it is none."""
+    try:
+        text = os.fsdecode(path)
+    except TypeError:
+        return None
+    if "\0" in text:
+        return None
+    if folder is not None and not os.path.isabs(text):
+        try:
+            base = os.readlink(f"/proc/self/fd/{folder}")
+        except OSError:
+            return None
+        text = os.path.join(base, text)
+    return os.path.realpath(text)
+
+
+def _real(place: str | Path) -> str:
+    return os.path.realpath(os.fspath(place))
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _host(host: Any) -> str:
+    if isinstance(host, bytes):
+        host = host.decode("ascii", "replace")
+    return str(host).strip("[]").lower()
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        socket.inet_pton(socket.AF_INET6 if ":" in host else socket.AF_INET, host)
+    except OSError:
+        return False
+    return True
