@@ -86,8 +86,9 @@ class Browser:
 
 
 @contextmanager
-def open_browser(profile: Path) -> Iterator[Browser]:
-    """A headless Chromium with a fresh profile in ``profile``."""
+def open_browser(profile: Path, downloads: Path | None = None) -> Iterator[Browser]:
+    """A headless Chromium with a fresh profile in ``profile``, saving what it downloads
+    into ``downloads`` (without asking)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -95,6 +96,11 @@ def open_browser(profile: Path) -> Iterator[Browser]:
     options.binary_location = CHROMIUM
     for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
         options.add_argument(flag)
+    if downloads is not None:
+        options.add_experimental_option(
+            "prefs",
+            {"download.default_directory": str(downloads), "download.prompt_for_download": False},
+        )
     # An explicit driver path: Selenium Manager (which downloads drivers) is never run.
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     try:

@@ -359,3 +359,29 @@ async def test_a_served_app_asks_for_a_fence_of_its_profiles_addresses_once_conf
     async with app.run_test(size=(120, 40)) as pilot:
         await loaded(app, pilot)
     assert fences == []
+
+
+def test_the_app_serve_starts_is_given_the_fence(monkeypatch: pytest.MonkeyPatch) -> None:
+    # How serve starts a tab's app (``--served``); by hand, the app is not fenced.
+    import tokensales_tui.ui.app
+    from tokensales_tui import cli
+    from tokensales_tui.session import Launch
+
+    launches: list[Launch] = []
+
+    class Started:
+        return_code = 0
+
+        def __init__(self, launch: Launch) -> None:
+            launches.append(launch)
+
+        def run(self) -> None:
+            pass
+
+    monkeypatch.setattr(tokensales_tui.ui.app, "TokenSalesApp", Started)
+    monkeypatch.setattr(cli, "has_terminal", lambda: True)
+    assert cli.main(["--served", "--demo"]) == 0
+    assert cli.main(["--demo"]) == 0
+    served, by_hand = launches
+    assert served.served and served.fence is fence_module.fence_in
+    assert not by_hand.served

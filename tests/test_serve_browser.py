@@ -36,7 +36,7 @@ def browser(tmp_path: Path) -> Iterator[Browser]:
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI must run the browser test: {missing}")
         pytest.skip(missing)
-    with open_browser(tmp_path / "chromium") as browser:
+    with open_browser(tmp_path / "chromium", tmp_path / "downloads") as browser:
         yield browser
 
 
@@ -212,6 +212,42 @@ def test_at_the_tab_limit_a_reload_gets_its_app_and_another_tab_is_told_why(
             seconds=20,
         )
         assert browser.driver.execute_script("return document.body.classList.contains('-closed');")
+
+
+def test_a_tab_served_on_a_profile_works_behind_its_fence_and_downloads_its_export(
+    browser: Browser, tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A profile of this machine's emulator, served: its tab's app is fenced in (reading
+    the lists, indexing them, exporting to the browser all work behind the fence), and
+    nothing is written where it runs."""
+    from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET
+    from tokensales_tui.emulator.server import EmulatorServer
+
+    from .test_reliability_network import serving
+
+    with serving(EmulatorServer("127.0.0.1", 0, items=500)) as emulator:
+        monkeypatch.setenv("TOKENSALES_BASE_URL", emulator.url)
+        monkeypatch.setenv("TOKENSALES_API_KEY", DEMO_API_KEY)
+        monkeypatch.setenv("TOKENSALES_API_SECRET", DEMO_API_SECRET)
+        before = sorted(isolated_home.rglob("*"))
+        with start_serve([]) as served:
+            browser.driver.get(served.url)
+            wait_for("the Webhooks tab's rows", lambda: "10 webhooks" in browser.text())
+            browser.press("2")
+            wait_for("the Items tab", lambda: "500 items" in browser.text())
+            browser.press("x")
+            wait_for("the export dialog", lambda: "Export 500 items" in browser.text())
+            browser.press_enter()
+            downloads = tmp_path / "downloads"
+            wait_for(
+                "the export downloaded",
+                lambda: [p for p in downloads.glob("items-*.csv")] if downloads.exists() else [],
+            )
+        [export] = downloads.glob("items-*.csv")
+        assert export.read_text().count("\n") == 501
+        # The tab's app ended behind its fence, having written nothing here.
+        assert sorted(isolated_home.rglob("*")) == before
+        assert "failed" not in served.output()
 
 
 def test_the_skip_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
