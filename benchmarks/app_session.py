@@ -125,7 +125,7 @@ class TimedStream(httpx.AsyncByteStream):
         await self.inner.aclose()
 
 
-async def session(args: argparse.Namespace) -> dict[str, Any]:
+async def session(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     import httpx
 
     from tokensales_tui.session import Launch
@@ -142,7 +142,6 @@ async def session(args: argparse.Namespace) -> dict[str, Any]:
             await transport.aclose()
 
     env = json.loads(args.env)
-    folder = Path(tempfile.mkdtemp(prefix="tokensales-bench-"))
     app = TokenSalesApp(
         Launch(env=env, transport_factory=Transport, config_path=folder / "config.toml")
     )
@@ -519,7 +518,9 @@ def main() -> None:
     finally:
         gc.freeze()
         gc.enable()
-    result = asyncio.run(session(args))
+    # The config's folder and the export's: gone when the session ends.
+    with tempfile.TemporaryDirectory(prefix="tokensales-bench-") as folder:
+        result = asyncio.run(session(args, Path(folder)))
     print(json.dumps(result))
 
 
