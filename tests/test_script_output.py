@@ -51,6 +51,23 @@ def test_fields_take_a_key_with_a_dot_first_then_reach_inside() -> None:
     assert _printed("jsonl", rows, fields=("price.usd",)) == ['{"price.usd":1}', '{"price.usd":3}']
 
 
+def test_fields_reach_a_key_with_a_dot_inside_an_object() -> None:
+    # `--fields meta.price.usd` found nothing where `meta` held the key "price.usd".
+    rows = [
+        {"id": "a", "meta": {"price.usd": 1}},
+        {"id": "b", "meta": {"price": {"usd": 2}}},
+        {"id": "c", "meta.price": {"usd": 3}},
+        {"id": "d", "meta": {"price": 4}},
+    ]
+    assert _printed("csv", rows, fields=("id", "meta.price.usd")) == [
+        "id,meta.price.usd",
+        "a,1",
+        "b,2",
+        "c,3",
+        "d,",
+    ]
+
+
 @pytest.mark.parametrize("fmt", ["csv", "table"])
 def test_the_usual_columns_still_reach_inside(fmt: str) -> None:
     items = [{"id": "i", "title": "T", "price": 1, "currency": "EUR", "payout": {"type": "fiat"}}]

@@ -161,17 +161,23 @@ def pick(row: Any, path: str) -> Any:
     """The value at ``path``: the key of that name where ``row`` has one, else ``a.b``
     reaches inside objects; ``None`` when absent.
 
-    A key may itself hold a dot (``"price.usd"``): such a key is taken as it is, and
-    wins over the path of the same name.
+    A key may itself hold a dot (``"price.usd"``), at any depth (``meta`` holding
+    ``"price.usd"`` is ``meta.price.usd``): such a key is taken as it is, and wins over
+    a path of the same name; the shorter key is tried first at each step.
     """
-    if isinstance(row, dict) and path in row:
+    if not isinstance(row, dict):
+        return None
+    if path in row:
         return row[path]
-    value = row
-    for part in path.split("."):
-        if not isinstance(value, dict):
-            return None
-        value = value.get(part)
-    return value
+    head, dot, rest = path.partition(".")
+    while dot:
+        if head in row:
+            found = pick(row[head], rest)
+            if found is not None:
+                return found
+        part, dot, rest = rest.partition(".")
+        head = f"{head}.{part}"
+    return None
 
 
 class Printer:
