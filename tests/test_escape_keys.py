@@ -101,12 +101,23 @@ def tokens_of(*reads: str) -> list[tuple[str, str]]:
         ["\x1b[200~foo\x1b", "qbar\x1b[20", "1~"],  # cut anywhere between reads
         ["\x1b[200~foo\x1bqb", "ar\x1b[201~"],
         ["\x1b[200~foo\x1bqbar\x1b[201", "~"],
+        # the start marker cut between reads too (its ESC q had quit the app)
+        ["\x1b[20", "0~foo\x1bqbar\x1b[201~"],
+        ["\x1b", "[200~foo\x1bqbar\x1b[201~"],
+        ["\x1b[", "2", "00", "~foo\x1bqbar\x1b[201~"],
+        ["\x1b[200", "~foo\x1b", "qbar\x1b[201~"],
     ],
 )
 def test_a_paste_holding_escape_is_text_never_keys(reads: list[str]) -> None:
     # "foo ESC q bar" pasted quit the app (ESC q read as escape, then q), "ESC d" asked
     # to delete, and the filter got "^qbarfoo".
     assert tokens_of(*reads) == [("paste", "foo\u241bqbar")]
+
+
+def test_keys_cut_like_a_paste_marker_stay_keys() -> None:
+    # What begins as a paste marker and goes on otherwise is keys: escape, then more.
+    assert tokens_of("j\x1b[2", "x") == tokens_of("j\x1b[2x")
+    assert tokens_of("\x1b", "q") == tokens_of("\x1bq")
 
 
 def test_keys_around_a_paste_stay_keys() -> None:

@@ -95,12 +95,23 @@ def _pasting_apart(feed: Callable[[XTermParser, str], Iterable[Any]]) -> Any:
 def _paste_escapes_apart(parser: XTermParser, data: str) -> str:
     """``data`` with every ESC between paste markers written ``␛``. A paste's text that
     ends a read the next read goes on with: an end marker cut between two reads is held
-    until its rest comes (a start marker cut so is read as keys, as before)."""
+    until its rest comes. A start marker cut so is given on at once (an escape typed
+    alone must not wait; Textual's parser joins the marker's parts), and its part at the
+    end of a read is remembered, so the paste is known when the rest comes."""
     text = getattr(parser, "_paste_held", "") + data
     pasting: bool = getattr(parser, "_pasting", False)
+    started: str = getattr(parser, "_paste_started", "")
     held = ""
     out: list[str] = []
     at = 0
+    if started and not pasting:
+        if (started + text).startswith(PASTE_START):
+            at = len(PASTE_START) - len(started)  # the marker's rest: a paste now
+            out.append(text[:at])
+            pasting = True
+        elif PASTE_START.startswith(started + text) and text:
+            parser._paste_started = started + text  # type: ignore[attr-defined]
+            return text
     while at < len(text):
         if not pasting:
             start = text.find(PASTE_START, at)
@@ -125,6 +136,18 @@ def _paste_escapes_apart(parser: XTermParser, data: str) -> str:
         at, pasting = end + len(PASTE_END), False
     parser._paste_held = held  # type: ignore[attr-defined]
     parser._pasting = pasting  # type: ignore[attr-defined]
+    parser._paste_started = (  # type: ignore[attr-defined]
+        ""
+        if pasting or not data
+        else next(
+            (
+                PASTE_START[:n]
+                for n in range(len(PASTE_START) - 1, 0, -1)
+                if text.endswith(PASTE_START[:n])
+            ),
+            "",
+        )
+    )
     return "".join(out)
 
 
