@@ -183,7 +183,7 @@ def test_the_place_an_error_body_names(body: object, place: tuple[object, object
         ),
         (b"", "application/json", "empty body"),
         (b"\xff\xfe\xfa", "application/json", "not valid JSON"),
-        (b"[" * 10_000 + b"]" * 10_000, "application/json", "not valid JSON"),
+        (b"[" * 10_000 + b"]" * 10_000, "application/json", "body is nested too deeply to read"),
         (b'{"items": "nope"}', "application/json", "no list in it"),
         (b'["a", "b"]', "application/json", "entry 0 is not an object"),
         (

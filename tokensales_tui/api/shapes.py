@@ -94,8 +94,14 @@ def decode_json(body: bytes | memoryview, *, status: int, content_type: str, wha
                 return json.loads(
                     body, parse_float=float, parse_int=_int_or_infinite, parse_constant=_no_constant
                 )
+        # Valid JSON may still nest deeper than the decoder goes: said as such.
+        problem = (
+            "is nested too deeply to read"
+            if isinstance(error, RecursionError)
+            else "is not valid JSON"
+        )
         raise UnexpectedResponse(
-            f"{what}: the body is not valid JSON ({describe_body(status, content_type, len(body))})",
+            f"{what}: the body {problem} ({describe_body(status, content_type, len(body))})",
             status=status,
         ) from None
 
