@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
@@ -11,7 +12,7 @@ from textual.widgets import Select
 from tokensales_tui.payouts import PayoutRecord, record_path
 from tokensales_tui.ui.forms.payout import OTHER, PayoutForm
 
-from .apphelpers import loaded, rigged_app, wait_for
+from .apphelpers import loaded, rigged_app, screen_text, wait_for, wait_for_screen
 from .formhelpers import (
     SIZE,
     Case,
@@ -192,6 +193,8 @@ async def test_an_add_whose_answer_never_came_says_to_check_in_the_console() -> 
         transport.hook = None
         transport.delay["/v1/payouts/add"] = 30
         await pilot.press("ctrl+s")
+        await wait_for_screen(app, pilot, "ConfirmScreen")  # outcome unknown: asked first
+        await pilot.press("right", "enter")
         await wait_for(lambda: form.sending, pilot)
         await pilot.press("escape")  # stop waiting
         await wait_for(lambda: not form.sending, pilot)
@@ -239,3 +242,55 @@ async def test_a_damaged_record_is_reported_and_left_alone(damage: bytes) -> Non
 
 async def test_read_only_refuses() -> None:
     await assert_read_only_refuses("4")
+
+
+async def test_enter_pressed_again_on_submit_neither_sends_twice_nor_stops_waiting() -> None:
+    # Enter on Submit, then enter again while the answer is slow: the repeat must not
+    # reach "Stop waiting" (which put focus back on Submit, whose next enter sent again).
+    app, transport = rigged_app()
+    posts: list[str] = []
+    transport.hook = lambda r: posts.append(r.url.path) if r.url.path == ADD[1] else None
+    transport.held[ADD[1]] = release = asyncio.Event()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "4")
+        await fill(pilot, name="Dup test", type="free")
+        form.query_one("#form-submit").focus()
+        await pilot.press("enter")
+        await wait_for(lambda: form.sending, pilot)
+        await pilot.press("enter", "enter", "enter")
+        await pilot.pause(0.1)
+        assert form.sending and "Stopped waiting" not in status(form)
+        assert posts == [ADD[1]]
+        release.set()
+        await wait_for(lambda: not form.is_attached, pilot)
+    assert posts == [ADD[1]]
+    assert len(app.rigged_emulator.payouts) == 1
+
+
+async def test_sending_again_after_an_unknown_outcome_asks_first() -> None:
+    app, transport = rigged_app()
+    posts: list[str] = []
+    transport.hook = lambda r: posts.append(r.url.path) if r.url.path == ADD[1] else None
+    transport.held[ADD[1]] = release = asyncio.Event()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "4")
+        await fill(pilot, name="Dup test", type="free")
+        submit = form.query_one("#form-submit")
+        submit.focus()
+        await pilot.press("enter")
+        await wait_for(lambda: form.sending, pilot)
+        await pilot.press("escape")
+        await wait_for(lambda: "outcome unknown" in status(form), pilot)
+        assert app.focused is submit
+        await pilot.press("enter")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        assert "outcome unknown" in screen_text(app)
+        await pilot.press("enter")  # Cancel is the default: nothing sent
+        await wait_for(lambda: app.screen is form, pilot)
+        assert posts == [ADD[1]] and "Nothing was sent" in status(form)
+        release.set()
+        await pilot.press("ctrl+s")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        await pilot.press("right", "enter")  # Send again, deliberately
+        await wait_for(lambda: not form.is_attached, pilot)
+    assert posts == [ADD[1], ADD[1]]

@@ -14,8 +14,10 @@ The base shows each problem under its field (once the field was touched, or afte
 submit), keeps a live preview of the request under the fields, submits with ``ctrl+s``
 (never with a wrong field, and never twice at once), copies the request as curl with
 ``ctrl+y``, and asks before ``escape`` throws typed values away. While a request is out the
-fields are disabled; any failure re-enables them with every value as it was and shows the
-message. A POST is never repeated by the form: the user decides, after a refresh.
+fields are disabled and nothing holds the focus, so a submit key pressed again lands on
+nothing (not on Stop waiting); any failure re-enables them with every value as it was and
+shows the message. A POST is never repeated by the form: once one's outcome is unknown, the
+next submit says so and asks before sending it again.
 """
 
 from __future__ import annotations
@@ -211,6 +213,8 @@ class FormScreen(ModalScreen[FormResult | None]):
         self._by_id: dict[str, Widget] = {}
         self._refusals: Problems = {}
         """The server's refusals, under the field each names, until that field changes."""
+        self._unknown_post = False
+        """A POST went and its outcome is unknown: the next one is sent only once confirmed."""
 
     # --- what a form provides --------------------------------------------------------
 
@@ -525,6 +529,9 @@ class FormScreen(ModalScreen[FormResult | None]):
         if outgoing is None:
             self.dismiss(self.nothing_to_send())
             return
+        again = self._unknown_post and outgoing.endpoint.method == "POST"
+        if again and not await self._send_again_confirmed():
+            return
         self._set_sending(True, outgoing)
         attempted = False
 
@@ -540,6 +547,7 @@ class FormScreen(ModalScreen[FormResult | None]):
             answer = await self.api.call(send)
         except asyncio.CancelledError:
             self._set_sending(False)
+            self._unknown_post = attempted and outgoing.endpoint.method == "POST"
             if attempted:
                 said = f"Stopped waiting for the answer: outcome unknown — {self.UNKNOWN_ADVICE}"
             else:  # waiting for a token, a connection or a retry: the request never went
@@ -548,6 +556,9 @@ class FormScreen(ModalScreen[FormResult | None]):
             raise
         except ApiError as error:
             self._set_sending(False)
+            self._unknown_post = (
+                isinstance(error, OutcomeUnknownError) and outgoing.endpoint.method == "POST"
+            )
             self._show_failure(error)
             return
         except BaseException:
@@ -556,6 +567,25 @@ class FormScreen(ModalScreen[FormResult | None]):
             raise
         self.sending = False
         self.dismiss(self.succeeded(outgoing, answer))
+
+    async def _send_again_confirmed(self) -> bool:
+        """Ask before a POST goes again after one whose outcome is unknown: the first may
+        have created it, and a submit key pressed once too often must not create two."""
+        unknown = f"The last request got no answer: outcome unknown — {self.UNKNOWN_ADVICE}"
+        self.set_status(unknown, "error")
+        again = await self.app.push_screen_wait(
+            ConfirmScreen(
+                "Send it again?",
+                unknown,
+                detail="If the last one went through, this makes a second.",
+                confirm_label="Send again",
+            )
+        )
+        if not again:
+            self.set_status(f"Nothing was sent. {unknown}", "error")
+            return False
+        self._unknown_post = False
+        return True
 
     def _show_failure(self, error: ApiError) -> None:
         """Say why the request failed; mark the field the server refused, if it named one."""
@@ -585,7 +615,9 @@ class FormScreen(ModalScreen[FormResult | None]):
         cancel.label = "Stop waiting" if sending else "Cancel"
         if sending and outgoing is not None:
             self.set_status(f"Sending {outgoing.endpoint.method} {outgoing.endpoint.path}…", "busy")
-            cancel.focus()
+            # Disabling the focused button hands the focus on, to Stop waiting at the last:
+            # a submit key pressed again would stop the wait. Escape or a tab to it does.
+            self.set_focus(None)
         elif not sending and self._focus_before is not None and self._focus_before.is_attached:
             self._focus_before.focus()
 
