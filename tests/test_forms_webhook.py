@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 import httpx
 from textual.widgets import Input, Static
 
 from tokensales_tui.config import Overrides
 from tokensales_tui.ui.forms import form_bindings
-from tokensales_tui.ui.forms.webhook import WebhookForm
+from tokensales_tui.ui.forms.webhook import WebhookForm, kept_as_stored
 from tokensales_tui.ui.screens.confirm import ConfirmScreen
 
 from .apphelpers import loaded, rigged_app, screen_text, wait_for
@@ -495,3 +496,56 @@ async def test_ctrl_c_says_which_key_quits_as_plain_text() -> None:
         await pilot.press("ctrl+c")  # not "Press [b]q[/b] to quit the app"
         said = [n.message for n in app._notifications if n.title == "Do you want to quit?"]
         assert said == ["Press q to quit the app"]
+
+
+async def edit_first_webhook(stored: dict[str, Any]) -> tuple[Any, Any, list[Any]]:
+    """A rigged app whose first webhook holds ``stored``, and the PUT bodies it will get."""
+    app, transport = rigged_app()
+    puts: list[Any] = []
+    transport.hook = lambda r: puts.append(json.loads(r.content)) if r.method == "PUT" else None
+    next(iter(app.rigged_emulator.webhooks.values())).update(stored)
+    return app, transport, puts
+
+
+def preview_changes(form: Any) -> str:
+    return str(form.query_one("#preview-changes").render())
+
+
+async def test_event_names_the_user_left_alone_are_never_rewritten() -> None:
+    # A stored name holding a comma or spaces cannot come back out of the comma list as
+    # it went in: the field unedited is no change, and edited keeps the stored names.
+    events = ["a,b", "c", " padded"]
+    app, _transport, puts = await edit_first_webhook({"events": events})
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        form = await open_form(app, pilot, "1", key="e")
+        assert form.preview is None and "Nothing changed" in screen_text(app)
+        await fill(pilot, url="https://changed.example/h")
+        assert "events" not in preview_changes(form)
+        await submit_and_close(app, pilot, form)
+        await pilot.press("e")
+        await wait_for(lambda: isinstance(app.screen, WebhookForm), pilot)
+        form = app.screen
+        await fill(pilot, events=form.text("events") + ", mine.y")
+        assert "+ mine.y" in preview_changes(form) and "−" not in preview_changes(form)
+        await submit_and_close(app, pilot, form)
+    assert puts == [{"url": "https://changed.example/h"}, {"events": [*events, "mine.y"]}]
+
+
+async def test_an_event_list_edited_back_to_what_it_was_sends_nothing() -> None:
+    app, _transport, puts = await edit_first_webhook({"events": ["a,b", "c"]})
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        form = await open_form(app, pilot, "1", key="e")
+        await fill(pilot, events="c, a, b")
+        assert form.preview is None
+        await submit_and_close(app, pilot, form)
+        assert "Nothing changed — nothing was sent" in messages(app)
+    assert puts == []
+
+
+def test_stored_names_whose_parts_are_all_still_typed_go_back_as_stored() -> None:
+    stored = ["a,b", " padded", "esc\x1b", ",", "gone"]
+    typed = ["new", "a", "b", "padded", "esc␛"]
+    assert kept_as_stored(typed, stored) == ["new", "a,b", " padded", "esc\x1b", ","]
+    assert kept_as_stored(["a", "c"], stored) == ["a", "c", ","]  # b removed: a,b is gone

@@ -303,6 +303,15 @@ class FormScreen(ModalScreen[FormResult | None]):
         would lose. A field taken away (a collection removed) took its text with it."""
         return any(value != self._initial.get(key) for key, value in self.values().items())
 
+    def edited(self, field_id: str) -> bool:
+        """Whether the field holds other than what it was filled with.
+
+        An edit form sends, and reads back, only the fields the user changed: text it put
+        in a field itself does not always read back as what it came from (a stored name
+        holding a comma, a stored URL ending in a space), and must never be sent as a change.
+        """
+        return bool(value_of(self.by_id(field_id, Widget)) != self._initial.get(field_id))
+
     def fields_added(self) -> None:
         """Take the fields mounted since the form opened (another collection) as opened
         with what they hold now."""

@@ -24,7 +24,7 @@ from ..worker import ApiWorker
 from .base import FormResult, FormScreen, Outgoing, Problems, form_field, show_line
 from .inputs import ListInput, ListSuggester
 
-__all__ = ["CREATE_WEBHOOK", "WebhookForm", "known_events"]
+__all__ = ["CREATE_WEBHOOK", "WebhookForm", "kept_as_stored", "known_events"]
 
 CREATE_WEBHOOK = Endpoint("POST", "base", "/v1/platform-webhooks")
 HINT_LIMIT = 5
@@ -41,6 +41,36 @@ def known_events(webhooks: Sequence[Webhook]) -> list[str]:
         for name in map(clean_line, webhook.events):
             counts[name] = counts.get(name, 0) + 1
     return sorted(counts, key=lambda name: (-counts[name], name))
+
+
+def kept_as_stored(typed: Sequence[str], stored: Sequence[str]) -> list[str]:
+    """The event names ``typed`` (read from the field), each stored name still there as stored.
+
+    The field shows each stored name cleaned (control characters made visible), and reading
+    it back splits on commas and trims: a stored ``"a,b"`` reads back as ``a`` and ``b``,
+    ``" padded"`` as ``padded``. A stored name all of whose parts are still typed goes back
+    as the service stored it, where its first part is; the other names go as typed. A stored
+    name that shows as nothing (empty, or only commas) was not the user's to remove.
+    """
+    present = set(typed)
+    parts = [parse_events(clean_line(name)) for name in stored]
+    owners: dict[str, list[int]] = {}
+    for index, names in enumerate(parts):
+        if names and present.issuperset(names):
+            for name in names:
+                owners.setdefault(name, []).append(index)
+    kept: set[int] = set()
+    result: list[str] = []
+    for name in typed:
+        if name not in owners:
+            result.append(name)
+            continue
+        for index in owners[name]:
+            if index not in kept:
+                kept.add(index)
+                result.append(stored[index])
+    result.extend(stored[index] for index, names in enumerate(parts) if not names)
+    return result
 
 
 class WebhookForm(FormScreen):
@@ -77,6 +107,7 @@ class WebhookForm(FormScreen):
         self.before_url = shown(clean_line(webhook.url)) if webhook else ""
         self.url_masked = webhook is not None and self.before_url != clean_line(webhook.url)
         self.before_events = [clean_line(name) for name in webhook.events] if webhook else []
+        self.before_events_text = ", ".join(self.before_events)
 
     def compose_fields(self) -> ComposeResult:
         webhook = self.webhook
@@ -93,7 +124,7 @@ class WebhookForm(FormScreen):
         yield from form_field(
             "Events",
             ListInput(
-                ", ".join(self.before_events),
+                self.before_events_text,
                 placeholder="item.sold, payment.succeeded",
                 suggester=ListSuggester(self.known_events),
                 id="events",
@@ -156,12 +187,14 @@ class WebhookForm(FormScreen):
         editing = self.webhook is not None
         if editing:  # names already stored are the service's; judge the ones typed here
             names = parse_events(events)
-            added = [name for name in names if name not in self.before_events]
+            shown = parse_events(self.before_events_text)
+            added = [name for name in names if name not in shown]
             events = ", ".join(added) if names else events
         changed_url = not editing or url.strip() != self.before_url
+        changed_events = not editing or (self.edited("events") and bool(events))
         problems = webhook_problems(
             url if changed_url else None,
-            events if not editing or events else None,
+            events if changed_events else None,
             self.text("secret"),
         )
         if changed_url and self.url_masked and ELLIPSIS in url:
@@ -181,24 +214,17 @@ class WebhookForm(FormScreen):
         if url != self.before_url:
             update.url = url
             changes.append(Change("url", self.before_url, url))
-        if set(events) != set(self.before_events):
-            update.events = self._as_stored(events)
-            changes.append(Change("events", self.before_events, events))
+        if self.edited("events"):
+            sending = kept_as_stored(events, self.webhook.events)
+            if set(sending) != set(self.webhook.events):  # another order is no change
+                update.events = sending
+                changes.append(Change("events", self.before_events, list(map(clean_line, sending))))
         if secret:
             update.secret = Secret(secret)
             changes.append(Change("secret", None, None, secret=True))
         if update.is_empty():
             return None
         return Outgoing(webhook_endpoint("PUT", self.webhook.id), update, tuple(changes))
-
-    def _as_stored(self, events: list[str]) -> list[str]:
-        """``events`` with each name the user left as shown sent back as the service stored it.
-
-        The field shows stored names with control and bidi characters made visible; an
-        edit must not send those marks in place of the names the user did not touch.
-        """
-        stored = {clean_line(name): name for name in self.webhook.events} if self.webhook else {}
-        return [stored.get(name, name) for name in events]
 
     async def send(self, client: ApiClient, outgoing: Outgoing) -> Any:
         if self.webhook is None:
