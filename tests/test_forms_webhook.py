@@ -549,3 +549,17 @@ def test_stored_names_whose_parts_are_all_still_typed_go_back_as_stored() -> Non
     typed = ["new", "a", "b", "padded", "esc␛"]
     assert kept_as_stored(typed, stored) == ["new", "a,b", " padded", "esc\x1b", ","]
     assert kept_as_stored(["a", "c"], stored) == ["a", "c", ","]  # b removed: a,b is gone
+
+
+async def test_a_stored_url_with_spaces_around_it_is_sent_only_if_edited() -> None:
+    url = " https://example.com/h5 "
+    app, _transport, puts = await edit_first_webhook({"url": url, "events": ["c"]})
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        form = await open_form(app, pilot, "1", key="e")
+        assert form.preview is None and "Nothing changed" in screen_text(app)
+        await fill(pilot, events="c, d")
+        assert "url" not in preview_changes(form)
+        await submit_and_close(app, pilot, form)
+        assert next(iter(app.rigged_emulator.webhooks.values()))["url"] == url
+    assert puts == [{"events": ["c", "d"]}]

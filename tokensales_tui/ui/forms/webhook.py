@@ -78,8 +78,9 @@ class WebhookForm(FormScreen):
 
     Creating sends ``POST /v1/platform-webhooks`` with the URL, the events and the secret
     when one is typed. Editing sends ``PUT /v1/platform-webhooks/{id}`` with only the
-    fields that change; an empty secret leaves the stored one as it is (the service never
-    shows it), and events in another order are no change.
+    fields the user edited into something else (a field left as filled is never read back:
+    a stored URL with spaces around it stays as stored); an empty secret leaves the stored
+    one as it is (the service never shows it), and events in another order are no change.
 
     Args:
         api: the session's API worker.
@@ -190,7 +191,7 @@ class WebhookForm(FormScreen):
             shown = parse_events(self.before_events_text)
             added = [name for name in names if name not in shown]
             events = ", ".join(added) if names else events
-        changed_url = not editing or url.strip() != self.before_url
+        changed_url = not editing or self.edited("url")
         changed_events = not editing or (self.edited("events") and bool(events))
         problems = webhook_problems(
             url if changed_url else None,
@@ -211,7 +212,7 @@ class WebhookForm(FormScreen):
             return Outgoing(CREATE_WEBHOOK, body)
         update = WebhookUpdate()
         changes: list[Change] = []
-        if url != self.before_url:
+        if self.edited("url") and url != self.before_url:
             update.url = url
             changes.append(Change("url", self.before_url, url))
         if self.edited("events"):
