@@ -15,7 +15,7 @@ from tokensales_tui.ui.forms import form_bindings
 from tokensales_tui.ui.forms.webhook import WebhookForm, kept_as_stored
 from tokensales_tui.ui.screens.confirm import ConfirmScreen
 
-from .apphelpers import loaded, rigged_app, screen_text, wait_for
+from .apphelpers import loaded, rigged_app, screen_text, wait_for, wait_for_screen
 from .formhelpers import (
     SIZE,
     Case,
@@ -563,3 +563,39 @@ async def test_a_stored_url_with_spaces_around_it_is_sent_only_if_edited() -> No
         await submit_and_close(app, pilot, form)
         assert next(iter(app.rigged_emulator.webhooks.values()))["url"] == url
     assert puts == [{"events": ["c", "d"]}]
+
+
+async def test_an_edit_never_silently_overwrites_a_change_made_on_the_server_meanwhile() -> None:
+    app, _transport, puts = await edit_first_webhook({"events": ["item.sold", "café.paid"]})
+    stored = next(iter(app.rigged_emulator.webhooks.values()))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        form = await open_form(app, pilot, "1", key="e")
+        stored["events"] = ["item.sold", "café.paid", "server.added"]  # someone else, meanwhile
+        await fill(pilot, events=form.text("events") + ", mine.y")
+        await pilot.press("ctrl+s")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        asked = screen_text(app)
+        assert "Overwrite a change made on the server?" in asked
+        assert "server.added" in asked and "mine.y" in asked
+        await pilot.press("enter")  # Cancel is the default: nothing sent
+        await wait_for(lambda: app.screen is form and "Nothing was sent" in status(form), pilot)
+        assert "server.added" in status(form) and not form.sending
+        assert puts == []
+        await pilot.press("ctrl+s")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        await pilot.press("right", "enter")  # overwrite, deliberately
+        await wait_for(lambda: not form.is_attached, pilot)
+    assert puts == [{"events": ["item.sold", "café.paid", "mine.y"]}]
+
+
+async def test_an_edit_whose_webhook_is_unchanged_on_the_server_is_sent_without_a_question() -> (
+    None
+):
+    app, _transport, puts = await edit_first_webhook({"events": ["item.sold"]})
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        form = await open_form(app, pilot, "1", key="e")
+        await fill(pilot, events="item.sold, mine.y")
+        await submit_and_close(app, pilot, form)
+    assert puts == [{"events": ["item.sold", "mine.y"]}]

@@ -243,6 +243,11 @@ class FormScreen(ModalScreen[FormResult | None]):
         """What to report once ``outgoing`` was accepted."""
         raise NotImplementedError
 
+    async def before_sending(self, outgoing: Outgoing) -> Outgoing | None:
+        """Called while the form waits, before ``outgoing`` goes: what to send after all, or
+        ``None`` to send nothing (having said why). An edit reads the server's copy here."""
+        return outgoing
+
     def field_refused(self, error: ValidationError) -> str | None:
         """The id of the field a server's refusal names, or ``None`` when none matches."""
         return None
@@ -534,10 +539,11 @@ class FormScreen(ModalScreen[FormResult | None]):
             self._say_refused(problems)
             wrong.focus()
             return
-        outgoing = self.outgoing()
-        if outgoing is None:
+        planned = self.outgoing()
+        if planned is None:
             self.dismiss(self.nothing_to_send())
             return
+        outgoing: Outgoing = planned
         again = self._unknown_post and outgoing.endpoint.method == "POST"
         if again and not await self._send_again_confirmed():
             return
@@ -553,6 +559,12 @@ class FormScreen(ModalScreen[FormResult | None]):
                 return await self.send(client, outgoing)
 
         try:
+            ready = await self.before_sending(outgoing)
+            if ready is None:
+                self._set_sending(False)
+                return
+            outgoing = ready
+            self._say_sending(outgoing)
             answer = await self.api.call(send)
         except asyncio.CancelledError:
             self._set_sending(False)
@@ -623,12 +635,15 @@ class FormScreen(ModalScreen[FormResult | None]):
         cancel = self.query_one("#form-cancel", Button)
         cancel.label = "Stop waiting" if sending else "Cancel"
         if sending and outgoing is not None:
-            self.set_status(f"Sending {outgoing.endpoint.method} {outgoing.endpoint.path}…", "busy")
+            self._say_sending(outgoing)
             # Disabling the focused button hands the focus on, to Stop waiting at the last:
             # a submit key pressed again would stop the wait. Escape or a tab to it does.
             self.set_focus(None)
         elif not sending and self._focus_before is not None and self._focus_before.is_attached:
             self._focus_before.focus()
+
+    def _say_sending(self, outgoing: Outgoing) -> None:
+        self.set_status(f"Sending {outgoing.endpoint.method} {outgoing.endpoint.path}…", "busy")
 
     def set_status(self, text: str, state: str) -> None:
         """Show a line above the buttons: ``busy``, ``error`` or ``ok``."""

@@ -9,7 +9,7 @@ from msgspec import UNSET
 from textual.app import ComposeResult
 from textual.widgets import Static
 
-from ...api import ApiClient, Secret
+from ...api import ApiClient, ApiError, Secret
 from ...api.endpoints import Endpoint, webhook_endpoint
 from ...api.models import Webhook, WebhookCreate, WebhookUpdate
 from ...api.preview import Change
@@ -18,6 +18,7 @@ from ...checks.forms import Problem, webhook_problems
 from ...clean import clean_line
 from ...mask import ELLIPSIS, shown
 from ..safe import content
+from ..screens.confirm import ConfirmScreen
 from ..widgets.safe_input import SafeInput
 from ..widgets.secret_input import SecretInput
 from ..worker import ApiWorker
@@ -71,6 +72,19 @@ def kept_as_stored(typed: Sequence[str], stored: Sequence[str]) -> list[str]:
                 result.append(stored[index])
     result.extend(stored[index] for index, names in enumerate(parts) if not names)
     return result
+
+
+def _changed_meanwhile(before: Webhook, now: Webhook | None, update: WebhookUpdate) -> str:
+    """What changed on the server, of what ``update`` replaces, since the form read ``before``
+    ("" when nothing did). Events in another order are no change."""
+    if now is None:
+        return "it is no longer listed"
+    changed = []
+    if update.url is not UNSET and now.url != before.url:
+        changed.append(f"its URL is now {now.url}")
+    if update.events is not UNSET and set(now.events) != set(before.events):
+        changed.append("its events are now " + ", ".join(now.events))
+    return "; ".join(changed)
 
 
 class WebhookForm(FormScreen):
@@ -226,6 +240,49 @@ class WebhookForm(FormScreen):
         if update.is_empty():
             return None
         return Outgoing(webhook_endpoint("PUT", self.webhook.id), update, tuple(changes))
+
+    async def before_sending(self, outgoing: Outgoing) -> Outgoing | None:
+        """Read the server's copy before replacing its URL or events: a change made there
+        since the form opened is said, and overwritten only once the user agrees."""
+        webhook = self.webhook
+        update = outgoing.body
+        if webhook is None or (update.url is UNSET and update.events is UNSET):
+            return outgoing  # a create, or a new secret only: nothing of theirs is replaced
+        self.set_status(f"Reading the server's copy of {clean_line(webhook.id)} first…", "busy")
+        try:
+            listed = await self.api.call(lambda client: client.list_webhooks())
+        except ApiError as error:
+            self.set_status(
+                f"Nothing was sent: the server's copy could not be read first — {error.message}",
+                "error",
+            )
+            return None
+        now = next((w for w in listed if w.id == webhook.id), None)
+        changed = _changed_meanwhile(webhook, now, update)
+        if not changed:
+            return outgoing
+        self.set_status(f"Changed on the server since the form opened: {changed}", "error")
+        yours = []
+        if update.url is not UNSET:
+            yours.append(f"URL {update.url}")
+        if update.events is not UNSET:
+            yours.append("events " + ", ".join(update.events))
+        overwrite = await self.app.push_screen_wait(
+            ConfirmScreen(
+                "Overwrite a change made on the server?",
+                f"Since this form opened, webhook {webhook.id} changed on the server: {changed}",
+                detail="Yours replaces it with " + "; ".join(yours),
+                confirm_label="Overwrite",
+            )
+        )
+        if not overwrite:
+            self.set_status(
+                f"Nothing was sent: on the server, {changed} — escape and edit it again,"
+                " or ctrl+s to overwrite",
+                "error",
+            )
+            return None
+        return outgoing
 
     async def send(self, client: ApiClient, outgoing: Outgoing) -> Any:
         if self.webhook is None:
