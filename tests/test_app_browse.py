@@ -979,3 +979,22 @@ async def test_a_copy_past_the_clipboards_limit_copies_nothing_and_says_so(
         )
         assert terminal_tripwire.clipboard == []
         assert not any(n.message.startswith("Copied") for n in app._notifications)
+
+
+async def test_a_price_past_a_float_s_precision_shows_the_digits_the_server_sent() -> None:
+    # 12345678901234567891 read as a float is 12345678901234567168: the table and the
+    # detail showed that, while get -o csv printed the server's digits.
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        item_id = next(iter(app.emulator.items))
+        big = 12345678901234567891
+        app.emulator.items[item_id] = dict(app.emulator.items[item_id], price=big, currency="ETH")
+        await pilot.press("2", "r")
+        table = app.active_tab.table
+        await wait_for(lambda: any(r.price == big for r in table.rows), pilot)
+        table.move_cursor_to(lambda r: r.id == item_id)
+        await pilot.pause()
+        assert "12,345,678,901,234,567," in screen_text(app)  # the rest cut to the column
+        await pilot.press("enter")
+        await wait_for(lambda: "12,345,678,901,234,567,891.00 ETH" in screen_text(app), pilot)

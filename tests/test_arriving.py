@@ -126,7 +126,7 @@ async def test_an_element_that_does_not_fit_is_left_out_named_by_the_whole_read(
         assert watched.seen[200].id == "" and watched.seen[200].title == ""
     rows = left_out(await whole(await listing.result()))
     assert rows is not None and rows.missing == 1
-    assert rows.problems == ["items[200]: Expected `float`, got `str` - at `$.price`"]
+    assert rows.problems == ["items[200]: Expected `int | float`, got `str` - at `$.price`"]
     assert [row.id for row in rows] == [e["id"] for i, e in enumerate(LISTED) if i != 200]
 
 

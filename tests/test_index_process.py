@@ -596,7 +596,7 @@ async def test_an_element_that_does_not_fit_is_left_out_though_processes_index_i
         arrived.held.gate.set()
         problem = (
             "1 of 3,000 items could not be read and is left out;"
-            f" items[{misfit}]: Expected `float`, got `str` - at `$.price`"
+            f" items[{misfit}]: Expected `int | float`, got `str` - at `$.price`"
         )
         await wait_for(lambda: problem in screen_text(app), pilot)
         await wait_for(lambda: not tab._loading, pilot)

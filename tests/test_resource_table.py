@@ -685,6 +685,14 @@ async def test_rows_set_while_a_loading_indicator_covers_the_table_fit_its_width
         (-1e-9, "-0.000000001 ETH"),
         (1.5e-20, "1.5e-20 ETH"),
         (5e-324, "5e-324 ETH"),
+        (-0.0, "0.00 ETH"),
+        (12345678901234567891, "12,345,678,901,234,567,891.00 ETH"),  # past 2**53: exact
+        (-(10**30), "-1,000,000,000,000,000,000,000,000,000,000.00 ETH"),
+        (25, "25.00 ETH"),
+        (1.2345678901234567e19, "12,345,678,901,234,567,000.00 ETH"),  # the float's digits
+        (123456789.1, "123,456,789.10 ETH"),  # no binary noise past eight digits
+        (98765432.12345678, "98,765,432.12345678 ETH"),
+        (1.7e308, f"{17 * 10**307:,}.00 ETH"),
     ],
 )
 def test_a_price_too_small_for_eight_decimals_is_never_shown_as_zero(

@@ -159,7 +159,7 @@ def test_get_payouts_of_items_some_of_which_cannot_be_read_warns_and_lists_the_r
     assert used == sum(1 for item in items if item.get("payout")) - bool(items[2].get("payout"))
     assert listed.stderr.decode() == (
         "tokensales-tui: warning: 1 of 12 items could not be read and is left out;"
-        " items[2]: Expected `float`, got `str` - at `$.price`; their payouts are left out\n"
+        " items[2]: Expected `int | float`, got `str` - at `$.price`; their payouts are left out\n"
     )
 
 

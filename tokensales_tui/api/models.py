@@ -202,7 +202,8 @@ class Item(Model, kw_only=True):
     id: str
     title: str
     currency: str
-    price: float
+    price: int | float
+    """A whole number stays one: a float would change its digits past 2**53."""
     description: str = ""
     image_url: str = ""
     # As sent, then the object _share_items decodes from it, once for every distinct

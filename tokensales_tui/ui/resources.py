@@ -6,10 +6,11 @@ One :class:`Resource` per tab. The tabs themselves are one widget
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import Context, Decimal
 from operator import attrgetter
 from typing import Any
 
@@ -112,19 +113,48 @@ smaller one is written in scientific notation (``5e-324``)."""
 
 
 def format_price(price: float, currency: str) -> str:
-    """A price with its currency, without float noise: two decimals, up to eight if it has more.
+    """A price with its currency, as the server sent it: two decimals, up to eight if it has more.
 
-    A price too small for eight decimals (1 gwei is 0.000000001 ETH) is never shown as
-    zero: it is written as the server sent it, in full up to :data:`TINY_DECIMALS`
-    decimals, in scientific notation below.
+    A whole number is written in full, however large (a float would lose digits past
+    2**53). A float is written with the digits of its shortest form, never the binary
+    noise past them (``123456789.1``, not ``123,456,789.09999999``). A price too small for
+    eight decimals (1 gwei is 0.000000001 ETH) is never shown as zero: it is written as
+    the server sent it, in full up to :data:`TINY_DECIMALS` decimals, in scientific
+    notation below. Zero is ``0.00``, whatever its sign.
     """
-    # One formatting per price (the table formats every row at load): cheaper than
-    # testing round(price, 2) == price and formatting again.
-    text = f"{price:,.8f}"
-    text = text[:-6] if text.endswith("000000") else text.rstrip("0")
-    if price and text in ("0.00", "-0.00"):
-        text = _tiny(price)
+    if price.__class__ is not int:
+        # One formatting per price (the table formats every row at load): cheaper than
+        # testing round(price, 2) == price and formatting again.
+        text = f"{price:,.8f}"
+        if len(text) > FLOAT_EXACT_WIDTH:
+            text = _large(price)
+        else:
+            text = text[:-6] if text.endswith("000000") else text.rstrip("0")
+            if text in ("0.00", "-0.00"):
+                text = _tiny(price) if price else "0.00"
+    else:
+        text = f"{price:,}.00"
     return f"{text} {currency}".strip()
+
+
+FLOAT_EXACT_WIDTH = len("9,999,999.99999999")
+"""Up to 7 digits before the point, eight decimals of a float show no digit past its
+shortest form (2**53 is about 9e15); a wider one is written from its shortest form."""
+
+
+def _large(price: float) -> str:
+    """A float wider than :data:`FLOAT_EXACT_WIDTH`: its shortest form's digits, grouped,
+    with two decimals or up to eight (infinity and NaN as Python writes them)."""
+    if not math.isfinite(price):
+        return str(price)
+    exact = Decimal(repr(price))
+    exponent = exact.as_tuple().exponent
+    decimals = min(8, max(2, -exponent)) if isinstance(exponent, int) else 2
+    return format(exact.quantize(Decimal(1).scaleb(-decimals), context=_WIDE), ",f")
+
+
+_WIDE = Context(prec=400)
+"""Room for every digit of the largest float (309) and eight decimals."""
 
 
 def _tiny(price: float) -> str:
