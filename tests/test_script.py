@@ -829,3 +829,51 @@ def test_log_records_the_commands_requests_without_secrets(served: Served, tmp_p
     assert "GET" in written and "/v1/platform-webhooks" in written
     assert DEMO_API_SECRET not in written and "Bearer" not in written
     assert (log.stat().st_mode & 0o777) == 0o600
+
+
+def test_add_payout_from_a_file_names_every_key_it_leaves_out(
+    served: Served, tmp_path: Path
+) -> None:
+    details = {"blockchainId": "polygon", "tokenId": "ast_1", "spender": WALLET}
+    definition = tmp_path / "payout.json"
+    definition.write_text(
+        json.dumps(
+            {
+                "type": "stablecoin",
+                "name": "USDC out",
+                "note": "x",
+                "bad\x1b[31mkey": 1,
+                "stablecoinDetails": {**details, "fee": 1, "cap": "9"},
+                "fiatDetails": {"provider": "stripe"},
+            }
+        )
+    )
+    result = served.run("add", "payout", "--from-file", str(definition))
+    _out, err = text(result)
+    assert result.returncode == 0, err
+    assert served.emulator.payouts[-1]["stablecoinDetails"] == details
+    for key in ("note", "bad␛[31mkey", "stablecoinDetails.fee", "stablecoinDetails.cap"):
+        assert f"warning: --from-file: {key} is not part of a stablecoin payout; left out" in err
+    assert "warning: --from-file: fiatDetails is not part of a stablecoin payout" in err
+    assert "\x1b" not in err and "name is not" not in err and "blockchainId" not in err
+
+
+def test_add_collections_from_a_file_names_every_key_it_leaves_out(
+    served: Served, tmp_path: Path
+) -> None:
+    collections = tmp_path / "collections.json"
+    info = {"list": {"wallets": [WALLET], "more": 2}, "emails": ["a@example.com"], "note": 3}
+    row = {"name": "Gold", "blockchain": "polygon", "contractAddress": WALLET}
+    collections.write_text(
+        json.dumps([row, {**row, "name": "Silver", "whitelistingInfo": info, "extra": 1}])
+    )
+    result = served.run("add", "collections", "--from-file", str(collections), "--dry-run")
+    out, err = text(result)
+    assert result.returncode == 0, err
+    for key in ("extra", "whitelistingInfo.list.more", "whitelistingInfo.note"):
+        assert (
+            f"warning: --from-file: collection 2: {key} is not part of a collection; left out"
+            in err
+        )
+    assert "collection 1" not in err and "wallets is not" not in err and "emails is not" not in err
+    assert WALLET in out and "a@example.com" in out

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import getpass
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -295,8 +295,10 @@ async def add_payout(context: Context) -> int:
     kind = typed.lower() if typed.lower() in PAYOUT_TYPES else typed
     nested = given.get(f"{kind}Details")
     filed: dict[str, Any] = nested if isinstance(nested, dict) else given
+    at: Path_ = (f"{kind}Details",) if isinstance(nested, dict) else ()
     details: dict[str, str] = {}
     wanted = {wire for wire, _label in detail_fields(kind)}
+    taken: set[Path_] = {("name",), ("type",)} | {(*at, wire) for wire in wanted}
     for wire, attribute in _DETAIL_FLAGS.items():
         flag = getattr(args, attribute)
         if wire not in wanted:
@@ -316,6 +318,7 @@ async def add_payout(context: Context) -> int:
             if getattr(args, attribute) is None
         }
     judge(payout_problems(name.strip(), kind, details), names)
+    say_left_out(given, taken, f"a {kind} payout", "--from-file")
     body = PayoutDefinition.build(type=kind, name=name.strip(), details=details)
     if args.dry_run:
         return preview(context, (ADD_PAYOUT, body))
@@ -360,10 +363,10 @@ async def add_collections(context: Context) -> int:
         given = ("name", "blockchain", "contract", "whitelisted", "wallets_file", "emails_file")
         if any(getattr(args, flag) for flag in given):
             raise UsageError("--from-file: give the collections in the file or by flags, not both")
-        collections = _collections_file(args.from_file)
+        filed, collections = _collections_file(args.from_file)
         where = [f"collection {number}: " for number in range(1, len(collections) + 1)]
     else:
-        collections = [_collection_flags(args)]
+        filed, collections = [], [_collection_flags(args)]
         where = [""]
     names: dict[str, int] = {}
     body: list[NewCollection] = []
@@ -383,6 +386,9 @@ async def add_collections(context: Context) -> int:
         )
         flags = COLLECTION_FLAGS if not args.from_file else _FILE_KEYS
         judge(problems, flags, where[number - 1])
+        if filed:
+            row, taken = filed[number - 1]
+            say_left_out(row, taken, "a collection", f"--from-file: collection {number}")
         body.append(
             NewCollection.build(
                 name=fields["name"].strip(),
@@ -454,12 +460,20 @@ def _collection_flags(args: Any) -> tuple[dict[str, str], dict[str, ListValues]]
     return fields, lists
 
 
-def _collections_file(path: str) -> list[tuple[dict[str, str], dict[str, ListValues]]]:
+FiledCollection = tuple[dict[str, str], dict[str, ListValues]]
+"""A collection's fields and lists as read from a file."""
+
+
+def _collections_file(
+    path: str,
+) -> tuple[list[tuple[dict[str, Any], set[Path_]]], list[FiledCollection]]:
+    """The file's collections, and each object with the paths of the keys read from it."""
     value = read_json_file(path, "--from-file")
     rows = value if isinstance(value, list) else [value]
     if not rows or not all(isinstance(row, dict) for row in rows):
         raise UsageError(f"--from-file: {path} must hold a JSON array of collection objects")
-    out = []
+    out: list[FiledCollection] = []
+    read: list[tuple[dict[str, Any], set[Path_]]] = []
     for number, row in enumerate(rows, start=1):
         where = f"--from-file: collection {number}"
         info = _object(row.get("whitelistingInfo"))
@@ -468,31 +482,77 @@ def _collections_file(path: str) -> list[tuple[dict[str, str], dict[str, ListVal
         # ``1 in (True, False)`` holds in Python: the type is asked first.
         if not isinstance(whitelisted, bool) and whitelisted not in ("true", "false"):
             raise UsageError(f"{where}: whitelisted is true or false")
+        taken: set[Path_] = {("whitelisted",)}
         fields = {
-            "name": _field(row, ("name",), where),
-            "blockchain": _field(row, ("blockchain", "blockchainId"), where),
-            "contract": _field(row, ("contractAddress", "contract"), where),
+            "name": _field(row, ("name",), where, taken),
+            "blockchain": _field(row, ("blockchain", "blockchainId"), where, taken),
+            "contract": _field(row, ("contractAddress", "contract"), where, taken),
             "whitelisted": "true" if whitelisted in (True, "true") else "false",
         }
+        wallets = ("wallets",) if "wallets" in row else ("whitelistingInfo", "list", "wallets")
+        emails = ("emails",) if "emails" in row else ("whitelistingInfo", "emails")
+        taken |= {wallets, emails}
         lists: dict[str, ListValues] = {
             "wallets": (_strings(row.get("wallets", wallet_list.get("wallets", [])), where), None),
             "emails": (_strings(row.get("emails", info.get("emails", [])), where), None),
         }
         out.append((fields, lists))
-    return out
+        read.append((row, taken))
+    return read, out
 
 
 def _object(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _field(row: Mapping[str, Any], keys: Sequence[str], where: str) -> str:
+def _field(row: Mapping[str, Any], keys: Sequence[str], where: str, taken: set[Path_]) -> str:
+    """The first of ``keys`` in ``row`` (noted in ``taken``); "" when none is there."""
     for key in keys:
         if key in row:
             if not isinstance(row[key], str):
                 raise UsageError(f"{where}: {key} must be text")
+            taken.add((key,))
             return str(row[key])
     return ""
+
+
+# --- keys of a file left out ------------------------------------------------------------
+
+Path_ = tuple[str, ...]
+"""Where a key sits in a file's object: the keys leading to it."""
+
+LEFT_OUT_SHOWN = 20
+"""Keys left out that are named one by one; the rest are counted."""
+
+
+def say_left_out(given: Mapping[str, Any], taken: set[Path_], what: str, where: str) -> None:
+    """Warn of each key of ``given`` that nothing of the request was read from.
+
+    A request is built from the keys it knows: any other key of the file (a typo, a field
+    of another type, one the interface does not have) would be dropped without a word.
+    ``taken`` holds the paths read; the objects on the way to them are looked into. Each
+    key is named by its path, cleaned of control characters, in the words said of a flag
+    that is not part of the request.
+    """
+    inside = {path[:end] for path in taken for end in range(1, len(path))}
+    left = list(_left_out(given, taken, inside, ()))
+    for path in left[:LEFT_OUT_SHOWN]:
+        say(f"warning: {where}: {'.'.join(path)} is not part of {what}; left out")  # say cleans
+    if len(left) > LEFT_OUT_SHOWN:
+        say(f"warning: {where}: {len(left) - LEFT_OUT_SHOWN:,} more keys left out")
+
+
+def _left_out(
+    value: Mapping[str, Any], taken: set[Path_], inside: set[Path_], path: Path_
+) -> Iterator[Path_]:
+    for key, inner in value.items():
+        here = (*path, key)
+        if here in taken:
+            continue
+        if here in inside and isinstance(inner, dict):
+            yield from _left_out(inner, taken, inside, here)
+        else:
+            yield here
 
 
 def _strings(values: Any, where: str) -> list[str]:
