@@ -1,5 +1,5 @@
 """The app on a real terminal: SIGTERM and SIGHUP end it as quitting does, the terminal
-put back; it draws in UTF-8 whatever the locale."""
+put back; it draws in UTF-8 whatever the locale; input that is not UTF-8 ends nothing."""
 
 from __future__ import annotations
 
@@ -85,3 +85,30 @@ def test_the_app_writes_utf8_under_a_locale_of_another_charset() -> None:
         app.process.send_signal(signal.SIGTERM)
         app.until(lambda: app.process.poll() is not None)
     assert "━".encode() in app.drawn and b"\\u2501" not in app.drawn
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        b"\xff",
+        # A mouse report of a terminal that ignores the SGR mouse mode (GNU screen): the
+        # column of a click past column 95 comes as one raw byte.
+        b"\x1b[M \x84%",
+        b"\x1b[M#\xe2%",
+    ],
+    ids=["stray-byte", "x10-mouse", "x10-mouse-lead-byte"],
+)
+def test_input_that_is_not_utf8_ends_nothing(sent: bytes) -> None:
+    # One byte that is not UTF-8 ended the app with a UnicodeDecodeError traceback, and
+    # exit status 0.
+    with app_on_terminal(COLUMNS="120", LINES="40") as app:
+        app.started()
+        os.write(app.controller, sent)
+        settled = time.monotonic() + 1
+        app.until(lambda: time.monotonic() > settled or app.process.poll() is not None)
+        assert app.process.poll() is None, app.drawn[-2000:]
+        app.drawn = b""
+        os.write(app.controller, b"q")
+        app.until(lambda: app.process.poll() is not None)
+    assert app.process.returncode == 0
+    assert b"Traceback" not in app.drawn

@@ -82,6 +82,54 @@ def test_a_guarded_driver_writes_only_what_the_guard_keeps() -> None:
     assert issubclass(type(guarded), Driver)
 
 
+def test_every_app_of_the_package_reads_input_that_is_not_utf8_as_u_fffd() -> None:
+    # One such byte ended the app (and listen's screen) with a UnicodeDecodeError.
+    from textual.drivers import linux_driver, web_driver
+
+    from tokensales_tui.ui.listen_app import ListenApp
+    from tokensales_tui.ui.safe_app import GuardedApp
+
+    assert issubclass(ListenApp, GuardedApp)
+    assert issubclass(GuardedApp().get_driver_class(), linux_driver.LinuxDriver)
+    guarded_driver(web_driver.WebDriver)  # the driver of serve's tabs
+    for module in (linux_driver, web_driver):
+        decode = module.getincrementaldecoder("utf-8")().decode
+        # A mouse report whose column came as one raw byte stays a report of 3 after M.
+        assert decode(b"a\xffb\x1b[M \x84%") == "a\ufffdb\x1b[M \ufffd%"
+
+
+async def test_a_crash_ends_the_app_with_status_1() -> None:
+    # Textual's panic, how a failure of its input thread ends the app, left the status
+    # unset: the app ended with a traceback and 0.
+    from tokensales_tui.ui.safe_app import GuardedApp
+
+    app: GuardedApp[None] = GuardedApp()
+    async with app.run_test():
+        app.panic("the input thread failed")
+    assert app.return_code == 1
+
+
+def test_a_crash_of_listens_screen_ends_listen_with_status_1(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from types import SimpleNamespace
+
+    from tokensales_tui import cli
+    from tokensales_tui.ui import listen_app
+
+    async def crashed(*args: object, **kwargs: object) -> object:
+        return SimpleNamespace(return_code=1)
+
+    async def signalled(*args: object, **kwargs: object) -> object:
+        return SimpleNamespace(return_code=143)  # SIGTERM ends listen as q does
+
+    args = cli.build_parser().parse_args(["listen"])
+    monkeypatch.setattr(listen_app, "listen_in_app", crashed)
+    assert listen_app.run_listen_app(args) == 1
+    monkeypatch.setattr(listen_app, "listen_in_app", signalled)
+    assert listen_app.run_listen_app(args) == 0
+
+
 class Leaky(App[None]):
     """An app that draws server text without the gate: what the tripwire must catch."""
 

@@ -73,8 +73,9 @@ def run_listen_app(args: argparse.Namespace) -> int:
     try:
         options = options_from(args)
         with debug_log(args):
-            asyncio.run(listen_in_app(options, args))
+            app = asyncio.run(listen_in_app(options, args))
     except ListenError as error:
         print(f"tokensales-tui: {clean_line(str(error))}", file=sys.stderr)
         return error.code
-    return 0
+    # A crash (its traceback shown) is 1; q, ctrl+c, SIGTERM and SIGHUP all end listen.
+    return 1 if app.return_code == 1 else 0

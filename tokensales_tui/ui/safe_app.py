@@ -21,6 +21,7 @@ from .served import ending_with_input
 from .terminal import guarded_driver
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
     from textual.app import App
     from textual.driver import Driver
 
@@ -102,6 +103,13 @@ class GuardedApp(KeysInOrder[ReturnType]):
 
     def _ended_by(self, signum: int) -> None:
         self.exit(return_code=128 + signum)
+
+    def panic(self, *renderables: RenderableType) -> None:
+        """End the app showing ``renderables``, with exit status 1: Textual's ``panic``
+        (how a failure of its input thread ends the app) left the status unset, and a
+        crash ended with 0."""
+        self._return_code = self._return_code or 1
+        super().panic(*renderables)
 
     def action_help_quit(self) -> None:
         """ctrl+c: say which key quits (Textual's says it in markup, which toasts here

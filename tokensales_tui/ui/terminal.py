@@ -12,6 +12,11 @@ control characters — unless they are the few our own code and Textual write on
 
 The tests use :func:`foreign_sequences` to fail on anything this would have removed
 (``tests/tripwire.py``), so a leak at the source is found even though the gate holds.
+
+The way in is guarded too: bytes the terminal sends that are not UTF-8 are read as
+U+FFFD (:func:`read_leniently`). Textual decoded them strictly, and one such byte ended
+the app with a traceback: a stray byte, or a mouse report of a terminal that ignores
+the SGR mouse mode and sends a column past 95 as one raw byte (GNU screen).
 Nothing here imports Textual; :func:`guarded_driver` wraps a driver class by duck typing.
 """
 
@@ -19,9 +24,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import contextlib
+import functools
 import logging
 import re
+import sys
 from typing import Any, TypeVar
 
 __all__ = [
@@ -29,6 +37,7 @@ __all__ = [
     "foreign_sequences",
     "guarded_driver",
     "neutralize",
+    "read_leniently",
 ]
 
 log = logging.getLogger(__name__)
@@ -134,6 +143,7 @@ def guarded_driver(driver_class: type[DriverT]) -> type[DriverT]:
     Args:
         driver_class: A Textual driver class (anything with ``write(data: str)``).
     """
+    read_leniently(driver_class)
 
     def write(self: Any, data: str) -> None:
         driver_class.write(self, neutralize(data))  # type: ignore[attr-defined]
@@ -158,3 +168,23 @@ def in_utf8(stream: object) -> None:
     if reconfigure is not None and encoding != "utf8":
         with contextlib.suppress(OSError, ValueError):
             reconfigure(encoding="utf-8", errors="replace")
+
+
+def _lenient_decoder(encoding: str) -> Any:
+    """``codecs.getincrementaldecoder``, whose decoders read what is not valid as U+FFFD."""
+    return functools.partial(codecs.getincrementaldecoder(encoding), errors="replace")
+
+
+def read_leniently(driver_class: type) -> None:
+    """Have ``driver_class`` read input bytes that are not UTF-8 as U+FFFD.
+
+    A Textual driver makes its decoder inside its input thread, from the
+    ``getincrementaldecoder`` of its own module, strict: the first byte that is not
+    UTF-8 raised there, and the app ended (with status 0). That name is replaced in the
+    module of each class ``driver_class`` comes from. A mouse report whose column came
+    as such a byte stays a whole report (its byte one U+FFFD), which is then ignored.
+    """
+    for klass in driver_class.__mro__:
+        module = sys.modules.get(klass.__module__)
+        if getattr(module, "getincrementaldecoder", None) is codecs.getincrementaldecoder:
+            module.getincrementaldecoder = _lenient_decoder  # type: ignore[union-attr]
