@@ -17,6 +17,7 @@ from .escape_keys import read_escape_apart
 from .frame_slots import use_next_slots
 from .key_frames import post_input_at_once
 from .key_order import KeysInOrder
+from .narrow import wrap_in_a_cell_at_least
 from .served import ending_with_input
 from .terminal import guarded_driver
 
@@ -68,6 +69,7 @@ class GuardedApp(KeysInOrder[ReturnType]):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         use_next_slots()
         use_acyclic_strips()
+        wrap_in_a_cell_at_least()  # the command palette at 6 columns
         post_input_at_once()  # escape and a key typed right after it: two keys
         read_escape_apart()
         super().__init__(*args, **kwargs)

@@ -1,0 +1,61 @@
+"""A terminal a few columns wide: every screen is drawn, none ends the app."""
+
+from __future__ import annotations
+
+import pytest
+from textual.content import Content
+
+from tokensales_tui.session import Launch
+from tokensales_tui.ui.app import TokenSalesApp
+from tokensales_tui.ui.narrow import wrap_in_a_cell_at_least
+
+from .apphelpers import loaded, screen_text, wait_for
+
+
+@pytest.mark.parametrize("no_wrap", [False, True])
+def test_text_is_wrapped_to_one_cell_at_least(no_wrap: bool) -> None:
+    # Rich's divide_line failed on a width of 0: "range() arg 3 must not be zero".
+    wrap_in_a_cell_at_least()
+    text = Content("Switch profile")
+    assert text._wrap_and_format(0, no_wrap=no_wrap)
+    assert text._wrap_and_format(-3, line_pad=1, no_wrap=no_wrap)
+    assert text.get_height({}, 0) >= 1
+    assert [line.plain for line in text.wrap(20)] == ["Switch profile"]
+
+
+@pytest.mark.parametrize(
+    ("key", "screen", "narrow"),
+    [
+        ("ctrl+p", "CommandPalette", 6),
+        ("p", "ProfileScreen", 7),
+        ("p", "ProfileScreen", 3),
+    ],
+)
+async def test_the_palette_and_the_profile_picker_survive_a_narrow_terminal(
+    key: str, screen: str, narrow: int
+) -> None:
+    # Their OptionList wrapped its options to its width less their padding, 0 here:
+    # the app ended with a ValueError (exit 1).
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(app, pilot)
+        await pilot.press(key)
+        await wait_for(lambda: type(app.screen).__name__ == screen, pilot)
+        await pilot.resize_terminal(narrow, 24)
+        await pilot.pause(0.2)
+        assert app.is_running and type(app.screen).__name__ == screen
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause(0.2)
+        assert app.is_running and app.return_code is None
+        if screen == "ProfileScreen":
+            assert "demo" in screen_text(app)
+
+
+async def test_the_palette_opened_in_a_terminal_six_columns_wide() -> None:
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=(6, 24)) as pilot:
+        await pilot.pause(0.5)
+        await pilot.press("ctrl+p")
+        await wait_for(lambda: type(app.screen).__name__ == "CommandPalette", pilot)
+        await pilot.pause(0.2)
+        assert app.is_running and app.return_code is None
