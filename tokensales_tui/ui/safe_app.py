@@ -14,6 +14,7 @@ from ..mask import mask_text, masking, shown
 from ..signals import ENDING_SIGNALS
 from .acyclic_strips import use_acyclic_strips
 from .escape_keys import read_escape_apart
+from .focus_in_view import keep_focus_in_view
 from .frame_slots import use_next_slots
 from .key_frames import post_input_at_once
 from .key_order import KeysInOrder
@@ -57,8 +58,10 @@ def _too_long(app: App[Any], text: str) -> bool:
 class GuardedApp(KeysInOrder[ReturnType]):
     """An app whose toasts, copies and terminal writes are all cleaned (and masked in mask
     mode), whose frames follow a late one on the next slot (:mod:`.frame_slots`), whose
-    lines are freed when let go (:mod:`.acyclic_strips`), and whose keys each reach the
-    widget the keys before them left the focus on (:mod:`.key_order`).
+    lines are freed when let go (:mod:`.acyclic_strips`), whose keys each reach the
+    widget the keys before them left the focus on (:mod:`.key_order`), and whose focused
+    widget is scrolled back into view when the terminal is made smaller
+    (:mod:`.focus_in_view`).
 
     Nothing is animated unless ``TEXTUAL_ANIMATIONS`` is set (to any level): Textual
     scrolls a view to its end or a page down for up to a second, redrawing it each frame
@@ -70,6 +73,7 @@ class GuardedApp(KeysInOrder[ReturnType]):
         use_next_slots()
         use_acyclic_strips()
         wrap_in_a_cell_at_least()  # the command palette at 6 columns
+        keep_focus_in_view()  # a terminal made shorter
         post_input_at_once()  # escape and a key typed right after it: two keys
         read_escape_apart()
         super().__init__(*args, **kwargs)
