@@ -135,6 +135,30 @@ async def test_tabs_switch_by_mouse() -> None:
         assert app.active_tab.resource.key == "items"
         await pilot.click("#--content-tab-collections")
         assert app.active_tab.resource.key == "collections"
+        assert app.focused is app.active_tab.table
+
+
+async def test_a_click_beside_the_tabs_or_beyond_the_screen_leaves_the_table_focused() -> None:
+    # The tab bar took the focus from a click on its empty part or its underline (and a
+    # click beyond the screen left no focus): no visible focus, enter and j did nothing.
+    from textual import events
+
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        table = app.active_tab.table
+        await wait_for(lambda: app.focused is table, pilot)
+        for x, y in ((118, 1), (60, 2), (5, 2)):
+            await pilot.click(offset=(x, y))
+            await pilot.pause()
+            assert app.focused is table, (x, y)
+        for kind in (events.MouseDown, events.MouseUp, events.Click):
+            # A report beyond the screen, from a terminal that has not said its new size.
+            app.post_message(kind(None, 200, 60, 0, 0, 1, False, False, False))
+        await pilot.pause(0.2)
+        assert app.focused is table
+        await pilot.press("j", "enter")
+        await wait_for_screen(app, pilot, "DetailScreen")
 
 
 async def test_filter_narrows_and_escape_clears() -> None:

@@ -7,6 +7,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from textual import events
 from textual.notifications import SeverityLevel
 
 from ..clean import clean, clean_line, cut_long_words, escape_unsafe
@@ -106,6 +107,19 @@ class GuardedApp(KeysInOrder[ReturnType]):
         finally:
             for signum in handled:
                 loop.remove_signal_handler(signum)
+
+    async def on_event(self, event: events.Event) -> None:
+        # A mouse report beyond the screen (from a terminal not yet laid out at its new
+        # size, or a broken report) hit no widget, and Textual took the focus from every
+        # widget for it. Dropped, unless a widget holds the mouse (a drag ending outside).
+        if (
+            isinstance(event, events.MouseEvent)
+            and not event.is_forwarded
+            and self.mouse_captured is None
+            and not self.size.contains(int(event.screen_x), int(event.screen_y))
+        ):
+            return
+        await super().on_event(event)
 
     def _ended_by(self, signum: int) -> None:
         self.exit(return_code=128 + signum)

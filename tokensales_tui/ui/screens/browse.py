@@ -121,6 +121,10 @@ PALETTE_IN_FOOTER = 100
 class BrowseScreen(Screen[None]):
     """Five tabs of resources under a status header; every row action starts here."""
 
+    # The first table, not the first widget that takes the focus (the tab bar takes none,
+    # and the filter would look like a key typed ahead to _focus_in_active_tab).
+    AUTO_FOCUS = "ResourceTable"
+
     BINDINGS: ClassVar[list[BindingType]] = [
         *[
             Binding(

@@ -1,9 +1,10 @@
 """The main screen's tabs: Textual's ``TabbedContent``, which follows the focus only to
-where the focus still is."""
+where the focus still is, and whose tab bar never takes the focus."""
 
 from __future__ import annotations
 
 from textual.widgets import TabbedContent, TabPane
+from textual.widgets.tabbed_content import ContentTabs
 
 __all__ = ["FocusFollowingTabs"]
 
@@ -24,3 +25,9 @@ class FocusFollowingTabs(TabbedContent):
         if focused is None or event.tab_pane not in focused.ancestors:
             event.stop()
             event.prevent_default()  # the focus has moved on: Textual's handler is skipped
+
+    def on_mount(self) -> None:
+        # A click on the bar beside the labels, or on its underline, focused the bar: the
+        # table lost the focus and nothing showed where it went (enter and j did nothing).
+        # Tabs are chosen with 1-5 and a click on a label, which focuses the tab's table.
+        self.query_one(ContentTabs).can_focus = False
