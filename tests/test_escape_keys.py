@@ -126,3 +126,58 @@ def test_keys_around_a_paste_stay_keys() -> None:
         ("paste", "a\u241b[31mb"),
         ("key", "k"),
     ]
+
+
+def tokens_read_apart(*reads: str, pause: float = 0.0) -> list[tuple[str, str]]:
+    """What the app gets for the terminal's ``reads`` with ``pause`` seconds between
+    them, the parser's clock ticking meanwhile as the driver has it do."""
+    import time
+
+    read_escape_apart()
+    parser = XTermParser()
+    parsed: list[object] = []
+    for data in reads:
+        parsed += parser.feed(data)
+        deadline = time.monotonic() + pause
+        while time.monotonic() < deadline:
+            time.sleep(0.02)
+            parsed += parser.tick()
+    parsed += parser.feed("")
+    found: list[tuple[str, str]] = []
+    for token in parsed:
+        if isinstance(token, events.MouseEvent):
+            found.append(("mouse", f"{type(token).__name__} {token.x:.0f},{token.y:.0f}"))
+        elif isinstance(token, events.Key):
+            found += [("key", key.key) for key in escape_apart(token)]
+    return found
+
+
+@pytest.mark.parametrize(
+    "reads",
+    [
+        ["\x1b[<35;42;12", "M"],
+        ["\x1b[<35;4", "2;12M"],
+        ["\x1b[<", "35;42;12M"],
+        ["j\x1b[<35;42", ";12", "M"],
+    ],
+)
+def test_a_mouse_report_cut_between_reads_is_one_report(reads: list[str]) -> None:
+    # Its start waited 0.1 s in the parser, then was read as keys: the "2" went to Items
+    # and the filter was cleared.
+    found = tokens_read_apart(*reads, pause=0.3)
+    assert [token for token in found if token != ("key", "j")] == [("mouse", "MouseMove 41,11")]
+
+
+def test_a_mouse_report_cut_off_for_good_is_dropped_never_keys() -> None:
+    assert tokens_read_apart("\x1b[<35;42;12", "jk", pause=0.3) == [("key", "j"), ("key", "k")]
+    assert tokens_read_apart("\x1b[<35;42;12", pause=0.3) == []
+
+
+def test_a_lone_escape_waits_no_longer_for_mouse_reports() -> None:
+    import time
+
+    read_escape_apart()
+    parser = XTermParser()
+    assert list(parser.feed("\x1b")) == []
+    time.sleep(0.15)
+    assert [key.key for key in parser.tick() if isinstance(key, events.Key)] == ["escape"]

@@ -17,10 +17,17 @@ A paste is text, never keys: Textual's parser read an ESC inside a bracketed pas
 start of keys, so that pasting ``foo ESC q bar`` quit the app (and ``ESC d`` asked to
 delete). Every ESC between the terminal's paste markers is read as ``␛`` (its control
 picture) before the parser sees it: :func:`read_escape_apart` has the parser do so.
+
+A mouse report is never keys either: one cut between two reads (``ESC [ < 35;42;12``,
+then ``M``) waited in Textual's parser for its rest 0.1 s at most, and was then read as
+the keys it is made of (its ``2`` switched to Items). Its start is held out of the parser
+until the next read: with the rest, it is one report; without, it is dropped. A lone
+escape never waits for this: only what can be nothing but a mouse report is held.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import Any, cast
 
@@ -82,7 +89,9 @@ def _pasting_apart(feed: Callable[[XTermParser, str], Iterable[Any]]) -> Any:
     """Textual's ``feed``, with each ESC inside a bracketed paste made ``␛`` first."""
 
     def feeding(parser: XTermParser, data: str) -> Iterable[Any]:
-        text = _paste_escapes_apart(parser, data)
+        text = _mouse_reports_whole(parser, _paste_escapes_apart(parser, data), ended=not data)
+        if data and not text:
+            return []  # all held for the next read: "" would end the parser's input
         if data or not text:
             return feed(parser, text)
         # The end of the input ("" fed) with a held marker's start: given first.
@@ -149,6 +158,23 @@ def _paste_escapes_apart(parser: XTermParser, data: str) -> str:
         )
     )
     return "".join(out)
+
+
+# The start of an SGR mouse report a read ended inside, and what goes on with one.
+_CUT_MOUSE_REPORT = re.compile("\x1b\\[<[0-9;]*\\Z")
+_MOUSE_REPORT_REST = re.compile("[0-9;]*(?:[Mm]|\\Z)")
+
+
+def _mouse_reports_whole(parser: XTermParser, text: str, ended: bool) -> str:
+    """``text`` with a mouse report cut between reads made whole: the start of one that
+    ends a read is held until the next, which it is given with if that goes on with it,
+    and dropped otherwise (or when the input ends)."""
+    held: str = getattr(parser, "_mouse_held", "")
+    if held and _MOUSE_REPORT_REST.match(text) and not ended:
+        text = held + text
+    cut = None if getattr(parser, "_pasting", False) else _CUT_MOUSE_REPORT.search(text)
+    parser._mouse_held = "" if cut is None or ended else cut[0]  # type: ignore[attr-defined]
+    return text if cut is None else text[: cut.start()]
 
 
 def _escape_then_character(sequence: str, read_as: object) -> bool:
