@@ -84,6 +84,43 @@ def test_it_reads_what_python_and_the_system_are_made_of_and_nothing_of_the_user
         os.close(folder)
 
 
+def test_the_code_it_runs_is_readable_wherever_it_is_installed_the_rest_of_home_not(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Installed in the home folder (a virtual environment, pyenv, a checkout), every
+    # lazy import was refused: the tab froze at its first detail view.
+    home = Path(sys.prefix).parent
+    monkeypatch.setenv("HOME", str(home))
+    fence = Fence(private=[isolated_home / ".config" / "tokensales-tui"])
+    for path in (textual.__file__, fence_module.__file__, os.__file__):
+        assert not refused(fence, "open", path, "r", os.O_RDONLY), path
+    for path in (home / "notes.txt", home / ".ssh" / "id_ed25519", Path.cwd() / "x.py"):
+        if not any(path.is_relative_to(root) for root in (sys.prefix, sys.base_prefix)):
+            assert refused(fence, "open", str(path), "r", os.O_RDONLY), path
+
+
+def test_paths_it_cannot_see_whole_are_refused(fence: Fence, isolated_home: Path) -> None:
+    # ``open`` does not tell a hook the folder a relative path is taken in: /etc's
+    # descriptor and "../home/…" had read a file of the home, judged as /usr/home/….
+    assert refused(fence, "open", "../tmp/secret.txt", None, os.O_RDONLY)
+    assert refused(fence, "open", "notes.txt", "r", os.O_RDONLY)
+    assert refused(fence, "os.listdir", "..")
+    assert refused(fence, "os.chdir", str(isolated_home))
+    # The temporary folder itself, open to list it or to make files in by descriptor;
+    # a file opened by ``open`` through an opener, or one without a name, is let through.
+    directory = os.O_RDONLY | os.O_DIRECTORY
+    assert refused(fence, "open", tempfile.gettempdir(), None, directory | os.O_APPEND)
+    assert refused(fence, "open", tempfile.gettempdir(), None, directory)
+    assert not refused(fence, "open", tempfile.gettempdir(), "w+b", os.O_RDWR | os.O_CREAT)
+    if hasattr(os, "O_TMPFILE"):
+        assert not refused(fence, "open", tempfile.gettempdir(), None, os.O_RDWR | os.O_TMPFILE)
+    # Any code may say it made a folder: only one it just made is its own.
+    fence.hook("tempfile.mkdtemp", (str(isolated_home),))
+    assert refused(fence, "open", str(isolated_home / ".bashrc"), "r", os.O_RDONLY)
+    assert refused(fence, "os.mkdir", str(isolated_home), 0o700, -1)
+    assert refused(fence, "os.mkdir", str(Path(tempfile.gettempdir()) / "chosen"), 0o700, -1)
+
+
 def test_it_writes_only_into_folders_it_made_and_new_temporary_files(
     fence: Fence, isolated_home: Path, temporary: Path
 ) -> None:
@@ -102,13 +139,14 @@ def test_it_writes_only_into_folders_it_made_and_new_temporary_files(
     assert not refused(fence, "os.chmod", 3, 0o600, None)
     assert not refused(fence, "open", os.devnull, "w", os.O_WRONLY)
 
-    # A folder made by tempfile.mkdtemp: made first, then named; its files after that.
+    # A folder made by tempfile.mkdtemp: named, then made; its files after that.
     private = temporary / "tokensales-export-x"
     inside = private / "items.csv"
-    assert not refused(fence, "os.mkdir", str(private), 0o700, None)
-    assert refused(fence, "open", str(inside), "wb", NEW_FILE)
+    assert refused(fence, "os.mkdir", str(private), 0o700, None)  # not named first
     fence.hook("tempfile.mkdtemp", (str(private),))
-    private.mkdir()
+    assert refused(fence, "open", str(inside), "wb", NEW_FILE)
+    assert not refused(fence, "os.mkdir", str(private), 0o700, -1)
+    private.mkdir(0o700)
     assert not refused(fence, "open", str(inside), "wb", NEW_FILE)
     assert not refused(fence, "os.rename", str(inside), str(private / "b"), None, None)
     assert not refused(fence, "os.link", str(inside), str(private / "c"), None, None)
@@ -122,8 +160,23 @@ def test_it_writes_only_into_folders_it_made_and_new_temporary_files(
     assert refused(fence, "open", str(temporary / "other" / "f"), "wb", NEW_FILE)
 
 
-def test_it_starts_only_its_index_process(fence: Fence) -> None:
-    assert not refused(fence, "subprocess.Popen", sys.executable, PROGRAM, None, None)
+def test_it_starts_only_its_index_process(
+    fence: Fence, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tokensales_tui.ui.index_process import environment
+
+    assert not refused(fence, "subprocess.Popen", None, PROGRAM, None, None)
+    assert not refused(fence, "subprocess.Popen", sys.executable, PROGRAM, None, environment())
+    # Its command line run by another program, in another folder, or with variables
+    # that make Python run other code (a sitecustomize.py of a folder of its own).
+    assert refused(fence, "subprocess.Popen", "/bin/echo", PROGRAM, None, None)
+    assert refused(fence, "subprocess.Popen", None, PROGRAM, str(tmp_path), None)
+    for variable in ("PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "LD_PRELOAD"):
+        env = {**os.environ, variable: str(tmp_path)}
+        assert refused(fence, "subprocess.Popen", None, PROGRAM, None, env), variable
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))  # changed after the fence went up
+    assert refused(fence, "subprocess.Popen", None, PROGRAM, None, None)
+    monkeypatch.undo()
     for line in (["/bin/sh", "-c", "id"], [*PROGRAM, "--more"], PROGRAM[:2], "xdg-open"):
         assert refused(fence, "subprocess.Popen", None, line, None, None), line
     assert refused(fence, "os.system", b"id")
@@ -157,6 +210,17 @@ def test_it_reaches_its_profiles_addresses_and_no_other(fence: Fence) -> None:
         assert refused(fence, "socket.connect", local, "/run/docker.sock")
         assert refused(fence, "socket.bind", tcp, ("0.0.0.0", 8080))
         assert refused(fence, "socket.sendto", tcp, ("127.0.0.1", 53))
+    # A name's addresses are those its look-up found, on its port: a number on the
+    # port of a name is not the name (asyncio connects to numbers with no look-up).
+    named = Fence(addresses=["http://localhost:9450", "https://api.example.test"])
+    with socket.socket() as tcp:
+        assert refused(named, "socket.connect", tcp, ("127.0.0.1", 9450))
+        assert refused(named, "socket.connect", tcp, ("10.9.9.9", 443))
+        found = [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", 9450))]
+        named.learned("localhost", found)
+        assert not refused(named, "socket.connect", tcp, ("127.0.0.1", 9450))
+        assert refused(named, "socket.connect", tcp, ("127.0.0.1", 443))
+        assert refused(named, "socket.connect", tcp, ("10.9.9.9", 443))
     # Only addresses written as numbers: a connection is to one of them, port and all.
     literal = Fence(addresses=["http://127.0.0.1:9450"])
     with socket.socket() as tcp:
@@ -176,7 +240,8 @@ config = Path(sys.argv[1])
 listening = int(sys.argv[2])
 # A browser this machine has (none may be installed): opening it starts "true".
 webbrowser.register("here", None, webbrowser.GenericBrowser("true"), preferred=True)
-fence_in(Fence(addresses=[], private=[config.parent]))
+from tokensales_tui.ui.index_process import command
+fence_in(Fence(addresses=[], programs=[command()], private=[config.parent]))
 tried = {}
 
 def attempt(name, action):
@@ -205,6 +270,11 @@ def spool():
         file.write(b"x")
 attempt("spool", spool)
 attempt("import", lambda: __import__("xml.dom.minidom"))
+def relative():
+    etc = os.open("/etc", os.O_RDONLY)
+    os.open("../" + str(config).lstrip("/"), os.O_RDONLY, dir_fd=etc)
+attempt("read config by a folder", relative)
+attempt("start another program as the index", lambda: subprocess.run(command(), executable="/bin/echo"))
 print(json.dumps(tried))
 """
 
@@ -224,11 +294,20 @@ def test_the_hook_refuses_in_a_process_whatever_library_asks(
             capture_output=True,
             text=True,
             timeout=60,
+            cwd="/usr",  # a readable folder, where "../tmp/…" would have been judged
             env={**os.environ, "TMPDIR": str(temporary)},
         )
     assert done.returncode == 0, done.stderr
     tried = json.loads(done.stdout)
-    for name in ("read config", "write home", "start a program", "open the browser", "connect"):
+    for name in (
+        "read config",
+        "write home",
+        "start a program",
+        "open the browser",
+        "connect",
+        "read config by a folder",
+        "start another program as the index",
+    ):
         assert tried[name].startswith("refused: [Errno 13] not from a browser tab of serve"), (
             name,
             tried[name],

@@ -16,19 +16,25 @@ Let through:
 
 - reading the interpreter's, the installed packages' and the system's files (``/usr``,
   ``/etc``, …, and what the app reads of ``/proc`` and ``/sys`` to know the processors
-  it may use), never the user's (their home, ``/tmp``, the app's config and data, other
-  processes);
+  it may use), wherever they are installed (a virtual environment or a Python in the
+  home folder too), never the user's (the rest of the home, the working folder, ``/tmp``,
+  the app's config, data and cache, other processes), by an absolute path only (a path
+  taken in an open folder, or in a working folder changed meanwhile, is not what the
+  interpreter tells a hook);
 - a folder the process made for itself with :func:`tempfile.mkdtemp` (a served export,
   written there, handed to the browser and removed), anything in it, and a new file
   created in the temporary folder (a spooled list body);
-- the profile's addresses (service, token endpoint, console, proxy) and nothing else;
-- this package's index process, and no other program.
+- the profile's addresses (service, token endpoint, console, proxy) and nothing else: a
+  name, and then the addresses its look-up gave (:func:`fence_in` has the look-ups say);
+- this package's index process as the app starts it (this interpreter, the same
+  variables that choose what Python runs), and no other program.
 
 A browser is never opened from the fence: Python's :mod:`webbrowser` is refused too.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import site
@@ -36,9 +42,10 @@ import socket
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -62,6 +69,7 @@ SYSTEM_READABLE = (
 index_process.py)."""
 
 WRITING = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+O_TMPFILE = getattr(os, "O_TMPFILE", 0)
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -75,11 +83,26 @@ def is_fenced() -> bool:
 
 def fence_in(fence: Fence) -> None:
     """Put this process behind ``fence``, for good. Once only: a second call is ignored
-    (the first fence already holds, and a hook cannot widen it)."""
+    (the first fence already holds, and a hook cannot widen it).
+
+    Name look-ups through :func:`socket.getaddrinfo` (asyncio's, and so httpx's) tell
+    the fence the addresses a name it lets through stands for: a connection goes to one
+    of those. One made by another way is not told, and its connection is refused.
+    """
     if _fenced:
         return
     _fenced.append(fence)
     sys.addaudithook(fence.hook)
+    socket.getaddrinfo = _telling(fence, socket.getaddrinfo)  # type: ignore[assignment]
+
+
+def _telling(fence: Fence, getaddrinfo: Callable[..., Any]) -> Callable[..., Any]:
+    def looked_up(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        found = getaddrinfo(host, port, *args, **kwargs)  # the fence judges the name
+        fence.learned(host, found)
+        return found
+
+    return looked_up
 
 
 @dataclass
@@ -97,8 +120,10 @@ class Fence:
     programs: Iterable[Sequence[str]] = ()
     private: Iterable[str | Path] = ()
     _hosts: set[tuple[str, int]] = field(init=False, default_factory=set)
-    _literal: bool = field(init=False, default=True)
+    _addresses: dict[str, set[str]] = field(init=False, default_factory=dict)
     _programs: list[list[str]] = field(init=False, default_factory=list)
+    _choosing: dict[str, str] = field(init=False, default_factory=dict)
+    _making: set[str] = field(init=False, default_factory=set)
     _readable: tuple[str, ...] = field(init=False, default=())
     _private: tuple[str, ...] = field(init=False, default=())
     _temporary: str = field(init=False, default="")
@@ -115,10 +140,13 @@ class Fence:
                 continue
             host = parts.hostname.lower()
             self._hosts.add((host, port))
-            self._literal = self._literal and _is_ip(host)
+            if _is_ip(host):
+                self._addresses.setdefault(host, set()).add(host)
         self._programs = [list(program) for program in self.programs]
-        home = _real(Path.home())
-        self._private = tuple({_real(place) for place in self.private} | {home})
+        self._choosing = _choosing(os.environ)
+        self._private = tuple(_real(place) for place in self.private)
+        home, working = _real(Path.home()), _working()
+        paths = (entry for entry in sys.path if entry and Path(entry).is_absolute())
         roots = {
             sys.prefix,
             sys.base_prefix,
@@ -127,19 +155,29 @@ class Fence:
             *site.getsitepackages(),
             site.getusersitepackages(),
             str(Path(__file__).parent),
-            *(entry for entry in sys.path if entry and Path(entry).is_absolute()),
+            # ``python -m`` puts the working folder first on the path: not code.
+            *(entry for entry in map(_real, paths) if entry != working),
             *SYSTEM_READABLE,
         }
-        # A root holding a private place (``/``, the home, a working folder that
-        # ``python -m`` put on the path) would open it: such roots are left out.
+        # A root holding the home or a private place (``/``, a home on the path) would
+        # open it: such roots are left out. One inside the home (a virtual environment,
+        # a Python of pyenv, a checkout) is code, and stays.
         self._readable = tuple(
             sorted(
                 real
                 for real in map(_real, roots)
-                if not any(_within(place, real) for place in self._private)
+                if not any(_within(place, real) for place in (*self._private, home))
             )
         )
         self._temporary = _real(tempfile.gettempdir())
+
+    def learned(self, host: Any, found: Iterable[Any]) -> None:
+        """A look-up of ``host`` (let through) found ``found`` (``getaddrinfo``'s answer):
+        connections to those addresses are to ``host``."""
+        addresses = self._addresses.setdefault(_host(host), set())
+        for entry in found:
+            with contextlib.suppress(IndexError, TypeError):
+                addresses.add(_host(entry[4][0]))
 
     # --- the hook -----------------------------------------------------------------
 
@@ -169,7 +207,7 @@ class Fence:
         path, mode, flags = (*args, None, None, None)[:3]
         if isinstance(path, int):
             return None  # a file already open: the process's own
-        real = _path(path)
+        real = _path(path, absolute=True)
         if real is None:
             return str(path)
         flags = flags if isinstance(flags, int) else 0
@@ -178,10 +216,13 @@ class Fence:
             return None if self._may_read(real) else real
         if self._is_own(real) or real == os.devnull:
             return None
-        if real == self._temporary:
+        if real == self._temporary and (
+            (O_TMPFILE and flags & O_TMPFILE == O_TMPFILE) or isinstance(mode, str)
+        ):
             # A file without a name (O_TMPFILE), gone when closed: a spooled body; or
-            # the folder handed to an opener that makes the file (NamedTemporaryFile),
-            # whose own opening comes here named.
+            # the folder handed by ``open`` to an opener that makes the file
+            # (NamedTemporaryFile), whose own opening comes here named. Never the
+            # folder itself, open to be listed or to make files in.
             return None
         new = os.O_CREAT | os.O_EXCL
         if flags & new == new and os.path.dirname(real) == self._temporary:
@@ -192,33 +233,39 @@ class Fence:
     def _listing(self, args: tuple[Any, ...]) -> str | None:
         path = args[0] if args else None
         if isinstance(path, int):
-            return None
-        real = _path("." if path is None else path)
+            return None  # a folder opened through the fence
+        real = _path(path, absolute=True)
         if real is None:
             return str(path)
         return None if self._may_read(real) else real
 
     def _made_folder(self, args: tuple[Any, ...]) -> None:
-        """``tempfile.mkdtemp`` made a folder: it is the process's own."""
-        real = _path(args[0])
-        if real is not None:
-            self._own.add(real)
+        """``tempfile.mkdtemp`` says which folder it is about to make (``os.mkdir``)."""
+        real = _path(args[0], absolute=True)
+        if real is not None and os.path.dirname(real) == self._temporary:
+            self._making.add(real)
 
     def _making_folder(self, args: tuple[Any, ...]) -> str | None:
-        real = _path(args[0], args[2] if len(args) > 2 else None)
+        path, mode, folder = (*args, None, None, None)[:3]
+        real = _path(
+            path, folder if isinstance(folder, int) and folder >= 0 else None, absolute=True
+        )
         if real is None:
-            return str(args[0])
-        # tempfile.mkdtemp makes its folder before it says so (``tempfile.mkdtemp``)
-        if os.path.dirname(real) == self._temporary or self._is_own(real):
+            return str(path)
+        if self._is_own(real):
+            return None
+        # The folder tempfile.mkdtemp said it would make (any code may say so): new, and
+        # private. Made by this process, it is the process's own.
+        if real in self._making and mode == 0o700 and not os.path.lexists(real):
+            self._making.discard(real)
+            self._own.add(real)
             return None
         return real
 
     def _may_read(self, real: str) -> bool:
-        if self._is_own(real):
-            return True
         if any(_within(real, place) for place in self._private):
             return False
-        return any(_within(real, root) for root in self._readable)
+        return self._is_own(real) or any(_within(real, root) for root in self._readable)
 
     def _is_own(self, real: str) -> bool:
         return any(_within(real, own) for own in self._own)
@@ -226,11 +273,24 @@ class Fence:
     # --- processes and addresses --------------------------------------------------
 
     def _starting(self, args: tuple[Any, ...]) -> str | None:
-        command = args[1] if len(args) > 1 else None
+        executable, command, cwd, env = (*args, None, None, None, None)[:4]
         if isinstance(command, str | bytes | os.PathLike):
             command = [command]
-        line = [os.fsdecode(part) for part in command or ()]
-        return None if line in self._programs else " ".join(line) or "a program"
+        try:
+            line = [os.fsdecode(part) for part in command or ()]
+            runs = line[0] if executable is None else os.fsdecode(executable)
+        except (TypeError, IndexError):
+            return "a program"
+        # The command line, run by what it names, where the app is, with the variables
+        # that choose what Python runs as they were: nothing else of one's own.
+        if (
+            line in self._programs
+            and runs == line[0]
+            and cwd is None
+            and _choosing(os.environ if env is None else env) == self._choosing
+        ):
+            return None
+        return " ".join(line) or "a program"
 
     def _resolving(self, args: tuple[Any, ...]) -> str | None:
         host, port = (*args, None, None)[:2]
@@ -245,13 +305,13 @@ class Fence:
         family = getattr(sock, "family", None)
         if family not in (socket.AF_INET, socket.AF_INET6) or not isinstance(address, tuple):
             return str(address)
-        host, port = _host(address[0]), address[1]
-        if (host, port) in self._hosts:
-            return None
-        # A name was resolved by a look-up the fence let through (``_resolving``).
-        if not self._literal and any(at == port for _, at in self._hosts):
-            return None
-        return f"{host}:{port}"
+        ip, port = _host(address[0]), address[1]
+        # One of the profile's addresses, on its port: written as a number, or found
+        # by a look-up of its name (``learned``).
+        for host, at in self._hosts:
+            if at == port and ip in self._addresses.get(host, ()):
+                return None
+        return f"{ip}:{port}"
 
 
 Checker = Callable[[Fence, tuple[Any, ...]], "str | None"]
@@ -265,7 +325,7 @@ def _changes(places: Callable[[tuple[Any, ...]], Iterable[tuple[Any, Any]]]) -> 
         for path, folder in places(args):
             if isinstance(path, int):
                 continue  # a file already open, through the fence
-            real = _path(path, folder if isinstance(folder, int) else None)
+            real = _path(path, folder if isinstance(folder, int) else None, absolute=True)
             if real is None or not fence._is_own(real):
                 return str(real or path)
         return None
@@ -296,71 +356,99 @@ def _two_paths(args: tuple[Any, ...]) -> list[tuple[Any, Any]]:
     return [(args[0], src_folder), (args[1], dst_folder)]
 
 
-CHECKS: dict[str, Checker] = {
-    "open": Fence._open,
-    "os.listdir": Fence._listing,
-    "os.scandir": Fence._listing,
-    "os.listxattr": Fence._listing,
-    "os.mkdir": Fence._making_folder,
-    "tempfile.mkdtemp": _note_folder,
-    "os.remove": _changes(_path_in),
-    "os.rmdir": _changes(_path_in),
-    "os.chmod": _changes(_path_in),
-    "os.chown": _changes(_path_in),
-    "os.utime": _changes(_path_in),
-    "os.truncate": _changes(_path_alone),
-    "os.chflags": _changes(_path_alone),
-    "os.setxattr": _changes(_path_alone),
-    "os.removexattr": _changes(_path_alone),
-    "os.rename": _changes(_two_paths),
-    "os.link": _changes(_two_paths),
-    "os.symlink": _refuse,
-    "shutil.rmtree": _changes(_path_in),
-    "shutil.copyfile": _changes(lambda args: [(args[1], None)]),
-    "shutil.copytree": _changes(lambda args: [(args[1], None)]),
-    "shutil.move": _changes(lambda args: [(args[0], None), (args[1], None)]),
-    "shutil.chown": _changes(_path_alone),
-    "shutil.make_archive": _refuse,
-    "shutil.unpack_archive": _refuse,
-    "subprocess.Popen": Fence._starting,
-    "os.system": _refuse,
-    "os.exec": _refuse,
-    "os.posix_spawn": _refuse,
-    "os.spawn": _refuse,
-    "os.fork": _refuse,
-    "os.forkpty": _refuse,
-    "os.startfile": _refuse,
-    "pty.spawn": _refuse,
-    "socket.getaddrinfo": Fence._resolving,
-    "socket.gethostbyname": lambda fence, args: fence._resolving((args[0], None)),
-    "socket.gethostbyname_ex": lambda fence, args: fence._resolving((args[0], None)),
-    "socket.gethostbyaddr": _refuse,
-    "socket.connect": Fence._connecting,
-    "socket.sendto": Fence._connecting,
-    "socket.sendmsg": Fence._connecting,
-    "socket.bind": _refuse,
-    "webbrowser.open": _refuse,
-}
+CHECKS: Mapping[str, Checker] = MappingProxyType(
+    {
+        "open": Fence._open,
+        "os.listdir": Fence._listing,
+        "os.scandir": Fence._listing,
+        "os.listxattr": Fence._listing,
+        "os.mkdir": Fence._making_folder,
+        "tempfile.mkdtemp": _note_folder,
+        "os.remove": _changes(_path_in),
+        "os.rmdir": _changes(_path_in),
+        "os.chmod": _changes(_path_in),
+        "os.chown": _changes(_path_in),
+        "os.utime": _changes(_path_in),
+        "os.truncate": _changes(_path_alone),
+        "os.chflags": _changes(_path_alone),
+        "os.setxattr": _changes(_path_alone),
+        "os.removexattr": _changes(_path_alone),
+        "os.rename": _changes(_two_paths),
+        "os.link": _changes(_two_paths),
+        "os.symlink": _refuse,
+        "shutil.rmtree": _changes(_path_in),
+        "shutil.copyfile": _changes(lambda args: [(args[1], None)]),
+        "shutil.copytree": _changes(lambda args: [(args[1], None)]),
+        "shutil.move": _changes(lambda args: [(args[0], None), (args[1], None)]),
+        "shutil.chown": _changes(_path_alone),
+        "shutil.make_archive": _refuse,
+        "shutil.unpack_archive": _refuse,
+        "os.chdir": _refuse,
+        "subprocess.Popen": Fence._starting,
+        "os.system": _refuse,
+        "os.exec": _refuse,
+        "os.posix_spawn": _refuse,
+        "os.spawn": _refuse,
+        "os.fork": _refuse,
+        "os.forkpty": _refuse,
+        "os.startfile": _refuse,
+        "pty.spawn": _refuse,
+        "socket.getaddrinfo": Fence._resolving,
+        "socket.gethostbyname": lambda fence, args: fence._resolving((args[0], None)),
+        "socket.gethostbyname_ex": lambda fence, args: fence._resolving((args[0], None)),
+        "socket.gethostbyaddr": _refuse,
+        "socket.getnameinfo": _refuse,
+        "socket.connect": Fence._connecting,
+        "socket.sendto": Fence._connecting,
+        "socket.sendmsg": Fence._connecting,
+        "socket.bind": _refuse,
+        "webbrowser.open": _refuse,
+    }
+)
 """The events watched, each with its check: what it refuses (a place, an address, a
 command), or None."""
 
 
-def _path(path: Any, folder: int | None = None) -> str | None:
+def _path(path: Any, folder: int | None = None, *, absolute: bool = False) -> str | None:
     """``path`` as an absolute path with its links resolved (a relative one taken in
-    ``folder``, an open folder, or the working folder); None if it is none."""
+    ``folder``, an open folder, else the working folder); None if it is none, or, with
+    ``absolute``, if it is relative without a ``folder``: an event that does not say
+    which folder a path is taken in (``open`` never does) must name it whole."""
     try:
         text = os.fsdecode(path)
     except TypeError:
         return None
     if "\0" in text:
         return None
-    if folder is not None and not os.path.isabs(text):
+    if not os.path.isabs(text):
+        if folder is None:
+            return None if absolute else os.path.realpath(text)
         try:
             base = os.readlink(f"/proc/self/fd/{folder}")
         except OSError:
             return None
         text = os.path.join(base, text)
     return os.path.realpath(text)
+
+
+def _choosing(env: Any) -> dict[str, str]:
+    """The variables of ``env`` that choose what a Python runs (its paths, start-up
+    files, libraries): an index process started with others would run other code."""
+    try:
+        return {
+            os.fsdecode(name): os.fsdecode(value)
+            for name, value in env.items()
+            if os.fsdecode(name).startswith(("PYTHON", "LD_"))
+        }
+    except (AttributeError, TypeError):
+        return {"": "unreadable"}
+
+
+def _working() -> str:
+    try:
+        return _real(os.getcwd())
+    except OSError:  # removed meanwhile: no folder of the path is it
+        return ""
 
 
 def _real(place: str | Path) -> str:
