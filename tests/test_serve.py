@@ -33,6 +33,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+import textual_serve
 from aiohttp import WSMsgType, WSServerHandshakeError
 from aiohttp.test_utils import TestClient, TestServer
 
@@ -189,6 +190,23 @@ async def test_the_token_becomes_a_cookie_and_leaves_the_address(
     assert font.status == 200
     script = await client.get("/assets/textual.js")
     assert "screenReaderMode:!0" in await script.text()
+
+
+async def test_a_static_file_is_sent_once_whole_with_no_error_logged(
+    guarded: tuple[GuardedServer, TestClient, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    # Each file (the styles, the font) was sent, then aiohttp prepared it again and
+    # logged an "Unhandled exception" traceback: three a page load.
+    server, client, _marker = guarded
+    await client.get(f"/?token={server.token}")
+    static = Path(textual_serve.__file__).parent / "static"
+    with caplog.at_level(logging.DEBUG):
+        for path in ("css/xterm.css", "fonts/RobotoMono-VariableFont_wght.ttf"):
+            answer = await client.get(f"/static/{path}")
+            assert answer.status == 200
+            assert await answer.read() == (static / path).read_bytes()
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not errors, [r.getMessage() for r in errors]
 
 
 @pytest.mark.parametrize(
@@ -432,6 +450,25 @@ def test_a_bind_to_every_address_prints_one_to_open(
     assert f"\nhttp://{shown}:18599/?token=" in out
     assert f"# From another machine: this machine's name or address in place of {shown}." in out
     assert "0.0.0.0" not in out and "[::]" not in out
+
+
+def test_a_config_others_may_read_is_said_by_serve_not_in_the_tabs(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every tab said "…/.config/tokensales-tui can be accessed by other users …; run:
+    # chmod 700 …" to whoever had the page: the serving machine's paths, to the wrong one.
+    from tokensales_tui.config import config_path
+
+    path = config_path()
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        '[profiles.p]\nbase_url = "http://127.0.0.1:9"\napi_key = "k"\napi_secret = "s"\n'
+    )
+    path.parent.chmod(0o755)
+    with listening() as busy:
+        assert main(["serve", "--port", str(busy.getsockname()[1])]) == 1
+    err = capsys.readouterr().err
+    assert "tokensales-tui: warning:" in err and "chmod 700" in err
 
 
 def test_a_port_in_use_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:

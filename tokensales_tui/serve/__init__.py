@@ -141,6 +141,11 @@ def _run_serve(args: argparse.Namespace) -> int:
         # machine's config file from a browser: refused here, before anything serves.
         print(f"tokensales-tui: serve: {clean(problem)}", file=sys.stderr)
         return 2
+    if not demo:
+        # Said here, to whoever runs serve: a browser's tab does not say it (its reader
+        # could not mend it, and would learn this machine's paths).
+        for warning in _loose_config():
+            print(f"tokensales-tui: warning: {clean(warning)}", file=sys.stderr)
     try:
         sock = _listen(args.host, args.port)
     except OSError as error:
@@ -183,6 +188,13 @@ def _run_serve(args: argparse.Namespace) -> int:
     with contextlib.redirect_stdout(leftovers):
         asyncio.run(_serve(server, ready))
     return 0
+
+
+def _loose_config() -> list[str]:
+    """What is loose about the config file's and its folder's modes (others may read)."""
+    from .. import config
+
+    return config.permission_warnings(None)
 
 
 def _profile_problem(args: argparse.Namespace) -> str | None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hmac
 import json
 import logging
@@ -217,6 +218,7 @@ class GuardedServer(Server):
                 # connection limit never closes it as idle.
                 await response.prepare(request)
                 await response.write_eof()
+                _sent(response)
             return response
         finally:
             self._busy.discard(request.protocol)
@@ -537,3 +539,12 @@ def logs_to_serve_log() -> Iterator[None]:
         for logger, handlers, propagate in saved:
             logger.handlers = handlers
             logger.propagate = propagate
+
+
+def _sent(response: web.StreamResponse) -> None:
+    """``response`` was sent whole: aiohttp prepares it again once the middleware returns,
+    which a response does nothing for, but a :class:`~aiohttp.web.FileResponse` sends its
+    file again for (it failed, with a traceback in the log for every file). Its
+    ``prepare`` is made the one of every response from here on."""
+    if isinstance(response, web.FileResponse):
+        response.prepare = functools.partial(web.StreamResponse.prepare, response)  # type: ignore[method-assign]
