@@ -511,6 +511,22 @@ async def test_an_app_served_to_a_browser_stays_on_its_profile_and_writes_nothin
     assert config.config_path().read_bytes() == written
 
 
+@pytest.mark.parametrize("served", [False, True])
+async def test_a_config_others_may_read_is_said_in_the_terminal_not_in_a_browser_tab(
+    served: bool,
+) -> None:
+    # A browser tab said the serving machine's config path and a chmod to run there.
+    two_profiles()
+    config.config_path().parent.chmod(0o755)
+    app, _transport = rigged_app(env={}, served=served)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        said = [n.message for n in app._notifications]
+        titles = {c.title: c.help for c in app.get_system_commands(app.browse)}
+    assert any("other users" in message for message in said) is not served
+    assert titles["Screenshot"].startswith("Download") is served
+
+
 async def test_an_app_served_without_a_profile_shows_the_problem_not_the_setup_form() -> None:
     app, _transport = rigged_app(env={}, served=True)
     async with app.run_test(size=SIZE) as pilot:

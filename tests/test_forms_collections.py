@@ -13,6 +13,7 @@ from tokensales_tui import config
 from tokensales_tui.ui.forms import collections as collections_module
 from tokensales_tui.ui.forms.collections import CollectionsForm
 from tokensales_tui.ui.forms.import_list import ImportListScreen
+from tokensales_tui.ui.widgets.safe_text_area import SafeTextArea
 
 from .apphelpers import rigged_app, wait_for, wait_for_screen
 from .formhelpers import (
@@ -598,3 +599,6 @@ async def test_a_form_served_to_a_browser_reads_no_file_of_the_serving_machine()
         await pilot.pause(0.1)
         assert not isinstance(app.screen, ImportListScreen)
         assert any("no file of the serving machine is read" in m for m in messages(app))
+        # Nor does a list's placeholder offer ctrl+o.
+        for area in form.query(SafeTextArea):
+            assert "ctrl+o" not in str(area.placeholder), area.placeholder

@@ -344,7 +344,11 @@ class TokenSalesApp(GuardedApp[None]):
         self._use_keymap(loaded.keymap)
         self._use_theme(loaded.theme)
         self.watch_interval = loaded.watch_interval
-        for warning in config.permission_warnings(self.launch.config_path):
+        # Served, the one who could mend the folder is not the one reading the tab (who
+        # would learn the serving machine's paths): serve's own terminal says it.
+        for warning in (
+            () if self.launch.served else config.permission_warnings(self.launch.config_path)
+        ):
             self.notify(warning, severity="warning", markup=False, timeout=10)
         if self.launch.demo:
             self._fence_in(None)
@@ -369,6 +373,8 @@ class TokenSalesApp(GuardedApp[None]):
         """Served: everything the tab needs of the machine's files is read; from here on
         the interpreter refuses whatever else it could make the machine do."""
         if self.launch.served and self.launch.fence is not None:
+            from . import crash  # noqa: F401  # a crash is shown whatever is refused later
+
             self.launch.fence(served_fence(connection, self.launch.config_path))
 
     def _use_keymap(self, keymap: Mapping[str, str]) -> None:
@@ -617,7 +623,9 @@ class TokenSalesApp(GuardedApp[None]):
             if command.title == "Screenshot":  # Textual's needs ~/Downloads to exist
                 command = SystemCommand(
                     "Screenshot",
-                    "Save an SVG picture of the screen (in Downloads, else the working folder)",
+                    "Download an SVG picture of the screen"
+                    if self.launch.served
+                    else "Save an SVG picture of the screen (in Downloads, else the working folder)",
                     lambda: self.set_timer(0.1, self.save_screenshot_file),  # the palette closes
                 )
             yield command

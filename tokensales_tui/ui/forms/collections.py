@@ -157,6 +157,12 @@ class CollectionSection(Vertical):
         yield from form_field(
             "Whitelisted", Switch(id=f"{key}-whitelisted"), hint='sent as "true" or "false"'
         )
+        # Served to a browser, no file is imported (ctrl+o is off): pasted.
+        placeholder = (
+            "one per line, pasted"
+            if is_served(self.app)
+            else "one per line — ctrl+o imports a file"
+        )
         for kind, label in (("wallets", "Wallets"), ("emails", "E-mails")):
             yield from form_field(
                 label,
@@ -164,7 +170,7 @@ class CollectionSection(Vertical):
                     id=f"{key}-{kind}",
                     soft_wrap=False,
                     show_line_numbers=True,
-                    placeholder="one per line — ctrl+o imports a file",
+                    placeholder=placeholder,
                 ),
                 hint="",
             )
