@@ -49,6 +49,8 @@ from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlsplit
 
+from .digits import ascii_int
+
 __all__ = ["Fence", "fence_in", "is_fenced"]
 
 SYSTEM_READABLE = (
@@ -295,8 +297,8 @@ class Fence:
     def _resolving(self, args: tuple[Any, ...]) -> str | None:
         host, port = (*args, None, None)[:2]
         name = _host(host)
-        if isinstance(port, str) and port.isdigit():
-            port = int(port)
+        if isinstance(port, str):
+            port = ascii_int(port, 5)
         known = {known for known, at in self._hosts if port is None or at == port}
         return None if name in known else f"{name}:{port}"
 
