@@ -273,6 +273,8 @@ class KeysInOrder(App[ReturnType]):
         for node in nodes:
             if node not in self._passed_over:
                 self._passed_over.add(node)
+                # let go: the app follows a node's queue, not a node the app; all of
+                # them are dropped once no key is held (_forget_passed_over).
                 node.message_signal.subscribe(self, self._handled, immediate=True)
 
     def _handled(self, message: Message) -> None:

@@ -31,6 +31,7 @@ from textual.worker import Worker
 
 from ...clean import clean_line
 from ...mask import mask_text, masking
+from ..following import Following
 from ..lifetime import let_go_of_ended_work
 from ..turns import between_steps
 from .cells import Column, column_cells, fit_widths, measure_column, sample_of
@@ -67,7 +68,7 @@ class _TableMessage(Message):
         return self.table
 
 
-class ResourceTable(ScrollView, can_focus=True):
+class ResourceTable(Following, ScrollView, can_focus=True):
     """A fast, filterable, sortable table of server objects.
 
     Call :meth:`set_data` with the columns and the row objects; the table shows
@@ -850,7 +851,7 @@ class ResourceTable(ScrollView, can_focus=True):
     def on_mount(self) -> None:
         signal = getattr(self.app, "mask_changed_signal", None)
         if signal is not None:
-            signal.subscribe(self, self._masking_changed)
+            self.follow(signal, self._masking_changed)
 
     def _masking_changed(self, _on: bool) -> None:
         self._layout()  # masked values need narrower columns

@@ -10,6 +10,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
 
+from ..following import Following
 from ..safe import line
 
 
@@ -24,7 +25,7 @@ class FooterKey(NamedTuple):
     tooltip: str
 
 
-class KeysFooter(Widget, can_focus=False):
+class KeysFooter(Following, Widget, can_focus=False):
     """The keys of the screen's bindings, as Textual's ``Footer`` shows them, drawn by
     one widget.
 
@@ -113,10 +114,7 @@ class KeysFooter(Widget, can_focus=False):
         """The first key shown once the wheel has brought in the last (as last drawn)."""
 
     def on_mount(self) -> None:
-        self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
-
-    def on_unmount(self) -> None:
-        self.screen.bindings_updated_signal.unsubscribe(self)
+        self.follow(self.screen.bindings_updated_signal, self.bindings_changed)
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
         """Show the keys of ``screen``'s bindings now (repainted only if they changed)."""

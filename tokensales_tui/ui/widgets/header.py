@@ -12,6 +12,7 @@ from textual.widgets import Static
 from ...api.auth import TokenState
 from ...clean import clean_line
 from ...mask import masking
+from ..following import Following
 from ..safe import line, show
 
 
@@ -57,7 +58,7 @@ def describe_token(state: TokenState) -> str:
     return f"token: valid {minutes} min"
 
 
-class StatusHeader(Horizontal):
+class StatusHeader(Following, Horizontal):
     """Profile (with its label), host and token state on one line.
 
     A labelled, demo or read-only profile shows its badge in a distinct colour,
@@ -132,7 +133,7 @@ class StatusHeader(Horizontal):
         self.show_masking(masking())
         signal = getattr(self.app, "mask_changed_signal", None)
         if signal is not None:
-            signal.subscribe(self, self.show_masking)
+            self.follow(signal, self.show_masking)
 
     def show_masking(self, on: bool) -> None:
         """Show MASKED while mask mode is on."""

@@ -28,6 +28,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...mask import mask_text, masking
+from ..following import Following
 from ..safe import text as safe_text
 
 __all__ = ["MAX_MATCHES", "JsonView"]
@@ -43,7 +44,7 @@ def _foreground(style: Style) -> Style:
     return Style(color=style.color, bold=style.bold, italic=style.italic)
 
 
-class JsonView(ScrollView, can_focus=True):
+class JsonView(Following, ScrollView, can_focus=True):
     """A scrollable, searchable, syntax-highlighted view of lines of JSON.
 
     Lines are highlighted (with ``rich.syntax.Syntax``) and wrapped only when they
@@ -128,10 +129,10 @@ class JsonView(ScrollView, can_focus=True):
         return self._current
 
     def on_mount(self) -> None:
-        self.watch(self.app, "theme", self._theme_changed, init=False)
+        self.follow(self.app.theme_changed_signal, self._theme_changed)
         signal = getattr(self.app, "mask_changed_signal", None)
         if signal is not None:
-            signal.subscribe(self, lambda _on: self.set_lines(self._given))
+            self.follow(signal, lambda _on: self.set_lines(self._given))
 
     def action_half_page(self, direction: int) -> None:
         """Scroll half a page down (1) or up (-1)."""
@@ -200,7 +201,7 @@ class JsonView(ScrollView, can_focus=True):
         self._strips.clear()
         self._pieces.clear()
 
-    def _theme_changed(self) -> None:
+    def _theme_changed(self, _theme: object) -> None:
         self._syntax = None
         self._texts.clear()
         self._clear_rendered()

@@ -22,12 +22,14 @@ from textual.widgets.text_area import Edit, EditResult
 
 from ...clean import clean
 from ..boxes import width_follows_content
+from ..following import Following
 
 __all__ = ["SafeTextArea"]
 
 
-class SafeTextArea(TextArea):
-    """A ``TextArea`` whose text is always cleaned of control characters."""
+class SafeTextArea(Following, TextArea):
+    """A ``TextArea`` whose text is always cleaned of control characters (and that lets go
+    of the app's theme on unmount: Textual's watches it, see ``ui/following.py``)."""
 
     def __init__(self, text: str = "", **kwargs: Any) -> None:
         super().__init__(_cleaned(text), **kwargs)
