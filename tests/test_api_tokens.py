@@ -7,10 +7,11 @@ import asyncio
 import httpx
 import pytest
 
-from tokensales_tui.api import AuthError, NetworkError
+from tokensales_tui.api import AuthError, NetworkError, secret
+from tokensales_tui.api.secret import Secret, redact
 from tokensales_tui.ui.widgets.header import describe_token
 
-from .apifakes import FakeClock, FakeServer, json_response, make_jwt
+from .apifakes import FakeClock, FakeServer, connection, json_response, make_jwt
 
 
 def webhooks_ok() -> FakeServer:
@@ -190,3 +191,55 @@ async def test_a_token_past_its_exp_by_this_clock_is_not_fetched_before_every_re
         for _ in range(6):
             await client.list_webhooks()
     assert server.count("POST", "/auth/getAccessToken") == 1
+
+
+def remembered() -> int:
+    """How many values ``redact`` masks by itself now (each one it tries on every message)."""
+    held = {token._value for token in secret._TOKENS_HELD.values()}
+    return len(secret._REVEALED | secret._TOKENS_KEPT.keys() | held)
+
+
+def test_ten_thousand_tokens_leave_a_bounded_few_remembered_and_keep_the_credentials() -> None:
+    key, api_secret = Secret("key-4f1e2d3c4b5a"), Secret("secret-69788796a5b4")
+    key.reveal(), api_secret.reveal()
+    first = Secret("tok-first-4f1e2d3c", short_lived=True)
+    first.reveal()
+    del first  # its request has ended
+    for n in range(10_000):
+        current = Secret(f"tok-{n:05d}-4f1e2d3c", short_lived=True)
+        current.reveal()  # each one sent once; the one before let go of
+    assert remembered() <= secret.TOKENS_KEPT + 2
+    said = f"refused {current.reveal()} for key-4f1e2d3c4b5a (secret-69788796a5b4)"
+    assert redact(said) == "refused ******** for ******** (********)"
+    assert redact("tok-first-4f1e2d3c") == "tok-first-4f1e2d3c"  # forgotten
+
+
+def test_a_token_held_by_a_request_on_its_way_stays_masked_however_many_follow() -> None:
+    in_flight = Secret("tok-slow-request-4f1e", short_lived=True)
+    in_flight.reveal()
+    for n in range(10 * secret.TOKENS_KEPT):
+        Secret(f"tok-{n:05d}-4f1e2d3c", short_lived=True).reveal()
+    assert redact("refused tok-slow-request-4f1e") == "refused ********"
+    assert redact("tok-00000-4f1e2d3c") == "tok-00000-4f1e2d3c"  # neither held nor recent
+    last = f"tok-{10 * secret.TOKENS_KEPT - 1:05d}-4f1e2d3c"
+    assert redact(last) == "********"  # its request has ended, its message may follow
+
+
+async def test_a_client_renewing_short_tokens_300_times_remembers_a_bounded_few() -> None:
+    clock = FakeClock()
+    server = webhooks_ok()
+    issued = iter(range(1_000_000))
+    server.routes[("POST", "/auth/getAccessToken")] = lambda request: httpx.Response(
+        200, json={"accessToken": f"opaque-{next(issued):07d}-4f1e2d3c", "expiresIn": 5}
+    )
+    async with server.client(clock) as client:
+        for _ in range(300):
+            await client.list_webhooks()
+            clock.now += 5
+        await client.list_webhooks()
+        current = client.tokens.current
+        assert current is not None
+        assert redact(f"refused {current.reveal()}") == "refused ********"
+    assert server.count("POST", "/auth/getAccessToken") == 301
+    assert remembered() <= secret.TOKENS_KEPT + 2 + 1  # the key, the secret, one held
+    assert redact(connection().api_secret.reveal()) == "********"

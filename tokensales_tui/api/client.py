@@ -408,7 +408,7 @@ class ApiClient:
                 f" cannot carry ({len(token)} characters)",
                 status=response.status_code,
             )
-        return TokenGrant(Secret(token), expires_in)
+        return TokenGrant(Secret(token, short_lived=True), expires_in)
 
     # --- plumbing -------------------------------------------------------------------
 
