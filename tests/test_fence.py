@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -150,14 +151,49 @@ def test_it_writes_only_into_folders_it_made_and_new_temporary_files(
     assert not refused(fence, "open", str(inside), "wb", NEW_FILE)
     assert not refused(fence, "os.rename", str(inside), str(private / "b"), None, None)
     assert not refused(fence, "os.link", str(inside), str(private / "c"), None, None)
-    assert not refused(fence, "shutil.rmtree", str(private), None)
     assert refused(fence, "os.rename", str(inside), str(isolated_home / ".bashrc"), None, None)
     assert refused(fence, "os.link", str(inside), str(isolated_home / "b"), None, None)
     assert refused(fence, "os.symlink", str(isolated_home), str(private / "d"), None)
     assert refused(fence, "os.mkdir", str(isolated_home / "new"), 0o700, None)
     assert refused(fence, "shutil.rmtree", str(isolated_home), None)
+    # What it removes is its own no more: a file, a folder and what was in it.
+    assert not refused(fence, "open", str(temporary / "tmp-other"), None, NEW_FILE)
+    assert not refused(fence, "os.remove", str(temporary / "tmp-other"), None)
+    assert refused(fence, "open", str(temporary / "tmp-other"), "wb", os.O_WRONLY | os.O_TRUNC)
+    assert not refused(fence, "shutil.rmtree", str(private), None)
+    assert not refused(fence, "open", str(inside), "rb", os.O_RDONLY)  # rmtree reads it
+    assert not refused(fence, "os.rmdir", str(private), -1)  # and removes it, at last
+    assert refused(fence, "open", str(inside), "wb", NEW_FILE)
     # A folder of the temporary folder named by another's mkdtemp is not its own.
     assert refused(fence, "open", str(temporary / "other" / "f"), "wb", NEW_FILE)
+
+
+def test_its_own_places_are_kept_whole_by_many_threads_at_once(
+    fence: Fence, temporary: Path
+) -> None:
+    # The hook runs in every thread: an export's folder made while a spool's file is
+    # judged. Each thread's folders come and go; none disturbs another's check.
+    failures: list[BaseException] = []
+
+    def work(number: int) -> None:
+        try:
+            for turn in range(150):
+                folder = temporary / f"t{number}-{turn}"
+                fence.hook("tempfile.mkdtemp", (str(folder),))
+                fence.hook("os.mkdir", (str(folder), 0o700, -1))
+                assert not refused(fence, "open", str(folder / "f"), "wb", NEW_FILE)
+                assert refused(fence, "open", str(Path.home() / "elsewhere"), "wb", NEW_FILE)
+                fence.hook("os.rmdir", (str(folder), -1))
+        except BaseException as error:
+            failures.append(error)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert fence._own == set()  # all removed: nothing kept
 
 
 def test_it_starts_only_its_index_process(
@@ -221,6 +257,11 @@ def test_it_reaches_its_profiles_addresses_and_no_other(fence: Fence) -> None:
         assert not refused(named, "socket.connect", tcp, ("127.0.0.1", 9450))
         assert refused(named, "socket.connect", tcp, ("127.0.0.1", 443))
         assert refused(named, "socket.connect", tcp, ("10.9.9.9", 443))
+    # A socket connected (through the fence) sends without naming an address again.
+    with socket.socket() as tcp:
+        assert not refused(fence, "socket.sendmsg", tcp, None)
+        assert not refused(fence, "socket.sendto", tcp, None)
+        assert refused(fence, "socket.sendmsg", tcp, ("10.9.9.9", 53))
     # Only addresses written as numbers: a connection is to one of them, port and all.
     literal = Fence(addresses=["http://127.0.0.1:9450"])
     with socket.socket() as tcp:
@@ -270,6 +311,19 @@ def spool():
         file.write(b"x")
 attempt("spool", spool)
 attempt("import", lambda: __import__("xml.dom.minidom"))
+def other_process():
+    import multiprocessing
+    child = multiprocessing.get_context("spawn").Process(target=print)
+    child.start()
+    child.join(30)
+attempt("start a process of multiprocessing", other_process)
+import sqlite3
+attempt("open a database", lambda: sqlite3.connect(str(config.parent / "x.db")))
+def connected():
+    one, two = socket.socketpair()
+    one.sendmsg([b"a connected socket sends"])
+    assert two.recv(100) == b"a connected socket sends"
+attempt("send on a connected socket", connected)
 def relative():
     etc = os.open("/etc", os.O_RDONLY)
     os.open("../" + str(config).lstrip("/"), os.O_RDONLY, dir_fd=etc)
@@ -307,12 +361,14 @@ def test_the_hook_refuses_in_a_process_whatever_library_asks(
         "connect",
         "read config by a folder",
         "start another program as the index",
+        "start a process of multiprocessing",
+        "open a database",
     ):
         assert tried[name].startswith("refused: [Errno 13] not from a browser tab of serve"), (
             name,
             tried[name],
         )
-    for name in ("private folder", "spool", "import"):
+    for name in ("private folder", "spool", "import", "send on a connected socket"):
         assert tried[name] == "done", (name, tried[name])
     assert not (isolated_home / "x").exists()
     assert list(temporary.iterdir()) == []

@@ -27,7 +27,13 @@ Let through:
 - the profile's addresses (service, token endpoint, console, proxy) and nothing else: a
   name, and then the addresses its look-up gave (:func:`fence_in` has the look-ups say);
 - this package's index process as the app starts it (this interpreter, the same
-  variables that choose what Python runs), and no other program.
+  variables that choose what Python runs), and no other program: :mod:`multiprocessing`'s
+  way to start one, which says nothing to a hook, is taken away (:func:`fence_in`).
+
+Refused too, for what it would read in C, out of the hook's sight: a database file of
+:mod:`sqlite3`. (Libraries loaded with :mod:`ctypes` are let through: installed packages
+load their own that way, pycryptodome among them, and a library the tab could have
+written is refused where it would be written.)
 
 A browser is never opened from the fence: Python's :mod:`webbrowser` is refused too.
 """
@@ -96,6 +102,10 @@ def fence_in(fence: Fence) -> None:
     _fenced.append(fence)
     sys.addaudithook(fence.hook)
     socket.getaddrinfo = _telling(fence, socket.getaddrinfo)  # type: ignore[assignment]
+    with contextlib.suppress(ImportError):
+        import _posixsubprocess
+
+        _posixsubprocess.fork_exec = _no_more_processes
 
 
 def _telling(fence: Fence, getaddrinfo: Callable[..., Any]) -> Callable[..., Any]:
@@ -131,6 +141,9 @@ class Fence:
     _temporary: str = field(init=False, default="")
     _own: set[str] = field(init=False, default_factory=set)
     _inside: threading.local = field(init=False, default_factory=threading.local)
+    _lock: threading.Lock = field(init=False, default_factory=threading.Lock)
+    """Guards ``_own`` and ``_making``: the hook runs in every thread (an export's, a
+    spool's)."""
 
     def __post_init__(self) -> None:
         for address in self.addresses:
@@ -228,7 +241,8 @@ class Fence:
             return None
         new = os.O_CREAT | os.O_EXCL
         if flags & new == new and os.path.dirname(real) == self._temporary:
-            self._own.add(real)  # a new file of the temporary folder, never another's
+            with self._lock:
+                self._own.add(real)  # a new file of the temporary folder, never another's
             return None
         return real
 
@@ -245,7 +259,8 @@ class Fence:
         """``tempfile.mkdtemp`` says which folder it is about to make (``os.mkdir``)."""
         real = _path(args[0], absolute=True)
         if real is not None and os.path.dirname(real) == self._temporary:
-            self._making.add(real)
+            with self._lock:
+                self._making.add(real)
 
     def _making_folder(self, args: tuple[Any, ...]) -> str | None:
         path, mode, folder = (*args, None, None, None)[:3]
@@ -258,10 +273,11 @@ class Fence:
             return None
         # The folder tempfile.mkdtemp said it would make (any code may say so): new, and
         # private. Made by this process, it is the process's own.
-        if real in self._making and mode == 0o700 and not os.path.lexists(real):
-            self._making.discard(real)
-            self._own.add(real)
-            return None
+        with self._lock:
+            if real in self._making and mode == 0o700 and not os.path.lexists(real):
+                self._making.discard(real)
+                self._own.add(real)
+                return None
         return real
 
     def _may_read(self, real: str) -> bool:
@@ -270,7 +286,14 @@ class Fence:
         return self._is_own(real) or any(_within(real, root) for root in self._readable)
 
     def _is_own(self, real: str) -> bool:
-        return any(_within(real, own) for own in self._own)
+        with self._lock:
+            return any(_within(real, own) for own in self._own)
+
+    def _forget(self, real: str) -> None:
+        """``real`` is being removed: nothing in it is the process's own any more (a
+        removal that fails leaves it refused, never the other way round)."""
+        with self._lock:
+            self._own = {own for own in self._own if not _within(own, real)}
 
     # --- processes and addresses --------------------------------------------------
 
@@ -319,20 +342,41 @@ class Fence:
 Checker = Callable[[Fence, tuple[Any, ...]], "str | None"]
 
 
-def _changes(places: Callable[[tuple[Any, ...]], Iterable[tuple[Any, Any]]]) -> Checker:
+def _changes(
+    places: Callable[[tuple[Any, ...]], Iterable[tuple[Any, Any]]], *, removes: bool = False
+) -> Checker:
     """The check of an event that changes the files at ``places(args)`` (each a path and
-    the open folder it is taken in, or None): each must be the process's own."""
+    the open folder it is taken in, or None): each must be the process's own. One that
+    ``removes`` them also forgets them, so what the process owns stays as few as the
+    files it has."""
 
     def check(fence: Fence, args: tuple[Any, ...]) -> str | None:
+        reals = []
         for path, folder in places(args):
             if isinstance(path, int):
                 continue  # a file already open, through the fence
             real = _path(path, folder if isinstance(folder, int) else None, absolute=True)
             if real is None or not fence._is_own(real):
                 return str(real or path)
+            reals.append(real)
+        for real in reals if removes else ():
+            fence._forget(real)
         return None
 
     return check
+
+
+def _sending(fence: Fence, args: tuple[Any, ...]) -> str | None:
+    """``sendto``/``sendmsg``: to an address, judged as a connection; without one (a
+    socket already connected, through the fence), let through."""
+    return None if len(args) < 2 or args[1] is None else fence._connecting(args)
+
+
+def _no_more_processes(*args: Any, **kwargs: Any) -> Any:
+    """In place of ``_posixsubprocess.fork_exec`` behind a fence: :mod:`multiprocessing`
+    starts its processes through it, with no event a hook would see (``subprocess`` keeps
+    the one it took at import, and says ``subprocess.Popen``)."""
+    raise PermissionError(errno.EACCES, "not from a browser tab of serve (a new process)")
 
 
 def _refuse(fence: Fence, args: tuple[Any, ...]) -> str:
@@ -366,8 +410,8 @@ CHECKS: Mapping[str, Checker] = MappingProxyType(
         "os.listxattr": Fence._listing,
         "os.mkdir": Fence._making_folder,
         "tempfile.mkdtemp": _note_folder,
-        "os.remove": _changes(_path_in),
-        "os.rmdir": _changes(_path_in),
+        "os.remove": _changes(_path_in, removes=True),
+        "os.rmdir": _changes(_path_in, removes=True),
         "os.chmod": _changes(_path_in),
         "os.chown": _changes(_path_in),
         "os.utime": _changes(_path_in),
@@ -378,6 +422,7 @@ CHECKS: Mapping[str, Checker] = MappingProxyType(
         "os.rename": _changes(_two_paths),
         "os.link": _changes(_two_paths),
         "os.symlink": _refuse,
+        # rmtree reads its folder after saying so: forgotten at its last os.rmdir.
         "shutil.rmtree": _changes(_path_in),
         "shutil.copyfile": _changes(lambda args: [(args[1], None)]),
         "shutil.copytree": _changes(lambda args: [(args[1], None)]),
@@ -401,10 +446,13 @@ CHECKS: Mapping[str, Checker] = MappingProxyType(
         "socket.gethostbyaddr": _refuse,
         "socket.getnameinfo": _refuse,
         "socket.connect": Fence._connecting,
-        "socket.sendto": Fence._connecting,
-        "socket.sendmsg": Fence._connecting,
+        "socket.sendto": _sending,
+        "socket.sendmsg": _sending,
         "socket.bind": _refuse,
         "webbrowser.open": _refuse,
+        "sqlite3.connect": lambda fence, args: (
+            None if args[0] == ":memory:" else _refuse(fence, args)
+        ),
     }
 )
 """The events watched, each with its check: what it refuses (a place, an address, a

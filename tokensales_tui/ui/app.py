@@ -373,7 +373,12 @@ class TokenSalesApp(GuardedApp[None]):
         """Served: everything the tab needs of the machine's files is read; from here on
         the interpreter refuses whatever else it could make the machine do."""
         if self.launch.served and self.launch.fence is not None:
-            from . import crash  # noqa: F401  # a crash is shown whatever is refused later
+            # Loaded before the fence: a crash is shown whatever it refuses later, and the
+            # HTTP client's lazy imports (trio, where installed, looks for a C library
+            # with the compiler, ctypes and temporary files) are done at full reach.
+            import httpcore  # noqa: F401
+
+            from . import crash  # noqa: F401
 
             self.launch.fence(served_fence(connection, self.launch.config_path))
 
