@@ -10,6 +10,7 @@ into view when it is not whole in view.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from textual.geometry import Size
@@ -21,9 +22,19 @@ _screen_resized = Screen._screen_resized
 
 
 def _resized(self: Screen[Any], size: Size) -> None:
-    """``Screen._screen_resized``, then its focused widget in view once laid out."""
+    """``Screen._screen_resized``, then its focused widget in view once laid out, when
+    the size is another than the one last seen: on a terminal that gives no size (a
+    0x0 pseudo-terminal) each scroll into view led to another call of this, and the
+    screen was redrawn without end (200 KB a second, half a processor), answering no
+    signal."""
     _screen_resized(self, size)
-    self.call_after_refresh(_focused_in_view, self)
+    if size.area and _SEEN.get(self) != size:
+        _SEEN[self] = size
+        self.call_after_refresh(_focused_in_view, self)
+
+
+_SEEN: weakref.WeakKeyDictionary[Screen[Any], Size] = weakref.WeakKeyDictionary()
+"""The size each screen was last laid out at, here."""
 
 
 def _focused_in_view(screen: Screen[Any]) -> None:
