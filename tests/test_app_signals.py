@@ -112,3 +112,18 @@ def test_input_that_is_not_utf8_ends_nothing(sent: bytes) -> None:
         app.until(lambda: app.process.poll() is not None)
     assert app.process.returncode == 0
     assert b"Traceback" not in app.drawn
+
+
+def test_a_paste_whose_start_marker_comes_in_two_reads_far_apart_is_text() -> None:
+    # The marker's start was read as keys 0.1 s after it came, and so was the paste:
+    # "foo ESC q bar" quit the app, the filter's text thrown away.
+    with app_on_terminal(COLUMNS="120", LINES="40") as app:
+        app.started()
+        os.write(app.controller, b"/abc")
+        app.until(lambda: b"abc" in app.drawn)
+        os.write(app.controller, b"\x1b[20")
+        time.sleep(0.15)
+        os.write(app.controller, b"0~foo\x1bqbar\x1b[201~")
+        pasted = "abcfoo\u241bqbar".encode()
+        app.until(lambda: pasted in app.drawn or app.process.poll() is not None)
+        assert app.process.poll() is None, app.drawn[-2000:]

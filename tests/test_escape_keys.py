@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
-from textual import events
+from textual import constants, events
 from textual._xterm_parser import XTermParser
 
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
-from tokensales_tui.ui.escape_keys import escape_apart, read_escape_apart
+from tokensales_tui.ui.escape_keys import PASTE_START, escape_apart, read_escape_apart
 
 from .apphelpers import loaded, wait_for
 
@@ -128,28 +130,61 @@ def test_keys_around_a_paste_stay_keys() -> None:
     ]
 
 
-def tokens_read_apart(*reads: str, pause: float = 0.0) -> list[tuple[str, str]]:
-    """What the app gets for the terminal's ``reads`` with ``pause`` seconds between
-    them, the parser's clock ticking meanwhile as the driver has it do."""
-    import time
+class ParserClock:
+    """The clock Textual's parser times its waits by, moved on by hand."""
 
-    read_escape_apart()
-    parser = XTermParser()
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def read_apart(
+    parser: XTermParser, clock: ParserClock, *reads: str, pause: float = 0.0
+) -> list[object]:
+    """What ``parser`` gives for the terminal's ``reads`` with ``pause`` seconds between
+    them, ticked every 20 ms meanwhile (the driver ticks it every 0.1 s at most)."""
     parsed: list[object] = []
     for data in reads:
         parsed += parser.feed(data)
-        deadline = time.monotonic() + pause
-        while time.monotonic() < deadline:
-            time.sleep(0.02)
+        for _ in range(round(pause / 0.02)):
+            clock.now += 0.02
             parsed += parser.tick()
-    parsed += parser.feed("")
+    return parsed
+
+
+def found_in(parsed: list[object]) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for token in parsed:
         if isinstance(token, events.MouseEvent):
             found.append(("mouse", f"{type(token).__name__} {token.x:.0f},{token.y:.0f}"))
+        elif isinstance(token, events.Paste):
+            found.append(("paste", token.text))
         elif isinstance(token, events.Key):
             found += [("key", key.key) for key in escape_apart(token)]
     return found
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> ParserClock:
+    from textual import _parser
+
+    read_escape_apart()
+    clock = ParserClock()
+    monkeypatch.setattr(_parser, "get_time", clock)
+    return clock
+
+
+@pytest.fixture
+def tokens_read_apart(clock: ParserClock) -> Callable[..., list[tuple[str, str]]]:
+    def tokens_read_apart(*reads: str, pause: float = 0.0) -> list[tuple[str, str]]:
+        """What the app gets for the terminal's ``reads`` with ``pause`` seconds between
+        them by the parser's clock, ticked meanwhile as the driver has it do."""
+        parser = XTermParser()
+        return found_in([*read_apart(parser, clock, *reads, pause=pause), *parser.feed("")])
+
+    return tokens_read_apart
 
 
 @pytest.mark.parametrize(
@@ -161,23 +196,106 @@ def tokens_read_apart(*reads: str, pause: float = 0.0) -> list[tuple[str, str]]:
         ["j\x1b[<35;42", ";12", "M"],
     ],
 )
-def test_a_mouse_report_cut_between_reads_is_one_report(reads: list[str]) -> None:
+def test_a_mouse_report_cut_between_reads_is_one_report(
+    reads: list[str], tokens_read_apart: Callable[..., list[tuple[str, str]]]
+) -> None:
     # Its start waited 0.1 s in the parser, then was read as keys: the "2" went to Items
     # and the filter was cleared.
     found = tokens_read_apart(*reads, pause=0.3)
     assert [token for token in found if token != ("key", "j")] == [("mouse", "MouseMove 41,11")]
 
 
-def test_a_mouse_report_cut_off_for_good_is_dropped_never_keys() -> None:
+def test_a_mouse_report_cut_off_for_good_is_dropped_never_keys(
+    tokens_read_apart: Callable[..., list[tuple[str, str]]],
+) -> None:
     assert tokens_read_apart("\x1b[<35;42;12", "jk", pause=0.3) == [("key", "j"), ("key", "k")]
     assert tokens_read_apart("\x1b[<35;42;12", pause=0.3) == []
 
 
-def test_a_lone_escape_waits_no_longer_for_mouse_reports() -> None:
-    import time
-
-    read_escape_apart()
+def test_a_lone_escape_waits_no_longer_than_textual_s_parser_waits(clock: ParserClock) -> None:
     parser = XTermParser()
-    assert list(parser.feed("\x1b")) == []
-    time.sleep(0.15)
-    assert [key.key for key in parser.tick() if isinstance(key, events.Key)] == ["escape"]
+    assert [*parser.feed("\x1b")] == []
+    clock.now = constants.ESCAPE_DELAY - 0.001
+    assert [*parser.tick()] == []
+    clock.now = constants.ESCAPE_DELAY
+    assert found_in([*parser.tick()]) == [("key", "escape")]
+
+
+@pytest.mark.parametrize("cut", ["\x1b[", "\x1b[2", "\x1b[20", "\x1b[200"])
+def test_a_paste_whose_start_marker_is_cut_between_reads_far_apart_is_a_paste(
+    cut: str, tokens_read_apart: Callable[..., list[tuple[str, str]]]
+) -> None:
+    # The marker's start waited 0.1 s in the parser, then was read as keys, and so was the
+    # paste: "see the docs" on Webhooks switched to Items ("2"), sorted ("s"), marked rows
+    # (spaces) and asked "Delete 2 marked items?" ("d"); "foo ESC q bar" quit the app.
+    rest = PASTE_START[len(cut) :] + "see the docs\x1b[201~"
+    assert tokens_read_apart(cut, rest, pause=0.15) == [("paste", "see the docs")]
+    rest = PASTE_START[len(cut) :] + "foo\x1bqbar\x1b[201~"
+    assert tokens_read_apart(cut, rest, pause=0.4) == [("paste", "foo\u241bqbar")]
+    if len(cut) > 2:  # what no key sends waits for the next read however late
+        assert tokens_read_apart(cut, rest, pause=30) == [("paste", "foo\u241bqbar")]
+
+
+def test_a_paste_marker_cut_after_its_escape_is_a_paste_once_the_escape_went_out(
+    tokens_read_apart: Callable[..., list[tuple[str, str]]],
+) -> None:
+    # A lone escape goes out when it did: it may have been typed. The rest that comes
+    # later is a paste all the same (it was keys: its "q" quit the app).
+    assert tokens_read_apart("\x1b", "[200~foo\x1bqbar\x1b[201~", pause=0.15) == [
+        ("key", "escape"),
+        ("paste", "foo\u241bqbar"),
+    ]
+    assert tokens_read_apart("\x1b", "[20", "0~foo\x1b[201~", pause=0.15) == [
+        ("key", "escape"),
+        ("paste", "foo"),
+    ]
+    # Not a marker after all: the escape is not given twice.
+    assert tokens_read_apart("\x1b", "[2", "x", pause=0.15) == [
+        ("key", "escape"),
+        *tokens_of("[2x"),
+    ]
+    assert tokens_read_apart("\x1b[", "200~foo\x1bqbar\x1b[201~", pause=0.6) == [
+        ("key", "escape"),
+        ("key", "left_square_bracket"),
+        ("paste", "foo\u241bqbar"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("reads", "pause", "expected"),
+    [
+        (["\x1b[", "<35;42;12M"], 0.15, [("mouse", "MouseMove 41,11")]),
+        (["\x1b", "[<35;42;12M"], 0.15, [("key", "escape"), ("mouse", "MouseMove 41,11")]),
+        (["\x1b", "[<35;4", "2;12M"], 0.15, [("key", "escape"), ("mouse", "MouseMove 41,11")]),
+    ],
+)
+def test_a_mouse_report_cut_right_after_its_escape_is_one_report(
+    reads: list[str],
+    pause: float,
+    expected: list[tuple[str, str]],
+    tokens_read_apart: Callable[..., list[tuple[str, str]]],
+) -> None:
+    # "ESC [", then "<35;42;12M" 0.15 s later cleared the filter (escape) and went to
+    # Items (its "2").
+    assert tokens_read_apart(*reads, pause=pause) == expected
+
+
+def test_escape_and_a_bracket_typed_in_one_read_go_out_within_half_a_second(
+    clock: ParserClock,
+) -> None:
+    parser = XTermParser()
+    assert [*parser.feed("\x1b[")] == []
+    clock.now = 0.499
+    assert [*parser.tick()] == []
+    clock.now = 0.5
+    assert found_in([*parser.tick()]) == [("key", "escape"), ("key", "left_square_bracket")]
+
+
+@pytest.mark.parametrize("cut", ["\x1b[2", "\x1b[20", "\x1b[200"])
+def test_a_marker_s_start_left_without_its_rest_is_the_keys_it_was(
+    cut: str, tokens_read_apart: Callable[..., list[tuple[str, str]]]
+) -> None:
+    # Given on unchanged once a read does not go on with it, or the input ends.
+    assert tokens_read_apart(cut, "x", pause=5) == tokens_of(cut + "x")
+    assert tokens_read_apart(cut, "~", pause=5) == tokens_of(cut + "~")
+    assert tokens_read_apart(cut, pause=5) == tokens_of(cut)

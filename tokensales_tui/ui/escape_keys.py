@@ -18,20 +18,25 @@ start of keys, so that pasting ``foo ESC q bar`` quit the app (and ``ESC d`` ask
 delete). Every ESC between the terminal's paste markers is read as ``␛`` (its control
 picture) before the parser sees it: :func:`read_escape_apart` has the parser do so.
 
-A mouse report is never keys either: one cut between two reads (``ESC [ < 35;42;12``,
-then ``M``) waited in Textual's parser for its rest 0.1 s at most, and was then read as
-the keys it is made of (its ``2`` switched to Items). Its start is held out of the parser
-until the next read: with the rest, it is one report; without, it is dropped. A lone
-escape never waits for this: only what can be nothing but a mouse report is held.
+A mouse report is never keys either, nor a paste marker: Textual's parser waits 0.1 s for
+the rest of a sequence cut between two reads (``ESC [ < 35;42;12``, then ``M``; ``ESC [ 20``,
+then ``0~``), then reads what it has as the keys it is made of (its ``2`` switched to
+Items, and the paste's text came as keys). Such a start that ends a read is held out of
+the parser until the next read: with the rest, it is one report or marker; without, a
+mouse report's start is dropped and another given unchanged (or when the input ends).
+A lone escape is held no longer than the parser waits for it (and still known when a
+marker's rest comes later), ``ESC [`` half a second at most; longer starts, which no key
+sends, until the next read.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, cast
 
-from textual import events
+from textual import _parser, constants, events
 from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
 from textual._xterm_parser import XTermParser
 from textual.keys import _character_to_key
@@ -51,13 +56,17 @@ def read_escape_apart() -> None:
     # ESC TAB is escape then tab typed fast (shift+tab comes as ESC [ Z from terminals).
     table.pop(_ESCAPE + "\t", None)
     if not getattr(XTermParser.feed, "pastes_apart", False):
-        XTermParser.feed = _pasting_apart(XTermParser.feed)  # type: ignore[method-assign]
+        feed, tick = XTermParser.feed, XTermParser.tick
+        XTermParser.feed = _pasting_apart(feed)  # type: ignore[method-assign,assignment]
+        XTermParser.tick = _ticking_apart(tick, feed)  # type: ignore[method-assign,assignment]
     if not getattr(XTermParser._sequence_to_key_events, "keeps_alt", False):
         reading = _keeping_alt(XTermParser._sequence_to_key_events)
         XTermParser._sequence_to_key_events = reading  # type: ignore[method-assign,assignment]
 
 
 _Keys = Callable[[XTermParser, str, bool], Iterable[events.Key]]
+_Feed = Callable[[XTermParser, str], Iterable[Any]]
+_Tick = Callable[[XTermParser], Iterable[Any]]
 
 
 def _keeping_alt(keys_of: _Keys) -> _Keys:
@@ -85,42 +94,130 @@ PASTE_END = "\x1b[201~"
 ESCAPE_PICTURE = "\u241b"  # ␛
 
 
-def _pasting_apart(feed: Callable[[XTermParser, str], Iterable[Any]]) -> Any:
-    """Textual's ``feed``, with each ESC inside a bracketed paste made ``␛`` first."""
+def _pasting_apart(feed: _Feed) -> _Feed:
+    """Textual's ``feed``, with each ESC inside a bracketed paste made ``␛`` first, and
+    the start of a paste marker or mouse report that ends a read held for the next."""
 
     def feeding(parser: XTermParser, data: str) -> Iterable[Any]:
-        text = _mouse_reports_whole(parser, _paste_escapes_apart(parser, data), ended=not data)
+        ended = not data
+        text = _with_held(parser, data)
+        text = _held_back(parser, _paste_escapes_apart(parser, text, ended), ended)
         if data and not text:
             return []  # all held for the next read: "" would end the parser's input
         if data or not text:
             return feed(parser, text)
-        # The end of the input ("" fed) with a held marker's start: given first.
+        # The end of the input ("" fed) with a held start: given first.
         return [*feed(parser, text), *feed(parser, "")]
 
     feeding.pastes_apart = True  # type: ignore[attr-defined]
     return feeding
 
 
-def _paste_escapes_apart(parser: XTermParser, data: str) -> str:
+def _ticking_apart(tick: _Tick, feed: _Feed) -> _Tick:
+    """Textual's ``tick``, which first gives the parser a held start whose wait is over:
+    it is read at once as the keys it is made of, as the parser reads a sequence whose
+    rest did not come in time."""
+
+    def ticking(parser: XTermParser) -> Iterable[Any]:
+        cut = _cut_of(parser)
+        if cut.until is None or _parser_time() < cut.until:
+            return tick(parser)
+        given = [*feed(parser, cut.start[cut.given :])]
+        cut.until, cut.given = None, len(cut.start)
+        if parser._timeout_time is not None:  # waiting for the rest: no more
+            parser._timeout_time = _parser_time()
+        return [*given, *tick(parser)]
+
+    return ticking
+
+
+@dataclass
+class _Cut:
+    """The start of a paste marker or mouse report a read ended inside, held out of
+    Textual's parser until the next read: the parser waits 0.1 s for a sequence's rest,
+    then reads what it has as keys (``ESC [ 2 0`` as escape, ``[``, ``2`` and ``0``: the
+    ``2`` switched to Items)."""
+
+    start: str = ""
+    given: int = 0
+    """How much of it went to the parser as keys once its wait was over; a rest that
+    completes it is still read with it, as the paste or report it is."""
+    until: float | None = None
+    """When the rest of it goes to the parser if no read came (by the parser's clock)."""
+
+    def hold(self, start: str, given: int = 0) -> None:
+        """Hold ``start``: a lone escape as long as the parser waits for its next key,
+        ``ESC [`` a little longer, a longer start (no key sends one) until the next read."""
+        self.start, self.given, self.until = start, given, None
+        wait = {1: constants.ESCAPE_DELAY, 2: max(constants.ESCAPE_DELAY, _TYPED_START_WAIT)}
+        if len(start) in wait and given < len(start):
+            self.until = _parser_time() + wait[len(start)]
+
+
+# What a held start can be: ESC, ESC [ (both typed keys too), and the longer starts of a
+# paste marker or an SGR mouse report, which a terminal sends whole or not at all as keys.
+_CUT_START = re.compile("\x1b(?:\\[(?:2|20|200|<[0-9;]*)?)?")
+# A held start and the next read: the paste marker or mouse report it began.
+_WHOLE = re.compile("\x1b\\[(?:200~|<[0-9;]*[Mm])")
+_MOUSE_START = "\x1b[<"
+# How long ESC [ is held for its rest, at most: a person typed escape and [ in one read
+# (no Alt key is bound), or a terminal cut a sequence between reads far apart.
+_TYPED_START_WAIT = 0.5
+
+
+def _parser_time() -> float:
+    """The clock the parser times its waits by."""
+    return float(_parser.get_time())  # type: ignore[attr-defined]
+
+
+def _cut_of(parser: XTermParser) -> _Cut:
+    cut: _Cut | None = getattr(parser, "_cut", None)
+    if cut is None:
+        cut = parser._cut = _Cut()  # type: ignore[attr-defined]
+    return cut
+
+
+def _with_held(parser: XTermParser, data: str) -> str:
+    """``data`` after the start held from the read before: with it if ``data`` completes
+    it (held again if it still only goes on with it), else after it unchanged, less what
+    went out already; a mouse report's start is then dropped (it is never keys)."""
+    cut = _cut_of(parser)
+    held, given = cut.start, cut.given
+    cut.hold("")
+    if not held:
+        return data
+    joined = held + data
+    if data and _WHOLE.match(joined):
+        return joined
+    if data and _CUT_START.fullmatch(joined):
+        cut.hold(joined, given)
+        return ""
+    if held.startswith(_MOUSE_START):
+        return data
+    return held[given:] + data
+
+
+def _held_back(parser: XTermParser, text: str, ended: bool) -> str:
+    """``text`` less the start of a paste marker or mouse report it ends with, held for
+    the next read (see :meth:`_Cut.hold`)."""
+    at = text.rfind(_ESCAPE)
+    if ended or at < 0 or getattr(parser, "_pasting", False):
+        return text
+    if not _CUT_START.fullmatch(text, at):
+        return text
+    _cut_of(parser).hold(text[at:])
+    return text[:at]
+
+
+def _paste_escapes_apart(parser: XTermParser, data: str, ended: bool) -> str:
     """``data`` with every ESC between paste markers written ``␛``. A paste's text that
     ends a read the next read goes on with: an end marker cut between two reads is held
-    until its rest comes. A start marker cut so is given on at once (an escape typed
-    alone must not wait; Textual's parser joins the marker's parts), and its part at the
-    end of a read is remembered, so the paste is known when the rest comes."""
+    until its rest comes (a start marker so cut is held by :func:`_held_back`)."""
     text = getattr(parser, "_paste_held", "") + data
     pasting: bool = getattr(parser, "_pasting", False)
-    started: str = getattr(parser, "_paste_started", "")
     held = ""
     out: list[str] = []
     at = 0
-    if started and not pasting:
-        if (started + text).startswith(PASTE_START):
-            at = len(PASTE_START) - len(started)  # the marker's rest: a paste now
-            out.append(text[:at])
-            pasting = True
-        elif PASTE_START.startswith(started + text) and text:
-            parser._paste_started = started + text  # type: ignore[attr-defined]
-            return text
     while at < len(text):
         if not pasting:
             start = text.find(PASTE_START, at)
@@ -136,7 +233,7 @@ def _paste_escapes_apart(parser: XTermParser, data: str) -> str:
             keep = next(
                 (n for n in range(len(PASTE_END) - 1, 0, -1) if rest.endswith(PASTE_END[:n])), 0
             )
-            if not data:  # the input has ended: nothing more to wait for
+            if ended:  # the input has ended: nothing more to wait for
                 keep = 0
             out.append(rest[: len(rest) - keep].replace(_ESCAPE, ESCAPE_PICTURE))
             held = rest[len(rest) - keep :]
@@ -145,36 +242,7 @@ def _paste_escapes_apart(parser: XTermParser, data: str) -> str:
         at, pasting = end + len(PASTE_END), False
     parser._paste_held = held  # type: ignore[attr-defined]
     parser._pasting = pasting  # type: ignore[attr-defined]
-    parser._paste_started = (  # type: ignore[attr-defined]
-        ""
-        if pasting or not data
-        else next(
-            (
-                PASTE_START[:n]
-                for n in range(len(PASTE_START) - 1, 0, -1)
-                if text.endswith(PASTE_START[:n])
-            ),
-            "",
-        )
-    )
     return "".join(out)
-
-
-# The start of an SGR mouse report a read ended inside, and what goes on with one.
-_CUT_MOUSE_REPORT = re.compile("\x1b\\[<[0-9;]*\\Z")
-_MOUSE_REPORT_REST = re.compile("[0-9;]*(?:[Mm]|\\Z)")
-
-
-def _mouse_reports_whole(parser: XTermParser, text: str, ended: bool) -> str:
-    """``text`` with a mouse report cut between reads made whole: the start of one that
-    ends a read is held until the next, which it is given with if that goes on with it,
-    and dropped otherwise (or when the input ends)."""
-    held: str = getattr(parser, "_mouse_held", "")
-    if held and _MOUSE_REPORT_REST.match(text) and not ended:
-        text = held + text
-    cut = None if getattr(parser, "_pasting", False) else _CUT_MOUSE_REPORT.search(text)
-    parser._mouse_held = "" if cut is None or ended else cut[0]  # type: ignore[attr-defined]
-    return text if cut is None else text[: cut.start()]
 
 
 def _escape_then_character(sequence: str, read_as: object) -> bool:
