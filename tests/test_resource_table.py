@@ -701,3 +701,27 @@ def test_a_price_too_small_for_eight_decimals_is_never_shown_as_zero(
     from tokensales_tui.ui.resources import format_price
 
     assert format_price(price, "ETH") == shown
+
+
+@pytest.mark.parametrize(
+    ("price", "shown"),
+    [
+        (10000000.299999999, "10,000,000.30 USD"),  # it was 10,000,000.30000000
+        (10000000.000000002, "10,000,000.00 USD"),  # it was 10,000,000.00000000
+        (-10000000.299999999, "-10,000,000.30 USD"),
+        (12345678.120000001, "12,345,678.12 USD"),
+        (12345678.123000001, "12,345,678.123 USD"),
+        (1000000.2999999999, "1,000,000.30 USD"),  # the short path, as before
+        (1e16, "10,000,000,000,000,000.00 USD"),
+        (2.0**53 + 2, "9,007,199,254,740,994.00 USD"),
+        (float("inf"), "inf USD"),
+    ],
+)
+def test_a_large_price_has_two_decimals_or_up_to_eight_as_a_short_one_has(
+    price: float, shown: str
+) -> None:
+    # Past 9,999,999.99999999 a price with float noise kept eight decimals, trailing
+    # zeros and all, where a shorter one was cut back to two.
+    from tokensales_tui.ui.resources import format_price
+
+    assert format_price(price, "USD") == shown

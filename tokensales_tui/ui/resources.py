@@ -128,10 +128,10 @@ def format_price(price: float, currency: str) -> str:
         text = f"{price:,.8f}"
         if len(text) > FLOAT_EXACT_WIDTH:
             text = _large(price)
-        else:
-            text = text[:-6] if text.endswith("000000") else text.rstrip("0")
-            if text in ("0.00", "-0.00"):
-                text = _tiny(price) if price else "0.00"
+        # Eight decimals cut back to two, or to the last that is not zero: every float.
+        text = text[:-6] if text.endswith("000000") else text.rstrip("0")
+        if text in ("0.00", "-0.00"):
+            text = _tiny(price) if price else "0.00"
     else:
         text = f"{price:,}.00"
     return f"{text} {currency}".strip()
@@ -144,13 +144,14 @@ shortest form (2**53 is about 9e15); a wider one is written from its shortest fo
 
 def _large(price: float) -> str:
     """A float wider than :data:`FLOAT_EXACT_WIDTH`: its shortest form's digits, grouped,
-    with two decimals or up to eight (infinity and NaN as Python writes them)."""
+    rounded to eight decimals as a shorter float is written (infinity and NaN as Python
+    writes them)."""
     if not math.isfinite(price):
         return str(price)
-    exact = Decimal(repr(price))
-    exponent = exact.as_tuple().exponent
-    decimals = min(8, max(2, -exponent)) if isinstance(exponent, int) else 2
-    return format(exact.quantize(Decimal(1).scaleb(-decimals), context=_WIDE), ",f")
+    return format(Decimal(repr(price)).quantize(_EIGHT_DECIMALS, context=_WIDE), ",f")
+
+
+_EIGHT_DECIMALS = Decimal("0.00000001")
 
 
 _WIDE = Context(prec=400)
