@@ -877,3 +877,51 @@ def test_add_collections_from_a_file_names_every_key_it_leaves_out(
         )
     assert "collection 1" not in err and "wallets is not" not in err and "emails is not" not in err
     assert WALLET in out and "a@example.com" in out
+
+
+@pytest.mark.parametrize(
+    ("info", "refusal"),
+    [
+        (
+            {"list": "notadict", "emails": []},
+            "whitelistingInfo.list must be an object (wallets), not a string",
+        ),
+        # It made a collection with no whitelisted wallets.
+        ({"list": [WALLET]}, "whitelistingInfo.list must be an object (wallets), not an array"),
+        (None, "whitelistingInfo must be an object (list, emails), not null"),
+        ("x", "whitelistingInfo must be an object (list, emails), not a string"),
+    ],
+)
+def test_add_collections_from_a_file_refuses_a_known_key_of_another_shape(
+    served: Served, tmp_path: Path, info: object, refusal: str
+) -> None:
+    # It was called "not part of a collection" and its values sent empty, exit 0.
+    collections = tmp_path / "collections.json"
+    row = {"name": "Gold", "blockchain": "polygon", "contractAddress": WALLET}
+    collections.write_text(json.dumps([row, {**row, "name": "Silver", "whitelistingInfo": info}]))
+    result = served.run("add", "collections", "--from-file", str(collections))
+    _out, err = text(result)
+    assert result.returncode == 2, err
+    assert f"--from-file: collection 2: {refusal}" in err
+    assert "not part of" not in err and served.sent() == {}
+
+
+@pytest.mark.parametrize(
+    ("details", "shape"), [("notadict", "a string"), (None, "null"), ([WALLET], "an array")]
+)
+def test_add_payout_from_a_file_refuses_its_type_s_details_of_another_shape(
+    served: Served, tmp_path: Path, details: object, shape: str
+) -> None:
+    # "stablecoinDetails is not part of a stablecoin payout", then the details missing.
+    definition = tmp_path / "payout.json"
+    definition.write_text(
+        json.dumps({"type": "stablecoin", "name": "USDC out", "stablecoinDetails": details})
+    )
+    result = served.run("add", "payout", "--from-file", str(definition))
+    _out, err = text(result)
+    assert result.returncode == 2, err
+    assert (
+        "--from-file: stablecoinDetails must be an object (blockchainId, tokenId, spender), "
+        f"not {shape}"
+    ) in err
+    assert "not part of" not in err and served.sent() == {}

@@ -293,11 +293,12 @@ async def add_payout(context: Context) -> int:
     name = _text(args.name if args.name is not None else given.get("name", ""), "name")
     typed = _text(args.type if args.type is not None else given.get("type", ""), "type").strip()
     kind = typed.lower() if typed.lower() in PAYOUT_TYPES else typed
-    nested = given.get(f"{kind}Details")
-    filed: dict[str, Any] = nested if isinstance(nested, dict) else given
-    at: Path_ = (f"{kind}Details",) if isinstance(nested, dict) else ()
+    wanted = [wire for wire, _label in detail_fields(kind)]
+    # Its details, in an object of their own or beside the name; a type without details
+    # reads no such object, which is then a key left out.
+    at: Path_ = (f"{kind}Details",) if wanted and f"{kind}Details" in given else ()
+    filed = _object(given, at, "--from-file", wanted) if at else given
     details: dict[str, str] = {}
-    wanted = {wire for wire, _label in detail_fields(kind)}
     taken: set[Path_] = {("name",), ("type",)} | {(*at, wire) for wire in wanted}
     for wire, attribute in _DETAIL_FLAGS.items():
         flag = getattr(args, attribute)
@@ -476,8 +477,8 @@ def _collections_file(
     read: list[tuple[dict[str, Any], set[Path_]]] = []
     for number, row in enumerate(rows, start=1):
         where = f"--from-file: collection {number}"
-        info = _object(row.get("whitelistingInfo"))
-        wallet_list = _object(info.get("list"))
+        info = _object(row, ("whitelistingInfo",), where, ["list", "emails"])
+        wallet_list = _object(info, ("whitelistingInfo", "list"), where, ["wallets"])
         whitelisted = row.get("whitelisted", False)
         # ``1 in (True, False)`` holds in Python: the type is asked first.
         if not isinstance(whitelisted, bool) and whitelisted not in ("true", "false"):
@@ -501,8 +502,26 @@ def _collections_file(
     return read, out
 
 
-def _object(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
+def _object(given: Mapping[str, Any], path: Path_, where: str, holds: list[str]) -> dict[str, Any]:
+    """The object at ``path`` (the last key of which is in ``given``), ``{}`` without the
+    key. A value of another shape is an error naming the path: read as empty, or as a key
+    left out, ``"list": ["0x…"]`` made a collection with no whitelisted wallet."""
+    value = given.get(path[-1], {})
+    if not isinstance(value, dict):
+        shape = f"an object ({', '.join(holds)}), not {_json_shape(value)}"
+        raise UsageError(f"{where}: {'.'.join(path)} must be {shape}")
+    return value
+
+
+def _json_shape(value: Any) -> str:
+    """What ``value`` is, in JSON's words."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a string" if isinstance(value, str) else "an array"
 
 
 def _field(row: Mapping[str, Any], keys: Sequence[str], where: str, taken: set[Path_]) -> str:
