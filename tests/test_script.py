@@ -858,6 +858,28 @@ def test_add_payout_from_a_file_names_every_key_it_leaves_out(
     assert "\x1b" not in err and "name is not" not in err and "blockchainId" not in err
 
 
+def test_a_key_misspelt_in_a_file_is_named_before_the_value_it_left_missing(
+    served: Served, tmp_path: Path
+) -> None:
+    # "spender is required" came alone: the warning naming "spendr" was never printed.
+    definition = tmp_path / "payout.json"
+    details = {"blockchainId": "polygon", "tokenId": "ast_1", "spendr": WALLET}
+    definition.write_text(
+        json.dumps({"type": "stablecoin", "name": "USDC out", "stablecoinDetails": details})
+    )
+    result = served.run("add", "payout", "--from-file", str(definition))
+    _out, err = text(result)
+    assert result.returncode == 2
+    assert "stablecoinDetails.spendr is not part of a stablecoin payout" in err
+    assert err.index("spendr is not part") < err.index("spender")
+    collections = tmp_path / "collections.json"
+    collections.write_text(json.dumps([{"nmae": "Gold", "blockchain": "polygon"}]))
+    result = served.run("add", "collections", "--from-file", str(collections))
+    _out, err = text(result)
+    assert result.returncode == 2
+    assert "collection 1: nmae is not part of a collection" in err
+
+
 def test_add_collections_from_a_file_names_every_key_it_leaves_out(
     served: Served, tmp_path: Path
 ) -> None:

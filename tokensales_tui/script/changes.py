@@ -318,8 +318,9 @@ async def add_payout(context: Context) -> int:
             for field, attribute in _PAYOUT_ATTRIBUTES.items()
             if getattr(args, attribute) is None
         }
-    judge(payout_problems(name.strip(), kind, details), names)
+    # Said first: a key misspelt in the file is why a value it was to give is missing.
     say_left_out(given, taken, f"a {kind} payout", "--from-file")
+    judge(payout_problems(name.strip(), kind, details), names)
     body = PayoutDefinition.build(type=kind, name=name.strip(), details=details)
     if args.dry_run:
         return preview(context, (ADD_PAYOUT, body))
@@ -386,10 +387,10 @@ async def add_collections(context: Context) -> int:
             number=number,
         )
         flags = COLLECTION_FLAGS if not args.from_file else _FILE_KEYS
-        judge(problems, flags, where[number - 1])
-        if filed:
+        if filed:  # said first: a key misspelt is why a value it was to give is missing
             row, taken = filed[number - 1]
             say_left_out(row, taken, "a collection", f"--from-file: collection {number}")
+        judge(problems, flags, where[number - 1])
         body.append(
             NewCollection.build(
                 name=fields["name"].strip(),
