@@ -276,9 +276,10 @@ class WebhookForm(FormScreen):
             )
         )
         if not overwrite:
+            # The advice first: a long value from the server cuts the line's end.
             self.set_status(
-                f"Nothing was sent: on the server, {changed} — escape and edit it again,"
-                " or ctrl+s to overwrite",
+                "Nothing was sent (escape and edit it again, or ctrl+s, then Overwrite):"
+                f" on the server, {changed}",
                 "error",
             )
             return None
