@@ -4,6 +4,7 @@ process: columns, table cells, ``--jq`` results."""
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import pytest
 
@@ -66,6 +67,31 @@ def test_fields_reach_a_key_with_a_dot_inside_an_object() -> None:
         "c,3",
         "d,",
     ]
+
+
+def test_a_path_is_cut_into_keys_in_each_way_at_most_once() -> None:
+    # Keys "a" and "a.a" at every level of 40: a 40-dot path had 2**40 ways to be cut.
+    from tokensales_tui.script import output
+
+    row: dict[str, Any] = {"end": 1}
+    for _ in range(40):
+        row = {"a": row, "a.a": row}
+    calls = 0
+    inner = output._pick
+
+    def counting(*args: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls > 5_000:  # without a bound it would run for ever
+            raise AssertionError("the path was cut in too many ways")
+        return inner(*args)
+
+    output._pick = counting  # type: ignore[assignment]
+    try:
+        assert output.pick(row, ".".join(["a"] * 40 + ["end"])) == 1
+        assert output.pick(row, ".".join(["a"] * 40 + ["nothing"])) is None
+    finally:
+        output._pick = inner  # type: ignore[assignment]
 
 
 @pytest.mark.parametrize("fmt", ["csv", "table"])

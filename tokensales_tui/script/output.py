@@ -165,19 +165,27 @@ def pick(row: Any, path: str) -> Any:
     ``"price.usd"`` is ``meta.price.usd``): such a key is taken as it is, and wins over
     a path of the same name; the shorter key is tried first at each step.
     """
+    return _pick(row, path, {})
+
+
+def _pick(row: Any, path: str, tried: dict[tuple[int, str], Any]) -> Any:
+    """:func:`pick`, each object and rest of the path tried once: keys such as ``a`` and
+    ``a.a`` at every level would have it try every way to cut a long path."""
     if not isinstance(row, dict):
         return None
     if path in row:
         return row[path]
+    if (id(row), path) in tried:
+        return tried[id(row), path]
+    found = None
     head, dot, rest = path.partition(".")
-    while dot:
+    while dot and found is None:
         if head in row:
-            found = pick(row[head], rest)
-            if found is not None:
-                return found
+            found = _pick(row[head], rest, tried)
         part, dot, rest = rest.partition(".")
         head = f"{head}.{part}"
-    return None
+    tried[id(row), path] = found
+    return found
 
 
 class Printer:
