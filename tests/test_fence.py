@@ -319,6 +319,38 @@ def other_process():
 attempt("start a process of multiprocessing", other_process)
 import sqlite3
 attempt("open a database", lambda: sqlite3.connect(str(config.parent / "x.db")))
+def attach():
+    memory = sqlite3.connect(":memory:")
+    memory.execute(f"ATTACH DATABASE '{Path.home() / 'attached.db'}' AS a")
+attempt("open a database by another", attach)
+def start_unjudged():
+    read, write = os.pipe()
+    subprocess._fork_exec(
+        [b"/bin/sh", b"-c", b"true"], [b"/bin/sh"], True, (), None, None,
+        -1, -1, -1, -1, -1, -1, read, write, False, False, -1, None, None, None, -1, None, False,
+    )
+attempt("start a program past subprocess", start_unjudged)
+def import_again():
+    del sys.modules["_posixsubprocess"]
+    import _posixsubprocess
+attempt("import the process starter again", import_again)
+attempt("make a FIFO", lambda: os.mkfifo(str(Path.home() / "fifo")))
+attempt("make a file by mknod", lambda: os.mknod(str(Path.home() / "made")))
+attempt("signal the parent", lambda: os.kill(os.getppid(), 0))
+def taken_name():
+    taken = Path(tempfile.gettempdir()) / "taken"  # another's folder
+    try:
+        os.open(str(taken), os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    except FileExistsError:
+        pass
+    os.listdir(taken)
+attempt("own a name taken in the temporary folder", taken_name)
+def index_process():
+    from tokensales_tui.ui.index_process import environment
+    child = subprocess.Popen(command(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=environment())
+    child.kill()
+    child.wait(30)
+attempt("start and stop the index process", index_process)
 def connected():
     one, two = socket.socketpair()
     one.sendmsg([b"a connected socket sends"])
@@ -339,6 +371,7 @@ def test_the_hook_refuses_in_a_process_whatever_library_asks(
     config = isolated_home / ".config" / "tokensales-tui" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text("# secrets\n")
+    (temporary / "taken").mkdir()
     with socket.socket() as listening:
         listening.bind(("127.0.0.1", 0))
         listening.listen()
@@ -363,15 +396,29 @@ def test_the_hook_refuses_in_a_process_whatever_library_asks(
         "start another program as the index",
         "start a process of multiprocessing",
         "open a database",
+        "open a database by another",
+        "start a program past subprocess",
+        "import the process starter again",
+        "make a FIFO",
+        "make a file by mknod",
+        "signal the parent",
+        "own a name taken in the temporary folder",
     ):
         assert tried[name].startswith("refused: [Errno 13] not from a browser tab of serve"), (
             name,
             tried[name],
         )
-    for name in ("private folder", "spool", "import", "send on a connected socket"):
+    for name in (
+        "private folder",
+        "spool",
+        "import",
+        "send on a connected socket",
+        "start and stop the index process",
+    ):
         assert tried[name] == "done", (name, tried[name])
     assert not (isolated_home / "x").exists()
-    assert list(temporary.iterdir()) == []
+    assert [p.name for p in isolated_home.iterdir()] == [".config"]
+    assert [p.name for p in temporary.iterdir()] == ["taken"]
 
 
 SERVED = r"""

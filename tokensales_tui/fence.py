@@ -36,6 +36,15 @@ load their own that way, pycryptodome among them, and a library the tab could ha
 written is refused where it would be written.)
 
 A browser is never opened from the fence: Python's :mod:`webbrowser` is refused too.
+Signals go only to this process and those it started (never serve, nor another process
+of the user's).
+
+What the fence is not: a barrier against code already running in the tab. It sees what
+the interpreter tells a hook, so it guards against a feature that forgets its served
+check, from any library; code written to get past it can (a C library called through
+:mod:`ctypes`, the fence's own objects changed), and what raises no event (``os.stat``,
+a socket listening without ``bind``) goes unseen. The tab runs no code it is sent: its
+keys and screen are all a browser gives it.
 """
 
 from __future__ import annotations
@@ -45,6 +54,7 @@ import errno
 import os
 import site
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -102,10 +112,16 @@ def fence_in(fence: Fence) -> None:
     _fenced.append(fence)
     sys.addaudithook(fence.hook)
     socket.getaddrinfo = _telling(fence, socket.getaddrinfo)  # type: ignore[assignment]
+    # What raises no event of its own: starting a process by ``fork_exec`` (as
+    # multiprocessing does; subprocess too, after its ``subprocess.Popen``, which the
+    # fence judged), and making a FIFO or a device.
     with contextlib.suppress(ImportError):
         import _posixsubprocess
 
-        _posixsubprocess.fork_exec = _no_more_processes
+        started = _starting_once_judged(fence, _posixsubprocess.fork_exec)
+        _posixsubprocess.fork_exec = started
+        subprocess._fork_exec = started  # type: ignore[attr-defined]
+    os.mkfifo = os.mknod = _no_special_files  # type: ignore[assignment]
 
 
 def _telling(fence: Fence, getaddrinfo: Callable[..., Any]) -> Callable[..., Any]:
@@ -241,8 +257,11 @@ class Fence:
             return None
         new = os.O_CREAT | os.O_EXCL
         if flags & new == new and os.path.dirname(real) == self._temporary:
-            with self._lock:
-                self._own.add(real)  # a new file of the temporary folder, never another's
+            # A new file of the temporary folder, never another's: a name taken already
+            # is left to fail (EEXIST) without becoming the process's own.
+            if not os.path.lexists(real):
+                with self._lock:
+                    self._own.add(real)
             return None
         return real
 
@@ -314,8 +333,19 @@ class Fence:
             and cwd is None
             and _choosing(os.environ if env is None else env) == self._choosing
         ):
+            self._inside.starting = line  # for fork_exec, which follows in this thread
             return None
         return " ".join(line) or "a program"
+
+    def _signalling(self, args: tuple[Any, ...]) -> str | None:
+        """``os.kill``/``os.killpg``: this process, or one it started (an index process,
+        in a session of its own); never serve, nor another process of the user."""
+        target = args[0] if args else None
+        if not isinstance(target, int) or target <= 0:
+            return str(target)
+        if target == os.getpid() or _parent_of(target) == os.getpid():
+            return None
+        return str(target)
 
     def _resolving(self, args: tuple[Any, ...]) -> str | None:
         host, port = (*args, None, None)[:2]
@@ -372,11 +402,28 @@ def _sending(fence: Fence, args: tuple[Any, ...]) -> str | None:
     return None if len(args) < 2 or args[1] is None else fence._connecting(args)
 
 
-def _no_more_processes(*args: Any, **kwargs: Any) -> Any:
-    """In place of ``_posixsubprocess.fork_exec`` behind a fence: :mod:`multiprocessing`
-    starts its processes through it, with no event a hook would see (``subprocess`` keeps
-    the one it took at import, and says ``subprocess.Popen``)."""
-    raise PermissionError(errno.EACCES, "not from a browser tab of serve (a new process)")
+def _starting_once_judged(fence: Fence, fork_exec: Callable[..., Any]) -> Callable[..., Any]:
+    """``fork_exec``, for the command line the fence has just let ``subprocess.Popen``
+    start in this thread, and nothing else: :mod:`multiprocessing` starts its processes
+    through it, with no event a hook would see."""
+
+    def started(args: Any, *rest: Any, **kwargs: Any) -> Any:
+        judged = getattr(fence._inside, "starting", None)
+        fence._inside.starting = None
+        try:
+            line = [os.fsdecode(part) for part in args]
+        except TypeError:
+            line = None
+        if judged is None or line != judged:
+            raise PermissionError(errno.EACCES, "not from a browser tab of serve (a new process)")
+        return fork_exec(args, *rest, **kwargs)
+
+    return started
+
+
+def _no_special_files(*args: Any, **kwargs: Any) -> None:
+    """In place of ``os.mkfifo`` and ``os.mknod`` behind a fence (they raise no event)."""
+    raise PermissionError(errno.EACCES, "not from a browser tab of serve (a special file)")
 
 
 def _refuse(fence: Fence, args: tuple[Any, ...]) -> str:
@@ -450,9 +497,13 @@ CHECKS: Mapping[str, Checker] = MappingProxyType(
         "socket.sendmsg": _sending,
         "socket.bind": _refuse,
         "webbrowser.open": _refuse,
-        "sqlite3.connect": lambda fence, args: (
-            None if args[0] == ":memory:" else _refuse(fence, args)
-        ),
+        # Even ":memory:": ATTACH and VACUUM INTO open any file, in C.
+        "sqlite3.connect": _refuse,
+        "sqlite3.enable_load_extension": _refuse,
+        "sqlite3.load_extension": _refuse,
+        "os.kill": Fence._signalling,
+        "os.killpg": Fence._signalling,
+        "import": lambda fence, args: args[0] if args and args[0] == "_posixsubprocess" else None,
     }
 )
 """The events watched, each with its check: what it refuses (a place, an address, a
@@ -492,6 +543,15 @@ def _choosing(env: Any) -> dict[str, str]:
         }
     except (AttributeError, TypeError):
         return {"": "unreadable"}
+
+
+def _parent_of(pid: int) -> int | None:
+    """The parent of process ``pid`` (``/proc``), or None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return int(stat.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _working() -> str:
