@@ -12,6 +12,7 @@ drawn whole again once the terminal is wider.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from textual.content import Content
@@ -20,10 +21,15 @@ __all__ = ["wrap_in_a_cell_at_least"]
 
 _wrap_and_format = Content._wrap_and_format
 
+# Where ``line_pad`` comes among the arguments after ``width``, read from the signature
+# of the Textual installed rather than assumed (none: no padding is ever passed).
+_PARAMETERS = list(inspect.signature(_wrap_and_format).parameters)
+_LINE_PAD = _PARAMETERS.index("line_pad") - 2 if "line_pad" in _PARAMETERS else 1 << 16
+
 
 def _wrapping(self: Content, width: int, *args: Any, **kwargs: Any) -> Any:
     """``Content._wrap_and_format``, to no less than one cell inside the line padding."""
-    line_pad = kwargs.get("line_pad", args[3] if len(args) > 3 else 0)
+    line_pad = kwargs.get("line_pad", args[_LINE_PAD] if len(args) > _LINE_PAD else 0)
     return _wrap_and_format(self, max(width, 1 + 2 * line_pad), *args, **kwargs)
 
 
