@@ -10,10 +10,13 @@ The last part drives the whole app on the in-process emulator with one body repl
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
 import json
 import random
 import shutil
 import socket
+import socketserver
 import ssl
 import subprocess
 import threading
@@ -256,6 +259,82 @@ class ScriptedServer:
                     return
         except OSError:
             pass  # the client gave up and closed the connection
+
+
+def raw_answer(status: int, body: bytes = b"", *headers: str) -> bytes:
+    """The exact bytes of an HTTP/1.1 answer with ``body`` counted by its Content-Length."""
+    lines = [f"HTTP/1.1 {status} X", f"Content-Length: {len(body)}", *headers]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+class _RawHandler(socketserver.StreamRequestHandler):
+    server: _RawTcp
+    timeout = 10
+
+    def handle(self) -> None:
+        owner = self.server.owner
+        number = next(owner.connections)
+        with contextlib.suppress(OSError, ValueError):
+            while line := self.rfile.readline(65537):
+                method, target, _version = line.decode("latin-1").split(" ", 2)
+                length = 0
+                while (header := self.rfile.readline(65537)).strip():
+                    name, _, value = header.decode("latin-1").partition(":")
+                    if name.strip().lower() == "content-length":
+                        length = int(value)
+                self.rfile.read(length)
+                self.wfile.write(owner.answer(number, method, urlsplit(target).path))
+
+
+class _RawTcp(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    block_on_close = False
+    owner: KeptAlive
+
+
+class KeptAlive:
+    """A server on 127.0.0.1 that keeps every connection open and answers each request
+    with exactly the bytes scripted for its (method, path), in turn (the last again and
+    again): what follows an answer on the wire is the script's to say, as a faulty server
+    or a proxy would send it. ``seen`` lists (connection number, method, path) as requests
+    arrive; the token request gets an hour-long JWT unless scripted otherwise."""
+
+    def __init__(self, routes: dict[tuple[str, str], bytes | list[bytes]]) -> None:
+        token = json.dumps({"accessToken": make_jwt(lifetime=3600)}).encode()
+        self.routes: dict[tuple[str, str], bytes | list[bytes]] = {
+            ("POST", TOKEN_PATH): raw_answer(200, token, "Content-Type: application/json"),
+            **routes,
+        }
+        self.seen: list[tuple[int, str, str]] = []
+        self.connections = itertools.count(1)
+        self._tcp = _RawTcp((LOOPBACK, 0), _RawHandler)
+        self._tcp.owner = self
+        self._thread = threading.Thread(
+            target=self._tcp.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        return f"http://{LOOPBACK}:{self._tcp.server_address[1]}"
+
+    def count(self, method: str, path: str) -> int:
+        return sum(1 for _, *route in self.seen if route == [method, path])
+
+    def answer(self, number: int, method: str, path: str) -> bytes:
+        self.seen.append((number, method, path))
+        reply = self.routes.get((method, path), raw_answer(404, b"{}"))
+        if isinstance(reply, list):
+            return reply.pop(0) if len(reply) > 1 else reply[0]
+        return reply
+
+    def __enter__(self) -> KeptAlive:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._tcp.shutdown()
+        self._tcp.server_close()
+        self._thread.join(10)
 
 
 # --- 1. connection refused --------------------------------------------------------------
@@ -521,6 +600,66 @@ async def test_a_delete_repeated_after_its_answer_was_lost_counts_the_404_as_del
             done = await bounded(client.delete_collection("col_2"))
         assert done.already_gone
         assert server.count("DELETE", "/collection/col_2") == 2
+
+
+# --- bytes after a complete answer ----------------------------------------------------------
+
+JSON = "Content-Type: application/json"
+SMUGGLED = raw_answer(200, b'[{"id": "wh_smuggled", "url": "https://evil.test"}]', JSON)
+
+
+def token_answer_then(extra: bytes) -> bytes:
+    token = json.dumps({"accessToken": make_jwt(lifetime=3600)}).encode()
+    return raw_answer(200, token, JSON) + extra
+
+
+async def test_an_answer_sent_after_the_tokens_is_never_read_as_the_next_requests() -> None:
+    # A whole second response after the token's, in the same write: read on the kept
+    # connection, it would be the answer to the GET, which the server never answers.
+    routes = {
+        ("POST", TOKEN_PATH): token_answer_then(SMUGGLED),
+        ("GET", "/v1/platform-webhooks"): raw_answer(
+            200, b'[{"id": "wh_real", "url": "https://hooks.test"}]', JSON
+        ),
+    }
+    with KeptAlive(routes) as server:
+        async with ApiClient(connection(server.url), sleep=no_wait) as client:
+            webhooks = await bounded(client.list_webhooks())
+    assert [webhook.id for webhook in webhooks] == ["wh_real"]
+    assert [(method, path) for _, method, path in server.seen] == [
+        ("POST", TOKEN_PATH),
+        ("GET", "/v1/platform-webhooks"),
+    ]
+    assert server.seen[0][0] != server.seen[1][0]  # the token's connection was not reused
+
+
+async def test_a_stray_byte_after_a_counted_body_leaves_the_next_post_answered() -> None:
+    routes = {
+        ("POST", TOKEN_PATH): token_answer_then(b"\n"),
+        ("POST", "/v1/platform-webhooks"): raw_answer(201),
+    }
+    with KeptAlive(routes) as server:
+        async with ApiClient(connection(server.url), sleep=no_wait) as client:
+            await bounded(client.create_webhook(NEW_WEBHOOK))
+    assert server.count("POST", "/v1/platform-webhooks") == 1
+
+
+async def test_a_body_sent_with_a_204_is_never_read_as_the_next_deletes_answer() -> None:
+    # A 204 has no body whatever its Content-Length says: the 18 bytes sent with it are
+    # no part of it, and each DELETE reaches the server once.
+    ids = ["wh_1", "wh_2", "wh_3"]
+    routes: dict[tuple[str, str], bytes | list[bytes]] = {
+        ("DELETE", f"/v1/platform-webhooks/{id_}"): (
+            b"HTTP/1.1 204 No Content\r\nContent-Length: 18\r\n\r\n"
+            + b'{"deleted":"%s"}' % id_.encode()
+        )
+        for id_ in ids
+    }
+    with KeptAlive(routes) as server:
+        async with ApiClient(connection(server.url), sleep=no_wait) as client:
+            done = [await bounded(client.delete_webhook(id_)) for id_ in ids]
+    assert [server.count("DELETE", f"/v1/platform-webhooks/{id_}") for id_ in ids] == [1, 1, 1]
+    assert [d.already_gone for d in done] == [False, False, False]
 
 
 # --- 4. the token endpoint down or refusing ----------------------------------------------

@@ -181,6 +181,7 @@ class ApiClient:
 
         self.connection = connection
         _read_larger_pieces()
+        _close_after_extra_bytes()
         self._http = httpx.AsyncClient(
             transport=transport,
             timeout=timeout or httpx.Timeout(**DEFAULT_TIMEOUTS),
@@ -499,6 +500,35 @@ def _read_larger_pieces() -> None:
     connection = getattr(httpcore, "AsyncHTTP11Connection", None)
     if connection is not None and getattr(connection, "READ_NUM_BYTES", READ_BYTES) < READ_BYTES:
         connection.READ_NUM_BYTES = READ_BYTES
+
+
+def _close_after_extra_bytes() -> None:
+    """Let httpcore close a connection whose answer was followed by bytes, never reuse it.
+
+    A response ends where its framing says (its Content-Length; no body for a 204, a 304
+    or an answer to HEAD). Bytes the server sent beyond it answer nothing that was asked,
+    and h11 keeps them for the next response: on a kept-alive connection they were read
+    as the answer to the next request (a second response smuggled after the token's
+    became the answer to a GET the server never answered; a stray newline broke the
+    next POST, which the server did). RFC 9112 §6.3 (RFC 7230 §3.3.3): discard them and
+    close the connection. Bytes arriving after the connection went back to the pool make
+    it readable while idle, which httpcore already counts as closed by the server.
+    """
+    import httpcore
+
+    connection = getattr(httpcore, "AsyncHTTP11Connection", None)
+    closed = getattr(connection, "_response_closed", None)
+    if connection is None or closed is None or getattr(closed, "closes_after_extra", False):
+        return
+
+    async def response_closed(self: Any) -> None:
+        if self._h11_state.trailing_data[0]:  # bytes beyond the response: not reused
+            await self.aclose()
+            return
+        await closed(self)
+
+    response_closed.closes_after_extra = True  # type: ignore[attr-defined]
+    connection._response_closed = response_closed
 
 
 def _user_agent() -> str:
