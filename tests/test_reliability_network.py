@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
 import itertools
 import json
 import random
@@ -39,11 +40,13 @@ from tokensales_tui.api import (
     AuthError,
     Connection,
     NetworkError,
+    NotFoundError,
     OutcomeUnknownError,
     Secret,
     ServerError,
     TimeoutError_,
     UnexpectedResponse,
+    ValidationError,
 )
 from tokensales_tui.api.models import PayoutDefinition, WebhookCreate, WebhookUpdate
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
@@ -660,6 +663,85 @@ async def test_a_body_sent_with_a_204_is_never_read_as_the_next_deletes_answer()
             done = [await bounded(client.delete_webhook(id_)) for id_ in ids]
     assert [server.count("DELETE", f"/v1/platform-webhooks/{id_}") for id_ in ids] == [1, 1, 1]
     assert [d.already_gone for d in done] == [False, False, False]
+
+
+# --- bodies that cannot be decoded: the status decides --------------------------------------
+
+ITEM_JSON = b'{"id": "itm_1", "title": "t", "currency": "USD", "price": 1}'
+UNREADABLE = {
+    "br": ("br", b"\x1b\x0f\x00\xf8\xa5\x40\xc2\xaa\x02"),
+    "zstd": ("zstd", b"\x28\xb5\x2f\xfd\x00\x58\x11\x00\x00{}"),
+    "plain said gzip": ("gzip", ITEM_JSON),
+    "broken gzip": ("gzip", gzip.compress(ITEM_JSON)[:10] + b"\xff" * 20),
+}
+WRITES: dict[str, tuple[str, str, int, Callable[[ApiClient], Awaitable[Any]]]] = {
+    "create_webhook": (
+        "POST",
+        "/v1/platform-webhooks",
+        201,
+        lambda client: client.create_webhook(NEW_WEBHOOK),
+    ),
+    "update_webhook": (
+        "PUT",
+        "/v1/platform-webhooks/wh_1",
+        200,
+        lambda client: client.update_webhook("wh_1", WebhookUpdate(url="https://a.test")),
+    ),
+    "delete_item": ("DELETE", "/v1/items/itm_1", 200, lambda client: client.delete_item("itm_1")),
+    "add_payout": (
+        "POST",
+        "/v1/payouts/add",
+        201,
+        lambda client: client.add_payout(PayoutDefinition.build(type="free", name="X", details={})),
+    ),
+    "add_collections": ("POST", "/collections", 201, lambda client: client.add_collections([])),
+}
+
+
+@pytest.mark.parametrize("body", list(UNREADABLE))
+@pytest.mark.parametrize("write", list(WRITES))
+async def test_a_write_answered_2xx_with_a_body_it_cannot_read_is_done_and_says_so(
+    write: str, body: str
+) -> None:
+    method, path, status, call = WRITES[write]
+    encoding, content = UNREADABLE[body]
+    answer = raw_answer(status, content, JSON, f"Content-Encoding: {encoding}")
+    with KeptAlive({(method, path): answer}) as server:
+        async with ApiClient(connection(server.url), sleep=no_wait) as client:
+            done = await bounded(call(client))
+    assert server.count(method, path) == 1
+    assert done.note.startswith("its answer's body could not be read"), done.note
+    assert encoding in done.note
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"), [(404, NotFoundError), (422, ValidationError), (500, ServerError)]
+)
+@pytest.mark.parametrize("body", list(UNREADABLE))
+async def test_an_error_answer_whose_body_cannot_be_read_keeps_its_status(
+    status: int, expected: type[ApiError], body: str
+) -> None:
+    encoding, content = UNREADABLE[body]
+    answer = raw_answer(status, content, JSON, f"Content-Encoding: {encoding}")
+    routes = {("GET", "/v1/items/itm_1"): answer, ("POST", "/v1/platform-webhooks"): answer}
+    with KeptAlive(routes) as server:
+        async with ApiClient(connection(server.url), sleep=no_wait, max_attempts=1) as client:
+            with pytest.raises(ApiError) as read:
+                await bounded(client.get_item("itm_1"))
+            with pytest.raises(ApiError) as written:
+                await bounded(client.create_webhook(NEW_WEBHOOK))
+    for caught in (read.value, written.value):
+        assert type(caught) is expected, caught
+        assert caught.status == status
+        assert "USD" not in str(caught)  # what could not be read is not quoted
+
+
+async def test_a_read_answered_200_with_a_body_it_cannot_read_is_an_unexpected_response() -> None:
+    answer = raw_answer(200, UNREADABLE["br"][1], JSON, "Content-Encoding: br")
+    with KeptAlive({("GET", "/v1/items/itm_1"): answer}) as server:
+        async with ApiClient(connection(server.url), sleep=no_wait) as client:
+            with pytest.raises(UnexpectedResponse, match="encoded as “br”, which was not asked"):
+                await bounded(client.get_item("itm_1"))
 
 
 # --- 4. the token endpoint down or refusing ----------------------------------------------

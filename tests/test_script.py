@@ -380,6 +380,64 @@ def test_delete_counts_a_404_on_the_repeat_of_a_lost_answer_as_deleted() -> None
     assert sent == (2, 1)
 
 
+def run_against(url: str, *command: str) -> subprocess.CompletedProcess[bytes]:
+    """``tokensales-tui COMMAND`` against a server at ``url`` (profile "default")."""
+    return subprocess.run(
+        [sys.executable, "-m", "tokensales_tui", *command],
+        capture_output=True,
+        env={
+            **os.environ,
+            "TOKENSALES_BASE_URL": url,
+            "TOKENSALES_API_KEY": "key",
+            "TOKENSALES_API_SECRET": "secret",
+        },
+        timeout=60,
+        check=False,
+    )
+
+
+def test_deletes_answered_204_with_a_body_each_reach_the_server_once() -> None:
+    # The body sent with each 204 is none of it: never the answer to the next DELETE.
+    from .test_reliability_network import KeptAlive, raw_answer
+
+    ids = ["wh_1", "wh_2", "wh_3"]
+    listed = json.dumps([{"id": id_, "url": f"https://{id_}.test"} for id_ in ids]).encode()
+    routes: dict[tuple[str, str], bytes | list[bytes]] = {
+        ("GET", "/v1/platform-webhooks"): raw_answer(200, listed, "Content-Type: application/json")
+    }
+    for id_ in ids:
+        routes[("DELETE", f"/v1/platform-webhooks/{id_}")] = (
+            b"HTTP/1.1 204 No Content\r\nContent-Length: 18\r\n\r\n"
+            + b'{"deleted":"%s"}' % id_.encode()
+        )
+    with KeptAlive(routes) as server:
+        result = run_against(server.url, "delete", "webhook", *ids, "--yes")
+        sent = [server.count("DELETE", f"/v1/platform-webhooks/{id_}") for id_ in ids]
+    assert result.returncode == 0, result.stderr
+    assert sent == [1, 1, 1]
+    assert result.stderr.decode().splitlines() == [
+        f"tokensales-tui: deleted webhook {id_}" for id_ in ids
+    ]
+
+
+def test_add_payout_answered_201_with_a_body_it_cannot_read_is_added_and_recorded() -> None:
+    from tokensales_tui.payouts import PayoutRecord
+
+    from .test_reliability_network import KeptAlive, raw_answer
+
+    answer = raw_answer(201, b"\x1b\x0f\x00\xf8", "Content-Encoding: br")
+    with KeptAlive({("POST", "/v1/payouts/add"): answer}) as server:
+        result = run_against(server.url, "add", "payout", "--name", "X", "--type", "free")
+        sent = server.count("POST", "/v1/payouts/add")
+    assert result.returncode == 0, result.stderr
+    assert sent == 1
+    assert result.stderr.decode().splitlines() == [
+        "tokensales-tui: added payout definition X (free); its answer's body could not be read:"
+        " the body is encoded as “br”, which was not asked for"
+    ]
+    assert [entry["name"] for entry in PayoutRecord.for_profile("default").load()] == ["X"]
+
+
 def test_add_payout_from_flags_and_file_is_recorded_for_the_payouts_tab(
     served: Served, tmp_path: Path
 ) -> None:

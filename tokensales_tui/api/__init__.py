@@ -1,6 +1,6 @@
 """The service's API: typed models, the client, its errors. Never imports Textual."""
 
-from .client import ApiClient, Deleted
+from .client import ApiClient, Created, Deleted, Done
 from .connection import Connection
 from .endpoints import Endpoint
 from .errors import (
@@ -25,7 +25,9 @@ __all__ = [
     "ApiError",
     "AuthError",
     "Connection",
+    "Created",
     "Deleted",
+    "Done",
     "Endpoint",
     "NetworkError",
     "NotFoundError",

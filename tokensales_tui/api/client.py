@@ -70,6 +70,7 @@ from .transport import (
     Sender,
     SinkFailed,
     unexpected,
+    unread_why,
 )
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ if TYPE_CHECKING:
     # import: it is imported when the first client is made, after the first frame.
     import httpx
 
-__all__ = ["PAYOUT_UNKNOWN_ADVICE", "ApiClient", "Deleted"]
+__all__ = ["PAYOUT_UNKNOWN_ADVICE", "ApiClient", "Created", "Deleted", "Done"]
 
 M = TypeVar("M", bound=Model)
 P = ParamSpec("P")
@@ -96,7 +97,25 @@ the local record is written only on success."""
 
 
 @dataclass(frozen=True, slots=True)
-class Deleted:
+class Done:
+    """A write the server answered 2xx: done.
+
+    ``unread``: why its answer's body could not be read (an encoding not asked for, gzip
+    that is not gzip or is cut short); empty when it was, or there was none. The status
+    says the write was done, so it is reported done, never failed (which would invite
+    sending it again), and what a success records locally is recorded.
+    """
+
+    unread: str = ""
+
+    @property
+    def note(self) -> str:
+        """Said after "done …": empty, or what was not as it should be."""
+        return _unread_note(self.unread)
+
+
+@dataclass(frozen=True, slots=True)
+class Deleted(Done):
     """What a delete did: the object is gone.
 
     ``already_gone``: the request was repeated after an attempt whose answer was lost
@@ -109,7 +128,20 @@ class Deleted:
     @property
     def note(self) -> str:
         """Said after "deleted …": empty, or why nothing was left to delete."""
-        return "it was already gone when the request was repeated" if self.already_gone else ""
+        gone = "it was already gone when the request was repeated" if self.already_gone else ""
+        return "; ".join(note for note in (gone, _unread_note(self.unread)) if note)
+
+
+def _unread_note(unread: str) -> str:
+    return f"its answer's body could not be read: {unread}" if unread else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Created(Done):
+    """What adding collections did: ``answer`` is the answer's decoded JSON body, if any
+    (the ids given to what was created); None when there was none or it went unread."""
+
+    answer: Any = None
 
 
 def _boundary(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
@@ -232,13 +264,15 @@ class ApiClient:
         """``GET /v1/platform-webhooks``."""
         return await self._list(LISTS["webhooks"], Webhook, "webhooks")
 
-    async def create_webhook(self, body: WebhookCreate) -> None:
+    async def create_webhook(self, body: WebhookCreate) -> Done:
         """``POST /v1/platform-webhooks``."""
-        await self._send(Endpoint("POST", "base", "/v1/platform-webhooks"), body)
+        return Done(
+            (await self._send(Endpoint("POST", "base", "/v1/platform-webhooks"), body)).unread
+        )
 
-    async def update_webhook(self, webhook_id: str, body: WebhookUpdate) -> None:
+    async def update_webhook(self, webhook_id: str, body: WebhookUpdate) -> Done:
         """``PUT /v1/platform-webhooks/{id}`` with only the fields that change."""
-        await self._send(webhook_endpoint("PUT", webhook_id), body)
+        return Done((await self._send(webhook_endpoint("PUT", webhook_id), body)).unread)
 
     async def delete_webhook(self, webhook_id: str) -> Deleted:
         """``DELETE /v1/platform-webhooks/{id}``; see :class:`Deleted`."""
@@ -270,7 +304,7 @@ class ApiClient:
 
     # --- payouts --------------------------------------------------------------------
 
-    async def add_payout(self, body: PayoutDefinition) -> None:
+    async def add_payout(self, body: PayoutDefinition) -> Done:
         """``POST /v1/payouts/add``.
 
         Raises:
@@ -278,9 +312,10 @@ class ApiClient:
                 the service cannot list payout definitions (:data:`PAYOUT_UNKNOWN_ADVICE`).
         """
         try:
-            await self._send(Endpoint("POST", "base", "/v1/payouts/add"), body)
+            answer = await self._send(Endpoint("POST", "base", "/v1/payouts/add"), body)
         except OutcomeUnknownError as unknown:
             raise unknown.advising(PAYOUT_UNKNOWN_ADVICE) from None
+        return Done(answer.unread)
 
     # --- collections ----------------------------------------------------------------
 
@@ -288,10 +323,10 @@ class ApiClient:
         """``GET {console_url}/collections``."""
         return await self._list(LISTS["collections"], Collection, "collections")
 
-    async def add_collections(self, bodies: Sequence[NewCollection]) -> Any:
-        """``POST {console_url}/collections`` with a JSON array; returns the decoded body, if any."""
+    async def add_collections(self, bodies: Sequence[NewCollection]) -> Created:
+        """``POST {console_url}/collections`` with a JSON array; see :class:`Created`."""
         answer = await self._send(Endpoint("POST", "console", "/collections"), list(bodies))
-        return optional_json(answer)
+        return Created(answer.unread, optional_json(answer.body))
 
     async def delete_collection(self, collection_id: str) -> Deleted:
         """``DELETE {console_url}/collection/{token_Id}``; see :class:`Deleted`."""
@@ -450,19 +485,20 @@ class ApiClient:
         """A DELETE; a 404 to it repeated after an attempt whose answer was lost is the
         object gone, most likely by that attempt: deleted (see :mod:`.transport`)."""
         try:
-            await self._send(endpoint)
+            answer = await self._send(endpoint)
         except NotFoundError as error:
             if not error.after_unknown_outcome:
                 raise
             return Deleted(already_gone=True)
-        return Deleted()
+        return Deleted(answer.unread)
 
-    async def _send(self, endpoint: Endpoint, body: Any = None) -> bytes:
+    async def _send(self, endpoint: Endpoint, body: Any = None) -> _Answer:
         """A write (POST, PUT, DELETE); its answer's first :data:`WRITE_ANSWER_CAP` bytes.
 
         The interface's writes answer with no body (the collections' is not shown: it may
         echo what was sent, whitelists and all): the rest of a longer answer is never read
-        (a compressed megabyte inflating to a gigabyte once cost two).
+        (a compressed megabyte inflating to a gigabyte once cost two). A 2xx whose body
+        cannot be decoded is done, with no body and why (see :mod:`.transport`).
         """
         content = encode(body) if body is not None else None
         kept = bytearray()
@@ -474,8 +510,17 @@ class ApiClient:
                     if len(kept) >= WRITE_ANSWER_CAP:
                         return
 
-        await self._sender.send(endpoint, content, consume=keep)
-        return bytes(kept)
+        response = await self._sender.send(endpoint, content, consume=keep)
+        unread = unread_why(response)
+        return _Answer(b"" if unread else bytes(kept), unread)
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """A write's successful answer: its body, or why it could not be read."""
+
+    body: bytes
+    unread: str
 
 
 def _fits_a_header(token: str) -> bool:

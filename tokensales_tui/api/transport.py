@@ -22,6 +22,12 @@ the profile's ``max_body`` (an :class:`~.errors.UnexpectedResponse` naming it), 
 answer at :data:`ERROR_BODY_CAP` (kept, cut, for its message). Waits are finite: a
 ``Retry-After`` that is negative, not a number, infinite or beyond a day is clamped.
 
+A body that cannot be decoded (an encoding not asked for, gzip that is not gzip or is
+cut short) never changes what the status says: an error answer keeps its error, its body
+unquoted; a write answered 2xx was done, and its response says why its body could not be
+read (:func:`unread_why`); only the answer to a read, whose body is the answer, is an
+:class:`UnreadableBody`.
+
 Every failure leaves :meth:`Sender.send` as an :class:`~.errors.ApiError`: the expected
 ones mapped one by one below, anything else by :func:`unexpected`.
 """
@@ -80,10 +86,12 @@ __all__ = [
     "RetryNotice",
     "Sender",
     "SinkFailed",
+    "UnreadableBody",
     "describe_wait",
     "noting_attempts",
     "size_text",
     "unexpected",
+    "unread_why",
 ]
 
 log = logging.getLogger("tokensales_tui.api")
@@ -103,6 +111,25 @@ class SinkFailed(Exception):
     def __init__(self, error: Exception) -> None:
         super().__init__(error)
         self.error = error
+
+
+class UnreadableBody(UnexpectedResponse):
+    """A body that cannot be decoded: an encoding not asked for, or bytes that do not
+    follow the one named. ``why`` says so without saying where."""
+
+    def __init__(self, message: str, why: str, status: int | None) -> None:
+        super().__init__(message, status=status)
+        self.why = why
+
+
+_UNREAD = "tokensales_unread"
+"""The response extension that holds why a write's successful answer went unread."""
+
+
+def unread_why(response: httpx.Response) -> str:
+    """Why the body of a write's successful answer could not be read; empty when it was
+    (or had none). Such an answer's body is empty."""
+    return str(response.extensions.get(_UNREAD, ""))
 
 
 _ATTEMPTED: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar(
@@ -301,16 +328,11 @@ class Sender:
             headers["Authorization"] = "Bearer " + token.reveal()
         started = time.perf_counter()
         request = self._http.build_request(endpoint.method, url, content=content, headers=headers)
-        where = f"{endpoint.method} {endpoint.path}"
         try:
             async with asyncio.timeout(budget):
                 response = await self._http.send(request, stream=True)
                 try:
-                    if consume is not None and 200 <= response.status_code < 300:
-                        limit = self.connection.max_body
-                        await consume(response, _pieces_within(response, where, limit))
-                    else:
-                        await _read_body(response, where, self.connection.max_body)
+                    await self._read(endpoint, response, consume)
                 finally:
                     await response.aclose()
                     set_aside_libraries()
@@ -364,6 +386,33 @@ class Sender:
             (time.perf_counter() - started) * 1000,
         )
         return response
+
+    async def _read(
+        self, endpoint: Endpoint, response: httpx.Response, consume: Consumer | None
+    ) -> None:
+        """Read the body of ``response``, to ``consume`` when it is a success.
+
+        A write answered 2xx whose body cannot be decoded was done all the same: the
+        status says so, and reporting a failure would invite sending it again (a second
+        webhook, a second payout definition). Its body is left empty, and why it went
+        unread is kept for :func:`unread_why`.
+        """
+        where = f"{endpoint.method} {endpoint.path}"
+        done = 200 <= response.status_code < 300
+        try:
+            if consume is not None and done:
+                limit = self.connection.max_body
+                await consume(response, _pieces_within(response, where, limit))
+            else:
+                await _read_body(response, where, self.connection.max_body)
+        except UnreadableBody as unreadable:
+            if not (done and _changes(endpoint)):
+                raise
+            log.warning(
+                "%s: done, but its answer's body could not be read: %s", where, unreadable.why
+            )
+            response.extensions[_UNREAD] = unreadable.why
+            response._content = b""
 
     def _outcome_unknown(self, endpoint: Endpoint, why: str) -> OutcomeUnknownError:
         # The advice is in the message (forms show the message alone), so no hint repeats it.
@@ -573,7 +622,13 @@ async def _read_body(response: httpx.Response, where: str, max_body: int) -> Non
     declared = _content_length(response)
     if ok and declared is not None and declared > limit:
         raise _too_large(where, limit)
-    inflate = _inflater(response.headers.get("content-encoding", ""), where)
+    try:
+        inflate = _inflater(response, where)
+    except UnreadableBody:
+        if ok:
+            raise
+        response._content = b""  # an error answer: its status says what happened
+        return
     expected = declared if inflate is None and ok and declared is not None else 0
     sink = _Sink(expected, limit, large=ok and response.request.method == "GET")
     try:
@@ -614,7 +669,9 @@ async def _fill(
 async def _pieces(
     response: httpx.Response, inflate: _Inflater | None, where: str
 ) -> AsyncIterator[bytes]:
-    """The body of ``response`` as it arrives, inflated a bounded piece at a time."""
+    """The body of ``response`` as it arrives, inflated a bounded piece at a time; an
+    :class:`UnreadableBody` when it is not what its encoding says."""
+    status = response.status_code
     try:
         async for chunk in response.aiter_raw():
             if inflate is None:
@@ -623,11 +680,8 @@ async def _pieces(
             for piece in inflate.feed(chunk):
                 yield piece
     except zlib.error:
-        raise UnexpectedResponse(
-            f"{where}: the body is not valid {response.headers.get('content-encoding')}"
-            f" (HTTP {response.status_code})",
-            status=response.status_code,
-        ) from None
+        why = f"the body is not valid {response.headers.get('content-encoding')}"
+        raise UnreadableBody(f"{where}: {why} (HTTP {status})", why, status) from None
 
 
 PIECE_BYTES = 64 * 1024
@@ -648,7 +702,7 @@ async def _pieces_within(response: httpx.Response, where: str, limit: int) -> As
     if declared is not None and declared > limit:
         raise _too_large(where, limit)
     size = 0
-    inflate = _inflater(response.headers.get("content-encoding", ""), where)
+    inflate = _inflater(response, where)
     async for piece in _pieces(response, inflate, where):
         size += len(piece)
         if size > limit:
@@ -771,16 +825,18 @@ class _Inflater:
             yield self._inflater.decompress(self._inflater.unconsumed_tail, _INFLATE_STEP)
 
 
-def _inflater(encoding: str, where: str) -> _Inflater | None:
-    """The inflater for a ``Content-Encoding``; None for none; refuses what was not asked for."""
+def _inflater(response: httpx.Response, where: str) -> _Inflater | None:
+    """The inflater for the ``Content-Encoding`` of ``response``; None for none; an
+    :class:`UnreadableBody` for what was not asked for."""
+    encoding = response.headers.get("content-encoding", "")
     codings = [c.strip().lower() for c in encoding.split(",") if c.strip()]
     codings = [c for c in codings if c != "identity"]
     if not codings:
         return None
     if len(codings) > 1 or codings[0] not in ("gzip", "x-gzip", "deflate"):
-        raise UnexpectedResponse(
-            f"{where}: the body is encoded as “{encoding}”, which was not asked for"
-            f" (asked: {ACCEPT_ENCODING})"
+        why = f"the body is encoded as “{encoding}”, which was not asked for"
+        raise UnreadableBody(
+            f"{where}: {why} (asked: {ACCEPT_ENCODING})", why, response.status_code
         )
     return _Inflater(gzip=codings[0] != "deflate")
 

@@ -146,8 +146,8 @@ async def create_webhook(context: Context) -> int:
     if args.dry_run:
         return preview(context, (CREATE_WEBHOOK, body))
     with unknown_if_interrupted(f"create webhook {url}"):
-        await context.client.create_webhook(body)
-    say(f"created webhook {url}")
+        done = await context.client.create_webhook(body)
+    say(f"created webhook {url}" + (f" ({done.note})" if done.note else ""))
     return EXIT_OK
 
 
@@ -170,9 +170,12 @@ async def update_webhook(context: Context) -> int:
     if args.dry_run:
         return preview(context, (webhook_endpoint("PUT", args.id), body))
     with unknown_if_interrupted(f"update webhook {args.id}"):
-        await context.client.update_webhook(args.id, body)
+        done = await context.client.update_webhook(args.id, body)
     changed = [name for name in ("url", "events", "secret") if getattr(body, name) is not UNSET]
-    say(f"updated webhook {args.id}: {', '.join(changed)}")
+    say(
+        f"updated webhook {args.id}: {', '.join(changed)}"
+        + (f" ({done.note})" if done.note else "")
+    )
     return EXIT_OK
 
 
@@ -327,8 +330,11 @@ async def add_payout(context: Context) -> int:
     with unknown_if_interrupted(
         f"add payout definition {body.name}", "check in the service's console"
     ):
-        await context.client.add_payout(body)
-    say(f"added payout definition {body.name} ({body.type})")
+        done = await context.client.add_payout(body)
+    say(
+        f"added payout definition {body.name} ({body.type})"
+        + (f"; {done.note}" if done.note else "")
+    )
     if not context.session.demo:
         from ..payouts import PayoutRecord, PayoutRecordError
 
@@ -404,13 +410,14 @@ async def add_collections(context: Context) -> int:
     if args.dry_run:
         return preview(context, (ADD_COLLECTIONS, body))
     with unknown_if_interrupted("add collections"):
-        answer = await context.client.add_collections(body)
+        created = await context.client.add_collections(body)
     count = len(body)
     say(
         f"created {'collection' if count == 1 else f'{count} collections'}: {', '.join(c.name for c in body)}"
+        + (f" ({created.note}, so the ids it gave are not printed)" if created.note else "")
     )
-    if answer is not None:
-        sys.stdout.buffer.write(encode_json(answer) + b"\n")
+    if created.answer is not None:
+        sys.stdout.buffer.write(encode_json(created.answer) + b"\n")
         sys.stdout.flush()
     return EXIT_OK
 

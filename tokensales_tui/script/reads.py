@@ -12,6 +12,7 @@ import msgspec
 from ..api import NotFoundError, UnexpectedResponse, shapes
 from ..api.endpoints import Endpoint, id_problem, raw_endpoint
 from ..api.secret import hide_secrets
+from ..api.transport import unread_why
 from ..api.written import read_written
 from ..clean import clean_line
 from .output import OutputError, Printer
@@ -255,6 +256,12 @@ async def api(context: Context) -> int:
     changing = args.method != "GET"
     with unknown_if_interrupted(f"{args.method} {args.path}") if changing else nullcontext():
         response = await context.client.request(endpoint, content)
+    if unread := unread_why(response):  # a write answered 2xx: done, its body unread
+        say(
+            f"{args.method} {args.path}: done (HTTP {response.status_code}), but its answer's"
+            f" body could not be read: {unread}"
+        )
+        return EXIT_OK
     # A large body is a memory map (see api.transport): read through the buffer protocol.
     body = memoryview(response.content)
     if _BLANK.fullmatch(body):

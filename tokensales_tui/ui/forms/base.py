@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, TypeVar
 
 from textual import events, on, work
@@ -47,7 +47,7 @@ from textual.widgets import (
     TextArea,
 )
 
-from ...api import ApiClient, ApiError, OutcomeUnknownError, ValidationError
+from ...api import ApiClient, ApiError, Done, OutcomeUnknownError, ValidationError
 from ...api.endpoints import Endpoint
 from ...api.preview import Change, RequestPreview
 from ...api.transport import noting_attempts
@@ -236,7 +236,8 @@ class FormScreen(ModalScreen[FormResult | None]):
         raise NotImplementedError
 
     async def send(self, client: ApiClient, outgoing: Outgoing) -> Any:
-        """Send ``outgoing`` with ``client``; return the answer, if any."""
+        """Send ``outgoing`` with ``client``; return the answer, if any (a
+        :class:`~tokensales_tui.api.Done` has its note added to the summary)."""
         raise NotImplementedError
 
     def succeeded(self, outgoing: Outgoing, answer: Any) -> FormResult:
@@ -587,7 +588,10 @@ class FormScreen(ModalScreen[FormResult | None]):
                 self._set_sending(False)
             raise
         self.sending = False
-        self.dismiss(self.succeeded(outgoing, answer))
+        result = self.succeeded(outgoing, answer)
+        if isinstance(answer, Done) and answer.note:  # done, its answer's body unread
+            result = replace(result, summary=f"{result.summary} ({answer.note})")
+        self.dismiss(result)
 
     async def _send_again_confirmed(self) -> bool:
         """Ask before a POST goes again after one whose outcome is unknown: the first may

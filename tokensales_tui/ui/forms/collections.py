@@ -447,7 +447,7 @@ class CollectionsForm(FormScreen):
 
     def succeeded(self, outgoing: Outgoing, answer: Any) -> FormResult:
         names = [collection.name for collection in outgoing.body]
-        ids = _created_ids(answer)
+        ids = _created_ids(answer.answer)
         noun = "collection" if len(names) == 1 else f"{len(names)} collections"
         first = names[0]
         return FormResult(

@@ -144,7 +144,7 @@ class PayoutForm(FormScreen):
         return Outgoing(ADD_PAYOUT, body)
 
     async def send(self, client: ApiClient, outgoing: Outgoing) -> Any:
-        await client.add_payout(outgoing.body)
+        return await client.add_payout(outgoing.body)
 
     def succeeded(self, outgoing: Outgoing, answer: Any) -> FormResult:
         body: PayoutDefinition = outgoing.body

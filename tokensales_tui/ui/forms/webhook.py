@@ -287,9 +287,8 @@ class WebhookForm(FormScreen):
 
     async def send(self, client: ApiClient, outgoing: Outgoing) -> Any:
         if self.webhook is None:
-            await client.create_webhook(outgoing.body)
-        else:
-            await client.update_webhook(self.webhook.id, outgoing.body)
+            return await client.create_webhook(outgoing.body)
+        return await client.update_webhook(self.webhook.id, outgoing.body)
 
     def succeeded(self, outgoing: Outgoing, answer: Any) -> FormResult:
         if self.webhook is None:
