@@ -744,6 +744,32 @@ async def test_a_read_answered_200_with_a_body_it_cannot_read_is_an_unexpected_r
                 await bounded(client.get_item("itm_1"))
 
 
+CUT_GZIP = {
+    "its CRC and length missing": gzip.compress(ITEM_JSON)[:-8],
+    "cut inside the deflate data": gzip.compress(ITEM_JSON)[:-20],
+    "only its header": gzip.compress(ITEM_JSON)[:10],
+}
+
+
+@pytest.mark.parametrize("cut", list(CUT_GZIP))
+async def test_a_gzip_body_cut_short_is_refused_naming_it(cut: str) -> None:
+    answer = raw_answer(200, CUT_GZIP[cut], JSON, "Content-Encoding: gzip")
+    with KeptAlive({("GET", "/v1/items/itm_1"): answer}) as server:
+        async with ApiClient(connection(server.url), sleep=no_wait) as client:
+            with pytest.raises(UnexpectedResponse, match="the gzip body was cut short"):
+                await bounded(client.get_item("itm_1"))
+
+
+async def test_a_gzip_body_of_several_members_is_read_whole() -> None:
+    # RFC 1952 §2.2: a gzip file is a series of members; the body is all of them.
+    members = b"".join(gzip.compress(ITEM_JSON[i : i + 20]) for i in range(0, len(ITEM_JSON), 20))
+    answer = raw_answer(200, members, JSON, "Content-Encoding: gzip")
+    with KeptAlive({("GET", "/v1/items/itm_1"): answer}) as server:
+        async with ApiClient(connection(server.url), sleep=no_wait) as client:
+            item = await bounded(client.get_item("itm_1"))
+    assert (item.id, item.currency, item.price) == ("itm_1", "USD", 1)
+
+
 # --- 4. the token endpoint down or refusing ----------------------------------------------
 
 

@@ -670,7 +670,7 @@ async def _pieces(
     response: httpx.Response, inflate: _Inflater | None, where: str
 ) -> AsyncIterator[bytes]:
     """The body of ``response`` as it arrives, inflated a bounded piece at a time; an
-    :class:`UnreadableBody` when it is not what its encoding says."""
+    :class:`UnreadableBody` when it is not what its encoding says, or ends inside it."""
     status = response.status_code
     try:
         async for chunk in response.aiter_raw():
@@ -680,8 +680,11 @@ async def _pieces(
             for piece in inflate.feed(chunk):
                 yield piece
     except zlib.error:
-        why = f"the body is not valid {response.headers.get('content-encoding')}"
+        why = f"the body is not valid {inflate.name if inflate else 'compressed data'}"
         raise UnreadableBody(f"{where}: {why} (HTTP {status})", why, status) from None
+    if inflate is not None and not inflate.ended:
+        why = f"the {inflate.name} body was cut short"
+        raise UnreadableBody(f"{where}: {why} (HTTP {status})", why, status)
 
 
 PIECE_BYTES = 64 * 1024
@@ -803,26 +806,59 @@ class _Inflater:
     Each piece :meth:`feed` yields is at most :data:`_INFLATE_STEP` bytes and the next
     is made only when asked for, so a compression bomb is counted (and stopped) a piece
     at a time instead of being inflated whole.
+
+    A gzip body is a series of members (RFC 1952 §2.2), each inflated in turn; zero
+    bytes after the last are padding. A body is whole only once its stream has ended
+    (:attr:`ended`): gzip's CRC and length come last, so a body cut before them is
+    checked by nothing else.
     """
 
     def __init__(self, gzip: bool) -> None:
+        self.name = "gzip" if gzip else "deflate"
         self._gzip = gzip
         self._first = True
-        self._inflater = zlib.decompressobj(zlib.MAX_WBITS | 16 if gzip else zlib.MAX_WBITS)
+        self._fed = False
+        self._inflater = self._new()
+
+    def _new(self) -> Any:
+        return zlib.decompressobj(zlib.MAX_WBITS | 16 if self._gzip else zlib.MAX_WBITS)
+
+    @property
+    def ended(self) -> bool:
+        """Whether the stream ended, or never began (no body at all, as a 204 has)."""
+        return self._inflater.eof or not self._fed
 
     def feed(self, chunk: bytes) -> Iterator[bytes]:
+        self._fed = self._fed or bool(chunk)
+        data = chunk
+        while data:
+            if self._inflater.eof:  # what follows a gzip member is the next one
+                data = data.lstrip(b"\0") if self._gzip else b""
+                if not data:
+                    return
+                self._inflater = self._new()
+            piece = self._inflate(data)
+            yield piece
+            # More is due while input is left, or a full piece may have left output
+            # behind (a match cut by the step, its input all taken).
+            while not self._inflater.eof and (
+                self._inflater.unconsumed_tail or len(piece) == _INFLATE_STEP
+            ):
+                piece = self._inflater.decompress(self._inflater.unconsumed_tail, _INFLATE_STEP)
+                yield piece
+            data = self._inflater.unused_data
+
+    def _inflate(self, data: bytes) -> bytes:
         try:
-            piece = self._inflater.decompress(chunk, _INFLATE_STEP)
+            piece: bytes = self._inflater.decompress(data, _INFLATE_STEP)
         except zlib.error:
             if self._gzip or not self._first:
                 raise
             # "deflate" without its zlib header, as some servers send it.
             self._inflater = zlib.decompressobj(-zlib.MAX_WBITS)
-            piece = self._inflater.decompress(chunk, _INFLATE_STEP)
+            piece = self._inflater.decompress(data, _INFLATE_STEP)
         self._first = False
-        yield piece
-        while self._inflater.unconsumed_tail:
-            yield self._inflater.decompress(self._inflater.unconsumed_tail, _INFLATE_STEP)
+        return piece
 
 
 def _inflater(response: httpx.Response, where: str) -> _Inflater | None:
