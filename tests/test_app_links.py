@@ -185,3 +185,22 @@ async def test_a_served_app_opens_the_address_in_the_browser_showing_it(
         await wait_for(lambda: app.active_tab.resource.key == "webhooks", pilot)
         assert not app.browse.check_action("listen", ())  # its port would be the server's
     assert urls == ["https://cdn.example.com/a.png"] and opened == []
+
+
+async def test_an_address_whose_host_a_browser_reads_otherwise_is_refused_saying_why(
+    opened: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """urlsplit names bank.example.com; a browser reads the "\\" as "/" and visits
+    evil.example: the question must never name the first."""
+    monkeypatch.setenv("DISPLAY", ":0")
+    for name in ("SSH_CONNECTION", "SSH_TTY", "SSH_CLIENT"):
+        monkeypatch.delenv(name, raising=False)
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await with_image_url(app, pilot, "https://evil.example\\@bank.example.com/login")
+        await pilot.press("o")
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert any("Not opened" in m and "read as /" in m for m in said), said
+        assert type(app.screen).__name__ != "ConfirmScreen"
+    assert opened == []

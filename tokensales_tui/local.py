@@ -7,6 +7,8 @@ import ipaddress
 import socket
 from urllib.parse import urlsplit, urlunsplit
 
+from .web_urls import split_web_url
+
 
 def is_loopback_host(host: str) -> bool:
     """Whether ``host`` is ``localhost`` or a loopback IP address (127.0.0.0/8, ::1)."""
@@ -43,10 +45,10 @@ def local_target(url: str) -> str | None:
     ``localhost`` becomes ``127.0.0.1``, so that no name is ever looked up.
     """
     try:
-        parts = urlsplit(url)
+        parts = split_web_url(url)  # a host other parsers read otherwise is not local
         host = parts.hostname or ""
         port = parts.port
-    except ValueError:
+    except ValueError:  # an UnclearAddress, or a port that is no number in range
         return None
     if parts.scheme not in ("http", "https") or not is_loopback_host(host):
         return None

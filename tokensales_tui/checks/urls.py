@@ -5,14 +5,16 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from urllib.parse import urlsplit
 
+from ..web_urls import UnclearAddress, split_web_url
 from .text import check_text, clip
 
 
 def check_http_url(value: str) -> str | None:
     """Check for an absolute ``http://`` or ``https://`` address with a host.
 
+    The host is the one the service's HTTP client will read (:mod:`.web_urls`): an address
+    parsers read differently is refused, so the host judged here is the one delivered to.
     The message never repeats the address, which may carry credentials or a token.
     """
     text = value.strip()
@@ -28,9 +30,9 @@ def check_http_url(value: str) -> str | None:
     if scheme.lower() not in ("http", "https"):
         return f"the address starts with {clip(scheme, 12)}:// — use https:// (or http://)"
     try:
-        parts = urlsplit(text)
-    except ValueError:  # an unclosed [ of an IPv6 host
-        return "the host of the address is not valid — expected https://host[:port]/path"
+        parts = split_web_url(text)
+    except UnclearAddress as error:  # an unclosed [ of an IPv6 host among them
+        return str(error)
     host = parts.hostname
     if not host:
         return "the address has no host — expected something like https://example.com/hook"

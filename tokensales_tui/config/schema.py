@@ -31,13 +31,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Annotated, Any, Final
-from urllib.parse import urlsplit
 
 import msgspec
 import platformdirs
 
 from ..api.secret import Secret
 from ..local import is_loopback_host
+from ..web_urls import UnclearAddress, split_web_url, web_host
 
 APP_NAME: Final = "tokensales-tui"
 
@@ -176,16 +176,20 @@ def validate_url(
     ``@`` is never repeated in a message: the part before it may be a password.
     """
     shown = json.dumps(value) if "@" not in value else "(not repeated: it holds an @)"
+    if any(char.isspace() for char in value):
+        raise ConfigError(f"{field} {shown} must not contain spaces")
     try:
-        parts = urlsplit(value)
-    except ValueError:  # an unmatched [ or ] (IPv6 written halfway)
-        raise ConfigError(f"{field} {shown} is not a valid address (an unmatched [ or ])") from None
+        parts = split_web_url(value)
+    except UnclearAddress as error:  # a \, a host a browser reads otherwise …
+        if error.unmatched_bracket:  # IPv6 written halfway
+            raise ConfigError(
+                f"{field} {shown} is not a valid address (an unmatched [ or ])"
+            ) from None
+        raise ConfigError(f"{field} {shown}: {error}") from None
     if parts.username is not None or parts.password is not None:
         raise ConfigError(
             f"{field} must not contain a user name or password; use api_key and api_secret"
         )
-    if any(char.isspace() for char in value):
-        raise ConfigError(f"{field} {shown} must not contain spaces")
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         example = value.split("://", 1)[-1].lstrip("/") if "@" not in value else ""
         raise ConfigError(
@@ -216,8 +220,8 @@ def validate_url(
 
 def _host_or_none(url: str) -> str:
     try:
-        return urlsplit(url).hostname or ""
-    except ValueError:
+        return web_host(url)
+    except UnclearAddress:
         return ""  # validate_proxy says why
 
 
@@ -226,12 +230,14 @@ def validate_proxy(value: str, *, field: str) -> str:
 
     The value is not echoed: a proxy URL may hold a password.
     """
-    try:
-        parts = urlsplit(value)
-    except ValueError:  # an unmatched [ or ]
-        raise ConfigError(f"{field} is not a valid address (an unmatched [ or ])") from None
     if any(char.isspace() for char in value) or not value.isprintable():
         raise ConfigError(f"{field} must not contain spaces or control characters")
+    try:
+        parts = split_web_url(value)
+    except UnclearAddress as error:  # a \, a host a browser reads otherwise …
+        if error.unmatched_bracket:
+            raise ConfigError(f"{field} is not a valid address (an unmatched [ or ])") from None
+        raise ConfigError(f"{field}: {error}") from None
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"{field} needs an http:// or https:// address with a host")
     try:

@@ -10,15 +10,21 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from urllib.parse import urlsplit
+
+from ..web_urls import UnclearAddress, split_web_url
 
 
 def link_problem(url: str) -> str | None:
-    """Why ``url`` must not be opened, or None when it is an http(s) address with a host."""
+    """Why ``url`` must not be opened, or None when it is an http(s) address with a host.
+
+    The host is read as the browser will read it (:func:`.web_urls.split_web_url`): an
+    address the two could read differently is refused, so the host the question names is
+    the one visited.
+    """
     try:
-        parts = urlsplit(url.strip())
-    except ValueError:
-        return "it is not a valid address"
+        parts = split_web_url(url)
+    except UnclearAddress as error:
+        return str(error)
     if parts.scheme.lower() not in {"http", "https"}:
         scheme = parts.scheme or "no scheme"
         return f"only http and https addresses are opened, not {scheme}"

@@ -260,11 +260,16 @@ class Listening:
         serves on, if any."""
         from urllib.parse import urlsplit
 
-        served = urlsplit(self.url)
+        from ..web_urls import UnclearAddress, split_web_url
+
+        served = urlsplit(self.url)  # listen's own, made by bind()
         for target in [self.options.forward_to, *self.options.routes.values()]:
             if not target:
                 continue
-            parts = urlsplit(target)
+            try:
+                parts = split_web_url(target)
+            except UnclearAddress:
+                continue  # never relayed to: local_target refuses it as not local
             same_host = parts.hostname == served.hostname or (
                 is_loopback_host(parts.hostname or "") and is_loopback_host(served.hostname or "")
             )

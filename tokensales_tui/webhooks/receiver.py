@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..debug_log import route_server_logs
 from ..digits import ascii_int
 from ..local import bind, local_target
+from ..web_urls import UnclearAddress, split_web_url
 from .headers import Headers
 from .listen_flags import BODY_LIMIT, KEEP
 from .signatures import DEFAULT_TOLERANCE, SeenIds, Verdict, resign, verify
@@ -211,6 +212,10 @@ class TargetError(ValueError):
 
 def check_target(url: str) -> str:
     """``url`` when it is http(s) on this machine; else :class:`TargetError`."""
+    try:
+        split_web_url(url)
+    except UnclearAddress as error:  # said apart: "not this machine" would not say why
+        raise TargetError(f"{url}: {error}") from None
     if local_target(url) is None:
         raise TargetError(
             f"{url}: relays go to this machine only (http(s) to localhost, 127.0.0.1 or ::1)"

@@ -13,7 +13,6 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, cast
-from urllib.parse import urlsplit
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -749,8 +748,9 @@ class BrowseScreen(Screen[None]):
             self.notify(f"Not opened: {problem}: {shown}", severity="warning", markup=False)
             return
         from ...checks import look_alike_host  # the checks load their libraries: not at start
+        from ...web_urls import web_host
 
-        host = urlsplit(url.strip()).hostname or ""
+        host = web_host(url)  # link_problem let it through: the browser's host
         warning = look_alike_host(host)
         careful = f"Careful: {warning}" if warning else ""
         if not self.tsapp.launch.served and not can_launch_browser():
