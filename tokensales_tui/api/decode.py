@@ -125,6 +125,7 @@ class ListParser:
         self._elements: ElementDecoder | None = None
 
     def __call__(self, body: bytes) -> list[Any]:
+        body = shapes.without_bom(body)  # as every route reads a body (RFC 8259)
         with paused_gc():
             try:
                 return self._fast(body)
@@ -280,9 +281,12 @@ class ListParser:
         try:
             rows = shapes.extract_list(payload, (self.what, *shapes.LIST_KEYS))
         except ValueError as error:
-            raise UnexpectedResponse(
-                f"{self.what}: {error} ({shapes.describe_body(self.status, self.content_type, len(body))})",
+            raise shapes.list_problem(
+                self.what,
+                error,
                 status=self.status,
+                content_type=self.content_type,
+                size=len(body),
             ) from None
         self._too_many(len(rows))
         out = []
@@ -310,20 +314,30 @@ class ListParser:
 
 def _list_elements(body: bytes, keys: Sequence[str]) -> list[msgspec.Raw]:
     """The elements of the list in a list body, as JSON text, by the rules of
-    :func:`shapes.extract_list`; raises :class:`NoFastPath` where those rules fail."""
+    :func:`shapes.extract_list` (:func:`shapes.list_key` among them); raises
+    :class:`NoFastPath` where those rules fail, and the generic path says why."""
     start = _JSON_START.search(body)
     first = body[start.start()] if start else 0
     if first == ord("["):
         return _ELEMENTS.decode(body)
     if first != ord("{"):
         raise NoFastPath
-    if keys[0].isidentifier():
-        # Usually the list sits under the first key: split it out in one pass.
+    keys = tuple(dict.fromkeys(keys))
+    if all(key.isidentifier() for key in keys):
+        # Usually the list sits under the first key: split it out in one pass, with
+        # the members that could make the body no list beside it.
         try:
-            listed: list[msgspec.Raw] | None = getattr(_envelope(keys[0]).decode(body), keys[0])
-        except msgspec.ValidationError:  # something else under that key
-            listed = None
+            envelope = _envelope(keys).decode(body)
+        except msgspec.ValidationError:  # something else under the first key
+            envelope = None
+        listed: list[msgspec.Raw] | None = getattr(envelope, keys[0], None)
         if listed is not None:
+            besides = {
+                name: value
+                for name in envelope.__struct_fields__[1:]  # type: ignore[union-attr]
+                if (value := getattr(envelope, name)) is not None
+            }
+            _list_member({keys[0]: msgspec.Raw(b"[]"), **besides}, keys)
             return listed
     members = _MEMBERS.decode(body)
     found = _list_member(members, keys)
@@ -340,18 +354,26 @@ def _list_elements(body: bytes, keys: Sequence[str]) -> list[msgspec.Raw]:
 
 
 @functools.cache
-def _envelope(key: str) -> msgspec.json.Decoder[Any]:
-    """A decoder of an object holding a list under ``key``, its elements as JSON text."""
-    struct = msgspec.defstruct("Envelope", [(key, list[msgspec.Raw] | None, None)])
+def _envelope(keys: tuple[str, ...]) -> msgspec.json.Decoder[Any]:
+    """A decoder of an object holding a list under ``keys[0]``, its elements as JSON
+    text, and as JSON text the other ``keys`` and :data:`shapes.ERROR_MARKS`."""
+    others = dict.fromkeys((*keys[1:], *shapes.ERROR_MARKS))
+    struct = msgspec.defstruct(
+        "Envelope",
+        [(keys[0], list[msgspec.Raw] | None, None)]
+        + [(key, msgspec.Raw | None, None) for key in others if key != keys[0]],
+    )
     return msgspec.json.Decoder(struct)
 
 
 def _list_member(members: dict[str, msgspec.Raw], keys: Sequence[str]) -> msgspec.Raw | None:
-    for key in keys:
-        value = members.get(key)
-        if value is not None and _starts_with(value, ord("[")):
-            return value
-    return None
+    """The list among ``members`` by :func:`shapes.list_key`; :class:`NoFastPath` where
+    that refuses them."""
+    try:
+        key = shapes.list_key(members, keys, lambda value: _starts_with(value, ord("[")))
+    except ValueError:
+        raise NoFastPath from None
+    return None if key is None else members[key]
 
 
 def _starts_with(text: msgspec.Raw, byte: int) -> bool:
@@ -400,7 +422,8 @@ def looks_like(payload: dict[str, Any], model: type[Model]) -> bool:
 
 def optional_json(content: bytes) -> Any:
     """The decoded body when it is JSON, else None (an answer the interface leaves open)."""
-    if not content.strip():
+    content = shapes.without_bom(content)
+    if not content.strip(shapes.JSON_SPACE):
         return None
     try:
         return msgspec.json.decode(content)

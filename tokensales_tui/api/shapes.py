@@ -12,8 +12,8 @@ import contextlib
 import json
 import math
 import re
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -26,6 +26,25 @@ COLLECTION_ID_KEYS = ("id", "_id", "tokenId", "token_id", "collectionId")
 ASSET_ID_KEYS = ("id", "_id", "assetId", "asset_id")
 MESSAGE_KEYS = ("message", "error", "detail", "title", "error_description")
 MAX_MESSAGE = 300
+ERROR_MARKS = ("success", "error", "errors")
+"""Members that make a successful list body an error (:func:`carried_error`)."""
+JSON_SPACE = b" \t\n\r"
+"""The only white space JSON allows around a value (RFC 8259): nothing else may come
+before or after a body's value, in any route that reads one."""
+BOM = b"\xef\xbb\xbf"
+"""A UTF-8 byte order mark, which RFC 8259 lets a reader skip before a body."""
+
+T = TypeVar("T")
+
+
+class ErrorInBody(ValueError):
+    """A successful answer whose body reports a failure (:func:`carried_error`)."""
+
+
+def without_bom(body: bytes) -> bytes:
+    """``body`` without a leading UTF-8 byte order mark; every route that decodes a body
+    skips it, so that none reads it as "not valid JSON" while another reads the list."""
+    return body[len(BOM) :] if body[: len(BOM)] == BOM else body
 
 
 def describe_body(status: int, content_type: str, size: int) -> str:
@@ -75,8 +94,8 @@ def decode_json(body: bytes | memoryview, *, status: int, content_type: str, wha
     Invalid UTF-8, HTML, truncated documents and absurd nesting all end here. Lone
     surrogates are read as U+FFFD (:func:`repair_surrogates`).
     """
-    body = bytes(body)
-    if not body.strip():
+    body = without_bom(bytes(body))
+    if not body.strip(JSON_SPACE):
         raise UnexpectedResponse(
             f"{what}: expected JSON, got an empty body ({describe_body(status, content_type, 0)})",
             status=status,
@@ -162,29 +181,108 @@ def extract_list(payload: Any, preferred: Iterable[str] = LIST_KEYS) -> list[Any
 
     Accepts a bare array, an object holding the list under one of ``preferred``
     (``items``/``data``/``results``/``assets``/``collections``), ``data`` holding such an
-    object, or an object whose only list-valued field is the list.
+    object, or an object whose only list-valued field is the list. Raises
+    :class:`ErrorInBody` for an object that reports a failure (:func:`carried_error`),
+    and ``ValueError`` for one holding lists under two of ``preferred``
+    (:func:`list_key`): the list read as a body arrives is the first member, so no
+    preference among them could be honoured alike by both routes.
     """
     if isinstance(payload, list):
         return payload
     if not isinstance(payload, dict):
         raise ValueError(f"expected a list, got {_json_kind(payload)}")
     keys = tuple(preferred)
-    for key in keys:
-        value = payload.get(key)
-        if isinstance(value, list):
-            return value
+    key = list_key(payload, keys)
+    if key is not None:
+        return payload[key]  # type: ignore[no-any-return]
     data = payload.get("data")
     if isinstance(data, dict):
-        for key in keys:
-            value = data.get(key)
-            if isinstance(value, list):
-                return value
+        key = list_key(data, keys)
+        if key is not None:
+            return data[key]  # type: ignore[no-any-return]
     lists = [value for value in payload.values() if isinstance(value, list)]
     if len(lists) == 1:
         return lists[0]
     if not lists:
         raise ValueError("expected a list, got an object with no list in it")
     raise ValueError("expected a list, got an object with several lists")
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, list)
+
+
+def list_key(
+    members: Mapping[str, T], keys: Iterable[str], is_list: Callable[[T], bool] = _is_list
+) -> str | None:
+    """Which of ``keys`` holds the list among an object's ``members``, or None.
+
+    The one rule of every route that reads a list body (whole, or as it arrives), so
+    that the order of the members never changes the answer: ``members`` that report a
+    failure raise :class:`ErrorInBody` (:func:`carried_error`); lists under two of
+    ``keys`` (``{"data": [], "items": [...]}``) raise ``ValueError`` naming both.
+    ``is_list`` tells a list among ``members`` (decoded values, or their JSON text).
+    """
+    if problem := carried_error(members):
+        raise ErrorInBody(f"the server reported an error in a successful answer: {problem}")
+    found = [key for key in dict.fromkeys(keys) if key in members and is_list(members[key])]
+    if len(found) > 1:
+        raise ValueError(
+            f"the body holds a list under both “{found[0]}” and “{found[1]}”, so which one"
+            " is the list is unclear"
+        )
+    return found[0] if found else None
+
+
+def carried_error(members: Mapping[str, Any]) -> str | None:
+    """The failure an object reports in itself (in one line), or None.
+
+    Some servers answer 200 with an error envelope around an empty list (``{"success":
+    false, "error": {…}, "data": []}``); shown as a list, it reads as "no items". Only an
+    unmistakable mark counts, so a list is never refused for a member it merely has:
+    ``success`` exactly false, ``error`` a text or object that is not empty, ``errors`` a
+    list or object that is not empty. ``success: true``, ``error: null``, ``""`` or
+    ``{}``, ``errors: []`` beside a list are a list. Members that are JSON text
+    (``msgspec.Raw``) are decoded first.
+    """
+    marks = {key: _decoded(members[key]) for key in ERROR_MARKS if key in members}
+    error, errors = marks.get("error"), marks.get("errors")
+    if not (
+        marks.get("success") is False
+        or (isinstance(error, str) and error.strip())
+        or (isinstance(error, dict) and error)
+        or (isinstance(errors, list | dict) and errors)
+    ):
+        return None
+    said = {key: _decoded(members[key]) for key in _SAYING if key in members}
+    return error_message(said) or "it says success: false, without a message"
+
+
+_SAYING = (*MESSAGE_KEYS, "errors", "validation", "field")
+"""The members :func:`error_message` reads."""
+
+
+def _decoded(value: Any) -> Any:
+    if isinstance(value, msgspec.Raw):
+        try:
+            return msgspec.json.decode(value)
+        except (msgspec.DecodeError, RecursionError):
+            return None
+    return value
+
+
+def list_problem(
+    what: str, why: str | ValueError, *, status: int, content_type: str, size: int
+) -> UnexpectedResponse:
+    """The error of a list body that is no list: ``why`` (a ``ValueError`` of
+    :func:`extract_list`) headed by the resource and followed by what arrived."""
+    return UnexpectedResponse(
+        f"{what}: {why} ({describe_body(status, content_type, size)})",
+        status=status,
+        hint="the server said the request failed, though with a success status"
+        if isinstance(why, ErrorInBody)
+        else None,
+    )
 
 
 def _json_kind(value: Any) -> str:

@@ -5,7 +5,10 @@ seen whole, as JSON text (``msgspec.Raw``); memory stays at a few hundred kiloby
 however long the list is. It reads the shapes :func:`.shapes.extract_list` accepts: a
 bare array, or an object whose *first* member holds the list under one of the list
 keys. Any other shape is read whole at the end and split by the generic rules, so
-every accepted body works, only without the saving.
+every accepted body works, only without the saving. The members after a list are
+judged by the same rule as a whole body's (:func:`.shapes.list_key`): one that reports
+a failure, or another list under a list key, makes the body an error, not a list, as
+it would have been read whole.
 
 How elements are found without a JSON parser of our own: a cut candidate is a ``}``
 followed by ``,`` and the start of the next element; ``[`` + the text before it + ``]``
@@ -76,10 +79,11 @@ class ListSplitter:
         decode: Callable[[bytes], Any] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        # JSON's own white space only, after a byte order mark: as the whole read takes them.
         self._head = re.compile(
-            rb'\s*(?:\[|\{\s*"(?:'
+            rb"(?:\xef\xbb\xbf)?[ \t\r\n]*(?:(\[)|\{[ \t\r\n]*\"("
             + b"|".join(re.escape(key.encode()) for key in keys)
-            + rb')"\s*:\s*\[)'
+            + rb')"[ \t\r\n]*:[ \t\r\n]*\[)'
         )
         self._keys = tuple(keys)
         self._status = status
@@ -87,6 +91,7 @@ class ListSplitter:
         self._buffer = bytearray()
         self._mode = "head"  # head → list (streaming) or whole (read, then split)
         self._bare = False
+        self._key = ""  # the list key of an object body, its first member
         self._next_element: bytes | None = None
         self._size = 0
         self._dropped = 0  # bytes of the body before the buffer
@@ -142,7 +147,8 @@ class ListSplitter:
     def _read_head(self, *, final: bool) -> None:
         found = self._head.match(self._buffer)
         if found is not None:
-            self._bare = self._buffer.lstrip()[:1] == b"["
+            self._bare = found.group(1) is not None
+            self._key = (found.group(2) or b"").decode()
             del self._buffer[: found.end()]
             self._dropped += found.end()
             self._mode = "list"
@@ -236,7 +242,8 @@ class ListSplitter:
             end = buffer.rfind(b"]", 0, end)
             if end < 0:
                 break
-            if self._rest_fits(bytes(buffer[end + 1 :])):
+            rest = self._rest(bytes(buffer[end + 1 :]))
+            if rest is not None:
                 try:
                     elements = self._decoded(b"[" + buffer[:end] + b"]")
                 except _TooDeep:
@@ -244,6 +251,7 @@ class ListSplitter:
                     continue
                 except msgspec.DecodeError:
                     continue
+                self._judge(rest)
                 self.region = (self._dropped, end)
                 if self._raw:
                     elements = list(elements)
@@ -253,34 +261,52 @@ class ListSplitter:
             raise self._unexpected("the list body is nested too deeply to read")
         raise self._unexpected("the list body is cut short or malformed")
 
-    def _rest_fits(self, rest: bytes) -> bool:
-        text = rest.strip()
+    def _rest(self, rest: bytes) -> dict[str, Any] | None:
+        """The members of the object after its list (none for a bare array), or None
+        when ``rest`` cannot end the body; only JSON's white space may follow it."""
+        text = rest.strip(shapes.JSON_SPACE)
         if self._bare:
-            return not text
+            return None if text else {}
         if text == b"}":
-            return True
+            return {}
         if not text.startswith(b","):
-            return False
+            return None
         try:
-            return isinstance(msgspec.json.decode(b"{" + text[1:]), dict)
+            members = msgspec.json.decode(b"{" + text[1:])
         except (msgspec.DecodeError, RecursionError):
-            return False
+            return None
+        return members if isinstance(members, dict) else None
+
+    def _judge(self, rest: dict[str, Any]) -> None:
+        """Refuse an object body whose members after the list make it no list, by the rule
+        a whole body is read by (:func:`.shapes.list_key`)."""
+        if self._bare:
+            return
+        if self._key in rest:  # the list's key given twice: which one counts is a guess
+            raise self._unexpected(f"the body holds the list “{self._key}” twice")
+        try:
+            shapes.list_key({self._key: [], **rest}, self._keys)
+        except ValueError as error:
+            raise self._unexpected(error) from None
 
     def _whole(self) -> list[msgspec.Raw]:
         body = bytes(self._buffer)
         self._buffer = bytearray()
         payload = shapes.decode_json(
-            body, status=self._status, content_type=self._content_type, what="list"
+            body, status=self._status, content_type=self._content_type, what=self._what
         )
         try:
             rows = shapes.extract_list(payload, self._keys)
         except ValueError as error:
-            raise self._unexpected(str(error)) from None
+            raise self._unexpected(error) from None
         return [msgspec.Raw(msgspec.json.encode(row)) for row in rows]
 
-    def _unexpected(self, why: str) -> UnexpectedResponse:
-        return UnexpectedResponse(
-            f"{self._keys[0] if self._keys else 'list'}: {why} "
-            f"({shapes.describe_body(self._status, self._content_type, self._size)})",
-            status=self._status,
+    @property
+    def _what(self) -> str:
+        """The resource, to head messages with (``webhooks:``)."""
+        return self._keys[0] if self._keys else "list"
+
+    def _unexpected(self, why: str | ValueError) -> UnexpectedResponse:
+        return shapes.list_problem(
+            self._what, why, status=self._status, content_type=self._content_type, size=self._size
         )
