@@ -287,3 +287,54 @@ def test_an_entry_with_a_number_past_a_float_is_left_out_named_as_such() -> None
     rows = left_out(ListParser(Item, "items", 200, "application/json")(body))
     assert rows is not None and [row.id for row in rows] == ["a"]
     assert rows.problems == ["items[1]: a number beyond a float's range - at `$.price`"]
+
+
+ODD_IDS = [
+    ({"id": 42, "name": "A"}, "42"),
+    ({"id": "col_1", "name": "B"}, "col_1"),
+    ({"_id": 7, "name": "C"}, "7"),
+    ({"id": 1.5, "name": "D"}, "1.5"),
+    ({"id": 1e20, "name": "E"}, "1e20"),
+    ({"tokenId": 12345678901234567890, "name": "F"}, "12345678901234567890"),
+    ({"id": True, "name": "G"}, None),
+]
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+async def test_a_collection_id_of_any_number_is_read_and_deleted_by_the_text_get_uses(
+    wrapped: bool,
+) -> None:
+    """The interface never types a collection's id: a number is no reason to leave the
+    collection out, and the app shows, filters and deletes it by the text ``get`` prints."""
+    import io
+
+    import msgspec
+
+    from tokensales_tui.script.output import Printer
+    from tokensales_tui.ui.resources import COLLECTIONS
+
+    rows = [row for row, _ in ODD_IDS]
+    deleted: list[str] = []
+
+    def delete(request: httpx.Request) -> httpx.Response:
+        deleted.append(request.url.raw_path.decode())
+        return httpx.Response(200)
+
+    server = FakeServer(
+        {
+            ("GET", "/collections"): json_response(200, {"collections": rows} if wrapped else rows),
+            ("DELETE", "/collection/42"): delete,
+        }
+    )
+    async with server.client() as client:
+        listed = await client.list_collections()
+        assert [COLLECTIONS.row_id(c) for c in listed] == [want for _, want in ODD_IDS]
+        assert getattr(listed, "missing", 0) == 0
+        await client.delete_collection(COLLECTIONS.row_id(listed[0]) or "")
+    assert deleted == ["/collection/42"]
+    out = io.BytesIO()
+    printer = Printer("csv", kind="collections", fields=("id",), stream=out)
+    printer.rows([msgspec.Raw(msgspec.json.encode(row)) for row in rows])
+    printer.end()
+    # (a row of one empty cell is written "", not as a blank line)
+    assert out.getvalue().decode().splitlines()[1:] == [want or '""' for _, want in ODD_IDS]

@@ -240,8 +240,7 @@ class ListParser:
                 raise NoFastPath from None
         if self.model is Collection:
             for value in rows:
-                if value.id is None:
-                    value.id = shapes.find_id(value.raw, shapes.COLLECTION_ID_KEYS)
+                value.id = shapes.find_id(value.raw, shapes.COLLECTION_ID_KEYS)
 
     def _too_many(self, count: int) -> None:
         if count > MAX_ROWS:
@@ -270,8 +269,7 @@ class ListParser:
         out = from_json_elements(elements, self.model)
         if self.model is Collection:
             for value in out:
-                if value.id is None:
-                    value.id = shapes.find_id(value.raw, shapes.COLLECTION_ID_KEYS)
+                value.id = shapes.find_id(value.raw, shapes.COLLECTION_ID_KEYS)
         return out
 
     def _generic(self, body: bytes) -> list[Any]:
@@ -386,9 +384,9 @@ def convert(obj: dict[str, Any], model: type[M], what: str, status: int) -> M:
         value = from_raw(obj, model)
     except msgspec.ValidationError as error:
         raise UnexpectedResponse(f"{what}: {_problem(error, obj)}", status=status) from None
-    if isinstance(value, Collection) and value.id is None:
+    if isinstance(value, Collection):
         value.id = shapes.find_id(obj, shapes.COLLECTION_ID_KEYS)
-    elif isinstance(value, Asset) and value.id is None:
+    elif isinstance(value, Asset):
         value.id = shapes.find_id(obj, shapes.ASSET_ID_KEYS)
     return value
 
@@ -412,6 +410,7 @@ def looks_like(payload: dict[str, Any], model: type[Model]) -> bool:
     fields = {f.encode_name for f in msgspec.structs.fields(model)} - {
         "__tokensales_tui_raw__",
         "__tokensales_tui_at__",
+        "__tokensales_tui_id__",
     }
     if model is Asset:
         return any(k in payload for k in shapes.ASSET_ID_KEYS) or not any(

@@ -36,6 +36,11 @@ from .spool import Region, Spool, Spooled
 
 _RAW = "__tokensales_tui_raw__"  # overwritten by from_raw whatever a server sends
 _AT = "__tokensales_tui_at__"  # likewise
+_ID = "__tokensales_tui_id__"
+"""What the decoder reads a collection's or an asset's ``id`` from: no member a server
+sends. Their id is not typed by the interface (``42``, ``"col_1"``, under ``_id`` or
+``tokenId``): it is always found in the object by :func:`.shapes.find_id`, as ``get``
+finds it, never decoded into a type that would refuse the object for a number."""
 
 
 _NULL = msgspec.Raw(b"null")
@@ -334,7 +339,8 @@ def set_each(rows: Sequence[Any], name: str, values: Iterable[Any]) -> None:
 class Asset(Model, kw_only=True):
     """An asset. The interface names none of its fields; ``id`` is resolved by the client."""
 
-    id: str | None = None
+    id: str | None = msgspec.field(default=None, name=_ID)
+    """Set from the object by :func:`.shapes.find_id` (see ``_ID``)."""
 
 
 # --- payouts -----------------------------------------------------------------------
@@ -406,7 +412,8 @@ class Collection(Model, kw_only=True):
     ``whitelisted`` is accepted as a string or a boolean.
     """
 
-    id: str | None = None
+    id: str | None = msgspec.field(default=None, name=_ID)
+    """Set from the object by :func:`.shapes.find_id` (see ``_ID``)."""
     name: str | None = None
     blockchain: str | None = None
     contract_address: str | None = None
@@ -499,8 +506,8 @@ def from_raw(obj: dict[str, Any], model: type[M]) -> M:
     """
     source = (
         obj
-        if _RAW not in obj and _AT not in obj
-        else {k: v for k, v in obj.items() if k not in (_RAW, _AT)}
+        if _RAW not in obj and _AT not in obj and _ID not in obj
+        else {k: v for k, v in obj.items() if k not in (_RAW, _AT, _ID)}
     )
     # Through JSON text rather than msgspec.convert: some fields are kept as msgspec.Raw,
     # which only a JSON decoder can produce. Used for single objects and small lists.

@@ -300,13 +300,26 @@ def _json_kind(value: Any) -> str:
 
 
 def find_id(obj: dict[str, Any], keys: Iterable[str]) -> str | None:
-    """The first identifier-looking value under ``keys``, as a string."""
+    """The first identifier-looking value under ``keys``, as text: the one place the app
+    and ``get`` read an id that the interface does not type (a collection's, an asset's).
+
+    A text as it is; an integer in decimal (``42``, as ``delete collection 42`` takes
+    it); any other number as JSON writes it (``1.5``, ``1e20``; one beyond a float kept
+    as its JSON text, ``1e400``). An empty text, a boolean, null, an object or a list is
+    no id.
+    """
     for key in keys:
         value = obj.get(key)
         if isinstance(value, str) and value:
             return value
-        if isinstance(value, int) and not isinstance(value, bool):
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int):
             return str(value)
+        if isinstance(value, float) and math.isfinite(value):
+            return msgspec.json.encode(value).decode()
+        if isinstance(value, msgspec.Raw):
+            return bytes(value).decode("utf-8", "replace")
     return None
 
 
