@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from textual import constants, events
 from textual._xterm_parser import XTermParser
 
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
-from tokensales_tui.ui.escape_keys import PASTE_START, escape_apart, read_escape_apart
+from tokensales_tui.ui.escape_keys import PASTE_END, PASTE_START, escape_apart, read_escape_apart
 
 from .apphelpers import loaded, wait_for
 
@@ -297,5 +300,231 @@ def test_a_marker_s_start_left_without_its_rest_is_the_keys_it_was(
 ) -> None:
     # Given on unchanged once a read does not go on with it, or the input ends.
     assert tokens_read_apart(cut, "x", pause=5) == tokens_of(cut + "x")
-    assert tokens_read_apart(cut, "~", pause=5) == tokens_of(cut + "~")
+    # A paste marker, then nothing: the paste ends once it has waited PASTE_WAIT.
+    assert tokens_read_apart(cut, "~", pause=5) == tokens_of(cut + "~" + PASTE_END)
     assert tokens_read_apart(cut, pause=5) == tokens_of(cut)
+
+
+def keys_read(*reads: str) -> list[tuple[str, str | None]]:
+    """The keys, and the character each types, that the app gets for ``reads``."""
+    read_escape_apart()
+    parser = XTermParser()
+    parsed = [token for data in (*reads, "") for token in parser.feed(data)]
+    return [
+        (key.key, key.character)
+        for token in parsed
+        if isinstance(token, events.Key)
+        for key in escape_apart(token)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("sent", "expected"),
+    [
+        ("\x1b[97;1:3u", []),  # a kitty key release: nothing
+        ("\x1b[97;1:1u", [("a", "a")]),  # a press and a repeat: the key
+        ("\x1b[97;1:2u", [("a", "a")]),
+        ("\x1b[97:65;2u", [("A", "A")]),  # with its shifted key
+        ("\x1b[97;5:1u", [("ctrl+a", None)]),
+        ("\x1b[99999999u", []),  # no character
+        ("\x1b[1114112u", []),
+        ("\x1b[999999999999999999999A", []),
+        pytest.param("\x1b[" + "9" * 5000 + "u", [], id="5000-digits"),
+        ("\x1b[1;5:3A", []),
+        ("\x1b[1;5:1A", [("ctrl+up", None)]),
+        ("\x1b[1;99999999A", []),
+        ("\x1b[97;1:9u", []),  # no such event
+    ],
+)
+def test_a_kitty_key_of_any_form_is_the_key_it_names_or_nothing_never_a_crash(
+    sent: str, expected: list[tuple[str, str | None]]
+) -> None:
+    # Each raised in Textual's reading of the key (ValueError, OverflowError) and ended
+    # the app with status 1.
+    assert keys_read("j" + sent + "k") == [("j", "j"), *expected, ("k", "k")]
+
+
+@pytest.mark.parametrize(
+    ("sent", "expected"),
+    [
+        # xterm's modifyOtherKeys: it typed the letter into a field.
+        ("\x1b[27;5;97~", "ctrl+a"),
+        ("\x1b[27;5;117~", "ctrl+u"),
+        ("\x1b[27;5;119~", "ctrl+w"),
+        ("\x1b[27;5;59~", "ctrl+semicolon"),
+        ("\x1b[117;5u", "ctrl+u"),  # the kitty form, as before
+    ],
+)
+def test_a_modified_key_is_that_key_never_its_letter_typed(sent: str, expected: str) -> None:
+    assert keys_read(sent) == [(expected, None)]
+
+
+@pytest.mark.parametrize(
+    ("sent", "expected"),
+    [
+        ("\x1b[97;2u", "A"),  # shift+a, no text reported: it typed nothing
+        ("\x1b[97;2;65u", "A"),  # with the text
+        ("\x1b[233;2u", "É"),
+    ],
+)
+def test_a_shifted_letter_types_its_capital(sent: str, expected: str) -> None:
+    assert keys_read(sent) == [(expected, expected)]
+
+
+# Replies a terminal sends to questions (its own, another program's, or ours answered
+# late): each is no key.
+TERMINAL_REPLIES = [
+    "\x1b[>0;95;0c",  # DA2
+    "\x1b[?62;22;52c",  # DA1
+    "\x1b[?25u",  # kitty keyboard flags
+    "\x1b[8;40;120t",  # window size
+    "\x1b[?1;2;0S",  # XTSMGRAPHICS
+    "\x1b]11;rgb:0000/0000/0000\x1b\\",  # OSC 11, ended by ST
+    "\x1b]10;rgb:ffff/ffff/ffff\x07",  # OSC 10, ended by BEL
+    "\x1b]52;c;Zm9vIHEgYmFy\x07",  # a clipboard: "foo q bar"
+    "\x1bP>|xterm(388)\x1b\\",  # XTVERSION
+    "\x1bP1$r0m\x1b\\",  # DECRQSS
+    "\x1b_Gi=1;OK\x1b\\",  # APC (kitty graphics)
+    "\x1b^private\x1b\\",  # PM
+    "\x1bXstring\x1b\\",  # SOS
+]
+
+
+@pytest.mark.parametrize("reply", TERMINAL_REPLIES)
+def test_a_terminal_reply_is_dropped_whole_never_keys(reply: str) -> None:
+    # Each was escape, then its text typed: DA2 switched tabs and copied an id, DA1
+    # opened the help, XTVERSION the export dialog; a form asked to discard.
+    assert tokens_of("j" + reply + "k") == [("key", "j"), ("key", "k")]
+
+
+@pytest.mark.parametrize("reply", TERMINAL_REPLIES)
+def test_a_terminal_reply_cut_anywhere_between_reads_is_dropped_whole(
+    reply: str, tokens_read_apart: Callable[..., list[tuple[str, str]]]
+) -> None:
+    for cut in range(1, len(reply)):
+        assert tokens_of("j" + reply[:cut], reply[cut:] + "k") == [("key", "j"), ("key", "k")]
+        if cut > 1:  # past a lone escape, which goes out when it did
+            sent = ("j" + reply[:cut], reply[cut:] + "k")
+            assert tokens_read_apart(*sent, pause=0.15) == [("key", "j"), ("key", "k")]
+
+
+@pytest.mark.parametrize(
+    ("handled", "read_as"),
+    [
+        ("\x1b[12;40R", "CursorPosition"),
+        ("\x1b[?2026;2$y", "TerminalSupportsSynchronizedOutput"),  # a mode report
+        ("\x1b[I", "AppFocus"),
+        ("\x1b[48;40;120;800;1200t", "Resize"),  # in-band
+        ("\x1b[<35;42;12M", "MouseMove"),
+    ],
+)
+def test_a_sequence_textual_reads_still_reaches_it(handled: str, read_as: str) -> None:
+    read_escape_apart()
+    parser = XTermParser()
+    parsed = [*parser.feed("j" + handled), *parser.feed("")]
+    assert [type(token).__name__ for token in parsed] == ["Key", read_as]
+
+
+@pytest.mark.parametrize("key", ["\x1b[[A", "\x1b[15~", "\x1b[1;5A", "\x1b[Z", "\x1bOP"])
+def test_keys_of_every_terminal_stay_keys(key: str) -> None:
+    read_escape_apart()
+    parser = XTermParser()
+    parsed = [*parser.feed("j" + key + "k"), *parser.feed("")]
+    keys = [token for token in parsed if isinstance(token, events.Key)]
+    assert len(keys) == 3 and keys[1].key not in {"escape", "circumflex_accent"}
+
+
+def test_a_string_never_ended_lets_keys_through_within_a_second(
+    tokens_read_apart: Callable[..., list[tuple[str, str]]],
+) -> None:
+    # An OSC with no BEL or ST swallowed every key after it.
+    assert tokens_read_apart("\x1b]11;rgb:00", "q", "j", pause=1.0) == [
+        ("key", "q"),
+        ("key", "j"),
+    ]
+    # ESC and P typed in one read are still escape and P.
+    assert tokens_read_apart("\x1bP", pause=1.0) == [("key", "escape"), ("key", "P")]
+
+
+def test_a_paste_never_ended_is_a_paste_and_keys_act_again(
+    tokens_read_apart: Callable[..., list[tuple[str, str]]],
+) -> None:
+    # Its end marker lost, every key after it went into the paste for good: q, ctrl+q and
+    # escape did nothing.
+    assert tokens_read_apart("\x1b[200~hello", "q", pause=2.5) == [
+        ("paste", "hello"),
+        ("key", "q"),
+    ]
+    assert tokens_read_apart("\x1b[200~hel\x1b[20", "q", pause=2.5) == [
+        ("paste", "hel\u241b[20"),
+        ("key", "q"),
+    ]
+
+
+def test_a_paste_whose_bytes_keep_coming_is_one_paste(
+    tokens_read_apart: Callable[..., list[tuple[str, str]]],
+) -> None:
+    assert tokens_read_apart("\x1b[200~he", "l", "lo", "\x1b[201~", pause=0.8) == [
+        ("paste", "hello")
+    ]
+
+
+_NUMBER = st.integers(0, 2**70).map(str) | st.just("")
+_PARAMETERS = st.lists(
+    st.lists(_NUMBER, min_size=1, max_size=3).map(":".join), min_size=1, max_size=4
+).map(";".join)
+# Sequences no key is made of, by the grammar of each: CSI replies with a private marker
+# or a final no key has, and strings up to BEL or ST.
+_NOT_KEYS = st.one_of(
+    st.builds(
+        lambda marker, parameters, final: f"\x1b[{marker}{parameters}{final}",
+        st.sampled_from("?>="),
+        _PARAMETERS,
+        st.sampled_from("cnRStuyx"),
+    ),
+    st.builds(lambda parameters: f"\x1b[{parameters}t", _PARAMETERS).filter(
+        lambda sequence: not sequence.startswith("\x1b[48;")
+    ),
+    st.builds(
+        lambda start, body, end: f"\x1b{start}{body}{end}",
+        st.sampled_from("]P_^X"),
+        st.text(st.characters(codec="utf-8", exclude_characters="\x07\x1b\x9c"), max_size=40),
+        st.sampled_from(["\x07", "\x1b\\", "\x9c"]),
+    ),
+)
+_KEYS = st.sampled_from(
+    [("j", [("j", "j")]), ("\x1b[A", [("up", None)]), ("\x1b[117;5u", [("ctrl+u", None)])]
+)
+
+
+@given(
+    st.lists(st.tuples(st.booleans(), _KEYS, _NOT_KEYS), max_size=6),
+    st.lists(st.integers(0, 400), max_size=5),
+)
+def test_no_key_ever_comes_from_inside_a_sequence_that_is_none_however_the_reads_cut_it(
+    parts: list[tuple[bool, tuple[str, list[tuple[str, str | None]]], str]], cuts: list[int]
+) -> None:
+    sent = "".join(sequence if is_key else other for is_key, (sequence, _), other in parts)
+    expected = [key for is_key, (_, keys), _ in parts if is_key for key in keys]
+    assert keys_read(*cut_at(sent, cuts)) == expected
+
+
+@given(
+    st.lists(
+        st.sampled_from(["\x1b", "[", "]", "P", ";", ":", "?", ">", "<", "u", "~", "A", "M"])
+        | _NUMBER
+        | st.sampled_from(["\x07", "\\", "$", "a", "\x9c", "200~", "201~"]),
+        max_size=30,
+    ),
+    st.lists(st.integers(0, 200), max_size=5),
+)
+def test_no_bytes_of_control_sequences_cut_anywhere_end_the_parser(
+    pieces: list[str], cuts: list[int]
+) -> None:
+    keys_read(*cut_at("".join(pieces), cuts))
+
+
+def cut_at(sent: str, cuts: list[int]) -> list[str]:
+    """``sent`` as reads cut at ``cuts``."""
+    at = sorted({min(cut, len(sent)) for cut in cuts} | {0, len(sent)})
+    return [sent[start:end] for start, end in itertools.pairwise(at)]

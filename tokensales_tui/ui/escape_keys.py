@@ -16,7 +16,10 @@ and tab (which Textual read as shift+tab). ESC and backspace stays a word delete
 A paste is text, never keys: Textual's parser read an ESC inside a bracketed paste as the
 start of keys, so that pasting ``foo ESC q bar`` quit the app (and ``ESC d`` asked to
 delete). Every ESC between the terminal's paste markers is read as ``␛`` (its control
-picture) before the parser sees it: :func:`read_escape_apart` has the parser do so.
+picture) before the parser sees it: :func:`read_escape_apart` has the parser do so. A
+paste whose end marker never comes ends :data:`PASTE_WAIT` after its last byte (every key
+after it went into it for good). A terminal's replies and the kitty and xterm key forms
+Textual misreads are sorted out before it sees them too: see :mod:`.control_sequences`.
 
 A mouse report is never keys either, nor a paste marker: Textual's parser waits 0.1 s for
 the rest of a sequence cut between two reads (``ESC [ < 35;42;12``, then ``M``; ``ESC [ 20``,
@@ -39,7 +42,9 @@ from typing import Any, cast
 from textual import _parser, constants, events
 from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
 from textual._xterm_parser import XTermParser
-from textual.keys import _character_to_key
+from textual.keys import Keys, _character_to_key
+
+from .control_sequences import CONTROL_START, REPLY, controls_apart, is_string
 
 __all__ = ["escape_apart", "read_escape_apart"]
 
@@ -74,7 +79,11 @@ def _keeping_alt(keys_of: _Keys) -> _Keys:
     ``slash``) keep the ``alt+`` that says an ESC came first; it dropped it."""
 
     def reading(parser: XTermParser, sequence: str, alt: bool = False) -> Iterable[events.Key]:
-        for event in keys_of(parser, sequence, alt):
+        try:
+            read = list(keys_of(parser, sequence, alt))
+        except (ValueError, OverflowError):  # a key form Textual cannot read: no key
+            read = [events.Key(Keys.Ignore, sequence)]
+        for event in read:
             if (
                 alt
                 and len(sequence) == 1
@@ -120,12 +129,21 @@ def _ticking_apart(tick: _Tick, feed: _Feed) -> _Tick:
 
     def ticking(parser: XTermParser) -> Iterable[Any]:
         cut = _cut_of(parser)
-        if cut.until is None or _parser_time() < cut.until:
-            return tick(parser)
-        given = [*feed(parser, cut.start[cut.given :])]
-        cut.until, cut.given = None, len(cut.start)
+        now = _parser_time()
+        paste_until: float | None = getattr(parser, "_paste_until", None)
+        given = _paste_ended(parser, feed) if paste_until is not None and now >= paste_until else []
+        if cut.until is None or now < cut.until:
+            return [*given, *tick(parser)]
+        rest = cut.start[cut.given :]
+        if is_string(cut.start):  # never ended: no key sends more than ESC and its letter
+            cut.hold("")
+            rest = rest if len(rest) < 3 else ""
+        else:
+            cut.until, cut.given = None, len(cut.start)
+        if rest:
+            given += feed(parser, rest)
         if parser._timeout_time is not None:  # waiting for the rest: no more
-            parser._timeout_time = _parser_time()
+            parser._timeout_time = now
         return [*given, *tick(parser)]
 
     return ticking
@@ -145,20 +163,25 @@ class _Cut:
     until: float | None = None
     """When the rest of it goes to the parser if no read came (by the parser's clock)."""
 
-    def hold(self, start: str, given: int = 0) -> None:
+    def hold(self, start: str, given: int = 0, until: float | None = None) -> None:
         """Hold ``start``: a lone escape as long as the parser waits for its next key,
-        ``ESC [`` a little longer, a longer start (no key sends one) until the next read."""
+        ``ESC [`` a little longer, a longer start (no key sends one) until the next read.
+        A string (OSC, DCS…) ends at ``until``, or a little after its start: every key
+        after one never ended would go into it. Only its first character is kept of its
+        body, which is dropped: enough to know it is no key, and no read goes over it."""
+        if is_string(start):
+            start = start[:3] + _ESCAPE if start.endswith(_ESCAPE) and len(start) > 3 else start[:3]
         self.start, self.given, self.until = start, given, None
         wait = {1: constants.ESCAPE_DELAY, 2: max(constants.ESCAPE_DELAY, _TYPED_START_WAIT)}
-        if len(start) in wait and given < len(start):
+        if is_string(start):
+            self.until = until if until is not None else _parser_time() + _TYPED_START_WAIT
+        elif len(start) in wait and given < len(start):
             self.until = _parser_time() + wait[len(start)]
 
 
-# What a held start can be: ESC, ESC [ (both typed keys too), and the longer starts of a
-# paste marker or an SGR mouse report, which a terminal sends whole or not at all as keys.
-_CUT_START = re.compile("\x1b(?:\\[(?:2|20|200|<[0-9;]*)?)?")
-# A held start and the next read: the paste marker or mouse report it began.
-_WHOLE = re.compile("\x1b\\[(?:200~|<[0-9;]*[Mm])")
+# A held start and the next read: the paste marker, mouse report or reply it began (read
+# so even when its escape went out as a key: its rest is no keys either).
+_WHOLE = re.compile(f"\x1b\\[(?:200~|<[0-9;]*[Mm])|{REPLY.pattern}")
 _MOUSE_START = "\x1b[<"
 # How long ESC [ is held for its rest, at most: a person typed escape and [ in one read
 # (no Alt key is bound), or a terminal cut a sequence between reads far apart.
@@ -182,15 +205,15 @@ def _with_held(parser: XTermParser, data: str) -> str:
     it (held again if it still only goes on with it), else after it unchanged, less what
     went out already; a mouse report's start is then dropped (it is never keys)."""
     cut = _cut_of(parser)
-    held, given = cut.start, cut.given
+    held, given, until = cut.start, cut.given, cut.until
     cut.hold("")
     if not held:
         return data
     joined = held + data
     if data and _WHOLE.match(joined):
         return joined
-    if data and _CUT_START.fullmatch(joined):
-        cut.hold(joined, given)
+    if data and CONTROL_START.fullmatch(joined):
+        cut.hold(joined, given, until if is_string(held) else None)
         return ""
     if held.startswith(_MOUSE_START):
         return data
@@ -198,15 +221,15 @@ def _with_held(parser: XTermParser, data: str) -> str:
 
 
 def _held_back(parser: XTermParser, text: str, ended: bool) -> str:
-    """``text`` less the start of a paste marker or mouse report it ends with, held for
-    the next read (see :meth:`_Cut.hold`)."""
-    at = text.rfind(_ESCAPE)
-    if ended or at < 0 or getattr(parser, "_pasting", False):
-        return text
-    if not _CUT_START.fullmatch(text, at):
-        return text
-    _cut_of(parser).hold(text[at:])
-    return text[:at]
+    """``text`` with its control sequences as Textual's parser should get them (see
+    :mod:`.control_sequences`), less the start of one it ends with, held for the next
+    read (see :meth:`_Cut.hold`)."""
+    text, start = controls_apart(text)
+    if ended:
+        return text + start
+    if start:
+        _cut_of(parser).hold(start)
+    return text
 
 
 def _paste_escapes_apart(parser: XTermParser, data: str, ended: bool) -> str:
@@ -242,7 +265,23 @@ def _paste_escapes_apart(parser: XTermParser, data: str, ended: bool) -> str:
         at, pasting = end + len(PASTE_END), False
     parser._paste_held = held  # type: ignore[attr-defined]
     parser._pasting = pasting  # type: ignore[attr-defined]
+    until = _parser_time() + PASTE_WAIT if pasting else None
+    parser._paste_until = until  # type: ignore[attr-defined]
     return "".join(out)
+
+
+PASTE_WAIT = 2.0
+"""Seconds a paste waits for its next byte: a terminal sends a paste in one go, so one
+whose end marker has not come by then lost it (a terminal's bug, a program killed while
+it wrote), and is ended there. Every key after it went into it, for good, otherwise."""
+
+
+def _paste_ended(parser: XTermParser, feed: _Feed) -> list[Any]:
+    """The paste under way ended by its marker: its text is given as the paste it was."""
+    held = getattr(parser, "_paste_held", "")
+    parser._paste_held, parser._pasting = "", False  # type: ignore[attr-defined]
+    parser._paste_until = None  # type: ignore[attr-defined]
+    return [*feed(parser, held.replace(_ESCAPE, ESCAPE_PICTURE) + PASTE_END)]
 
 
 def _escape_then_character(sequence: str, read_as: object) -> bool:
