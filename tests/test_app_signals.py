@@ -127,3 +127,44 @@ def test_a_paste_whose_start_marker_comes_in_two_reads_far_apart_is_text() -> No
         pasted = "abcfoo\u241bqbar".encode()
         app.until(lambda: pasted in app.drawn or app.process.poll() is not None)
         assert app.process.poll() is None, app.drawn[-2000:]
+
+
+def test_terminal_replies_and_broken_keys_end_nothing_and_act_on_nothing() -> None:
+    # A kitty key's release ended the app (a ValueError in Textual's reading of it);
+    # a terminal's replies were escape and keys: DA1 opened the help, DA2 switched tabs,
+    # XTVERSION the export dialog; in the filter, escape left it and the rest was typed.
+    with app_on_terminal(COLUMNS="120", LINES="40") as app:
+        app.started()
+        os.write(app.controller, b"/abc")
+        app.until(lambda: b"abc" in app.drawn)
+        for sent in [
+            b"\x1b[?62;22;52c",
+            b"\x1b[>0;95;0c",
+            b"\x1bP>|xterm(388)\x1b\\",
+            b"\x1b]11;rgb:0000/0000/0000\x07",
+            b"\x1b[97;1:3u",
+            b"\x1b[99999999u",
+            b"\x1b[999999999999999999999A",
+        ]:
+            os.write(app.controller, sent)
+        os.write(app.controller, b"\x1b[97;1:1u")  # a kitty press of a: types a
+        # Still in the filter, with nothing typed but the a.
+        app.until(lambda: b"abca" in app.drawn or app.process.poll() is not None, 20)
+        assert app.process.poll() is None, app.drawn[-2000:]
+        app.drawn = b""
+        os.write(app.controller, b"\x1bq")  # escape leaves the filter, q quits
+        app.until(lambda: app.process.poll() is not None)
+    assert app.process.returncode == 0
+    assert b"Traceback" not in app.drawn
+
+
+def test_a_paste_never_ended_leaves_keys_working() -> None:
+    # Every key after a paste whose end marker was lost went into it: q, ctrl+q and
+    # escape did nothing, and only a signal ended the app.
+    with app_on_terminal(COLUMNS="120", LINES="40") as app:
+        app.started()
+        os.write(app.controller, b"/\x1b[200~hello")
+        app.until(lambda: b"hello" in app.drawn or app.process.poll() is not None, 20)
+        os.write(app.controller, b"X")
+        app.until(lambda: b"helloX" in app.drawn or app.process.poll() is not None, 20)
+        assert app.process.poll() is None, app.drawn[-2000:]
