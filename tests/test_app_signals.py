@@ -1,20 +1,28 @@
-"""The app on a real terminal: SIGTERM and SIGHUP end it as quitting does, the terminal
-put back; it draws in UTF-8 whatever the locale; input that is not UTF-8 ends nothing."""
+"""The app on a real terminal: every signal that ends a process ends it as quitting does,
+the terminal put back; SIGCONT resumes only what SIGTSTP suspended, and redraws all of
+it; a terminal gone without SIGHUP ends it as a hang-up; it draws at the terminal's own
+size, in UTF-8 whatever the locale; input that is not UTF-8 ends nothing."""
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import pty
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import time
 from collections.abc import Callable, Iterator
 
 import pytest
 
 LEAVE_ALTERNATE_SCREEN = b"\x1b[?1049l"
+ENTER_ALTERNATE_SCREEN = b"\x1b[?1049h"
+PUSH_KITTY_KEYS = b"\x1b[>25u"
+POP_KITTY_KEYS = b"\x1b[<u"
 
 
 class OnTerminal:
@@ -23,6 +31,7 @@ class OnTerminal:
     def __init__(self, process: subprocess.Popen[bytes], controller: int) -> None:
         self.process = process
         self.controller = controller
+        self.input = controller
         self.drawn = b""
 
     def until(self, done: Callable[[], bool], seconds: float = 60) -> None:
@@ -38,28 +47,73 @@ class OnTerminal:
         self.until(lambda: b"Webhooks" in self.drawn or self.process.poll() is not None)
         assert self.process.poll() is None, self.drawn[-500:]
 
+    def ended(self, seconds: float = 60) -> int:
+        """Wait for the end (reading what is drawn meanwhile); its exit status."""
+        self.until(lambda: self.process.poll() is not None, seconds)
+        with contextlib.suppress(BlockingIOError, OSError):
+            self.drawn += os.read(self.controller, 65536)
+        return self.process.returncode
+
+    def stopped(self) -> None:
+        """Wait until the process is stopped (SIGSTOP, or SIGTSTP's handler)."""
+
+        def state() -> str:
+            with open(f"/proc/{self.process.pid}/stat") as stat:
+                return stat.read().rsplit(")", 1)[1].split()[0]
+
+        self.until(lambda: state() == "T")
+
+    def drain(self) -> None:
+        """Forget what was drawn, and what the terminal still holds of it."""
+        with contextlib.suppress(BlockingIOError, OSError):
+            while os.read(self.controller, 65536):
+                pass
+        self.drawn = b""
+
+    def settings(self) -> list[object]:
+        """The terminal's settings now (a pty's are the same on either side)."""
+        return termios.tcgetattr(self.controller)
+
+
+def set_size(fd: int, columns: int, lines: int) -> None:
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
+
 
 @contextlib.contextmanager
-def app_on_terminal(**env: str) -> Iterator[OnTerminal]:
+def app_on_terminal(
+    *, size: tuple[int, int] | None = None, drawing_apart: bool = False, **env: str
+) -> Iterator[OnTerminal]:
+    """The app on a pty of its own (the leader of its own session, so no SIGHUP reaches
+    it when the pty closes); ``size`` (columns, lines) set on the pty, which has none
+    otherwise; with ``drawing_apart``, stderr, where Textual draws, on a second pty, whose
+    controller is ``OnTerminal.drawing``."""
     controller, terminal = pty.openpty()
+    drawing, drawn_on = pty.openpty() if drawing_apart else (controller, terminal)
+    if size is not None:
+        set_size(terminal, *size)
     process = subprocess.Popen(
         [sys.executable, "-m", "tokensales_tui", "--demo"],
         stdin=terminal,
         stdout=terminal,
-        stderr=terminal,
+        stderr=drawn_on,
         env={**os.environ, "TERM": "xterm-256color", **env},
         start_new_session=True,
     )
-    os.close(terminal)
-    os.set_blocking(controller, False)
-    running = OnTerminal(process, controller)
+    for fd in {terminal, drawn_on}:
+        os.close(fd)
+    for fd in {controller, drawing}:
+        os.set_blocking(fd, False)
+    running = OnTerminal(process, drawing)
+    running.input = controller
     try:
         yield running
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
-        os.close(controller)
+        for fd in {controller, drawing}:
+            with contextlib.suppress(OSError):  # closed by the test
+                os.close(fd)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
@@ -75,6 +129,93 @@ def test_a_signal_ends_the_app_with_the_terminal_put_back(signum: int) -> None:
             app.drawn += os.read(app.controller, 65536)
     assert app.process.returncode == 128 + signum
     assert LEAVE_ALTERNATE_SCREEN in app.drawn
+
+
+@pytest.mark.parametrize(
+    "signum",
+    [signal.SIGINT, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM],
+    ids=["INT", "QUIT", "USR1", "USR2", "ALRM"],
+)
+def test_every_signal_that_ends_the_app_puts_the_terminal_back_first(signum: int) -> None:
+    # Their default killed the app with the terminal raw, on the alternate screen, mouse
+    # reporting and the kitty keyboard mode on; SIGINT from outside ended it with 0.
+    with app_on_terminal() as app:
+        before = app.settings()
+        app.started()
+        app.process.send_signal(signum)
+        assert app.ended() == 128 + signum
+        assert app.settings() == before
+    assert app.drawn.count(POP_KITTY_KEYS) == app.drawn.count(PUSH_KITTY_KEYS) == 1
+    assert LEAVE_ALTERNATE_SCREEN in app.drawn
+
+
+@pytest.mark.parametrize(
+    ("signals", "status"),
+    [
+        ([signal.SIGCONT], 0),
+        ([signal.SIGTERM, signal.SIGCONT], 128 + signal.SIGTERM),  # GNU timeout, systemd
+        ([signal.SIGSTOP, signal.SIGCONT], 0),
+    ],
+    ids=["CONT", "TERM-CONT", "STOP-CONT"],
+)
+def test_a_sigcont_without_a_suspend_changes_nothing(signals: list[int], status: int) -> None:
+    # Textual started the terminal mode again on any SIGCONT: every setup sequence written
+    # twice (the kitty keyboard mode pushed twice, popped once), and the settings to put
+    # back read from the raw terminal, which stayed raw after the app.
+    with app_on_terminal() as app:
+        before = app.settings()
+        app.started()
+        for signum in signals:
+            app.process.send_signal(signum)
+            if signum == signal.SIGSTOP:
+                app.stopped()
+        if status == 0:
+            os.write(app.input, b"q")
+        assert app.ended() == status
+        assert app.settings() == before
+    assert app.drawn.count(ENTER_ALTERNATE_SCREEN) == 1, app.drawn[-2000:]
+    assert app.drawn.count(POP_KITTY_KEYS) == app.drawn.count(PUSH_KITTY_KEYS) == 1
+
+
+def test_a_suspend_and_resume_redraws_the_whole_screen() -> None:
+    # Back from SIGTSTP (fg), only the header was drawn again: the rest stayed blank.
+    with app_on_terminal(COLUMNS="120", LINES="40") as app:
+        before = app.settings()
+        app.started()
+        app.process.send_signal(signal.SIGTSTP)
+        app.stopped()
+        assert app.settings() == before  # the shell gets its terminal back
+        app.drain()
+        app.process.send_signal(signal.SIGCONT)
+        app.until(lambda: b"Webhooks" in app.drawn, seconds=20)
+        assert app.drawn.count(ENTER_ALTERNATE_SCREEN) == 1
+        os.write(app.input, b"q")
+        assert app.ended() == 0
+        assert app.settings() == before
+
+
+@pytest.mark.parametrize("drawing_apart", [False, True], ids=["terminal", "stderr-alone"])
+def test_a_terminal_gone_without_a_hang_up_signal_ends_the_app_as_one(
+    drawing_apart: bool,
+) -> None:
+    # Its own session's leader, the app gets no SIGHUP when its pty closes: it span at a
+    # full core on the end of its input, or (the drawing terminal alone gone) blocked for
+    # good on a full output queue once the output thread died of EIO.
+    with app_on_terminal(drawing_apart=drawing_apart) as app:
+        app.started()
+        os.close(app.controller)
+        assert app.ended(seconds=30) == 128 + signal.SIGHUP
+
+
+def test_the_terminal_s_own_size_wins_over_columns_and_lines() -> None:
+    # COLUMNS and LINES exported made the app draw 80x24 in a larger terminal, and never
+    # follow a resize.
+    with app_on_terminal(size=(120, 40), COLUMNS="80", LINES="24") as app:
+        app.until(lambda: b"\x1b[40;1H" in app.drawn or app.process.poll() is not None)
+        set_size(app.controller, 130, 45)
+        app.process.send_signal(signal.SIGWINCH)
+        app.until(lambda: b"\x1b[45;1H" in app.drawn or app.process.poll() is not None)
+        assert app.process.poll() is None, app.drawn[-500:]
 
 
 def test_the_app_writes_utf8_under_a_locale_of_another_charset() -> None:

@@ -7,12 +7,13 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from textual import events
+from textual import events, on
+from textual.driver import Driver
 from textual.notifications import SeverityLevel
 
 from ..clean import clean, clean_line, cut_long_words, escape_unsafe
 from ..mask import mask_text, masking, shown
-from ..signals import ENDING_SIGNALS
+from ..signals import APP_ENDING_SIGNALS
 from .acyclic_strips import use_acyclic_strips
 from .escape_keys import read_escape_apart
 from .focus_in_view import keep_focus_in_view
@@ -22,11 +23,11 @@ from .key_order import KeysInOrder
 from .narrow import wrap_in_a_cell_at_least
 from .served import ending_with_input
 from .terminal import guarded_driver
+from .terminal_mode import keeping_the_terminal
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
     from textual.app import App
-    from textual.driver import Driver
 
 ReturnType = TypeVar("ReturnType")
 
@@ -81,6 +82,13 @@ class GuardedApp(KeysInOrder[ReturnType]):
         if "TEXTUAL_ANIMATIONS" not in os.environ:
             self.animation_level = "none"
 
+    @on(Driver.SignalResume)
+    def _redraw_all(self) -> None:
+        """Back from a suspend (SIGTSTP, then ``fg``) the terminal shows an alternate screen
+        made anew, blank: draw all of it. Textual draws only what changed since, which was
+        the header's clock alone."""
+        self.refresh(layout=True)
+
     def get_driver_class(self) -> type[Driver]:
         driver = super().get_driver_class()
         # Imported by now if TEXTUAL_DRIVER names it (serve): not otherwise.
@@ -88,15 +96,21 @@ class GuardedApp(KeysInOrder[ReturnType]):
         if web is not None and issubclass(driver, web.WebDriver):
             driver = ending_with_input(driver)
         # Every write to the terminal passes the guard (see terminal.py).
-        return guarded_driver(driver)
+        driver = guarded_driver(driver)
+        linux = sys.modules.get("textual.drivers.linux_driver")
+        if linux is not None and issubclass(driver, linux.LinuxDriver):
+            driver = keeping_the_terminal(driver)
+        return driver
 
     async def run_async(self, *args: Any, **kwargs: Any) -> ReturnType | None:
-        """Run the app; SIGTERM and SIGHUP end it as quitting does, the terminal put back
-        as it was (their default killed the process mid-frame: the alternate screen,
-        mouse reporting and raw mode stayed, and an export's temporary file too)."""
+        """Run the app; every signal that would end it (SIGTERM, SIGHUP, SIGINT from
+        outside, SIGQUIT, … — see :data:`~tokensales_tui.signals.APP_ENDING_SIGNALS`) ends
+        it as quitting does, the terminal put back as it was (their default killed the
+        process mid-frame: the alternate screen, mouse reporting and raw mode stayed, and
+        an export's temporary file too)."""
         loop = asyncio.get_running_loop()
         handled = []
-        for signum in ENDING_SIGNALS:
+        for signum in APP_ENDING_SIGNALS:
             try:
                 loop.add_signal_handler(signum, self._ended_by, signum)
             except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
