@@ -15,7 +15,7 @@ import subprocess
 import sys
 import termios
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import pytest
 
@@ -81,18 +81,23 @@ def set_size(fd: int, columns: int, lines: int) -> None:
 
 @contextlib.contextmanager
 def app_on_terminal(
-    *, size: tuple[int, int] | None = None, drawing_apart: bool = False, **env: str
+    *,
+    size: tuple[int, int] | None = None,
+    drawing_apart: bool = False,
+    extra: Sequence[str] = (),
+    **env: str,
 ) -> Iterator[OnTerminal]:
     """The app on a pty of its own (the leader of its own session, so no SIGHUP reaches
     it when the pty closes); ``size`` (columns, lines) set on the pty, which has none
     otherwise; with ``drawing_apart``, stderr, where Textual draws, on a second pty, whose
-    controller is ``OnTerminal.drawing``."""
+    controller is ``OnTerminal.controller`` (and the first's ``OnTerminal.input``); ``extra``
+    arguments after ``--demo``."""
     controller, terminal = pty.openpty()
     drawing, drawn_on = pty.openpty() if drawing_apart else (controller, terminal)
     if size is not None:
         set_size(terminal, *size)
     process = subprocess.Popen(
-        [sys.executable, "-m", "tokensales_tui", "--demo"],
+        [sys.executable, "-m", "tokensales_tui", "--demo", *extra],
         stdin=terminal,
         stdout=terminal,
         stderr=drawn_on,
@@ -309,3 +314,13 @@ def test_a_paste_never_ended_leaves_keys_working() -> None:
         os.write(app.controller, b"X")
         app.until(lambda: b"helloX" in app.drawn or app.process.poll() is not None, 20)
         assert app.process.poll() is None, app.drawn[-2000:]
+
+
+def test_a_colour_system_that_does_not_exist_is_refused_in_one_line() -> None:
+    # Rich's KeyError: 'bogus' ended the app with a traceback, exit 1.
+    with app_on_terminal(TEXTUAL_COLOR_SYSTEM="bogus") as app:
+        assert app.ended() == 2
+    assert app.drawn.decode().strip().splitlines() == [
+        "tokensales-tui: TEXTUAL_COLOR_SYSTEM='bogus' is not a colour system:"
+        " choose auto, standard, 256, truecolor or windows"
+    ]

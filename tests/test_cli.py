@@ -132,14 +132,20 @@ def test_emulator_prints_exports_and_serves_the_interface_on_loopback() -> None:
     assert process.returncode == 0
 
 
-def test_the_app_without_a_terminal_refuses_in_one_line() -> None:
+@pytest.mark.parametrize("color_system", [None, "bogus"], ids=["", "bad-colour-system"])
+def test_the_app_without_a_terminal_refuses_in_one_line(color_system: str | None) -> None:
     # Textual without a terminal would spin on its input forever; scripts use the commands.
+    # The app was made before the check: a bad TEXTUAL_COLOR_SYSTEM was a traceback.
+    env = {**os.environ}
+    if color_system is not None:
+        env["TEXTUAL_COLOR_SYSTEM"] = color_system
     result = subprocess.run(
         [sys.executable, "-m", "tokensales_tui", "--demo"],
         input="\n",
         capture_output=True,
         text=True,
         timeout=60,
+        env=env,
     )
     assert result.returncode == 2
     assert result.stdout == ""

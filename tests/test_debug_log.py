@@ -72,24 +72,31 @@ def test_log_refuses_devices_fifos_and_missing_folders_without_waiting(tmp_path:
             enable_debug_log(path)
 
 
+def test_a_log_that_cannot_be_created_says_the_real_reason(tmp_path: Path) -> None:
+    # A folder that exists but makes no file (procfs answers ENOENT) was said not to
+    # exist; a file taken for a folder said only "Not a directory".
+    import pytest
+
+    from tokensales_tui.debug_log import DebugLogError, enable_debug_log
+
+    (tmp_path / "file").write_text("")
+    for path, words in (
+        ("/proc/1/nope", "no file can be created in the folder /proc/1 "),
+        (str(tmp_path / "file" / "debug.log"), f"{tmp_path / 'file'} is not a folder"),
+    ):
+        with pytest.raises(DebugLogError, match=words) as raised:
+            enable_debug_log(path)
+        assert "does not exist" not in str(raised.value)
+
+
 def test_the_command_says_why_a_log_cannot_be_used_in_one_line(tmp_path: Path) -> None:
-    import subprocess
-    import sys
+    from tests.test_app_signals import app_on_terminal
 
     missing = tmp_path / "missing" / "debug.log"
-    result = subprocess.run(
-        [sys.executable, "-m", "tokensales_tui", "--demo", "--log", str(missing)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    assert result.returncode == 2
-    assert result.stderr.strip().splitlines() == [
-        f"tokensales-tui: --log {missing}: the folder {missing.parent} does not exist"
-    ]
-    assert "Traceback" not in result.stderr
+    with app_on_terminal(extra=["--log", str(missing)]) as app:
+        assert app.ended() == 2
+    said = app.drawn.decode().strip().splitlines()
+    assert said == [f"tokensales-tui: --log {missing}: the folder {missing.parent} does not exist"]
 
 
 def test_without_a_log_file_no_warning_of_the_app_reaches_stderr() -> None:

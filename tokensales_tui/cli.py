@@ -369,6 +369,9 @@ def run_listen(args: argparse.Namespace) -> int:
             "tokensales-tui: listen needs a terminal; for scripts: listen --print", file=sys.stderr
         )
         return 2
+    if problem := color_system_problem():
+        print(f"tokensales-tui: {problem}", file=sys.stderr)
+        return 2
     from .console import unguard
     from .ui.listen_app import run_listen_app
 
@@ -387,6 +390,24 @@ def has_terminal() -> bool:
     if in_browser():
         return True
     return all(_is_terminal(stream) for stream in (sys.stdin, sys.stdout, sys.stderr))
+
+
+COLOR_SYSTEMS = ("auto", "standard", "256", "truecolor", "windows")
+"""What ``TEXTUAL_COLOR_SYSTEM`` may say: Textual hands it to Rich, which knows these."""
+
+
+def color_system_problem() -> str | None:
+    """Why ``TEXTUAL_COLOR_SYSTEM`` cannot be used, or ``None``: any other value ended
+    the app with a ``KeyError`` traceback from Rich as it was made."""
+    value = os.environ.get("TEXTUAL_COLOR_SYSTEM")
+    if value is None or value in COLOR_SYSTEMS:
+        return None
+    from .clean import clean_line
+
+    return (
+        f"TEXTUAL_COLOR_SYSTEM={clean_line(value)[:40]!r} is not a colour system:"
+        f" choose {', '.join(COLOR_SYSTEMS[:-1])} or {COLOR_SYSTEMS[-1]}"
+    )
 
 
 WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
@@ -438,11 +459,6 @@ def run_app(args: argparse.Namespace) -> int:
         served=args.served or in_browser(),
         fence=fence_in,
     )
-    try:
-        app = TokenSalesApp(launch)
-    except DebugLogError as error:
-        print(f"tokensales-tui: --log {error}", file=sys.stderr)
-        return 2
     if not has_terminal():
         # Textual would wait on a closed or piped input forever, using a core.
         print(
@@ -450,6 +466,14 @@ def run_app(args: argparse.Namespace) -> int:
             " (for scripts: tokensales-tui get, create, … — see --help)",
             file=sys.stderr,
         )
+        return 2
+    if problem := color_system_problem():
+        print(f"tokensales-tui: {problem}", file=sys.stderr)
+        return 2
+    try:
+        app = TokenSalesApp(launch)
+    except DebugLogError as error:
+        print(f"tokensales-tui: --log {error}", file=sys.stderr)
         return 2
     app.run()
     return app.return_code or 0

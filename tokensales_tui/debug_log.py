@@ -57,11 +57,26 @@ def enable_debug_log(path: str) -> logging.Handler:
 def _why(path: str, error: OSError) -> str:
     if error.errno == errno.ELOOP:
         return f"{path}: a symbolic link (give the file it points to)"
-    if error.errno == errno.ENOENT:
-        return f"{path}: the folder {os.path.dirname(path) or '.'} does not exist"
+    if error.errno in (errno.ENOENT, errno.ENOTDIR):
+        return _why_not_in(path, os.path.dirname(path) or ".", error)
     if error.errno == errno.ENXIO:
         return f"{path}: not a regular file"
     return f"{path}: {error.strerror or error}"
+
+
+def _why_not_in(path: str, folder: str, error: OSError) -> str:
+    """Why ``path`` could not be created, its folder said to be missing: the folder is
+    looked at, as ENOENT also comes from a folder that exists but makes no new files
+    (``/proc/1``), which was said not to exist."""
+    try:
+        is_folder = stat.S_ISDIR(os.stat(folder).st_mode)
+    except OSError as missing:
+        if missing.errno == errno.ENOENT:
+            return f"{path}: the folder {folder} does not exist"
+        return f"{path}: {folder}: {missing.strerror or missing}"
+    if not is_folder:
+        return f"{path}: {folder} is not a folder"
+    return f"{path}: no file can be created in the folder {folder} ({error.strerror or error})"
 
 
 @contextlib.contextmanager
