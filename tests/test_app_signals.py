@@ -9,6 +9,7 @@ import contextlib
 import fcntl
 import os
 import pty
+import re
 import signal
 import struct
 import subprocess
@@ -324,3 +325,13 @@ def test_a_colour_system_that_does_not_exist_is_refused_in_one_line() -> None:
         "tokensales-tui: TEXTUAL_COLOR_SYSTEM='bogus' is not a colour system:"
         " choose auto, standard, 256, truecolor or windows"
     ]
+
+
+def test_a_dumb_terminal_gets_the_standard_colours_at_most() -> None:
+    # Rich finds no colour for TERM=dumb, and Textual drew in 24-bit colour then.
+    with app_on_terminal(TERM="dumb") as app:
+        app.started()
+        app.process.send_signal(signal.SIGTERM)
+        assert app.ended() == 128 + signal.SIGTERM
+    assert re.search(rb"\x1b\[[0-9;]*[34]8;[25];", app.drawn) is None
+    assert re.search(rb"\x1b\[(?:[0-9]+;)*(?:3[0-7]|9[0-7])[;m]", app.drawn) is not None

@@ -7,6 +7,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from rich.color import ColorSystem
 from textual import events, on
 from textual.driver import Driver
 from textual.notifications import SeverityLevel
@@ -81,6 +82,11 @@ class GuardedApp(KeysInOrder[ReturnType]):
         super().__init__(*args, **kwargs)
         if "TEXTUAL_ANIMATIONS" not in os.environ:
             self.animation_level = "none"
+        if self.console.color_system is None:
+            # TERM=dumb (or unknown): Rich finds no colour, and Textual draws in 24-bit
+            # colour then, more than any other terminal gets. The 16 standard colours are
+            # the least it can draw, and what TERM=xterm gets.
+            self.console._color_system = ColorSystem.STANDARD
 
     @on(Driver.SignalResume)
     def _redraw_all(self) -> None:
