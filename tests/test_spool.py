@@ -44,9 +44,9 @@ def test_the_spool_is_private_and_reads_back_each_text() -> None:
     assert [len(mark) for mark in marks] == [7, 2, 4]
     more = spool.add([b"{}"])
     assert more[0].text() == b"{}" and spool.size == 15
-    mode = os.fstat(spool._file.fileno()).st_mode
+    mode = os.fstat(spool.fileno()).st_mode
     assert stat.S_IMODE(mode) == 0o600
-    assert os.fstat(spool._file.fileno()).st_nlink == 0  # no name anyone could open
+    assert os.fstat(spool.fileno()).st_nlink == 0  # no name anyone could open
 
 
 def test_elements_read_back_as_one_array_in_place() -> None:

@@ -455,13 +455,22 @@ class ApiClient:
 
         async def consume(response: httpx.Response, pieces: AsyncIterator[bytes]) -> None:
             nonlocal attempt
+            if attempt is not None:
+                attempt.close()  # read whole, then failed after all: retried
             attempt = StreamedList(model, what, response, self.watch_rows, self.between_reads)
             await attempt.consume(pieces)
 
-        await self._sender.send(endpoint, None, consume=consume)
-        if attempt is None:  # a success without a body to consume (a test transport)
-            raise UnexpectedResponse(f"{what}: the answer had no body")
-        return await attempt.result()
+        # Every way out but the rows' closes the last attempt's spool (each failed one
+        # closes its own): its file and thread are given back as the load ends.
+        try:
+            await self._sender.send(endpoint, None, consume=consume)
+            if attempt is None:  # a success without a body to consume (a test transport)
+                raise UnexpectedResponse(f"{what}: the answer had no body")
+            return await attempt.result()
+        except BaseException:
+            if attempt is not None:
+                attempt.close()
+            raise
 
     async def _one(self, endpoint: Endpoint, model: type[M], what: str) -> M:
         response = await self._sender.send(endpoint, None)

@@ -28,6 +28,8 @@ same words.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import mmap
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -141,10 +143,20 @@ class StreamedList:
             self._tell()
             # The body is all in the file (or the disk is full): waited for in a thread.
             await asyncio.to_thread(self.spool.settle)
+            self.spool.finish()  # its thread ends; the rows read from the file
         except BaseException:
             self._plain = False
             self.rows, self._pending, self._counted = [], [], []  # kept alive by the error
+            self.close()
             raise
+
+    def close(self) -> None:
+        """Give back the spool (its file and writing thread) now: for an attempt that
+        failed or was given up, whose rows no one keeps. Whatever still refers to this
+        attempt (an error's frames, a tab's last look at it) holds no file then, even
+        where the collector would free it much later or, frozen, never
+        (:func:`~.models.settle_collections`)."""
+        self.spool.close()
 
     def _take(self, piece: bytes) -> None:
         try:
@@ -225,7 +237,10 @@ class StreamedList:
             return await rows.decoded(self._between_reads)
         if self._plain:
             return rows
-        return await _whole_read(self.spool, self.parser)()
+        try:
+            return await _whole_read(self.spool, self.parser)()
+        finally:
+            self.close()  # the rows read whole keep their text in a spool of their own
 
 
 def _whole_read(spool: Spool, parser: ListParser) -> Callable[[], Awaitable[list[Any]]]:
@@ -234,8 +249,16 @@ def _whole_read(spool: Spool, parser: ListParser) -> Callable[[], Awaitable[list
 
     async def read() -> list[Any]:
         body = spool.whole()
-        if len(body) > OFF_LOOP_BYTES:
-            return await asyncio.to_thread(parser, body)  # type: ignore[arg-type]
-        return parser(body)  # type: ignore[arg-type]
+        try:
+            if len(body) > OFF_LOOP_BYTES:
+                return await asyncio.to_thread(parser, body)  # type: ignore[arg-type]
+            return parser(body)  # type: ignore[arg-type]
+        finally:
+            if isinstance(body, mmap.mmap):
+                # The mapping holds a descriptor of its own: an error's frames would keep
+                # it (and the file's space) as long as the error. The rows copied their
+                # text to a spool of their own.
+                with contextlib.suppress(BufferError):
+                    body.close()
 
     return read

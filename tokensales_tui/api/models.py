@@ -753,6 +753,12 @@ def settle_collections() -> None:
     frozen cycle is collected only once everything is walked again
     (:func:`walk_everything`), and one holding rows would keep them all until then.
     Nothing here counts what is set aside: see :func:`everything_due`.
+
+    A cycle still referenced now (an error a tab shows, whose frames hold the load
+    that failed) is set aside with the rest, and waits that long once let go: nothing
+    holding a descriptor, a thread or disk space may rely on the collector to give it
+    back. A load's spool is closed as the load ends (:meth:`.listing.StreamedList.close`),
+    and one that lives on with its rows is freed with the last of them (no cycle).
     """
     global _uncounted
     gc.collect()

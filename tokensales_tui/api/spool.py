@@ -17,7 +17,11 @@ a few hundred region objects.
 
 from __future__ import annotations
 
+import contextlib
+import copy
+import errno
 import itertools
+import logging
 import mmap
 import os
 import queue
@@ -27,11 +31,12 @@ import threading
 import weakref
 from array import array
 from collections.abc import Sequence
-from typing import Any
 
 import msgspec
 
-__all__ = ["Region", "Spool", "Spooled"]
+__all__ = ["FolderError", "Region", "Spool", "Spooled", "folder_problem"]
+
+log = logging.getLogger(__name__)
 
 _LENGTH_BITS = 32
 _ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw])
@@ -39,27 +44,45 @@ _GAP = re.compile(rb"[ \t\r\n]*(?:,[ \t\r\n]*)?")
 
 
 class Spool:
-    """An append-only temporary file of JSON texts; closed with its last :class:`Spooled`."""
+    """An append-only temporary file of JSON texts.
 
-    __slots__ = ("__weakref__", "_file", "_held", "_lock", "_size", "_writer", "_writers")
+    Closed by :meth:`close` (a load that fails or is given up closes its spool as it
+    ends: the file's space and the writing thread are given back at once, whoever
+    still holds the spool or its rows), or else with its last :class:`Spooled`.
+
+    When the disk refuses more (full, over quota, read-only, no longer writable), the
+    spool keeps everything in memory instead, where there is room for it, and gives
+    the file's space back: :attr:`in_memory` says why. Every write goes through one
+    place (:class:`_Store`), so the rule holds for each way of appending.
+    """
+
+    __slots__ = (
+        "__weakref__",
+        "_closed",
+        "_held",
+        "_lock",
+        "_size",
+        "_store",
+        "_writer",
+        "_writers",
+    )
 
     def __init__(self) -> None:
-        # TemporaryFile: created 0600 and unlinked at once (O_TMPFILE where it exists).
-        # Open as long as a row may read from it: closed when the spool is freed.
-        self._file = tempfile.TemporaryFile(prefix="tokensales-tui-", buffering=0)  # noqa: SIM115
+        self._store = _Store()
         self._lock = threading.RLock()
         self._size = 0
         self._held = bytearray()  # given to append_soon, not yet handed to the writer
         self._writer: _Writer | None = None
         self._writers: list[_Writer] = []  # the writer once there is one, for _release
+        self._closed = False
         # Closed, not left to warn, when freed (by its writer, after the last write).
-        weakref.finalize(self, _release, self._file, self._writers)
+        weakref.finalize(self, _release, self._store, self._writers)
 
     def add(self, texts: Sequence[msgspec.Raw | bytes]) -> list[Spooled]:
         """Append ``texts``; the marks to read each back, in order.
 
         Raises:
-            OSError: When the file cannot take them (a full disk): nothing is kept.
+            OSError: When neither the file nor memory can take them: nothing is kept.
         """
         if not texts:
             return []
@@ -73,46 +96,86 @@ class Spool:
         """Append raw bytes (a list body as it arrives); :meth:`marks` points into them."""
         with self._lock, memoryview(data) as view:
             self.settle()
-            _write_all(self._file.fileno(), view)
+            self._store.write(view)
             self._size += len(view)
 
     def append_soon(self, data: bytes) -> None:
         """Append ``data`` from a thread of the spool's own, in order, and return at once
         (unless many pieces wait for it). Reads wait for what they need; :meth:`settle`
-        waits for all and raises what went wrong (a full disk).
+        waits for all and raises what went wrong (neither the disk nor memory had room).
 
         Pieces are handed to the thread :data:`WRITE_BYTES` at a time: each time that
         thread takes the interpreter lock, a thread reading a socket loses its turn.
         """
         with self._lock:
+            if self._closed:
+                raise _closed_error()
             self._held += data
             self._size += len(data)
             if len(self._held) >= WRITE_BYTES:
                 self._hand_over()
 
     def _hand_over(self) -> None:
-        if not self._held:
+        if not self._held or self._closed:
             return
+        if self._writer is not None and self._writer.finished:
+            raise OSError("the list's temporary file takes no more")
         if self._writer is None:
-            self._writer = _Writer(self._file.fileno())
+            self._writer = _Writer(self._store)
             self._writers.append(self._writer)
         held, self._held = self._held, bytearray()
         self._writer.put(held)
 
     def settle(self, size: int | None = None) -> None:
         """Wait until the first ``size`` bytes (all when None) given to :meth:`append_soon`
-        are in the file.
+        are in the file (or in memory).
 
         Raises:
-            OSError: When the file could not take them (a full disk).
+            OSError: When they could not be kept, or the spool is closed.
         """
         size = self._size if size is None else size
         with self._lock:
+            if self._closed:
+                raise _closed_error()
             if size > self._size - len(self._held):
                 self._hand_over()
         writer = self._writer
         if writer is not None:
             writer.wait(size)
+
+    def finish(self) -> None:
+        """No more is appended (the body has ended): the writing thread ends once it has
+        written everything, rather than waiting as long as the rows live."""
+        with self._lock:
+            self._hand_over()
+            writer = self._writer
+        if writer is not None and not self._closed:
+            writer.finish()
+
+    def close(self) -> None:
+        """Give back the file and end the writing thread, now: for a load that failed or
+        was given up. What is still queued is not written; waits for it end (with an
+        error), and so does every later read. Closing again does nothing.
+
+        A process handed :meth:`fileno` keeps its own descriptor of the file (see
+        :mod:`~tokensales_tui.ui.index_process`): it reads on until it is stopped.
+        """
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._held = bytearray()
+        _release(self._store, self._writers)
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closed
+
+    @property
+    def in_memory(self) -> OSError | None:
+        """Why the text is kept in memory (the disk refused it), or None."""
+        return self._store.refused
 
     def marks(self, offsets: Sequence[int], lengths: Sequence[int]) -> list[Spooled]:
         """Marks of texts already in the spool, at ``offsets``, of ``lengths`` bytes."""
@@ -122,16 +185,17 @@ class Spool:
         ]
 
     def whole(self) -> bytes | mmap.mmap:
-        """Everything written, mapped from the file (not read into memory)."""
+        """Everything written, mapped from the file (not read into memory); a copy
+        where it is kept in memory. A mapping is the caller's to close."""
         self.settle()
         if self._size == 0:
             return b""
-        return mmap.mmap(self._file.fileno(), self._size, access=mmap.ACCESS_READ)
+        return self._store.whole(self._size)
 
     def read(self, at: int, length: int) -> bytes:
         """The ``length`` bytes at offset ``at``."""
         self.settle(at + length)
-        return os.pread(self._file.fileno(), length, at)
+        return self._store.read(at, length)
 
     def read_array(self, at: int, length: int) -> bytearray:
         """``[`` + the ``length`` bytes at offset ``at`` + ``]``: elements read back as one
@@ -140,12 +204,7 @@ class Spool:
         array_text = bytearray(length + 2)
         array_text[0], array_text[-1] = ord("["), ord("]")
         with memoryview(array_text) as view:
-            place, end = 1, length + 1
-            while place < end:
-                read = os.preadv(self._file.fileno(), [view[place:end]], at + place - 1)
-                if not read:
-                    raise OSError(f"the list's temporary file ends before byte {at + length}")
-                place += read
+            self._store.read_into(view[1 : length + 1], at)
         return array_text
 
     @property
@@ -155,8 +214,16 @@ class Spool:
 
     def fileno(self) -> int:
         """The file's descriptor, to hand to a process reading the spool as it grows (the
-        file holds what :meth:`settle` waited for, and more as it is written)."""
-        return self._file.fileno()
+        file holds what :meth:`settle` waited for, and more as it is written).
+
+        Raises:
+            OSError: When the spool is closed or keeps its text in memory (no process
+                can read it).
+        """
+        with self._lock:
+            if self._closed:
+                raise _closed_error()
+            return self._store.fileno()
 
 
 WRITE_BYTES = 1024 * 1024
@@ -170,16 +237,125 @@ WRITES_QUEUED = 8
 WRITE_WAIT = 60.0
 """Longest a read waits for the writing thread to make progress."""
 
+REFUSED = frozenset(
+    {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG}
+)
+"""What a write to the temporary folder fails with when the folder, not the spool, is at
+fault: the text goes to memory instead (see :class:`_Store`)."""
+
+MEMORY_MARGIN = 256 * 1024 * 1024
+"""Memory left free, beyond twice the text, for the text to move there from a full disk
+(the rest of the body is bounded by the profile's ``max_body``)."""
+
+
+class _Store:
+    """The spool's file, or its text in memory once the disk refused a write; shared by
+    the spool and its writing thread (and never refers to either). Every write and read
+    holds the lock: no read meets a descriptor closed, or a file emptied, under it."""
+
+    __slots__ = ("closed", "file", "length", "lock", "memory", "refused")
+
+    def __init__(self) -> None:
+        # TemporaryFile: created 0600 and unlinked at once (O_TMPFILE where it exists).
+        try:
+            self.file = tempfile.TemporaryFile(prefix="tokensales-tui-", buffering=0)  # noqa: SIM115
+        except OSError as error:
+            if error.errno in REFUSED:
+                raise folder_error(error) from None
+            raise
+        self.lock = threading.Lock()
+        self.length = 0  # bytes kept, in the file or in memory
+        self.memory: bytearray | None = None
+        self.refused: OSError | None = None
+        self.closed = False
+
+    def write(self, view: memoryview) -> None:
+        with self.lock:
+            if self.closed:
+                raise _closed_error()
+            if self.memory is None:
+                try:
+                    _write_all(self.file.fileno(), view)
+                except OSError as error:
+                    if error.errno not in REFUSED:
+                        raise
+                    self._to_memory(error.with_traceback(None))
+                else:
+                    self.length += len(view)
+                    return
+            assert self.memory is not None
+            self.memory += view
+            self.length += len(view)
+
+    def _to_memory(self, error: OSError) -> None:
+        """Move what the file holds to memory, empty and close the file (its space is
+        given back at once, a process reading it too sees it empty); or, without room in
+        memory, empty it all the same and raise why, naming the folder."""
+        fileno = self.file.fileno()
+        try:
+            if not _memory_has_room(self.length):
+                raise folder_error(error)
+            memory = bytearray(self.length)
+            with memoryview(memory) as view:
+                _read_all(fileno, view, 0)
+            self.memory, self.refused = memory, error
+        finally:
+            os.ftruncate(fileno, 0)  # for index processes too (their own descriptors)
+            self.file.close()  # every read and write looks at memory first
+        log.warning("the temporary folder refused the list (%s): kept in memory", error.strerror)
+
+    def read(self, at: int, length: int) -> bytes:
+        with self.lock:
+            self._check_open()
+            if self.memory is not None:
+                return bytes(self.memory[at : at + length])
+            return os.pread(self.file.fileno(), length, at)
+
+    def read_into(self, view: memoryview, at: int) -> None:
+        with self.lock:
+            self._check_open()
+            if self.memory is not None:
+                if at + len(view) > len(self.memory):
+                    raise _short(at + len(view))
+                view[:] = self.memory[at : at + len(view)]
+            else:
+                _read_all(self.file.fileno(), view, at)
+
+    def whole(self, size: int) -> bytes | mmap.mmap:
+        with self.lock:
+            self._check_open()
+            if self.memory is not None:
+                return bytes(self.memory[:size])
+            return mmap.mmap(self.file.fileno(), size, access=mmap.ACCESS_READ)
+
+    def fileno(self) -> int:
+        with self.lock:
+            self._check_open()
+            if self.memory is not None:
+                raise OSError(errno.EBADF, "the list's text is kept in memory, not in a file")
+            return self.file.fileno()
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed, self.memory = True, None
+            self.file.close()
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise _closed_error()
+
 
 class _Writer:
     """The thread that writes what :meth:`Spool.append_soon` is given (``os.write``
-    lets other threads run meanwhile). Holds the file's descriptor, not the spool, so
-    the spool is freed (and its file closed) as before; the thread then ends."""
+    lets other threads run meanwhile). Holds the store, not the spool, so the spool is
+    freed (and its file closed) as before; the thread then ends."""
 
-    def __init__(self, fileno: int) -> None:
+    def __init__(self, store: _Store) -> None:
         self.written = 0
-        self._fileno = fileno
-        self._file: Any = None
+        self._store = store
+        self._stopped = False
+        self._ended = False  # the thread has ended (finished, or closed)
+        self._close_store = False  # the store is to be closed when it ends
         self._queue: queue.Queue[bytes | bytearray | None] = queue.Queue(WRITES_QUEUED)
         self._done = threading.Condition()
         self._error: OSError | None = None
@@ -189,47 +365,163 @@ class _Writer:
     def put(self, data: bytes | bytearray) -> None:
         self._queue.put(data)
 
-    def close(self, file: Any) -> None:
-        """Close ``file`` once everything given is written; the thread ends."""
-        self._file = file
+    finished = False
+    """Whether :meth:`finish` was called: nothing more is written."""
+
+    def finish(self) -> None:
+        """End the thread once everything given is written; the store stays open."""
+        self.finished = True
         self._queue.put(None)
+
+    def close(self) -> None:
+        """Close the store once the write under way ends, the pieces still queued let go;
+        the thread ends. Never waits: whoever waits for a write is told it is closed."""
+        self._stopped = True
+        with self._done:
+            self._error = self._error or _closed_error()
+            self._done.notify_all()
+            self._close_store = True
+            ended = self._ended
+        if ended:  # finished: no write can be under way
+            self._store.close()
+            return
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self._queue.get_nowait()
+        self._queue.put(None)  # room for it: the spool is closed, nothing else is put
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait for the thread to end (tests)."""
+        self._thread.join(timeout)
 
     def wait(self, size: int) -> None:
         """Until the first ``size`` bytes are written; raises :class:`OSError` when the
-        writing makes no progress for :data:`WRITE_WAIT` seconds."""
+        writing makes no progress for :data:`WRITE_WAIT` seconds.
+
+        The error raised is a copy each time: raising the one kept would add this frame
+        (and the spool it reads for) to it, a cycle only the collector would free.
+        """
         with self._done:
             while self.written < size and self._error is None:
                 before = self.written
                 if not self._done.wait(WRITE_WAIT) and self.written == before:
                     raise OSError(f"the list's temporary file took no data for {WRITE_WAIT:.0f} s")
             if self._error is not None:
-                raise self._error
+                raise _copy_of(self._error)
 
     def _run(self) -> None:
         while (data := self._queue.get()) is not None:
-            if self._error is None:
+            if self._error is None and not self._stopped:
                 try:
                     with memoryview(data) as view:
-                        _write_all(self._fileno, view)
+                        self._store.write(view)
                 except Exception as error:  # any failure ends the writes; reads raise it
-                    self._error = error if isinstance(error, OSError) else OSError(str(error))
+                    error = error if isinstance(error, OSError) else OSError(str(error))
+                    with self._done:
+                        self._error = error.with_traceback(None)
             with self._done:
                 self.written += len(data)
                 self._done.notify_all()
-        self._file.close()
+        with self._done:
+            self._ended = True
+            close = self._close_store
+        if close:
+            self._store.close()
 
 
-def _release(file: Any, writers: list[_Writer]) -> None:
+def _release(store: _Store, writers: list[_Writer]) -> None:
+    """Close ``store``: through its writing thread, if there is one (it may be writing
+    to the descriptor), at once otherwise."""
     if writers:
-        writers[0].close(file)  # after the writes still queued
+        writers[0].close()
     else:
-        file.close()
+        store.close()
 
 
 def _write_all(fileno: int, view: memoryview) -> None:
     written = 0
     while written < len(view):
         written += os.write(fileno, view[written:])
+
+
+def _read_all(fileno: int, view: memoryview, at: int) -> None:
+    place = 0
+    while place < len(view):
+        read = os.preadv(fileno, [view[place:]], at + place)
+        if not read:
+            raise _short(at + len(view))
+        place += read
+
+
+def _short(end: int) -> OSError:
+    return OSError(f"the list's temporary file ends before byte {end}")
+
+
+def _closed_error() -> OSError:
+    return OSError(errno.EBADF, "the list's temporary file is closed (its load has ended)")
+
+
+def _copy_of(error: OSError) -> OSError:
+    copied = copy.copy(error)
+    return copied.with_traceback(None)
+
+
+def _memory_has_room(size: int) -> bool:
+    """Whether ``size`` bytes may move to memory: twice as much is available, and
+    :data:`MEMORY_MARGIN` more (``MemAvailable`` where Linux tells it)."""
+    available = None
+    with contextlib.suppress(OSError, ValueError), open("/proc/meminfo", "rb") as meminfo:
+        for line in meminfo:
+            if line.startswith(b"MemAvailable:"):
+                available = int(line.split()[1]) * 1024
+                break
+    if available is None:
+        try:
+            available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError):
+            return True  # nothing tells: the body's limit bounds it
+    return 2 * size + MEMORY_MARGIN <= available
+
+
+class FolderError(OSError):
+    """A write to the temporary folder failed, in words naming the folder and its room."""
+
+
+def folder_error(error: OSError) -> FolderError:
+    """``error`` of a write to the temporary folder, as a :class:`FolderError`."""
+    return FolderError(error.errno, _folder_text(error))
+
+
+def folder_problem(error: BaseException) -> str | None:
+    """What a person reads of a :class:`FolderError` found in ``error`` or what caused
+    it; None when there is none."""
+    seen: BaseException | None = error
+    while seen is not None and not isinstance(seen, FolderError):
+        seen = seen.__cause__ or seen.__context__
+    return None if seen is None else seen.strerror
+
+
+def _folder_text(error: OSError) -> str:
+    """The cause of ``error``, the temporary folder and its free space: "no space left
+    in the temporary folder /tmp (0 MB free)"."""
+    folder = tempfile.gettempdir()
+    free = ""
+    with contextlib.suppress(OSError):
+        room = os.statvfs(folder)
+        free = f" ({room.f_bavail * room.f_frsize // (1024 * 1024)} MB free)"
+    number = error.errno or 0
+    cause = _CAUSES.get(number, os.strerror(number).lower())
+    return f"{cause} in the temporary folder {folder}{free}"
+
+
+_CAUSES = {
+    errno.ENOSPC: "no space left",
+    errno.EDQUOT: "over the disk quota",
+    errno.EROFS: "read-only file system",
+    errno.EACCES: "no permission to write",
+    errno.EPERM: "no permission to write",
+    errno.EFBIG: "the file grew too large",
+}
 
 
 class Spooled:

@@ -378,6 +378,8 @@ class _Indexing:
         quiet = 0.0
         while end is None or at < end:
             size = os.fstat(fd).st_size
+            if size < at:  # emptied: the disk was full, the app keeps the text in memory
+                raise OSError(f"the spool was emptied at {at:,} bytes")
             if end is not None:
                 size = min(size, end)
             if size > at:
