@@ -74,6 +74,7 @@ from .errors import (
 )
 from .models import set_aside_libraries
 from .secret import Secret
+from .spool import folder_problem
 
 if TYPE_CHECKING:
     import httpx
@@ -950,7 +951,8 @@ def unexpected(where: str, error: BaseException) -> UnexpectedResponse:
     """The :class:`UnexpectedResponse` for an exception nobody foresaw, at ``where``.
 
     The message names the exception's type only: its text may quote a body or a header.
-    The debug log gets where in the code it was raised.
+    The debug log gets where in the code it was raised. A temporary folder that refused
+    a list's text (full, over quota, read-only) is named, with its free space.
     """
     frame = error.__traceback__
     while frame is not None and frame.tb_next is not None:
@@ -961,6 +963,12 @@ def unexpected(where: str, error: BaseException) -> UnexpectedResponse:
         else "?"
     )
     log.warning("%s: %s raised at %s", where, type(error).__name__, origin)
+    folder = folder_problem(error)
+    if folder is not None:  # not the answer's fault: say whose
+        return UnexpectedResponse(
+            f"{where}: {folder}",
+            hint="free some space there, or point TMPDIR at a folder with room",
+        )
     return UnexpectedResponse(
         f"{where}: the client failed unexpectedly ({type(error).__name__})",
         hint="the answer may be one this client does not understand; --log FILE records where",
