@@ -83,6 +83,11 @@ KNOWN = {
     ("screens/setup.py", "_saving", "edit_profile"): "served: no setup or profile form",
     ("forms/collections.py", "_import", "load_list_file"): "served: the import is off",
     ("webhook_views.py", "open_listen", "Listening"): "reached by `l` only, off when served",
+    (
+        "terminal_mode.py",
+        "_to_null",
+        "open",
+    ): "/dev/null, for a terminal gone; served: not a terminal",
 }
 
 
