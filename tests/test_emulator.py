@@ -21,6 +21,7 @@ import pytest
 from starlette.applications import Starlette
 
 from tokensales_tui.api import models
+from tokensales_tui.api.decode import convert
 from tokensales_tui.api.secret import Secret
 from tokensales_tui.checks import chain_family
 from tokensales_tui.emulator import (
@@ -611,8 +612,10 @@ async def test_accepts_what_the_client_sends_and_answers_what_it_reads(
     assert [models.from_raw(w, models.Webhook).id for w in webhooks] == list(emulator.webhooks)
     parsed_items = [models.from_raw(i, models.Item) for i in items]
     assert len(parsed_items) == 40 and any(i.contract_function for i in parsed_items)
-    assert [models.from_raw(a, models.Asset).id for a in assets] == list(emulator.assets)
-    parsed = [models.from_raw(c, models.Collection) for c in collections]
+    # Their ids are found in each object as the client reads it (convert), not decoded.
+    assert [convert(a, models.Asset, "asset", 200).id for a in assets] == list(emulator.assets)
+    parsed = [convert(c, models.Collection, "collection", 200) for c in collections]
+    assert [c.id for c in parsed] == list(emulator.collections)
     assert parsed[-1].is_whitelisted is True and parsed[-1].wallets == [WALLET]
 
 
