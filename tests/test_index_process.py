@@ -14,25 +14,30 @@ import os
 from array import array
 from typing import Any
 
+import httpx
 import pytest
 from rich.cells import cell_len
 
-from tokensales_tui.api import listing, stream
+from tokensales_tui import config
+from tokensales_tui.api import Secret, listing, stream
 from tokensales_tui.api import spool as spool_module
 from tokensales_tui.api.arriving import ArrivingRows, still_arriving
 from tokensales_tui.api.decode import ListParser
 from tokensales_tui.api.models import Item
 from tokensales_tui.api.spool import Spool
+from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
 from tokensales_tui.emulator.state import Emulator
+from tokensales_tui.session import Launch
 from tokensales_tui.ui import index_process, room, tabs
+from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.index_process import Done, Failed, IndexProcess, Piece, Setup
 from tokensales_tui.ui.resources import ITEMS
 from tokensales_tui.ui.table.index import IndexPiece, SearchIndex
 from tokensales_tui.ui.table.model import RowsIndexer, TableView, prepare_rows
 
-from .apphelpers import loaded, screen_text, wait_for
+from .apphelpers import EMULATOR_URL, Rigged, loaded, screen_text, wait_for
 from .test_incremental_index import facts
-from .test_rows_arrive import half_arrived
+from .test_rows_arrive import SIZE, HeldBody, half_arrived, item
 
 JSON = "application/json"
 
@@ -605,6 +610,109 @@ async def test_an_element_that_does_not_fit_is_left_out_though_processes_index_i
         await pilot.press("slash", *"item", "enter")  # filter and sort answer
         await pilot.press("s")
         await wait_for(lambda: tab.table.shown_count == 2999, pilot)
+
+
+class FirstHeldThenLater(Rigged):
+    """The first GET of the items ``first`` (a body held halfway: :class:`HeldBody`),
+    each later one the emulator's own once ``later`` is set."""
+
+    def __init__(self, app: Any, first: HeldBody) -> None:
+        super().__init__(app)
+        self.first = first
+        self.later = asyncio.Event()
+        self.asked = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/items":
+            self.asked += 1
+            if self.asked == 1:
+                return httpx.Response(200, headers={"content-type": JSON}, stream=self.first)
+            await self.later.wait()
+        return await super().handle_async_request(request)
+
+
+@pytest.mark.usefixtures("process_early")
+@pytest.mark.parametrize("how", ["escape", "a profile switch"])
+async def test_a_load_ended_while_it_waits_for_its_index_process_shows_nothing(
+    how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The load waits for the worker of the index process ("indexing…"). Ended then,
+    # by escape or by a switch to another profile, the cancellation went to that
+    # worker: Textual's Worker.wait() gave the load WorkerCancelled, taken as "the
+    # process is gone", and the load went on to show the old profile's rows, under
+    # the new one too. The process's worker is slow to end here (its close is held
+    # until the new session has begun), as a process of 300,000 rows is: the
+    # cancellations of the switch and of the new session's load both went to it.
+    listed = [item(n) for n in range(3000)]
+    body = json.dumps({"items": listed}).encode()
+    held = HeldBody(body, len(body) // 2)
+    transport = FirstHeldThenLater(create_app(seed=0), held)
+    profile = config.Profile(
+        base_url=EMULATOR_URL, api_key=Secret(DEMO_API_KEY), api_secret=Secret(DEMO_API_SECRET)
+    )
+    config.save_config(
+        config.ConfigFile(default_profile="one", profiles={"one": profile, "two": profile})
+    )
+    receiving, closing, indexing = asyncio.Event(), asyncio.Event(), asyncio.Event()
+    receive, close, arrived_indexer = (
+        IndexProcess.receive,
+        IndexProcess.close,
+        tabs.ResourceTab._arrived_indexer,
+    )
+
+    async def held_receive(self: IndexProcess, within: float) -> Any:
+        receiving.set()
+        await asyncio.Event().wait()  # never: the load waits for the process until ended
+        return await receive(self, within)
+
+    async def slow_close(self: IndexProcess) -> None:
+        try:
+            await closing.wait()
+        finally:
+            await close(self)  # ends the process (its kill comes first, at once)
+
+    async def noted(self: Any, rows: Any) -> Any:
+        if self.resource is ITEMS:
+            indexing.set()
+        return await arrived_indexer(self, rows)
+
+    monkeypatch.setattr(IndexProcess, "receive", held_receive)
+    monkeypatch.setattr(IndexProcess, "close", slow_close)
+    monkeypatch.setattr(tabs.ResourceTab, "_arrived_indexer", noted)
+    app = TokenSalesApp(Launch(env={}, transport_factory=lambda: transport))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            tab: Any = app.browse.tab("items")
+            await pilot.press("2")
+            await wait_for(lambda: held.waiting and tab.table.total_count > 0, pilot)
+            await pilot.press("slash", *'"item 2', "enter")  # a filter: a process indexes
+            await wait_for(receiving.is_set, pilot)
+            held.gate.set()
+            await wait_for(indexing.is_set, pilot)
+            await wait_for(lambda: "indexing…" in screen_text(app), pilot)
+            old_loads = [w for w in tab._loads() if w.is_running]
+            assert old_loads
+            if how == "escape":
+                await pilot.press("escape")
+            else:
+                await pilot.press("p")
+                await wait_for(lambda: type(app.screen).__name__ == "ProfileScreen", pilot)
+                await pilot.press("down", "enter")
+                await wait_for(lambda: app.session is not None and app.session.name == "two", pilot)
+            closing.set()  # the process's worker ends now, cancelled
+            await wait_for(lambda: not any(w.is_running for w in old_loads), pilot)
+            assert tab.table.total_count == 0 and not tab.loaded_once
+            if how == "escape":
+                assert "cancelled" in screen_text(app) and "indexing…" not in screen_text(app)
+                return
+            transport.later.set()  # the new profile's items
+            await loaded(app, pilot, "items")
+            await pilot.press("escape")  # the filter's rows: none of the new profile's
+            await wait_for(lambda: tab.table.total_count == 40, pilot)
+            assert not any(row.id.startswith("item-") for row in tab.table.rows)
+    finally:
+        closing.set()
+        transport.later.set()
 
 
 def facts_of(index: SearchIndex) -> tuple[Any, ...]:

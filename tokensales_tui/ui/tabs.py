@@ -41,6 +41,7 @@ from ..api.models import (
 )
 from ..clean import clean_line
 from ..payouts import payout_rows
+from .cancelling import wait_for_worker
 from .lifetime import let_go_of_ended_work
 from .resources import ITEMS, PAYOUTS, Resource, row_content
 from .room import Clock, reading_has_room
@@ -1032,13 +1033,13 @@ class ResourceTab(Vertical):
         worker = self._index_worker
         if worker is not None:
             try:
-                await worker.wait()
+                await wait_for_worker(worker)
             except (WorkerCancelled, WorkerFailed):
                 indexer = None
         process_worker = self._process_worker
         if process_worker is not None:
             try:
-                indexed = await process_worker.wait()
+                indexed = await wait_for_worker(process_worker)
                 indexer = indexed.pop() if indexed else None
             except (WorkerCancelled, WorkerFailed):
                 indexer = None

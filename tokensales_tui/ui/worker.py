@@ -21,6 +21,7 @@ from textual.worker import Worker
 from ..api import ApiClient, ApiError, Connection, RetryNotice
 from ..api.auth import TokenState
 from ..api.listing import StreamedList
+from .cancelling import wait_for_worker
 from .turns import keys_drawn
 
 if TYPE_CHECKING:
@@ -91,11 +92,15 @@ class ApiWorker:
         """
         self._ended = True
         worker, self._worker = self._worker, None
-        if worker is not None:
-            worker.cancel()
-            with contextlib.suppress(Exception):
-                await worker.wait()
-        self._refuse_queued()
+        try:
+            if worker is not None:
+                worker.cancel()
+                # The caller's own cancellation (another switch) goes on from here: it
+                # must not start this session's successor.
+                with contextlib.suppress(Exception):
+                    await wait_for_worker(worker)
+        finally:
+            self._refuse_queued()
 
     def _refuse_queued(self) -> None:
         """Answer every call still queued (the session ended before the worker took it,

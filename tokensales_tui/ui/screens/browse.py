@@ -25,6 +25,7 @@ from ...api import ApiClient, ApiError, Deleted, OutcomeUnknownError, RetryNotic
 from ...api.arriving import still_arriving
 from ...api.endpoints import id_problem
 from ...clean import clean_line, display_value, escape_unsafe
+from ..cancelling import being_cancelled
 from ..forms import CREATABLE, EDITABLE, edit_form, new_form
 from ..keys import key_names
 from ..resources import RESOURCES, Resource
@@ -828,7 +829,7 @@ class BrowseScreen(Screen[None]):
         try:
             done = await api.call(lambda client: delete(client, object_id))
         except asyncio.CancelledError:
-            if _being_cancelled() or session is None:
+            if being_cancelled() or session is None:
                 raise  # this delete's own end (the app quits)
             # The session's worker stopped under it (another profile was chosen): its
             # request may have gone. Said, as a bulk delete says it.
@@ -983,7 +984,7 @@ class BrowseScreen(Screen[None]):
                 try:
                     done = await api.call(partial(_delete_one, delete, object_id))
                 except asyncio.CancelledError:
-                    if _being_cancelled():
+                    if being_cancelled():
                         raise  # this delete's own end (the app quits)
                     # The session's worker stopped under it (another profile was chosen):
                     # its request may have gone.
@@ -1053,13 +1054,6 @@ class BrowseScreen(Screen[None]):
             await self.tsapp.record_payout(result.payout)
         if result.changed:
             tab.reload(then_highlight=result.highlight)
-
-
-def _being_cancelled() -> bool:
-    """Whether the task running now is being cancelled (not merely handed a cancelled
-    result by a call it waited on)."""
-    task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0
 
 
 def _deletable_id(object_id: str | None) -> bool:
