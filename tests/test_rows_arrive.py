@@ -232,6 +232,41 @@ async def test_escape_in_the_table_cancels_the_load() -> None:
         assert tab.filter_input.value == "item 2"  # kept for the next load
 
 
+@pytest.mark.parametrize("how", ["escape", "a profile switch"])
+async def test_a_load_that_goes_on_after_it_was_ended_shows_nothing(
+    how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Whatever loses a load's cancellation on the way (a wait that swallowed it, as
+    # Textual's Worker.wait() did), the load ended shows none of its rows: they may be
+    # another profile's.
+    entered, go_on = asyncio.Event(), asyncio.Event()
+    arrived_indexer = tabs.ResourceTab._arrived_indexer
+
+    async def swallowing(self: Any, rows: Any) -> Any:
+        if self.resource.key == "items":
+            entered.set()
+            with contextlib.suppress(asyncio.CancelledError):
+                await go_on.wait()
+        return await arrived_indexer(self, rows)
+
+    monkeypatch.setattr(tabs.ResourceTab, "_arrived_indexer", swallowing)
+    async with half_arrived(3000) as arrived:
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        arrived.held.gate.set()
+        await wait_for(entered.is_set, pilot)
+        (load,) = [w for w in tab._loads() if w.is_running]
+        if how == "escape":
+            await pilot.press("escape")
+            await wait_for(lambda: "cancelled" in screen_text(app), pilot)
+        else:
+            app.browse.session_ending("other")  # as a switch does, first
+        go_on.set()
+        await wait_for(lambda: not load.is_running, pilot)
+        assert tab.table.total_count == 0 and not tab.loaded_once and not tab._loading
+        assert "indexing…" not in screen_text(app)
+        assert ("cancelled" if how == "escape" else "Switching to other") in screen_text(app)
+
+
 class EachHeld(Rigged):
     """Each GET of the items its own body, held halfway (:class:`HeldBody`)."""
 

@@ -350,6 +350,10 @@ class ResourceTab(Vertical):
         self._walk_timer: Timer | None = None  # asks for the walk of everything set aside
         self._changes = ""  # what the last reload changed, for the count line
         self._loading = False
+        self._load_number = 0
+        """Counts the loads begun, and the loads ended by another hand (escape, a profile
+        switch): a load whose number is no longer this one's shows nothing and resets
+        nothing, however it got there (see :meth:`_still_current`)."""
         self._requesting = 0  # loads waiting for their list (one replaced may not be done)
         self._unwatch: Callable[[], None] | None = None  # stops showing its rows arriving
         self._body_done = False  # the load's body is read, its rows are being indexed
@@ -456,9 +460,9 @@ class ResourceTab(Vertical):
         for worker in running:
             worker.cancel()
         if running:
+            self._load_number += 1  # the load cancelled shows nothing, even if it goes on
             self._drop_arrived()
-            self._indexing = False
-            self.table.loading = False
+            self._end_load()
             self._show_problem(CANCELLED)
         return bool(running)
 
@@ -475,16 +479,18 @@ class ResourceTab(Vertical):
         self._stop_wait()
         for worker in self._loads():
             worker.cancel()
+        self._load_number += 1  # nor does a load of the old session, even if it goes on
+        self._drop_arrived()  # and no more of its rows arrive to show
+        self._end_load()
+        self._stop_decoding()
         self.error = None
         self.loaded_once = False
-        self._indexing = False
         self._changes = ""  # the old session's last reload
         self.end_deleting(list(self.deleting))  # the new session's objects are others
         self._loaded_at = None  # ... and the age of its rows
         if self._flash_timer is not None:
             self._flash_timer.stop()
             self._flash_timer = None
-        self.table.loading = False
         self.table.set_data([], [])
         show(self._count, "")
         self._show_problem(note or None)
@@ -502,6 +508,11 @@ class ResourceTab(Vertical):
 
     async def _load(self, highlight: Callable[[Any], bool] | None = None) -> None:
         table = self.table
+        self._load_number += 1
+        number = self._load_number
+        # What a load replaced but did not end, having ended otherwise (see _end_load).
+        self._end_tail()
+        self._stop_process()
         # A reload keeps the rows in view (the count line says it is loading): only a
         # tab with nothing to show yet shows the loading overlay.
         table.loading = not table.total_count
@@ -549,6 +560,7 @@ class ResourceTab(Vertical):
                 if decoded is not rows:  # read whole from the spool after all
                     indexer, rows = None, decoded
                     short = short or left_out(rows)
+            self._still_current(number)
             columns = self.resource.columns(rows)
             if indexer is not None:
                 columns = list(indexer.columns)  # the columns shown while they arrived
@@ -570,7 +582,9 @@ class ResourceTab(Vertical):
                     prepared.matches = await _off_loop(len(rows), all_steps, extension)
             finally:
                 self._indexing = False
+            self._still_current(number)
         except ApiError as error:
+            self._still_current(number)
             self.error = error
             self._stop_wait()
             self._drop_arrived()
@@ -579,15 +593,8 @@ class ResourceTab(Vertical):
             self._show_problem(f"Loading {self.resource.title.lower()} failed: {error.one_line}")
             return
         finally:
-            table.loading = False
-            self._loading = self._body_done = False
-            self._arriving, self._arrival, self._indexer = None, None, None
-            self._stop_at = None
-            self._end_tail()  # done by now, unless the load failed or was cancelled
-            self._stop_process()
-            self._indexing = False
-            self._tried_at = time.monotonic()
-            self._update_count()
+            if number == self._load_number:  # else another load's state, or none's
+                self._end_load()
         self._loaded_at = self._tried_at  # loaded: the rows shown are as of now
         self._stop_wait()
         # The rest of a list some entries of which could not be read is shown, and the
@@ -612,6 +619,33 @@ class ResourceTab(Vertical):
                 self._decode_worker = self.run_worker(
                     self._decode_rest(rows), group="decode", exit_on_error=False
                 )
+        self._update_count()
+
+    def _still_current(self, number: int) -> None:
+        """Go on only if the load numbered ``number`` is still the tab's: one ended by
+        another hand (escape, a profile switch, a load that replaced it) ends here as
+        cancelled, should its cancellation have been lost on the way (a wait that
+        swallowed it: see :mod:`.cancelling`). Its rows, from another session maybe,
+        are never shown.
+
+        Raises:
+            asyncio.CancelledError: The load was ended by another hand.
+        """
+        if number != self._load_number:
+            log.warning("a load of %s went on after it was ended", self.resource.key)
+            raise asyncio.CancelledError
+
+    def _end_load(self) -> None:
+        """Reset what a load in progress holds: it has ended (or was ended by another
+        hand, which resets it then, a load ended so never touching the tab again)."""
+        self.table.loading = False
+        self._loading = self._body_done = False
+        self._arriving, self._arrival, self._indexer = None, None, None
+        self._stop_at = None
+        self._end_tail()  # done by now, unless the load failed or was cancelled
+        self._stop_process()
+        self._indexing = False
+        self._tried_at = time.monotonic()
         self._update_count()
 
     async def _while_indexed_elsewhere(self, rows: Sequence[Any]) -> None:
