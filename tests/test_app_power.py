@@ -3,6 +3,7 @@ actions, watch, export and drill-down, on the in-process emulator."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import json
 import os
@@ -747,3 +748,39 @@ async def test_a_reload_too_long_to_compare_clears_the_last_changes(
         monkeypatch.setattr(tabs, "EMPTY_BEFORE_RELOAD", 5)
         tab.reload()
         await wait_for(lambda: not tab.load_running and "+1" not in count_line(tab), pilot)
+
+
+@pytest.mark.parametrize("before", ["replaced", "failed", "cancelled"])
+async def test_a_reload_after_one_that_let_go_of_the_rows_compares_nothing(
+    before: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A reload past EMPTY_BEFORE_RELOAD rows lets them go first; replaced by another
+    # reload (r, then r again), failed or cancelled, it left the table empty, and the
+    # next reload compared with that: "300,000 items · +300,000", every row changed.
+    from tokensales_tui.ui import tabs
+
+    app, transport = rigged_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("1")
+        tab = app.active_tab
+        path = "/v1/platform-webhooks"
+        monkeypatch.setattr(tabs, "EMPTY_BEFORE_RELOAD", 5)
+        transport.held[path] = release = asyncio.Event()
+        if before == "failed":
+            transport.fail[path] = 503
+            transport.fail_body[path] = {"message": "down"}
+        tab.reload()
+        await wait_for(lambda: tab.table.total_count == 0 and tab.requesting, pilot)
+        if before == "cancelled":
+            await pilot.press("escape")
+        elif before == "failed":
+            release.set()
+            await wait_for(lambda: tab.error is not None and not tab.load_running, pilot)
+            del transport.fail[path]
+        await wait_for(lambda: before == "replaced" or not tab.load_running, pilot)
+        tab.reload()
+        release.set()
+        await wait_for(lambda: not tab.load_running and tab.table.total_count == 10, pilot)
+        assert count_line(tab).strip() == "10 webhooks"
+        assert not tab.table.model.changed

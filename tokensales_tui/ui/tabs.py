@@ -349,6 +349,11 @@ class ResourceTab(Vertical):
         self._flash_timer: Timer | None = None
         self._walk_timer: Timer | None = None  # asks for the walk of everything set aside
         self._changes = ""  # what the last reload changed, for the count line
+        self._whole: Sequence[Any] | None = None
+        """The rows a load showed whole (less the rows deleted since): what the next load
+        compares with, while the table shows them. Rows let go of before a reload, or
+        shown while they arrived (by a load that failed, was cancelled or replaced),
+        are no list to compare with: every row would count as added."""
         self._loading = False
         self._load_number = 0
         """Counts the loads begun, and the loads ended by another hand (escape, a profile
@@ -488,6 +493,7 @@ class ResourceTab(Vertical):
         self._changes = ""  # the old session's last reload
         self.end_deleting(list(self.deleting))  # the new session's objects are others
         self._loaded_at = None  # ... and the age of its rows
+        self._whole = None
         if self._flash_timer is not None:
             self._flash_timer.stop()
             self._flash_timer = None
@@ -521,10 +527,11 @@ class ResourceTab(Vertical):
             self._show_problem(None)
         self._update_count()
         self._stop_decoding()
-        before: list[Sequence[Any]] = [table.rows] if self.loaded_once else []
+        before: list[Sequence[Any]] = [table.rows] if table.rows is self._whole else []
         if table.total_count > EMPTY_BEFORE_RELOAD:
             # Two copies of a list this long may not fit in memory: let the old one go.
             before.clear()
+            self._whole = None
             table.set_data(table.columns, [])
             table.loading = True
         stop_watching = None
@@ -604,6 +611,7 @@ class ResourceTab(Vertical):
         self.error = None
         self.loaded_once = True
         table.set_prepared(prepared, keep_cursor_key=self.resource.row_id)
+        self._whole = table.rows
         table.set_filter(self.filter_input.value)  # typed while the rows were indexed
         if highlight is not None:
             table.move_cursor_to(highlight)
@@ -1502,9 +1510,11 @@ class ResourceTab(Vertical):
         if still_arriving(table.rows):
             return  # the next load gives the list (each row read here would be decoded)
         gone = {id(row) for row in removed}
+        whole = table.rows is self._whole
         rows = [r for r in table.rows if id(r) not in gone]
         if len(rows) <= OFF_LOOP_ROWS:
             table.set_data(table.columns, rows, keep_cursor_key=self.resource.row_id)
         elif not table.show_rows(table.columns, rows, keep_cursor_key=self.resource.row_id):
             return  # indexing a long list here would freeze the UI: the next load shows it
+        self._whole = rows if whole else None
         self._update_count()
