@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import threading
@@ -710,6 +711,27 @@ async def test_rate_limit_counts_down_in_the_tab_then_loads() -> None:
         await wait_for(lambda: assets.loaded_once, pilot, timeout=10)
         assert "trying again" not in screen_text(app)
         assert assets.table.total_count == 12
+
+
+async def test_a_new_load_clears_the_last_ones_failure_as_it_starts() -> None:
+    # The failure stayed on the problem line while the new load's rows came, until it
+    # ended; "press r" has been answered once r is pressed.
+    app, transport = rigged_app()
+    path = "/v1/platform-webhooks"
+    transport.fail[path] = 403
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot, "webhooks")
+        tab = app.browse.tab("webhooks")
+        problem = lambda: str(tab.query_one(".problem").render())  # noqa: E731
+        assert "Loading webhooks failed" in problem()
+        del transport.fail[path]
+        transport.held[path] = answered = asyncio.Event()
+        await pilot.press("r")
+        await wait_for(lambda: tab.requesting, pilot)
+        assert "failed" not in problem()
+        answered.set()
+        await wait_for(lambda: tab.loaded_once, pilot)
+        assert tab.table.total_count == 10 and "failed" not in problem()
 
 
 async def test_a_far_retry_after_is_capped_and_the_user_is_told() -> None:

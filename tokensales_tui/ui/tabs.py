@@ -16,7 +16,7 @@ import math
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, ParamSpec, TypeVar
 
 from rich.cells import cell_len
 from textual import events, on
@@ -398,7 +398,9 @@ class ResourceTab(Vertical):
         self._count_width = 0
         self._count_of = 0  # the total the count line's width was kept for
         self._problem = Static("", classes="problem")
-        self._problem_text: str | None = None
+        self._problem_of: Literal["", "load"] = ""
+        """Whose the problem line's text is, for who clears it: a load's (its failure,
+        its cancellation, the entries it left out), until the next load starts."""
         self._table = ResourceTable(id=f"{resource.key}-table")
         self._table.model.identity = resource.identity
         self._table.model.identities = resource.identities
@@ -468,7 +470,7 @@ class ResourceTab(Vertical):
             self._load_number += 1  # the load cancelled shows nothing, even if it goes on
             self._drop_arrived()
             self._end_load()
-            self._show_problem(CANCELLED)
+            self._show_problem(CANCELLED, of="load")
         return bool(running)
 
     def _loads(self) -> list[Worker[Any]]:
@@ -523,7 +525,7 @@ class ResourceTab(Vertical):
         # tab with nothing to show yet shows the loading overlay.
         table.loading = not table.total_count
         self._loading, self._body_done = True, False
-        if self._problem_text == CANCELLED:  # "press r" has been answered
+        if self._problem_of == "load":  # "press r" has been answered; its rows are going
             self._show_problem(None)
         self._update_count()
         self._stop_decoding()
@@ -597,7 +599,9 @@ class ResourceTab(Vertical):
             self._drop_arrived()
             if isinstance(error, RateLimitedError) and error.retry_after:
                 self._hold_watch(error.retry_after)
-            self._show_problem(f"Loading {self.resource.title.lower()} failed: {error.one_line}")
+            self._show_problem(
+                f"Loading {self.resource.title.lower()} failed: {error.one_line}", of="load"
+            )
             return
         finally:
             if number == self._load_number:  # else another load's state, or none's
@@ -607,7 +611,7 @@ class ResourceTab(Vertical):
         # The rest of a list some entries of which could not be read is shown, and the
         # line above it says which entries are left out and why, until the next load.
         listed = ITEMS if self.resource is PAYOUTS else self.resource  # payouts group items
-        self._show_problem(short.summary(listed.nouns(2)) if short else None)
+        self._show_problem(short.summary(listed.nouns(2)) if short else None, of="load")
         self.error = None
         self.loaded_once = True
         table.set_prepared(prepared, keep_cursor_key=self.resource.row_id)
@@ -690,7 +694,8 @@ class ResourceTab(Vertical):
             log.error("decoding the rows of %s", self.resource.key, exc_info=error)
             problem = error.one_line if isinstance(error, ApiError) else "some rows are blank"
             self._show_problem(
-                f"Loading {self.resource.title.lower()} failed: {problem} — press r to load again"
+                f"Loading {self.resource.title.lower()} failed: {problem} — press r to load again",
+                of="load",
             )
         finally:
             self._decoding = False
@@ -1303,8 +1308,10 @@ class ResourceTab(Vertical):
             self._wait_timer.stop()
             self._wait_timer = None
 
-    def _show_problem(self, text: str | None) -> None:
-        self._problem_text = text
+    def _show_problem(self, text: str | None, of: Literal["", "load"] = "") -> None:
+        """Say ``text`` on the problem line (None: nothing); ``of`` says whose it is (see
+        :attr:`_problem_of`)."""
+        self._problem_of = of if text else ""
         problem = self._problem
         show(problem, line(text) if text else "")
         problem.set_class(bool(text), "-shown")
