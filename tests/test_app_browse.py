@@ -713,6 +713,29 @@ async def test_rate_limit_counts_down_in_the_tab_then_loads() -> None:
         assert assets.table.total_count == 12
 
 
+async def test_the_countdown_goes_once_the_request_is_tried_again() -> None:
+    # "trying again in 1 s (escape stops waiting)" stayed up through the next attempt,
+    # until the load ended (30 s against a server stopped mid-body).
+    app, transport = rigged_app()
+    path = "/v1/assets"
+    transport.fail[path] = 429
+    transport.fail_headers[path] = {"Retry-After": "1"}
+    tried: list[str] = []
+    transport.hook = lambda request: tried.append(request.url.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot, "webhooks")
+        await pilot.press("3")
+        await wait_for(lambda: "trying again in 1 s" in screen_text(app), pilot)
+        del transport.fail[path]
+        transport.held[path] = answered = asyncio.Event()  # the next attempt hangs
+        await wait_for(lambda: tried.count(path) == 2, pilot)
+        await wait_for(lambda: "trying again" not in screen_text(app), pilot)
+        answered.set()
+        assets = app.browse.tab("assets")
+        await wait_for(lambda: assets.loaded_once, pilot)
+        assert assets.table.total_count == 12
+
+
 async def test_a_new_load_clears_the_last_ones_failure_as_it_starts() -> None:
     # The failure stayed on the problem line while the new load's rows came, until it
     # ended; "press r" has been answered once r is pressed.

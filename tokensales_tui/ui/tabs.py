@@ -398,9 +398,10 @@ class ResourceTab(Vertical):
         self._count_width = 0
         self._count_of = 0  # the total the count line's width was kept for
         self._problem = Static("", classes="problem")
-        self._problem_of: Literal["", "load"] = ""
+        self._problem_of: Literal["", "load", "wait"] = ""
         """Whose the problem line's text is, for who clears it: a load's (its failure,
-        its cancellation, the entries it left out), until the next load starts."""
+        its cancellation, the entries it left out), until the next load starts; the
+        countdown to a retry, until the retry starts."""
         self._table = ResourceTable(id=f"{resource.key}-table")
         self._table.model.identity = resource.identity
         self._table.model.identities = resource.identities
@@ -1300,15 +1301,19 @@ class ResourceTab(Vertical):
             self._stop_wait()
             return
         self._show_problem(
-            f"{self._wait_reason} — trying again in {math.ceil(left)} s (escape stops waiting)"
+            f"{self._wait_reason} — trying again in {math.ceil(left)} s (escape stops waiting)",
+            of="wait",
         )
 
     def _stop_wait(self) -> None:
+        """End the countdown, and its line: the request is tried again (or not at all)."""
         if self._wait_timer is not None:
             self._wait_timer.stop()
             self._wait_timer = None
+        if self._problem_of == "wait":
+            self._show_problem(None)
 
-    def _show_problem(self, text: str | None, of: Literal["", "load"] = "") -> None:
+    def _show_problem(self, text: str | None, of: Literal["", "load", "wait"] = "") -> None:
         """Say ``text`` on the problem line (None: nothing); ``of`` says whose it is (see
         :attr:`_problem_of`)."""
         self._problem_of = of if text else ""
