@@ -766,6 +766,11 @@ class ResourceTab(Vertical):
                 table.grow_rows()
                 self._update_count()
         else:
+            shown = self._arrival
+            if shown is not None and shown.spool.closed:
+                # A retry's rows: the try whose rows are shown failed, and its spool is
+                # closed. They go, and these take their place (the watch goes on).
+                self._let_arrived_go()
             columns = self.resource.columns(rows)
             if table.total_count or not table.show_rows(
                 columns, rows, keep_cursor_key=self.resource.row_id
@@ -1192,8 +1197,15 @@ class ResourceTab(Vertical):
         unwatch, self._unwatch = self._unwatch, None
         if unwatch is not None:
             unwatch()  # nor do more of them show before its cancellation reaches it
+        self._let_arrived_go()
+
+    def _let_arrived_go(self) -> None:
+        """The rows shown as they arrived go, with what indexes them."""
         if self._arriving is not None and self.table.rows is self._arriving:
             self.table.set_data(self.table.columns, [])
+        worker, self._index_worker = self._index_worker, None
+        if worker is not None and worker.is_running:
+            worker.cancel()
         self._arriving, self._arrival, self._indexer = None, None, None
         self._stop_process()
 
