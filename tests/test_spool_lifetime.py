@@ -302,3 +302,21 @@ def test_a_closed_spool_reads_nothing_and_ends_its_thread_at_once(folder: Path) 
         spool.read(0, 1)
     with pytest.raises(OSError, match="closed"):
         spool.fileno()  # an index process is not started on it
+
+
+def test_a_spool_the_disk_and_memory_both_refused_reads_as_closed(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its file was closed without the spool knowing: a read raised ValueError ("I/O
+    # operation on closed file"), which no reader of a row expects.
+    monkeypatch.setattr(os, "write", refusing_writes(folder, 10))
+    monkeypatch.setattr(spool_module, "_memory_has_room", lambda length: False)
+    spool = Spool()
+    marks = spool.add([b"[1]"])  # a row's text, read after the load failed
+    with pytest.raises(OSError, match="no space left in the temporary folder"):
+        spool.append(b'{"a":1}' * 4)
+    for read in (marks[0].text, lambda: spool.read(0, 1), spool.fileno, spool.whole):
+        with pytest.raises(OSError, match="closed"):
+            read()
+    spool.close()
+    assert in_folder(folder) == []

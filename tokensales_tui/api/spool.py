@@ -294,6 +294,7 @@ class _Store:
         fileno = self.file.fileno()
         try:
             if not _memory_has_room(self.length):
+                self.closed = True  # nothing kept: a read after says so, as of a closed spool
                 raise folder_error(error)
             memory = bytearray(self.length)
             with memoryview(memory) as view:
