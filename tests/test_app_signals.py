@@ -155,6 +155,27 @@ def test_every_signal_that_ends_the_app_puts_the_terminal_back_first(signum: int
     assert LEAVE_ALTERNATE_SCREEN in app.drawn
 
 
+def test_a_signal_ignored_when_the_app_starts_stays_ignored() -> None:
+    # nohup and `trap '' USR2` leave a signal ignored for what they start: the app took
+    # it over all the same, and ended on it.
+    ignored = signal.signal(signal.SIGUSR2, signal.SIG_IGN)  # inherited by the app
+    try:
+        running = app_on_terminal(COLUMNS="120", LINES="40")
+        app = running.__enter__()
+    finally:
+        signal.signal(signal.SIGUSR2, ignored)
+    try:
+        app.started()
+        app.process.send_signal(signal.SIGUSR2)
+        os.write(app.controller, b"/still")  # drawn only by an app that goes on
+        app.until(lambda: b"still" in app.drawn or app.process.poll() is not None)
+        assert app.process.poll() is None, app.drawn[-2000:]
+        os.write(app.controller, b"\x1bq")
+        assert app.ended() == 0
+    finally:
+        running.__exit__(None, None, None)
+
+
 @pytest.mark.parametrize(
     ("signals", "status"),
     [

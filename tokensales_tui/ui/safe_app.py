@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -115,18 +116,23 @@ class GuardedApp(KeysInOrder[ReturnType]):
         process mid-frame: the alternate screen, mouse reporting and raw mode stayed, and
         an export's temporary file too)."""
         loop = asyncio.get_running_loop()
-        handled = []
+        handled: list[tuple[int, Any]] = []
         for signum in APP_ENDING_SIGNALS:
             try:
+                before = signal.getsignal(signum)
+                if before == signal.SIG_IGN:  # ignored on entry (nohup, trap ''): stays so
+                    continue
                 loop.add_signal_handler(signum, self._ended_by, signum)
             except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
                 continue
-            handled.append(signum)
+            handled.append((signum, before))
         try:
             return await super().run_async(*args, **kwargs)
         finally:
-            for signum in handled:
+            for signum, before in handled:
                 loop.remove_signal_handler(signum)
+                if before is not None:  # as it was (remove_signal_handler sets the default)
+                    signal.signal(signum, before)
 
     async def on_event(self, event: events.Event) -> None:
         # A mouse report beyond the screen (from a terminal not yet laid out at its new
