@@ -53,6 +53,8 @@ def test_no_browser_over_ssh_or_without_a_display() -> None:
         # Hosts a browser reads as another name or address.
         ("https://evil%2Eexample/", "decode"),
         ("https://evil\u3002example/", "full stop"),
+        ("https://evil\ufe52example/", "map to others"),  # a small full stop
+        ("https://\uff45\uff58\uff41\uff4d\uff50\uff4c\uff45.com/", "map to others"),  # fullwidth
         ("http://0x7f.1/", "number"),
         ("http://2130706433/", "number"),
     ],

@@ -15,6 +15,7 @@ Textual or loads a library.
 from __future__ import annotations
 
 import re
+import unicodedata
 from urllib.parse import SplitResult, urlsplit
 
 _C0_AND_SPACE = "".join(chr(code) for code in range(0x21))
@@ -50,7 +51,8 @@ def split_web_url(url: str) -> SplitResult:
     a tab or line break anywhere, or a control character or space at either end (the WHATWG
     parser drops them silently); an http(s) address with a ``\\`` before its query or
     fragment (a browser's path separator, part of the user name to ``urlsplit``); a host
-    holding ``%`` (decoded by a browser), a full stop of another script, or a number
+    holding ``%`` (decoded by a browser), a full stop of another script, characters
+    NFKC maps to others (fullwidth letters, a small full stop), or a number
     written other than as four decimals (``0x7f.1`` and ``2130706433`` are 127.0.0.1 to a
     browser); an unmatched ``[`` or ``]``.
     """
@@ -77,6 +79,12 @@ def split_web_url(url: str) -> SplitResult:
     if any(char in _DOTS for char in host):
         raise UnclearAddress(
             "the host holds a full stop of another script, which browsers read as '.'"
+        )
+    if not host.isascii() and unicodedata.normalize("NFKC", host) != host:
+        # Fullwidth letters, a small full stop: a browser's IDNA mapping reads them as
+        # the plain characters, so the name shown is not the name visited.
+        raise UnclearAddress(
+            "the host holds characters browsers map to others (fullwidth, compatibility forms)"
         )
     name = host.rstrip(".")
     last = name.rsplit(".", 1)[-1]
