@@ -20,15 +20,7 @@ from .apphelpers import loaded, wait_for
 
 def keys_of(data: str) -> list[tuple[str, str | None]]:
     """What the app gets for ``data`` from the terminal, parsed as the driver does."""
-    read_escape_apart()
-    parser = XTermParser()
-    parsed = [*parser.feed(data), *parser.feed("")]
-    return [
-        (key.key, key.character)
-        for token in parsed
-        if isinstance(token, events.Key)
-        for key in escape_apart(token)
-    ]
+    return keys_read(data)
 
 
 @pytest.mark.parametrize(

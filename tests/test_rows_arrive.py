@@ -105,16 +105,23 @@ async def half_arrived(
         listed[misfit]["price"] = "not a number"
     body = json.dumps({"items": listed}).encode()
     held = HeldBody(body, len(body) // 2, trickle)
-    transport = Arriving(create_app(seed=0), held)
-    app = TokenSalesApp(Launch(env=emulator_env(), transport_factory=lambda: transport))
     try:
-        async with app.run_test(size=SIZE) as pilot:
-            tab: Any = app.browse.tab("items")
-            await pilot.press("2")
+        async with on_items(Arriving(create_app(seed=0), held)) as (app, pilot, tab):
             await wait_for(lambda: held.waiting and tab.table.total_count > 0, pilot)
             yield HalfArrived(listed, held, app, pilot, tab)
     finally:
         held.gate.set()
+
+
+@contextlib.asynccontextmanager
+async def on_items(transport: httpx.AsyncBaseTransport) -> AsyncIterator[tuple[Any, Any, Any]]:
+    """An app on ``transport``, its Items tab loading (``2`` pressed): the app, its pilot
+    and the tab."""
+    app = TokenSalesApp(Launch(env=emulator_env(), transport_factory=lambda: transport))
+    async with app.run_test(size=SIZE) as pilot:
+        tab: Any = app.browse.tab("items")
+        await pilot.press("2")
+        yield app, pilot, tab
 
 
 async def test_the_count_line_says_indexing_once_the_body_is_read(
@@ -895,12 +902,8 @@ async def test_a_retried_list_shows_the_rows_of_the_try_that_goes_on() -> None:
                 )
             return await super().handle_async_request(request)
 
-    transport = Retried(create_app(seed=0))
-    app = TokenSalesApp(Launch(env=emulator_env(), transport_factory=lambda: transport))
     try:
-        async with app.run_test(size=SIZE) as pilot:
-            tab: Any = app.browse.tab("items")
-            await pilot.press("2")
+        async with on_items(Retried(create_app(seed=0))) as (app, pilot, tab):
             await wait_for(lambda: held.waiting and tab.table.total_count > 0, pilot)
             rows = tab.table.model.rows
             assert all(tab.resource.raw(row) == listed[n] for n, row in enumerate(rows[:50]))
