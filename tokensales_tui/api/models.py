@@ -97,14 +97,26 @@ class Model(Struct, rename="camel", kw_only=True, gc=False):
 
 
 def _decode_kept(text: msgspec.Raw | bytes) -> dict[str, Any]:
+    """``text`` decoded, its bytes that are not UTF-8 read as U+FFFD: the list decoder
+    checks the UTF-8 of the fields it types, not of the others."""
+    decoded: dict[str, Any]
     try:
-        decoded: dict[str, Any] = msgspec.json.decode(text)
-    except UnicodeDecodeError:
-        # The list decoder checks the UTF-8 of the fields it types, not of the others.
+        decoded = msgspec.json.decode(text)
+    except (UnicodeDecodeError, msgspec.DecodeError) as error:
+        if not not_utf8(error):
+            raise
         with memoryview(text) as view:
             repaired = bytes(view).decode("utf-8", "replace").encode()
         decoded = msgspec.json.decode(repaired)
     return decoded
+
+
+def not_utf8(error: Exception) -> bool:
+    """Whether msgspec refused a text for bytes that are not UTF-8: a UnicodeDecodeError
+    before msgspec 0.23, a DecodeError ("Invalid UTF-8 encoded string") since."""
+    return isinstance(error, UnicodeDecodeError) or (
+        isinstance(error, msgspec.DecodeError) and "UTF-8" in str(error)
+    )
 
 
 def raw_texts(rows: Sequence[Model]) -> list[bytes | None]:

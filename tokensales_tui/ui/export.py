@@ -27,6 +27,7 @@ from typing import Any
 
 import msgspec
 
+from ..api.models import not_utf8
 from ..clean import display_value, escape_unsafe, guard_formula
 from ..files import atomic_writer
 from ..mask import masking, shown
@@ -73,8 +74,10 @@ def _written_again(row: Any, text: bytes | None, raw: Callable[[Any], Any]) -> s
     write them as."""
     try:
         value = raw(row) if text is None else msgspec.json.decode(text)
-    except UnicodeDecodeError:  # in a field no model names: as ``raw`` reads it
-        value = raw(row)
+    except (UnicodeDecodeError, msgspec.DecodeError) as error:
+        if not not_utf8(error):
+            raise
+        value = raw(row)  # in a field no model names: as ``raw`` reads it
     return json.dumps(value, ensure_ascii=False)
 
 
