@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import httpx
 import pytest
@@ -243,3 +244,63 @@ async def test_a_client_renewing_short_tokens_300_times_remembers_a_bounded_few(
     assert server.count("POST", "/auth/getAccessToken") == 301
     assert remembered() <= secret.TOKENS_KEPT + 2 + 1  # the key, the secret, one held
     assert redact(connection().api_secret.reveal()) == "********"
+
+
+async def test_a_cancelled_token_request_leaves_its_waiters_one_new_request() -> None:
+    """The token request runs in a task of its own: cancelled there (no waiter asked for
+    it), its waiters got "the token request was cancelled". Those still waiting start
+    one new request among them, and each gets a token."""
+    from tokensales_tui.api.client import ApiClient
+    from tokensales_tui.api.connection import Connection
+    from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
+    from tokensales_tui.emulator.app import TOKEN_PATH
+
+    from .apphelpers import Rigged
+
+    app = create_app(seed=1)
+    rig = Rigged(app)
+    asked: list[str] = []
+    rig.hook = lambda request: asked.append(request.url.path)
+    url = "http://127.0.0.1:9"
+    demo = Connection(url, url, url, Secret(DEMO_API_KEY), Secret(DEMO_API_SECRET))
+    clock = FakeClock()
+    async with ApiClient(demo, transport=rig, clock=clock) as client:
+        await client.list_webhooks()
+        clock.now += 7200  # expired
+        rig.held[TOKEN_PATH] = held = asyncio.Event()
+        calls = [asyncio.create_task(client.list_webhooks()) for _ in range(20)]
+        await asyncio.wait_for(_until(lambda: asked.count(TOKEN_PATH) == 2), 10)
+        fetching = [
+            task
+            for task in asyncio.all_tasks()
+            if task.get_coro().__qualname__ == "TokenManager._run"  # type: ignore[union-attr]
+        ]
+        assert len(fetching) == 1
+        fetching[0].cancel()  # mid-request, no caller cancelled
+        await asyncio.wait_for(_until(lambda: asked.count(TOKEN_PATH) == 3), 10)
+        held.set()
+        results = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 10)
+    assert [type(result).__name__ for result in results] == ["list"] * 20
+    assert asked.count(TOKEN_PATH) == 3  # the first, the cancelled one, one taking over
+    assert client.tokens.requests == 3
+    assert client.token_state.status == "valid"
+
+
+async def test_a_waiter_cancelled_during_a_token_request_leaves_it_to_the_others() -> None:
+    server = webhooks_ok()
+    clock = FakeClock()
+    async with server.client(clock) as client:
+        await client.list_webhooks()
+        clock.now += 7200
+        calls = [asyncio.create_task(client.list_webhooks()) for _ in range(5)]
+        await asyncio.sleep(0)
+        calls[0].cancel()
+        results = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 10)
+    assert isinstance(results[0], asyncio.CancelledError)
+    assert [type(result).__name__ for result in results[1:]] == ["list"] * 4
+    assert server.count("POST", "/auth/getAccessToken") == 2
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    while not condition():
+        await asyncio.sleep(0.005)

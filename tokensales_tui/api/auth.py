@@ -116,7 +116,8 @@ class TokenManager:
 
     However many requests find the token expired at once, one token request is
     made and all of them wait for it; if it fails, every waiter gets that error
-    and the next call tries again.
+    and the next call tries again. If it is cancelled (its own task, not a waiter's),
+    the waiters still waiting start one new request among them (:meth:`_refresh`).
     """
 
     def __init__(
@@ -202,17 +203,30 @@ class TokenManager:
         self._expires_at = self._refresh_at = None
 
     async def _refresh(self) -> Secret:
-        if self._inflight is None:
-            loop = asyncio.get_running_loop()
-            future: asyncio.Future[Secret] = loop.create_future()
-            self._inflight = future
-            task = loop.create_task(self._run(future))
-            # A task cancelled before it ran never enters _run: its waiters are told here.
-            task.add_done_callback(
-                lambda _t: self._settle(future, ApiError("the token request was cancelled"))
-            )
-        # Shielded so that one cancelled waiter does not cancel the request for the others.
-        return await asyncio.shield(self._inflight)
+        """The token of the request in flight, starting one if none is.
+
+        The request runs in a task of its own, shielded: a waiter that is cancelled
+        leaves it to the others. When that task is cancelled itself, no waiter asked
+        for it: each one still waiting goes round again, and the first to do so starts
+        the next request, which the others wait for (one at a time, never a burst).
+        """
+        while True:
+            inflight = self._inflight
+            if inflight is None:
+                inflight = self._start()
+            try:
+                return await asyncio.shield(inflight)
+            except _FetchCancelled:
+                continue  # that request was cancelled, not this waiter: ask again
+
+    def _start(self) -> asyncio.Future[Secret]:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Secret] = loop.create_future()
+        self._inflight = future
+        task = loop.create_task(self._run(future))
+        # A task cancelled before it ran never enters _run: its waiters are told here.
+        task.add_done_callback(lambda _t: self._settle(future, _FetchCancelled()))
+        return future
 
     async def _run(self, future: asyncio.Future[Secret]) -> None:
         """Ask for a token and resolve ``future``, whatever happens on the way.
@@ -224,6 +238,9 @@ class TokenManager:
         try:
             grant = await self._fetch()
             self._accept(grant)
+        except asyncio.CancelledError:
+            self._settle(future, _FetchCancelled())  # the waiters ask again
+            raise
         except BaseException as error:
             problem = _as_api_error(error)
             self._error = problem.message
@@ -258,6 +275,14 @@ class TokenManager:
             future.exception()  # mark retrieved: nobody may be waiting any more
         else:
             future.set_result(outcome)
+
+
+class _FetchCancelled(ApiError):
+    """The token request was cancelled, not its waiters: each asks again (never seen
+    outside :class:`TokenManager`)."""
+
+    def __init__(self, *_: object) -> None:
+        super().__init__("the token request was cancelled")
 
 
 def _as_api_error(error: BaseException) -> ApiError:
