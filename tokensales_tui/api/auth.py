@@ -238,8 +238,16 @@ class TokenManager:
         try:
             grant = await self._fetch()
             self._accept(grant)
-        except asyncio.CancelledError:
-            self._settle(future, _FetchCancelled())  # the waiters ask again
+        except asyncio.CancelledError as error:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                # Cancelled from outside, not by a waiter: they ask again.
+                self._settle(future, _FetchCancelled())
+                raise
+            # Raised by the request itself, unasked: a failure like any other, or a
+            # request that always ended so would be made again without end.
+            self._error = _as_api_error(error).message
+            self._settle(future, _as_api_error(error))
             raise
         except BaseException as error:
             problem = _as_api_error(error)
