@@ -273,11 +273,12 @@ class ListParser:
         return out
 
     def _generic(self, body: bytes) -> list[Any]:
+        keys = (self.what, *shapes.LIST_KEYS)
         payload = shapes.decode_json(
-            body, status=self.status, content_type=self.content_type, what=self.what
+            body, status=self.status, content_type=self.content_type, what=self.what, noting=keys
         )
         try:
-            rows = shapes.extract_list(payload, (self.what, *shapes.LIST_KEYS))
+            rows = shapes.extract_list(payload, keys)
         except ValueError as error:
             raise shapes.list_problem(
                 self.what,
@@ -335,14 +336,14 @@ def _list_elements(body: bytes, keys: Sequence[str]) -> list[msgspec.Raw]:
                 for name in envelope.__struct_fields__[1:]  # type: ignore[union-attr]
                 if (value := getattr(envelope, name)) is not None
             }
-            _list_member({keys[0]: msgspec.Raw(b"[]"), **besides}, keys)
+            _list_member({keys[0]: msgspec.Raw(b"[]"), **besides}, keys, body)
             return listed
     members = _MEMBERS.decode(body)
-    found = _list_member(members, keys)
+    found = _list_member(members, keys, body)
     if found is None:
         data = members.get("data")
         if data is not None and _starts_with(data, ord("{")):
-            found = _list_member(_MEMBERS.decode(data), keys)
+            found = _list_member(_MEMBERS.decode(data), keys, bytes(data))
     if found is None:
         lists = [value for value in members.values() if _starts_with(value, ord("["))]
         if len(lists) != 1:
@@ -364,11 +365,18 @@ def _envelope(keys: tuple[str, ...]) -> msgspec.json.Decoder[Any]:
     return msgspec.json.Decoder(struct)
 
 
-def _list_member(members: dict[str, msgspec.Raw], keys: Sequence[str]) -> msgspec.Raw | None:
-    """The list among ``members`` by :func:`shapes.list_key`; :class:`NoFastPath` where
-    that refuses them."""
+def _list_member(
+    members: dict[str, msgspec.Raw], keys: Sequence[str], text: Any
+) -> msgspec.Raw | None:
+    """The list among ``members`` (of the object whose JSON text is ``text``) by
+    :func:`shapes.list_key`; :class:`NoFastPath` where that refuses them."""
     try:
-        key = shapes.list_key(members, keys, lambda value: _starts_with(value, ord("[")))
+        key = shapes.list_key(
+            members,
+            keys,
+            lambda value: _starts_with(value, ord("[")),
+            twice=shapes.repeated(text, keys),
+        )
     except ValueError:
         raise NoFastPath from None
     return None if key is None else members[key]

@@ -88,13 +88,110 @@ def repair_surrogates(body: bytes) -> bytes | None:
     return repaired if found else None
 
 
-def decode_json(body: bytes | memoryview, *, status: int, content_type: str, what: str) -> Any:
+class Members(dict[str, Any]):
+    """A decoded object that names members more than once: the last value of each, as
+    every decoder here reads it, and in :attr:`twice` the names given more than once."""
+
+    __slots__ = ("twice",)
+
+    def __init__(self, pairs: list[tuple[str, Any]], twice: frozenset[str]) -> None:
+        super().__init__(pairs)
+        self.twice = twice
+
+
+def twice_in(members: Mapping[str, Any]) -> frozenset[str]:
+    """The names ``members`` gave more than once (:class:`Members`); none for a plain dict."""
+    return getattr(members, "twice", frozenset())
+
+
+def _noting_repeats(pairs: list[tuple[str, Any]]) -> Any:
+    members = dict(pairs)
+    if len(members) == len(pairs):
+        return members
+    return Members(pairs, _given_twice(key for key, _ in pairs))
+
+
+def _given_twice(keys: Iterable[str]) -> frozenset[str]:
+    seen: set[str] = set()
+    twice: set[str] = set()
+    for key in keys:
+        (twice if key in seen else seen).add(key)
+    return frozenset(twice)
+
+
+class _Pairs(list[tuple[str, Any]]):
+    """An object's members in order, repeats kept (:func:`repeated`)."""
+
+
+# A key holding an escape (``"\u0069tems"``): only such a key can hide one of the names
+# looked for from a search for their plain text.
+_ESCAPED_KEY = re.compile(rb'\\u[0-9a-fA-F]{4}(?:[^"\\]|\\.)*"[ \t\n\r]*:')
+
+
+def may_repeat(text: Any, names: Iterable[str]) -> bool:
+    """Whether a JSON object in ``text`` may give one of ``names`` more than once: one of
+    them written twice anywhere, or a key written with an escape. Never wrong when it
+    says no; a yes is checked by decoding (:func:`repeated`, :func:`decode_json`)."""
+    for name in dict.fromkeys(names):
+        quoted = b'"' + name.encode() + b'"'
+        first = text.find(quoted)
+        if first >= 0 and text.find(quoted, first + 1) >= 0:
+            return True
+    return text.find(b"\\u") >= 0 and _ESCAPED_KEY.search(text) is not None
+
+
+def repeated(text: Any, names: Iterable[str]) -> frozenset[str]:
+    """Which of ``names`` the JSON object ``text`` gives more than once among its own
+    members (its nested objects aside): the same for every route that reads a body, so
+    that a name given twice is refused alike (:func:`list_key`)."""
+    names = tuple(names)
+    if not may_repeat(text, names):
+        return frozenset()
+    try:
+        members = json.loads(
+            bytes(text),
+            object_pairs_hook=_Pairs,
+            parse_int=_int_or_infinite,
+            parse_constant=_no_constant,
+        )
+    except (ValueError, RecursionError):
+        return frozenset()  # no JSON a decoder here reads: refused as such elsewhere
+    if not isinstance(members, _Pairs):
+        return frozenset()
+    return _given_twice(key for key, _ in members if key in names)
+
+
+def decode_json(
+    body: bytes | memoryview,
+    *,
+    status: int,
+    content_type: str,
+    what: str,
+    noting: Iterable[str] = (),
+) -> Any:
     """Decode a JSON body, or raise :class:`UnexpectedResponse` naming what arrived.
 
     Invalid UTF-8, HTML, truncated documents and absurd nesting all end here. Lone
-    surrogates are read as U+FFFD (:func:`repair_surrogates`).
+    surrogates are read as U+FFFD (:func:`repair_surrogates`). An object that gives one
+    of ``noting`` more than once is a :class:`Members` saying so (the values are the
+    last of each, as without ``noting``).
     """
-    body = without_bom(bytes(body))
+    payload = _decode_json(bytes(body), status=status, content_type=content_type, what=what)
+    noting = tuple(noting)
+    if noting and may_repeat(body, noting):
+        with contextlib.suppress(ValueError, RecursionError):
+            text = without_bom(bytes(body))
+            payload = json.loads(
+                repair_surrogates(text) or text,
+                object_pairs_hook=_noting_repeats,
+                parse_int=_int_or_infinite,
+                parse_constant=_no_constant,
+            )
+    return payload
+
+
+def _decode_json(body: bytes, *, status: int, content_type: str, what: str) -> Any:
+    body = without_bom(body)
     if not body.strip(JSON_SPACE):
         raise UnexpectedResponse(
             f"{what}: expected JSON, got an empty body ({describe_body(status, content_type, 0)})",
@@ -105,7 +202,7 @@ def decode_json(body: bytes | memoryview, *, status: int, content_type: str, wha
     except (msgspec.DecodeError, RecursionError, UnicodeDecodeError, ValueError) as error:
         repaired = repair_surrogates(body) if b"\\u" in body else None
         if repaired is not None:
-            return decode_json(repaired, status=status, content_type=content_type, what=what)
+            return _decode_json(repaired, status=status, content_type=content_type, what=what)
         if "out of range" in str(error):
             # JSON sets no bound on numbers: one beyond a float is read as infinite,
             # which every consumer clamps (a token's lifetime to a day).
@@ -213,19 +310,31 @@ def _is_list(value: Any) -> bool:
 
 
 def list_key(
-    members: Mapping[str, T], keys: Iterable[str], is_list: Callable[[T], bool] = _is_list
+    members: Mapping[str, T],
+    keys: Iterable[str],
+    is_list: Callable[[T], bool] = _is_list,
+    twice: frozenset[str] | None = None,
 ) -> str | None:
     """Which of ``keys`` holds the list among an object's ``members``, or None.
 
     The one rule of every route that reads a list body (whole, or as it arrives), so
     that the order of the members never changes the answer: ``members`` that report a
-    failure raise :class:`ErrorInBody` (:func:`carried_error`); lists under two of
-    ``keys`` (``{"data": [], "items": [...]}``) raise ``ValueError`` naming both.
-    ``is_list`` tells a list among ``members`` (decoded values, or their JSON text).
+    failure raise :class:`ErrorInBody` (:func:`carried_error`); one of ``keys`` given
+    twice (``{"items": [...], "items": [...]}``: decoders keep the first or the last),
+    or lists under two of them (``{"data": [], "items": [...]}``), raise ``ValueError``
+    naming them. ``is_list`` tells a list among ``members`` (decoded values, or their
+    JSON text); ``twice``, the names given more than once (by default
+    :func:`twice_in`).
     """
     if problem := carried_error(members):
         raise ErrorInBody(f"the server reported an error in a successful answer: {problem}")
-    found = [key for key in dict.fromkeys(keys) if key in members and is_list(members[key])]
+    keys = tuple(dict.fromkeys(keys))
+    twice = twice_in(members) if twice is None else twice
+    if repeats := [key for key in keys if key in twice]:
+        raise ValueError(
+            f"the body holds the list “{repeats[0]}” twice, so which one is the list is unclear"
+        )
+    found = [key for key in keys if key in members and is_list(members[key])]
     if len(found) > 1:
         raise ValueError(
             f"the body holds a list under both “{found[0]}” and “{found[1]}”, so which one"

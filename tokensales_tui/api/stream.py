@@ -242,7 +242,8 @@ class ListSplitter:
             end = buffer.rfind(b"]", 0, end)
             if end < 0:
                 break
-            rest = self._rest(bytes(buffer[end + 1 :]))
+            rest_text = bytes(buffer[end + 1 :])
+            rest = self._rest(rest_text)
             if rest is not None:
                 try:
                     elements = self._decoded(b"[" + buffer[:end] + b"]")
@@ -251,7 +252,7 @@ class ListSplitter:
                     continue
                 except msgspec.DecodeError:
                     continue
-                self._judge(rest)
+                self._judge(rest, rest_text)
                 self.region = (self._dropped, end)
                 if self._raw:
                     elements = list(elements)
@@ -277,15 +278,18 @@ class ListSplitter:
             return None
         return members if isinstance(members, dict) else None
 
-    def _judge(self, rest: dict[str, Any]) -> None:
-        """Refuse an object body whose members after the list make it no list, by the rule
-        a whole body is read by (:func:`.shapes.list_key`)."""
+    def _judge(self, rest: dict[str, Any], text: bytes) -> None:
+        """Refuse an object body whose members after the list (``rest``, whose JSON text
+        is ``text``) make it no list, by the rule a whole body is read by
+        (:func:`.shapes.list_key`): the list's key given again among them among others."""
         if self._bare:
             return
-        if self._key in rest:  # the list's key given twice: which one counts is a guess
-            raise self._unexpected(f"the body holds the list “{self._key}” twice")
+        members = b"{" + text.strip(shapes.JSON_SPACE)[1:]
+        twice = shapes.repeated(members, self._keys)
+        if self._key in rest:
+            twice |= {self._key}
         try:
-            shapes.list_key({self._key: [], **rest}, self._keys)
+            shapes.list_key({self._key: [], **rest}, self._keys, twice=twice)
         except ValueError as error:
             raise self._unexpected(error) from None
 
@@ -293,7 +297,11 @@ class ListSplitter:
         body = bytes(self._buffer)
         self._buffer = bytearray()
         payload = shapes.decode_json(
-            body, status=self._status, content_type=self._content_type, what=self._what
+            body,
+            status=self._status,
+            content_type=self._content_type,
+            what=self._what,
+            noting=self._keys,
         )
         try:
             rows = shapes.extract_list(payload, self._keys)
