@@ -432,8 +432,8 @@ def test_add_payout_answered_201_with_a_body_it_cannot_read_is_added_and_recorde
     assert result.returncode == 0, result.stderr
     assert sent == 1
     assert result.stderr.decode().splitlines() == [
-        "tokensales-tui: added payout definition X (free); its answer's body could not be read:"
-        " the body is encoded as “br”, which was not asked for"
+        "tokensales-tui: added payout definition X (free; its answer's body could not be read:"
+        " the body is encoded as “br”, which was not asked for)"
     ]
     assert [entry["name"] for entry in PayoutRecord.for_profile("default").load()] == ["X"]
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 import msgspec
 
+from ..clean import clean_line
 from . import shapes
 from .auth import TokenGrant, TokenManager, TokenState
 from .connection import Connection, host_of
@@ -112,6 +113,19 @@ class Done:
     def note(self) -> str:
         """Said after "done …": empty, or what was not as it should be."""
         return _unread_note(self.unread)
+
+    def said(self, what: str, *notes: str) -> str:
+        """``what`` (this write, done) as every place that reports one says it: the
+        caller's own ``notes`` and then this answer's :attr:`note`, in brackets after it.
+
+        Every report of a write goes through here, so none can leave the note out (a
+        test holds every reader of ``note`` to this one). The note holds the server's
+        words (an encoding it named): it is cleaned into one line of plain text here.
+        """
+        shown = [*notes, self.note] if self.note else list(notes)
+        if not shown:
+            return what
+        return f"{what} ({clean_line('; '.join(shown))})"
 
 
 @dataclass(frozen=True, slots=True)

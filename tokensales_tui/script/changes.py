@@ -147,7 +147,7 @@ async def create_webhook(context: Context) -> int:
         return preview(context, (CREATE_WEBHOOK, body))
     with unknown_if_interrupted(f"create webhook {url}"):
         done = await context.client.create_webhook(body)
-    say(f"created webhook {url}" + (f" ({done.note})" if done.note else ""))
+    say(done.said(f"created webhook {url}"))
     return EXIT_OK
 
 
@@ -172,10 +172,7 @@ async def update_webhook(context: Context) -> int:
     with unknown_if_interrupted(f"update webhook {args.id}"):
         done = await context.client.update_webhook(args.id, body)
     changed = [name for name in ("url", "events", "secret") if getattr(body, name) is not UNSET]
-    say(
-        f"updated webhook {args.id}: {', '.join(changed)}"
-        + (f" ({done.note})" if done.note else "")
-    )
+    say(done.said(f"updated webhook {args.id}: {', '.join(changed)}"))
     return EXIT_OK
 
 
@@ -219,7 +216,7 @@ async def delete(context: Context) -> int:
             say(f"{kind} {object_id}: {message_of(error)}")
             failures.append(exit_code(error))
         else:
-            say(f"deleted {kind} {object_id}" + (f" ({done.note})" if done.note else ""))
+            say(done.said(f"deleted {kind} {object_id}"))
     if not failures:
         return EXIT_OK
     # Not the first failure's code: the outcome does not depend on the order of the ids.
@@ -331,10 +328,7 @@ async def add_payout(context: Context) -> int:
         f"add payout definition {body.name}", "check in the service's console"
     ):
         done = await context.client.add_payout(body)
-    say(
-        f"added payout definition {body.name} ({body.type})"
-        + (f"; {done.note}" if done.note else "")
-    )
+    say(done.said(f"added payout definition {body.name}", body.type))
     if not context.session.demo:
         from ..payouts import PayoutRecord, PayoutRecordError
 
@@ -412,10 +406,10 @@ async def add_collections(context: Context) -> int:
     with unknown_if_interrupted("add collections"):
         created = await context.client.add_collections(body)
     count = len(body)
-    say(
-        f"created {'collection' if count == 1 else f'{count} collections'}: {', '.join(c.name for c in body)}"
-        + (f" ({created.note}, so the ids it gave are not printed)" if created.note else "")
-    )
+    listed = ", ".join(c.name for c in body)
+    unprinted = ["the ids it gave are not printed"] if created.unread else []
+    made = f"created {'collection' if count == 1 else f'{count} collections'}: {listed}"
+    say(created.said(made, *unprinted))
     if created.answer is not None:
         sys.stdout.buffer.write(encode_json(created.answer) + b"\n")
         sys.stdout.flush()

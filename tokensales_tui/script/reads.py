@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from ..api import NotFoundError, UnexpectedResponse, shapes
+from ..api import Done, NotFoundError, UnexpectedResponse, shapes
 from ..api.endpoints import Endpoint, id_problem, raw_endpoint
 from ..api.secret import hide_secrets
 from ..api.transport import unread_why
@@ -257,10 +257,8 @@ async def api(context: Context) -> int:
     with unknown_if_interrupted(f"{args.method} {args.path}") if changing else nullcontext():
         response = await context.client.request(endpoint, content)
     if unread := unread_why(response):  # a write answered 2xx: done, its body unread
-        say(
-            f"{args.method} {args.path}: done (HTTP {response.status_code}), but its answer's"
-            f" body could not be read: {unread}"
-        )
+        done = Done(unread)
+        say(done.said(f"{args.method} {args.path}: done", f"HTTP {response.status_code}"))
         return EXIT_OK
     # A large body is a memory map (see api.transport): read through the buffer protocol.
     body = memoryview(response.content)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from ..api import ApiError, Secret
+from ..api import ApiError, Done, Secret
 from ..api.models import Webhook, WebhookCreate
 from ..webhooks.listen import ListenError, Listening, ListenOptions, describe, new_secret
 from ..webhooks.receiver import Receiver
@@ -47,11 +47,12 @@ class DemoDeliveries:
         hooks = await app.api.call(lambda client: client.list_webhooks())
         return next((hook for hook in hooks if hook.url == DEMO_HOOK_URL), None)
 
-    async def register(self, app: TokenSalesApp) -> None:
-        """Create the demo's webhook through the API."""
+    async def register(self, app: TokenSalesApp) -> Done:
+        """Create the demo's webhook through the API; what the create's answer said."""
         body = WebhookCreate(url=DEMO_HOOK_URL, events=["*"], secret=Secret(self.secret))
-        await app.api.call(lambda client: client.create_webhook(body))
+        done = await app.api.call(lambda client: client.create_webhook(body))
         self.registered = True
+        return done
 
 
 def what_arrives(hook: Webhook | None) -> str:
@@ -91,12 +92,14 @@ async def open_demo_deliveries(app: TokenSalesApp) -> None:
             return
         again = demo.registered
         try:
-            await demo.register(app)
+            done = await demo.register(app)
         except ApiError as error:
             app.notify(f"Could not create the demo's webhook: {error.one_line}", severity="error")
             return
-        if again:
-            app.notify("The demo's webhook was gone: created it again")
+        if again or done.unread:  # the first create says nothing, unless its answer went unread
+            what = "The demo's webhook was gone: created it again" if again else ""
+            said = done.said(what or "Created the demo's webhook")
+            app.notify(said, severity="warning" if done.unread else "information")
         app.browse.active_tab.reload()
     heading = [
         f"The demo's webhook {DEMO_HOOK_URL} {what_arrives(hook)}.",

@@ -26,7 +26,7 @@ from .listen_flags import BODY_LIMIT, KEEP
 from .receiver import Receiver, ReceiverServer, TargetError, check_target
 
 if TYPE_CHECKING:
-    from ..api import ApiClient
+    from ..api import ApiClient, Done
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_READ_ONLY = 0, 1, 2, 5
 
@@ -132,6 +132,10 @@ class Registration:
         look-up for its id failed or was interrupted)."""
         self.unfound = False
         """A webhook may exist that no look-up found: said at the end, to delete by hand."""
+        self.created: Done | None = None
+        """The create's answer, once it came: its note is said with the registration."""
+        self.deleted: list[str] = []
+        """What each delete done said (:meth:`Done.said`), where it noted anything."""
         self._before: set[str] = set()
 
     async def create(self) -> None:
@@ -141,7 +145,7 @@ class Registration:
 
         self._before = {w.id for w in await self.client.list_webhooks()}
         self.sent = True
-        await self.client.create_webhook(
+        self.created = await self.client.create_webhook(
             WebhookCreate(url=self.url, events=self.events, secret=Secret(self.secret))
         )
         await self._find()
@@ -164,11 +168,14 @@ class Registration:
         left = []
         for webhook_id in self.webhook_ids:
             try:
-                await self.client.delete_webhook(webhook_id)
+                done = await self.client.delete_webhook(webhook_id)
             except NotFoundError:
-                pass
+                continue
             except ApiError:
                 left.append(webhook_id)
+                continue
+            if done.unread:  # a delete done says nothing, unless its answer went unread
+                self.deleted.append(done.said(f"deleted webhook {webhook_id}"))
         self.webhook_ids = left
         return left
 
@@ -306,6 +313,8 @@ class Listening:
             registration = self.registration
             if registration is not None and (registration.webhook_ids or registration.sent):
                 left = await asyncio.shield(registration.delete())
+                for said in registration.deleted:
+                    print(f"tokensales-tui: {clean_line(said)}", file=sys.stderr)
                 for webhook_id in left:
                     print(
                         f"tokensales-tui: could not delete webhook {clean_line(webhook_id)}:"
@@ -338,12 +347,14 @@ def describe(listening: Listening) -> list[str]:
         lines.append(f"route {name} → {url}")
     if options.forward_to:
         lines.append(f"forward → {options.forward_to}")
-    if listening.registration is not None:
-        ids = ", ".join(listening.registration.webhook_ids) or "(id not found)"
-        lines.append(
+    if (registration := listening.registration) is not None:
+        ids = ", ".join(registration.webhook_ids) or "(id not found)"
+        registered = (
             f"registered webhook {ids} for {options.register} ({', '.join(options.events)});"
             " deleted when listen stops"
         )
+        created = registration.created
+        lines.append(created.said(registered) if created is not None else registered)
     elif listening.receiver.secret is None:
         lines.append("no secret given: signatures are named, not checked (--secret-stdin/-file)")
     return [clean_line(line) for line in lines]

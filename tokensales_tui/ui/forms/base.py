@@ -589,8 +589,8 @@ class FormScreen(ModalScreen[FormResult | None]):
             raise
         self.sending = False
         result = self.succeeded(outgoing, answer)
-        if isinstance(answer, Done) and answer.note:  # done, its answer's body unread
-            result = replace(result, summary=f"{result.summary} ({answer.note})")
+        if isinstance(answer, Done):  # with its note (its answer's body unread)
+            result = replace(result, summary=answer.said(result.summary))
         self.dismiss(result)
 
     async def _send_again_confirmed(self) -> bool:

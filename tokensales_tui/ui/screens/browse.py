@@ -41,6 +41,8 @@ from .confirm import ConfirmScreen
 from .help import Section, key_display, sections_from_bindings
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from ..app import TokenSalesApp
     from ..forms.base import FormResult, FormScreen
     from ..worker import ApiWorker
@@ -857,10 +859,8 @@ class BrowseScreen(Screen[None]):
             tab.end_deleting([object_id])
         gone = tab.table.model.rows_sharing([row])  # an id listed twice: both rows
         tab.remove_rows(gone)
-        notes = [f"listed {len(gone):,} times"] if len(gone) > 1 else []
-        notes += [done.note] if done.note else []
-        note = f" ({'; '.join(notes)})" if notes else ""
-        self.notify(f"Deleted {resource.noun} {label}{note}", markup=False)
+        listed = [f"listed {len(gone):,} times"] if len(gone) > 1 else []
+        self.notify(done.said(f"Deleted {resource.noun} {label}", *listed), markup=False)
         tab.reload()
 
     def _confirm_bulk_delete(self, tab: ResourceTab, marked: list[Any]) -> None:
@@ -965,6 +965,7 @@ class BrowseScreen(Screen[None]):
         already_gone = 0
         failed: list[str] = []
         unsure: list[str] = []  # sent, every answer lost: may be deleted
+        noted: list[str] = []  # deleted, its answer's body unread
         try:
             for number, row in enumerate(rows, start=1):
                 if bulk.stopped or self.tsapp.session is not session:
@@ -998,6 +999,8 @@ class BrowseScreen(Screen[None]):
                     continue
                 deleted.append(row)
                 already_gone += done.already_gone
+                if done.unread:
+                    noted.append(done.said(label))
         finally:
             tab.show_progress(None)
             tab.end_deleting([object_id for row in rows if (object_id := resource.row_id(row))])
@@ -1015,13 +1018,18 @@ class BrowseScreen(Screen[None]):
             if session is not None and self.tsapp.session is not session:
                 summary += " (another profile was chosen)"
         self.notify(summary, severity="warning" if failed or unsure else "information")
-        for lines, title in ((failed, "not deleted"), (unsure, "outcome unknown")):
+        kinds: tuple[tuple[list[str], str, str, SeverityLevel], ...] = (
+            (failed, "not deleted", " (still marked)", "error"),
+            (unsure, "outcome unknown", " (still marked)", "error"),
+            (noted, "deleted, with a note", "", "warning"),
+        )
+        for lines, title, still, severity in kinds:
             if lines:
                 shown = "\n".join(lines[:BULK_FAILURES_SHOWN])
                 more = len(lines) - BULK_FAILURES_SHOWN
                 if more > 0:
-                    shown += f"\n… and {more:,} more (still marked)"
-                self.notify(shown, title=f"{len(lines):,} {title}", severity="error", timeout=30)
+                    shown += f"\n… and {more:,} more{still}"
+                self.notify(shown, title=f"{len(lines):,} {title}", severity=severity, timeout=30)
         tab.reload()
 
     def action_new(self) -> None:
