@@ -176,6 +176,49 @@ def test_a_signal_ignored_when_the_app_starts_stays_ignored() -> None:
         running.__exit__(None, None, None)
 
 
+def test_the_one_way_signals_are_taken_keeps_ignored_ones_and_puts_each_back() -> None:
+    # What the app, the commands, listen, serve and the emulator share (each took its
+    # own set its own way: the commands took SIGHUP under nohup, serve and listen too).
+    import asyncio
+
+    from tokensales_tui.signals import SignalEnded, ending_on, raising_on
+
+    seen: list[tuple[str, int]] = []
+    kept = signal.signal(signal.SIGUSR2, signal.SIG_IGN)
+    before = signal.getsignal(signal.SIGUSR1)
+    try:
+
+        async def nested() -> None:
+            loop = asyncio.get_running_loop()
+            async with asyncio.timeout(30):
+                await taking(loop)
+
+        async def taking(loop: asyncio.AbstractEventLoop) -> None:
+            with ending_on(lambda n: seen.append(("outer", n)), loop=loop):
+                with ending_on(lambda n: seen.append(("inner", n)), loop=loop):
+                    os.kill(os.getpid(), signal.SIGUSR1)
+                    os.kill(os.getpid(), signal.SIGUSR2)  # ignored: stays so
+                    await asyncio.sleep(0)
+                    while not seen:
+                        await asyncio.sleep(0.01)
+                os.kill(os.getpid(), signal.SIGUSR1)  # the outer one's again
+                while len(seen) < 2:
+                    await asyncio.sleep(0.01)
+                assert signal.getsignal(signal.SIGUSR2) == signal.SIG_IGN
+
+        asyncio.run(nested())
+        assert seen == [("inner", signal.SIGUSR1), ("outer", signal.SIGUSR1)]
+        assert signal.getsignal(signal.SIGUSR1) == before
+        with pytest.raises(SignalEnded) as ended, raising_on():
+            os.kill(os.getpid(), signal.SIGUSR1)
+            time.sleep(30)  # a signal ends the wait at once
+        assert ended.value.signum == signal.SIGUSR1
+        assert signal.getsignal(signal.SIGUSR1) == before
+        assert signal.getsignal(signal.SIGUSR2) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGUSR2, kept)
+
+
 @pytest.mark.parametrize(
     ("signals", "status"),
     [

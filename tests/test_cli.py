@@ -132,6 +132,42 @@ def test_emulator_prints_exports_and_serves_the_interface_on_loopback() -> None:
     assert process.returncode == 0
 
 
+@pytest.mark.parametrize(
+    "signum", [signal.SIGHUP, signal.SIGUSR1, signal.SIGQUIT], ids=["HUP", "USR1", "QUIT"]
+)
+def test_every_signal_that_ends_the_emulator_stops_it_as_ctrl_c_does(signum: int) -> None:
+    # uvicorn took SIGINT and SIGTERM only: SIGHUP (its terminal closed), SIGUSR1 and
+    # SIGQUIT killed it on the spot, a request it held never answered. Once stopped, the
+    # signal is raised again, as uvicorn does: its status is the signal's.
+    import concurrent.futures
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOKENSALES_")}
+    argv = [sys.executable, "-m", "tokensales_tui", "emulator", "--port", "0", "--faults", "hang"]
+    process = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        assert process.stdout is not None
+        line = ""
+        while not line.startswith("export TOKENSALES_BASE_URL="):
+            line = process.stdout.readline()
+            assert line, "the emulator printed no address"
+        base = line.strip().partition("=")[2]
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            held = pool.submit(httpx.get, f"{base}/v1/items", timeout=30)
+            time.sleep(0.5)  # received and held (hang); an earlier signal only answers it sooner
+            process.send_signal(signum)
+            answer = held.result(timeout=30)
+        assert (answer.status_code, answer.json()["message"]) == (
+            503,
+            "server is shutting down",
+        )
+        assert process.wait(30) == -signum
+    finally:
+        process.kill()
+        process.communicate()
+
+
 @pytest.mark.parametrize("color_system", [None, "bogus"], ids=["", "bad-colour-system"])
 def test_the_app_without_a_terminal_refuses_in_one_line(color_system: str | None) -> None:
     # Textual without a terminal would spin on its input forever; scripts use the commands.

@@ -641,7 +641,36 @@ async def test_listen_print_writes_a_line_per_delivery_and_stops_on_sigterm() ->
         process.send_signal(signal.SIGTERM)
         async with asyncio.timeout(30):
             await process.wait()
-    assert process.returncode == 0
+    assert process.returncode == 128 + signal.SIGTERM
+
+
+async def test_listen_print_keeps_a_signal_ignored_when_it_starts_ignored() -> None:
+    # nohup listen --print: SIGHUP was taken all the same, and the terminal closing
+    # stopped it. Linux hands pending signals over lowest number first: a SIGHUP or a
+    # SIGUSR1 not ignored would stop it before the SIGTERM sent after them.
+    ignored = (signal.SIGHUP, signal.SIGUSR1)
+
+    def ignoring() -> None:
+        for signum in ignored:
+            signal.signal(signum, signal.SIG_IGN)
+
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tokensales_tui", "listen", "--print", "--port", "0",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, preexec_fn=ignoring,
+    )  # fmt: skip
+    assert process.stderr is not None
+    try:
+        await _line_with(process.stderr, "listening on")
+        for signum in ignored:
+            process.send_signal(signum)
+        process.send_signal(signal.SIGTERM)
+        async with asyncio.timeout(30):
+            await process.wait()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert process.returncode == 128 + signal.SIGTERM
 
 
 async def test_listen_print_to_a_full_disk_answers_the_delivery_and_ends_in_one_line() -> None:
@@ -705,7 +734,7 @@ async def test_listen_takes_the_debug_log_and_refuses_one_it_cannot_use(tmp_path
         process.send_signal(signal.SIGTERM)
         async with asyncio.timeout(30):
             await process.wait()
-    assert process.returncode == 0
+    assert process.returncode == 128 + signal.SIGTERM
 
 
 async def _served_emulator() -> tuple[asyncio.subprocess.Process, str]:
@@ -725,9 +754,15 @@ async def _webhook_urls(base: str) -> list[str]:
         return [hook["url"] for hook in answer.json()]
 
 
-@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize(
+    "stop",
+    [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1],
+    ids=["INT", "TERM", "HUP", "QUIT", "USR1"],
+)
 async def test_register_creates_a_webhook_and_deletes_it_on_ctrl_c(stop: signal.Signals) -> None:
-    # SIGHUP: the terminal closed, the SSH session lost (it left the webhook behind).
+    # SIGHUP: the terminal closed, the SSH session lost (it left the webhook behind);
+    # SIGQUIT, SIGUSR1: their default killed listen, the webhook left behind. Each ends
+    # it with 128 + its number, as the screen ends on it (it was 0).
     emulator, base = await _served_emulator()
     env = {
         "TOKENSALES_BASE_URL": base,
@@ -745,7 +780,7 @@ async def test_register_creates_a_webhook_and_deletes_it_on_ctrl_c(stop: signal.
         listen.send_signal(stop)
         async with asyncio.timeout(30):
             await listen.wait()
-        assert listen.returncode == 0
+        assert listen.returncode == 128 + stop
         assert public not in await _webhook_urls(base)
         # A read-only profile refuses before anything is created.
         refused = await _start(
@@ -816,7 +851,8 @@ async def test_the_listen_screen_deletes_its_webhook_on_sigterm_and_on_q() -> No
                 if listen.returncode is None:
                     listen.kill()
                 os.close(controller)
-            assert listen.returncode == 0, stop
+            # As listen --print ends on the same signal; q is a success.
+            assert listen.returncode == (0 if stop == "q" else 128 + signal.SIGTERM), stop
             assert public not in await _webhook_urls(base), stop
     finally:
         emulator.send_signal(signal.SIGINT)

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -51,9 +52,14 @@ def read_until(process: subprocess.Popen[bytes], text: bytes, seconds: float = 3
     return seen
 
 
+SIGNALS = [
+    signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGALRM
+]  # fmt: skip
 ENDINGS = pytest.mark.parametrize(
-    "signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["INT", "TERM", "HUP"]
+    "signum", SIGNALS, ids=[signal.Signals(signum).name[3:] for signum in SIGNALS]
 )
+"""Ctrl+C, and every other signal that would end a command: SIGQUIT, SIGUSR1, SIGALRM…
+killed it on the spot, its cleanup not run (every one ends it with 128 + its number)."""
 
 
 @ENDINGS
@@ -62,14 +68,14 @@ def test_ctrl_c_at_the_delete_question_ends_the_command_at_once(
 ) -> None:
     # It waited for a line: the next one typed was taken as the answer, and the
     # questions went on before "interrupted". SIGTERM and SIGHUP (the terminal closed)
-    # end it as ctrl+c does, through its cleanup: their default left a secret's prompt
-    # without echo.
+    # end it as ctrl+c does, through its cleanup, with 128 + their number: their default
+    # left a secret's prompt without echo.
     first, second = list(served.emulator.webhooks)[:2]
     process, terminal = started(["delete", "webhook", first, second], served.env)
     try:
         read_until(process, b"? [y/N] ")
         process.send_signal(signum)
-        assert process.wait(30) == 130
+        assert process.wait(30) == 128 + signum
         assert process.stderr is not None
         assert process.stderr.read().decode().strip() == "tokensales-tui: interrupted"
     finally:
@@ -98,7 +104,7 @@ def test_ctrl_c_while_a_delete_waits_says_its_outcome_is_unknown(signum: int) ->
                 assert time.monotonic() < deadline and process.poll() is None
                 time.sleep(0.05)
             process.send_signal(signum)
-            assert process.wait(30) == 130
+            assert process.wait(30) == 128 + signum
             assert process.stderr is not None
             assert process.stderr.read().decode().splitlines() == [
                 "tokensales-tui: webhook wh_1: outcome unknown — interrupted once its request"
@@ -110,3 +116,101 @@ def test_ctrl_c_while_a_delete_waits_says_its_outcome_is_unknown(signum: int) ->
             process.wait()
             os.close(terminal)
         assert server.count("DELETE", "/v1/platform-webhooks/wh_2") == 0
+
+
+def _hanging_server(server: ScriptedServer) -> dict[str, str]:
+    """``get items`` waits on ``server`` for good; the environment of a profile on it."""
+    server.routes[("GET", "/v1/items")] = Reply(hang=True)
+    return {
+        **os.environ,
+        "TOKENSALES_BASE_URL": server.url,
+        "TOKENSALES_API_KEY": "key",
+        "TOKENSALES_API_SECRET": "secret",
+    }
+
+
+def _wait_for_request(server: ScriptedServer, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 30
+    while not server.count("GET", "/v1/items"):
+        assert time.monotonic() < deadline and process.poll() is None
+        time.sleep(0.05)
+
+
+def test_a_signal_ignored_when_a_command_starts_stays_ignored() -> None:
+    # nohup, trap '' HUP: the command took SIGHUP all the same, and the terminal closing
+    # ended it. Linux hands pending signals over lowest number first: a SIGHUP or a
+    # SIGUSR1 not ignored would end it before the SIGTERM sent after them.
+    ignored = (signal.SIGHUP, signal.SIGUSR1)
+
+    def ignoring() -> None:
+        for signum in ignored:
+            signal.signal(signum, signal.SIG_IGN)
+
+    with ScriptedServer() as server:
+        env = _hanging_server(server)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tokensales_tui", "get", "items"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=env, preexec_fn=ignoring,
+        )  # fmt: skip
+        try:
+            _wait_for_request(server, process)
+            for signum in ignored:
+                process.send_signal(signum)
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(30) == 128 + signal.SIGTERM
+        finally:
+            process.kill()
+            process.wait()
+
+
+def _wait_for_its_lock(process: subprocess.Popen[bytes]) -> None:
+    """Until ``process`` waits for a lock (Linux lists each waiter in /proc/locks, "->")."""
+    deadline = time.monotonic() + 30
+    while not any(
+        line.split()[1] == "->" and line.split()[5] == str(process.pid)
+        for line in Path("/proc/locks").read_text().splitlines()
+    ):
+        assert time.monotonic() < deadline and process.poll() is None
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGUSR1, signal.SIGQUIT], ids=["USR1", "QUIT"])
+def test_a_command_waiting_for_a_lock_ends_through_its_cleanup(signum: int) -> None:
+    # add payout was added, then waited for the record's lock (another process writing
+    # it): SIGUSR1 killed it there, and nothing said the definition had been added.
+    import fcntl
+
+    from tokensales_tui.files import lock_path
+    from tokensales_tui.payouts import record_path
+
+    with ScriptedServer() as server:
+        server.routes[("POST", "/v1/payouts/add")] = Reply(status=201)
+        env = _hanging_server(server)
+        record = record_path("default")
+        lock = lock_path(record)
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        with open(lock, "wb") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            process = subprocess.Popen(
+                [sys.executable, "-m", "tokensales_tui", "add", "payout", "--name", "X",
+                 "--type", "free"],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=env,
+            )  # fmt: skip
+            try:
+                said = read_until(process, b"added payout definition X (free)\n")
+                _wait_for_its_lock(process)
+                process.send_signal(signum)
+                assert process.wait(30) == 128 + signum
+                assert process.stderr is not None
+                said += process.stderr.read()
+            finally:
+                process.kill()
+                process.wait()
+    assert said.decode().splitlines() == [
+        "tokensales-tui: added payout definition X (free)",
+        "tokensales-tui: interrupted",
+    ]
+    assert not record.exists()
+    assert [path.name for path in record.parent.iterdir()] == []  # no temporary file

@@ -121,13 +121,13 @@ def test_a_crash_of_listens_screen_ends_listen_with_status_1(
         return SimpleNamespace(return_code=1)
 
     async def signalled(*args: object, **kwargs: object) -> object:
-        return SimpleNamespace(return_code=143)  # SIGTERM ends listen as q does
+        return SimpleNamespace(return_code=143)  # SIGTERM: as listen --print ends on it
 
     args = cli.build_parser().parse_args(["listen"])
     monkeypatch.setattr(listen_app, "listen_in_app", crashed)
     assert listen_app.run_listen_app(args) == 1
     monkeypatch.setattr(listen_app, "listen_in_app", signalled)
-    assert listen_app.run_listen_app(args) == 0
+    assert listen_app.run_listen_app(args) == 143  # it was 0: a script saw a success
 
 
 class Leaky(App[None]):

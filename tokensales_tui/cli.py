@@ -192,9 +192,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except OutputFailed as failed:  # whichever command was writing (see console)
         return _output_failed(failed)
-    except KeyboardInterrupt:  # before a command's own handling began (its imports)
+    except KeyboardInterrupt as interrupted:  # before a command's own handling began
+        from .signals import ended_by
+
         print("tokensales-tui: interrupted", file=sys.stderr)
-        return 130
+        return ended_by(interrupted)
     finally:
         unguard()
 

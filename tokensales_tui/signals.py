@@ -1,17 +1,25 @@
-"""The signals that end a program of this package, one set for all of them."""
+"""The signals that end a program of this package, one set for all of them, and the one
+way each program takes them (:func:`ending_on`)."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["APP_ENDING_SIGNALS", "ENDING_SIGNALS", "STOP_SIGNALS"]
+if TYPE_CHECKING:
+    import asyncio
 
-ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-"""``kill``, and the terminal closed: an app quits, a command ends, as on ``q`` or ctrl+c
-(their default ends the process on the spot, its cleanup not run)."""
-
-STOP_SIGNALS = (signal.SIGINT, *ENDING_SIGNALS)
-"""What stops a server of the package (``serve``, ``listen``): ctrl+c too."""
+__all__ = [
+    "APP_ENDING_SIGNALS",
+    "SignalEnded",
+    "ended_by",
+    "ending_on",
+    "exit_status",
+    "raising_on",
+]
 
 _OTHER_NAMES = (
     *("SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGVTALRM", "SIGPROF", "SIGIO"),
@@ -19,14 +27,123 @@ _OTHER_NAMES = (
 )
 
 APP_ENDING_SIGNALS = (
-    *STOP_SIGNALS,
+    *(signal.SIGINT, signal.SIGTERM, signal.SIGHUP),
     *(getattr(signal, name) for name in _OTHER_NAMES if hasattr(signal, name)),
     *range(getattr(signal, "SIGRTMIN", 0), getattr(signal, "SIGRTMAX", -1) + 1),
 )
-"""Every signal another process may send whose default ends the process: an app quits on
-each as on ``q``, the terminal put back (raw mode, the alternate screen, mouse reporting
-and the kitty keyboard mode stayed on), with status 128 + its number. SIGINT comes only
-from outside: ctrl+c typed in the app is a key. Left to their default: SIGKILL, which
-cannot be caught, and the faults of the process itself (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
-SIGABRT, SIGTRAP, SIGSYS), after which no Python code can be trusted to run; SIGPIPE and
-SIGXFSZ, which Python ignores."""
+"""Every signal another process may send whose default ends the process (``kill``, the
+terminal closed, ctrl+c, …), taken by every program of the package through
+:func:`ending_on`. An app quits on each as on ``q``, the terminal put back (raw mode, the
+alternate screen, mouse reporting and the kitty keyboard mode stayed on), with status
+128 + its number; a command and ``listen`` end through their cleanup with that status;
+``serve`` and the emulator stop as on ctrl+c. In an app SIGINT comes only from outside:
+ctrl+c typed in it is a key. Left to their default: SIGKILL, which cannot be caught, and
+the faults of the process itself (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP,
+SIGSYS), after which no Python code can be trusted to run; SIGPIPE and SIGXFSZ, which
+Python ignores."""
+
+
+def exit_status(signum: int) -> int:
+    """The exit status of a program of this package that signal ``signum`` ended: 128 + its
+    number, as a shell gives a process the signal killed (130 SIGINT, 143 SIGTERM)."""
+    return 128 + signum
+
+
+@contextlib.contextmanager
+def ending_on(
+    on_signal: Callable[[int], Any],
+    *,
+    loop: asyncio.AbstractEventLoop | None = None,
+    signals: Iterable[int] = APP_ENDING_SIGNALS,
+) -> Iterator[None]:
+    """While the block runs, each of ``signals`` calls ``on_signal(signum)`` instead of
+    its default, which ended the process on the spot, its cleanup not run: on ``loop``,
+    as one of its callbacks, when one is given; else at once, wherever the main thread
+    is (``on_signal`` may raise there).
+
+    A signal ignored on entry stays ignored (``nohup``, ``trap ''``, a background job's
+    SIGINT), and each handler is put back as it was after the block. A block may run
+    inside another (an app inside a listen): the inner one has the signals while it
+    runs, the outer one again after. Outside the main thread, where no handler can be
+    set, nothing changes.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    taken: list[tuple[int, Any]] = []
+    try:
+        for signum in signals:
+            try:
+                before = signal.getsignal(signum)
+                if before == signal.SIG_IGN:
+                    continue
+                if loop is None:
+                    signal.signal(signum, lambda number, _frame: on_signal(number))
+                else:
+                    _on_loop(loop, signum).append(on_signal)
+            except (NotImplementedError, RuntimeError, ValueError, OSError):
+                continue  # a number this system has no signal for, or a loop closed
+            taken.append((signum, before))
+        yield
+    finally:
+        for signum, before in reversed(taken):
+            taken_on = _LOOP_CALLBACKS.get(signum)
+            if loop is not None and taken_on is not None and taken_on[0] is loop:
+                callbacks = taken_on[1]
+                del callbacks[len(callbacks) - 1 - callbacks[::-1].index(on_signal)]  # the last
+                if callbacks:  # an outer block's, on this loop: its turn again
+                    continue
+                del _LOOP_CALLBACKS[signum]
+                if not loop.is_closed():
+                    loop.remove_signal_handler(signum)
+            # None: a handler set outside Python, which cannot be put back; the default.
+            signal.signal(signum, signal.SIG_DFL if before is None else before)
+
+
+_LOOP_CALLBACKS: dict[int, tuple[asyncio.AbstractEventLoop, list[Callable[[int], Any]]]] = {}
+"""Per signal, the loop that takes it and the callbacks of the :func:`ending_on` blocks
+running on it, the innermost last: a loop holds one handler per signal, which calls
+that last one."""
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop, signum: int) -> list[Callable[[int], Any]]:
+    """The callbacks of ``signum`` on ``loop``, its handler set there (through the loop's
+    own wake-up: a signal that reaches another thread of the process still wakes it).
+    Those of another loop (one closed before its blocks ended) are let go."""
+    taken = _LOOP_CALLBACKS.get(signum)
+    if taken is None or taken[0] is not loop:
+        loop.add_signal_handler(signum, _call_innermost, signum)
+        taken = _LOOP_CALLBACKS[signum] = (loop, [])
+    return taken[1]
+
+
+def _call_innermost(signum: int) -> None:
+    if (taken := _LOOP_CALLBACKS.get(signum)) and taken[1]:
+        taken[1][-1](signum)
+
+
+class SignalEnded(KeyboardInterrupt):
+    """A signal that ends a command (:func:`raising_on`): it unwinds through every cleanup
+    as ctrl+c does (what was sent is said, the terminal's echo put back, temporary files
+    and locks let go), and the command exits with :func:`exit_status` of ``signum``."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def ended_by(interrupt: KeyboardInterrupt) -> int:
+    """The exit status of a command that ``interrupt`` ended: 128 + the number of the
+    signal that raised it (:class:`SignalEnded`), or of SIGINT (ctrl+c: 130)."""
+    return exit_status(interrupt.signum if isinstance(interrupt, SignalEnded) else signal.SIGINT)
+
+
+def _raise_ended(signum: int) -> None:
+    raise SignalEnded(signum)
+
+
+def raising_on(
+    signals: Iterable[int] = APP_ENDING_SIGNALS,
+) -> contextlib.AbstractContextManager[None]:
+    """:func:`ending_on` raising :class:`SignalEnded` where the command is."""
+    return ending_on(_raise_ended, signals=signals)

@@ -10,14 +10,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import signal
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import uvicorn
 from starlette.applications import Starlette
 
 from ..debug_log import route_server_logs
 from ..local import bind, is_every_address, reachable_url
+from ..signals import ending_on
 from .app import create_app
 from .events import Attempt
 from .state import Emulator
@@ -66,7 +68,7 @@ class EmulatorServer:
             lifespan="off",
         )
         route_server_logs(APP_LOG + ".server")
-        self.server = uvicorn.Server(config)
+        self.server = _Server(config)
 
     @property
     def emulator(self) -> Emulator:
@@ -135,6 +137,21 @@ def serve(
     server.emulator.deliveries.on_attempt = on_attempt
     with contextlib.suppress(KeyboardInterrupt):
         server.run(on_ready)
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, stopped gracefully by every signal that would end the emulator
+    (uvicorn takes SIGINT and SIGTERM only: SIGHUP, SIGQUIT, SIGUSR1… killed it on the
+    spot), and never by one ignored on entry (``nohup``, a background job's SIGINT),
+    which uvicorn took all the same. As uvicorn does, the signal is raised again once
+    the server stopped: ctrl+c ends the emulator with 0, another signal n with 128 + n."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        with ending_on(lambda signum: self.handle_exit(signum, None)):
+            yield
+        for captured in reversed(self._captured_signals):
+            signal.raise_signal(captured)
 
 
 APP_LOG = "tokensales_tui.emulator"

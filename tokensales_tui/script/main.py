@@ -7,7 +7,7 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable
 
-from ..signals import ENDING_SIGNALS
+from ..signals import APP_ENDING_SIGNALS, raising_on
 from .run import Context, run
 
 __all__ = ["completion", "main"]
@@ -39,18 +39,16 @@ def _command(args: argparse.Namespace) -> Command:
 def main(args: argparse.Namespace) -> int:
     """Run the scripting command ``args.command``; its exit code.
 
-    SIGTERM and SIGHUP end it as ctrl+c does, through its cleanup: their default ends
-    the process on the spot, which left a terminal without echo after the secret's
-    prompt, and said nothing of a change whose request had gone.
+    Every signal that would end it (SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, … — see
+    :data:`~tokensales_tui.signals.APP_ENDING_SIGNALS`) ends it as ctrl+c does, through
+    its cleanup, with exit code 128 + its number: their default ended the process on the
+    spot, which left a terminal without echo after the secret's prompt, a temporary file
+    and a lock behind, and said nothing of a change whose request had gone. A signal
+    ignored on entry (``nohup``) stays ignored. SIGINT is asyncio's, which cancels the
+    command at its next wait (and :func:`~.output.interruptible` where none comes).
     """
-    previous = {
-        signum: signal.signal(signum, signal.default_int_handler) for signum in ENDING_SIGNALS
-    }
-    try:
+    with raising_on(signum for signum in APP_ENDING_SIGNALS if signum != signal.SIGINT):
         return run(args, _command(args))
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
 
 
 def completion(shell: str) -> int:

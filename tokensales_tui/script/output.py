@@ -29,7 +29,6 @@ import re
 import secrets
 import signal
 import sys
-import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, Any
 from unicodedata import category, east_asian_width
@@ -38,6 +37,7 @@ import msgspec
 
 from ..api import shapes
 from ..clean import cell_text, clean, guard_formula
+from ..signals import raising_on
 
 __all__ = ["DEFAULT_FIELDS", "Halted", "OutputError", "Printer", "encode_json", "interruptible"]
 
@@ -410,16 +410,11 @@ def interruptible() -> Iterator[None]:
     went on for as long as it had results; a question on the terminal (``delete``'s,
     a secret's) waited for its answer first. (A single result that takes long, such as
     ``[range(1e9)] | length``, is computed inside the jq library, which only lets Python
-    see the signal once it is done.)
+    see the signal once it is done.) A SIGINT ignored on entry (a background job's)
+    stays ignored.
     """
-    if threading.current_thread() is not threading.main_thread():
+    with raising_on([signal.SIGINT]):
         yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 _HALT = f"tokensales-tui halt {secrets.token_hex(8)}"

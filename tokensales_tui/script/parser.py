@@ -46,6 +46,12 @@ EXIT_CODES: Final[tuple[tuple[int, str], ...]] = (
     (EXIT_INTERRUPTED, "interrupted (Ctrl+C)"),
 )
 
+EXIT_SIGNAL_TEXT: Final = (
+    "128+n ended by signal n, through its cleanup: 143 SIGTERM, 129 SIGHUP (the terminal"
+    " gone), 131 SIGQUIT, 138 SIGUSR1; a signal ignored when it started stays ignored"
+)
+"""How every command and app of the package ends on a signal (``signals.exit_status``)."""
+
 COMMANDS: Final = ("get", "create", "update", "delete", "add", "api", "token", "profiles")
 """The commands :mod:`tokensales_tui.script.run` runs (``completion`` needs no session)."""
 
@@ -56,7 +62,8 @@ FORMATS: Final = ("table", "json", "jsonl", "csv")
 
 def exit_codes_text() -> str:
     """The exit codes as lines for ``--help``."""
-    return "exit codes:\n" + "\n".join(f"  {code:<4} {meaning}" for code, meaning in EXIT_CODES)
+    lines = [f"  {code:<4} {meaning}" for code, meaning in EXIT_CODES]
+    return "exit codes:\n" + "\n".join([*lines, f"  {EXIT_SIGNAL_TEXT}"])
 
 
 def _kind(text: str) -> str:

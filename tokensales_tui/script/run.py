@@ -18,10 +18,10 @@ from .. import config
 from ..api.errors import ApiError, AuthError, NotFoundError, RefusedRequest, ValidationError
 from ..clean import clean_line
 from ..session import Launch, Session, demo_session, profile_session
+from ..signals import ended_by
 from .parser import (
     EXIT_AUTH,
     EXIT_FAILURE,
-    EXIT_INTERRUPTED,
     EXIT_NOT_FOUND,
     EXIT_OK,
     EXIT_READ_ONLY,
@@ -207,9 +207,9 @@ def run(args: argparse.Namespace, command: Callable[[Context], Awaitable[int]]) 
     except DebugLogError as error:
         say(f"--log {error}")
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupted:  # ctrl+c, or another signal (SignalEnded)
         say("interrupted")
-        return EXIT_INTERRUPTED
+        return ended_by(interrupted)
     except Halted as halted:  # the --jq program's own end: its words, as jq prints them
         sys.stderr.write(halted.message)
         sys.stderr.flush()

@@ -21,7 +21,7 @@ from typing import Any
 from ..clean import clean
 from ..local import bind
 from ..script.parser import add_profile_flag
-from ..signals import STOP_SIGNALS
+from ..signals import ending_on
 
 __all__ = ["AppLeftovers", "add_serve_command", "app_command", "run_serve"]
 
@@ -272,10 +272,8 @@ def _listen(host: str, port: int) -> socket.socket:
 
 async def _serve(server: Any, ready: Any) -> None:
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    # Each stops the server as ctrl+c does, every session ended with its app (SIGHUP's
-    # default killed the server and left every app running).
-    for signum in STOP_SIGNALS:
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(signum, stop.set)
-    await server.run(ready, stop)
+    # Every signal that would end the server stops it as ctrl+c does, every session
+    # ended with its app (SIGHUP's default killed the server and left every app running);
+    # one ignored on entry (nohup) stays ignored.
+    with ending_on(lambda _signum: stop.set(), loop=asyncio.get_running_loop()):
+        await server.run(ready, stop)

@@ -3,22 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-import signal
-import sys
 from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
 
-from ..clean import clean_line
-from ..webhooks.listen import (
-    ListenError,
-    Listening,
-    ListenOptions,
-    debug_log,
-    describe,
-    options_from,
-)
+from ..webhooks.listen import Ending, Listening, ListenOptions, describe, run_listening
 from .safe_app import GuardedApp
 from .screens.deliveries import DeliveriesScreen
 
@@ -53,29 +42,33 @@ class ListenApp(GuardedApp[None]):
 
 
 async def listen_in_app(
-    options: ListenOptions, args: argparse.Namespace | None = None, **app_options: Any
+    options: ListenOptions,
+    args: argparse.Namespace | None = None,
+    ending: Ending | None = None,
+    **app_options: Any,
 ) -> ListenApp:
     """Listen and show the app until it exits; the webhook registered is deleted after."""
     async with Listening(options, args=args) as listening:
         app = ListenApp(listening)
-        # SIGTERM and SIGHUP end every app of the package (GuardedApp); ctrl+c is a key.
-        loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGINT, app.exit)
-        try:
-            await app.run_async(**app_options)
-        finally:
-            loop.remove_signal_handler(signal.SIGINT)
+        if ending is not None:
+            # The app takes every signal as it starts (GuardedApp), with nothing awaited
+            # before: none falls between. One during the clean-up after it waits for it.
+            ending.stopping = _go_on
+        await app.run_async(**app_options)
     return app
 
 
+def _go_on() -> None:
+    """A signal once the app is over: the clean-up under way is let finish."""
+
+
 def run_listen_app(args: argparse.Namespace) -> int:
-    """``tokensales-tui listen`` on a terminal."""
-    try:
-        options = options_from(args)
-        with debug_log(args):
-            app = asyncio.run(listen_in_app(options, args))
-    except ListenError as error:
-        print(f"tokensales-tui: {clean_line(str(error))}", file=sys.stderr)
-        return error.code
-    # A crash (its traceback shown) is 1; q, ctrl+c, SIGTERM and SIGHUP all end listen.
-    return 1 if app.return_code == 1 else 0
+    """``tokensales-tui listen`` on a terminal: its exit status as ``listen --print``
+    gives for the same ending (0 for q or ctrl+c typed, 128 + n for signal n, 129 for a
+    terminal gone, 1 for a crash)."""
+
+    async def on_screen(options: ListenOptions, ending: Ending) -> int:
+        app = await listen_in_app(options, args, ending)
+        return app.return_code or 0
+
+    return run_listening(args, on_screen)

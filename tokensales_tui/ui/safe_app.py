@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import sys
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -15,7 +14,7 @@ from textual.notifications import SeverityLevel
 
 from ..clean import clean, clean_line, cut_long_words, escape_unsafe
 from ..mask import mask_text, masking, shown
-from ..signals import APP_ENDING_SIGNALS
+from ..signals import ending_on, exit_status
 from .acyclic_strips import use_acyclic_strips
 from .escape_keys import read_escape_apart
 from .focus_in_view import keep_focus_in_view
@@ -115,24 +114,8 @@ class GuardedApp(KeysInOrder[ReturnType]):
         it as quitting does, the terminal put back as it was (their default killed the
         process mid-frame: the alternate screen, mouse reporting and raw mode stayed, and
         an export's temporary file too)."""
-        loop = asyncio.get_running_loop()
-        handled: list[tuple[int, Any]] = []
-        for signum in APP_ENDING_SIGNALS:
-            try:
-                before = signal.getsignal(signum)
-                if before == signal.SIG_IGN:  # ignored on entry (nohup, trap ''): stays so
-                    continue
-                loop.add_signal_handler(signum, self._ended_by, signum)
-            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
-                continue
-            handled.append((signum, before))
-        try:
+        with ending_on(self._ended_by, loop=asyncio.get_running_loop()):
             return await super().run_async(*args, **kwargs)
-        finally:
-            for signum, before in handled:
-                loop.remove_signal_handler(signum)
-                if before is not None:  # as it was (remove_signal_handler sets the default)
-                    signal.signal(signum, before)
 
     async def on_event(self, event: events.Event) -> None:
         # A mouse report beyond the screen (from a terminal not yet laid out at its new
@@ -148,7 +131,7 @@ class GuardedApp(KeysInOrder[ReturnType]):
         await super().on_event(event)
 
     def _ended_by(self, signum: int) -> None:
-        self.exit(return_code=128 + signum)
+        self.exit(return_code=exit_status(signum))
 
     def panic(self, *renderables: RenderableType) -> None:
         """End the app showing ``renderables``, with exit status 1: Textual's ``panic``

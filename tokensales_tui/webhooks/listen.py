@@ -12,16 +12,17 @@ import asyncio
 import base64
 import contextlib
 import errno
+import functools
 import secrets
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..clean import clean_line
 from ..console import OutputFailed
 from ..local import is_loopback_host
-from ..signals import STOP_SIGNALS
+from ..signals import ended_by, ending_on, exit_status
 from .listen_flags import BODY_LIMIT, KEEP
 from .receiver import Receiver, ReceiverServer, TargetError, check_target
 
@@ -360,10 +361,69 @@ def describe(listening: Listening) -> list[str]:
     return [clean_line(line) for line in lines]
 
 
-async def _print_until_stopped(args: argparse.Namespace, options: ListenOptions) -> int:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
+class Ending:
+    """How one listen takes the signals that would end it (see :func:`run_listening`):
+    before it listens, a signal cancels the start, which deletes what it made; once it
+    listens, :attr:`stopping` is called (``--print`` stops as on ctrl+c; the screen's
+    app takes the signals itself while it runs). The first signal's number is kept for
+    the exit status."""
 
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.stopping: Callable[[], object] | None = None
+        self._task = asyncio.current_task()
+
+    def __call__(self, signum: int) -> None:
+        first = self.signum is None
+        if first:
+            self.signum = signum
+        if self.stopping is not None:
+            self.stopping()
+        elif first and self._task is not None:  # once: a second lets the deletes finish
+            self._task.cancel()
+
+
+Listen = Callable[[ListenOptions, Ending], Awaitable[int]]
+"""One form of listen (``--print``, the screen): its exit code, once it stopped."""
+
+
+def run_listening(args: argparse.Namespace, listen: Listen) -> int:
+    """Run ``listen`` with the flags of ``args``; its exit code.
+
+    Every signal that would end it (ctrl+c, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, … — see
+    :data:`~tokensales_tui.signals.APP_ENDING_SIGNALS`) ends it through its cleanup (the
+    webhook registered deleted, the receiver closed), with exit status 128 + its number,
+    whichever form it has; one ignored on entry (``nohup``) stays ignored.
+    """
+    try:
+        options = options_from(args)
+        with debug_log(args):
+            return asyncio.run(_until_ended(listen, options))
+    except ListenError as error:
+        print(f"tokensales-tui: {clean_line(str(error))}", file=sys.stderr)
+        return error.code
+    except KeyboardInterrupt as interrupted:  # before the signals were taken
+        return ended_by(interrupted)
+
+
+async def _until_ended(listen: Listen, options: ListenOptions) -> int:
+    ending = Ending()
+    with ending_on(ending, loop=asyncio.get_running_loop()):
+        try:
+            code = await listen(options, ending)
+        except asyncio.CancelledError:
+            if ending.signum is None:
+                raise
+            code = EXIT_OK  # a signal ended the start: said by its status
+    if code == EXIT_OK and ending.signum is not None:
+        return exit_status(ending.signum)
+    return code
+
+
+async def _print_until_stopped(
+    options: ListenOptions, ending: Ending, args: argparse.Namespace
+) -> int:
+    stop = asyncio.Event()
     failed: list[OutputFailed] = []
 
     def show(delivery: Any) -> None:
@@ -377,10 +437,7 @@ async def _print_until_stopped(args: argparse.Namespace, options: ListenOptions)
                 stop.set()
 
     async with Listening(options, show, args=args) as listening:
-        # Taken once listening has begun: before, a signal interrupts the start, which
-        # deletes what it made. Each ends a listen as q does (the webhook deleted).
-        for signum in STOP_SIGNALS:
-            loop.add_signal_handler(signum, stop.set)
+        ending.stopping = stop.set  # as q does: the webhook deleted
         for line in describe(listening):
             print(line, file=sys.stderr, flush=True)
         await stop.wait()
@@ -409,16 +466,8 @@ def debug_log(args: argparse.Namespace) -> Iterator[None]:
 
 
 def run_print(args: argparse.Namespace) -> int:
-    """``listen --print``: a line per delivery on stdout until ctrl+c or SIGTERM."""
-    try:
-        options = options_from(args)
-        with debug_log(args):
-            return asyncio.run(_print_until_stopped(args, options))
-    except ListenError as error:
-        print(f"tokensales-tui: {clean_line(str(error))}", file=sys.stderr)
-        return error.code
-    except KeyboardInterrupt:
-        return 130
+    """``listen --print``: a line per delivery on stdout until ctrl+c or another signal."""
+    return run_listening(args, functools.partial(_print_until_stopped, args=args))
 
 
 def _unsaveable(error: OSError) -> str:
