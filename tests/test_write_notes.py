@@ -197,3 +197,17 @@ async def test_a_bulk_delete_names_each_delete_whose_answer_went_unread() -> Non
         assert note.title == "1 deleted, with a note"
         assert rows[1].title[:20] in note.message and note.message.endswith(f"({NOTE})")
         assert rows[0].title[:20] not in note.message
+
+
+def test_api_says_the_note_of_a_write_as_the_other_commands_do() -> None:
+    from .test_script import run_against
+
+    answer = raw_answer(200, BROTLI, "Content-Type: application/json", "Content-Encoding: br")
+    with KeptAlive({("DELETE", "/v1/platform-webhooks/wh_1"): answer}) as server:
+        result = run_against(server.url, "api", "DELETE", "/v1/platform-webhooks/wh_1")
+        sent = server.count("DELETE", "/v1/platform-webhooks/wh_1")
+    assert (result.returncode, sent) == (0, 1), result.stderr
+    assert result.stdout == b""
+    assert result.stderr.decode().splitlines() == [
+        f"tokensales-tui: DELETE /v1/platform-webhooks/wh_1: done (HTTP 200; {NOTE})"
+    ]
