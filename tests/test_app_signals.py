@@ -51,9 +51,15 @@ class OnTerminal:
     def ended(self, seconds: float = 60) -> int:
         """Wait for the end (reading what is drawn meanwhile); its exit status."""
         self.until(lambda: self.process.poll() is not None, seconds)
-        with contextlib.suppress(BlockingIOError, OSError):
-            self.drawn += os.read(self.controller, 65536)
+        self.read_rest()
         return self.process.returncode
+
+    def read_rest(self) -> None:
+        """Read all the terminal still holds of what an ended process drew: a read gives a
+        chunk at a time, and the last sequences come after many (one read missed them)."""
+        with contextlib.suppress(BlockingIOError, OSError):  # EIO: all of it read
+            while chunk := os.read(self.controller, 65536):
+                self.drawn += chunk
 
     def stopped(self) -> None:
         """Wait until the process is stopped (SIGSTOP, or SIGTSTP's handler)."""
@@ -131,8 +137,7 @@ def test_a_signal_ends_the_app_with_the_terminal_put_back(signum: int) -> None:
         app.drawn = b""
         app.process.send_signal(signum)
         app.until(lambda: app.process.poll() is not None)
-        with contextlib.suppress(BlockingIOError, OSError):
-            app.drawn += os.read(app.controller, 65536)
+        app.read_rest()
     assert app.process.returncode == 128 + signum
     assert LEAVE_ALTERNATE_SCREEN in app.drawn
 
