@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import httpx
 import pytest
 
@@ -287,6 +289,19 @@ def test_an_entry_with_a_number_past_a_float_is_left_out_named_as_such() -> None
     rows = left_out(ListParser(Item, "items", 200, "application/json")(body))
     assert rows is not None and [row.id for row in rows] == ["a"]
     assert rows.problems == ["items[1]: a number beyond a float's range - at `$.price`"]
+
+
+def test_a_number_past_a_float_in_a_field_no_model_types_reads_as_a_whole_read_reads_it() -> None:
+    """A row decoded as its list arrived, its text kept, read such a number only when
+    shown, and raised then (the detail view, an export); a body read whole reads it as
+    infinite, as every consumer clamps."""
+    from tokensales_tui.api.decode import ListParser
+    from tokensales_tui.api.models import Item
+
+    body = b'[{"id": "a", "title": "x", "currency": "USD", "price": 1, "extra": -1e400}]'
+    (row,) = ListParser(Item, "items", 200, "application/json")(body)
+    assert row.raw_text is not None
+    assert row.raw == {"id": "a", "title": "x", "currency": "USD", "price": 1, "extra": -math.inf}
 
 
 ODD_IDS = [

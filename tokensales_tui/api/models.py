@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
+from . import shapes
 from .secret import Secret
 from .spool import Region, Spool, Spooled
 
@@ -97,17 +98,21 @@ class Model(Struct, rename="camel", kw_only=True, gc=False):
 
 
 def _decode_kept(text: msgspec.Raw | bytes) -> dict[str, Any]:
-    """``text`` decoded, its bytes that are not UTF-8 read as U+FFFD: the list decoder
-    checks the UTF-8 of the fields it types, not of the others."""
+    """``text`` decoded, its bytes that are not UTF-8 read as U+FFFD and a number beyond
+    a float as infinite (:func:`.shapes.unbounded_json`), as a body read whole reads
+    them: the list decoder checks the UTF-8 and the range of the fields it types, not
+    of the others."""
     decoded: dict[str, Any]
     try:
         decoded = msgspec.json.decode(text)
     except (UnicodeDecodeError, msgspec.DecodeError) as error:
-        if not not_utf8(error):
-            raise
         with memoryview(text) as view:
-            repaired = bytes(view).decode("utf-8", "replace").encode()
-        decoded = msgspec.json.decode(repaired)
+            whole = bytes(view)
+        if not_utf8(error):
+            return _decode_kept(whole.decode("utf-8", "replace").encode())
+        if not shapes.out_of_range(error):
+            raise
+        decoded = shapes.unbounded_json(whole)
     return decoded
 
 

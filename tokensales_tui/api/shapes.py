@@ -203,13 +203,9 @@ def _decode_json(body: bytes, *, status: int, content_type: str, what: str) -> A
         repaired = repair_surrogates(body) if b"\\u" in body else None
         if repaired is not None:
             return _decode_json(repaired, status=status, content_type=content_type, what=what)
-        if "out of range" in str(error):
-            # JSON sets no bound on numbers: one beyond a float is read as infinite,
-            # which every consumer clamps (a token's lifetime to a day).
+        if out_of_range(error):
             with contextlib.suppress(ValueError, RecursionError):
-                return json.loads(
-                    body, parse_float=float, parse_int=_int_or_infinite, parse_constant=_no_constant
-                )
+                return unbounded_json(body)
         # Valid JSON may still nest deeper than the decoder goes: said as such.
         problem = (
             "is nested too deeply to read"
@@ -220,6 +216,20 @@ def _decode_json(body: bytes, *, status: int, content_type: str, what: str) -> A
             f"{what}: the body {problem} ({describe_body(status, content_type, len(body))})",
             status=status,
         ) from None
+
+
+def out_of_range(error: Exception) -> bool:
+    """Whether msgspec refused a JSON text for a number beyond a float (``1e400``)."""
+    return isinstance(error, msgspec.DecodeError) and "out of range" in str(error)
+
+
+def unbounded_json(text: bytes) -> Any:
+    """``text`` decoded where a number lies beyond a float: JSON sets no bound on
+    numbers, and one beyond a float is read as infinite, which every consumer clamps (a
+    token's lifetime to a day). Raises ``ValueError`` for text that is no JSON."""
+    return json.loads(
+        text, parse_float=float, parse_int=_int_or_infinite, parse_constant=_no_constant
+    )
 
 
 def _int_or_infinite(text: str) -> int | float:
