@@ -153,9 +153,11 @@ def _unread_note(unread: str) -> str:
 @dataclass(frozen=True, slots=True)
 class Created(Done):
     """What adding collections did: ``answer`` is the answer's decoded JSON body, if any
-    (the ids given to what was created); None when there was none or it went unread."""
+    (the ids given to what was created); None when there was none or it went unread.
+    ``ids``: the ids it gives, read as a listed collection's are (:func:`.shapes.created_ids`)."""
 
     answer: Any = None
+    ids: frozenset[str] = frozenset()
 
 
 def _boundary(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
@@ -340,7 +342,7 @@ class ApiClient:
     async def add_collections(self, bodies: Sequence[NewCollection]) -> Created:
         """``POST {console_url}/collections`` with a JSON array; see :class:`Created`."""
         answer = await self._send(Endpoint("POST", "console", "/collections"), list(bodies))
-        return Created(answer.unread, optional_json(answer.body))
+        return Created(answer.unread, optional_json(answer.body), shapes.created_ids(answer.body))
 
     async def delete_collection(self, collection_id: str) -> Deleted:
         """``DELETE {console_url}/collection/{token_Id}``; see :class:`Deleted`."""
@@ -487,22 +489,29 @@ class ApiClient:
             raise
 
     async def _one(self, endpoint: Endpoint, model: type[M], what: str) -> M:
+        """One object; it keeps its JSON text as ``raw``, where its id is read from too
+        (:func:`~.decode.convert`)."""
         response = await self._sender.send(endpoint, None)
         content_type = response.headers.get("content-type", "")
         payload = shapes.decode_json(
             response.content, status=response.status_code, content_type=content_type, what=what
         )
+        text: bytes | None = shapes.as_read(bytes(response.content))
         if isinstance(payload, dict) and not looks_like(payload, model):
             for key in ("data", what):
                 if isinstance(payload.get(key), dict):
                     payload = payload[key]
+                    text = shapes.member_text(text, key)
                     break
         if not isinstance(payload, dict):
             raise UnexpectedResponse(
                 f"{what}: expected an object ({shapes.describe_body(response.status_code, content_type, len(response.content))})",
                 status=response.status_code,
             )
-        return convert(payload, model, what, response.status_code)
+        value = convert(payload, model, what, response.status_code, text)
+        if text is not None:
+            value.raw = msgspec.Raw(text)
+        return value
 
     async def _delete(self, endpoint: Endpoint) -> Deleted:
         """A DELETE; a 404 to it repeated after an attempt whose answer was lost is the

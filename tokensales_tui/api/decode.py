@@ -30,6 +30,7 @@ from .models import (
     from_raw,
     keep_in,
     paused_gc,
+    set_each,
 )
 from .spool import Region
 
@@ -40,6 +41,7 @@ __all__ = [
     "RowsLeftOut",
     "convert",
     "left_out",
+    "list_texts",
     "looks_like",
     "optional_json",
 ]
@@ -158,12 +160,17 @@ class ListParser:
                     if not all(isinstance(obj, dict) for obj in objects):
                         raise NoFastPath
                     try:
-                        return [convert(obj, Asset, self.what, self.status) for obj in objects]
+                        rows = [_typed(obj, Asset, self.what, self.status) for obj in objects]
                     except UnexpectedResponse:
                         raise NoFastPath from None
-                if self._elements is None:
-                    self._elements = ElementDecoder(self.model)
-                return self._elements.decode_list(text)
+                else:
+                    if self._elements is None:
+                        self._elements = ElementDecoder(self.model)
+                    rows = self._elements.decode_list(text)
+                reader = _ID_READERS.get(self.model)
+                if reader is not None:
+                    set_each(rows, "id", _ids_of_each(reader, text, len(rows)))
+                return rows
             except msgspec.DecodeError:  # a ValidationError too
                 _ELEMENTS.decode(text)  # raises again where the cut is wrong
                 raise NoFastPath from None  # the cut is right: an element is odd
@@ -238,9 +245,6 @@ class ListParser:
                 self._elements.keep(rows, region)
             except (msgspec.DecodeError, RecursionError, ValueError):
                 raise NoFastPath from None
-        if self.model is Collection:
-            for value in rows:
-                value.id = shapes.find_id(value.raw, shapes.COLLECTION_ID_KEYS)
 
     def _too_many(self, count: int) -> None:
         if count > MAX_ROWS:
@@ -251,7 +255,7 @@ class ListParser:
             )
 
     def _fast(self, body: bytes) -> list[Any]:
-        elements = _list_elements(body, (self.what, *shapes.LIST_KEYS))
+        elements = list_elements(body, (self.what, *shapes.LIST_KEYS))
         self._too_many(len(elements))
         out: list[Any] = []
         append = out.append
@@ -262,14 +266,14 @@ class ListParser:
                 if not isinstance(obj, dict):
                     raise NoFastPath
                 try:
-                    append(convert(obj, Asset, f"{self.what}[{index}]", self.status))
+                    append(convert(obj, Asset, f"{self.what}[{index}]", self.status, element))
                 except UnexpectedResponse:
                     raise NoFastPath from None  # the generic path leaves it out, named
             return out
         out = from_json_elements(elements, self.model)
-        if self.model is Collection:
-            for value in out:
-                value.id = shapes.find_id(value.raw, shapes.COLLECTION_ID_KEYS)
+        reader = _ID_READERS.get(self.model)
+        if reader is not None:
+            set_each(out, "id", map(reader, elements))
         return out
 
     def _generic(self, body: bytes) -> list[Any]:
@@ -288,10 +292,11 @@ class ListParser:
                 size=len(body),
             ) from None
         self._too_many(len(rows))
+        texts = _texts_of(body, keys, len(rows))
         out = []
         problems: list[UnexpectedResponse] = []  # the first few
         failed = 0
-        for index, row in enumerate(rows):
+        for index, (row, text) in enumerate(zip(rows, texts, strict=True)):
             try:
                 if not isinstance(row, dict):
                     raise UnexpectedResponse(
@@ -299,7 +304,7 @@ class ListParser:
                         f"({shapes.describe_body(self.status, self.content_type, len(body))})",
                         status=self.status,
                     )
-                out.append(convert(row, self.model, f"{self.what}[{index}]", self.status))
+                out.append(convert(row, self.model, f"{self.what}[{index}]", self.status, text))
             except UnexpectedResponse as problem:
                 failed += 1
                 if len(problems) < PROBLEMS_KEPT:
@@ -311,10 +316,14 @@ class ListParser:
         return RowsLeftOut(out, failed, [problem.message for problem in problems])
 
 
-def _list_elements(body: bytes, keys: Sequence[str]) -> list[msgspec.Raw]:
+def list_elements(body: bytes, keys: Sequence[str]) -> list[msgspec.Raw]:
     """The elements of the list in a list body, as JSON text, by the rules of
     :func:`shapes.extract_list` (:func:`shapes.list_key` among them); raises
-    :class:`NoFastPath` where those rules fail, and the generic path says why."""
+    :class:`NoFastPath` where those rules fail, and the generic path says why.
+
+    Raises:
+        NoFastPath, msgspec.DecodeError, RecursionError: Where it cannot tell.
+    """
     start = _JSON_START.search(body)
     first = body[start.start()] if start else 0
     if first == ord("["):
@@ -387,16 +396,56 @@ def _starts_with(text: msgspec.Raw, byte: int) -> bool:
         return len(view) > 0 and view[0] == byte
 
 
-def convert(obj: dict[str, Any], model: type[M], what: str, status: int) -> M:
+def list_texts(body: bytes, keys: Sequence[str], count: int) -> list[msgspec.Raw] | None:
+    """The JSON text of each of the ``count`` elements of a list body already read whole
+    (:func:`shapes.extract_list`), by the same rules (:func:`list_elements`); None where
+    they cannot be told. Lone surrogates are read as every route reads them."""
     try:
-        value = from_raw(obj, model)
+        elements = list_elements(shapes.as_read(body), keys)
+    except (NoFastPath, msgspec.DecodeError, RecursionError, ValueError):
+        return None
+    return elements if len(elements) == count else None
+
+
+def _texts_of(body: bytes, keys: Sequence[str], count: int) -> Sequence[msgspec.Raw | None]:
+    """:func:`list_texts`, or no text for each element (the ids only they hold are then
+    none: see :func:`convert`)."""
+    texts = list_texts(body, keys, count)
+    return texts if texts is not None else [None] * count
+
+
+_ID_READERS: dict[type[Model], shapes.IdReader] = {
+    Collection: shapes.COLLECTION_IDS,
+    Asset: shapes.ASSET_IDS,
+}
+"""The models whose id the interface does not type, and how it is read."""
+
+
+def convert(obj: dict[str, Any], model: type[M], what: str, status: int, text: Any = None) -> M:
+    """``obj`` as ``model`` (:func:`.models.from_raw`), or :class:`UnexpectedResponse`
+    naming what does not fit. The id of a model the interface does not type is read
+    from ``text``, the object's JSON text (:class:`.shapes.IdReader`); without it, from
+    ``obj`` (:func:`.shapes.find_id`: a number has no text left, and is no id)."""
+    value = _typed(obj, model, what, status)
+    reader = _ID_READERS.get(model)
+    if reader is not None:
+        value.id = reader(text) if text is not None else shapes.find_id(obj, reader.keys)  # type: ignore[attr-defined]
+    return value
+
+
+def _typed(obj: dict[str, Any], model: type[M], what: str, status: int) -> M:
+    try:
+        return from_raw(obj, model)
     except msgspec.ValidationError as error:
         raise UnexpectedResponse(f"{what}: {_problem(error, obj)}", status=status) from None
-    if isinstance(value, Collection):
-        value.id = shapes.find_id(obj, shapes.COLLECTION_ID_KEYS)
-    elif isinstance(value, Asset):
-        value.id = shapes.find_id(obj, shapes.ASSET_ID_KEYS)
-    return value
+
+
+def _ids_of_each(reader: shapes.IdReader, text: bytes, count: int) -> list[str | None]:
+    """The id of each of the ``count`` objects of the JSON array ``text``."""
+    ids = reader.each(text)
+    if ids is None or len(ids) != count:
+        raise NoFastPath  # decoded as objects a moment ago: never, but said where
+    return ids
 
 
 _AT_FIELD = re.compile(r" - at `\$\.([A-Za-z_]\w*)`$")

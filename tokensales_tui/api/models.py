@@ -40,8 +40,9 @@ _AT = "__tokensales_tui_at__"  # likewise
 _ID = "__tokensales_tui_id__"
 """What the decoder reads a collection's or an asset's ``id`` from: no member a server
 sends. Their id is not typed by the interface (``42``, ``"col_1"``, under ``_id`` or
-``tokenId``): it is always found in the object by :func:`.shapes.find_id`, as ``get``
-finds it, never decoded into a type that would refuse the object for a number."""
+``tokenId``): it is always read from the object's JSON text by
+:class:`.shapes.IdReader`, as ``get`` reads it, never decoded into a type that would
+refuse the object for a number, nor from a decoded number (``1e+20`` stays so)."""
 
 
 _NULL = msgspec.Raw(b"null")
@@ -357,7 +358,7 @@ class Asset(Model, kw_only=True):
     """An asset. The interface names none of its fields; ``id`` is resolved by the client."""
 
     id: str | None = msgspec.field(default=None, name=_ID)
-    """Set from the object by :func:`.shapes.find_id` (see ``_ID``)."""
+    """Read from the object's JSON text by :class:`.shapes.IdReader` (see ``_ID``)."""
 
 
 # --- payouts -----------------------------------------------------------------------
@@ -430,7 +431,7 @@ class Collection(Model, kw_only=True):
     """
 
     id: str | None = msgspec.field(default=None, name=_ID)
-    """Set from the object by :func:`.shapes.find_id` (see ``_ID``)."""
+    """Read from the object's JSON text by :class:`.shapes.IdReader` (see ``_ID``)."""
     name: str | None = None
     blockchain: str | None = None
     contract_address: str | None = None

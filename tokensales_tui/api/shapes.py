@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 import msgspec
+from msgspec.structs import astuple
 
 from .errors import UnexpectedResponse
 
@@ -45,6 +46,15 @@ def without_bom(body: bytes) -> bytes:
     """``body`` without a leading UTF-8 byte order mark; every route that decodes a body
     skips it, so that none reads it as "not valid JSON" while another reads the list."""
     return body[len(BOM) :] if body[: len(BOM)] == BOM else body
+
+
+def as_read(body: bytes) -> bytes:
+    """``body`` as every route reads it: without a byte order mark, each escaped lone
+    surrogate as U+FFFD (:func:`repair_surrogates`)."""
+    body = without_bom(body)
+    if body.find(b"\\u") < 0:
+        return body
+    return repair_surrogates(body) or body
 
 
 def describe_body(status: int, content_type: str, size: int) -> str:
@@ -418,28 +428,169 @@ def _json_kind(value: Any) -> str:
     return "an object"
 
 
-def find_id(obj: dict[str, Any], keys: Iterable[str]) -> str | None:
-    """The first identifier-looking value under ``keys``, as text: the one place the app
-    and ``get`` read an id that the interface does not type (a collection's, an asset's).
+class IdReader:
+    """Reads an object's id from its JSON text: the one rule of every route that reads an
+    id the interface does not type (a collection's, an asset's), in the app and ``get``.
 
-    A text as it is; an integer in decimal (``42``, as ``delete collection 42`` takes
-    it); any other number as JSON writes it (``1.5``, ``1e20``; one beyond a float kept
-    as its JSON text, ``1e400``). An empty text, a boolean, null, an object or a list is
-    no id.
+    The id is the first of ``keys`` the object holds an id under: a text, decoded; a
+    number exactly as the server wrote it (``1e+20``, ``0.1000000000000000000001``,
+    ``-0``, ``1e400``), never a decoded number written again (``1e20``, ``0.1``, ``0``,
+    nothing), which would address another object or none. An empty text, a boolean,
+    null, an object or a list is no id, and the next key is read.
+
+    Only the members named ``keys`` are taken from the text (as JSON text,
+    :class:`msgspec.Raw`); the rest is skipped unread, so reading the ids of a long list
+    costs little beside decoding it.
+    """
+
+    __slots__ = ("_each", "_fields", "_one", "keys")
+
+    def __init__(self, keys: Iterable[str]) -> None:
+        self.keys = tuple(dict.fromkeys(keys))
+        self._fields = tuple(f"m{place}" for place in range(len(self.keys)))
+        members = msgspec.defstruct(
+            "IdMembers",
+            [
+                (field, msgspec.Raw, msgspec.field(default=_ABSENT, name=key))
+                for field, key in zip(self._fields, self.keys, strict=True)
+            ],
+        )
+        self._one = msgspec.json.Decoder(members).decode
+        self._each = msgspec.json.Decoder(list[members]).decode  # type: ignore[valid-type]
+
+    def __call__(self, text: Any) -> str | None:
+        """The id of the JSON object ``text`` (None: it has none, or is no object)."""
+        members = _decoded_text(self._one, text)
+        return None if members is None else self._first(members)
+
+    def each(self, text: Any) -> list[str | None] | None:
+        """The id of each object of the JSON array ``text``, in one pass; None when
+        ``text`` is no array of objects."""
+        found = _decoded_text(self._each, text)
+        return None if found is None else list(map(self._first, found))
+
+    def numbers(self, text: Any) -> dict[str, msgspec.Raw]:
+        """The members named ``keys`` of the JSON object ``text`` that hold a number, as
+        the server wrote it (a copy, not a slice of ``text``)."""
+        members = _decoded_text(self._one, text)
+        if members is None:
+            return {}
+        found = {}
+        for field, key in zip(self._fields, self.keys, strict=True):
+            value = getattr(members, field)
+            if _is_number(value):
+                found[key] = msgspec.Raw(bytes(value))
+        return found
+
+    @staticmethod
+    def _first(members: Any) -> str | None:
+        for text in astuple(members):  # a member not given is empty (_ABSENT)
+            if text and (found := _id_in(bytes(text))) is not None:
+                return found
+        return None
+
+
+_ABSENT = msgspec.Raw(b"")
+"""A member not given (:class:`IdReader`): no JSON text is empty."""
+_NUMBER_STARTS = frozenset(b"-0123456789")
+
+
+def _decoded_text(decode: Callable[[Any], T], text: Any) -> T | None:
+    """``decode(text)``; an escaped lone surrogate read as U+FFFD, as every route reads
+    one (:func:`repair_surrogates`); None when ``text`` is no JSON of that shape."""
+    try:
+        return decode(text)
+    except (msgspec.DecodeError, RecursionError):
+        pass
+    if bytes(text).find(b"\\u") < 0:
+        return None
+    repaired = repair_surrogates(bytes(text))
+    if repaired is None:
+        return None
+    try:
+        return decode(repaired)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
+def _is_number(text: msgspec.Raw) -> bool:
+    return bool(text) and bytes(text)[0] in _NUMBER_STARTS
+
+
+def member_id(text: msgspec.Raw) -> str | None:
+    """The id a member holds, given its JSON text (:class:`IdReader`): a text that is not
+    empty, decoded (bytes that are not UTF-8 read as U+FFFD); a number as written."""
+    return _id_in(bytes(text)) if text else None
+
+
+def _id_in(text: bytes) -> str | None:
+    """:func:`member_id` of a member's JSON text that is not empty."""
+    first = text[0]
+    if first == 0x22:  # '"'
+        try:
+            value = _decode_json_text(text)
+        except msgspec.DecodeError:
+            value = _decode_json_text(text.decode("utf-8", "replace").encode())
+        return value if value.__class__ is str and value else None
+    if first in _NUMBER_STARTS:
+        return text.decode("ascii", "replace")  # JSON checked: ASCII only
+    return None
+
+
+_decode_json_text = msgspec.json.decode
+
+
+def find_id(obj: Mapping[str, Any], keys: Iterable[str]) -> str | None:
+    """The id of an object already decoded, by the rule of :class:`IdReader`, for what
+    holds no JSON text: a text as it is; a number only where it is kept as the server
+    wrote it (``msgspec.Raw``, as ``get`` keeps them). A decoded number is no id: its
+    text may be gone (``0.1000000000000000000001`` is read ``0.1``, ``-0`` ``0``), so
+    such an object has none the client can use, rather than another object's.
     """
     for key in keys:
         value = obj.get(key)
-        if isinstance(value, str) and value:
-            return value
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int):
-            return str(value)
-        if isinstance(value, float) and math.isfinite(value):
-            return msgspec.json.encode(value).decode()
-        if isinstance(value, msgspec.Raw):
-            return bytes(value).decode("utf-8", "replace")
+        if isinstance(value, str):
+            if value:
+                return value
+        elif isinstance(value, msgspec.Raw):
+            if (found := member_id(value)) is not None:
+                return found
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            return None
     return None
+
+
+COLLECTION_IDS = IdReader(COLLECTION_ID_KEYS)
+"""Reads a collection's id (:class:`IdReader`)."""
+ASSET_IDS = IdReader(ASSET_ID_KEYS)
+"""Reads an asset's id (:class:`IdReader`)."""
+
+_MEMBERS = msgspec.json.Decoder(dict[str, msgspec.Raw])
+
+
+def member_text(text: Any, key: str) -> bytes | None:
+    """The JSON text of the member ``key`` of the JSON object ``text`` (the last, where
+    it is given twice, as every decoder here reads it); None where there is none."""
+    members = _decoded_text(_MEMBERS.decode, text)
+    found = None if members is None else members.get(key)
+    return None if found is None else bytes(found)
+
+
+_ROWS_OR_MEMBERS = msgspec.json.Decoder(list[msgspec.Raw] | dict[str, msgspec.Raw])
+_ROWS = msgspec.json.Decoder(list[msgspec.Raw])
+
+
+def created_ids(body: bytes) -> frozenset[str]:
+    """The ids an answer to adding collections gives to what it created (its ``created``
+    list, or the answer itself as a list), each read as a listed collection's is
+    (:data:`COLLECTION_IDS`), so that the rows it names are found among those listed."""
+    found = _decoded_text(_ROWS_OR_MEMBERS.decode, as_read(bytes(body)))
+    if isinstance(found, dict):
+        rows = found.get("created")
+        found = None if rows is None else _decoded_text(_ROWS.decode, rows)
+    if not isinstance(found, list):
+        return frozenset()
+    return frozenset(filter(None, map(COLLECTION_IDS, found)))
 
 
 def error_message(payload: Any) -> str | None:

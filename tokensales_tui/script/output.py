@@ -49,8 +49,9 @@ DEFAULT_FIELDS: dict[str, tuple[str, ...]] = {
     "payouts": ("id", "type", "name", "chain", "account", "usedBy", "source"),
 }
 """The table's and CSV's columns when ``--fields`` is not given."""
-ID_KEYS = {"collections": shapes.COLLECTION_ID_KEYS, "assets": shapes.ASSET_ID_KEYS}
-"""Where the objects of a resource may hold the ``id`` field's value, first first."""
+ID_READERS = {"collections": shapes.COLLECTION_IDS, "assets": shapes.ASSET_IDS}
+"""How the id of the objects of a resource is read where the interface does not type it
+(a collection's ``_id`` or ``tokenId``; a number as written), as the app reads it."""
 
 CELL_WIDTH = 48
 """Widest table column; longer text ends with an ellipsis."""
@@ -275,6 +276,11 @@ class Printer:
 
     def _shape(self, row: Any) -> Any:
         value = _decode(row)
+        reader = ID_READERS.get(self.kind)
+        if reader is not None and isinstance(value, dict) and isinstance(row, msgspec.Raw | bytes):
+            # An id that is a number is printed, and read, as the server wrote it: the
+            # text a command is then given to address the object (``1e+20``, not ``1e20``).
+            value.update(reader.numbers(row))
         if self.fields and isinstance(value, dict):
             return {name: self._pick(value, name) for name in self.fields}
         return value
@@ -282,9 +288,9 @@ class Printer:
     def _pick(self, row: Any, path: str) -> Any:
         """:func:`pick`; the id of a resource whose objects name it otherwise (a
         collection's ``_id`` or ``tokenId``) is found where the app finds it."""
-        keys = ID_KEYS.get(self.kind)
-        if path == "id" and keys is not None and isinstance(row, dict):
-            return shapes.find_id(row, keys)
+        reader = ID_READERS.get(self.kind)
+        if path == "id" and reader is not None and isinstance(row, dict):
+            return shapes.find_id(row, reader.keys)
         if self._keys_named and isinstance(row, dict):
             return row.get(path)  # a column named after a key is that key, dots and all
         return pick(row, path)

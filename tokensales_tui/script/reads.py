@@ -33,6 +33,7 @@ __all__ = ["api", "get", "profiles", "token"]
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 """Largest body ``api --input`` sends."""
 _BLANK = re.compile(rb"\s*")
+_WEBHOOK_IDS = shapes.IdReader(("id",))
 
 
 def output_format(requested: str | None) -> str:
@@ -77,18 +78,21 @@ async def get(context: Context) -> int:
                 f"GET {kind} {clean_line(wanted)[:100]}: the server answered with another"
                 f" object, ID {clean_line(str(found.id))[:100]}; not printed"
             )
-        printer.one(found.raw)
+        printer.one(found.raw_text if found.raw_text is not None else found.raw)
         return EXIT_OK
     if wanted is not None:
-        # The interface cannot fetch one webhook or collection: find it in the list.
-        keys = shapes.COLLECTION_ID_KEYS if kind == "collections" else ("id",)
-        matches: list[Any] = []
+        # The interface cannot fetch one webhook or collection: find it in the list, by
+        # the id read from each object's text as the app reads it (1e+20 is not 1e20).
+        reader = shapes.COLLECTION_IDS if kind == "collections" else _WEBHOOK_IDS
+        matches: list[msgspec.Raw] = []
 
         def keep(batch: list[msgspec.Raw]) -> None:
-            matches.extend(msgspec.json.decode(element) for element in batch)
+            matches.extend(element for element in batch if reader(element) == wanted)
 
         await client.stream_list(kind, keep)
-        printer.one(_find(matches, wanted, keys, kind.removesuffix("s")))
+        if not matches:
+            raise NotFoundError(f"there is no {kind.removesuffix('s')} {wanted}")
+        printer.one(msgspec.Raw(bytes(matches[0])))
         return EXIT_OK
     await client.stream_list(kind, printer.rows)
     printer.end()

@@ -22,7 +22,7 @@ from textual.css.query import NoMatches
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, Input, Static, Switch, TextArea
 
-from ...api import ApiClient, ValidationError, shapes
+from ...api import ApiClient, ValidationError
 from ...api.endpoints import Endpoint
 from ...api.models import NewCollection
 from ...checks import (
@@ -447,7 +447,7 @@ class CollectionsForm(FormScreen):
 
     def succeeded(self, outgoing: Outgoing, answer: Any) -> FormResult:
         names = [collection.name for collection in outgoing.body]
-        ids = _created_ids(answer.answer)
+        ids = answer.ids
         noun = "collection" if len(names) == 1 else f"{len(names)} collections"
         first = names[0]
         return FormResult(
@@ -562,13 +562,3 @@ def _import_note(imported: ImportedList) -> str:
         lines = ", ".join(map(str, imported.missing_lines[:5]))
         note += f" — {len(imported.missing_lines):,} rows had no value (file line {lines})"
     return note
-
-
-def _created_ids(answer: Any) -> set[str]:
-    rows = answer.get("created") if isinstance(answer, dict) else answer
-    if not isinstance(rows, list):
-        return set()
-    found = (
-        shapes.find_id(row, shapes.COLLECTION_ID_KEYS) for row in rows if isinstance(row, dict)
-    )
-    return {value for value in found if value}
