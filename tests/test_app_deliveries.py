@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import httpx
@@ -115,7 +116,7 @@ async def test_l_listens_for_the_highlighted_webhook_and_stops_with_the_view() -
         await pilot.press("l")
         await wait_for(lambda: isinstance(app.screen, DeliveriesScreen), pilot)
         text = screen_text(app)
-        assert "listen --register PUBLIC_URL --events" in text
+        assert "--register PUBLIC_URL --events" in text
         assert ", ".join(webhook.events) in text
         url = next(w for w in text.split() if w.startswith("http://127.0.0.1:"))
         async with httpx.AsyncClient(trust_env=False) as client:
@@ -131,3 +132,98 @@ async def test_l_listens_for_the_highlighted_webhook_and_stops_with_the_view() -
                 pass
             else:
                 raise AssertionError("the receiver still answers after its view closed")
+
+
+def _said(app: TokenSalesApp) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+def _footer_keys(app: TokenSalesApp) -> set[str]:
+    return {b.binding.action for b in app.screen.active_bindings.values() if b.binding.show}
+
+
+async def test_the_demos_deliveries_offer_no_replay_they_cannot_make() -> None:
+    """The demo's view has no target to replay to: r is neither shown nor said, and does nothing."""
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(app, pilot)
+        await _press_v(app, pilot)
+        await wait_for(lambda: "webhook.crea" in screen_text(app), pilot)
+        text = screen_text(app)
+        assert "1 received — ⏎ opens one" in [row.strip() for row in text.splitlines()]
+        assert "replay" not in text.lower()
+        assert "replay" not in _footer_keys(app)
+        before = len(_said(app))
+        await pilot.press("r")
+        await pilot.pause(0.2)
+        assert _said(app)[before:] == []
+        assert not app.screen.source.deliveries[0].replays
+        # Its secret is known: no key offers to enter one.
+        assert "secret" not in text.lower().replace("signed with its secret", "")
+        assert app.screen.key_for("secret") is None
+
+
+async def test_l_shows_its_command_whole_and_x_copies_it() -> None:
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(app, pilot, "webhooks")
+        webhook = app.active_tab.highlighted
+        await pilot.press("l")
+        await wait_for(lambda: isinstance(app.screen, DeliveriesScreen), pilot)
+        await pilot.pause()
+        text = screen_text(app)
+        port = int(text.split("http://127.0.0.1:", 1)[1].split()[0])
+        command = (
+            f"tokensales-tui listen --port {port} --register PUBLIC_URL"
+            f" --events {','.join(webhook.events)}"
+        )
+        # Shown on lines of its own, none of it cut at 80 columns, the key that copies it named.
+        shown = str(app.screen.query_one("#deliveries-command").render())
+        assert shown.endswith(f"(x copies it):\n{command}")
+        rows = [row.strip() for row in text.splitlines()]
+        first = next(i for i, row in enumerate(rows) if row.endswith("(x copies it):")) + 1
+        last = next(i for i, row in enumerate(rows) if row.startswith("0 received"))
+        assert " ".join(rows[first:last]) == command
+        await pilot.press("x")
+        assert app.clipboard == command
+        assert f"Copied the command: {command}" in _said(app)
+        # No target to replay to; no secret, and the key that enters one named.
+        assert "replay" not in text.lower()
+        assert "replay" not in _footer_keys(app)
+        assert "no secret given, so signatures are named, not checked — s enters" in " ".join(
+            text.split()
+        )
+        assert "--secret" not in text
+
+
+async def test_s_enters_a_secret_that_checks_what_arrives_from_then_on() -> None:
+    from tokensales_tui.ui.screens.webhook_secret import WebhookSecretScreen
+    from tokensales_tui.webhooks.signatures import standard_headers
+
+    secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(app, pilot, "webhooks")
+        await pilot.press("l")
+        await wait_for(lambda: isinstance(app.screen, DeliveriesScreen), pilot)
+        deliveries = app.screen
+        url = next(w for w in screen_text(app).split() if w.startswith("http://127.0.0.1:"))
+        body = b'{"type": "item.sold"}'
+        async with httpx.AsyncClient(trust_env=False) as client:
+            headers = standard_headers(secret, "msg_1", int(time.time()), body)
+            await client.post(url, content=body, headers=headers)
+        await wait_for(lambda: "unchecked" in screen_text(app), pilot)
+        await pilot.press("s")
+        await wait_for(lambda: isinstance(app.screen, WebhookSecretScreen), pilot)
+        await pilot.press(*secret, "enter")
+        await wait_for(lambda: app.screen is deliveries, pilot)
+        text = screen_text(app)
+        assert secret not in text and secret[6:] not in text
+        assert "secret entered: signatures are checked from delivery #2 on" in text
+        assert "s enters" not in text and deliveries.key_for("secret") is None
+        async with httpx.AsyncClient(trust_env=False) as client:
+            headers = standard_headers(secret, "msg_2", int(time.time()), body)
+            await client.post(url, content=body, headers=headers)
+        await wait_for(lambda: "valid · Standard Webhooks" in screen_text(app), pilot)
+        verdicts = [d.verdict.label() for d in deliveries.source.deliveries]
+        assert verdicts[0].startswith("unchecked") and verdicts[1].startswith("valid")

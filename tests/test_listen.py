@@ -17,7 +17,7 @@ import pytest
 
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
 from tokensales_tui.webhooks import receiver as receiver_module
-from tokensales_tui.webhooks.listen import ListenError, Listening, ListenOptions
+from tokensales_tui.webhooks.listen import ListenError, Listening, ListenOptions, register_command
 from tokensales_tui.webhooks.receiver import Receiver, ReceiverServer
 from tokensales_tui.webhooks.signatures import (
     GITHUB,
@@ -943,3 +943,16 @@ async def test_a_target_at_listens_own_address_is_refused(kind: str) -> None:
     with pytest.raises(ListenError, match="is listen's own address"):
         async with Listening(options):
             pass
+
+
+def test_the_suggested_register_command_pastes_as_one_command() -> None:
+    import shlex
+
+    command = register_command(9000, ["item.sold", "*", "a b\n$(x)"])
+    assert shlex.split(command) == [
+        "tokensales-tui",
+        *("listen", "--port", "9000", "--register", "PUBLIC_URL"),
+        *("--events", "item.sold,*,a b↵$(x)"),
+    ]
+    assert "\n" not in command
+    assert register_command(9000, []).endswith("--events EVENT1,EVENT2")

@@ -293,3 +293,37 @@ async def test_r_on_a_delivery_cut_short_or_over_the_limit_says_why_and_sends_no
                     "Copied the body of #1 (30 bytes): it did not arrive whole",
                     "Copied the body of #2 (0 bytes): none was kept",
                 ]
+
+
+async def _one_delivery_shown(pilot, app: ListenApp, event_type: str) -> None:
+    async with httpx.AsyncClient(trust_env=False) as client:
+        await client.post(app.listening.url, json={"type": event_type})
+    await _wait_for_count(pilot, app, 1)
+    await pilot.pause(2 * REFRESH_SECONDS)
+
+
+async def test_r_is_offered_only_where_a_delivery_has_somewhere_to_go() -> None:
+    async with Listening(ListenOptions()) as listening:  # no --forward-to, no --route
+        app = ListenApp(listening)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await _one_delivery_shown(pilot, app, "item.sold")
+            text = _screen_text(app)
+            assert "1 received — ⏎ opens one" in text
+            assert "replay" not in text.lower()
+            await pilot.press("r", "question_mark")
+            await pilot.pause(0.2)
+            [keys] = [str(n.message) for n in app._notifications]
+            assert keys.startswith("⏎ open · s secret · c copy body · y copy json · j/k/g/G")
+            assert not listening.receiver.deliveries[0].replays
+    options = ListenOptions(routes={"item.sold": "http://127.0.0.1:9/sold"})
+    async with Listening(options) as listening:  # a route only: r acts, and says what it lacks
+        app = ListenApp(listening)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _one_delivery_shown(pilot, app, "item.created")
+            assert "1 received — ⏎ opens one, r replays it" in _screen_text(app)
+            await pilot.press("r")
+            await pilot.pause(0.2)
+            assert [str(n.message) for n in app._notifications] == [
+                "#1 not replayed: no --route for item.created and no --forward-to:"
+                " quit and start listen with one"
+            ]

@@ -24,7 +24,7 @@ class ListenApp(GuardedApp[None]):
         super().__init__()
         self.listening = listening
         self.deliveries = DeliveriesScreen(
-            listening.receiver, describe(listening), quit_on_back=True
+            listening.receiver, describe(listening, secret=False), quit_on_back=True
         )
         listening.receiver.on_change = self.deliveries.note_change
 
@@ -32,9 +32,9 @@ class ListenApp(GuardedApp[None]):
         self.push_screen(self.deliveries)
 
     def action_help(self) -> None:
-        """The keys of this app, in a toast."""
+        """The keys of this app that act here, in a toast."""
         self.notify(
-            "enter open · r replay · c copy body · y copy JSON · j/k/g/G move · "
+            f"{self.deliveries.keys_said()} · j/k/g/G move · "
             "in a delivery: / search, n/N matches · q or escape back, ctrl+c quit",
             title="Keys",
             timeout=10,

@@ -7,8 +7,8 @@
   ``v`` looks it up in the webhook list: one you deleted is created again, and the view
   names the events of one you edited.
 - ``l`` on the Webhooks tab: listen on 127.0.0.1 for the highlighted webhook's events, with
-  the ``listen --register`` command that makes the service deliver here; stops when the
-  view closes.
+  the ``listen --register`` command that has the service deliver them through a tunnel to
+  the same port once the view is closed; stops when the view closes.
 """
 
 from __future__ import annotations
@@ -18,9 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 from ..api import ApiError, Done, Secret
 from ..api.models import Webhook, WebhookCreate
-from ..webhooks.listen import ListenError, Listening, ListenOptions, describe, new_secret
+from ..webhooks.listen import (
+    ListenError,
+    Listening,
+    ListenOptions,
+    describe,
+    new_secret,
+    register_command,
+)
 from ..webhooks.receiver import Receiver
-from .screens.deliveries import DeliveriesScreen
+from .screens.deliveries import DeliveriesScreen, SuggestedCommand
 
 if TYPE_CHECKING:
     from .app import TokenSalesApp
@@ -119,13 +126,17 @@ async def open_listen(app: TokenSalesApp, webhook: Any) -> None:
     except ListenError as error:
         app.notify(str(error), severity="error")
         return
-    command = f"tokensales-tui listen --register PUBLIC_URL --events {','.join(events)}"
+    port = listening.port
+    command = SuggestedCommand(
+        f"For the service's deliveries through a tunnel to port {port}: escape,"
+        " then run this with the tunnel's address",
+        register_command(port, events),
+    )
     heading = [
-        *describe(listening),
+        *describe(listening, secret=False),
         f"events of {getattr(webhook, 'id', '')}: {', '.join(events) or '(none)'}",
-        f"to have the service deliver here through a tunnel to this port: {command}",
     ]
-    screen = DeliveriesScreen(listening.receiver, heading)
+    screen = DeliveriesScreen(listening.receiver, heading, command=command)
     listening.receiver.on_change = screen.note_change
 
     async def stop(_: object = None) -> None:

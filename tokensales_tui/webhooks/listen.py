@@ -14,8 +14,9 @@ import contextlib
 import errno
 import functools
 import secrets
+import shlex
 import sys
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -112,6 +113,14 @@ def options_from(args: argparse.Namespace) -> ListenOptions:
         events=events,
         secret=secret,
     )
+
+
+def register_command(port: int, events: Sequence[str]) -> str:
+    """The ``listen --register`` command that receives ``events`` from the service through
+    a tunnel to ``port``, ready to paste: each word quoted for a shell where it needs it."""
+    names = ",".join(clean_line(name) for name in events) or "EVENT1,EVENT2"
+    words = ["--port", str(port), "--register", "PUBLIC_URL", "--events", names]
+    return shlex.join(["tokensales-tui", "listen", *words])
 
 
 def new_secret() -> str:
@@ -232,6 +241,13 @@ class Listening:
         """Where the receiver listens."""
         return self.server.url if self.server else ""
 
+    @property
+    def port(self) -> int:
+        """The port the receiver listens on (0 before it does)."""
+        from urllib.parse import urlsplit
+
+        return urlsplit(self.url).port or 0
+
     async def __aenter__(self) -> Listening:
         if self.options.register:
             self._prepare_registration()
@@ -338,8 +354,9 @@ class Listening:
                 await self.receiver.close()
 
 
-def describe(listening: Listening) -> list[str]:
-    """The lines that say where deliveries are expected and where they go."""
+def describe(listening: Listening, *, secret: bool = True) -> list[str]:
+    """The lines that say where deliveries are expected and where they go, and (with
+    ``secret``) that no secret was given: a screen says that itself, with its key."""
     options = listening.options
     lines = [f"listening on {listening.url}"]
     if options.expose and not is_loopback_host(options.host):
@@ -356,7 +373,7 @@ def describe(listening: Listening) -> list[str]:
         )
         created = registration.created
         lines.append(created.said(registered) if created is not None else registered)
-    elif listening.receiver.secret is None:
+    elif secret and listening.receiver.secret is None:
         lines.append("no secret given: signatures are named, not checked (--secret-stdin/-file)")
     return [clean_line(line) for line in lines]
 

@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMappi
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..clean import clean_line
 from ..debug_log import route_server_logs
 from ..digits import ascii_int
 from ..local import bind, local_target
@@ -275,6 +276,11 @@ class Receiver:
             return self.routes[event_type]
         return self.forward_to
 
+    @property
+    def has_target(self) -> bool:
+        """Whether any delivery can be relayed or replayed: a target was given."""
+        return bool(self.forward_to or self.routes)
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Handle one request; no exception ever leaves (uvicorn would print it).
 
@@ -493,7 +499,10 @@ class Receiver:
         if not delivery.whole:
             return "listen failed before reading its body"
         if self.target_for(delivery.event_type) is None:
-            return "no target: start listen with --forward-to or --route"
+            if not self.has_target:
+                return "no target: listen was started without --forward-to or --route"
+            kind = clean_line(delivery.event_type or "(no type)")
+            return f"no --route for {kind} and no --forward-to: quit and start listen with one"
         return None
 
     async def replay(self, delivery: Delivery) -> Relay:

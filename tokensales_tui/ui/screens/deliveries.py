@@ -4,6 +4,10 @@ It draws from a receiver (:class:`~tokensales_tui.webhooks.receiver.Receiver`): 
 shows the one it serves, the demo the one its emulator delivers to in-process. Arrivals only
 mark the screen stale; a timer redraws at most ten times a second, so a flood of deliveries
 costs a few redraws, not one per delivery.
+
+A key is offered only where it can act (``r`` needs a target to replay to, ``s`` a receiver
+without a secret, ``x`` a suggested command), and the screen's own lines name the keys as
+they are bound, from the same check: what the footer does not show, no line mentions.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from textual import getters, on
@@ -27,6 +32,7 @@ from ..safe_app import copy
 from ..widgets.delivery_list import DeliveryList
 from ..widgets.footer import KeysFooter
 from .detail import DetailScreen
+from .webhook_secret import WebhookSecretScreen
 
 REFRESH_SECONDS = 0.1
 """Longest time an arrival waits to be drawn; also the least time between two redraws."""
@@ -61,6 +67,20 @@ def delivery_detail(delivery: Any) -> DetailScreen:
     )
 
 
+@dataclass(frozen=True)
+class SuggestedCommand:
+    """A command the screen suggests: shown whole on lines of its own, copied by a key.
+
+    A command in a sentence is cut where the heading ends, and a wrapped one copied from
+    the terminal carries its line breaks; so it stands apart, and a key copies it whole.
+    """
+
+    purpose: str
+    """What it is for, said before it (the key that copies it is named after)."""
+    text: str
+    """The command, ready to paste: each word quoted for a shell where it needs it."""
+
+
 def body_value(body: bytes) -> object:
     """The body as JSON when it is JSON, else as text."""
     text = body.decode("utf-8", "replace")
@@ -75,8 +95,11 @@ class DeliveriesScreen(Screen[None]):
 
     Args:
         source: the receiver whose kept deliveries are shown (``deliveries``, ``count``,
-            ``replay``, ``replay_refusal``, ``target_for``, ``relay_deadline``).
-        heading: our lines on top: where it listens, where deliveries go.
+            ``replay``, ``replay_refusal``, ``target_for``, ``has_target``,
+            ``relay_deadline``, ``secret``).
+        heading: our lines on top: where it listens, where deliveries go. Whether the
+            source has a secret is said here, with the key that enters one.
+        command: a command to suggest, shown apart and copied by a key.
         quit_on_back: leave the app on escape/q (``listen``) instead of going back.
     """
 
@@ -87,6 +110,14 @@ class DeliveriesScreen(Screen[None]):
             max-height: 6;
             padding: 0 1;
             background: $panel;
+        }
+        & > #deliveries-command {
+            height: auto;
+            max-height: 5;
+            padding: 0 1;
+            background: $panel;
+            display: none;
+            &.-shown { display: block; }
         }
         & > #deliveries-count {
             height: 1;
@@ -101,6 +132,9 @@ class DeliveriesScreen(Screen[None]):
         Binding("q", "back", "Back", show=False, id="deliveries.back_q"),
         Binding("enter", "open", "Open", id="deliveries.open"),
         Binding("r", "replay", "Replay", id="deliveries.replay"),
+        # Named in the heading, beside what they act on: the footer has no room for them at 80.
+        Binding("s", "secret", "Secret", show=False, id="deliveries.secret"),
+        Binding("x", "copy_command", "Copy command", show=False, id="deliveries.copy_command"),
         Binding("c", "copy_body", "Copy body", id="deliveries.copy_body"),
         Binding("y", "copy_json", "Copy JSON", id="deliveries.copy_json"),
         Binding("question_mark", "app.help", "Help", id="deliveries.help"),
@@ -108,26 +142,74 @@ class DeliveriesScreen(Screen[None]):
 
     delivery_list = getters.query_one("#deliveries-list", DeliveryList)
 
-    def __init__(self, source: Any, heading: Sequence[str], *, quit_on_back: bool = False) -> None:
+    def __init__(
+        self,
+        source: Any,
+        heading: Sequence[str],
+        *,
+        command: SuggestedCommand | None = None,
+        quit_on_back: bool = False,
+    ) -> None:
         super().__init__()
         self.source = source
+        self.command = command
         self._heading = list(heading)
         self._quit_on_back = quit_on_back
         self._stale = True
+        self._secret_from: int | None = None
+        """The first delivery judged with a secret entered here, once one was."""
 
     def compose(self) -> ComposeResult:
-        # Each line one line, whatever a server named its events (a newline, 5,000 characters):
-        # the heading has six rows.
-        lines = (clean_line(text)[:HEADING_LINE] for text in self._heading)
-        yield Static(content("\n".join(lines)), id="deliveries-heading")
+        yield Static(id="deliveries-heading")
+        yield Static(id="deliveries-command")
         yield Static(id="deliveries-count")
         yield DeliveryList(id="deliveries-list")
         yield KeysFooter()
 
     def on_mount(self) -> None:
         self.delivery_list.focus()
+        self._show_heading()
         self.set_interval(REFRESH_SECONDS, self._redraw)
         self._redraw()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide the keys that cannot act here: replay without a target, a secret where
+        one is known, a command's copy where none is suggested."""
+        if action == "replay":
+            return bool(self.source.has_target)
+        if action == "secret":
+            return self.source.secret is None
+        if action == "copy_command":
+            return self.command is not None
+        return True
+
+    def key_for(self, action: str) -> str | None:
+        """The key that runs ``action`` here, as bound now; None when it cannot act."""
+        for active in self.active_bindings.values():  # only the keys check_action lets act
+            if active.binding.action == action:
+                return self.app.get_key_display(active.binding)
+        return None
+
+    def _show_heading(self) -> None:
+        # Each line one line, whatever a server named its events (a newline, 5,000 characters):
+        # the heading has six rows.
+        lines = [clean_line(text)[:HEADING_LINE] for text in self._heading]
+        if self.source.secret is None:
+            key = self.key_for("secret")
+            enter = f" — {key} enters the webhook's secret" if key else ""
+            lines.append(f"no secret given, so signatures are named, not checked{enter}")
+        elif self._secret_from is not None:
+            lines.append(
+                f"secret entered: signatures are checked from delivery #{self._secret_from:,} on"
+            )
+        show(self.query_one("#deliveries-heading", Static), content("\n".join(lines)))
+        command = self.query_one("#deliveries-command", Static)
+        if self.command is not None:
+            key = self.key_for("copy_command")
+            copies = f" ({key} copies it)" if key else ""
+            said = content(f"{clean_line(self.command.purpose)}{copies}:\n")
+            show(command, said + content(clean_line(self.command.text), "bold"))
+        command.set_class(self.command is not None, "-shown")
 
     def note_change(self, delivery: object = None) -> None:
         """A delivery arrived or changed: draw it with the next refresh."""
@@ -140,9 +222,18 @@ class DeliveriesScreen(Screen[None]):
         rows = list(self.source.deliveries)
         self.delivery_list.set_rows(rows)
         kept = f", the last {len(rows):,} kept" if self.source.count > len(rows) else ""
+        keys = [
+            f"{key} {what}"
+            for key, what in (
+                (self.key_for("open"), "opens one"),
+                (self.key_for("replay"), "replays it"),
+            )
+            if key
+        ]
+        hint = f" — {', '.join(keys)}" if keys else ""
         show(
             self.query_one("#deliveries-count", Static),
-            line(f"{self.source.count:,} received{kept} — enter opens one, r replays it"),
+            line(f"{self.source.count:,} received{kept}{hint}"),
         )
 
     @on(DeliveryList.Chosen)
@@ -190,6 +281,44 @@ class DeliveriesScreen(Screen[None]):
         self.notify(
             f"Replayed #{delivery.number} to {clean_line(outcome.target)}: {outcome.label()} ({signed})",
             severity=severity,
+        )
+
+    def action_secret(self) -> None:
+        """Ask for the webhook's secret: the deliveries that arrive from then on are
+        checked against it, and replays signed with it."""
+        if self.source.secret is not None:
+            return
+
+        def entered(secret: str | None) -> None:
+            if secret is None:
+                self.notify("No secret entered: signatures stay unchecked")
+                return
+            self.source.secret = secret
+            self._secret_from = self.source.count + 1
+            self._show_heading()
+            self.refresh_bindings()
+            before = " (those before keep their verdict)" if self.source.count else ""
+            self.notify(
+                f"Secret entered: deliveries from #{self._secret_from:,} on are checked"
+                f" against it{before}"
+            )
+
+        self.app.push_screen(WebhookSecretScreen(), entered)
+
+    def action_copy_command(self) -> None:
+        """Copy the command the screen suggests, whole."""
+        if self.command is not None:
+            text = clean_line(self.command.text)
+            copy(self.app, text, f"Copied the command: {text}")
+
+    def keys_said(self) -> str:
+        """This screen's keys that act here, as bound now, for a line of help."""
+        return " · ".join(
+            f"{self.app.get_key_display(active.binding)} {active.binding.description.lower()}"
+            for active in self.active_bindings.values()
+            if active.node is self
+            and (active.binding.id or "").startswith("deliveries.")
+            and active.binding.action not in ("back", "app.help")
         )
 
     def action_copy_body(self) -> None:

@@ -1,0 +1,64 @@
+"""Asks for a webhook's secret, so that the deliveries screen can check signatures."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from ..widgets.footer import KeysFooter
+from ..widgets.secret_input import SecretInput
+
+
+class WebhookSecretScreen(ModalScreen[str | None]):
+    """A masked field for the secret of the webhook whose deliveries arrive.
+
+    Dismissed with the secret, white space around it left out (as ``--secret-file``
+    reads it), or None when cancelled or left empty. What is typed shows as dots and
+    cannot be copied; it is kept in memory only.
+    """
+
+    DEFAULT_CSS = """
+    WebhookSecretScreen { align: center middle; }
+    WebhookSecretScreen > Vertical {
+        width: 64; max-width: 95%; height: auto;
+        border: thick $primary; background: $surface; padding: 1 2;
+    }
+    WebhookSecretScreen .question { text-style: bold; }
+    WebhookSecretScreen SecretInput { margin-top: 1; }
+    WebhookSecretScreen .hint { color: $text-muted; margin-top: 1; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="webhook_secret.cancel"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("The webhook's secret", classes="question", markup=False)
+            yield SecretInput(password=True, id="webhook-secret")
+            yield Static(
+                "Deliveries that arrive from now on have their signatures checked, and"
+                " replays are signed with it. Kept in memory only, never shown or saved."
+                " Enter sets it, escape cancels.",
+                classes="hint",
+                markup=False,
+            )
+        yield KeysFooter()
+
+    def on_mount(self) -> None:
+        self.query_one(SecretInput).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        """Close without a secret."""
+        self.dismiss(None)
