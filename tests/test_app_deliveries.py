@@ -142,6 +142,24 @@ def _footer_keys(app: TokenSalesApp) -> set[str]:
     return {b.binding.action for b in app.screen.active_bindings.values() if b.binding.show}
 
 
+async def test_v_says_it_added_a_webhook_and_how_it_goes_away() -> None:
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(app, pilot, "webhooks")
+        await _press_v(app, pilot)
+        [notice] = [n for n in app._notifications if DEMO_HOOK_URL in str(n.message)]
+        assert str(notice.message) == (
+            f"Added a webhook to the demo's Webhooks tab: {DEMO_HOOK_URL}, every event (*);"
+            " the demo delivers to it inside this app, for this view (until the demo ends;"
+            " d on its row deletes it, v adds it again)"
+        )
+        assert notice.title == "Webhook added"
+        await pilot.press("escape")
+        await pilot.press("v")  # found in the list: nothing added, nothing said
+        await wait_for(lambda: isinstance(app.screen, DeliveriesScreen), pilot)
+        assert sum(DEMO_HOOK_URL in said for said in _said(app)) == 1
+
+
 async def test_the_demos_deliveries_offer_no_replay_they_cannot_make() -> None:
     """The demo's view has no target to replay to: r is neither shown nor said, and does nothing."""
     app = TokenSalesApp(Launch(demo=True))

@@ -23,6 +23,7 @@ import pytest
 from tokensales_tui.api import ApiClient, Done, client
 from tokensales_tui.api.client import Deleted
 from tokensales_tui.session import Launch
+from tokensales_tui.ui import webhook_views
 from tokensales_tui.ui.app import TokenSalesApp
 
 from .apphelpers import loaded, rigged_app, wait_for, wait_for_screen
@@ -164,7 +165,7 @@ async def test_the_demo_webhook_says_the_note_of_its_create(
     async with app.run_test(size=(120, 40)) as pilot:
         await loaded(app, pilot)
         await pilot.press("v")
-        said = f"Created the demo's webhook ({NOTE})"
+        said = f"{webhook_views.ADDED} ({webhook_views.STAYS}; {NOTE})"
         await wait_for(lambda: any(n.message == said for n in app._notifications), pilot)
 
 

@@ -74,6 +74,12 @@ def what_arrives(hook: Webhook | None) -> str:
     return f"receives only {', '.join(events)}, signed with its secret"
 
 
+ADDED = (
+    f"Added a webhook to the demo's Webhooks tab: {DEMO_HOOK_URL}, every event (*);"
+    " the demo delivers to it inside this app, for this view"
+)
+STAYS = "until the demo ends; d on its row deletes it, v adds it again"
+
 _DEMOS: weakref.WeakKeyDictionary[Any, DemoDeliveries] = weakref.WeakKeyDictionary()
 
 
@@ -103,10 +109,14 @@ async def open_demo_deliveries(app: TokenSalesApp) -> None:
         except ApiError as error:
             app.notify(f"Could not create the demo's webhook: {error.one_line}", severity="error")
             return
-        if again or done.unread:  # the first create says nothing, unless its answer went unread
-            what = "The demo's webhook was gone: created it again" if again else ""
-            said = done.said(what or "Created the demo's webhook")
-            app.notify(said, severity="warning" if done.unread else "information")
+        # Said every time: a row appears in the Webhooks tab that the user did not make.
+        what = "The demo's webhook was gone: created it again" if again else ADDED
+        app.notify(
+            done.said(what, STAYS),
+            title="Webhook added",
+            severity="warning" if done.unread else "information",
+            timeout=12,
+        )
         app.browse.active_tab.reload()
     heading = [
         f"The demo's webhook {DEMO_HOOK_URL} {what_arrives(hook)}.",
