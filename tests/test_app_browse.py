@@ -308,6 +308,26 @@ async def test_filter_matching_nothing_says_so() -> None:
         assert "No rows match" in screen_text(app)
 
 
+async def test_the_row_actions_stay_in_the_footer_with_no_row_and_say_so() -> None:
+    # A filter matching nothing kept "⏎ Open" and "d Delete" in the footer and took
+    # "e Edit" away, while all three answered "Nothing is highlighted".
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        footer = app.screen.query_one(KeysFooter)
+        row_actions = {"enter", "e", "d"}
+        assert row_actions <= {key.key for key in footer.keys}
+        await pilot.press("1", "slash", *"title:xx", "enter")
+        await pilot.pause()
+        assert app.active_tab.table.shown_count == 0
+        assert row_actions <= {key.key for key in footer.keys if key.enabled}
+        app.clear_notifications()
+        await pilot.press("e")
+        await pilot.pause()
+        assert [n.message for n in app._notifications] == ["Nothing is highlighted"]
+        assert not app.screen.is_modal
+
+
 async def test_sort_keys_and_header_click() -> None:
     app = demo()
     async with app.run_test(size=SIZE) as pilot:

@@ -24,7 +24,7 @@ BINDINGS = [
     Binding("c", "note('c')", "Hidden", show=False),
     Binding("d", "note('d')", "Delete"),
     Binding("D", "note('d')", "Delete too"),  # the same action: shown once
-    Binding("question_mark", "note('?')", "Help"),
+    Binding("question_mark", "help", "Help"),  # the key a narrow footer keeps
     Binding("f1", "note('f1')", ""),  # a key with no description
     *(Binding(f"ctrl+{k}", f"note({k!r})", f"Key {k} with a long description") for k in "uvw"),
 ]
@@ -48,6 +48,9 @@ class Keys(App[None]):
     def action_note(self, what: str) -> None:
         self.noted.append(what)
 
+    def action_help(self) -> None:
+        self.noted.append("?")
+
 
 @asynccontextmanager
 async def compact_footer(width: int) -> AsyncIterator[tuple[Keys, Any, KeysFooter]]:
@@ -65,13 +68,11 @@ def svg(app: App[None]) -> str:
 
 
 @pytest.mark.parametrize("compact", [False, True])
-@pytest.mark.parametrize(("width", "palette"), [(160, True), (160, False), (60, False)])
-async def test_the_keys_look_as_textual_draws_them(
-    compact: bool, width: int, palette: bool
-) -> None:
-    # Keys that overflow the line are cut at its end (60 columns). With the palette's
-    # key, Textual draws them under it and shows one in the cell after it, or hides the
-    # palette's key: here they end before it (the next test).
+@pytest.mark.parametrize("palette", [True, False])
+async def test_the_keys_look_as_textual_draws_them(compact: bool, palette: bool) -> None:
+    # Where every key fits. Where they do not, Textual cuts the last one where the line
+    # ends (or under the palette's key): here whole keys are dropped (the next tests).
+    width = 160
     images = []
     for footer in (
         Footer(compact=compact, show_command_palette=palette),
@@ -131,10 +132,63 @@ async def test_the_key_under_the_pointer_is_highlighted_with_its_tooltip() -> No
         assert footer.tooltip is None and footer.styles.pointer == "default"
 
 
-async def test_the_wheel_moves_keys_that_overflow_and_the_palette_key_stays() -> None:
+def shown_keys(plain: str) -> list[str]:
+    """The keys a compact footer line shows, each as "key description"."""
+    described = [f"{key} {text}" for key, text in DRAWN]
+    found = []
+    for piece in plain.replace("▏", "  ").split("  "):
+        words = piece.split()
+        while words:  # the longest whole key at the start of what is left
+            for size in range(len(words), 0, -1):
+                if " ".join(words[:size]) in described or words[:size] == ["f1"]:
+                    found.append(" ".join(words[:size]))
+                    words = words[size:]
+                    break
+            else:
+                raise AssertionError(f"a cut key in {plain!r}: {' '.join(words)!r}")
+    return found
+
+
+DRAWN = [
+    ("a", "Add"),
+    ("b", "Off"),
+    ("d", "Delete"),
+    ("?", "Help"),
+    *((f"^{k}", f"Key {k} with a long description") for k in "uvw"),
+    ("^p", "palette"),
+]
+
+
+async def test_a_narrow_footer_drops_whole_keys_from_the_end_and_keeps_the_help() -> None:
+    # At 80 columns the main screen's footer ended "w Watch x Expor", the detail view's
+    # "N Previou▏^p palette" with its "? Help" gone.
+    app = Keys(KeysFooter(compact=True))
+    async with app.run_test(size=(160, 6)) as pilot:
+        await pilot.pause()
+        footer = app.query_one(KeysFooter)
+        everything = shown_keys(footer.render().plain)
+        assert everything[:4] == ["a Add", "b Off", "d Delete", "? Help"]
+        assert everything[-1] == "^p palette"
+        for width in range(160, 7, -1):
+            await pilot.resize_terminal(width, 6)
+            await pilot.pause()
+            plain = footer.render().plain
+            assert footer.render().cell_length == width
+            keys = shown_keys(plain)
+            assert "? Help" in keys, width
+            # The palette's key goes first, then the keys from the end: what is left is
+            # the start of the list, in order, with the help's key.
+            others = [key for key in keys if key != "? Help"]
+            assert others == [key for key in everything if key != "? Help"][: len(others)]
+            if "^p palette" in keys:
+                assert keys == everything
+
+
+async def test_the_wheel_brings_in_the_keys_dropped_and_the_help_key_stays() -> None:
     async with compact_footer(60) as (app, pilot, footer):
         first = footer.render().plain
-        assert "Key w" not in first and first.rstrip().endswith("^p palette")
+        assert "Key w" not in first and "palette" not in first
+        assert shown_keys(first)[:4] == ["a Add", "b Off", "d Delete", "? Help"]
 
         def wheel(down: bool) -> None:
             kind = events.MouseScrollDown if down else events.MouseScrollUp
@@ -144,10 +198,10 @@ async def test_the_wheel_moves_keys_that_overflow_and_the_palette_key_stays() ->
             wheel(down=True)
         await pilot.pause()
         last = footer.render().plain
-        assert "Key w with a long description" in last and "a Add" not in last
-        assert last.rstrip().endswith("^p palette")
-        plain = footer.render().plain
-        await pilot.click(KeysFooter, offset=(plain.index("^w"), 0))
+        keys = shown_keys(last)
+        assert "^w Key w with a long description" in keys and "a Add" not in keys
+        assert "? Help" in keys
+        await pilot.click(KeysFooter, offset=(last.index("^w"), 0))
         await pilot.pause()
         assert app.noted == ["w"]
         for _ in range(40):
@@ -156,7 +210,7 @@ async def test_the_wheel_moves_keys_that_overflow_and_the_palette_key_stays() ->
         assert footer.render().plain == first
 
 
-class WideKeys(Keys):
+class WideKeys(Keys, inherit_bindings=False):  # no help key, which would stay in view
     BINDINGS = [
         Binding(key, f"note({key!r})", description)
         for key, description in [

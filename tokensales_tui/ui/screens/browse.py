@@ -116,10 +116,6 @@ class BulkDelete:
         self.stopped = False
 
 
-PALETTE_IN_FOOTER = 100
-"""The narrowest terminal whose footer shows the command palette's key."""
-
-
 class BrowseScreen(Screen[None]):
     """Five tabs of resources under a status header; every row action starts here."""
 
@@ -167,7 +163,6 @@ class BrowseScreen(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__(id="browse")
-        self._row_shown: dict[ResourceTable, bool] = {}
         self._bulk: BulkDelete | None = None
         self._retry_shown_until = 0.0  # until when the retry toast shown stays
         self._tabs: dict[str, ResourceTab] = {}
@@ -217,11 +212,6 @@ class BrowseScreen(Screen[None]):
         self.mounting = False
         if self.tsapp.session is None:  # else keys let through after MOUNT_WAIT chose one
             await self.tsapp.begin()
-
-    def on_resize(self, event: events.Resize) -> None:
-        # Below 100 columns the palette's key would be drawn over the last keys; ctrl+p
-        # still opens it, and the help says so.
-        self.query_one(KeysFooter).show_command_palette = event.size.width >= PALETTE_IN_FOOTER
 
     # --- the session ---------------------------------------------------------------
 
@@ -293,15 +283,6 @@ class BrowseScreen(Screen[None]):
                 if tab is self.active_tab:  # in view already: it joins the request
                     tab.reload()
 
-    @on(ResourceTable.RowHighlighted)
-    def _row_highlighted(self, event: ResourceTable.RowHighlighted) -> None:
-        # Which keys apply depends on whether a row is highlighted, not on which one;
-        # refreshing the bindings recomposes the footer (~10 ms): not on every cursor move.
-        shown = event.row is not None
-        if self._row_shown.get(event.table) is not shown:
-            self._row_shown[event.table] = shown
-            self.refresh_bindings()
-
     def show_retry(self, notice: RetryNotice) -> None:
         """Count down the wait before a retry: in the tabs it holds up, else in a toast."""
         request = f"{notice.method} {notice.path}"
@@ -336,7 +317,8 @@ class BrowseScreen(Screen[None]):
         if action == "new":
             return self.tab_has_form(CREATABLE)
         if action == "edit":
-            return self.tab_has_form(EDITABLE) and self.active_tab.highlighted is not None
+            # Shown with no row highlighted, as open and delete are: pressed then, it says so.
+            return self.tab_has_form(EDITABLE)
         if action == "listen":
             # Served, the port would be the serving machine's, out of the browser's reach.
             return (
@@ -376,10 +358,8 @@ class BrowseScreen(Screen[None]):
             message = f"The service offers no way to delete {noun}"
         elif action == "new":
             message = f"The service offers no way to add {noun}"
-        elif resource.key not in EDITABLE:
-            message = f"The service offers no way to edit {noun}"
         else:
-            message = "Nothing is highlighted"
+            message = f"The service offers no way to edit {noun}"
         self.notify(message, severity="warning", markup=False)
 
     def _mutating_action_of(self, key: str) -> str | None:
@@ -1041,10 +1021,12 @@ class BrowseScreen(Screen[None]):
 
     def action_edit(self) -> None:
         """Open the highlighted webhook in the edit form."""
+        picked = self._highlighted()
+        if picked is None:
+            return
         tab = self.active_tab
-        row = tab.highlighted
-        form = edit_form(tab.resource.key, self.tsapp.api, row, webhooks=self.webhooks)
-        if row is not None and form is not None:
+        form = edit_form(tab.resource.key, self.tsapp.api, picked[1], webhooks=self.webhooks)
+        if form is not None:
             self._open_form(tab, form)
 
     def _open_form(self, tab: ResourceTab, form: FormScreen) -> None:

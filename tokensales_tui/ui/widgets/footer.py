@@ -23,6 +23,33 @@ class FooterKey(NamedTuple):
     description: str
     enabled: bool
     tooltip: str
+    opens_help: bool = False
+    """Whether the key shows every key (never dropped from a narrow footer)."""
+
+
+HELP_ACTIONS = frozenset({"app.help", "help"})
+"""The actions that list every key: the footer keeps their key whatever its width, so a
+key dropped from it can still be found."""
+
+
+def keys_shown(sizes: list[int], pinned: set[int], first: int, room: int) -> list[int]:
+    """Which keys a footer ``room`` cells wide shows: the ``pinned`` ones, then those
+    from ``first`` on, in order, as long as each fits whole (``sizes``: their cells).
+
+    A key that does not fit is dropped with every key after it, never cut: the footer
+    shows the first keys of the screen (its everyday ones) and the key to the help,
+    which lists them all.
+    """
+    budget = room - sum(sizes[i] for i in pinned)
+    shown = set(pinned)
+    for index in range(first, len(sizes)):
+        if index in pinned:
+            continue
+        if sizes[index] > budget:
+            break
+        budget -= sizes[index]
+        shown.add(index)
+    return sorted(shown)
 
 
 class KeysFooter(Following, Widget, can_focus=False):
@@ -39,9 +66,12 @@ class KeysFooter(Following, Widget, can_focus=False):
 
     As in Textual's footer, a click on a key presses it (a disabled key rings the
     bell), the key under the pointer is highlighted and shows its tooltip, and the
-    command palette's key stays at the right end. Keys that overflow the line are
-    brought in by the mouse wheel, a key at a time. Keys of one binding group are
-    shown one by one.
+    command palette's key stays at the right end. Keys of one binding group are shown
+    one by one.
+
+    Where the keys do not fit, none is cut: the command palette's key goes first (the
+    help names ctrl+p), then whole keys from the end (see :func:`keys_shown`); the
+    help's key always stays. The mouse wheel brings the dropped keys in, a key at a time.
     """
 
     ALLOW_SELECT = False
@@ -139,7 +169,12 @@ class KeysFooter(Following, Widget, can_focus=False):
             if binding.show and binding.action not in keys:
                 display = app.get_key_display(binding)
                 keys[binding.action] = FooterKey(
-                    binding.key, display, binding.description, enabled, tooltip
+                    binding.key,
+                    display,
+                    binding.description,
+                    enabled,
+                    tooltip,
+                    binding.action in HELP_ACTIONS,
                 )
         palette = None
         found = screen.active_bindings.get(app.COMMAND_PALETTE_BINDING)
@@ -158,34 +193,47 @@ class KeysFooter(Following, Widget, can_focus=False):
 
     def render(self) -> Content:
         width = self.size.width
-        spans: list[tuple[int, int, FooterKey]] = []
+        gap = line(" ") if self.compact else Content("")
+        pieces = [self._key(key) + gap for key in self.keys]
+        sizes = [piece.cell_length for piece in pieces]
+        pinned = {index for index, key in enumerate(self.keys) if key.opens_help}
+        # A compact line's last gap may fall past its end.
+        fits = width + gap.cell_length
         right = Content("")
         palette = self._palette if self.show_command_palette else None
         if palette is not None:
             # Docked at the right, with a border at its left and a cell after it; drawn
-            # compact in either style, as Textual's footer draws it.
+            # compact in either style, as Textual's footer draws it. Shown only when every
+            # other key fits beside it.
             right = line("▏", ".keys-footer--border") + self._key(palette, compact=True)
             right += line(" ")
+            if self._first or sum(sizes) > fits - right.cell_length:
+                palette, right = None, Content("")
         room = max(0, width - right.cell_length)
-        gap = line(" ") if self.compact else Content("")
-        pieces = [self._key(key) + gap for key in self.keys]
-        # The first key from which every key fits (a compact line's last gap may not).
-        last_first, fit = len(pieces), room + gap.cell_length
-        while last_first and pieces[last_first - 1].cell_length <= fit:
+        fits = room + gap.cell_length
+        # The first key from which every key fits (beside the pinned ones).
+        budget = fits - sum(sizes[index] for index in pinned)
+        last_first = len(pieces)
+        while last_first and (last_first - 1 in pinned or sizes[last_first - 1] <= budget):
             last_first -= 1
-            fit -= pieces[last_first].cell_length
+            if last_first not in pinned:
+                budget -= sizes[last_first]
         self._last_first = min(last_first, max(0, len(pieces) - 1))
         self._first = min(self._first, self._last_first)
+        shown = keys_shown(sizes, pinned, self._first, fits)
+        spans: list[tuple[int, int, FooterKey]] = []
         at = 0
-        for key, piece in zip(self.keys[self._first :], pieces[self._first :], strict=True):
+        for index in shown:
             if at < room:
-                spans.append((at, min(at + piece.cell_length - gap.cell_length, room), key))
-            at += piece.cell_length
-        left = Content("").join(pieces[self._first :]).truncate(room, pad=True)
-        self._spans = spans
+                end = min(at + sizes[index] - gap.cell_length, room)
+                spans.append((at, end, self.keys[index]))
+            at += sizes[index]
+        # Cut only when the pinned keys alone are wider than the footer.
+        left = Content("").join(pieces[index] for index in shown).truncate(room, pad=True)
         if palette is not None:
             start = room + 1  # after the border
-            self._spans.append((start, width - 1, palette))
+            spans.append((start, width - 1, palette))
+        self._spans = spans
         return left + right
 
     def _key(self, key: FooterKey, compact: bool | None = None) -> Content:
