@@ -430,6 +430,23 @@ async def test_editing_a_profile_keeps_its_secret_unless_retyped() -> None:
     assert saved_files() == ["config.toml"]
 
 
+async def test_a_key_typed_in_the_profile_form_as_it_opens_keeps_the_address() -> None:
+    # Came to fix the secret after a 401: the base URL was selected, the first key typed
+    # replaced it, and the message quoted what was left with straight quotes.
+    two_profiles()
+    app, _transport = rigged_app(env={})
+    async with app.run_test(size=SIZE) as pilot:
+        await open_profile_form(app, pilot, "down", "e")  # prod
+        field = app.screen.query_one("#base-url")
+        assert app.screen.focused is field
+        await pilot.press("X")
+        assert field.value == "https://api.example.comX"  # type: ignore[attr-defined]
+        field.value = "X\x1b[31m"  # type: ignore[attr-defined]
+        await pilot.pause()
+        error = str(app.screen.query_one("#base-url-error").render())
+        assert error.startswith("base URL “X␛[31m” needs a scheme and host"), error
+
+
 async def test_the_demo_has_nothing_to_edit_and_the_form_help_lists_its_keys() -> None:
     two_profiles()
     app = TokenSalesApp(Launch(demo=True))

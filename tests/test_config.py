@@ -282,7 +282,7 @@ CORRUPT = [
     pytest.param(
         b'[profiles.prod]\nbase_url = "example.com"\n',
         (2, 1),
-        '[profiles.prod] base_url "example.com" needs a scheme and host, e.g. https://example.com',
+        "[profiles.prod] base_url “example.com” needs a scheme and host, e.g. https://example.com",
         id="url-without-scheme",
     ),
     pytest.param(
@@ -411,7 +411,7 @@ def test_plain_http_refused_elsewhere_unless_allowed() -> None:
         validate_url("http://api.example.com", field="--base-url", allow_insecure_http=False)
     assert "plain http://" in caught.value.message
     assert "allow_insecure_http = true" in caught.value.message
-    assert caught.value.message.startswith('--base-url "http://api.example.com"')
+    assert caught.value.message.startswith("--base-url “http://api.example.com”")
 
     allowed = validate_url("http://10.0.0.5:8000/", field="x", allow_insecure_http=True)
     assert allowed == "http://10.0.0.5:8000"
@@ -603,7 +603,7 @@ def test_insecure_environment_url_is_refused() -> None:
     env = {"TOKENSALES_BASE_URL": "http://api.example.com", "TOKENSALES_API_KEY": "k"}
 
     with pytest.raises(
-        ConfigError, match=r'^TOKENSALES_BASE_URL "http://api.example.com" uses plain'
+        ConfigError, match=r"^TOKENSALES_BASE_URL “http://api.example.com” uses plain"
     ):
         resolve_profile(ConfigFile(), cli=Overrides(), env=env)
 

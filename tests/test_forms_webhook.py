@@ -312,6 +312,19 @@ async def test_edit_sends_only_what_changed_and_shows_the_diff() -> None:
     assert [json.loads(b) for b in puts] == [{"events": ["item.sold", "collection.created"]}]
 
 
+async def test_a_key_typed_in_an_edit_form_as_it_opens_adds_to_the_value() -> None:
+    # The first field's whole text was selected as the form opened: the first key typed
+    # replaced the stored URL.
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        webhook = app.active_tab.highlighted
+        form = await open_form(app, pilot, "1", key="e")
+        assert isinstance(form.focused, Input) and form.focused.id == "url"
+        await pilot.press("X")
+        assert form.text("url") == webhook.url + "X"
+
+
 async def test_edit_with_a_new_secret_sends_it_masked_in_the_preview() -> None:
     app = demo()
     async with app.run_test(size=SIZE) as pilot:

@@ -8,6 +8,7 @@ from textual.content import Content
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.narrow import wrap_in_a_cell_at_least
+from tokensales_tui.ui.widgets.safe_input import SafeInput, fit_words
 
 from .apphelpers import loaded, screen_text, wait_for
 
@@ -59,3 +60,30 @@ async def test_the_palette_opened_in_a_terminal_six_columns_wide() -> None:
         await wait_for(lambda: type(app.screen).__name__ == "CommandPalette", pilot)
         await pilot.pause(0.2)
         assert app.is_running and app.return_code is None
+
+
+def test_a_hint_is_cut_after_a_whole_word() -> None:
+    hint = 'Filter (/): word !word column:word "a phrase"'
+    assert fit_words(hint, 60) == hint
+    assert fit_words(hint, 40) == "Filter (/): word !word column:word…"
+    assert fit_words(hint, 35) == "Filter (/): word !word column:word…"
+    assert fit_words(hint, 34) == "Filter (/): word !word…"
+    assert fit_words("e.g. its asset id, or its address", 20) == "e.g. its asset id…"
+    assert fit_words("日本語の説明 です", 9) == "日本語の…"  # one word wider than the line
+    assert fit_words("anything", 0) == ""
+
+
+async def test_the_filter_hint_beside_marks_and_a_sort_at_80_columns() -> None:
+    # 'Filter (/): word !word column:word "a' : cut mid-phrase, with nothing to say so.
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("space", "space", "s", "s")
+        await pilot.pause()
+        tab = app.active_tab
+        field = tab.query_one(SafeInput)
+        assert "2 marked" in screen_text(app)
+        drawn = field.render_line(0).text.rstrip()
+        assert drawn.endswith("…") and drawn != field.placeholder
+        words = drawn.removesuffix("…").split()
+        assert words == field.placeholder.split()[: len(words)]

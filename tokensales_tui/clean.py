@@ -340,6 +340,13 @@ def cut_long_words(text: str) -> str:
     return _LONG_WORD.sub(lambda found: _cut_middle(found[0]), text)
 
 
+def quoted(text: str) -> str:
+    """``text`` from outside the program (typed, read from a file) as a message quotes
+    it: between “ ”, on one line, cleaned (:func:`clean_line`), a long word cut in its
+    middle (:func:`cut_long_words`)."""
+    return f"“{clean_line(cut_long_words(text))}”"
+
+
 def _truncate(value: str, limit: int | None) -> str:
     if limit is None or len(value) <= limit:
         return value

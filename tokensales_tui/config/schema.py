@@ -28,7 +28,6 @@ No secret is ever put into a message, a repr or a log line by this package.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any, Final
 
@@ -36,6 +35,7 @@ import msgspec
 import platformdirs
 
 from ..api.secret import Secret
+from ..clean import clean_line, cut_long_words, quoted
 from ..local import is_loopback_host
 from ..web_urls import UnclearAddress, split_web_url, web_host
 
@@ -175,7 +175,7 @@ def validate_url(
     go through ``proxy`` on another machine, or ``allow_insecure_http``. A value holding
     ``@`` is never repeated in a message: the part before it may be a password.
     """
-    shown = json.dumps(value) if "@" not in value else "(not repeated: it holds an @)"
+    shown = quoted(value) if "@" not in value else "(not repeated: it holds an @)"
     if any(char.isspace() for char in value):
         raise ConfigError(f"{field} {shown} must not contain spaces")
     try:
@@ -192,6 +192,7 @@ def validate_url(
         )
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         example = value.split("://", 1)[-1].lstrip("/") if "@" not in value else ""
+        example = clean_line(cut_long_words(example))
         raise ConfigError(
             f"{field} {shown} needs a scheme and host, e.g. https://{example or 'api.example.com'}"
         )

@@ -111,8 +111,6 @@ def form_field(label: str, widget: Widget, *, hint: str | Content = "") -> Compo
 
     The hint's and problem's ids are the widget's id plus ``-hint`` / ``-problem``.
     """
-    if isinstance(widget, Input):
-        widget.select_on_focus = False  # a tab or a refused submit must not arm a wipe
     with Horizontal(classes="form-field", id=f"{widget.id}-field"):
         yield Label(line(label), classes="form-label")
         with Vertical(classes="form-control"):

@@ -108,7 +108,7 @@ class ExportScreen(ModalScreen[Path | None]):
                 for number, kind in enumerate(FORMATS):
                     yield RadioButton(line(kind.label), value=number == 0, id=f"format-{kind.key}")
             shown = path.name if self.served else str(path)
-            yield SafeInput(value=shown, id="path", select_on_focus=False)
+            yield SafeInput(value=shown, id="path")
             yield ProgressBar(total=len(self.rows), show_eta=False, id="progress")
             yield Static(
                 line(

@@ -11,6 +11,12 @@ skin tone) is drawn settled, one character for it too
 (:func:`~tokensales_tui.clean.settle_in_place`): the cursor stays where the terminal
 draws it.
 
+A placeholder wider than the field is cut after its last whole word that fits, with
+"…" (:func:`fit_words`): Textual's showed the first line of it folded to the field's
+width, which ends mid-phrase with no sign that it goes on. Focusing the field never
+selects its text: the first key typed into a form opened on stored values would replace
+the whole value.
+
 Textual's ``Input`` inserts a character in its own turn, but runs its bindings
 (backspace, delete, the arrows) only once the key has gone up through every widget
 around it to the app, a turn of the event loop each. Keys that reach it in one read of
@@ -21,22 +27,46 @@ its own turn, as the app would have first (the focused widget's bindings come fi
 
 from __future__ import annotations
 
-from rich.cells import cell_len
+import re
+from typing import Any
+
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual import events
 from textual.dom import NoScreen
 from textual.expand_tabs import expand_tabs_inline
 from textual.geometry import Size
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input
 
 from ...clean import mark_controls, settle_in_place
 
-__all__ = ["SafeInput"]
+__all__ = ["SafeInput", "fit_words"]
+
+ELLIPSIS = "…"
+_WORD = re.compile(r'"[^"]*"|\S+')
 
 
 class SafeInput(Input):
-    """An ``Input`` that draws control characters as visible marks."""
+    """An ``Input`` that draws control characters as visible marks, cuts its placeholder
+    at a word, and leaves its text unselected when focused (the cursor at its end)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("select_on_focus", False)
+        super().__init__(*args, **kwargs)
+
+    def render_line(self, y: int) -> Strip:
+        full = self.placeholder
+        fitted = fit_words(full, self.scrollable_content_region.width)
+        if self.value or fitted == full:
+            return super().render_line(y)
+        # Drawn with the fitted placeholder, kept as set (no watcher, no refresh).
+        self.set_reactive(Input.placeholder, fitted)
+        try:
+            return super().render_line(y)
+        finally:
+            self.set_reactive(Input.placeholder, full)
 
     @property
     def _value(self) -> Text:
@@ -90,3 +120,25 @@ def _shown(value: str) -> str:
     """``value`` as drawn: controls marked, characters of disputed width settled, one
     character for each (the cursor is a character offset)."""
     return settle_in_place(mark_controls(value))
+
+
+def fit_words(text: str, width: int) -> str:
+    """``text`` cut after its last whole word that fits ``width`` cells, with "…" after
+    it; as it is when it fits.
+
+    A word, or a phrase between double quotes, is never cut through, and the "…" says
+    more was to be read. A first word wider than ``width`` is cut where the line ends.
+    """
+    if cell_len(text) <= width:
+        return text
+    if width < 1:
+        return ""
+    room = width - 1
+    kept = ""
+    for word in _WORD.finditer(text):
+        if cell_len(text[: word.end()]) > room:
+            break
+        kept = text[: word.end()]
+    if not kept:
+        kept = set_cell_size(text, room).rstrip()
+    return kept.rstrip(" ,;:—-·") + ELLIPSIS
