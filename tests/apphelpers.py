@@ -104,8 +104,13 @@ def screen_segments(app: TokenSalesApp) -> list[Any]:
 
 
 async def wait_for_screen(app: TokenSalesApp, pilot: Any, name: str) -> None:
-    """Wait until the screen class ``name`` is on top, composed and drawn."""
-    await wait_for(lambda: type(app.screen).__name__ == name and app.screen.is_mounted, pilot)
+    """Wait until a screen of class ``name`` (or of a subclass) is on top, composed and drawn."""
+
+    def on_top() -> bool:
+        classes = {cls.__name__ for cls in type(app.screen).__mro__}
+        return name in classes and app.screen.is_mounted
+
+    await wait_for(on_top, pilot)
     await pilot.pause()
     await pilot.pause()
 

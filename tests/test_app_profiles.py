@@ -13,6 +13,7 @@ from tokensales_tui.api import ApiError, Secret
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
+from tokensales_tui.ui.widgets.footer import KeysFooter
 
 from .apphelpers import EMULATOR_URL, loaded, rigged_app, screen_text, wait_for, wait_for_screen
 
@@ -69,6 +70,26 @@ async def test_first_run_can_open_the_demo_instead() -> None:
         assert "DEMO" in screen_text(app).splitlines()[0]
 
 
+async def test_at_80x24_the_setup_keeps_its_buttons_and_its_ways_out_in_view() -> None:
+    # "Open demo instead" was below the fold, the footer named no way to quit or to the
+    # demo, and the toast of ctrl+c covered the buttons.
+    app = TokenSalesApp(Launch())
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_for_screen(app, pilot, "SetupScreen")
+        screen = app.screen
+        for button in screen.query("#buttons Button"):
+            assert screen.region.contains_region(button.region), button.id
+        footer = {(key.key, key.description) for key in screen.query_one(KeysFooter).keys}
+        assert {("ctrl+o", "Open demo"), ("ctrl+q", "Quit")} <= footer
+        assert [b.id for b in screen.query("#buttons Button")] == ["test", "demo", "save"]
+        app.action_help_quit()
+        await wait_for(lambda: bool(screen.query("Toast")), pilot)
+        (toast,) = screen.query("Toast")
+        assert not toast.region.overlaps(screen.query_one("#setup-actions").region)
+        await pilot.press("ctrl+o")
+        await wait_for(lambda: app.session is not None and app.session.demo, pilot)
+
+
 async def test_environment_alone_is_enough() -> None:
     app, _transport = rigged_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -105,7 +126,7 @@ async def test_p_switches_profile_without_restarting() -> None:
         assert type(app.screen).__name__ == "ProfileScreen"
         text = screen_text(app)
         assert "● staging  127.0.0.1" in text  # the current one is marked
-        assert "prod  127.0.0.1:9 · PRODUCTION · READ-ONLY" in text
+        assert "prod     127.0.0.1:9 · PRODUCTION · READ-ONLY" in text
         await pilot.press("q")  # goes back, the session unchanged
         assert type(app.screen).__name__ == "BrowseScreen" and app.session.name == "staging"
         await pilot.press("p")
@@ -179,6 +200,32 @@ async def test_the_picker_marks_the_demo_when_it_is_in_use() -> None:
         await pilot.press("p")
         await wait_for_screen(app, pilot, "ProfileScreen")
         assert "● demo  embedded demo service" in screen_text(app)
+
+
+async def test_the_picker_lines_its_addresses_up_and_says_esc_as_its_footer_does() -> None:
+    two_profiles()
+    app, _transport = rigged_app(env={})
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("p")
+        await wait_for_screen(app, pilot, "ProfileScreen")
+        text = screen_text(app)
+        rows = [row for row in text.splitlines() if "● staging" in row or "embedded" in row]
+        starts = {
+            row.index(word) for row, word in zip(rows, ("127.0.0.1", "embedded"), strict=True)
+        }
+        assert len(starts) == 1, rows
+        assert "esc to close" in text and "q to stay" not in text
+        assert ("escape", "Close") in [
+            (k.key, k.description) for k in app.screen.query_one(KeysFooter).keys
+        ]
+        await pilot.press("e")  # staging: its form's buttons are the forms' (main one last)
+        await wait_for_screen(app, pilot, "ProfileFormScreen")
+        buttons = list(app.screen.query("#buttons Button"))
+        assert [b.id for b in buttons] == ["test", "cancel", "save"]
+        assert buttons[-1].region.right >= app.screen.query_one("#buttons").content_region.right - 1
+        footer = [k.key for k in app.screen.query_one(KeysFooter).keys]
+        assert "ctrl+o" not in footer  # the first run's way to the demo is not the picker's
 
 
 async def test_a_switch_clears_the_old_rows_before_the_new_server_answers() -> None:
@@ -371,7 +418,7 @@ async def test_the_picker_adds_a_profile_with_the_setup_form() -> None:
         await pilot.press("ctrl+s")
         await wait_for_screen(app, pilot, "ProfileScreen")
         text = screen_text(app)
-        assert "local  127.0.0.1:9" in text and "● staging" in text
+        assert "local    127.0.0.1:9" in text and "● staging" in text
         assert "a-new-secret" not in text
         saved = config.load_config()
         assert saved.profiles["local"].api_secret == Secret("a-new-secret")
@@ -396,7 +443,7 @@ async def test_editing_a_profile_keeps_its_secret_unless_retyped() -> None:
         form.query_one("#base-url").value = "https://api2.example.com"  # type: ignore[attr-defined]
         await pilot.press("ctrl+s")
         await wait_for_screen(app, pilot, "ProfileScreen")
-        assert "prod  api2.example.com · PRODUCTION · READ-ONLY" in screen_text(app)
+        assert "prod     api2.example.com · PRODUCTION · READ-ONLY" in screen_text(app)
         prod = config.load_config().profiles["prod"]
         assert prod.base_url == "https://api2.example.com"
         assert prod.api_secret == Secret("prod-secret-kept")

@@ -283,7 +283,11 @@ async def test_cancel_after_typing_asks_and_keeps_the_values_if_not_confirmed() 
         await pilot.press(*"https://x.example")
         await pilot.press("escape")
         assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("enter")  # Cancel is the default: keep editing
+        # Asked right after escape was pressed to leave: "Cancel" read as leaving.
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Keep editing" in text and "Discard" in text and "Cancel" not in text
+        await pilot.press("enter")  # Keep editing is the default
         assert app.screen is form and form.text("url") == "https://x.example"
         await pilot.press("escape", "right", "enter")  # Discard
         await wait_for(lambda: not form.is_attached, pilot)

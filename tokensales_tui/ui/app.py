@@ -658,7 +658,7 @@ class TokenSalesApp(GuardedApp[None]):
         return path
 
     async def action_quit(self) -> None:
-        from .screens.confirm import ConfirmScreen
+        from .screens.confirm import DiscardScreen
 
         if any(getattr(screen, "dirty", False) for screen in self.screen_stack):
             # ctrl+q quits from anywhere: a form's typed values (a webhook's, a profile's,
@@ -668,7 +668,7 @@ class TokenSalesApp(GuardedApp[None]):
                     self.run_worker(self._quit(), group="quit")
 
             self.push_screen(
-                ConfirmScreen(
+                DiscardScreen(
                     "Quit the app?",
                     "What you typed in the form will be lost.",
                     confirm_label="Quit",

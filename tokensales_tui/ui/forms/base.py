@@ -56,7 +56,7 @@ from ...clean import clean_line
 from ..lifetime import is_gone, while_shown
 from ..safe import line, show
 from ..safe_app import copy
-from ..screens.confirm import ConfirmScreen
+from ..screens.confirm import ConfirmScreen, DiscardScreen
 from ..widgets.footer import KeysFooter
 from ..worker import ApiWorker
 
@@ -501,11 +501,7 @@ class FormScreen(ModalScreen[FormResult | None]):
                 self.dismiss(None)
 
         self.app.push_screen(
-            ConfirmScreen(
-                self.discard_question,
-                "What you typed will be lost.",
-                confirm_label="Discard",
-            ),
+            DiscardScreen(self.discard_question, "What you typed will be lost."),
             answered,
         )
 

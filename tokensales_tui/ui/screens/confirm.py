@@ -45,6 +45,9 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("left,right", "toggle_focus", "Switch button", show=False, id="confirm.switch"),
     ]
 
+    CANCEL_LABEL = "Cancel"
+    """The button that answers no, named as the key that does it is in the footer."""
+
     def __init__(
         self, question: str, subject: str, *, detail: str = "", confirm_label: str = "Delete"
     ) -> None:
@@ -65,7 +68,7 @@ class ConfirmScreen(ModalScreen[bool]):
             if self.detail:
                 yield Static(clamped(self.detail, DETAIL_LINES), classes="detail")
             with Horizontal():
-                yield Button("Cancel", id="cancel")
+                yield Button(self.CANCEL_LABEL, id="cancel")
                 yield Button(line(self.confirm_label), id="confirm", variant="error")
         yield KeysFooter(compact=True)  # this dialog's keys, not the screen's behind it
 
@@ -89,3 +92,21 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def action_toggle_focus(self) -> None:
         self.focus_next(Button)
+
+
+class DiscardScreen(ConfirmScreen, inherit_bindings=False):
+    """Asks before what was typed in a form is thrown away; Keep editing is the default.
+
+    Asked right after escape (or ctrl+q) was pressed to leave: "Cancel" there read as
+    "cancel the form", the very thing the answer no does not do.
+    """
+
+    CANCEL_LABEL = "Keep editing"
+
+    BINDINGS = [
+        Binding("escape,q", "cancel", CANCEL_LABEL, id="confirm.cancel"),
+        Binding("left,right", "toggle_focus", "Switch button", show=False, id="confirm.switch"),
+    ]
+
+    def __init__(self, question: str, subject: str, *, confirm_label: str = "Discard") -> None:
+        super().__init__(question, subject, confirm_label=confirm_label)

@@ -81,25 +81,24 @@ class ProfileScreen(ModalScreen[PickerChoice | None]):
         self.highlight = highlight or current
 
     def compose(self) -> ComposeResult:
+        rows = [*self.profiles, ("demo", "embedded demo service")]
+        ids = [name for name, _ in self.profiles] + [DEMO_CHOICE]
+        # The names in a column, the addresses lined up after the widest.
+        names = [line(name, "bold") for name, _ in rows]
+        widest = max(name.cell_length for name in names)
         options = [
             Option(
-                line("● " if name == self.current else "  ")
-                + line(name, "bold")
+                line("● " if choice == self.current else "  ")
+                + name.pad_right(widest - name.cell_length)
                 + line("  " + description, "dim"),
-                id=name,
+                id=choice,
             )
-            for name, description in self.profiles
+            for choice, name, (_, description) in zip(ids, names, rows, strict=True)
         ]
-        demo = "● " if self.current == DEMO_CHOICE else "  "
-        options.append(
-            Option(
-                line(demo) + line("demo", "bold") + line("  embedded demo service", "dim"),
-                id=DEMO_CHOICE,
-            )
-        )
         with Vertical():
             yield Static("Switch profile", classes="title")
-            yield Static("enter to switch · a to add · e to edit · q to stay", classes="hint")
+            # Said as the footer says it: esc closes (q too).
+            yield Static("enter to switch · a to add · e to edit · esc to close", classes="hint")
             yield OptionList(*options)
         yield KeysFooter(compact=True)  # this dialog's keys, not the screen's behind it
 

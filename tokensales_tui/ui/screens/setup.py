@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, ClassVar, Final, Literal
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.validation import ValidationResult, Validator
 from textual.widgets import Button, Input, Label, Static
@@ -34,7 +34,7 @@ from ..widgets.footer import KeysFooter
 from ..widgets.header import describe_token
 from ..widgets.safe_input import SafeInput
 from ..widgets.secret_input import SecretInput
-from .confirm import ConfirmScreen
+from .confirm import DiscardScreen
 from .help import Section, sections_from_bindings
 
 if TYPE_CHECKING:
@@ -188,15 +188,17 @@ class SetupScreen(Screen[SetupResult]):
 
     DEFAULT_CSS = """
     SetupScreen { align-horizontal: center; }
-    SetupScreen > VerticalScroll { width: 100%; max-width: 100; padding: 0 2; }
+    SetupScreen > #setup { width: 100%; max-width: 100; height: 1fr; }
+    SetupScreen #setup > VerticalScroll { height: 1fr; padding: 0 2; }
     SetupScreen .title { text-style: bold; color: $accent; padding-top: 1; }
     SetupScreen .welcome { color: $text; }
     SetupScreen .path { color: $text-muted; padding-bottom: 1; }
     SetupScreen Label { padding-left: 1; color: $text-muted; }
     SetupScreen .field-error { color: $text-error; padding-left: 1; display: none; }
     SetupScreen .field-error.-shown { display: block; }
-    SetupScreen #buttons { height: auto; margin-top: 1; }
-    SetupScreen #buttons Button { margin-right: 2; }
+    SetupScreen #setup-actions { height: auto; padding: 0 2; }
+    SetupScreen #buttons { height: auto; align-horizontal: right; }
+    SetupScreen #buttons Button { margin-left: 2; }
     SetupScreen #status { height: auto; min-height: 1; padding-left: 1; }
     SetupScreen #status.-busy { color: $text-muted; }
     SetupScreen #status.-ok { color: $text-success; }
@@ -206,6 +208,9 @@ class SetupScreen(Screen[SetupResult]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", id="setup.save", priority=True),
         Binding("escape", "first_field", "First field", id="setup.first_field"),
+        # Letters go into the fields: the ways out are control keys, shown in the footer.
+        Binding("ctrl+o", "demo", "Open demo", id="setup.demo"),
+        Binding("ctrl+q", "app.quit", "Quit", id="setup.quit", priority=True),
     ]
 
     HELP_HEADING: ClassVar[str] = "Setup"
@@ -235,9 +240,10 @@ class SetupScreen(Screen[SetupResult]):
         )
 
     def _buttons(self) -> ComposeResult:
+        # As in every form: the other action first, the way out, the main one last.
         yield Button("Test connection", id="test")
-        yield Button("Save", id="save", variant="primary")
         yield Button("Open demo instead", id="demo")
+        yield Button("Save", id="save", variant="primary")
 
     def _name_field(self) -> SafeInput:
         return SafeInput(
@@ -247,63 +253,68 @@ class SetupScreen(Screen[SetupResult]):
     def compose(self) -> ComposeResult:
         stored = self.stored
         kept = "stored one kept — type to replace"
-        with VerticalScroll(can_focus=False):
-            yield from self._intro()
-            yield Static(line(str(self.config_path)), classes="path")
-            yield from self._field("Profile name", self._name_field())
-            yield from self._field(
-                "Base URL",
-                SafeInput(
-                    stored.base_url if stored else "",
-                    placeholder="https://api.example.com",
-                    id="base-url",
-                    validators=[_Url("base URL", required=True, stored=stored)],
-                    validate_on=_VALIDATE_ON,
-                ),
-            )
-            yield from self._field(
-                "Auth URL",
-                SafeInput(
-                    (stored.auth_url or "") if stored else "",
-                    placeholder="same as base URL",
-                    id="auth-url",
-                    validators=[_Url("auth URL", required=False, stored=stored)],
-                    validate_on=_VALIDATE_ON,
-                ),
-            )
-            yield from self._field(
-                "Console URL",
-                SafeInput(
-                    (stored.console_url or "") if stored else "",
-                    placeholder="same as base URL",
-                    id="console-url",
-                    validators=[_Url("console URL", required=False, stored=stored)],
-                    validate_on=_VALIDATE_ON,
-                ),
-            )
-            # An edited profile's key and secret are never shown: empty keeps them.
-            has_key = stored is not None and stored.api_key is not None
-            has_secret = stored is not None and stored.api_secret is not None
-            yield from self._field(
-                "API key",
-                SecretInput(
-                    placeholder=kept if has_key else "",
-                    id="api-key",
-                    validators=[_Required("API key", stored=has_key)],
-                    validate_on=_VALIDATE_ON,
+        # The fields scroll; the buttons and the status line under them stay in view.
+        with Vertical(id="setup"):
+            with VerticalScroll(can_focus=False):
+                yield from self._intro()
+                yield Static(line(str(self.config_path)), classes="path")
+                yield from self._field("Profile name", self._name_field())
+                yield from self._field(
+                    "Base URL",
+                    SafeInput(
+                        stored.base_url if stored else "",
+                        placeholder="https://api.example.com",
+                        id="base-url",
+                        validators=[_Url("base URL", required=True, stored=stored)],
+                        validate_on=_VALIDATE_ON,
+                    ),
                 )
-                if has_key
-                else SafeInput(
-                    id="api-key", validators=[_Required("API key")], validate_on=_VALIDATE_ON
-                ),
-            )
-            yield from self._field(
-                "API secret",
-                SecretInput(placeholder=kept if has_secret else "", password=True, id="api-secret"),
-            )
-            with Horizontal(id="buttons"):
-                yield from self._buttons()
-            yield Static(id="status", markup=False)
+                yield from self._field(
+                    "Auth URL",
+                    SafeInput(
+                        (stored.auth_url or "") if stored else "",
+                        placeholder="same as base URL",
+                        id="auth-url",
+                        validators=[_Url("auth URL", required=False, stored=stored)],
+                        validate_on=_VALIDATE_ON,
+                    ),
+                )
+                yield from self._field(
+                    "Console URL",
+                    SafeInput(
+                        (stored.console_url or "") if stored else "",
+                        placeholder="same as base URL",
+                        id="console-url",
+                        validators=[_Url("console URL", required=False, stored=stored)],
+                        validate_on=_VALIDATE_ON,
+                    ),
+                )
+                # An edited profile's key and secret are never shown: empty keeps them.
+                has_key = stored is not None and stored.api_key is not None
+                has_secret = stored is not None and stored.api_secret is not None
+                yield from self._field(
+                    "API key",
+                    SecretInput(
+                        placeholder=kept if has_key else "",
+                        id="api-key",
+                        validators=[_Required("API key", stored=has_key)],
+                        validate_on=_VALIDATE_ON,
+                    )
+                    if has_key
+                    else SafeInput(
+                        id="api-key", validators=[_Required("API key")], validate_on=_VALIDATE_ON
+                    ),
+                )
+                yield from self._field(
+                    "API secret",
+                    SecretInput(
+                        placeholder=kept if has_secret else "", password=True, id="api-secret"
+                    ),
+                )
+            with Vertical(id="setup-actions"):
+                with Horizontal(id="buttons"):
+                    yield from self._buttons()
+                yield Static(id="status", markup=False)
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -312,6 +323,19 @@ class SetupScreen(Screen[SetupResult]):
         first = next(field for field in self.query(Input) if not field.disabled)
         self.set_focus(first, scroll_visible=False)
         self._initial = self._values()
+        self.call_after_refresh(self._lift_toasts)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._lift_toasts)
+
+    def _lift_toasts(self) -> None:
+        """Show the toasts above the buttons, not over them: at 80x24 the one ctrl+c
+        shows ("Press ctrl+q to quit the app") covered Open demo instead."""
+        if not self.is_attached:
+            return
+        actions = self.query_one("#setup-actions").outer_size.height
+        for rack in self.query("#textual-toastrack"):
+            rack.styles.margin = (0, 0, actions + 1, 0)  # and the footer's line
 
     def _values(self) -> list[str]:
         return [field.value for field in self.query(Input)]
@@ -376,8 +400,7 @@ class SetupScreen(Screen[SetupResult]):
         show(status, line(text))
         for name in ("busy", "ok", "error"):
             status.set_class(name == state, f"-{name}")
-        # At 80x24 it sits below the fold; wait for its new height before scrolling.
-        status.call_after_refresh(status.scroll_visible)
+        status.call_after_refresh(self._lift_toasts)  # once it has its new height
 
     # -- Actions -------------------------------------------------------------------------
 
@@ -448,7 +471,6 @@ class SetupScreen(Screen[SetupResult]):
                 ("tab / shift+tab", "Next / previous field or button"),
                 ("enter", "Next field; on a button, press it"),
                 ("ctrl+p", "Command palette"),
-                ("ctrl+c", "Quit"),
             ]
         )
         return sections
@@ -458,7 +480,7 @@ class SetupScreen(Screen[SetupResult]):
         self.query_one("#profile", Input).focus()
 
 
-class ProfileFormScreen(SetupScreen):
+class ProfileFormScreen(SetupScreen, inherit_bindings=False):
     """The setup form opened from the profile picker: adds a profile, or edits one.
 
     Editing changes the addresses and, when retyped, the key and secret; the name and
@@ -474,7 +496,6 @@ class ProfileFormScreen(SetupScreen):
         Binding("ctrl+s", "save", "Save", id="setup.save", priority=True),
         Binding("escape", "cancel", "Cancel", id="profile_form.cancel"),
     ]
-    inherit_bindings = False
     HELP_HEADING = "Profile"
 
     def __init__(
@@ -503,8 +524,8 @@ class ProfileFormScreen(SetupScreen):
 
     def _buttons(self) -> ComposeResult:
         yield Button("Test connection", id="test")
-        yield Button("Save", id="save", variant="primary")
         yield Button("Cancel", id="cancel")
+        yield Button("Save", id="save", variant="primary")
 
     def _name_field(self) -> SafeInput:
         if self.name_edited is None:
@@ -528,10 +549,9 @@ class ProfileFormScreen(SetupScreen):
                 self.dismiss(SetupResult.cancelled())
 
         self.app.push_screen(
-            ConfirmScreen(
+            DiscardScreen(
                 "Discard what you typed?",
                 f"Profile {self.name_edited}" if self.name_edited else "New profile",
-                confirm_label="Discard",
             ),
             answered,
         )
