@@ -157,3 +157,34 @@ async def test_a_comma_among_the_keys_that_close_the_help_is_said_as_a_word() ->
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert "space, comma or f3 closes" in screen_text(app)
+
+
+async def test_the_help_scrolls_with_the_detail_views_keys_and_says_so() -> None:
+    # Only the arrows, pgdn and end scrolled it; its footer said "esc Close" alone, and
+    # at 80x24 nothing said most of it was below.
+    from tokensales_tui.ui.screens.help import HelpPanel
+    from tokensales_tui.ui.widgets.footer import KeysFooter
+    from tokensales_tui.ui.widgets.json_view import JsonView
+
+    app = ManyKeys()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        panel = app.screen.query_one(HelpPanel)
+        assert app.screen.focused is panel
+        assert "space or j scroll" in str(panel.border_subtitle)
+        footer = app.screen.query_one(KeysFooter)
+        assert ("space", "Page down") in [(k.key, k.description) for k in footer.keys]
+        for key, moved in (("j", 1), ("k", 0), ("space", None), ("G", panel.max_scroll_y)):
+            await pilot.press(key)
+            await pilot.pause()
+            if moved is None:
+                assert panel.scroll_y > 1
+            else:
+                assert panel.scroll_y == moved, key
+        await pilot.press("g")
+        await pilot.pause()
+        assert panel.scroll_y == 0
+    # One set of keys for both views (a keymap moves each with its own ids).
+    strip = [(b.key, b.action) for b in JsonView.BINDINGS]  # type: ignore[union-attr]
+    assert strip == [(b.key, b.action) for b in HelpPanel.BINDINGS]  # type: ignore[union-attr]

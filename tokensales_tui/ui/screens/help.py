@@ -16,6 +16,7 @@ from textual.widgets import Static
 from ..keys import bound, key_display, shown_keys
 from ..safe import line
 from ..widgets.footer import KeysFooter
+from ..widgets.less_keys import LessKeys, less_keys
 
 __all__ = ["HelpScreen", "Section", "key_display", "sections_from_bindings"]
 
@@ -65,6 +66,12 @@ def sections_from_bindings(
                 )
             )
     return sections
+
+
+class HelpPanel(LessKeys, VerticalScroll):
+    """The help's text, which scrolls as the detail view's JSON does (see :mod:`..less_keys`)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = less_keys("help", show_paging=True)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -131,9 +138,9 @@ class HelpScreen(ModalScreen[None]):
         # A section's keys are one text and its descriptions another, each row one line
         # of both: a widget per key (a hundred and more) took a few hundred milliseconds
         # to lay out before the help showed.
-        with VerticalScroll(id="help-panel") as panel:
+        with HelpPanel(id="help-panel") as panel:
             panel.border_title = "Keys"
-            panel.border_subtitle = line(f"{self._close_keys()} closes")  # keys: a keymap's
+            panel.border_subtitle = line(self._subtitle(more=False))  # keys: a keymap's
             # Every section's key column gets the same width, so they line up.
             key_width = max(
                 (cell_len(key) for _, rows in self._sections for key, _ in rows), default=1
@@ -154,17 +161,31 @@ class HelpScreen(ModalScreen[None]):
                             yield _rows(rows, key_width)
         yield KeysFooter(compact=True)  # this dialog's keys, not the screen's behind it
 
-    def _close_keys(self) -> str:
-        """The keys that close the help as bound now ("esc, ? or q"; a keymap moves them)."""
+    def _subtitle(self, *, more: bool) -> str:
+        """What the panel's lower border says: the keys that close it and, when the
+        text goes on below (``more``), those that scroll it; as bound now."""
+        closes = f"{self._keys_of(self.BINDINGS, 'help.close')} closes"
+        if not more:
+            return closes
+        scroll = self._keys_of(HelpPanel.BINDINGS, "help.page_down", "help.down")
+        return f"{scroll} scroll · {closes}"
+
+    def _keys_of(self, bindings: list[BindingType], *ids: str) -> str:
+        """The keys of the bindings ``ids``, as bound now ("esc, ? or q"; a keymap's)."""
         keymap = getattr(self.app, "keymap", {})  # the user's, in the app
-        close = next(b for b in bound(self.BINDINGS, keymap) if b.id == "help.close")
+        found = {b.id: b for b in bound(bindings, keymap)}
         # In a list of keys a comma is a word: "space, comma or f3", not "space, , or f3".
-        shown = ["comma" if key == "," else key for key in shown_keys(close, self.app)]
+        shown = [
+            "comma" if key == "," else key
+            for binding_id in ids
+            for key in shown_keys(found[binding_id], self.app)
+        ]
         *others, last = shown
         return f"{', '.join(others)} or {last}" if others else last
 
     def on_mount(self) -> None:
         self._fit()
+        self.query_one(HelpPanel).focus()  # its keys scroll it (and the footer shows them)
 
     def on_resize(self) -> None:
         self._fit()
@@ -173,6 +194,13 @@ class HelpScreen(ModalScreen[None]):
         # The panel may take 90% of the screen's width.
         stacked = self.size.width * 0.9 < self._wide
         self.query_one(".help--columns").set_class(stacked, "-stacked")
+        self.call_after_refresh(self._say_more)
+
+    def _say_more(self) -> None:
+        """Say, in the lower border, whether the text goes on below (and how to get there)."""
+        if self.is_attached:
+            panel = self.query_one(HelpPanel)
+            panel.border_subtitle = line(self._subtitle(more=panel.max_scroll_y > 0))
 
     def action_close(self) -> None:
         """Close the help."""

@@ -20,7 +20,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Span, Text
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.cache import LRUCache
 from textual.events import Resize
 from textual.geometry import Size
@@ -30,6 +30,7 @@ from textual.strip import Strip
 from ...mask import mask_text, masking
 from ..following import Following
 from ..safe import text as safe_text
+from .less_keys import LessKeys, less_keys
 
 __all__ = ["MAX_MATCHES", "JsonView"]
 
@@ -44,7 +45,7 @@ def _foreground(style: Style) -> Style:
     return Style(color=style.color, bold=style.bold, italic=style.italic)
 
 
-class JsonView(Following, ScrollView, can_focus=True):
+class JsonView(Following, LessKeys, ScrollView, can_focus=True):
     """A scrollable, searchable, syntax-highlighted view of lines of JSON.
 
     Lines are highlighted (with ``rich.syntax.Syntax``) and wrapped only when they
@@ -53,15 +54,7 @@ class JsonView(Following, ScrollView, can_focus=True):
 
     COMPONENT_CLASSES = {"json-view--match", "json-view--current"}
 
-    # As in less: j/k a line, ctrl+d/ctrl+u half a page, g/G the top and the end.
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("k", "scroll_up", "Line up", show=False, id="json_view.up"),
-        Binding("j", "scroll_down", "Line down", show=False, id="json_view.down"),
-        Binding("ctrl+u", "half_page(-1)", "Half page up", show=False, id="json_view.half_up"),
-        Binding("ctrl+d", "half_page(1)", "Half page down", show=False, id="json_view.half_down"),
-        Binding("g", "scroll_home", "Top", show=False, id="json_view.top"),
-        Binding("G", "scroll_end", "End", show=False, id="json_view.end"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = less_keys("json_view")  # as in less
 
     DEFAULT_CSS = """
     JsonView {
@@ -133,11 +126,6 @@ class JsonView(Following, ScrollView, can_focus=True):
         signal = getattr(self.app, "mask_changed_signal", None)
         if signal is not None:
             self.follow(signal, lambda _on: self.set_lines(self._given))
-
-    def action_half_page(self, direction: int) -> None:
-        """Scroll half a page down (1) or up (-1)."""
-        step = max(1, self.scrollable_content_region.height // 2)
-        self.scroll_to(y=self.scroll_y + step * (1 if direction > 0 else -1), animate=False)
 
     def set_lines(self, lines: list[str]) -> None:
         """Show new lines, keeping the search query (its matches are found again)."""
