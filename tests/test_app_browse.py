@@ -1087,3 +1087,46 @@ async def test_a_price_past_a_float_s_precision_shows_the_digits_the_server_sent
         assert "12,345,678,901,234,567," in screen_text(app)  # the rest cut to the column
         await pilot.press("enter")
         await wait_for(lambda: "12,345,678,901,234,567,891.00 ETH" in screen_text(app), pilot)
+
+
+async def test_neutral_dialogs_are_not_drawn_red_in_16_colours() -> None:
+    # With TERM=xterm the accent's orange is drawn as bright red (SGR 91): Export, the
+    # help and the profile picker looked like errors. Only a question before something
+    # is thrown away has the error's colour.
+    from rich.color import Color, ColorSystem
+
+    red = {1, 9}
+
+    def drawn(widget: Any) -> int | None:
+        color = widget.styles.border_top[1].rich_color
+        return Color.parse(color.name).downgrade(ColorSystem.STANDARD).number
+
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        for key, screen, frame in (
+            ("question_mark", "HelpScreen", "#help-panel"),
+            ("x", "ExportScreen", "ExportScreen > Vertical"),
+            ("p", "ProfileScreen", "ProfileScreen > Vertical"),
+        ):
+            await pilot.press(key)
+            await wait_for_screen(app, pilot, screen)
+            assert drawn(app.screen.query_one(frame)) not in red, screen
+            await pilot.press("escape")
+            await wait_for_screen(app, pilot, "BrowseScreen")
+        await pilot.press("d")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        assert drawn(app.screen.query_one("ConfirmScreen > Vertical")) in red
+
+
+async def test_without_colour_the_cursor_row_is_reversed_and_a_marked_row_is_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # NO_COLOR: the cursor's grey (241) and a mark's (239) were all that told them apart.
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        assert app.no_color
+        palette = app.active_tab.table._get_palette()
+        assert palette.cursor.reverse and not palette.marked.reverse

@@ -58,7 +58,7 @@ class ExportScreen(ModalScreen[Path | None]):
     ExportScreen { align: center middle; }
     ExportScreen > Vertical {
         width: 76; max-width: 95%; height: auto;
-        border: thick $accent; background: $surface; padding: 0 1;
+        border: thick $primary; background: $surface; padding: 0 1;
     }
     ExportScreen .title { text-style: bold; }
     ExportScreen RadioSet { margin-top: 1; width: 100%; }

@@ -92,7 +92,7 @@ class HelpScreen(ModalScreen[None]):
             max-height: 90%;
             padding: 0 0 1 2;
             background: $surface;
-            border: round $accent;
+            border: round $primary;
             border-title-align: center;
             border-title-color: $text;
             border-title-style: bold;

@@ -51,7 +51,7 @@ class ProfileScreen(ModalScreen[PickerChoice | None]):
     ProfileScreen { align: center middle; }
     ProfileScreen > Vertical {
         width: 60; max-width: 95%; height: auto; max-height: 80%;
-        border: thick $accent; background: $surface; padding: 0 1;
+        border: thick $primary; background: $surface; padding: 0 1;
     }
     ProfileScreen .title { text-style: bold; padding: 1 0 0 0; }
     ProfileScreen .hint { color: $text-muted; padding-bottom: 1; }

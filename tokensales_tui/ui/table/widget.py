@@ -116,6 +116,11 @@ class ResourceTable(Following, ScrollView, can_focus=True):
         & > .resource-table--changed {
             background: $success 30%;
         }
+        /* NO_COLOR: the greys of the cursor and of a mark are almost one; the cursor
+           is drawn reversed instead. */
+        &:nocolor > .resource-table--cursor, &:nocolor:focus > .resource-table--cursor {
+            text-style: reverse bold;
+        }
     }
     """
 
