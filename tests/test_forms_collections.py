@@ -602,3 +602,14 @@ async def test_a_form_served_to_a_browser_reads_no_file_of_the_serving_machine()
         # Nor does a list's placeholder offer ctrl+o.
         for area in form.query(SafeTextArea):
             assert "ctrl+o" not in str(area.placeholder), area.placeholder
+
+
+async def test_the_whitelisted_switch_says_yes_or_no() -> None:
+    app = demo()
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_form(app, pilot, "5")
+        state = form.query_one("#c1-whitelisted-state", Static)
+        assert str(state.render()) == "no"
+        form.query_one("#c1-whitelisted").toggle()  # type: ignore[attr-defined]
+        await pilot.pause()
+        assert str(state.render()) == "yes"

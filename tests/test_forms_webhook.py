@@ -616,3 +616,17 @@ async def test_an_edit_whose_webhook_is_unchanged_on_the_server_is_sent_without_
         await fill(pilot, events="item.sold, mine.y")
         await submit_and_close(app, pilot, form)
     assert puts == [{"events": ["item.sold", "mine.y"]}]
+
+
+async def test_at_80x24_the_form_takes_the_rows_down_to_the_footer() -> None:
+    # Only the preview's top border showed before the buttons, three rows left empty
+    # between the dialog and the footer.
+    app = demo()
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_form(app, pilot, "1")
+        frame = form.query_one("#form")
+        assert frame.region.bottom == 23  # the footer's line is the 24th
+        form.set_status("Nothing was sent: fix the 2 marked fields first", "error")
+        await pilot.pause()
+        assert frame.region.bottom == 23
+        assert form.query_one("#form-submit").region.bottom <= 22

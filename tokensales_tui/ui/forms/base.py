@@ -76,8 +76,9 @@ PREVIEW_LINES = 120
 
 VALUE_WIDGETS = (Input, TextArea, Switch, Select)
 W = TypeVar("W", bound=Widget)
-FRAME_ROWS = 10
-"""Rows around the fields: margin 1, border 2, status up to 2, buttons 3, footer 1, one spare."""
+FRAME_ROWS = 7
+"""Rows around the fields always: margin 1, border 2, buttons 3, footer 1 (the status line
+and the progress bar take theirs only while shown)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,11 +115,20 @@ def form_field(label: str, widget: Widget, *, hint: str | Content = "") -> Compo
     with Horizontal(classes="form-field", id=f"{widget.id}-field"):
         yield Label(line(label), classes="form-label")
         with Vertical(classes="form-control"):
-            yield widget
+            if isinstance(widget, Switch):  # its state in words: a switch alone shows none
+                with Horizontal(classes="form-switch"):
+                    yield widget
+                    yield Static(_switch_state(widget), id=f"{widget.id}-state")
+            else:
+                yield widget
             hint_line = Static(id=f"{widget.id}-hint", classes="form-hint")
             show_line(hint_line, hint)
             yield hint_line
             yield Static("", id=f"{widget.id}-problem", classes="form-problem")
+
+
+def _switch_state(switch: Switch) -> Content:
+    return line("yes" if switch.value else "no")
 
 
 def show_line(widget: Static, text: str | Content) -> None:
@@ -166,6 +176,8 @@ class FormScreen(ModalScreen[FormResult | None]):
     FormScreen .form-problem.-warning { color: $text-warning; }
     FormScreen TextArea { height: 6; }
     FormScreen Switch { margin-left: 0; }
+    FormScreen .form-switch { height: auto; }
+    FormScreen .form-switch > Static { width: auto; padding: 1 1 0 1; }
     FormScreen #preview {
         height: auto; margin: 1 0 0 0; padding: 0 1;
         border: round $panel-lighten-2; border-title-color: $text-muted;
@@ -288,8 +300,15 @@ class FormScreen(ModalScreen[FormResult | None]):
         self.refresh_form()
 
     def on_resize(self, event: events.Resize) -> None:
-        # The fields scroll; the border, status line, buttons and footer always show.
-        self.query_one("#form-body").styles.max_height = max(6, event.size.height - FRAME_ROWS)
+        self._fit_body()
+
+    def _fit_body(self) -> None:
+        """Give the fields every row the rest leaves: the border, the buttons, the footer
+        and, while shown, the status line and the progress bar always show."""
+        status = self.query_one("#form-status", Static)
+        taken = FRAME_ROWS + (status.outer_size.height if status.display else 0)
+        taken += 1 if self.query_one("#form-progress").has_class("-shown") else 0
+        self.query_one("#form-body").styles.max_height = max(6, self.size.height - taken)
 
     # --- values and problems ---------------------------------------------------------
 
@@ -451,6 +470,8 @@ class FormScreen(ModalScreen[FormResult | None]):
         if widget is None or widget.id is None or not self.is_mounted:
             return
         event.stop()
+        if isinstance(widget, Switch):
+            show(self.by_id(f"{widget.id}-state", Static), _switch_state(widget))
         self.touch(widget.id)
         self._refusals.pop(widget.id, None)
         self.field_changed(widget)
@@ -630,6 +651,7 @@ class FormScreen(ModalScreen[FormResult | None]):
         self.query_one("#form-submit", Button).disabled = sending
         self.query_one("#form-copy", Button).disabled = sending
         self.query_one("#form-progress").set_class(sending, "-shown")
+        self._fit_body()
         cancel = self.query_one("#form-cancel", Button)
         cancel.label = "Stop waiting" if sending else "Cancel"
         if sending and outgoing is not None:
@@ -649,6 +671,7 @@ class FormScreen(ModalScreen[FormResult | None]):
         show_line(status, text)
         for name in ("busy", "error", "ok"):
             status.set_class(name == state, f"-{name}")
+        status.call_after_refresh(self._fit_body)  # with the lines it takes now
 
 
 def _failure(error: ApiError) -> str:
