@@ -1,7 +1,8 @@
 """The app on a real terminal: every signal that ends a process ends it as quitting does,
 the terminal put back; SIGCONT resumes only what SIGTSTP suspended, and redraws all of
 it; a terminal gone without SIGHUP ends it as a hang-up; it draws at the terminal's own
-size, in UTF-8 whatever the locale; input that is not UTF-8 ends nothing."""
+size, in UTF-8 whatever the locale; input that is not UTF-8 ends nothing; a terminal
+that stalls ends nothing, and is drawn whole once it takes output again."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 
 import pytest
+from rich.cells import cell_len
 
 LEAVE_ALTERNATE_SCREEN = b"\x1b[?1049l"
 ENTER_ALTERNATE_SCREEN = b"\x1b[?1049h"
@@ -80,6 +82,34 @@ class OnTerminal:
     def settings(self) -> list[object]:
         """The terminal's settings now (a pty's are the same on either side)."""
         return termios.tcgetattr(self.controller)
+
+
+_DRAWN = re.compile(
+    r"\x1b\[(?P<parameters>[0-9;?<>=$]*)(?P<final>[@-~])"  # CSI
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC: a pointer shape, a copy
+    r"|(?P<text>[^\x1b])"
+)
+
+
+def screen_of(drawn: bytes, columns: int, lines: int) -> list[str]:
+    """The lines a terminal of ``columns`` x ``lines`` shows after ``drawn``, all the app
+    wrote from its start: cursor moves, colours (ignored), modes, text; entering the
+    alternate screen clears it."""
+    screen = [[" "] * columns for _ in range(lines)]
+    row = column = 0
+    for found in _DRAWN.finditer(drawn.decode(errors="replace")):
+        if (text := found["text"]) is not None:
+            for cell in (text, "")[: cell_len(text)]:  # a wide character: two cells
+                if 0 <= row < lines and 0 <= column < columns:
+                    screen[row][column] = cell
+                column += 1
+        elif found["final"] == "H":
+            row, column, *_ = [int(n or 1) - 1 for n in found["parameters"].split(";")] + [0, 0]
+        elif found["parameters"] == "?1049" and found["final"] == "h":
+            screen = [[" "] * columns for _ in range(lines)]
+        else:  # none that moves the cursor or changes what is shown
+            assert found["final"] in (None, "m", "h", "l", "u", "p"), found[0]
+    return ["".join(line) for line in screen]
 
 
 def set_size(fd: int, columns: int, lines: int) -> None:
@@ -280,6 +310,66 @@ def test_a_terminal_gone_without_a_hang_up_signal_ends_the_app_as_one(
         app.started()
         os.close(app.controller)
         assert app.ended(seconds=30) == 128 + signal.SIGHUP
+
+
+def draw_while_stalled(app: OnTerminal, seconds: float) -> None:
+    """Have the app draw for ``seconds`` (Items and Webhooks in turn, most of a screen
+    each time), read by nobody: far more than the terminal holds, which takes nothing
+    more; Webhooks shown at the end."""
+    until = time.monotonic() + seconds
+    while time.monotonic() < until:
+        for tab in (b"2", b"1"):
+            os.write(app.input, tab)
+            time.sleep(0.2)
+
+
+def test_a_stalled_terminal_ends_nothing_and_is_drawn_whole_once_it_takes_output_again() -> None:
+    # A terminal that took nothing for 15 s (a link stalled, a window held) ended the app
+    # as a hang-up, its modes never put back. While it takes nothing, frames are dropped;
+    # once it takes them again, the screen is drawn whole as the app shows it now.
+    with app_on_terminal(size=(120, 40)) as app:
+        app.started()
+        draw_while_stalled(app, seconds=20)
+        os.write(app.input, b"/stalled")  # drawn last, and only if drawn whole again
+        time.sleep(1)
+
+        def drawn_whole() -> bool:
+            if "No rows match “stalled”".encode() not in app.drawn:
+                return False
+            screen = "\n".join(screen_of(app.drawn, 120, 40))
+            return (
+                " 1 Webhooks  2 Items" in screen
+                and "No rows match “stalled”" in screen
+                and "wh_" not in screen  # no row left of a frame before
+                and "Title" not in screen  # nor of Items
+            )
+
+        app.until(lambda: drawn_whole() or app.process.poll() is not None)
+        assert app.process.poll() is None, app.drawn[-2000:]
+        os.write(app.input, b"\x1bq")
+        assert app.ended() == 0
+
+
+def test_a_signal_ends_the_app_at_once_while_its_terminal_takes_nothing() -> None:
+    # It waited 15 s for room in the output queue, then 15 s for the output thread,
+    # which never ended, and ended with 129; the app's end now waits DRAIN_LIMIT at most.
+    with app_on_terminal(size=(120, 40)) as app:
+        before = app.settings()
+        app.started()
+        draw_while_stalled(app, seconds=2)
+        app.process.send_signal(signal.SIGTERM)
+        assert app.process.wait(timeout=12) == 128 + signal.SIGTERM  # never read
+        assert app.settings() == before
+
+
+def test_a_stalled_terminal_that_goes_away_ends_the_app_as_a_hang_up() -> None:
+    # The drawing terminal alone closed while it took nothing: the write waiting on it
+    # fails, and that is the terminal gone.
+    with app_on_terminal(drawing_apart=True) as app:
+        app.started()
+        draw_while_stalled(app, seconds=2)
+        os.close(app.controller)
+        assert app.process.wait(timeout=30) == 128 + signal.SIGHUP
 
 
 def test_the_terminal_s_own_size_wins_over_columns_and_lines() -> None:

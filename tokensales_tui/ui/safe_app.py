@@ -24,11 +24,12 @@ from .key_order import KeysInOrder
 from .narrow import wrap_in_a_cell_at_least
 from .served import ending_with_input
 from .terminal import guarded_driver
-from .terminal_mode import keeping_the_terminal
+from .terminal_mode import TerminalCaughtUp, keeping_the_terminal, one_frame
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
     from textual.app import App
+    from textual.screen import Screen
 
 ReturnType = TypeVar("ReturnType")
 
@@ -89,11 +90,17 @@ class GuardedApp(KeysInOrder[ReturnType]):
             self.console._color_system = ColorSystem.STANDARD
 
     @on(Driver.SignalResume)
+    @on(TerminalCaughtUp)
     def _redraw_all(self) -> None:
         """Back from a suspend (SIGTSTP, then ``fg``) the terminal shows an alternate screen
-        made anew, blank: draw all of it. Textual draws only what changed since, which was
-        the header's clock alone."""
+        made anew, blank; caught up after a stall, it shows a frame from before the frames
+        dropped meanwhile (:mod:`.terminal_mode`): draw all of it. Textual draws only what
+        changed since, which was the header's clock alone after a suspend."""
         self.refresh(layout=True)
+
+    def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
+        with one_frame(self._driver):  # dropped whole while the terminal is backed up
+            super()._display(screen, renderable)
 
     def get_driver_class(self) -> type[Driver]:
         driver = super().get_driver_class()

@@ -16,8 +16,18 @@ subclass of it that
   EIO) the input thread span at a full core, and the first write error killed the
   output thread, whose queue then filled and blocked the app for good (no SIGTERM could
   end it, and an exit waited forever for the thread);
-* bounds every write: one the terminal takes nothing of for :data:`WRITE_LIMIT` seconds
-  counts as the terminal gone;
+* never waits on the terminal, and outlasts one that stalls (a link that takes nothing for
+  a while: a laptop's lid closed, a train's tunnel, a terminal window held). The app's
+  writes go to an output thread (:class:`BoundedWriter`) and never block; while the
+  terminal has not taken the :data:`FRAMES_HELD` frames waiting for it, a new frame is
+  dropped whole (never a part of one: no escape sequence is cut), and once it has, the
+  app draws all of its screen again (:class:`TerminalCaughtUp`, handled as a resume from
+  SIGTSTP is). What is not a frame (a mode switched, the cursor shown or hidden, a copy,
+  a bell) is never dropped. Only a write error or the end of input is the terminal gone:
+  a stall, however long, ends nothing (the app ended on one of 15 s as on a hang-up, its
+  terminal modes never put back), and signals end the app at once meanwhile. The app's
+  end waits :data:`DRAIN_LIMIT` seconds (3) at most for the terminal to take what puts
+  it back; past that the terminal counts as gone, and what is left is not written;
 * draws at the terminal's own size (``TIOCGWINSZ``): Textual asked ``shutil``, which
   prefers ``COLUMNS`` and ``LINES``, exported by some shells and scripts, and the app
   drew 80x24 in a larger terminal and never followed a resize. The variables count only
@@ -35,21 +45,41 @@ import signal
 import sys
 import termios
 import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import IO, Any, TypeVar
 
+from textual import events
 from textual.drivers._writer_thread import WriterThread
 
-__all__ = ["WRITE_LIMIT", "keeping_the_terminal"]
+__all__ = ["DRAIN_LIMIT", "FRAMES_HELD", "TerminalCaughtUp", "keeping_the_terminal", "one_frame"]
 
 DriverT = TypeVar("DriverT")
 
-WRITE_LIMIT = 15.0
-"""Seconds a write may wait for room in the output queue (30 writes, a few frames) before
-the terminal counts as gone. A terminal, even over a slow link, takes a frame in far less;
-one that takes nothing for this long is stopped or lost, and waiting on held the whole
-app, signals included."""
+FRAMES_HELD = 2
+"""Frames being written or waiting to be, at most: while the terminal has not taken this
+many, a new frame is dropped, and the screen is drawn whole once it has. What a stalled
+terminal holds in memory is these frames and what is not a frame, each from something the
+user did (a key's bell or copy, a suspend's modes), none from the passing of time."""
+
+DRAIN_LIMIT = 3.0
+"""Seconds the app's end (or a suspend) waits for the terminal to take what is still to
+be written, the sequences that put its modes back last: at the end, a terminal that took
+nothing for that long counts as gone, and the app ends all the same."""
 
 HANG_UP = 128 + signal.SIGHUP
+
+
+class TerminalCaughtUp(events.Event):
+    """The terminal took the frames held for it after frames were dropped: the app draws
+    all of its screen again."""
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """A frame: what the app wrote in one ``App._display``."""
+
+    text: str
 
 
 class InputEnded(Exception):
@@ -79,14 +109,31 @@ def _ending_input(make: Any) -> Any:
 
 
 class BoundedWriter(WriterThread):
-    """Textual's output thread, whose writes never block for more than :data:`WRITE_LIMIT`
-    and which outlives a write error: from the first failure on, the terminal is gone,
-    ``failed`` is called once, and what comes is dropped."""
+    """Textual's output thread, whose writes never block, and which outlives a stall and
+    a write error.
 
-    def __init__(self, file: IO[str], failed: Any) -> None:
+    A frame (what the app writes inside :func:`one_frame`) is dropped whole while
+    :data:`FRAMES_HELD` frames are still to be taken by the terminal, and ``caught_up``
+    is called once it has taken them. Any other write is kept. From the first write error
+    on, the terminal is gone: ``failed`` is called once, and what comes is dropped. The
+    thread begins once ``after`` (the writer before it, still writing what put the
+    terminal back for a suspend) has ended.
+    """
+
+    def __init__(
+        self, file: IO[str], failed: Any, caught_up: Any, after: threading.Thread | None
+    ) -> None:
         super().__init__(file)
+        self._items: queue.SimpleQueue[str | _Frame | None] = queue.SimpleQueue()
         self._failed = failed
+        self._caught_up = caught_up
+        self._after = after
         self.broken = False
+        self._ending = False
+        self._frame: list[str] | None = None
+        self._held = threading.Lock()  # over the two below, shared with the thread
+        self._frames_held = 0
+        self._dropped = False
 
     def _break(self) -> None:
         if not self.broken:
@@ -94,33 +141,98 @@ class BoundedWriter(WriterThread):
             self._failed()
 
     def write(self, text: str) -> None:
+        if self.broken or self._ending:
+            return
+        if self._frame is not None:
+            self._frame.append(text)
+        else:
+            self._items.put(text)
+
+    def begin_frame(self) -> None:
+        """What is written until :meth:`end_frame` is one frame."""
+        self._frame = []
+
+    def drop_frame(self) -> None:
+        """Forget the frame begun: what is written from now on is written as any other
+        write. A SIGTSTP's handler may run in the middle of a frame, and what it writes to
+        put the terminal back must go out (the app draws all of its screen on resume)."""
+        self._frame = None
+
+    def end_frame(self) -> None:
+        text = "".join(self._frame or ())
+        self._frame = None
+        if not text or self.broken or self._ending:
+            return
+        with self._held:
+            if self._frames_held >= FRAMES_HELD:
+                self._dropped = True
+                return
+            self._frames_held += 1
+        self._items.put(_Frame(text))
+
+    def _frame_taken(self) -> None:
+        with self._held:
+            self._frames_held -= 1
+            caught_up = self._dropped and not self._frames_held
+            if caught_up:
+                self._dropped = False
+        if caught_up:
+            self._caught_up()
+
+    def run(self) -> None:
+        if self._after is not None:
+            self._after.join()
+        file = self._file
+        fd = -1
+        try:
+            file.flush()  # what was written through it before
+            fd = file.fileno()
+        except (AttributeError, OSError, ValueError):
+            self._break()
+        encoding = getattr(file, "encoding", None) or "utf-8"
+        errors = getattr(file, "errors", None) or "strict"
+        while (item := self._items.get()) is not None:
+            if isinstance(item, _Frame):
+                if not self._ending:  # the frames of an app ending are drawn no more
+                    self._write(fd, item.text.encode(encoding, errors))
+                self._frame_taken()
+            else:
+                self._write(fd, item.encode(encoding, errors))
+
+    def _write(self, fd: int, data: bytes) -> None:
+        """Write all of ``data`` to the terminal's descriptor, waiting as long as it takes.
+        No buffer of the file object's comes between: a frame counts as taken once the
+        terminal has taken all of it."""
         if self.broken:
             return
         try:
-            self._queue.put(text, timeout=WRITE_LIMIT)
-        except queue.Full:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        except OSError:  # EIO once the terminal hung up, EPIPE, a closed descriptor
             self._break()
 
-    def run(self) -> None:
-        write, flush = self._file.write, self._file.flush
-        get, qsize = self._queue.get, self._queue.qsize
-        while (text := get()) is not None:
-            if self.broken:
-                continue
-            try:
-                write(text)
-                if qsize() == 0:
-                    flush()
-            except (OSError, ValueError):  # EIO once the terminal hung up; closed
-                self._break()
-        if not self.broken:
-            with contextlib.suppress(OSError, ValueError):
-                flush()
-
     def stop(self) -> None:
-        with contextlib.suppress(queue.Full):
-            self._queue.put(None, timeout=WRITE_LIMIT)
-        self.join(WRITE_LIMIT)
+        """End the thread once it has written what is not a frame (frames still waiting
+        are dropped), waiting :data:`DRAIN_LIMIT` seconds at most."""
+        self._ending = True
+        self._items.put(None)
+        self.join(DRAIN_LIMIT)
+
+
+@contextlib.contextmanager
+def one_frame(driver: object) -> Iterator[None]:
+    """What the app writes to ``driver`` inside is one frame, dropped whole while the
+    terminal is backed up (see :class:`BoundedWriter`): ``App._display`` runs inside."""
+    writer = getattr(driver, "_writer_thread", None)
+    if not isinstance(writer, BoundedWriter):
+        yield
+        return
+    writer.begin_frame()
+    try:
+        yield
+    finally:
+        writer.end_frame()
 
 
 def _to_null(stream: object) -> None:
@@ -148,6 +260,7 @@ def keeping_the_terminal(driver_class: type[DriverT]) -> type[DriverT]:
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         self._mode_on = False
+        self._suspending = False
         self._gone = threading.Lock()
         self._loop = None  # the app's, once the mode is on
         base.__init__(self, *args, **kwargs)
@@ -164,7 +277,8 @@ def keeping_the_terminal(driver_class: type[DriverT]) -> type[DriverT]:
         # Textual makes its own WriterThread in start_application_mode: the bounded one
         # takes its place before it starts.
         if writer is not None and not isinstance(writer, BoundedWriter):
-            writer = BoundedWriter(writer._file, self._terminal_gone)
+            before = self.__dict__.get("_bounded_writer")
+            writer = BoundedWriter(writer._file, self._terminal_gone, self._caught_up, before)
         self.__dict__["_bounded_writer"] = writer
 
     def start_application_mode(self: Any) -> None:
@@ -182,7 +296,22 @@ def keeping_the_terminal(driver_class: type[DriverT]) -> type[DriverT]:
     def stop_application_mode(self: Any) -> None:
         if self._mode_on:
             self._mode_on = False
+            if isinstance(writer := self._writer_thread, BoundedWriter):
+                writer.drop_frame()
             base.stop_application_mode(self)
+
+    def suspend_application_mode(self: Any) -> None:
+        self._suspending = True
+        try:
+            base.suspend_application_mode(self)
+        finally:
+            self._suspending = False
+
+    def close(self: Any) -> None:
+        base.close(self)  # the writer stopped, DRAIN_LIMIT seconds at most
+        writer = self._writer_thread
+        if not self._suspending and writer is not None and writer.is_alive():
+            _to_null(self._file)  # the app's end: the terminal took nothing for that long
 
     def _sigtstp_application(self: Any, *_: Any) -> None:
         if self._auto_restart and self._mode_on:
@@ -206,11 +335,16 @@ def keeping_the_terminal(driver_class: type[DriverT]) -> type[DriverT]:
             return
         if output:
             _to_null(self._file)
+        self._on_loop(functools.partial(self._app.exit, return_code=HANG_UP))
+
+    def _caught_up(self: Any) -> None:
+        """Have the app draw all of its screen; called from the output thread."""
+        self._on_loop(functools.partial(self._app.post_message, TerminalCaughtUp()))
+
+    def _on_loop(self: Any, call: Any) -> None:
         if self._loop is not None:
             with contextlib.suppress(RuntimeError):  # the loop closed: the app has ended
-                self._loop.call_soon_threadsafe(
-                    functools.partial(self._app.exit, return_code=HANG_UP)
-                )
+                self._loop.call_soon_threadsafe(call)
 
     def _get_terminal_size(self: Any) -> tuple[int, int]:
         for stream in (self._file, sys.__stdin__):
@@ -229,10 +363,14 @@ def keeping_the_terminal(driver_class: type[DriverT]) -> type[DriverT]:
             "_writer_thread": property(get_writer, set_writer),
             "start_application_mode": start_application_mode,
             "stop_application_mode": stop_application_mode,
+            "suspend_application_mode": suspend_application_mode,
+            "close": close,
             "_sigtstp_application": _sigtstp_application,
             "_sigcont_application": _sigcont_application,
             "run_input_thread": run_input_thread,
             "_terminal_gone": _terminal_gone,
+            "_caught_up": _caught_up,
+            "_on_loop": _on_loop,
             "_get_terminal_size": _get_terminal_size,
         },
     )
