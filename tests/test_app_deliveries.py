@@ -181,6 +181,22 @@ async def test_the_demos_deliveries_offer_no_replay_they_cannot_make() -> None:
         assert app.screen.key_for("secret") is None
 
 
+async def test_the_help_of_the_deliveries_view_names_its_own_keys_that_act() -> None:
+    # ? there showed the main screen's keys (tabs, filter, forms), none of the view's.
+    from tokensales_tui.ui.screens.help import HelpScreen
+
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(app, pilot)
+        await _press_v(app, pilot)
+        await pilot.press("question_mark")
+        await wait_for(lambda: isinstance(app.screen, HelpScreen), pilot)
+        said = {text for _, rows in app.screen._sections for _, text in rows}
+        assert {"Back", "Open", "Copy body", "Copy JSON"} <= said
+        assert "Replay" not in said  # the demo's view has nowhere to replay to
+        assert not said & {"Items", "Filter", "New", "Delete"}
+
+
 async def test_l_shows_its_command_whole_and_x_copies_it() -> None:
     app = TokenSalesApp(Launch(demo=True))
     async with app.run_test(size=(80, 24)) as pilot:

@@ -611,13 +611,11 @@ class TokenSalesApp(GuardedApp[None]):
     def action_help(self) -> None:
         """Show every key, as bound now."""
         from .screens.help import HelpScreen
-        from .screens.setup import SetupScreen
 
-        screen = self.screen
-        if isinstance(screen, SetupScreen):  # its own keys: the main screen's do nothing there
-            sections = screen.help_sections(self.keymap)
-        else:
-            sections = self.browse.help_sections()
+        # A screen with keys of its own (setup, the deliveries view) says them: the main
+        # screen's do nothing there.
+        own = getattr(self.screen, "help_sections", None)
+        sections = (own or self.browse.help_sections)(self.keymap)
         self.push_screen(HelpScreen(sections))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

@@ -10,7 +10,7 @@ import asyncio
 import json
 import sys
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
@@ -369,8 +369,9 @@ class BrowseScreen(Screen[None]):
                 return binding.action
         return None
 
-    def help_sections(self) -> list[Section]:
-        """Every key that works here and on the screens opened from here, as bound now."""
+    def help_sections(self, keymap: Mapping[str, str] | None = None) -> list[Section]:
+        """Every key that works here and on the screens opened from here, as bound now
+        (the app's keymap: ``keymap`` is the same)."""
         from ..forms import form_bindings
         from ..widgets.json_view import JsonView
         from .detail import DetailScreen

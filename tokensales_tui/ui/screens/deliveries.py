@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -32,6 +32,7 @@ from ..safe_app import copy
 from ..widgets.delivery_list import DeliveryList
 from ..widgets.footer import KeysFooter
 from .detail import DetailScreen
+from .help import Section, sections_from_bindings
 from .webhook_secret import WebhookSecretScreen
 
 REFRESH_SECONDS = 0.1
@@ -310,6 +311,12 @@ class DeliveriesScreen(Screen[None]):
         if self.command is not None:
             text = clean_line(self.command.text)
             copy(self.app, text, f"Copied the command: {text}")
+
+    def help_sections(self, keymap: Mapping[str, str]) -> list[Section]:
+        """The keys that act here (this screen's and its list's, not the app's), as bound
+        now (``keymap`` is applied already), for the help."""
+        acting = [a.binding for a in self.active_bindings.values() if a.node is not self.app]
+        return sections_from_bindings([("Webhook deliveries", acting)], app=self.app)
 
     def keys_said(self) -> str:
         """This screen's keys that act here, as bound now, for a line of help."""
