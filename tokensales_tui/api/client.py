@@ -438,6 +438,7 @@ class ApiClient:
                 + (f", given by {given}" if given else ""),
                 status=error.status,
                 hint=f"check {given}" if given else None,
+                in_profile=not given,
             ) from None
         payload = shapes.decode_json(
             response.content,

@@ -19,7 +19,10 @@ arrives as a subclass of :class:`ApiError`; nothing else escapes the client.
     ``RefusedRequest``       the client refused to send a request that would go elsewhere than
                              the interface says (an id of ``.`` or ``..``, or an empty one).
 
-``str(error)`` is the one-line message; ``error.hint`` says what to do, where that is known.
+``str(error)`` is the one-line message; ``error.hint`` says what to do, where that is known,
+and ``error.retry`` whether and when the same request may succeed if tried again. The hint
+names no key: only the screen that shows an error knows which key of its own tries again
+(:meth:`ApiError.what_to_do` takes it; :attr:`ApiError.one_line` says "try again").
 Both are cleaned when the error is made (:func:`~tokensales_tui.clean.clean_line`, then cut to
 :data:`MAX_MESSAGE` characters), since they may quote a server's text or header values.
 No message ever contains a secret or a token: every value sent as one is masked in them,
@@ -34,6 +37,15 @@ from .secret import redact
 MAX_MESSAGE = 1000
 """Characters of a message kept; a server's text can be of any length."""
 
+RETRY_WORDS: dict[str, tuple[str, str, str]] = {
+    "now": ("then press {}", "then try again", ", "),
+    "again": ("press {} to retry", "try again", "; "),
+    "later": ("press {} to retry later", "try again later", "; "),
+    "wait": ("wait, then press {} to retry", "wait, then try again", ", "),
+}
+"""How each kind of :attr:`ApiError.retry` reads: with the key that retries, without one,
+and what joins it to the hint before it."""
+
 
 def _line(text: str) -> str:
     # A server may quote the credentials or the token it was sent: masked in the whole
@@ -47,28 +59,71 @@ class ApiError(Exception):
     """Base of every error the API layer raises."""
 
     hint: str = ""
+    retry: str = ""
+    """When trying the same request again may succeed: a key of :data:`RETRY_WORDS`, or
+    "" when it would fail the same way."""
 
-    def __init__(self, message: str, *, status: int | None = None, hint: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        hint: str | None = None,
+        retry: str | None = None,
+    ) -> None:
         message = _line(message)
         super().__init__(message)
         self.message = message
         self.status = status
         if hint is not None:
             self.hint = _line(hint)
+        if retry is not None:
+            self.retry = retry
 
     def __str__(self) -> str:
         return self.message
 
+    def what_to_do(self, key: str | None = None) -> str:
+        """What to do: the hint, then how to try again, with ``key`` when the screen
+        showing the error tries again with a key (None: "try again")."""
+        if not self.retry:
+            return self.hint
+        with_key, without, joiner = RETRY_WORDS[self.retry]
+        again = with_key.format(key) if key else without
+        if not self.hint:
+            return again
+        return f"{self.hint}{' ' if self.hint.endswith('?') else joiner}{again}"
+
+    def said(self, key: str | None = None) -> str:
+        """The message and what to do on one line (see :meth:`what_to_do` for ``key``)."""
+        todo = self.what_to_do(key)
+        return f"{self.message} — {todo}" if todo else self.message
+
     @property
     def one_line(self) -> str:
-        """The message and the hint on one line."""
-        return f"{self.message} — {self.hint}" if self.hint else self.message
+        """The message and what to do on one line, naming no key."""
+        return self.said()
 
 
 class AuthError(ApiError):
-    """The token could not be obtained or was refused."""
+    """The token could not be obtained or was refused.
+
+    ``in_profile``: the credentials refused are the profile's own, as its settings hold
+    them (no variable or flag gave them), so they are fixed where the profile is edited.
+    """
 
     hint = "check the API key and secret of the profile"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        hint: str | None = None,
+        in_profile: bool = False,
+    ) -> None:
+        super().__init__(message, status=status, hint=hint)
+        self.in_profile = in_profile
 
 
 class NotFoundError(ApiError):
@@ -121,21 +176,29 @@ class RateLimitedError(ApiError):
     def __init__(
         self, message: str, *, retry_after: float | None = None, status: int | None = 429
     ) -> None:
-        super().__init__(message, status=status, hint="wait, then press r to retry")
+        super().__init__(message, status=status, retry="wait")
         self.retry_after = retry_after
 
 
 class ServerError(ApiError):
     """The server failed (5xx)."""
 
-    hint = "the server is having trouble; press r to retry later"
+    hint = "the server is having trouble"
+    retry = "later"
 
 
 class NetworkError(ApiError):
     """The host could not be reached."""
 
-    def __init__(self, message: str, *, host: str, hint: str | None = None) -> None:
-        super().__init__(message, hint=hint or "check the address and your network, then press r")
+    def __init__(
+        self, message: str, *, host: str, hint: str | None = None, retry: str | None = None
+    ) -> None:
+        # A hint of its own names what to fix first, before any retry (a DNS name, TLS).
+        super().__init__(
+            message,
+            hint=hint or "check the address and your network",
+            retry=retry if retry is not None else ("" if hint else "now"),
+        )
         self.host = host
 
 

@@ -453,7 +453,8 @@ class Sender:
             return NetworkError(
                 f"{near} refused the connection",
                 host=host,
-                hint=f"is {'it' if proxy else 'the server'} running at that address? then press r",
+                hint=f"is {'it' if proxy else 'the server'} running at that address?",
+                retry="now",
             )
         return NetworkError(f"{verb} {near}", host=host)
 

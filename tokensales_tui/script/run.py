@@ -148,24 +148,13 @@ def exit_code(error: BaseException) -> int:
     return EXIT_FAILURE
 
 
-_HINTS = (
-    (", then press r", ""),
-    ("? then press r", "?"),
-    ("press r to retry later", "try again later"),
-    ("press r to retry", "try again"),
-    ("refresh to check", "check with 'tokensales-tui get'"),
-)
-
-
 def message_of(error: BaseException) -> str:
     """The one line that says what went wrong and, where known, what to do."""
     if isinstance(error, ApiError):
-        # The hints speak to the app's user ("press r"); a shell user runs the command again.
-        hint = "" if isinstance(error, NotFoundError) else error.hint
-        line = f"{error.message} — {hint}" if hint else error.message
-        for app_words, shell_words in _HINTS:
-            line = line.replace(app_words, shell_words)
-        return line
+        # A shell user runs the command again; a list to refresh is the app's.
+        if isinstance(error, NotFoundError):
+            return error.message
+        return error.one_line.replace("refresh to check", "check with 'tokensales-tui get'")
     if isinstance(error, config.NoConfiguration):
         return f"{error} (or pass --demo)"
     return str(error)

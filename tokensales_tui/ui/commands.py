@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import SystemCommand
 
-from .forms import CREATABLE, EDITABLE, NEW_TITLES
+from .forms import NEW_TITLES
 from .resources import RESOURCES
 from .screens.browse import BrowseScreen
 
@@ -68,12 +68,12 @@ def browse_commands(browse: BrowseScreen) -> Iterator[SystemCommand]:
             "The demo's own webhook: the events delivered as things change",
             browse.action_deliveries,
         )
-    if browse.can_delete():
+    if browse.check_action("delete", ()):
         yield SystemCommand("Delete", "Delete the highlighted object", browse.action_delete)
-    if browse.tab_has_form(CREATABLE):
+    if browse.check_action("new", ()):
         title = NEW_TITLES[browse.active_tab.resource.key]
         yield SystemCommand(title, "Open the form that creates it", browse.action_new)
-    if browse.tab_has_form(EDITABLE) and browse.active_tab.highlighted is not None:
+    if browse.check_action("edit", ()):
         yield SystemCommand("Edit webhook", "Change the highlighted webhook", browse.action_edit)
 
 

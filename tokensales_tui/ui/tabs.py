@@ -42,11 +42,13 @@ from ..api.models import (
 from ..clean import clean_line
 from ..payouts import payout_rows
 from .cancelling import wait_for_worker
+from .key_hints import error_said, key_for, press
 from .lifetime import let_go_of_ended_work
 from .resources import ITEMS, PAYOUTS, Resource, row_content
 from .room import Clock, reading_has_room
 from .safe import line, show
 from .table.model import (
+    EMPTY_MESSAGE,
     SCAN_STEP,
     Changes,
     Extension,
@@ -78,8 +80,13 @@ OFF_LOOP_ROWS = 2_000
 
 LOADING, INDEXING = "loading…", "indexing…"
 """What the count line says while a load reads its body, then while it indexes its rows."""
-CANCELLED = "Loading cancelled — press r to try again"
-"""The problem line after a load is cancelled, until the next load starts."""
+CANCELLED = "Loading cancelled"
+"""The problem line after a load is cancelled (and the key that loads again), until the
+next load starts."""
+
+NOT_LOADED, WHY = "not loaded", " — the line above says why"
+"""What the count line and the table say while the count is unknown (see
+:attr:`ResourceTab.count_unknown`): not "0 items", nor "Nothing here yet"."""
 
 SETTLE_DELAY = 1.0
 """Seconds after a load before what it left is set aside from garbage collection
@@ -407,6 +414,9 @@ class ResourceTab(Vertical):
         self._table.model.identities = resource.identities
         self._table.model.other_fields = resource.other_fields
 
+    def on_mount(self) -> None:
+        self.table.model.clear_key = key_for(self.screen, "escape")
+
     def compose(self) -> ComposeResult:
         with Horizontal(classes="tab-bar"):
             yield self._filter
@@ -470,8 +480,9 @@ class ResourceTab(Vertical):
         if running:
             self._load_number += 1  # the load cancelled shows nothing, even if it goes on
             self._drop_arrived()
+            # Said before the load's end counts the rows: none loaded is no "0 items".
+            self._show_problem(self._with_key(CANCELLED, "to try again"), of="load")
             self._end_load()
-            self._show_problem(CANCELLED, of="load")
         return bool(running)
 
     def _loads(self) -> list[Worker[Any]]:
@@ -601,7 +612,8 @@ class ResourceTab(Vertical):
             if isinstance(error, RateLimitedError) and error.retry_after:
                 self._hold_watch(error.retry_after)
             self._show_problem(
-                f"Loading {self.resource.title.lower()} failed: {error.one_line}", of="load"
+                f"Loading {self.resource.title.lower()} failed: {error_said(error, self.screen)}",
+                of="load",
             )
             return
         finally:
@@ -693,11 +705,9 @@ class ResourceTab(Vertical):
                 raise ValueError("a stretch the index processes read failed here")
         except Exception as error:  # each row decoded in a process: a bug, or the disk
             log.error("decoding the rows of %s", self.resource.key, exc_info=error)
-            problem = error.one_line if isinstance(error, ApiError) else "some rows are blank"
-            self._show_problem(
-                f"Loading {self.resource.title.lower()} failed: {problem} — press r to load again",
-                of="load",
-            )
+            problem = error.message if isinstance(error, ApiError) else "some rows are blank"
+            failed = f"Loading {self.resource.title.lower()} failed: {problem}"
+            self._show_problem(self._with_key(failed, "to load again"), of="load")
         finally:
             self._decoding = False
             if self.is_attached:
@@ -1325,6 +1335,11 @@ class ResourceTab(Vertical):
         if self._problem_of == "wait":
             self._show_problem(None)
 
+    def _with_key(self, text: str, what: str) -> str:
+        """``text`` — press KEY ``what``, with the key that reloads here, if one does."""
+        again = press(self.screen, "refresh", what)
+        return f"{text} — {again}" if again else text
+
     def _show_problem(self, text: str | None, of: Literal["", "load", "wait"] = "") -> None:
         """Say ``text`` on the problem line (None: nothing); ``of`` says whose it is (see
         :attr:`_problem_of`)."""
@@ -1333,13 +1348,31 @@ class ResourceTab(Vertical):
         show(problem, line(text) if text else "")
         problem.set_class(bool(text), "-shown")
 
+    @property
+    def count_unknown(self) -> bool:
+        """Whether the tab cannot say how many objects there are: its load failed or was
+        cancelled, and it has no rows loaded before (those it keeps, and their count)."""
+        return (
+            not self.loaded_once
+            and not self._loading
+            and not self.table.total_count
+            and (self.error is not None or self._problem_of == "load")
+        )
+
     def _update_count(self) -> None:
         table = self.table
         shown, total = table.shown_count, table.total_count
+        unknown = self.count_unknown
+        message = f"{self.resource.title} {NOT_LOADED}" + WHY if unknown else EMPTY_MESSAGE
+        if table.model.empty_message != message:
+            table.model.empty_message = message
+            table.refresh()
         if self._loading and not total:
             # Nothing shown yet, or a long list's rows let go before its reload (see
             # EMPTY_BEFORE_RELOAD): no count to give ("0 items"), only that it comes.
             text = INDEXING if self._body_done else LOADING
+        elif unknown:
+            text = NOT_LOADED
         elif shown != total:
             text = f"{shown:,} of {total:,}"
         else:

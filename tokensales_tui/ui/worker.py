@@ -303,7 +303,8 @@ def as_api_error(error: Exception) -> ApiError:
     log.error("unexpected failure in the API client", exc_info=error)
     return ApiError(
         f"the client failed unexpectedly ({type(error).__name__})",
-        hint="press r to retry; --log FILE records the details",
+        hint="--log FILE records the details",
+        retry="again",
     )
 
 

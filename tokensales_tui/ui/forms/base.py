@@ -53,6 +53,7 @@ from ...api.preview import Change, RequestPreview
 from ...api.transport import noting_attempts
 from ...checks.forms import Problem, Problems
 from ...clean import clean_line
+from ..key_hints import error_said, press
 from ..lifetime import is_gone, while_shown
 from ..safe import line, show
 from ..safe_app import copy
@@ -200,6 +201,9 @@ class FormScreen(ModalScreen[FormResult | None]):
         # Priority: in a text area ctrl+y would otherwise be redo (ctrl+z still undoes).
         Binding("ctrl+y", "copy_curl", "Copy as curl", id="form.copy_curl", priority=True),
     ]
+
+    RETRY_ACTION = "submit"
+    """The action that sends the request again after a failure (see :mod:`..key_hints`)."""
 
     UNKNOWN_ADVICE: ClassVar[str] = "refresh to check"
     """How to find out whether a request whose answer was not waited for did anything."""
@@ -588,7 +592,8 @@ class FormScreen(ModalScreen[FormResult | None]):
             if attempted:
                 said = f"Stopped waiting for the answer: outcome unknown — {self.UNKNOWN_ADVICE}"
             else:  # waiting for a token, a connection or a retry: the request never went
-                said = "Stopped before the request was sent: nothing was changed — ctrl+s sends it"
+                said = "Stopped before the request was sent: nothing was changed"
+                said += self._again("sends it")
             self.set_status(said, "error")
             raise
         except ApiError as error:
@@ -631,17 +636,32 @@ class FormScreen(ModalScreen[FormResult | None]):
         """Say why the request failed; mark the field the server refused, if it named one."""
         field_id = self.field_refused(error) if isinstance(error, ValidationError) else None
         if field_id is None or not self.has_widget(field_id):
-            self.set_status(_failure(error), "error")
+            self.set_status(self._failure(error), "error")
             return
         self._refusals[field_id] = Problem(error.message)
         self.touch(field_id)
         self.show_problems(self.problems)
         self.set_status(
             f"The server refused it: {error.message} — change the marked field"
-            " and press ctrl+s again",
+            + self._again("again", joiner=" and "),
             "error",
         )
         self.query_one(f"#{field_id}").focus()
+
+    def _again(self, what: str, joiner: str = " — ") -> str:
+        """``joiner`` press KEY ``what``, with the key that submits here; "" if none does."""
+        again = press(self, "submit", what)
+        return f"{joiner}{again}" if again else ""
+
+    def _failure(self, error: ApiError) -> str:
+        """The failure in a form's words: the submit key sends again, nothing by itself."""
+        if isinstance(error, OutcomeUnknownError):
+            return error.message  # "… outcome unknown (why) — refresh to check", or where to
+        if isinstance(error, ValidationError):
+            return f"The server refused it: {error.message} — change the values" + self._again(
+                "again", joiner=" and "
+            )
+        return f"Failed: {error_said(error, self)}"
 
     def _set_sending(self, sending: bool, outgoing: Outgoing | None = None) -> None:
         self.sending = sending
@@ -672,13 +692,3 @@ class FormScreen(ModalScreen[FormResult | None]):
         for name in ("busy", "error", "ok"):
             status.set_class(name == state, f"-{name}")
         status.call_after_refresh(self._fit_body)  # with the lines it takes now
-
-
-def _failure(error: ApiError) -> str:
-    """The failure in a form's words: ctrl+s sends again, nothing is sent by itself."""
-    if isinstance(error, OutcomeUnknownError):
-        return error.message  # "… outcome unknown (why) — refresh to check", or where to
-    if isinstance(error, ValidationError):
-        return f"The server refused it: {error.message} — change the values and press ctrl+s again"
-    hint = error.hint.replace("press r", "press ctrl+s")  # r is a letter in a form
-    return f"Failed: {error.message}" + (f" — {hint}" if hint else "")

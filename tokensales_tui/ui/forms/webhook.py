@@ -17,6 +17,7 @@ from ...checks import parse_events, suggest_events
 from ...checks.forms import Problem, webhook_problems
 from ...clean import clean_line
 from ...mask import ELLIPSIS, shown
+from ..key_hints import key_for
 from ..safe import content
 from ..screens.confirm import ConfirmScreen
 from ..widgets.safe_input import SafeInput
@@ -277,8 +278,10 @@ class WebhookForm(FormScreen):
         )
         if not overwrite:
             # The advice first: a long value from the server cuts the line's end.
+            cancel = key_for(self, "cancel") or "Cancel"
+            submit = key_for(self, "submit") or "Submit"
             self.set_status(
-                "Nothing was sent (escape and edit it again, or ctrl+s, then Overwrite):"
+                f"Nothing was sent ({cancel} and edit it again, or {submit}, then Overwrite):"
                 f" on the server, {changed}",
                 "error",
             )

@@ -27,6 +27,7 @@ from ...api.endpoints import id_problem
 from ...clean import clean_line, display_value, escape_unsafe
 from ..cancelling import being_cancelled
 from ..forms import CREATABLE, EDITABLE, edit_form, new_form
+from ..key_hints import key_for, press
 from ..keys import key_names
 from ..resources import RESOURCES, Resource
 from ..safe import line
@@ -58,6 +59,15 @@ They stand aside while a text field has the focus, which takes those keys as tex
 
 DRILLS = {"go_to": frozenset({"items", "payouts"}), "go_to_asset": frozenset({"items"})}
 """The tabs where each go-to action applies."""
+
+DRILL_WORDS = {
+    "go_to": "Goes from an item to its payout setting, and from a payout setting to its items",
+    "go_to_asset": "Goes from an item to the asset of its chain",
+}
+"""What each go-to action does, said where it does nothing."""
+
+REFUSABLE = frozenset({*MUTATING_ACTIONS, "listen", "deliveries", *DRILLS, "switch_profile"})
+"""The actions :meth:`BrowseScreen.refusal` may refuse (hidden until a session starts)."""
 
 
 LINKS: dict[str, Callable[[Any], str | None]] = {
@@ -122,6 +132,9 @@ class BrowseScreen(Screen[None]):
     # The first table, not the first widget that takes the focus (the tab bar takes none,
     # and the filter would look like a key typed ahead to _focus_in_active_tab).
     AUTO_FOCUS = "ResourceTable"
+
+    RETRY_ACTION = "refresh"
+    """The action that loads a tab again after a failure (see :mod:`..key_hints`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *[
@@ -310,64 +323,53 @@ class BrowseScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in BURST_ACTIONS and _takes_text(self.focused):
             return False
-        if action in MUTATING_ACTIONS and self.tsapp.read_only:
-            return False
-        if action == "delete":
-            return self.can_delete()
-        if action == "new":
-            return self.tab_has_form(CREATABLE)
-        if action == "edit":
-            # Shown with no row highlighted, as open and delete are: pressed then, it says so.
-            return self.tab_has_form(EDITABLE)
-        if action == "listen":
-            # Served, the port would be the serving machine's, out of the browser's reach.
-            return (
-                self.is_mounted
-                and self.active_tab.resource.key == "webhooks"
-                and not self.tsapp.launch.served
-            )
-        if action == "deliveries":
-            return self.tsapp.session is not None and self.tsapp.session.demo
-        if action in DRILLS:
-            return self.is_mounted and self.active_tab.resource.key in DRILLS[action]
-        return True
+        return self.refusal(action) is None
 
-    def _ready(self) -> bool:
-        return self.tsapp.session is not None and self.is_mounted and not self.tsapp.read_only
+    def refusal(self, action: str) -> str | None:
+        """Why the key of ``action`` does nothing here now, or None when it acts.
 
-    def can_delete(self) -> bool:
-        """Whether the current tab's highlighted object can be deleted now."""
-        return self._ready() and self.active_tab.resource.delete is not None
-
-    def tab_has_form(self, tabs: frozenset[str]) -> bool:
-        """Whether the current tab is one of ``tabs`` and the session may change data."""
-        return self._ready() and self.active_tab.resource.key in tabs
-
-    def on_key(self, event: events.Key) -> None:
-        # A hidden action's key still answers, so nobody wonders whether it was heard.
-        if self.tsapp.session is None or _takes_text(self.focused):
-            return
-        action = self._mutating_action_of(event.key)
-        if action is None or self.check_action(action, ()) is not False:
-            return
+        The one place that decides it: :meth:`check_action` hides what it refuses from
+        the footer and the help, and :meth:`on_key` says it when its key is pressed.
+        """
+        if self.tsapp.session is None or not self.is_mounted:
+            return "" if action in REFUSABLE else None  # keys wait for the session
         resource = self.active_tab.resource
         noun = resource.title.lower()
-        if self.tsapp.read_only:
-            message = f"read-only profile: {MUTATING_ACTIONS[action]} is turned off"
-        elif action == "delete":
-            message = f"The service offers no way to delete {noun}"
-        elif action == "new":
-            message = f"The service offers no way to add {noun}"
-        else:
-            message = f"The service offers no way to edit {noun}"
-        self.notify(message, severity="warning", markup=False)
+        if action in MUTATING_ACTIONS and self.tsapp.read_only:
+            return f"read-only profile: {MUTATING_ACTIONS[action]} is turned off"
+        if action == "delete" and resource.delete is None:
+            return f"The service offers no way to delete {noun}"
+        if action == "new" and resource.key not in CREATABLE:
+            return f"The service offers no way to add {noun}"
+        if action == "edit" and resource.key not in EDITABLE:
+            # Shown with no row highlighted, as open and delete are: pressed then, it says so.
+            return f"The service offers no way to edit {noun}"
+        if action == "listen":
+            if self.tsapp.launch.served:
+                # The port would be the serving machine's, out of the browser's reach.
+                return "Served to a browser, the app listens for no webhook: run it in a terminal"
+            if resource.key != "webhooks":
+                return "Listening is for a webhook's events: on the Webhooks tab"
+        if action == "deliveries" and not self.tsapp.session.demo:
+            return "The deliveries view is the demo's own webhook's: switch to the demo first"
+        if action in DRILLS and resource.key not in DRILLS[action]:
+            return f"{DRILL_WORDS[action]} — not from {noun}"
+        if action == "switch_profile" and self.tsapp.launch.served:
+            from ..app import SERVED_PROFILE
 
-    def _mutating_action_of(self, key: str) -> str | None:
-        """The data-changing action ``key`` is bound to, as the keymap has it."""
-        for binding in self.tsapp.bound(self.BINDINGS):
-            if binding.action in MUTATING_ACTIONS and key in key_names(binding):
-                return binding.action
+            return SERVED_PROFILE
         return None
+
+    def on_key(self, event: events.Key) -> None:
+        # A refused action's key still answers, so nobody wonders whether it was heard.
+        if self.tsapp.session is None or _takes_text(self.focused):
+            return
+        for binding in self.tsapp.bound(self.BINDINGS):
+            if event.key in key_names(binding):
+                reason = self.refusal(binding.action.split("(")[0].rpartition(".")[2])
+                if reason:
+                    self.notify(reason, severity="warning", markup=False)
+                return
 
     def help_sections(self, keymap: Mapping[str, str] | None = None) -> list[Section]:
         """Every key that works here and on the screens opened from here, as bound now
@@ -451,9 +453,10 @@ class BrowseScreen(Screen[None]):
             return
         tab = self.active_tab
         if tab.toggle_watch(self.tsapp.watch_interval):
+            stop = key_for(self, "watch")
             self.notify(
                 f"Watching {tab.resource.title.lower()}: reloaded every"
-                f" {tab.watch_interval:g} s while in view (w stops)"
+                f" {tab.watch_interval:g} s while in view" + (f" ({stop} stops)" if stop else "")
             )
         else:
             self.notify(f"Stopped watching {tab.resource.title.lower()}")
@@ -650,9 +653,8 @@ class BrowseScreen(Screen[None]):
         tab = self.tab("payouts")
         tab.narrow_to(None)
         if not tab.table.move_cursor_to(lambda row: row.key == key):
-            self.notify(
-                "Its payout setting is not listed yet: press r on Payouts", severity="warning"
-            )
+            load = press(self, "refresh", "on Payouts") or "load Payouts again"
+            self.notify(f"Its payout setting is not listed yet: {load}", severity="warning")
             return
         self.action_show_tab("payouts")
 
@@ -680,7 +682,12 @@ class BrowseScreen(Screen[None]):
             table.move_cursor_to(native)
         )
         if not found:
-            if not chain or table.model.first(on_chain) < 0:
+            if not chain:
+                self.notify(
+                    "This item names no chain (nor an asset it is paid in)", severity="warning"
+                )
+                return
+            if table.model.first(on_chain) < 0:
                 self.notify(f"No asset is listed for the chain “{chain}”", severity="warning")
                 return
             tab.narrow_to(Scope(f"on {chain}", on_chain))

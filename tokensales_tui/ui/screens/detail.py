@@ -19,8 +19,10 @@ from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
+from ...api import ApiError
 from ...clean import clean_line, escape_unsafe
 from ..json_text import full_json, preview_json
+from ..key_hints import error_said, press
 from ..lifetime import is_gone, while_shown
 from ..safe import content, line, show
 from ..safe_app import copy
@@ -34,7 +36,8 @@ __all__ = ["CAPPED_NOTICE", "DetailScreen", "Fetched", "Fields", "Refresh"]
 FIELD_LIMIT = 1_000
 """Longest key-field value shown, in characters."""
 
-CAPPED_NOTICE = "Showing part of a large object — press y to copy the full JSON"
+CAPPED_NOTICE = "Showing part of a large object"
+"""Said above a JSON shown in part, with the key that copies it whole."""
 FETCHING = "Fetching the current version…"
 
 ID_LIMIT = 100
@@ -137,6 +140,7 @@ class DetailScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="detail.back"),
         Binding("q", "back", "Back", show=False, id="detail.back_q"),
+        Binding("r", "refresh", "Refresh", id="detail.refresh"),
         Binding("c", "copy_id", "Copy id", id="detail.copy_id"),
         Binding("y", "copy_json", "Copy JSON", id="detail.copy_json"),
         Binding("slash", "search", "Search", key_display="/", id="detail.search"),
@@ -144,6 +148,9 @@ class DetailScreen(Screen[None]):
         Binding("N", "previous_match", "Previous match", id="detail.previous_match"),
         Binding("question_mark", "app.help", "Help", id="detail.help"),
     ]
+
+    RETRY_ACTION = "refresh"
+    """The action that fetches the object again after a failure (see :mod:`..key_hints`)."""
 
     json_view = getters.query_one("#detail-json", JsonView)
     search_input = getters.query_one("#detail-search", Input)
@@ -179,7 +186,7 @@ class DetailScreen(Screen[None]):
         with VerticalScroll(id="detail-fields"):
             yield Grid(*self._field_cells(self._fields), id="detail-grid")
         yield Static(id="detail-status")
-        yield Static(line(CAPPED_NOTICE), id="detail-notice")
+        yield Static(id="detail-notice")
         yield JsonView(id="detail-json")
         with Horizontal(id="detail-searchbar"):
             yield SafeInput(placeholder="Search the JSON", id="detail-search")
@@ -189,6 +196,10 @@ class DetailScreen(Screen[None]):
     def on_mount(self) -> None:
         self._show_json()
         self.json_view.focus()
+        self.action_refresh()
+
+    def action_refresh(self) -> None:
+        """Fetch the current version of the object (again)."""
         if self._refresh is not None:
             self._set_status(FETCHING)
             self.run_worker(self._fetch(self._refresh), exclusive=True, group="detail-refresh")
@@ -205,7 +216,11 @@ class DetailScreen(Screen[None]):
         preview = preview_json(self._raw)
         self.json_view.set_lines(preview.lines)
         self._capped = preview.capped
-        self.query_one("#detail-notice").display = preview.capped
+        notice = self.query_one("#detail-notice", Static)
+        if preview.capped:
+            copy_all = press(self, "copy_json", "to copy the full JSON")
+            show(notice, line(f"{CAPPED_NOTICE} — {copy_all}" if copy_all else CAPPED_NOTICE))
+        notice.display = preview.capped
         self.query_one("#detail-fields").display = bool(self._fields)
         if self.has_class("-searching"):
             self._show_matches()
@@ -224,7 +239,10 @@ class DetailScreen(Screen[None]):
         except Exception as error:
             if is_gone(self):
                 return
-            message = getattr(error, "one_line", None) or str(error) or type(error).__name__
+            if isinstance(error, ApiError):
+                message = error_said(error, self)
+            else:
+                message = clean_line(str(error)) or type(error).__name__
             self._set_status(f"Could not fetch the current version: {message}", error=True)
             return
         if is_gone(self):
@@ -248,6 +266,9 @@ class DetailScreen(Screen[None]):
             self._set_status("")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "refresh":
+            # Only an object the API can fetch alone (items, assets) has a current version.
+            return self._refresh is not None
         if action in ("next_match", "previous_match"):
             return self.is_mounted and self.json_view.match_count > 0
         return True

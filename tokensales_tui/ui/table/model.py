@@ -384,6 +384,11 @@ class TableView:
         answered yet, or waiting its turn in a bulk delete. Kept across reloads: a list
         read while the delete runs still holds them."""
         self.scope: Scope | None = None
+        self.empty_message = EMPTY_MESSAGE
+        """Said when there are no rows at all (the tab's: that its list could not be loaded)."""
+        self.clear_key: str | None = None
+        """The key that clears the filter and the scope where the table is shown, named
+        when nothing matches them (None: no key does)."""
         self._scope_hits: array[int] | None = None
         self._index: SearchIndex | None = SearchIndex([], 0)  # None: being prepared
         self._partial = False  # the index holds the first rows only (more are arriving)
@@ -642,12 +647,13 @@ class TableView:
         if self.view:
             return None
         if not self.rows:
-            return EMPTY_MESSAGE
+            return self.empty_message
+        press = f" — press {self.clear_key}" if self.clear_key else ""
         if not self._terms and self.scope is not None:
-            return f"No {clean_line(self.scope.label)} — press escape to see every row"
+            return f"No {clean_line(self.scope.label)}" + (press and f"{press} to see every row")
         if self._scan is not None:
             return f"Looking for “{clean_line(self.filter)}”…"
-        return f"No rows match “{clean_line(self.filter)}” — press escape to clear"
+        return f"No rows match “{clean_line(self.filter)}”" + (press and f"{press} to clear")
 
     def cells_at(self, place: int) -> tuple[str, ...]:
         """The cleaned display text of the row shown at ``place``."""
