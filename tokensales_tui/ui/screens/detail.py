@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from ...api import ApiError
@@ -27,6 +28,7 @@ from ..lifetime import is_gone, while_shown
 from ..safe import content, line, show
 from ..safe_app import copy
 from ..table.cells import cell_text
+from ..widgets.field_value import FieldValue
 from ..widgets.footer import KeysFooter
 from ..widgets.json_view import JsonView
 from ..widgets.safe_input import SafeInput
@@ -205,11 +207,11 @@ class DetailScreen(Screen[None]):
             self.run_worker(self._fetch(self._refresh), exclusive=True, group="detail-refresh")
 
     @staticmethod
-    def _field_cells(fields: Fields) -> list[Static]:
-        cells: list[Static] = []
+    def _field_cells(fields: Fields) -> list[Widget]:
+        cells: list[Widget] = []
         for label, value in fields:
             cells.append(Static(content(label), classes="detail--label"))
-            cells.append(Static(content(cell_text(value, FIELD_LIMIT))))
+            cells.append(FieldValue(cell_text(value, FIELD_LIMIT)))
         return cells
 
     def _show_json(self) -> None:

@@ -14,7 +14,6 @@ from itertools import accumulate, islice
 from typing import ClassVar
 
 from pygments.lexers import get_lexer_by_name  # type: ignore[import-untyped]
-from rich._wrap import divide_line  # Text.wrap's word wrapping, as offsets
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
@@ -30,6 +29,7 @@ from textual.strip import Strip
 from ...mask import mask_text, masking
 from ..following import Following
 from ..safe import text as safe_text
+from ..wrap import hanging_wrap
 from .less_keys import LessKeys, less_keys
 
 __all__ = ["MAX_MATCHES", "JsonView"]
@@ -83,6 +83,8 @@ class JsonView(Following, LessKeys, ScrollView, can_focus=True):
         self._code: str | None = None
         self._width = 0
         self._wraps: list[list[int]] = []
+        self._hangs: dict[int, int] = {}
+        """The indent of the continuation rows of each line that wraps."""
         self._row_starts: list[int] = [0]
         self._syntax: Syntax | None = None
         self._texts: LRUCache[int, Text] = LRUCache(1024)
@@ -205,12 +207,14 @@ class JsonView(Following, LessKeys, ScrollView, can_focus=True):
             return
         self._width = width
         wraps: list[list[int]] = []
-        for line in self._lines:
+        hangs: dict[int, int] = {}
+        for index, line in enumerate(self._lines):
             if len(line) <= width and (line.isascii() or cell_len(line) <= width):
                 wraps.append([])
             else:
-                wraps.append(divide_line(line, width, fold=True))
-        self._wraps = wraps
+                offsets, hangs[index] = hanging_wrap(line, width)
+                wraps.append(offsets)
+        self._wraps, self._hangs = wraps, hangs
         self._row_starts = list(accumulate((len(offsets) + 1 for offsets in wraps), initial=0))
         self._clear_rendered()
         self.virtual_size = Size(width, self._row_starts[-1])
@@ -264,8 +268,11 @@ class JsonView(Following, LessKeys, ScrollView, can_focus=True):
         strip = self._strips.get(key)
         if strip is None:
             index = bisect_right(self._row_starts, row) - 1
-            text = self._pieces_of(index)[row - self._row_starts[index]]
-            segments = Segment.apply_style(text.render(self.app.console), base)
+            piece = row - self._row_starts[index]
+            text = self._pieces_of(index)[piece]
+            segments = list(Segment.apply_style(text.render(self.app.console), base))
+            if piece:  # a continuation row: under its key
+                segments.insert(0, Segment(" " * self._hangs.get(index, 0), base))
             strip = Strip(segments).adjust_cell_length(width, base)
             self._strips.set(key, strip)
         return strip
