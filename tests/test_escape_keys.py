@@ -216,6 +216,42 @@ def test_a_lone_escape_waits_no_longer_than_textual_s_parser_waits(clock: Parser
     assert found_in([*parser.tick()]) == [("key", "escape")]
 
 
+@pytest.mark.parametrize(
+    "reads",
+    [
+        ["\x1b?", "\x1b", "?"],  # escape and ? read at once, the next escape soon after
+        ["\x1b?\x1b?"],
+        ["\x1b?", "\x1b?", "\x1b?"],
+        ["\x1bj", "\x1bk"],
+        ["\x1bO", "\x1b?"],  # ESC O is the start of F1 (ESC O P): escape, O, escape, ?
+        ["\x1bO\x1b?"],
+        ["\x1b\x1b?", "\x1b"],
+    ],
+)
+def test_an_escape_is_never_lost_to_the_escape_typed_after_it(
+    reads: list[str], clock: ParserClock
+) -> None:
+    # Textual's parser waited 0.1 s for more after ESC ?, and an escape within it made it
+    # read the first escape as "^" (circumflex_accent): escape, ?, escape every 50 ms left
+    # the help open. Each key goes out as the read that holds it comes, in order.
+    parser = XTermParser()
+    found = found_in([*read_apart(parser, clock, *reads, pause=0.02), *parser.feed("")])
+    typed = "".join(reads)
+    expected = [("key", "escape" if c == "\x1b" else keys_read(c)[0][0]) for c in typed]
+    assert found == expected
+
+
+def test_escape_o_that_ends_a_read_is_held_for_its_rest_no_longer_than_an_escape(
+    clock: ParserClock,
+) -> None:
+    parser = XTermParser()
+    assert [*parser.feed("\x1bO")] == []
+    assert found_in([*parser.feed("P")]) == [("key", "f1")]  # its rest came: F1
+    assert [*parser.feed("\x1bO")] == []
+    clock.now = constants.ESCAPE_DELAY
+    assert found_in([*parser.tick()]) == [("key", "escape"), ("key", "O")]
+
+
 @pytest.mark.parametrize("cut", ["\x1b[", "\x1b[2", "\x1b[20", "\x1b[200"])
 def test_a_paste_whose_start_marker_is_cut_between_reads_far_apart_is_a_paste(
     cut: str, tokens_read_apart: Callable[..., list[tuple[str, str]]]

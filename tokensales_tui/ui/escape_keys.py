@@ -13,6 +13,15 @@ a word (``/`` is ``slash``, a space ``space``) it read without its escape: it is
 and tab (which Textual read as shift+tab). ESC and backspace stays a word deleted back.
 (A terminal speaking the kitty keyboard protocol sends escape unambiguously.)
 
+Escape and a key typed fast (in one read of the terminal) are two keys at once, never
+left waiting in Textual's parser: it waited 0.1 s for more after ``ESC ?``, and an escape
+typed meanwhile made it read the first escape as ``^`` (``circumflex_accent``), a key lost
+(escape, ``?``, escape typed every 50 ms, or a loaded machine reading two of them at once,
+left the help open and closed it on the wrong keys). An ESC that no key of Textual's table
+goes on with from there (all but ESC [, ESC O and the keys ESC b, ESC f, ESC DEL) is
+the escape key there and then, and what follows it is read after it; ``ESC O``
+that ends a read is held for its rest as a lone escape is (see below).
+
 A paste is text, never keys: Textual's parser read an ESC inside a bracketed paste as the
 start of keys, so that pasting ``foo ESC q bar`` quit the app (and ``ESC d`` asked to
 delete). Every ESC between the terminal's paste markers is read as ``␛`` (its control
@@ -60,6 +69,8 @@ def read_escape_apart() -> None:
         del table[sequence]
     # ESC TAB is escape then tab typed fast (shift+tab comes as ESC [ Z from terminals).
     table.pop(_ESCAPE + "\t", None)
+    global _KEY_STARTS
+    _KEY_STARTS = _starts_of(table)
     if not getattr(XTermParser.feed, "pastes_apart", False):
         feed, tick = XTermParser.feed, XTermParser.tick
         XTermParser.feed = _pasting_apart(feed)  # type: ignore[method-assign,assignment]
@@ -72,6 +83,56 @@ def read_escape_apart() -> None:
 _Keys = Callable[[XTermParser, str, bool], Iterable[events.Key]]
 _Feed = Callable[[XTermParser, str], Iterable[Any]]
 _Tick = Callable[[XTermParser], Iterable[Any]]
+
+_KEY_STARTS: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+"""Of the keys of Textual's table that begin with ESC and go on with neither ``[`` nor
+another ESC: their proper starts, and the keys themselves (set by
+:func:`read_escape_apart`)."""
+
+
+def _starts_of(table: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
+    # ESC ESC is in the table, but the parser never reads it whole: a second ESC ends
+    # the first, as escape.
+    keys = {key for key in table if key[:1] == _ESCAPE and key[1:2] not in ("", "[", _ESCAPE)}
+    starts = {key[:end] for key in keys for end in range(1, len(key))}
+    return frozenset(starts), frozenset(keys)
+
+
+def _escapes_alone(text: str) -> tuple[list[str], str]:
+    """``text`` in pieces, each ESC that starts no key of Textual's table a piece of its
+    own (the escape key), and apart the start of such a key ``text`` ends in (``ESC O``),
+    to hold for the next read. An ESC before ``[`` (a sequence whole by now, see
+    :func:`~.control_sequences.controls_apart`) stays where it is."""
+    starts, keys = _KEY_STARTS
+    known = starts | keys
+    pieces: list[str] = []
+    done = 0
+    at = text.find(_ESCAPE)
+    while at >= 0:
+        end = at + 1
+        while end < len(text) and text[at : end + 1] in known:
+            end += 1
+        run = text[at:end]
+        if run in keys or (run == _ESCAPE and text[end : end + 1] == "["):
+            at = text.find(_ESCAPE, end)  # a key (ESC b, ESC O P), or a CSI: Textual's
+            continue
+        if end == len(text) and len(run) > 1:  # ESC O, the rest to come
+            pieces.append(text[done:at])
+            return [piece for piece in pieces if piece], run
+        pieces += [text[done:at], _ESCAPE]  # no key goes on so: escape, then the rest
+        done = at + 1
+        at = text.find(_ESCAPE, done)
+    pieces.append(text[done:])
+    return [piece for piece in pieces if piece], ""
+
+
+def _fed(parser: XTermParser, feed: _Feed, pieces: list[str]) -> list[Any]:
+    """What Textual's parser reads of ``pieces``, each lone ESC the escape key at once."""
+    return [
+        event
+        for piece in pieces
+        for event in ([events.Key("escape", _ESCAPE)] if piece == _ESCAPE else feed(parser, piece))
+    ]
 
 
 def _keeping_alt(keys_of: _Keys) -> _Keys:
@@ -110,13 +171,12 @@ def _pasting_apart(feed: _Feed) -> _Feed:
     def feeding(parser: XTermParser, data: str) -> Iterable[Any]:
         ended = not data
         text = _with_held(parser, data)
-        text = _held_back(parser, _paste_escapes_apart(parser, text, ended), ended)
-        if data and not text:
+        pieces = _held_back(parser, _paste_escapes_apart(parser, text, ended), ended)
+        if data and not pieces:
             return []  # all held for the next read: "" would end the parser's input
-        if data or not text:
-            return feed(parser, text)
-        # The end of the input ("" fed) with a held start: given first.
-        return [*feed(parser, text), *feed(parser, "")]
+        given = _fed(parser, feed, pieces)
+        # The end of the input ("" fed): what was held is given first.
+        return given if data else [*given, *feed(parser, "")]
 
     feeding.pastes_apart = True  # type: ignore[attr-defined]
     return feeding
@@ -164,19 +224,18 @@ class _Cut:
     """When the rest of it goes to the parser if no read came (by the parser's clock)."""
 
     def hold(self, start: str, given: int = 0, until: float | None = None) -> None:
-        """Hold ``start``: a lone escape as long as the parser waits for its next key,
-        ``ESC [`` a little longer, a longer start (no key sends one) until the next read.
+        """Hold ``start``: a lone escape or ``ESC O`` as long as the parser waits for its
+        next key, ``ESC [`` a little longer, a longer start (no key sends one) until the next read.
         A string (OSC, DCS…) ends at ``until``, or a little after its start: every key
         after one never ended would go into it. Only its first character is kept of its
         body, which is dropped: enough to know it is no key, and no read goes over it."""
         if is_string(start):
             start = start[:3] + _ESCAPE if start.endswith(_ESCAPE) and len(start) > 3 else start[:3]
         self.start, self.given, self.until = start, given, None
-        wait = {1: constants.ESCAPE_DELAY, 2: max(constants.ESCAPE_DELAY, _TYPED_START_WAIT)}
         if is_string(start):
             self.until = until if until is not None else _parser_time() + _TYPED_START_WAIT
-        elif len(start) in wait and given < len(start):
-            self.until = _parser_time() + wait[len(start)]
+        elif given < len(start) and (wait := _wait_for_rest(start)) is not None:
+            self.until = _parser_time() + wait
 
 
 # A held start and the next read: the paste marker, mouse report or reply it began (read
@@ -186,6 +245,17 @@ _MOUSE_START = "\x1b[<"
 # How long ESC [ is held for its rest, at most: a person typed escape and [ in one read
 # (no Alt key is bound), or a terminal cut a sequence between reads far apart.
 _TYPED_START_WAIT = 0.5
+
+
+def _wait_for_rest(start: str) -> float | None:
+    """How long a start held waits for its rest: a lone escape, or the start of a key that
+    is no CSI (ESC O), as long as the parser waits for a key's; ``ESC [`` longer; None:
+    until the next read."""
+    if start == "\x1b[":
+        return max(constants.ESCAPE_DELAY, _TYPED_START_WAIT)
+    if start == _ESCAPE or start in _KEY_STARTS[0]:
+        return float(constants.ESCAPE_DELAY)
+    return None
 
 
 def _parser_time() -> float:
@@ -220,16 +290,22 @@ def _with_held(parser: XTermParser, data: str) -> str:
     return held[given:] + data
 
 
-def _held_back(parser: XTermParser, text: str, ended: bool) -> str:
+def _held_back(parser: XTermParser, text: str, ended: bool) -> list[str]:
     """``text`` with its control sequences as Textual's parser should get them (see
-    :mod:`.control_sequences`), less the start of one it ends with, held for the next
-    read (see :meth:`_Cut.hold`)."""
+    :mod:`.control_sequences`), in pieces, each lone escape one (see
+    :func:`_escapes_alone`), less the start of a sequence or key it ends with, held for
+    the next read (see :meth:`_Cut.hold`)."""
     text, start = controls_apart(text)
+    pieces, key_start = _escapes_alone(text)
     if ended:
-        return text + start
+        return [*pieces, key_start + start] if key_start or start else pieces
+    if key_start and start:  # ESC O, then an ESC: no key goes on so
+        pieces += [_ESCAPE, key_start[1:]]
+    elif key_start:
+        start = key_start
     if start:
         _cut_of(parser).hold(start)
-    return text
+    return pieces
 
 
 def _paste_escapes_apart(parser: XTermParser, data: str, ended: bool) -> str:
