@@ -304,6 +304,28 @@ def test_a_number_past_a_float_in_a_field_no_model_types_reads_as_a_whole_read_r
     assert row.raw == {"id": "a", "title": "x", "currency": "USD", "price": 1, "extra": -math.inf}
 
 
+def test_an_integer_python_reads_is_itself_in_a_body_that_holds_one_beyond_a_float() -> None:
+    """One number beyond a float has the body read by the stdlib; its cut for integers
+    was 4,000 digits, so an integer of 4,299 in another row read as infinite there and
+    as itself wherever msgspec read it (Python's bound, 4,300 digits, is msgspec's too)."""
+    from tokensales_tui.api.decode import ListParser
+    from tokensales_tui.api.models import Item
+
+    big = "7" * 4299
+    body = (
+        f'[{{"id": "a", "title": "x", "currency": "USD", "price": 1, "extra": {big}}},'
+        ' {"id": "b", "title": "y", "currency": "USD", "price": 1, "extra": 1e400}]'
+    ).encode()
+    first, second = ListParser(Item, "items", 200, "application/json")(body)
+    assert first.raw["extra"] == int(big)
+    assert second.raw["extra"] == math.inf
+    whole = f"[{big}, 1{'0' * 4300}]".encode()
+    assert shapes.decode_json(whole, status=200, content_type="application/json", what="x") == [
+        int(big),
+        math.inf,
+    ]
+
+
 ODD_IDS = [
     ({"id": 42, "name": "A"}, "42"),
     ({"id": "col_1", "name": "B"}, "col_1"),
