@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -270,6 +270,19 @@ def raw_answer(status: int, body: bytes = b"", *headers: str) -> bytes:
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
 
 
+def read_requests(rfile: BinaryIO) -> Iterator[tuple[str, str]]:
+    """The (method, path) of each request read from a connection, its body skipped."""
+    while line := rfile.readline(65537):
+        method, target, _version = line.decode("latin-1").split(" ", 2)
+        length = 0
+        while (header := rfile.readline(65537)).strip():
+            name, _, value = header.decode("latin-1").partition(":")
+            if name.strip().lower() == "content-length":
+                length = int(value)
+        rfile.read(length)
+        yield method, urlsplit(target).path
+
+
 class _RawHandler(socketserver.StreamRequestHandler):
     server: _RawTcp
     timeout = 10
@@ -278,15 +291,8 @@ class _RawHandler(socketserver.StreamRequestHandler):
         owner = self.server.owner
         number = next(owner.connections)
         with contextlib.suppress(OSError, ValueError):
-            while line := self.rfile.readline(65537):
-                method, target, _version = line.decode("latin-1").split(" ", 2)
-                length = 0
-                while (header := self.rfile.readline(65537)).strip():
-                    name, _, value = header.decode("latin-1").partition(":")
-                    if name.strip().lower() == "content-length":
-                        length = int(value)
-                self.rfile.read(length)
-                self.wfile.write(owner.answer(number, method, urlsplit(target).path))
+            for method, path in read_requests(self.rfile):
+                self.wfile.write(owner.answer(number, method, path))
 
 
 class _RawTcp(socketserver.ThreadingTCPServer):

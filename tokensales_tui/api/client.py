@@ -29,6 +29,7 @@ import msgspec
 from ..clean import clean_line
 from . import shapes
 from .auth import TokenGrant, TokenManager, TokenState
+from .closing import close_whatever_cancels, pool_closes_whatever_cancels
 from .connection import Connection, host_of
 from .decode import convert, looks_like, optional_json
 from .endpoints import (
@@ -591,6 +592,8 @@ def _close_after_extra_bytes() -> None:
     next POST, which the server did). RFC 9112 §6.3 (RFC 7230 §3.3.3): discard them and
     close the connection. Bytes arriving after the connection went back to the pool make
     it readable while idle, which httpcore already counts as closed by the server.
+
+    The close runs to its end whatever cancels its reader (see :mod:`.closing`).
     """
     import httpcore
 
@@ -600,13 +603,17 @@ def _close_after_extra_bytes() -> None:
         return
 
     async def response_closed(self: Any) -> None:
-        if self._h11_state.trailing_data[0]:  # bytes beyond the response: not reused
-            await self.aclose()
-            return
-        await closed(self)
+        async def close() -> None:
+            if self._h11_state.trailing_data[0]:  # bytes beyond the response: not reused
+                await self.aclose()
+                return
+            await closed(self)
+
+        await close_whatever_cancels(close, self.aclose)
 
     response_closed.closes_after_extra = True  # type: ignore[attr-defined]
     connection._response_closed = response_closed
+    pool_closes_whatever_cancels()
 
 
 def _user_agent() -> str:

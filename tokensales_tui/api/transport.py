@@ -55,6 +55,7 @@ import msgspec
 from ..digits import ascii_int
 from . import shapes
 from .auth import TokenManager
+from .closing import close_whatever_cancels
 from .connection import Connection, host_of
 from .decode import OFF_LOOP_BYTES
 from .endpoints import Endpoint, check_path, redact_url, url_of
@@ -335,7 +336,7 @@ class Sender:
                 try:
                     await self._read(endpoint, response, consume)
                 finally:
-                    await response.aclose()
+                    await close_whatever_cancels(response.aclose)
                     set_aside_libraries()
         except TimeoutError:
             # The whole deadline passed inside this attempt (a server trickling its answer).
