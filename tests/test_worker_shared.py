@@ -116,3 +116,35 @@ async def test_a_call_queued_when_the_session_ends_is_answered_not_left_waiting(
         with pytest.raises(SessionEndedError):
             await call
     assert request.started == 0
+
+
+@pytest.mark.parametrize("shared", [False, True])
+async def test_a_request_given_up_is_cancelled_once(worker: ApiWorker, shared: bool) -> None:
+    # A second cancellation would land in what the request does to stop (closing its
+    # response, which once left its connection in the pool for good).
+    started = asyncio.Event()
+    cancels: list[str] = []
+
+    async def request(_client: Any) -> None:
+        started.set()
+        try:
+            while True:  # reading: each piece a turn of the loop
+                await asyncio.sleep(0)
+        except asyncio.CancelledError:
+            cancels.append("while reading")
+            try:
+                for _ in range(10):  # stopping, as a response's close does
+                    await asyncio.sleep(0)
+            except asyncio.CancelledError:
+                cancels.append("while stopping")
+            raise
+
+    call = asyncio.ensure_future(worker.call(request, shared=shared))
+    async with asyncio.timeout(10):
+        await started.wait()
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    await settle()
+    await settle()
+    assert cancels == ["while reading"]

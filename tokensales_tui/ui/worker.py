@@ -188,9 +188,7 @@ class ApiWorker:
         if future.done():
             return
         future.cancel()
-        task = self._running.get(future)
-        if task is not None:
-            task.cancel()
+        self._cancel_request(future)
 
     async def _serve(self) -> None:
         # Stopped meanwhile, the client is let go unclosed: it has no connection yet.
@@ -205,13 +203,19 @@ class ApiWorker:
                 self._tasks.add(task)
                 self._running[future] = task
                 task.add_done_callback(partial(self._ran, future))
-                future.add_done_callback(partial(_cancel_if_cancelled, task))
+                future.add_done_callback(self._cancel_request)
         finally:
             self._refuse_queued()
             for task in list(self._tasks):
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
             await client.aclose()
+
+    def _cancel_request(self, future: asyncio.Future[Any]) -> None:
+        """A call given up (cancelled) cancels its request, once: a second cancellation
+        would land in what the request does to stop, such as closing its response."""
+        if future.cancelled() and (task := self._running.pop(future, None)) is not None:
+            task.cancel()
 
     def _ran(self, future: asyncio.Future[Any], task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
@@ -306,9 +310,3 @@ def as_api_error(error: Exception) -> ApiError:
         hint="--log FILE records the details",
         retry="again",
     )
-
-
-def _cancel_if_cancelled(task: asyncio.Task[None], future: asyncio.Future[Any]) -> None:
-    """A caller that gives up on its call cancels the request it was waiting for."""
-    if future.cancelled():
-        task.cancel()
