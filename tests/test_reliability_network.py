@@ -31,7 +31,6 @@ from typing import Any, BinaryIO, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
-import msgspec
 import pytest
 
 from tokensales_tui.api import (
@@ -988,17 +987,6 @@ async def test_numbers_sent_as_strings_are_accepted() -> None:
     assert item.raw["price"] == "12.50"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=msgspec.ValidationError,
-    reason=(
-        "product bug in api/client.py _ListParser._fast / models.Model.raw: a listed object "
-        "is kept as JSON text and decoded on each .raw access; a number the decoder refuses "
-        "(an integer over 4,300 digits, 1e999) in a field the model does not name passes the "
-        "list and raises msgspec.ValidationError later, at .raw (detail view, copy, payout "
-        "grouping) instead of an UnexpectedResponse when the list loads"
-    ),
-)
 @pytest.mark.parametrize("number", [b"1" + b"0" * 4300, b"1e999"], ids=["4301-digits", "1e999"])
 async def test_a_number_the_decoder_refuses_is_an_unexpected_response_not_a_later_crash(
     number: bytes,
