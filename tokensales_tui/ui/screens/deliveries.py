@@ -313,9 +313,13 @@ class DeliveriesScreen(Screen[None]):
             copy(self.app, text, f"Copied the command: {text}")
 
     def help_sections(self, keymap: Mapping[str, str]) -> list[Section]:
-        """The keys that act here (this screen's and its list's, not the app's), as bound
-        now (``keymap`` is applied already), for the help."""
-        acting = [a.binding for a in self.active_bindings.values() if a.node is not self.app]
+        """The view's own keys that act here (the screen's and its list's), as bound now
+        (``keymap`` is applied already), for the help."""
+        acting = [
+            active.binding
+            for active in self.active_bindings.values()
+            if (active.binding.id or "").startswith("deliveries.")
+        ]
         return sections_from_bindings([("Webhook deliveries", acting)], app=self.app)
 
     def keys_said(self) -> str:
