@@ -186,3 +186,41 @@ async def test_a_list_key_given_twice_is_refused_alike_in_every_route(
     assert said[0] == said[1], said
     assert isinstance(said[0], str), said
     assert said[0].startswith(f"items: the body holds the list “{key}” twice"), said
+
+
+@pytest.mark.parametrize(
+    ("body", "escaped"),
+    [
+        (rb'{"\u0069tems": [], "items": []}', True),
+        (rb'{"v": "a\"", "\u0069tems": []}', True),
+        (rb'{"v": "\\uZZ", "\u0069tems": []}', True),  # a backslash escaped, then "u"
+        (rb'{"v": "\u0041\u0042", "items": []}', False),  # in a value, not a key
+        (rb'{"v": "\u0041: x", "items": []}', False),
+        (rb'{"v": "\u0041', False),  # a string that never ends
+    ],
+)
+def test_a_key_written_with_an_escape_is_found_wherever_it_stands(
+    body: bytes, escaped: bool
+) -> None:
+    from tokensales_tui.api import shapes
+
+    assert shapes.may_repeat(body, ["items"]) is escaped
+
+
+def test_a_body_of_many_escapes_is_read_once_for_keys_written_with_one() -> None:
+    # Searched from every escape, a value of 200,000 escaped characters was read again
+    # from each (about 10^11 steps: hours, the load wedged); ended by a bound here.
+    import subprocess
+    import sys
+
+    program = (
+        "from tokensales_tui.api import shapes\n"
+        "value = b'\\\\u00e9' * 200_000\n"
+        'plain = b\'[{"title": "\' + value + b\'", "id": "a"}\'\n'
+        "keyed = plain + b', {\"\\\\u0069d\": 1}]'\n"
+        "print(shapes.may_repeat(keyed, ['items']), shapes.may_repeat(plain + b']', ['items']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=120
+    )
+    assert done.stdout.split() == ["True", "False"], done.stderr

@@ -133,9 +133,13 @@ class _Pairs(list[tuple[str, Any]]):
     """An object's members in order, repeats kept (:func:`repeated`)."""
 
 
-# A key holding an escape (``"\u0069tems"``): only such a key can hide one of the names
-# looked for from a search for their plain text.
-_ESCAPED_KEY = re.compile(rb'\\u[0-9a-fA-F]{4}(?:[^"\\]|\\.)*"[ \t\n\r]*:')
+# An escape, then the rest of its string to the end, and the colon that makes it a key
+# when there is one: only a key holding an escape can hide one of the names looked for
+# from a search for their plain text. Possessive, and each search starts past the string
+# before, so a body is read once: a search from every escape read a string of many
+# escapes again from each, for hours.
+_ESCAPE = re.compile(rb"\\u[0-9a-fA-F]{4}")
+_TO_STRING_END = re.compile(rb'(?:[^"\\]|\\.)*+"[ \t\n\r]*+(:)?')
 
 
 def may_repeat(text: Any, names: Iterable[str]) -> bool:
@@ -147,7 +151,23 @@ def may_repeat(text: Any, names: Iterable[str]) -> bool:
         first = text.find(quoted)
         if first >= 0 and text.find(quoted, first + 1) >= 0:
             return True
-    return text.find(b"\\u") >= 0 and _ESCAPED_KEY.search(text) is not None
+    return _escaped_key(text)
+
+
+def _escaped_key(text: Any) -> bool:
+    """Whether a key of the JSON text ``text`` holds an escape (a backslash and "u")."""
+    at = text.find(b"\\u")
+    while at >= 0:
+        if _ESCAPE.match(text, at) is None:  # a backslash escaped, then a "u"
+            at = text.find(b"\\u", at + 2)
+            continue
+        rest = _TO_STRING_END.match(text, at + 6)
+        if rest is None:  # the string never ends: no key after it
+            return False
+        if rest.group(1) is not None:
+            return True
+        at = text.find(b"\\u", rest.end())
+    return False
 
 
 def repeated(text: Any, names: Iterable[str]) -> frozenset[str]:
@@ -186,11 +206,12 @@ def decode_json(
     of ``noting`` more than once is a :class:`Members` saying so (the values are the
     last of each, as without ``noting``).
     """
-    payload = _decode_json(bytes(body), status=status, content_type=content_type, what=what)
+    body = bytes(body)
+    payload = _decode_json(body, status=status, content_type=content_type, what=what)
     noting = tuple(noting)
     if noting and may_repeat(body, noting):
         with contextlib.suppress(ValueError, RecursionError):
-            text = without_bom(bytes(body))
+            text = without_bom(body)
             payload = json.loads(
                 repair_surrogates(text) or text,
                 object_pairs_hook=_noting_repeats,
