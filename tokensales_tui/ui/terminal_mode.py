@@ -113,8 +113,8 @@ class BoundedWriter(WriterThread):
     a write error.
 
     A frame (what the app writes inside :func:`one_frame`) is dropped whole while
-    :data:`FRAMES_HELD` frames are still to be taken by the terminal, and ``caught_up``
-    is called once it has taken them. Any other write is kept. From the first write error
+    :data:`FRAMES_HELD` frames are still to be taken by the terminal, and so is every frame
+    after it until the terminal has taken them; ``caught_up`` is called then. Any other write is kept. From the first write error
     on, the terminal is gone: ``failed`` is called once, and what comes is dropped. The
     thread begins once ``after`` (the writer before it, still writing what put the
     terminal back for a suspend) has ended.
@@ -164,7 +164,10 @@ class BoundedWriter(WriterThread):
         if not text or self.broken or self._ending:
             return
         with self._held:
-            if self._frames_held >= FRAMES_HELD:
+            # Once one is dropped, every frame is, until the terminal has taken those
+            # held and the app draws all: a frame is mostly the change from the one
+            # before, and one written after a drop drew on a screen the terminal never had.
+            if self._dropped or self._frames_held >= FRAMES_HELD:
                 self._dropped = True
                 return
             self._frames_held += 1
