@@ -240,3 +240,33 @@ async def test_a_list_cancelled_as_its_last_byte_arrives_is_let_go_by_the_pool()
             server.last_byte = None
             for _ in range(120):
                 assert await bounded(client.list_webhooks()) == []
+
+
+async def test_a_close_that_never_ends_is_cut_short_and_its_request_let_go(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Past its bound the close is given up and the connection closed; the request the
+    # pool counted stayed counted for as long as the client lived.
+    from tokensales_tui.api import closing
+
+    monkeypatch.setattr(closing, "CLOSE_WITHIN", 0.2)
+    with long_lists() as (url, server):
+        async with ApiClient(connection(url), sleep=no_wait) as client:
+            await bounded(client.list_webhooks())
+            server.sent.clear()
+            server.last_byte = threading.Event()
+            reading = asyncio.ensure_future(client.list_webhooks())
+            async with asyncio.timeout(10):
+                while not (server.sent.is_set() and reading_body(pool_of(client))):
+                    await asyncio.sleep(0.01)
+            [inner] = reading_body(pool_of(client))
+            held = HeldLock(inner._state_lock)
+            inner._state_lock = held  # never opened: the close never ends
+            server.last_byte.set()
+            await bounded(held.entered.wait(), 10)
+            reading.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await bounded(reading, 10)
+            await assert_pool_let_go(client)
+            server.last_byte = None
+            assert await bounded(client.list_webhooks()) == []

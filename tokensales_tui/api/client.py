@@ -231,6 +231,7 @@ class ApiClient:
         self.connection = connection
         _read_larger_pieces()
         _close_after_extra_bytes()
+        pool_closes_whatever_cancels()  # on its own: the patch above may find no hook
         self._http = httpx.AsyncClient(
             transport=transport,
             timeout=timeout or httpx.Timeout(**DEFAULT_TIMEOUTS),
@@ -613,7 +614,6 @@ def _close_after_extra_bytes() -> None:
 
     response_closed.closes_after_extra = True  # type: ignore[attr-defined]
     connection._response_closed = response_closed
-    pool_closes_whatever_cancels()
 
 
 def _user_agent() -> str:

@@ -94,9 +94,19 @@ def pool_closes_whatever_cancels() -> None:
 
     async def close(self: Any) -> None:
         async def drop() -> None:
+            # The close cut short: the connection closed, and the request the pool
+            # still counts let go as the close would have (it was counted for as long
+            # as the client lived, and scanned on every request).
             connection = getattr(self._pool_request, "connection", None)
             if connection is not None:
                 await connection.aclose()
+            pool = self._pool
+            with pool._optional_thread_lock:
+                if self._pool_request not in pool._requests:
+                    return
+                pool._requests.remove(self._pool_request)
+                closing = pool._assign_requests_to_connections()
+            await pool._close_connections(closing)
 
         await close_whatever_cancels(lambda: aclose(self), drop)
 
