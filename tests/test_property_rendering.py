@@ -633,7 +633,7 @@ def convert_one_by_one(model: type[Model], what: str, texts: list[bytes]) -> Con
         name = f"{what}[{index}]"
         try:
             payload = shapes.decode_json(text, status=200, content_type="", what=name)
-            rows.append(convert(payload, model, name, 200))
+            rows.append(convert(payload, model, name, 200, text))  # its id from its text, as _one
         except UnexpectedResponse as error:
             assert "\n" not in str(error)
             assert str(error).startswith(f"{name}: ")

@@ -119,7 +119,8 @@ def form_field(label: str, widget: Widget, *, hint: str | Content = "") -> Compo
             if isinstance(widget, Switch):  # its state in words: a switch alone shows none
                 with Horizontal(classes="form-switch"):
                     yield widget
-                    yield Static(_switch_state(widget), id=f"{widget.id}-state")
+                    state = _switch_state(widget)  # a safe.line
+                    yield Static(state, id=f"{widget.id}-state")  # gate: a safe.line
             else:
                 yield widget
             hint_line = Static(id=f"{widget.id}-hint", classes="form-hint")

@@ -68,7 +68,7 @@ class ConfirmScreen(ModalScreen[bool]):
             if self.detail:
                 yield Static(clamped(self.detail, DETAIL_LINES), classes="detail")
             with Horizontal():
-                yield Button(self.CANCEL_LABEL, id="cancel")
+                yield Button(line(self.CANCEL_LABEL), id="cancel")
                 yield Button(line(self.confirm_label), id="confirm", variant="error")
         yield KeysFooter(compact=True)  # this dialog's keys, not the screen's behind it
 

@@ -84,16 +84,16 @@ class ProfileScreen(ModalScreen[PickerChoice | None]):
         rows = [*self.profiles, ("demo", "embedded demo service")]
         ids = [name for name, _ in self.profiles] + [DEMO_CHOICE]
         # The names in a column, the addresses lined up after the widest.
-        names = [line(name, "bold") for name, _ in rows]
-        widest = max(name.cell_length for name in names)
+        widths = {name: line(name).cell_length for name, _ in rows}
+        widest = max(widths.values())
         options = [
             Option(
                 line("● " if choice == self.current else "  ")
-                + name.pad_right(widest - name.cell_length)
-                + line("  " + description, "dim"),
+                + line(name, "bold")
+                + line(" " * (widest - widths[name]) + "  " + description, "dim"),
                 id=choice,
             )
-            for choice, name, (_, description) in zip(ids, names, rows, strict=True)
+            for choice, (name, description) in zip(ids, rows, strict=True)
         ]
         with Vertical():
             yield Static("Switch profile", classes="title")

@@ -36,7 +36,7 @@ class FieldValue(Static):
         return wrapped_rows(self._plain, max(width, 1))
 
     def render(self) -> Content:
-        return Content("\n".join(self._rows(self.size.width)))
+        return content("\n".join(self._rows(self.size.width)))  # cleaned already, as it was
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._rows(width))
