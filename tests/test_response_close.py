@@ -211,6 +211,25 @@ async def test_a_list_cancelled_again_while_its_response_closes_leaves_no_connec
             assert not active(pool_of(client))
 
 
+async def closing_at_the_last_byte(
+    client: ApiClient, server: _Tcp
+) -> tuple[asyncio.Future[Any], HeldLock]:
+    """A short list read until httpx closes it at its last byte, the close held at the
+    connection's lock (let on by ``HeldLock.open``)."""
+    server.sent.clear()
+    server.last_byte = threading.Event()
+    reading = asyncio.ensure_future(client.list_webhooks())
+    async with asyncio.timeout(10):
+        while not (server.sent.is_set() and reading_body(pool_of(client))):
+            await asyncio.sleep(0.01)
+    [inner] = reading_body(pool_of(client))
+    held = HeldLock(inner._state_lock)
+    inner._state_lock = held
+    server.last_byte.set()
+    await bounded(held.entered.wait(), 10)  # the close waits for the lock
+    return reading, held
+
+
 async def test_a_list_cancelled_as_its_last_byte_arrives_is_let_go_by_the_pool() -> None:
     # A body read to its end is closed by httpx there and then; cancelled (twice) as
     # it closes, the connection goes back to the pool, which no longer counts the request.
@@ -218,17 +237,7 @@ async def test_a_list_cancelled_as_its_last_byte_arrives_is_let_go_by_the_pool()
         async with ApiClient(connection(url), sleep=no_wait) as client:
             await bounded(client.list_webhooks())
             for _ in range(3):
-                server.sent.clear()
-                server.last_byte = threading.Event()
-                reading = asyncio.ensure_future(client.list_webhooks())
-                async with asyncio.timeout(10):
-                    while not (server.sent.is_set() and reading_body(pool_of(client))):
-                        await asyncio.sleep(0.01)
-                [inner] = reading_body(pool_of(client))
-                held = HeldLock(inner._state_lock)
-                inner._state_lock = held
-                server.last_byte.set()
-                await bounded(held.entered.wait(), 10)  # the close waits for the lock
+                reading, held = await closing_at_the_last_byte(client, server)
                 reading.cancel()
                 for _ in range(5):
                     await asyncio.sleep(0)
@@ -253,17 +262,7 @@ async def test_a_close_that_never_ends_is_cut_short_and_its_request_let_go(
     with long_lists() as (url, server):
         async with ApiClient(connection(url), sleep=no_wait) as client:
             await bounded(client.list_webhooks())
-            server.sent.clear()
-            server.last_byte = threading.Event()
-            reading = asyncio.ensure_future(client.list_webhooks())
-            async with asyncio.timeout(10):
-                while not (server.sent.is_set() and reading_body(pool_of(client))):
-                    await asyncio.sleep(0.01)
-            [inner] = reading_body(pool_of(client))
-            held = HeldLock(inner._state_lock)
-            inner._state_lock = held  # never opened: the close never ends
-            server.last_byte.set()
-            await bounded(held.entered.wait(), 10)
+            reading, _ = await closing_at_the_last_byte(client, server)  # never let on
             reading.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await bounded(reading, 10)

@@ -259,36 +259,12 @@ class SetupScreen(Screen[SetupResult]):
                 yield from self._intro()
                 yield Static(line(str(self.config_path)), classes="path")
                 yield from self._field("Profile name", self._name_field())
-                yield from self._field(
-                    "Base URL",
-                    SafeInput(
-                        stored.base_url if stored else "",
-                        placeholder="https://api.example.com",
-                        id="base-url",
-                        validators=[_Url("base URL", required=True, stored=stored)],
-                        validate_on=_VALIDATE_ON,
-                    ),
-                )
-                yield from self._field(
-                    "Auth URL",
-                    SafeInput(
-                        (stored.auth_url or "") if stored else "",
-                        placeholder="same as base URL",
-                        id="auth-url",
-                        validators=[_Url("auth URL", required=False, stored=stored)],
-                        validate_on=_VALIDATE_ON,
-                    ),
-                )
-                yield from self._field(
-                    "Console URL",
-                    SafeInput(
-                        (stored.console_url or "") if stored else "",
-                        placeholder="same as base URL",
-                        id="console-url",
-                        validators=[_Url("console URL", required=False, stored=stored)],
-                        validate_on=_VALIDATE_ON,
-                    ),
-                )
+                for label, placeholder in (
+                    ("Base URL", "https://api.example.com"),
+                    ("Auth URL", "same as base URL"),
+                    ("Console URL", "same as base URL"),
+                ):
+                    yield from self._field(label, _url_input(label, placeholder, stored))
                 # An edited profile's key and secret are never shown: empty keeps them.
                 has_key = stored is not None and stored.api_key is not None
                 has_secret = stored is not None and stored.api_secret is not None
@@ -478,6 +454,20 @@ class SetupScreen(Screen[SetupResult]):
     def action_first_field(self) -> None:
         """Go back to the first field; nothing typed is lost."""
         self.query_one("#profile", Input).focus()
+
+
+def _url_input(label: str, placeholder: str, stored: config.Profile | None) -> SafeInput:
+    """The field of one of a profile's addresses ("Base URL": ``#base-url``, the stored
+    ``base_url``, required)."""
+    name = label.replace(" URL", "").lower()
+    value: str | None = getattr(stored, f"{name}_url", None)
+    return SafeInput(
+        value or "",
+        placeholder=placeholder,
+        id=f"{name}-url",
+        validators=[_Url(f"{name} URL", required=name == "base", stored=stored)],
+        validate_on=_VALIDATE_ON,
+    )
 
 
 class ProfileFormScreen(SetupScreen, inherit_bindings=False):
