@@ -21,10 +21,10 @@ from textual.screen import Screen
 
 from ..api import ApiError, AuthError
 
-__all__ = ["error_said", "key_for", "key_in", "press", "retry_key"]
+__all__ = ["action_name", "error_said", "key_for", "key_in", "press", "retry_key"]
 
 
-def _action_name(action: str) -> str:
+def action_name(action: str) -> str:
     """An action without its namespace and arguments: ``app.help`` → ``help``."""
     return action.split("(")[0].rpartition(".")[2]
 
@@ -47,9 +47,9 @@ def spoken(key: str, binding: Binding | None = None) -> str:
 def key_for(screen: Screen[Any], action: str) -> str | None:
     """The key that runs ``action`` on ``screen`` now, as a sentence names it; None when
     no key of the screen (or of the app) runs it there."""
-    wanted = _action_name(action)
+    wanted = action_name(action)
     for key, active in screen.active_bindings.items():
-        if active.enabled and _action_name(active.binding.action) == wanted:
+        if active.enabled and action_name(active.binding.action) == wanted:
             return spoken(key, active.binding)
     return None
 
@@ -61,9 +61,9 @@ def key_in(bindings: Iterable[BindingType], action: str, screen: Screen[Any]) ->
     listed = (
         bound(bindings) if bound is not None else [b for b in bindings if isinstance(b, Binding)]
     )
-    wanted = _action_name(action)
+    wanted = action_name(action)
     for binding in listed:
-        if _action_name(binding.action) == wanted:
+        if action_name(binding.action) == wanted:
             return spoken(binding.key.split(",")[0].strip(), binding)
     return None
 

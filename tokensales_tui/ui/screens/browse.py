@@ -27,7 +27,7 @@ from ...api.endpoints import id_problem
 from ...clean import clean_line, display_value, escape_unsafe
 from ..cancelling import being_cancelled
 from ..forms import CREATABLE, EDITABLE, edit_form, new_form
-from ..key_hints import key_for, press
+from ..key_hints import action_name, key_for, press
 from ..keys import key_names
 from ..resources import RESOURCES, Resource
 from ..safe import line
@@ -366,7 +366,7 @@ class BrowseScreen(Screen[None]):
             return
         for binding in self.tsapp.bound(self.BINDINGS):
             if event.key in key_names(binding):
-                reason = self.refusal(binding.action.split("(")[0].rpartition(".")[2])
+                reason = self.refusal(action_name(binding.action))
                 if reason:
                     self.notify(reason, severity="warning", markup=False)
                 return
