@@ -13,6 +13,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ..key_hints import either
 from ..keys import bound, key_display, shown_keys
 from ..safe import line
 from ..widgets.footer import KeysFooter
@@ -180,8 +181,7 @@ class HelpScreen(ModalScreen[None]):
             for binding_id in ids
             for key in shown_keys(found[binding_id], self.app)
         ]
-        *others, last = shown
-        return f"{', '.join(others)} or {last}" if others else last
+        return either(shown)
 
     def on_mount(self) -> None:
         self._fit()
