@@ -11,6 +11,7 @@ from tokensales_tui.api.models import WebhookUpdate
 from tokensales_tui.config import Overrides
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
+from tokensales_tui.ui.key_hints import key_for
 from tokensales_tui.ui.screens.deliveries import DeliveriesScreen
 from tokensales_tui.ui.webhook_views import DEMO_HOOK_URL
 
@@ -168,7 +169,7 @@ async def test_the_demos_deliveries_offer_no_replay_they_cannot_make() -> None:
         await _press_v(app, pilot)
         await wait_for(lambda: "webhook.crea" in screen_text(app), pilot)
         text = screen_text(app)
-        assert "1 received — ⏎ opens one" in [row.strip() for row in text.splitlines()]
+        assert "1 received — enter opens one" in [row.strip() for row in text.splitlines()]
         assert "replay" not in text.lower()
         assert "replay" not in _footer_keys(app)
         before = len(_said(app))
@@ -178,7 +179,7 @@ async def test_the_demos_deliveries_offer_no_replay_they_cannot_make() -> None:
         assert not app.screen.source.deliveries[0].replays
         # Its secret is known: no key offers to enter one.
         assert "secret" not in text.lower().replace("signed with its secret", "")
-        assert app.screen.key_for("secret") is None
+        assert key_for(app.screen, "secret") is None
 
 
 async def test_the_help_of_the_deliveries_view_names_its_own_keys_that_act() -> None:
@@ -263,7 +264,7 @@ async def test_s_enters_a_secret_that_checks_what_arrives_from_then_on() -> None
         text = screen_text(app)
         assert secret not in text and secret[6:] not in text
         assert "secret entered: signatures are checked from delivery #2 on" in text
-        assert "s enters" not in text and deliveries.key_for("secret") is None
+        assert "s enters" not in text and key_for(deliveries, "secret") is None
         async with httpx.AsyncClient(trust_env=False) as client:
             headers = standard_headers(secret, "msg_2", int(time.time()), body)
             await client.post(url, content=body, headers=headers)

@@ -308,19 +308,22 @@ async def test_r_is_offered_only_where_a_delivery_has_somewhere_to_go() -> None:
         async with app.run_test(size=(80, 24)) as pilot:
             await _one_delivery_shown(pilot, app, "item.sold")
             text = _screen_text(app)
-            assert "1 received — ⏎ opens one" in text
+            assert "1 received — enter opens one" in text
             assert "replay" not in text.lower()
             await pilot.press("r", "question_mark")
             await pilot.pause(0.2)
             [keys] = [str(n.message) for n in app._notifications]
-            assert keys.startswith("⏎ open · s secret · c copy body · y copy json · j/k/g/G")
+            assert keys == (
+                "enter open · s secret · c copy body · y copy json · j/k/g/G move"
+                " · in a delivery: / search, n/N matches · esc or q back, ctrl+c quit"
+            )
             assert not listening.receiver.deliveries[0].replays
     options = ListenOptions(routes={"item.sold": "http://127.0.0.1:9/sold"})
     async with Listening(options) as listening:  # a route only: r acts, and says what it lacks
         app = ListenApp(listening)
         async with app.run_test(size=(120, 40)) as pilot:
             await _one_delivery_shown(pilot, app, "item.created")
-            assert "1 received — ⏎ opens one, r replays it" in _screen_text(app)
+            assert "1 received — enter opens one, r replays it" in _screen_text(app)
             await pilot.press("r")
             await pilot.pause(0.2)
             assert [str(n.message) for n in app._notifications] == [

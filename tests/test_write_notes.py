@@ -165,7 +165,7 @@ async def test_the_demo_webhook_says_the_note_of_its_create(
     async with app.run_test(size=(120, 40)) as pilot:
         await loaded(app, pilot)
         await pilot.press("v")
-        said = f"{webhook_views.ADDED} ({webhook_views.STAYS}; {NOTE})"
+        said = f"{webhook_views.ADDED} ({webhook_views.stays(app)}; {NOTE})"
         await wait_for(lambda: any(n.message == said for n in app._notifications), pilot)
 
 

@@ -8,8 +8,10 @@ from typing import Any, ClassVar
 from textual.binding import Binding, BindingType
 
 from ..webhooks.listen import Ending, Listening, ListenOptions, describe, run_listening
+from .key_hints import either, hint, hint_in, key_in, keys_for
 from .safe_app import GuardedApp
 from .screens.deliveries import DeliveriesScreen
+from .screens.detail import DetailScreen
 
 
 class ListenApp(GuardedApp[None]):
@@ -32,13 +34,36 @@ class ListenApp(GuardedApp[None]):
         self.push_screen(self.deliveries)
 
     def action_help(self) -> None:
-        """The keys of this app that act here, in a toast."""
-        self.notify(
-            f"{self.deliveries.keys_said()} · j/k/g/G move · "
-            "in a delivery: / search, n/N matches · q or escape back, ctrl+c quit",
-            title="Keys",
-            timeout=10,
+        """The keys of this app that act here, in a toast, as bound now."""
+        screen = self.deliveries
+        # Of a move's keys, the letter typed as in less (j, k, g, G) rather than an arrow.
+        moves = "/".join(filter(None, (_typed(keys_for(screen, move)) for move in LIST_MOVES)))
+        search = hint_in(DetailScreen.BINDINGS, "search", "search", screen)
+        matches = "/".join(
+            filter(None, (key_in(DetailScreen.BINDINGS, way, screen) for way in MATCH_MOVES))
         )
+        in_one = ", ".join(filter(None, (search, f"{matches} matches" if matches else "")))
+        back = either(keys_for(screen, "back"))
+        said = [
+            screen.keys_said(),
+            f"{moves} move" if moves else "",
+            f"in a delivery: {in_one}" if in_one else "",
+            ", ".join(filter(None, (f"{back} back" if back else "", hint(screen, "quit", "quit")))),
+        ]
+        self.notify(" · ".join(filter(None, said)), title="Keys", timeout=10)
+
+
+LIST_MOVES = ("move(1)", "move(-1)", "jump(0)", "jump(-1)")
+"""The list's actions the help names: down, up, first, last."""
+
+MATCH_MOVES = ("next_match", "previous_match")
+"""A delivery's actions the help names: its search's next and previous match."""
+
+
+def _typed(keys: list[str]) -> str | None:
+    """Of an action's keys, one typed as a single letter if any (not an arrow: ``↓`` is one
+    character too), else the first."""
+    return next((key for key in keys if len(key) == 1 and key.isascii()), next(iter(keys), None))
 
 
 async def listen_in_app(

@@ -42,7 +42,7 @@ from ..api.models import (
 from ..clean import clean_line
 from ..payouts import payout_rows
 from .cancelling import wait_for_worker
-from .key_hints import error_said, key_for, press
+from .key_hints import error_said, follow_keys, hint, key_for, key_in, press
 from .lifetime import let_go_of_ended_work
 from .resources import ITEMS, PAYOUTS, Resource, row_content
 from .room import Clock, reading_has_room
@@ -393,7 +393,7 @@ class ResourceTab(Vertical):
         # touch them while the app shuts down and its children are already gone.
         self._filter = FilterInput(
             self._apply_filter,
-            placeholder=f"Filter (/): {SYNTAX}",
+            placeholder=f"Filter: {SYNTAX}",  # with its key once mounted
             id=f"{resource.key}-filter",
             classes="filter",
             select_on_focus=False,
@@ -415,7 +415,14 @@ class ResourceTab(Vertical):
         self._table.model.other_fields = resource.other_fields
 
     def on_mount(self) -> None:
+        follow_keys(self, self._name_keys)
+
+    def _name_keys(self) -> None:
+        """Name the keys the tab's texts say, as bound now (see :func:`follow_keys`)."""
         self.table.model.clear_key = key_for(self.screen, "escape")
+        # The screen's key, named in the filter too, where typed it is text.
+        opens = key_in(self.screen.BINDINGS, "focus_filter", self.screen)
+        self._filter.placeholder = f"Filter ({opens}): {SYNTAX}" if opens else f"Filter: {SYNTAX}"
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="tab-bar"):
@@ -1322,8 +1329,10 @@ class ResourceTab(Vertical):
         if left <= 0:
             self._stop_wait()
             return
+        stops = hint(self.screen, "escape", "stops waiting")
         self._show_problem(
-            f"{self._wait_reason} — trying again in {math.ceil(left)} s (escape stops waiting)",
+            f"{self._wait_reason} — trying again in {math.ceil(left)} s"
+            + (f" ({stops})" if stops else ""),
             of="wait",
         )
 

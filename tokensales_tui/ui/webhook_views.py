@@ -27,6 +27,7 @@ from ..webhooks.listen import (
     register_command,
 )
 from ..webhooks.receiver import Receiver
+from .key_hints import hint_in, hints, key_in
 from .screens.deliveries import DeliveriesScreen, SuggestedCommand
 
 if TYPE_CHECKING:
@@ -78,7 +79,16 @@ ADDED = (
     f"Added a webhook to the demo's Webhooks tab: {DEMO_HOOK_URL}, every event (*);"
     " the demo delivers to it inside this app, for this view"
 )
-STAYS = "until the demo ends; d on its row deletes it, v adds it again"
+
+
+def stays(app: TokenSalesApp) -> str:
+    """How long the demo's webhook stays, and the main screen's keys that take it away
+    and bring it back, as bound now."""
+    keys = hints(
+        app.browse, [("delete", "on its row deletes it"), ("deliveries", "adds it again")], ", "
+    )
+    return f"until the demo ends; {keys}" if keys else "until the demo ends"
+
 
 _DEMOS: weakref.WeakKeyDictionary[Any, DemoDeliveries] = weakref.WeakKeyDictionary()
 
@@ -87,7 +97,9 @@ async def open_demo_deliveries(app: TokenSalesApp) -> None:
     """Show the deliveries of the demo's local webhook, creating it the first time."""
     session = app.session
     if session is None or not session.demo or session.emulator is None:
-        app.notify("The deliveries view is part of the demo (--demo); elsewhere, use l or listen")
+        listen = key_in(app.browse.BINDINGS, "listen", app.browse)
+        elsewhere = f"{listen} on the Webhooks tab or listen" if listen else "listen"
+        app.notify(f"The deliveries view is part of the demo (--demo); elsewhere, use {elsewhere}")
         return
     demo = _DEMOS.get(session.emulator)
     if demo is None:
@@ -112,15 +124,18 @@ async def open_demo_deliveries(app: TokenSalesApp) -> None:
         # Said every time: a row appears in the Webhooks tab that the user did not make.
         what = "The demo's webhook was gone: created it again" if again else ADDED
         app.notify(
-            done.said(what, STAYS),
+            done.said(what, stays(app)),
             title="Webhook added",
             severity="warning" if done.unread else "information",
             timeout=12,
         )
         app.browse.active_tab.reload()
+    back = hint_in(DeliveriesScreen.BINDINGS, "back", "goes back", app.browse)
     heading = [
         f"The demo's webhook {DEMO_HOOK_URL} {what_arrives(hook)}.",
-        "Create, edit or delete things in the tabs (escape goes back): each change arrives here.",
+        "Create, edit or delete things in the tabs"
+        + (f" ({back})" if back else "")
+        + ": each change arrives here.",
     ]
     screen = DeliveriesScreen(demo.receiver, heading)
     demo.receiver.on_change = screen.note_change
@@ -137,9 +152,11 @@ async def open_listen(app: TokenSalesApp, webhook: Any) -> None:
         app.notify(str(error), severity="error")
         return
     port = listening.port
+    back = key_in(DeliveriesScreen.BINDINGS, "back", app.browse)
     command = SuggestedCommand(
-        f"For the service's deliveries through a tunnel to port {port}: escape,"
-        " then run this with the tunnel's address",
+        f"For the service's deliveries through a tunnel to port {port}: "
+        + (f"{back}, then run this" if back else "close this view, then run this")
+        + " with the tunnel's address",
         register_command(port, events),
     )
     heading = [

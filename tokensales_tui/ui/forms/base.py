@@ -53,7 +53,7 @@ from ...api.preview import Change, RequestPreview
 from ...api.transport import noting_attempts
 from ...checks.forms import Problem, Problems
 from ...clean import clean_line
-from ..key_hints import error_said, press
+from ..key_hints import error_said, hint, press
 from ..lifetime import is_gone, while_shown
 from ..safe import line, show
 from ..safe_app import copy
@@ -457,7 +457,10 @@ class FormScreen(ModalScreen[FormResult | None]):
         show(request, line(preview.request_line))
         show_line(changes, "\n".join(clean_line(c.describe()) for c in preview.changes))
         text, more = preview.body_start(PREVIEW_LINES)
-        show_line(body, text + ("\n… more lines: ctrl+y copies the whole request" if more else ""))
+        if more:
+            copies = hint(self, "copy_curl", "copies the whole request")
+            text += "\n… more lines" + (f": {copies}" if copies else "")
+        show_line(body, text)
 
     @property
     def preview(self) -> RequestPreview | None:

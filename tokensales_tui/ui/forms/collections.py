@@ -37,7 +37,7 @@ from ...checks import (
     parse_lines,
 )
 from ...checks.forms import collection_problems
-from ..keys import bound, key_display
+from ..key_hints import hint, key_for
 from ..lifetime import while_shown
 from ..safe import line, show
 from ..served import is_served
@@ -157,12 +157,9 @@ class CollectionSection(Vertical):
         yield from form_field(
             "Whitelisted", Switch(id=f"{key}-whitelisted"), hint='sent as "true" or "false"'
         )
-        # Served to a browser, no file is imported (ctrl+o is off): pasted.
-        placeholder = (
-            "one per line, pasted"
-            if is_served(self.app)
-            else "one per line — ctrl+o imports a file"
-        )
+        # Served to a browser, no file is imported (its key is off): pasted.
+        imports = hint(self.screen, "import_list", "imports a file")
+        placeholder = f"one per line — {imports}" if imports else "one per line, pasted"
         for kind, label in (("wallets", "Wallets"), ("emails", "E-mails")):
             yield from form_field(
                 label,
@@ -389,8 +386,9 @@ class CollectionsForm(FormScreen):
         problems: Problems = {}
         names: dict[str, int] = {}
         # A list too long to edit here is mended in its file, or emptied.
-        kept_fix = (
-            f"correct them in the file and import it again, or empty the list ({self._empty_key()})"
+        empty = key_for(self, "empty_list")
+        kept_fix = "correct them in the file and import it again, or empty the list" + (
+            f" ({empty})" if empty else ""
         )
         for number, section in enumerate(self.sections, start=1):
             key = section.key
@@ -496,12 +494,6 @@ class CollectionsForm(FormScreen):
         self._check_soon(field_id)
         area.focus()
 
-    def _empty_key(self) -> str:
-        """The key that empties a list, as bound now (``ctrl+l``, unless a keymap moved it)."""
-        keymap = getattr(self.app, "keymap", {})  # the user's, in the app
-        binding = next(b for b in bound(self.BINDINGS, keymap) if b.id == "form.empty_list")
-        return key_display(binding, self.app)
-
     def _ask_import(self, field_id: str) -> None:
         if self.served:
             self.notify(
@@ -544,7 +536,10 @@ class CollectionsForm(FormScreen):
             self._kept[field_id] = joined
             area.read_only = True
             area.load_text(await asyncio.to_thread(_preview, joined.text, joined.lines))
-            note += f" — {joined.lines:,} lines: too many to edit here; {self._empty_key()} empties the list"
+            empties = hint(self, "empty_list", "empties the list")
+            note += f" — {joined.lines:,} lines: too many to edit here" + (
+                f"; {empties}" if empties else ""
+            )
         else:
             area.load_text(joined.text)
         self._notes[field_id] = note

@@ -397,7 +397,9 @@ class BrowseScreen(Screen[None]):
             groups.append(("In a form", app.bound(form_bindings())))
         sections = sections_from_bindings(groups, app=app)
         sections.append(("Filter", FILTER_HELP))
-        sections.append(("Commands", [("ctrl+p", "Command palette: every action and tab")]))
+        palette = key_for(self, "command_palette")
+        if palette:
+            sections.append(("Commands", [(palette, "Command palette: every action and tab")]))
         return sections
 
     # --- actions on the tab --------------------------------------------------------
@@ -570,9 +572,11 @@ class BrowseScreen(Screen[None]):
 
         text = await asyncio.to_thread(dump)  # 100,000 objects take seconds
         if len(text) > COPY_LIMIT:
+            export = key_for(self, "export")
             self.notify(
                 f"{resource.counted(len(rows))} make {len(text) / 2**20:,.0f} MB of JSON,"
-                " more than a clipboard takes: export them with x instead",
+                " more than a clipboard takes: export them"
+                + (f" with {export} instead" if export else " instead"),
                 severity="warning",
             )
             return

@@ -27,6 +27,7 @@ from textual.widgets import Static
 
 from ...clean import clean_line
 from ...webhooks.receiver import shown_headers
+from ..key_hints import hint, hints, spoken
 from ..safe import content, line, show
 from ..safe_app import copy
 from ..widgets.delivery_list import DeliveryList
@@ -184,20 +185,13 @@ class DeliveriesScreen(Screen[None]):
             return self.command is not None
         return True
 
-    def key_for(self, action: str) -> str | None:
-        """The key that runs ``action`` here, as bound now; None when it cannot act."""
-        for active in self.active_bindings.values():  # only the keys check_action lets act
-            if active.binding.action == action:
-                return self.app.get_key_display(active.binding)
-        return None
-
     def _show_heading(self) -> None:
         # Each line one line, whatever a server named its events (a newline, 5,000 characters):
         # the heading has six rows.
         lines = [clean_line(text)[:HEADING_LINE] for text in self._heading]
         if self.source.secret is None:
-            key = self.key_for("secret")
-            enter = f" — {key} enters the webhook's secret" if key else ""
+            enter = hint(self, "secret", "enters the webhook's secret")
+            enter = f" — {enter}" if enter else ""
             lines.append(f"no secret given, so signatures are named, not checked{enter}")
         elif self._secret_from is not None:
             lines.append(
@@ -206,8 +200,8 @@ class DeliveriesScreen(Screen[None]):
         show(self.query_one("#deliveries-heading", Static), content("\n".join(lines)))
         command = self.query_one("#deliveries-command", Static)
         if self.command is not None:
-            key = self.key_for("copy_command")
-            copies = f" ({key} copies it)" if key else ""
+            copies = hint(self, "copy_command", "copies it")
+            copies = f" ({copies})" if copies else ""
             said = content(f"{clean_line(self.command.purpose)}{copies}:\n")
             show(command, said + content(clean_line(self.command.text), "bold"))
         command.set_class(self.command is not None, "-shown")
@@ -223,18 +217,11 @@ class DeliveriesScreen(Screen[None]):
         rows = list(self.source.deliveries)
         self.delivery_list.set_rows(rows)
         kept = f", the last {len(rows):,} kept" if self.source.count > len(rows) else ""
-        keys = [
-            f"{key} {what}"
-            for key, what in (
-                (self.key_for("open"), "opens one"),
-                (self.key_for("replay"), "replays it"),
-            )
-            if key
-        ]
-        hint = f" — {', '.join(keys)}" if keys else ""
+        keys = hints(self, [("open", "opens one"), ("replay", "replays it")], ", ")
+        keys = f" — {keys}" if keys else ""
         show(
             self.query_one("#deliveries-count", Static),
-            line(f"{self.source.count:,} received{kept}{hint}"),
+            line(f"{self.source.count:,} received{kept}{keys}"),
         )
 
     @on(DeliveryList.Chosen)
@@ -325,8 +312,8 @@ class DeliveriesScreen(Screen[None]):
     def keys_said(self) -> str:
         """This screen's keys that act here, as bound now, for a line of help."""
         return " · ".join(
-            f"{self.app.get_key_display(active.binding)} {active.binding.description.lower()}"
-            for active in self.active_bindings.values()
+            f"{spoken(key, active.binding)} {active.binding.description.lower()}"
+            for key, active in self.active_bindings.items()
             if active.node is self
             and (active.binding.id or "").startswith("deliveries.")
             and active.binding.action not in ("back", "app.help")

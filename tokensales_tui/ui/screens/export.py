@@ -28,6 +28,7 @@ from textual.widgets import Button, Input, ProgressBar, RadioButton, RadioSet, S
 from ...api.models import raw_texts
 from ...mask import masking
 from ..export import FORMATS, ExportStopped, default_path, export_rows, with_extension
+from ..key_hints import hint
 from ..resources import Resource
 from ..safe import line, show
 from ..served import is_served
@@ -208,7 +209,8 @@ class ExportScreen(ModalScreen[Path | None]):
         for widget in self.query("RadioSet, Input, #export"):
             widget.disabled = True
         self.query_one(ProgressBar).add_class("-running")
-        self._say("Writing… (escape stops; nothing is written then)")
+        stops = hint(self, "cancel", "stops; nothing is written then")
+        self._say(f"Writing… ({stops})" if stops else "Writing…")
         self._run(path, replace)
 
     @dataclass

@@ -14,7 +14,8 @@ from textual.widgets.option_list import Option
 
 from ... import config
 from ...api.connection import host_of
-from ..safe import line
+from ..key_hints import follow_keys, hint, hints
+from ..safe import line, show
 from ..widgets.footer import KeysFooter
 
 DEMO_CHOICE = "\x00demo"
@@ -97,8 +98,7 @@ class ProfileScreen(ModalScreen[PickerChoice | None]):
         ]
         with Vertical():
             yield Static("Switch profile", classes="title")
-            # Said as the footer says it: esc closes (q too).
-            yield Static("enter to switch · a to add · e to edit · esc to close", classes="hint")
+            yield Static(classes="hint", markup=False)  # the keys: see on_mount
             yield OptionList(*options)
         yield KeysFooter(compact=True)  # this dialog's keys, not the screen's behind it
 
@@ -108,6 +108,20 @@ class ProfileScreen(ModalScreen[PickerChoice | None]):
         if self.highlight in ids:
             option_list.highlighted = ids.index(self.highlight)
         option_list.focus()
+        follow_keys(self, self._say_keys)  # enter is the list's, once it has the focus
+
+    def _say_keys(self) -> None:
+        if self.is_attached:
+            said = hints(
+                self,
+                [
+                    ("select", "to switch"),
+                    ("add", "to add"),
+                    ("edit", "to edit"),
+                    ("cancel", "to close"),
+                ],
+            )
+            show(self.query_one(".hint", Static), line(said))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
@@ -123,7 +137,11 @@ class ProfileScreen(ModalScreen[PickerChoice | None]):
         index = option_list.highlighted
         name = option_list.get_option_at_index(index).id if index is not None else None
         if name is None or name == DEMO_CHOICE:
-            self.notify("The demo has no settings to edit: a to add a profile", severity="warning")
+            add = hint(self, "add", "to add a profile")
+            self.notify(
+                "The demo has no settings to edit" + (f": {add}" if add else ""),
+                severity="warning",
+            )
             return
         self.dismiss(PickerChoice("edit", name))
 

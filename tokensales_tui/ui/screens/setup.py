@@ -27,6 +27,7 @@ from textual.widgets import Button, Input, Label, Static
 from ... import config
 from ...api import ApiClient, Connection, Secret
 from ...api.connection import DEFAULT_MAX_BODY, host_of
+from ..key_hints import key_for, key_in
 from ..keys import bound
 from ..lifetime import while_shown
 from ..safe import line, show
@@ -442,13 +443,16 @@ class SetupScreen(Screen[SetupResult]):
         """This screen's keys, as bound now, for the help."""
         groups = [(self.HELP_HEADING, bound(self.BINDINGS, keymap))]
         sections = sections_from_bindings(groups, app=self.app)
-        sections[0][1].extend(
-            [
-                ("tab / shift+tab", "Next / previous field or button"),
-                ("enter", "Next field; on a button, press it"),
-                ("ctrl+p", "Command palette"),
-            ]
+        # Keys of Textual's, as bound now: the screen's, a field's, the app's.
+        between = " / ".join(
+            filter(None, (key_for(self, f"focus_{way}") for way in ("next", "previous")))
         )
+        rows = [
+            (between, "Next / previous field or button"),
+            (key_in(Input.BINDINGS, "submit", self), "Next field; on a button, press it"),
+            (key_for(self, "command_palette"), "Command palette"),
+        ]
+        sections[0][1].extend((key, does) for key, does in rows if key)
         return sections
 
     def action_first_field(self) -> None:

@@ -11,6 +11,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from ..key_hints import follow_keys, hints
+from ..safe import content, show
 from ..widgets.footer import KeysFooter
 from ..widgets.secret_input import SecretInput
 
@@ -42,17 +44,22 @@ class WebhookSecretScreen(ModalScreen[str | None]):
         with Vertical():
             yield Static("The webhook's secret", classes="question", markup=False)
             yield SecretInput(password=True, id="webhook-secret")
-            yield Static(
-                "Deliveries that arrive from now on have their signatures checked, and"
-                " replays are signed with it. Kept in memory only, never shown or saved."
-                " Enter sets it, escape cancels.",
-                classes="hint",
-                markup=False,
-            )
+            yield Static(classes="hint", markup=False)  # see _say_keys
         yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one(SecretInput).focus()
+        follow_keys(self, self._say_keys)  # enter is the field's, once it has the focus
+
+    def _say_keys(self) -> None:
+        if not self.is_attached:
+            return
+        keys = hints(self, [("submit", "sets it"), ("cancel", "cancels")], ", ")
+        said = (
+            "Deliveries that arrive from now on have their signatures checked, and"
+            " replays are signed with it. Kept in memory only, never shown or saved"
+        )
+        show(self.query_one(".hint", Static), content(f"{said} ({keys})." if keys else f"{said}."))
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
