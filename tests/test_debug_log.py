@@ -112,3 +112,48 @@ def test_without_a_log_file_no_warning_of_the_app_reaches_stderr() -> None:
         [sys.executable, "-c", script], capture_output=True, timeout=60, check=True
     )
     assert result.stderr == b""
+
+
+def test_a_log_never_goes_into_the_apps_own_files(tmp_path: Path) -> None:
+    # --log ~/.config/tokensales-tui/config.toml appended log lines to the config: the
+    # next start could not read it.
+    import os
+
+    import pytest
+
+    from tokensales_tui import config
+    from tokensales_tui.debug_log import DebugLogError, enable_debug_log
+    from tokensales_tui.files import lock_path
+    from tokensales_tui.payouts import record_path
+
+    path = config.config_path()
+    path.parent.mkdir(parents=True)
+    path.write_text('default_profile = "x"\n')
+    dotfile = tmp_path / "dotfiles" / "tokensales.toml"
+    dotfile.parent.mkdir()
+    os.link(path, dotfile)  # the same file, reached from elsewhere
+    record = record_path("prod", "https://api.example.com")
+    for own in (path, path.parent / "new.log", record, lock_path(record), dotfile):
+        with pytest.raises(DebugLogError, match="tokensales-tui's own files|the config file"):
+            enable_debug_log(str(own))
+        assert not own.exists() or own in (path, dotfile)
+    assert path.read_text() == 'default_profile = "x"\n'
+
+
+def test_an_existing_log_keeps_its_mode_and_a_new_one_is_private(tmp_path: Path) -> None:
+    # --log FILE made an existing file 0600 without a word.
+    import os
+
+    from tokensales_tui.debug_log import disable_debug_log, enable_debug_log
+
+    shared = tmp_path / "shared.log"
+    shared.write_text("before\n")
+    shared.chmod(0o644)
+    disable_debug_log(enable_debug_log(str(shared)))
+    assert stat.S_IMODE(os.stat(shared).st_mode) == 0o644
+    before = os.umask(0)
+    try:
+        disable_debug_log(enable_debug_log(str(tmp_path / "new.log")))
+    finally:
+        os.umask(before)
+    assert stat.S_IMODE(os.stat(tmp_path / "new.log").st_mode) == 0o600

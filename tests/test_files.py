@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 import os
+import stat
+import time
 from pathlib import Path
 
 import pytest
 
 from tokensales_tui import config
-from tokensales_tui.files import LocalFileError, read_local_file
+from tokensales_tui.files import (
+    STALE_TEMP_SECONDS,
+    LocalFileError,
+    LockError,
+    TooLarge,
+    atomic_write,
+    atomic_writer,
+    lock_path,
+    locked,
+    read_local_file,
+)
 from tokensales_tui.payouts import PayoutRecord, PayoutRecordError
 
 
@@ -62,3 +74,132 @@ def test_a_payout_record_that_is_a_fifo_is_reported(tmp_path: Path) -> None:
     os.mkfifo(path)
     with pytest.raises(PayoutRecordError, match="cannot be read: not a regular file"):
         PayoutRecord(path).load()
+
+
+# --- what every write keeps: limits, ownership, folders, leftovers ----------------------
+
+
+def test_a_write_over_its_readers_limit_is_refused_and_the_old_file_kept(tmp_path: Path) -> None:
+    (tmp_path / "here").mkdir()
+    tmp_path = tmp_path / "here"
+    path = tmp_path / "f"
+    path.write_bytes(b"old")
+    with pytest.raises(TooLarge, match="would be larger than 1,024 bytes"):
+        atomic_write(path, b"x" * 1025, limit=1024)
+    with pytest.raises(TooLarge), atomic_writer(path, limit=1024) as file:
+        for _ in range(3):
+            file.write(b"x" * 512)
+    assert path.read_bytes() == b"old"
+    assert os.listdir(tmp_path) == ["f"]  # no temp file left
+    atomic_write(path, b"x" * 1024, limit=1024)
+    assert read_local_file(path, limit=1024) == b"x" * 1024  # what is written, is read
+
+
+def _of_another_user(path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only root can give a file to another user")
+    os.lchown(path, 4242, 4242)
+
+
+def test_a_link_of_another_user_is_never_followed_by_a_write(tmp_path: Path) -> None:
+    # As root, with another user's home: a link of theirs naming a file of root's (or of a
+    # third user) was followed, the file replaced and taken over as root's 0600.
+    victim = tmp_path / "victim"
+    victim.write_text("keep\n")
+    victim.chmod(0o644)
+    link = tmp_path / "local.json"
+    link.symlink_to(victim)
+    _of_another_user(link)
+    with pytest.raises(LocalFileError, match="a symbolic link of another user"):
+        atomic_write(link, b"{}")
+    assert victim.read_text() == "keep\n" and stat.S_IMODE(victim.stat().st_mode) == 0o644
+    assert link.is_symlink()
+
+
+def test_a_file_of_another_user_is_not_replaced_even_through_ones_own_link(
+    tmp_path: Path,
+) -> None:
+    theirs = tmp_path / "theirs"
+    theirs.write_text("keep\n")
+    _of_another_user(theirs)
+    link = tmp_path / "config.toml"
+    link.symlink_to(theirs)  # the current user's link
+    for path in (theirs, link):
+        with pytest.raises(LocalFileError, match="a file of another user"):
+            atomic_write(path, b"x")
+    assert theirs.read_text() == "keep\n" and theirs.stat().st_uid == 4242
+
+
+def test_ones_own_link_to_ones_own_file_is_followed(tmp_path: Path) -> None:
+    # dotfiles kept elsewhere and linked in: the link stays, the file it names is replaced
+    real = tmp_path / "dotfiles" / "config.toml"
+    real.parent.mkdir()
+    real.write_text("old")
+    link = tmp_path / "config.toml"
+    link.symlink_to(real)
+    atomic_write(link, b"new")
+    assert link.is_symlink() and real.read_text() == "new"
+
+
+def test_a_lock_file_is_never_opened_through_a_link(tmp_path: Path) -> None:
+    path = tmp_path / "local.json"
+    lock = lock_path(path)
+    lock.parent.mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    lock.symlink_to(elsewhere)
+    with (
+        pytest.raises(LockError, match="its lock .*: Too many levels of symbolic links"),
+        locked(path),
+    ):
+        pass
+    assert not elsewhere.exists()
+
+
+def test_the_folders_a_write_makes_are_private_whatever_the_umask(tmp_path: Path) -> None:
+    before = os.umask(0o022)
+    try:
+        atomic_write(tmp_path / "a" / "b" / "c" / "file", b"x")
+    finally:
+        os.umask(before)
+    for folder in ("a", "a/b", "a/b/c"):
+        assert stat.S_IMODE((tmp_path / folder).stat().st_mode) == 0o700, folder
+
+
+def test_a_lock_held_past_the_wait_is_an_error_naming_it_and_the_wait_is_said(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "local.json"
+    said: list[Path] = []
+    with (
+        locked(path),  # another holder (a lock is taken anew by each call)
+        pytest.raises(LockError, match="held by another process for 0.2 s") as raised,
+        locked(path, wait=0.2, waiting=said.append),
+    ):
+        pass
+    assert raised.value.busy and said == [lock_path(path)]
+    assert str(lock_path(path)) in str(raised.value)
+    with locked(path, wait=0.2, waiting=said.append):  # free again: no wait said
+        assert said == [lock_path(path)]
+
+
+def _leftover(folder: Path, name: str, age: float) -> Path:
+    temp = folder / name
+    temp.write_text("api_key = 'secret'\n")
+    then = time.time() - age
+    os.utime(temp, (then, then))
+    return temp
+
+
+def test_temp_files_of_dead_writers_are_removed_at_the_next_locked_write(tmp_path: Path) -> None:
+    # kill -9 mid-write left `.local.json.XXXX.tmp` (for the config, its secrets) for good.
+    path = tmp_path / "local.json"
+    old = STALE_TEMP_SECONDS + 60
+    dead = _leftover(tmp_path, ".local.json.k3j9x2ab.tmp", old)
+    dead_other = _leftover(tmp_path, ".other.json.a1b2c3d4.tmp", old)
+    recent = _leftover(tmp_path, ".local.json.q8w7e6r5.tmp", 5)  # may be a live writer's
+    held = _leftover(tmp_path, ".busy.json.z9y8x7w6.tmp", old)
+    not_ours = _leftover(tmp_path, "notes.tmp", old)
+    with locked(tmp_path / "busy.json"), locked(path):  # busy.json's writer is alive
+        atomic_write(path, b"{}")
+    assert not dead.exists() and not dead_other.exists()
+    assert recent.exists() and held.exists() and not_ours.exists()

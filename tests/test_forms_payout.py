@@ -12,7 +12,7 @@ from textual.widgets import Select
 from tokensales_tui.payouts import PayoutRecord, record_path
 from tokensales_tui.ui.forms.payout import OTHER, PayoutForm
 
-from .apphelpers import loaded, rigged_app, screen_text, wait_for, wait_for_screen
+from .apphelpers import EMULATOR_URL, loaded, rigged_app, screen_text, wait_for, wait_for_screen
 from .formhelpers import (
     SIZE,
     Case,
@@ -165,7 +165,7 @@ async def test_a_refusal_keeps_the_values() -> None:
         await wait_for(lambda: "emulated failure" in status(form), pilot)
         assert form.text("name") == "EU cards" and form.text("detail-provider") == "stripe"
         assert form.query_one("#type", Select).value == "fiat"
-        assert not record_path("default").exists()
+        assert not record_path("default", EMULATOR_URL).exists()
 
 
 async def test_an_add_whose_answer_never_came_says_to_check_in_the_console() -> None:
@@ -188,7 +188,7 @@ async def test_an_add_whose_answer_never_came_says_to_check_in_the_console() -> 
         assert "check in its own console" in status(form) and "refresh" not in status(form)
         assert posts == ["/v1/payouts/add"]  # sent once, never repeated
         assert form.text("name") == "Free mint"
-        assert not record_path("default").exists()
+        assert not record_path("default", EMULATOR_URL).exists()
 
         transport.hook = None
         transport.delay["/v1/payouts/add"] = 30
@@ -208,7 +208,7 @@ async def test_a_profile_keeps_its_record_between_runs() -> None:
         form = await open_form(app, pilot, "4")
         await fill(pilot, name="Native ETH", type="native", detail_blockchainId="ethereum")
         await submit_and_close(app, pilot, form)
-    recorded = PayoutRecord.for_profile("default").load()
+    recorded = PayoutRecord.for_service("default", EMULATOR_URL).load()
     assert [(d["name"], d["nativeDetails"]) for d in recorded] == [
         ("Native ETH", {"blockchainId": "ethereum"})
     ]
@@ -226,7 +226,7 @@ async def test_a_profile_keeps_its_record_between_runs() -> None:
 
 @pytest.mark.parametrize("damage", [b"{not json", b'{"version": 1, "definitions": ["\xff"]}'])
 async def test_a_damaged_record_is_reported_and_left_alone(damage: bytes) -> None:
-    path = record_path("default")
+    path = record_path("default", EMULATOR_URL)
     path.parent.mkdir(parents=True)
     path.write_bytes(damage)
     app, _transport = rigged_app()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import stat
 import threading
 from pathlib import Path
@@ -14,41 +15,44 @@ from tokensales_tui.api.decode import ListParser
 from tokensales_tui.api.models import Item
 from tokensales_tui.payouts import (
     ITEMS_NAMED,
+    MAX_RECORD_BYTES,
     PayoutRecord,
     PayoutRecordError,
+    legacy_record_path,
     payout_rows,
     record_path,
     safe_profile_name,
 )
 
+URL = "https://api.example.com"
 FREE = {"type": "free", "name": "Free"}
 FIAT = {"type": "fiat", "name": "Cards", "fiatDetails": {"provider": "stripe"}}
 
 
 def test_a_new_profile_has_an_empty_record() -> None:
-    record = PayoutRecord.for_profile("staging")
+    record = PayoutRecord.for_service("staging", URL)
     assert record.load() == []
-    assert not record_path("staging").exists()
+    assert not record_path("staging", URL).exists()
 
 
 def test_added_definitions_are_kept_in_order_with_the_time() -> None:
-    record = PayoutRecord.for_profile("staging")
+    record = PayoutRecord.for_service("staging", URL)
     record.add(FREE, added_at="2025-01-01T00:00:00Z")
     record.add(FIAT, added_at="2025-01-02T00:00:00Z")
-    again = PayoutRecord.for_profile("staging").load()
+    again = PayoutRecord.for_service("staging", URL).load()
     assert again == [
         {**FREE, "addedAt": "2025-01-01T00:00:00Z"},
         {**FIAT, "addedAt": "2025-01-02T00:00:00Z"},
     ]
-    path = record_path("staging")
+    path = record_path("staging", URL)
     assert path.parent == config.data_dir() / "payouts"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert json.loads(path.read_text())["version"] == 1
 
 
 def test_profiles_have_separate_records() -> None:
-    PayoutRecord.for_profile("a").add(FREE)
-    assert PayoutRecord.for_profile("b").load() == []
+    PayoutRecord.for_service("a", URL).add(FREE)
+    assert PayoutRecord.for_service("b", URL).load() == []
 
 
 @pytest.mark.parametrize("name", ["prod", "eu-west_2"])
@@ -60,7 +64,7 @@ def test_plain_profile_names_are_the_file_names(name: str) -> None:
 def test_other_names_are_made_safe_and_distinct(name: str) -> None:
     safe = safe_profile_name(name)
     assert safe and "/" not in safe and not safe.startswith(".") and len(safe) <= 60
-    assert record_path(name).parent == config.data_dir() / "payouts"
+    assert record_path(name, URL).parent == config.data_dir() / "payouts"
     assert safe != safe_profile_name(name + "!")
 
 
@@ -72,10 +76,10 @@ def test_other_names_are_made_safe_and_distinct(name: str) -> None:
     ],
 )
 def test_a_damaged_file_is_reported_and_never_overwritten(damage: bytes) -> None:
-    path = record_path("prod")
+    path = record_path("prod", URL)
     path.parent.mkdir(parents=True)
     path.write_bytes(damage)
-    record = PayoutRecord.for_profile("prod")
+    record = PayoutRecord.for_service("prod", URL)
     with pytest.raises(PayoutRecordError, match="damaged.*not overwritten"):
         record.load()
     with pytest.raises(PayoutRecordError, match="damaged"):
@@ -84,11 +88,11 @@ def test_a_damaged_file_is_reported_and_never_overwritten(damage: bytes) -> None
 
 
 def test_a_newer_version_is_left_alone() -> None:
-    path = record_path("prod")
+    path = record_path("prod", URL)
     path.parent.mkdir(parents=True)
     path.write_text('{"version": 2, "definitions": []}')
     with pytest.raises(PayoutRecordError, match="version 2"):
-        PayoutRecord.for_profile("prod").add(FREE)
+        PayoutRecord.for_service("prod", URL).add(FREE)
     assert json.loads(path.read_text())["version"] == 2
 
 
@@ -105,7 +109,7 @@ def test_an_unwritable_place_is_an_error_not_a_crash(tmp_path: Path) -> None:
 def test_two_writers_at_once_both_keep_their_definitions() -> None:
     # Separate objects, as two app instances would have; the lock and re-read do the work.
     def add_many(tag: str) -> None:
-        record = PayoutRecord.for_profile("shared")
+        record = PayoutRecord.for_service("shared", URL)
         for index in range(15):
             record.add({"type": "free", "name": f"{tag}{index}"})
 
@@ -114,7 +118,7 @@ def test_two_writers_at_once_both_keep_their_definitions() -> None:
         thread.start()
     for thread in threads:
         thread.join()
-    names = {d["name"] for d in PayoutRecord.for_profile("shared").load()}
+    names = {d["name"] for d in PayoutRecord.for_service("shared", URL).load()}
     assert names == {f"{tag}{i}" for tag in "ab" for i in range(15)}
 
 
@@ -163,3 +167,112 @@ def test_payout_settings_in_use_are_counted_most_used_first_naming_their_first_i
         assert row.raw["items"] == named[:ITEMS_NAMED]
         assert row.raw["usedBy"] == len(named)
         assert row.raw["payout"] == settings[use]
+
+
+# --- one record per profile and service --------------------------------------------------
+
+
+def test_two_services_never_share_a_record_even_under_one_profile_name() -> None:
+    # A session from the environment alone is named "default", as a profile of that name;
+    # TOKENSALES_BASE_URL with --profile other talks to another service under "other".
+    PayoutRecord.for_service("default", URL).add(FREE)
+    other = "https://staging.example.com/"
+    assert PayoutRecord.for_service("default", other).load() == []
+    assert record_path("default", other) != record_path("default", URL)
+    assert record_path("default", URL + "/") == record_path("default", URL)
+    stored = json.loads(record_path("default", URL).read_text())
+    assert stored["service"] == URL
+
+
+def test_a_record_of_another_service_is_reported_and_never_overwritten() -> None:
+    path = record_path("prod", URL)
+    path.parent.mkdir(parents=True)
+    foreign = b'{"version": 1, "service": "https://else.example.com", "definitions": []}'
+    path.write_bytes(foreign)  # copied by hand, say
+    with pytest.raises(PayoutRecordError, match="belongs to the service 'https://else"):
+        PayoutRecord.for_service("prod", URL).add(FREE)
+    assert path.read_bytes() == foreign
+
+
+def test_a_record_from_before_is_taken_over_whole_by_the_profiles_own_service() -> None:
+    legacy = legacy_record_path("prod")
+    legacy.parent.mkdir(parents=True)
+    before = {"version": 1, "definitions": [{**FREE, "addedAt": "2025-01-01T00:00:00Z"}]}
+    legacy.write_text(json.dumps(before))
+    # an address put in the profile's place by a variable or a flag: not its record
+    assert PayoutRecord.for_service("prod", "https://else.example.com", own=False).load() == []
+    PayoutRecord.for_service("prod", "https://else.example.com", own=False).add(FIAT)
+    assert legacy.exists()
+    own = PayoutRecord.for_service("prod", URL)
+    assert own.load() == before["definitions"]  # read before any add
+    own.add(FIAT, added_at="2025-01-02T00:00:00Z")
+    assert not legacy.exists()
+    assert PayoutRecord.for_service("prod", URL).load() == [
+        *before["definitions"],
+        {**FIAT, "addedAt": "2025-01-02T00:00:00Z"},
+    ]
+
+
+# --- ready before sending ---------------------------------------------------------------
+
+
+def test_a_lock_that_cannot_be_made_is_named_not_the_record() -> None:
+    # The lock folder read-only or in the way said "the payout record …/local.json could
+    # not be written: Read-only file system".
+    cache = Path(os.environ["XDG_CACHE_HOME"]) / "tokensales-tui"
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text("")  # a file where the lock folder should be: fails even for root
+    record = PayoutRecord.for_service("prod", URL)
+    with pytest.raises(PayoutRecordError) as raised:
+        record.add(FREE)
+    message = str(raised.value)
+    assert "cannot be locked: its lock" in message and str(cache / "locks") in message
+    assert "could not be written" not in message
+
+
+def test_an_add_that_would_make_the_record_too_large_is_refused_before_anything() -> None:
+    path = record_path("prod", URL)
+    PayoutRecord.for_service("prod", URL).add(FREE, added_at="2025-01-01T00:00:00Z")
+    size = len(path.read_bytes())
+    padding = MAX_RECORD_BYTES - size - 40  # room left: less than another definition
+    big = {"type": "free", "name": "x" * padding}
+    with pytest.raises(PayoutRecordError, match="is full"):
+        PayoutRecord.for_service("prod", URL).add(big)
+    reached = []
+    with (
+        pytest.raises(PayoutRecordError, match="is full"),
+        PayoutRecord.for_service("prod", URL).adding(big),
+    ):
+        reached.append("sent")  # the body of the block is where the definition goes
+    assert not reached
+    assert len(path.read_bytes()) == size
+
+
+@pytest.mark.parametrize("kind", ["damaged", "fifo", "folder"])
+def test_a_record_that_cannot_be_used_stops_an_add_before_its_block_runs(kind: str) -> None:
+    path = record_path("prod", URL)
+    path.parent.mkdir(parents=True)
+    if kind == "damaged":
+        path.write_bytes(b"{")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+    reached = []
+    with pytest.raises(PayoutRecordError), PayoutRecord.for_service("prod", URL).adding(FREE):
+        reached.append("sent")
+    assert not reached
+
+
+def test_a_block_that_records_nothing_or_fails_leaves_the_record_as_it_was() -> None:
+    record = PayoutRecord.for_service("prod", URL)
+    record.add(FREE)
+    before = record_path("prod", URL).read_bytes()
+    with record.adding(FIAT):
+        pass  # the service refused it, say: nothing to record
+    with pytest.raises(RuntimeError), record.adding(FIAT):
+        raise RuntimeError
+    assert record_path("prod", URL).read_bytes() == before
+    assert sorted(p.name for p in record_path("prod", URL).parent.iterdir()) == [
+        record_path("prod", URL).name
+    ]

@@ -435,7 +435,9 @@ def test_add_payout_answered_201_with_a_body_it_cannot_read_is_added_and_recorde
         "tokensales-tui: added payout definition X (free; its answer's body could not be read:"
         " the body is encoded as “br”, which was not asked for)"
     ]
-    assert [entry["name"] for entry in PayoutRecord.for_profile("default").load()] == ["X"]
+    assert [entry["name"] for entry in PayoutRecord.for_service("default", server.url).load()] == [
+        "X"
+    ]
 
 
 def test_add_payout_from_flags_and_file_is_recorded_for_the_payouts_tab(

@@ -28,7 +28,7 @@ from tokensales_tui.api.client import PAYOUT_UNKNOWN_ADVICE
 from tokensales_tui.api.endpoints import check_path
 from tokensales_tui.api.errors import OutcomeUnknownError
 from tokensales_tui.console import TerminalGate
-from tokensales_tui.payouts import record_path
+from tokensales_tui.payouts import MAX_RECORD_BYTES, record_path
 from tokensales_tui.script import main as script
 from tokensales_tui.script import reads, run
 from tokensales_tui.script.output import Printer
@@ -298,7 +298,7 @@ def test_output_to_a_closed_stdout_ends_in_one_line_and_exit_1(
 
 
 def test_a_damaged_payout_record_leaves_the_items_payouts_listed(served: Served) -> None:
-    path = record_path("default")
+    path = record_path("default", served.server.url)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"\xff\xfe{")
     result = served.run("get", "payouts", "-o", "jsonl")
@@ -659,3 +659,56 @@ def test_api_sends_a_query_as_written_and_nothing_outside_the_interfaces_paths(
         "api", "GET", "/v1/items?next=https://a.example/x&q=a/../b", "--jq", ".total"
     )
     assert listed.returncode == 0 and listed.stdout == b"12\n", listed.stderr
+
+
+@pytest.mark.parametrize("kind", ["damaged", "too large", "fifo", "folder", "lock folder"])
+def test_add_payout_sends_nothing_while_its_record_cannot_take_it(
+    served: Served, kind: str
+) -> None:
+    # It sent the definition, then said "warning: added, but not recorded" and exited 0.
+    path = record_path("default", served.server.url)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "damaged":
+        path.write_bytes(b"{")
+    elif kind == "too large":
+        with path.open("wb") as file:
+            file.truncate(MAX_RECORD_BYTES + 1)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        cache = Path(os.environ["XDG_CACHE_HOME"]) / "tokensales-tui"
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text("")  # no lock folder can be made: fails even for root
+    result = served.run("add", "payout", "--name", "X", "--type", "free")
+    said = result.stderr.decode()
+    assert result.returncode == 2, said
+    assert said.startswith(f"tokensales-tui: the payout record {path} ")
+    assert said.endswith("; nothing was sent\n") and said.count("\n") == 1
+    assert served.changes_sent() == {}
+
+
+def test_a_profile_on_another_service_keeps_its_own_payout_record(
+    served: Served, tmp_path: Path
+) -> None:
+    # TOKENSALES_BASE_URL=… --profile other recorded into other.json, the record of the
+    # profile's own service; a record from before stays that service's.
+    from tokensales_tui import config
+    from tokensales_tui.payouts import legacy_record_path
+
+    config.config_path().parent.mkdir(parents=True)
+    config.config_path().write_text(
+        '[profiles.other]\nbase_url = "https://other.example.com"\napi_key = "k"\n'
+    )
+    legacy = legacy_record_path("other")
+    legacy.parent.mkdir(parents=True)
+    legacy.write_text('{"version": 1, "definitions": [{"type": "free", "name": "Old"}]}')
+    result = served.run("add", "payout", "--name", "X", "--type", "free", "--profile", "other")
+    assert result.returncode == 0, result.stderr
+    recorded = json.loads(record_path("other", served.server.url).read_text())
+    assert recorded["service"] == served.server.url
+    assert [d["name"] for d in recorded["definitions"]] == ["X"]
+    assert "Old" in legacy.read_text()  # the profile's own service's, kept for it
+    listed = json.loads(served.run("get", "payouts", "--profile", "other").stdout)
+    assert [row["name"] for row in listed if row["source"] == "added from here"] == ["X"]

@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -164,21 +165,11 @@ def test_a_signal_ignored_when_a_command_starts_stays_ignored() -> None:
             process.wait()
 
 
-def _wait_for_its_lock(process: subprocess.Popen[bytes]) -> None:
-    """Until ``process`` waits for a lock (Linux lists each waiter in /proc/locks, "->")."""
-    deadline = time.monotonic() + 30
-    while not any(
-        line.split()[1] == "->" and line.split()[5] == str(process.pid)
-        for line in Path("/proc/locks").read_text().splitlines()
-    ):
-        assert time.monotonic() < deadline and process.poll() is None
-        time.sleep(0.05)
-
-
 @pytest.mark.parametrize("signum", [signal.SIGUSR1, signal.SIGQUIT], ids=["USR1", "QUIT"])
 def test_a_command_waiting_for_a_lock_ends_through_its_cleanup(signum: int) -> None:
     # add payout was added, then waited for the record's lock (another process writing
-    # it): SIGUSR1 killed it there, and nothing said the definition had been added.
+    # it): SIGUSR1 killed it there, and nothing said the definition had been added. The
+    # lock is now waited for before anything is sent, and the wait is said.
     import fcntl
 
     from tokensales_tui.files import lock_path
@@ -187,7 +178,7 @@ def test_a_command_waiting_for_a_lock_ends_through_its_cleanup(signum: int) -> N
     with ScriptedServer() as server:
         server.routes[("POST", "/v1/payouts/add")] = Reply(status=201)
         env = _hanging_server(server)
-        record = record_path("default")
+        record = record_path("default", server.url)
         lock = lock_path(record)
         lock.parent.mkdir(parents=True, exist_ok=True)
         with open(lock, "wb") as held:
@@ -199,8 +190,7 @@ def test_a_command_waiting_for_a_lock_ends_through_its_cleanup(signum: int) -> N
                 env=env,
             )  # fmt: skip
             try:
-                said = read_until(process, b"added payout definition X (free)\n")
-                _wait_for_its_lock(process)
+                said = read_until(process, b", held by another process\n")
                 process.send_signal(signum)
                 assert process.wait(30) == 128 + signum
                 assert process.stderr is not None
@@ -208,9 +198,72 @@ def test_a_command_waiting_for_a_lock_ends_through_its_cleanup(signum: int) -> N
             finally:
                 process.kill()
                 process.wait()
+        assert server.count("POST", "/v1/payouts/add") == 0
     assert said.decode().splitlines() == [
-        "tokensales-tui: added payout definition X (free)",
+        f"tokensales-tui: waiting for the payout record's lock {lock}, held by another process",
         "tokensales-tui: interrupted",
     ]
     assert not record.exists()
     assert [path.name for path in record.parent.iterdir()] == []  # no temporary file
+
+
+def _in_process(served: Served, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("TOKENSALES_BASE_URL", "TOKENSALES_API_KEY", "TOKENSALES_API_SECRET"):
+        monkeypatch.setenv(name, served.env[name])
+
+
+def test_a_signal_once_a_payout_is_answered_waits_for_its_record(
+    served: Served, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # SIGTERM between the service's answer and the record's write skipped the write: the
+    # definition was added on the service and nowhere here, and only "added" was said.
+    from tokensales_tui import cli
+    from tokensales_tui.api.client import ApiClient
+    from tokensales_tui.payouts import PayoutRecord
+
+    real = ApiClient.add_payout
+
+    async def answered_then_signalled(self: ApiClient, body: Any) -> Any:
+        done = await real(self, body)
+        os.kill(os.getpid(), signal.SIGTERM)  # the answer is in, the record not written
+        return done
+
+    monkeypatch.setattr(ApiClient, "add_payout", answered_then_signalled)
+    _in_process(served, monkeypatch)
+    assert cli.main(["add", "payout", "--name", "X", "--type", "free"]) == 128 + signal.SIGTERM
+    assert capsys.readouterr().err.splitlines() == [
+        "tokensales-tui: added payout definition X (free)",
+        "tokensales-tui: interrupted",
+    ]
+    record = PayoutRecord.for_service("default", served.server.url)
+    assert [entry["name"] for entry in record.load()] == ["X"]
+    assert served.changes_sent() == {("POST", "/v1/payouts/add"): 1}
+
+
+def test_a_payout_added_but_not_recorded_says_so_and_exits_6(
+    served: Served, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "warning: added, but not recorded" and exit 0: a script took it for done.
+    import errno
+
+    from tokensales_tui import cli, files
+    from tokensales_tui.payouts import record_path
+
+    real = os.replace
+
+    def full_disk(source: Any, target: Any) -> None:
+        if Path(target).suffix == ".json":
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(source, target)
+
+    monkeypatch.setattr(files.os, "replace", full_disk)
+    _in_process(served, monkeypatch)
+    assert cli.main(["add", "payout", "--name", "X", "--type", "free"]) == 6
+    path = record_path("default", served.server.url)
+    assert capsys.readouterr().err.splitlines() == [
+        "tokensales-tui: added payout definition X (free)",
+        "tokensales-tui: added payout definition X, but not recorded for the Payouts tab:",
+        f"tokensales-tui:   the payout record {path} could not be written: No space left on device",
+    ]
+    assert served.changes_sent() == {("POST", "/v1/payouts/add"): 1}
+    assert not path.exists() and list(path.parent.iterdir()) == []

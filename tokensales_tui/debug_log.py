@@ -21,27 +21,40 @@ class DebugLogError(Exception):
 
 
 def enable_debug_log(path: str) -> logging.Handler:
-    """Log requests to ``path``: a new file created with mode 0600, or an existing regular file.
+    """Log requests to ``path``: a new file created with mode 0600, or an existing regular
+    file appended to, its mode left as it is (the log holds no secret).
 
     A symbolic link, a folder, a device or a FIFO is refused rather than followed or
-    written into, and so is a path whose folder does not exist.
+    written into, and so is a path whose folder does not exist, and a file of the app's
+    own folders (the config file, the records, the locks), which lines appended to
+    would break.
 
     Returns:
         The handler, for :func:`disable_debug_log`.
 
     Raises:
-        DebugLogError: the file cannot be opened for appending, or is not a regular file.
+        DebugLogError: the file cannot be opened for appending, is not a regular file or
+            is one of the app's own.
     """
-    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    _refuse_own(path)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
-        fd = os.open(path, flags, 0o600)
+        try:
+            fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600)
+            created = True
+        except FileExistsError:
+            fd = os.open(path, flags)
+            created = False
     except OSError as error:
         raise DebugLogError(_why(path, error)) from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise DebugLogError(f"{path}: not a regular file")
+        _refuse_own(path, info)
         os.set_blocking(fd, True)
-        os.fchmod(fd, 0o600)
+        if created:
+            os.fchmod(fd, 0o600)  # the umask may have left it wider
         stream = os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace")
     except BaseException:
         os.close(fd)
@@ -52,6 +65,28 @@ def enable_debug_log(path: str) -> logging.Handler:
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG)
     return handler
+
+
+def _refuse_own(path: str, opened: os.stat_result | None = None) -> None:
+    """Refuse a path in one of the app's own folders, or (once opened) the config file
+    reached another way (a link to it, a hard link)."""
+    from . import config
+
+    real = os.path.realpath(path)
+    for folder in config.own_folders():
+        inside = os.path.realpath(folder)
+        if real == inside or real.startswith(inside.rstrip(os.sep) + os.sep):
+            raise DebugLogError(
+                f"{path}: in {folder}, which holds tokensales-tui's own files"
+                " (its config, records or locks); give a log file elsewhere"
+            )
+    if opened is None:
+        return
+    with contextlib.suppress(OSError):
+        if os.path.samestat(opened, os.stat(config.config_path())):
+            raise DebugLogError(
+                f"{path}: the config file of tokensales-tui; give a log file elsewhere"
+            )
 
 
 def _why(path: str, error: OSError) -> str:

@@ -7,6 +7,22 @@ Writing: :func:`atomic_write` replaces a file so that readers see the old bytes 
 new, never half, as mode 0600; :func:`locked` serialises writers, between processes too,
 on a lock file in the user's cache folder, so that the folders of the files it guards
 hold only those files. POSIX only (``fcntl``).
+
+Rules every write keeps:
+
+- **Limits.** A writer is given the limit its reader applies (one constant per kind of
+  file, passed to both): content over it is refused before the old file is touched,
+  so nothing is written that the next read would refuse.
+- **Ownership.** A file is written only where it is the current user's: an existing file
+  of another user is not replaced, and a symbolic link is followed only when the link
+  and what it points to are the current user's (root, run with another user's home,
+  would otherwise replace that user's file, or one a link of theirs names, and take it
+  over as root's 0600). Lock files are never opened through a link.
+- **Folders** the app creates are 0700, each missing one up the path (XDG's rule).
+- **Leftovers.** A writer killed mid-write (``kill -9``) leaves its temp file
+  (``.NAME.XXXX.tmp``, which may hold secrets). Taking a lock removes those of the
+  folder that are older than :data:`STALE_TEMP_SECONDS` and whose file's lock is free,
+  so no live writer loses its temp file.
 """
 
 from __future__ import annotations
@@ -18,24 +34,53 @@ import hashlib
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Final
 
 import platformdirs
 
 __all__ = [
+    "STALE_TEMP_SECONDS",
     "LocalFileError",
+    "LockError",
+    "TooLarge",
     "atomic_write",
     "atomic_writer",
+    "check_size",
     "lock_path",
     "locked",
     "read_local_file",
+    "writable_target",
 ]
+
+
+STALE_TEMP_SECONDS: Final = 600
+"""Age past which a temp file whose file's lock is free is a dead writer's leftover."""
+
+_TEMP_SUFFIX: Final = ".tmp"
 
 
 class LocalFileError(OSError):
     """A local file that cannot be used; ``str()`` says why in a few words, without the path."""
+
+
+class TooLarge(LocalFileError):
+    """Content over the limit its file's reader applies; nothing was written."""
+
+
+class LockError(OSError):
+    """The lock of a file could not be taken: ``lock`` is the lock file (``filename`` too),
+    ``busy`` that another process held it for as long as the caller would wait."""
+
+    def __init__(self, lock: Path, why: str, *, err: int = 0, busy: bool = False) -> None:
+        super().__init__(err, why, str(lock))
+        self.lock = lock
+        self.busy = busy
+
+    def __str__(self) -> str:
+        return f"its lock {self.lock}: {self.strerror}"
 
 
 def read_local_file(path: Path, *, limit: int) -> bytes:
@@ -73,20 +118,31 @@ def _size(limit: int) -> str:
     return f"{limit // (1024 * 1024)} MB" if limit >= 1024 * 1024 else f"{limit:,} bytes"
 
 
-def atomic_write(path: Path, data: bytes, mode: int = 0o600) -> None:
+def atomic_write(path: Path, data: bytes, mode: int = 0o600, *, limit: int | None = None) -> None:
     """Replace ``path`` with ``data`` so that readers see the old bytes or the new, never half.
 
     Writes a temp file in the same folder, fsyncs it, sets ``mode`` (whatever the umask),
-    renames it over the target and fsyncs the folder. A symlink keeps pointing where it did:
-    its target is replaced. A missing folder is created as 0700. On failure the temp file is
+    renames it over the target and fsyncs the folder. A symlink of the current user's keeps
+    pointing where it did: its target is replaced (see the module's rules on ownership). A
+    missing folder is created as 0700. ``limit``: the most bytes the file's reader takes;
+    more raises :class:`TooLarge` before anything is written. On failure the temp file is
     removed, the old file is untouched and the ``OSError`` propagates.
     """
-    with atomic_writer(path, mode) as file:
+    check_size(len(data), limit)
+    with atomic_writer(path, mode, limit=limit) as file:
         file.write(data)
 
 
+def check_size(size: int, limit: int | None) -> None:
+    """Raise :class:`TooLarge` when ``size`` bytes are more than a file's reader takes."""
+    if limit is not None and size > limit:
+        raise TooLarge(f"would be larger than {_size(limit)}, the most it may hold")
+
+
 @contextlib.contextmanager
-def atomic_writer(path: Path, mode: int = 0o600, *, replace: bool = True) -> Iterator[BinaryIO]:
+def atomic_writer(
+    path: Path, mode: int = 0o600, *, replace: bool = True, limit: int | None = None
+) -> Iterator[BinaryIO]:
     """:func:`atomic_write` for data written a piece at a time: the file to write to.
 
     The file appears at ``path`` only when the block ends without an exception; an
@@ -97,14 +153,22 @@ def atomic_writer(path: Path, mode: int = 0o600, *, replace: bool = True) -> Ite
         mode: Its mode, whatever the umask.
         replace: False: never replace an existing file (``FileExistsError``), even
             one created while this was writing.
+        limit: The most bytes the file's reader takes: more written raises
+            :class:`TooLarge`, the old file kept.
+
+    The temp file is made on entry, so a folder that takes no file fails before the
+    block runs.
     """
-    target = Path(os.path.realpath(path))
+    target = writable_target(path)
     _make_folder(target.parent)
-    handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    handle, temp = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.", suffix=_TEMP_SUFFIX
+    )
     try:
         with os.fdopen(handle, "wb") as file:
             yield file
             file.flush()
+            check_size(file.tell(), limit)
             os.fchmod(file.fileno(), mode)
             os.fsync(file.fileno())
         if replace:
@@ -119,22 +183,151 @@ def atomic_writer(path: Path, mode: int = 0o600, *, replace: bool = True) -> Ite
     _fsync_folder(target.parent)
 
 
+def writable_target(path: Path) -> Path:
+    """The file a write to ``path`` replaces: ``path``, or where a link there points.
+
+    Raises:
+        LocalFileError: ``path`` is a link, or names a file, that is not the current user's.
+    """
+    me = os.geteuid()
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return path
+    if stat.S_ISLNK(info.st_mode):
+        if info.st_uid != me:
+            raise LocalFileError(
+                f"a symbolic link of another user (uid {info.st_uid}); not followed"
+            )
+        target = Path(os.path.realpath(path))
+        try:
+            info = os.stat(target)
+        except FileNotFoundError:
+            return target
+        path = target
+    if info.st_uid != me:
+        raise LocalFileError(f"a file of another user (uid {info.st_uid}); not replaced")
+    return path
+
+
 @contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
+def locked(
+    path: Path,
+    *,
+    wait: float | None = None,
+    waiting: Callable[[Path], object] | None = None,
+) -> Iterator[None]:
     """Hold an exclusive lock for ``path`` while in the block.
 
     Works between processes and between threads, each taking it through its own call.
-    Not re-entrant: do not take it again inside the block. Raises ``OSError``.
+    Not re-entrant: do not take it again inside the block. Once held, the folder's
+    leftover temp files are removed (see the module's docstring).
+
+    Args:
+        wait: The most seconds to wait for another holder to let go; None: as long as it
+            takes.
+        waiting: Called with the lock file's path when the lock is held by another, before
+            waiting for it.
+
+    Raises:
+        LockError: the lock file cannot be made or opened, or stayed held past ``wait``.
+        OSError: ``path``'s folder cannot be made.
     """
     _make_folder(path.parent)
     lock = lock_path(path)
-    _make_folder(lock.parent)
-    handle = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        _make_folder(lock.parent)
+        handle = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as error:
+        raise LockError(lock, error.strerror or str(error), err=error.errno or 0) from None
+    try:
+        _take(handle, lock, wait, waiting)
+        _remove_leftovers(path.parent)
         yield
     finally:
         os.close(handle)  # closing releases the lock
+
+
+def _take(
+    handle: int, lock: Path, wait: float | None, waiting: Callable[[Path], object] | None
+) -> None:
+    if _try_flock(handle):
+        return
+    if waiting is not None:
+        waiting(lock)
+    if wait is None:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        return
+    deadline = time.monotonic() + wait
+    pause = 0.01
+    while not _try_flock(handle):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise LockError(
+                lock,
+                f"held by another process for {wait:g} s",
+                err=errno.EWOULDBLOCK,
+                busy=True,
+            )
+        time.sleep(min(pause, left))
+        pause = min(pause * 2, 0.2)
+
+
+def _try_flock(handle: int) -> bool:
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _remove_leftovers(folder: Path) -> None:
+    """Remove the temp files of dead writers in ``folder``: named as :func:`atomic_writer`
+    names them, older than :data:`STALE_TEMP_SECONDS`, their file's lock free (every
+    writer of the app's own files holds it while its temp file exists)."""
+    now = time.time()
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        file_name = _temp_of(name)
+        if file_name is None:
+            continue
+        temp = folder / name
+        try:
+            info = os.lstat(temp)
+        except OSError:
+            continue
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
+            continue
+        if now - info.st_mtime < STALE_TEMP_SECONDS:
+            continue
+        with contextlib.suppress(OSError), _lock_if_free(folder / file_name) as free:
+            if free:
+                os.unlink(temp)
+
+
+def _temp_of(name: str) -> str | None:
+    """The file whose temp file ``name`` is (``.NAME.XXXXXXXX.tmp``), or None."""
+    if not (name.startswith(".") and name.endswith(_TEMP_SUFFIX)):
+        return None
+    stem, dot, _random = name[1 : -len(_TEMP_SUFFIX)].rpartition(".")
+    return stem if dot and stem else None
+
+
+@contextlib.contextmanager
+def _lock_if_free(path: Path) -> Iterator[bool]:
+    lock = lock_path(path)
+    try:
+        handle = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError:
+        yield False
+        return
+    try:
+        yield _try_flock(handle)
+    finally:
+        os.close(handle)
 
 
 def lock_path(path: Path) -> Path:
@@ -149,15 +342,21 @@ def lock_path(path: Path) -> Path:
 
 
 def _make_folder(folder: Path) -> None:
-    try:
-        folder.mkdir(mode=0o700, parents=True)
-    except FileExistsError:
-        if not folder.is_dir():
-            raise NotADirectoryError(
-                errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(folder)
-            ) from None
-        return  # someone else's folder: permission_warnings reports a loose mode
-    os.chmod(folder, 0o700)  # mkdir's mode is filtered by the umask
+    """Make ``folder`` and each missing folder above it, as 0700 (whatever the umask)."""
+    missing: list[Path] = []
+    for above in (folder, *folder.parents):
+        if os.path.lexists(above):
+            break
+        missing.append(above)
+    for each in reversed(missing):
+        try:
+            each.mkdir(mode=0o700)
+        except FileExistsError:
+            continue  # made meanwhile by another; not ours to change
+        os.chmod(each, 0o700)  # mkdir's mode is filtered by the umask
+    if not folder.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(folder))
+    # An existing folder keeps its mode: permission_warnings reports a loose one.
 
 
 def _fsync_folder(folder: Path) -> None:

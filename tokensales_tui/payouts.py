@@ -1,16 +1,30 @@
 """Payout definitions: the local record of those added from here, and the Payouts tab's rows.
 
-The record keeps the payout definitions added from this app, one file per profile.
+The record keeps the payout definitions added from this app, one file per profile and
+service.
 
 The interface can add a payout definition but not list them, so the Payouts tab shows
 the ones added from here from this record. It lives in the platform data folder as
-``payouts/<profile>.json``::
+``payouts/<profile>--<hash of the service's address>.json``::
 
-    {"version": 1, "definitions": [{"type": ..., "name": ..., ..., "addedAt": ...}]}
+    {"version": 1, "service": "https://api.example.com", "definitions": [{"type": ..., "name": ..., ..., "addedAt": ...}]}
 
-Adding takes the file's lock, reads the file again and replaces it atomically, so two
-instances adding at once both keep their definition. A file that does not parse is
-reported (:class:`PayoutRecordError`) and never overwritten.
+so that two services never share one: a profile whose address a variable or a flag
+changes (``TOKENSALES_BASE_URL=… --profile prod``) has a record of its own, and so has
+a session from the environment alone, named ``default`` as a profile of that name would
+be, unless it talks to the same service. A file whose ``service`` is not the session's is
+reported, never written. A record kept before records were per service
+(``payouts/<profile>.json``, no ``service``) is taken over, whole, by the profile's own
+service (its address not changed by a variable or flag) at its first add, and removed
+once copied.
+
+Adding (:meth:`PayoutRecord.adding`) takes the file's lock (waiting at most
+:data:`LOCK_WAIT`), reads the file again, checks that the record with the new definition
+stays under :data:`MAX_RECORD_BYTES` and makes the temp file that will replace it, all
+before the definition is sent; then the record is written atomically. So two instances
+adding at once both keep their definition, and a record that could not take the
+definition is found before the service has it. A file that does not parse is reported
+(:class:`PayoutRecordError`) and never overwritten.
 
 The Payouts tab lists those definitions and, grouped, the payout settings the items
 use (:func:`payout_rows`).
@@ -18,37 +32,64 @@ use (:func:`payout_rows`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
 from . import config
 from .api.models import Item, ItemPayout
-from .files import atomic_write, locked, read_local_file
+from .config.schema import ENV_BASE_URL
+from .files import LockError, TooLarge, atomic_writer, check_size, locked, read_local_file
 
-__all__ = ["PayoutRecord", "PayoutRecordError", "record_path", "safe_profile_name"]
+if TYPE_CHECKING:
+    from .session import Session
+
+__all__ = [
+    "PayoutRecord",
+    "PayoutRecordError",
+    "legacy_record_path",
+    "record_path",
+    "safe_profile_name",
+]
 
 VERSION: Final = 1
 MAX_RECORD_BYTES: Final = 16 * 1024 * 1024
-"""Largest record read; a bigger file is reported, not read."""
+"""Largest record: a bigger file is reported, not read, and an add that would make one
+is refused before anything is sent."""
+LOCK_WAIT: Final = 10.0
+"""Seconds an add waits for another process to let go of the record's lock."""
 _SAFE: Final = re.compile(r"[^A-Za-z0-9_-]")
 
 
 class PayoutRecordError(Exception):
-    """The record cannot be read or written; ``str(error)`` says what to do."""
+    """The record cannot be read or written; ``str(error)`` says what to do.
+
+    ``busy``: another process held the record's lock for :data:`LOCK_WAIT` seconds.
+    """
+
+    def __init__(self, message: str, *, busy: bool = False) -> None:
+        super().__init__(message)
+        self.busy = busy
 
 
-class _File(msgspec.Struct):
+class _File(msgspec.Struct, kw_only=True, omit_defaults=True):
     version: int
+    service: str | None = None
     definitions: list[dict[str, Any]]
+
+
+class _Abandoned(Exception):
+    """The block of :meth:`PayoutRecord.adding` ended without a definition to record."""
 
 
 def safe_profile_name(profile: str) -> str:
@@ -64,27 +105,61 @@ def safe_profile_name(profile: str) -> str:
     return f"{safe}-{digest}"
 
 
-def record_path(profile: str) -> Path:
-    """Where the record of ``profile`` lives."""
+def service_of(base_url: str) -> str:
+    """The service a record belongs to: its base address, without a trailing ``/``."""
+    return base_url.rstrip("/")
+
+
+def record_path(profile: str, base_url: str) -> Path:
+    """Where the record of ``profile`` on the service at ``base_url`` lives."""
+    digest = hashlib.sha256(service_of(base_url).encode("utf-8", "surrogatepass"))
+    name = f"{safe_profile_name(profile)}--{digest.hexdigest()[:12]}.json"
+    return config.data_dir() / "payouts" / name
+
+
+def legacy_record_path(profile: str) -> Path:
+    """Where the record of ``profile`` lived before records were per service."""
     return config.data_dir() / "payouts" / f"{safe_profile_name(profile)}.json"
 
 
 class PayoutRecord:
-    """The definitions added from this app for one profile, oldest first.
+    """The definitions added from this app for one profile and service, oldest first.
 
     Args:
         path: the record's file; ``None`` keeps the record in memory only (the demo,
             whose service forgets everything when the app ends, uses that).
+        service: the service it belongs to (:func:`service_of`); None: a file that
+            names none.
+        legacy: a record kept before records were per service, which this one takes
+            over while it has no file of its own.
     """
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(
+        self, path: Path | None, *, service: str | None = None, legacy: Path | None = None
+    ) -> None:
         self.path = path
+        self.service = service
+        self.legacy = legacy
         self._memory: list[dict[str, Any]] = []
 
     @classmethod
-    def for_profile(cls, profile: str) -> PayoutRecord:
-        """The record of a configured profile, in the data folder."""
-        return cls(record_path(profile))
+    def for_service(cls, profile: str, base_url: str, *, own: bool = True) -> PayoutRecord:
+        """The record of ``profile`` on the service at ``base_url``, in the data folder.
+
+        ``own``: the address is the profile's own, not one a variable or a flag put in
+        its place; only then is the profile's record from before taken over.
+        """
+        return cls(
+            record_path(profile, base_url),
+            service=service_of(base_url),
+            legacy=legacy_record_path(profile) if own else None,
+        )
+
+    @classmethod
+    def for_session(cls, session: Session) -> PayoutRecord:
+        """The record of a session on a configured profile (or the environment)."""
+        changed = {ENV_BASE_URL, "--base-url"} & set(session.overridden)
+        return cls.for_service(session.name, session.connection.base_url, own=not changed)
 
     @classmethod
     def in_memory(cls) -> PayoutRecord:
@@ -99,7 +174,7 @@ class PayoutRecord:
         """
         if self.path is None:
             return list(self._memory)
-        return self._read(self.path)
+        return self._current()[0]
 
     def add(self, definition: dict[str, Any], *, added_at: str | None = None) -> dict[str, Any]:
         """Record ``definition`` (the body sent) with the time it was added; returns the entry.
@@ -108,31 +183,117 @@ class PayoutRecord:
             PayoutRecordError: the file does not parse (it is left as it was), or it
                 cannot be locked or written.
         """
-        entry = {**definition, "addedAt": added_at or _now()}
+        with self.adding(definition) as keep:
+            return keep(added_at)
+
+    @contextlib.contextmanager
+    def adding(
+        self, definition: dict[str, Any], *, waiting: Callable[[Path], object] | None = None
+    ) -> Iterator[Callable[[str | None], dict[str, Any]]]:
+        """Make ready to record ``definition``, then yield the function that records it.
+
+        On entry the lock is taken (``waiting(lock)`` is called when another process
+        holds it; it is waited for at most :data:`LOCK_WAIT` seconds), the record read
+        again, its size with the definition checked and the temp file that will replace
+        it made: whatever would keep the definition out of the record shows before it is
+        sent. Call the function yielded (with the time it was added, or None for now)
+        once the service has added it: the record is written as the block ends. A block
+        that ends without calling it, or with an exception, leaves the record as it was.
+
+        Raises:
+            PayoutRecordError: on entry, the record cannot be read, locked, made or
+                would be too large; as the block ends, it could not be written.
+        """
+        kept: list[dict[str, Any]] = []
+
+        def keep(added_at: str | None) -> dict[str, Any]:
+            kept.append({**definition, "addedAt": added_at or _now()})
+            return kept[-1]
+
         if self.path is None:
-            self._memory.append(entry)
-            return entry
+            yield keep
+            self._memory += kept
+            return
         path = self.path
+        with self._locked(waiting):
+            definitions, adopted = self._current()
+            self._check_fits([*definitions, {**definition, "addedAt": _now()}])
+            stage = "opening"
+            try:
+                with atomic_writer(path, limit=MAX_RECORD_BYTES) as file:
+                    stage = "waiting"
+                    yield keep
+                    if not kept:
+                        raise _Abandoned
+                    stage = "writing"
+                    file.write(self._encode([*definitions, *kept]))
+            except _Abandoned:
+                return
+            except OSError as error:
+                if stage == "waiting":
+                    raise  # the block's own
+                raise self._not_written(error) from None
+            if adopted and self.legacy is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(self.legacy)  # copied whole into this one
+
+    @contextlib.contextmanager
+    def _locked(self, waiting: Callable[[Path], object] | None) -> Iterator[None]:
+        """The locks of the record and of the record it takes over."""
+        with contextlib.ExitStack() as stack:
+            for path in (self.path, self.legacy):
+                if path is None:
+                    continue
+                try:
+                    stack.enter_context(locked(path, wait=LOCK_WAIT, waiting=waiting))
+                except LockError as error:
+                    raise PayoutRecordError(
+                        f"the payout record {self.path} is in use, {error}"
+                        if error.busy
+                        else f"the payout record {self.path} cannot be locked: {error}",
+                        busy=error.busy,
+                    ) from None
+                except OSError as error:
+                    raise self._not_written(error) from None
+            yield
+
+    def _not_written(self, error: OSError) -> PayoutRecordError:
+        return PayoutRecordError(
+            f"the payout record {self.path} could not be written: {error.strerror or error}"
+        )
+
+    def _check_fits(self, definitions: list[dict[str, Any]]) -> None:
         try:
-            with locked(path):
-                definitions = self._read(path)  # again, under the lock
-                definitions.append(entry)
-                data = msgspec.json.format(
-                    msgspec.json.encode(_File(VERSION, definitions)), indent=2
-                )
-                atomic_write(path, data + b"\n")
-        except OSError as error:
+            check_size(len(self._encode(definitions)), MAX_RECORD_BYTES)
+        except TooLarge as error:
             raise PayoutRecordError(
-                f"the payout record {path} could not be written: {error.strerror or error}"
+                f"the payout record {self.path} is full: with this definition it {error};"
+                " move it aside to start a new one"
             ) from None
-        return entry
+
+    def _encode(self, definitions: list[dict[str, Any]]) -> bytes:
+        data = _File(version=VERSION, service=self.service, definitions=definitions)
+        return msgspec.json.format(msgspec.json.encode(data), indent=2) + b"\n"
+
+    def _current(self) -> tuple[list[dict[str, Any]], bool]:
+        """The definitions recorded, and whether they are the record taken over."""
+        assert self.path is not None
+        found = self._read(self.path, self.service)
+        if found is not None:
+            return found, False
+        if self.legacy is not None:
+            taken_over = self._read(self.legacy, None)
+            if taken_over is not None:
+                return taken_over, True
+        return [], False
 
     @staticmethod
-    def _read(path: Path) -> list[dict[str, Any]]:
+    def _read(path: Path, service: str | None) -> list[dict[str, Any]] | None:
+        """The definitions of the file at ``path``; None when there is none."""
         try:
             data = read_local_file(path, limit=MAX_RECORD_BYTES)
         except FileNotFoundError:
-            return []
+            return None
         except OSError as error:
             raise PayoutRecordError(
                 f"the payout record {path} cannot be read: {error.strerror or error}"
@@ -148,6 +309,11 @@ class PayoutRecord:
             raise PayoutRecordError(
                 f"the payout record {path} has version {stored.version}, which this version"
                 " of tokensales-tui cannot read — it is not overwritten"
+            )
+        if stored.service != service:
+            raise PayoutRecordError(
+                f"the payout record {path} belongs to the service {stored.service!r}, not"
+                f" {service!r} — move it; it is not overwritten"
             )
         return stored.definitions
 

@@ -3,23 +3,25 @@ way each program takes them (:func:`ending_on`)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import signal
 import threading
-from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    import asyncio
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from typing import Any, TypeVar
 
 __all__ = [
     "APP_ENDING_SIGNALS",
+    "Answered",
     "SignalEnded",
+    "answered_then_finished",
     "ended_by",
     "ending_on",
     "exit_status",
     "raising_on",
 ]
+
+_T = TypeVar("_T")
 
 _OTHER_NAMES = (
     *("SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGVTALRM", "SIGPROF", "SIGIO"),
@@ -147,3 +149,50 @@ def raising_on(
 ) -> contextlib.AbstractContextManager[None]:
     """:func:`ending_on` raising :class:`SignalEnded` where the command is."""
     return ending_on(_raise_ended, signals=signals)
+
+
+class Answered:
+    """The request of an :func:`answered_then_finished` block, and the signal that came."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._request: asyncio.Future[Any] | None = None
+        self.signum: int | None = None
+        """The first signal that came once the request was sent."""
+
+    async def answer(self, request: Awaitable[_T]) -> _T:
+        """Send ``request`` and wait for its answer; a signal meanwhile cancels it and
+        raises :class:`SignalEnded` here (the outcome unknown: the caller says so)."""
+        task: asyncio.Future[_T] = asyncio.ensure_future(request)
+        self._request = task
+        try:
+            return await task
+        except asyncio.CancelledError:
+            if self.signum is not None and task.cancelled():
+                raise SignalEnded(self.signum) from None
+            raise
+
+    def _on_signal(self, signum: int) -> None:
+        if self._request is None:
+            raise SignalEnded(signum)  # nothing sent: end where the command is
+        if self.signum is None:
+            self.signum = signum
+        # Woken through the loop: the signal may have come while it waits on its selector.
+        # Nothing once the answer is in: the block goes on to its end.
+        self._loop.call_soon_threadsafe(self._request.cancel)
+
+
+@contextlib.contextmanager
+def answered_then_finished(signals: Iterable[int] = APP_ENDING_SIGNALS) -> Iterator[Answered]:
+    """A command's block that sends one request (:meth:`Answered.answer`) and must act on
+    its answer (write down what the service did): a signal that comes before the request
+    is sent ends the command at once, as :func:`raising_on` does; one that comes while it
+    waits cancels it; one that comes once the answer is in waits for the block to end, and
+    then raises :class:`SignalEnded` — so the work after the answer is never cut off,
+    and the command still ends with the signal's status. Run it on the event loop's
+    thread (the main one)."""
+    answered = Answered(asyncio.get_running_loop())
+    with ending_on(answered._on_signal, signals=signals):
+        yield answered
+    if answered.signum is not None:
+        raise SignalEnded(answered.signum)

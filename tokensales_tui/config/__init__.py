@@ -19,6 +19,7 @@ from .schema import (
     Profile,
     config_path,
     data_dir,
+    own_folders,
     profile_names,
     validate_url,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "edit_profile",
     "kept_note",
     "load_config",
+    "own_folders",
     "parse_config",
     "permission_warnings",
     "profile_names",

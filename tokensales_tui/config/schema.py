@@ -59,6 +59,16 @@ def data_dir() -> Path:
     return platformdirs.user_data_path(APP_NAME)
 
 
+def own_folders(config_file: Path | None = None) -> tuple[Path, ...]:
+    """The folders of the app's own files: the config file's (``config_file``, else
+    :func:`config_path`), the records' (:func:`data_dir`) and the locks' (the cache)."""
+    return (
+        (config_file or config_path()).parent,
+        data_dir(),
+        platformdirs.user_cache_path(APP_NAME),
+    )
+
+
 class ConfigError(Exception):
     """The configuration cannot be read, saved or used; ``message`` says what to change."""
 

@@ -33,8 +33,9 @@ from ..checks import (
 )
 from ..checks.forms import Problems, collection_problems, payout_problems, webhook_problems
 from ..files import LocalFileError, read_local_file
+from ..signals import answered_then_finished
 from .output import encode_json, interruptible
-from .parser import EXIT_FAILURE, EXIT_OK
+from .parser import EXIT_FAILURE, EXIT_NOT_RECORDED, EXIT_OK, EXIT_USAGE
 from .run import (
     Context,
     UsageError,
@@ -324,18 +325,47 @@ async def add_payout(context: Context) -> int:
     body = PayoutDefinition.build(type=kind, name=name.strip(), details=details)
     if args.dry_run:
         return preview(context, (ADD_PAYOUT, body))
-    with unknown_if_interrupted(
-        f"add payout definition {body.name}", "check in the service's console"
-    ):
-        done = await context.client.add_payout(body)
-    say(done.said(f"added payout definition {body.name}", body.type))
-    if not context.session.demo:
-        from ..payouts import PayoutRecord, PayoutRecordError
+    if context.session.demo:  # its service, and so its record, ends with the command
+        with unknown_if_interrupted(
+            f"add payout definition {body.name}", "check in the service's console"
+        ):
+            done = await context.client.add_payout(body)
+        say(done.said(f"added payout definition {body.name}", body.type))
+        return EXIT_OK
+    return await _add_recorded_payout(context, body)
 
+
+async def _add_recorded_payout(context: Context, body: PayoutDefinition) -> int:
+    """Add ``body`` and record it for the Payouts tab (the service lists none).
+
+    The record is made ready first (locked, read, its room and its temp file checked):
+    one that could not take the definition refuses before anything is sent. A signal
+    that comes once the service has answered waits for the record to be written.
+    """
+    from ..payouts import PayoutRecord, PayoutRecordError
+
+    what = f"add payout definition {body.name}"
+
+    def waiting(lock: Path) -> None:
+        say(f"waiting for the payout record's lock {lock}, held by another process")
+
+    added = False
+    with answered_then_finished() as answered:
+        record = PayoutRecord.for_session(context.session)
         try:
-            PayoutRecord.for_profile(context.session.name).add(msgspec.to_builtins(body))
+            with record.adding(msgspec.to_builtins(body), waiting=waiting) as keep:
+                with unknown_if_interrupted(what, "check in the service's console"):
+                    done = await answered.answer(context.client.add_payout(body))
+                added = True
+                say(done.said(f"added payout definition {body.name}", body.type))
+                keep(None)
         except PayoutRecordError as error:
-            say(f"warning: added, but not recorded for the Payouts tab: {error}")
+            if not added:
+                say(f"{error}; nothing was sent")
+                return EXIT_FAILURE if error.busy else EXIT_USAGE
+            say(f"added payout definition {body.name}, but not recorded for the Payouts tab:")
+            say(f"  {error}")
+            return EXIT_NOT_RECORDED
     return EXIT_OK
 
 

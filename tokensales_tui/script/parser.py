@@ -12,6 +12,7 @@ __all__ = [
     "EXIT_FAILURE",
     "EXIT_INTERRUPTED",
     "EXIT_NOT_FOUND",
+    "EXIT_NOT_RECORDED",
     "EXIT_OK",
     "EXIT_READ_ONLY",
     "EXIT_USAGE",
@@ -26,6 +27,7 @@ EXIT_USAGE: Final = 2
 EXIT_AUTH: Final = 3
 EXIT_NOT_FOUND: Final = 4
 EXIT_READ_ONLY: Final = 5
+EXIT_NOT_RECORDED: Final = 6
 EXIT_INTERRUPTED: Final = 130
 
 EXIT_CODES: Final[tuple[tuple[int, str], ...]] = (
@@ -43,6 +45,11 @@ EXIT_CODES: Final[tuple[tuple[int, str], ...]] = (
     (EXIT_AUTH, "authentication: the credentials or the token were refused"),
     (EXIT_NOT_FOUND, "not found"),
     (EXIT_READ_ONLY, "refused: the profile is read-only"),
+    (
+        EXIT_NOT_RECORDED,
+        "done on the service, but its local record could not be written (add payout:"
+        " the definition is added; do not add it again)",
+    ),
     (EXIT_INTERRUPTED, "interrupted (Ctrl+C)"),
 )
 

@@ -115,7 +115,7 @@ async def _payout_rows(context: Context) -> list[dict[str, Any]]:
     added: list[dict[str, Any]] = []
     if not session.demo:
         try:
-            added = PayoutRecord.for_profile(session.name).load()
+            added = PayoutRecord.for_session(session).load()
         except PayoutRecordError as error:  # the items' payouts are still worth listing
             say(f"warning: the payout definitions added from here are left out: {error}")
     items = await context.client.list_items()

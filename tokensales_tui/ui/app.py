@@ -506,7 +506,7 @@ class TokenSalesApp(GuardedApp[None]):
         self._payout_record = (
             PayoutRecord.in_memory()
             if session.demo or self.launch.served
-            else PayoutRecord.for_profile(session.name)
+            else PayoutRecord.for_session(session)
         )
         self._api = ApiWorker(self, session.connection, session.transport)
         self._api.start()

@@ -70,9 +70,7 @@ def served_fence(connection: Connection | None, config_path: Path | None) -> Fen
         addresses=addresses,
         programs=[command()],
         private=[
-            (config_path or config.config_path()).parent,
-            config.data_dir(),
-            platformdirs.user_cache_path(config.APP_NAME),
+            *config.own_folders(config_path),
             platformdirs.user_state_path(config.APP_NAME),
         ],
     )
