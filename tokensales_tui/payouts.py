@@ -248,7 +248,7 @@ class PayoutRecord:
                     stack.enter_context(locked(path, wait=LOCK_WAIT, waiting=waiting))
                 except LockError as error:
                     raise PayoutRecordError(
-                        f"the payout record {self.path} is in use, {error}"
+                        f"the payout record {self.path} is in use ({error})"
                         if error.busy
                         else f"the payout record {self.path} cannot be locked: {error}",
                         busy=error.busy,
