@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterator, Sequence
 import pytest
 from rich.cells import cell_len
 
+from tokensales_tui.ui.pastes import PASTE_WAIT
+
 LEAVE_ALTERNATE_SCREEN = b"\x1b[?1049l"
 ENTER_ALTERNATE_SCREEN = b"\x1b[?1049h"
 PUSH_KITTY_KEYS = b"\x1b[>25u"
@@ -473,6 +475,19 @@ def test_a_paste_never_ended_leaves_keys_working() -> None:
         app.until(lambda: b"hello" in app.drawn or app.process.poll() is not None, 20)
         os.write(app.controller, b"X")
         app.until(lambda: b"helloX" in app.drawn or app.process.poll() is not None, 20)
+        assert app.process.poll() is None, app.drawn[-2000:]
+
+
+def test_a_paste_whose_bytes_stall_is_text_up_to_its_end_marker_never_keys() -> None:
+    # A paste on the table whose rest came after a stall of more than 2 s: the rest was
+    # read as keys, its 2 switched to Items and its q quit the app.
+    with app_on_terminal(COLUMNS="120", LINES="40") as app:
+        app.started()
+        os.write(app.controller, b"\x1b[200~see the")
+        time.sleep(PASTE_WAIT + 0.5)  # the stall, by the app's clock
+        os.write(app.controller, b" 2 docs q\x1b[201~")
+        os.write(app.controller, b"/zz9")  # keys after the paste: the filter, typed into
+        app.until(lambda: b"zz9" in app.drawn or app.process.poll() is not None, 20)
         assert app.process.poll() is None, app.drawn[-2000:]
 
 

@@ -13,7 +13,14 @@ from textual._xterm_parser import XTermParser
 
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
-from tokensales_tui.ui.escape_keys import PASTE_END, PASTE_START, escape_apart, read_escape_apart
+from tokensales_tui.ui.escape_keys import escape_apart, read_escape_apart
+from tokensales_tui.ui.pastes import (
+    PASTE_END,
+    PASTE_OPEN,
+    PASTE_OPEN_MOST,
+    PASTE_START,
+    PASTE_WAIT,
+)
 
 from .apphelpers import loaded, wait_for
 
@@ -475,17 +482,38 @@ def test_a_string_never_ended_lets_keys_through_within_a_second(
 
 
 def test_a_paste_never_ended_is_a_paste_and_keys_act_again(
-    tokens_read_apart: Callable[..., list[tuple[str, str]]],
+    tokens_read_apart: Callable[..., list[tuple[str, str]]], clock: ParserClock
 ) -> None:
     # Its end marker lost, every key after it went into the paste for good: q, ctrl+q and
-    # escape did nothing.
-    assert tokens_read_apart("\x1b[200~hello", "q", pause=2.5) == [
+    # escape did nothing. Once it has stalled and then had no byte for PASTE_OPEN, keys
+    # act again.
+    assert tokens_read_apart("\x1b[200~hello", "q", pause=PASTE_OPEN + 0.1) == [
         ("paste", "hello"),
         ("key", "q"),
     ]
-    assert tokens_read_apart("\x1b[200~hel\x1b[20", "q", pause=2.5) == [
-        ("paste", "hel\u241b[20"),
+    assert tokens_read_apart("\x1b[200~hel\x1b[20", "q", pause=PASTE_OPEN + 0.1) == [
+        ("paste", "hel"),
+        ("paste", "\u241b[20"),
         ("key", "q"),
+    ]
+    # A key typed within it is pasted (no key of a paste's rest acts)...
+    assert tokens_read_apart("\x1b[200~hello", "q", pause=PASTE_WAIT + 0.5) == [
+        ("paste", "hello"),
+        ("paste", "q"),
+    ]
+    # ... and keys typed on, a second apart, keep it open PASTE_OPEN_MOST after it
+    # stalled, no longer.
+    parser = XTermParser()
+    stalled = clock.now + PASTE_WAIT
+    parsed = read_apart(parser, clock, "\x1b[200~hello", pause=PASTE_WAIT + 0.5)
+    typed: list[str] = []
+    while clock.now < stalled + PASTE_OPEN_MOST + 5:
+        typed.append("x" if clock.now < stalled + PASTE_OPEN_MOST else "y")
+        parsed += read_apart(parser, clock, typed[-1], pause=1.0)
+    assert found_in(parsed) == [
+        ("paste", "hello"),
+        ("paste", "x" * typed.count("x")),
+        *[("key", "y")] * typed.count("y"),
     ]
 
 
@@ -495,6 +523,41 @@ def test_a_paste_whose_bytes_keep_coming_is_one_paste(
     assert tokens_read_apart("\x1b[200~he", "l", "lo", "\x1b[201~", pause=0.8) == [
         ("paste", "hello")
     ]
+
+
+@pytest.mark.parametrize("stall", [PASTE_WAIT + 0.5, PASTE_OPEN - 1])
+def test_a_paste_whose_bytes_stall_is_text_up_to_its_end_marker_never_keys(
+    stall: float, clock: ParserClock
+) -> None:
+    # An SSH link that paused mid-paste for more than 2 s: the paste was ended there, and
+    # its rest read as keys: on the table "d" asked to delete, "r" reloaded, "q" quit.
+    parser = XTermParser()
+    parsed = read_apart(parser, clock, "\x1b[200~see the ", pause=stall)
+    parsed += read_apart(parser, clock, "docs, r", pause=stall)
+    parsed += read_apart(parser, clock, "d q\x1b[20", pause=0.3)
+    parsed += read_apart(parser, clock, "1~j", pause=0.3)
+    assert found_in([*parsed, *parser.feed("")]) == [
+        ("paste", "see the "),
+        ("paste", "docs, r"),
+        ("paste", "d q"),
+        ("key", "j"),
+    ]
+
+
+def test_a_paste_is_given_in_parts_of_a_bounded_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Textual's parser held a paste whole (a list of its characters) until its end.
+    from tokensales_tui.ui import pastes
+
+    monkeypatch.setattr(pastes, "PASTE_PART", 8)
+    text = "abcdefghijklmnopq\x1brstu"
+    for reads in (
+        ["\x1b[200~" + text + "\x1b[201~"],
+        ["\x1b[200~abc", "defghijk", "lmnopq\x1brstu\x1b[201~"],
+        ["\x1b[200~abcdefgh", "ijklmnop", "q\x1brstu\x1b[201~"],
+    ):
+        found = tokens_of(*reads)
+        assert [len(pasted) for _, pasted in found] == [8, 8, 6]
+        assert "".join(pasted for _, pasted in found) == text.replace("\x1b", "\u241b")
 
 
 _NUMBER = st.integers(0, 2**70).map(str) | st.just("")

@@ -22,13 +22,10 @@ goes on with from there (all but ESC [, ESC O and the keys ESC b, ESC f, ESC DEL
 the escape key there and then, and what follows it is read after it; ``ESC O``
 that ends a read is held for its rest as a lone escape is (see below).
 
-A paste is text, never keys: Textual's parser read an ESC inside a bracketed paste as the
-start of keys, so that pasting ``foo ESC q bar`` quit the app (and ``ESC d`` asked to
-delete). Every ESC between the terminal's paste markers is read as ``␛`` (its control
-picture) before the parser sees it: :func:`read_escape_apart` has the parser do so. A
-paste whose end marker never comes ends :data:`PASTE_WAIT` after its last byte (every key
-after it went into it for good). A terminal's replies and the kitty and xterm key forms
-Textual misreads are sorted out before it sees them too: see :mod:`.control_sequences`.
+A paste is text, never keys, however its bytes come: see :mod:`.pastes`
+(:func:`read_escape_apart` has the parser read pastes so). A terminal's replies and the
+kitty and xterm key forms Textual misreads are sorted out before it sees them too: see
+:mod:`.control_sequences`.
 
 A mouse report is never keys either, nor a paste marker: Textual's parser waits 0.1 s for
 the rest of a sequence cut between two reads (``ESC [ < 35;42;12``, then ``M``; ``ESC [ 20``,
@@ -54,6 +51,7 @@ from textual._xterm_parser import XTermParser
 from textual.keys import Keys, _character_to_key
 
 from .control_sequences import CONTROL_START, REPLY, controls_apart, is_string
+from .pastes import paste_waited, pastes_apart
 
 __all__ = ["escape_apart", "read_escape_apart"]
 
@@ -159,19 +157,15 @@ def _keeping_alt(keys_of: _Keys) -> _Keys:
     return reading
 
 
-PASTE_START = "\x1b[200~"
-PASTE_END = "\x1b[201~"
-ESCAPE_PICTURE = "\u241b"  # ␛
-
-
 def _pasting_apart(feed: _Feed) -> _Feed:
-    """Textual's ``feed``, with each ESC inside a bracketed paste made ``␛`` first, and
-    the start of a paste marker or mouse report that ends a read held for the next."""
+    """Textual's ``feed``, with each ESC inside a bracketed paste made ``␛`` first (see
+    :mod:`.pastes`), and the start of a paste marker or mouse report that ends a read
+    held for the next."""
 
     def feeding(parser: XTermParser, data: str) -> Iterable[Any]:
         ended = not data
         text = _with_held(parser, data)
-        pieces = _held_back(parser, _paste_escapes_apart(parser, text, ended), ended)
+        pieces = _held_back(parser, pastes_apart(parser, text, _parser_time(), ended), ended)
         if data and not pieces:
             return []  # all held for the next read: "" would end the parser's input
         given = _fed(parser, feed, pieces)
@@ -183,15 +177,16 @@ def _pasting_apart(feed: _Feed) -> _Feed:
 
 
 def _ticking_apart(tick: _Tick, feed: _Feed) -> _Tick:
-    """Textual's ``tick``, which first gives the parser a held start whose wait is over:
-    it is read at once as the keys it is made of, as the parser reads a sequence whose
-    rest did not come in time."""
+    """Textual's ``tick``, which first gives the parser a paste's text once its bytes
+    have stalled (see :mod:`.pastes`), and a held start whose wait is over: it is read at
+    once as the keys it is made of, as the parser reads a sequence whose rest did not come
+    in time."""
 
     def ticking(parser: XTermParser) -> Iterable[Any]:
         cut = _cut_of(parser)
         now = _parser_time()
-        paste_until: float | None = getattr(parser, "_paste_until", None)
-        given = _paste_ended(parser, feed) if paste_until is not None and now >= paste_until else []
+        pasted = paste_waited(parser, now)
+        given = [*feed(parser, pasted)] if pasted else []
         if cut.until is None or now < cut.until:
             return [*given, *tick(parser)]
         rest = cut.start[cut.given :]
@@ -306,58 +301,6 @@ def _held_back(parser: XTermParser, text: str, ended: bool) -> list[str]:
     if start:
         _cut_of(parser).hold(start)
     return pieces
-
-
-def _paste_escapes_apart(parser: XTermParser, data: str, ended: bool) -> str:
-    """``data`` with every ESC between paste markers written ``␛``. A paste's text that
-    ends a read the next read goes on with: an end marker cut between two reads is held
-    until its rest comes (a start marker so cut is held by :func:`_held_back`)."""
-    text = getattr(parser, "_paste_held", "") + data
-    pasting: bool = getattr(parser, "_pasting", False)
-    held = ""
-    out: list[str] = []
-    at = 0
-    while at < len(text):
-        if not pasting:
-            start = text.find(PASTE_START, at)
-            if start < 0:
-                out.append(text[at:])
-                break
-            out.append(text[at : start + len(PASTE_START)])
-            at, pasting = start + len(PASTE_START), True
-            continue
-        end = text.find(PASTE_END, at)
-        if end < 0:
-            rest = text[at:]
-            keep = next(
-                (n for n in range(len(PASTE_END) - 1, 0, -1) if rest.endswith(PASTE_END[:n])), 0
-            )
-            if ended:  # the input has ended: nothing more to wait for
-                keep = 0
-            out.append(rest[: len(rest) - keep].replace(_ESCAPE, ESCAPE_PICTURE))
-            held = rest[len(rest) - keep :]
-            break
-        out.append(text[at:end].replace(_ESCAPE, ESCAPE_PICTURE) + PASTE_END)
-        at, pasting = end + len(PASTE_END), False
-    parser._paste_held = held  # type: ignore[attr-defined]
-    parser._pasting = pasting  # type: ignore[attr-defined]
-    until = _parser_time() + PASTE_WAIT if pasting else None
-    parser._paste_until = until  # type: ignore[attr-defined]
-    return "".join(out)
-
-
-PASTE_WAIT = 2.0
-"""Seconds a paste waits for its next byte: a terminal sends a paste in one go, so one
-whose end marker has not come by then lost it (a terminal's bug, a program killed while
-it wrote), and is ended there. Every key after it went into it, for good, otherwise."""
-
-
-def _paste_ended(parser: XTermParser, feed: _Feed) -> list[Any]:
-    """The paste under way ended by its marker: its text is given as the paste it was."""
-    held = getattr(parser, "_paste_held", "")
-    parser._paste_held, parser._pasting = "", False  # type: ignore[attr-defined]
-    parser._paste_until = None  # type: ignore[attr-defined]
-    return [*feed(parser, held.replace(_ESCAPE, ESCAPE_PICTURE) + PASTE_END)]
 
 
 def _escape_then_character(sequence: str, read_as: object) -> bool:
