@@ -333,8 +333,9 @@ def test_escape_and_a_bracket_typed_in_one_read_go_out_within_half_a_second(
 def test_a_marker_s_start_left_without_its_rest_is_the_keys_it_was(
     cut: str, tokens_read_apart: Callable[..., list[tuple[str, str]]]
 ) -> None:
-    # Given on unchanged once a read does not go on with it, or the input ends.
-    assert tokens_read_apart(cut, "x", pause=5) == tokens_of(cut + "x")
+    # Given on unchanged once a read does not go on with it, or the input ends; a key
+    # typed long after it is that key (see the test below).
+    assert tokens_read_apart(cut, "x", pause=5) == [("key", "x")]
     # A paste marker, then nothing: the paste ends once it has waited PASTE_WAIT.
     assert tokens_read_apart(cut, "~", pause=5) == tokens_of(cut + "~" + PASTE_END)
     assert tokens_read_apart(cut, pause=5) == tokens_of(cut)
@@ -558,6 +559,45 @@ def test_a_paste_is_given_in_parts_of_a_bounded_size(monkeypatch: pytest.MonkeyP
         found = tokens_of(*reads)
         assert [len(pasted) for _, pasted in found] == [8, 8, 6]
         assert "".join(pasted for _, pasted in found) == text.replace("\x1b", "\u241b")
+
+
+@pytest.mark.parametrize(
+    "reads",
+    [
+        ["\x1b[1;5", "A"],
+        ["\x1b[1", ";5A"],
+        ["\x1b[", "1;5A"],
+        ["\x1b[", "1;5", "A"],
+        ["\x1b", "[1;5A"],
+    ],
+)
+@pytest.mark.parametrize("pause", [0.05, 0.6, 3.0])
+def test_a_key_cut_between_reads_is_that_key_however_late_its_rest_comes(
+    reads: list[str], pause: float, tokens_read_apart: Callable[..., list[tuple[str, str]]]
+) -> None:
+    # ESC [ held half a second went out as escape and [, and the rest that came later as
+    # keys: "1;5A", the 1 switching to the first tab.
+    found = tokens_read_apart(*reads, pause=pause)
+    assert found[-1] == ("key", "ctrl+up")
+    assert set(found[:-1]) <= {("key", "escape"), ("key", "left_square_bracket")}
+
+
+@pytest.mark.parametrize("start", ["\x1b[1;5", "\x1b[2", "\x1b[20", "\x1b[<35;4"])
+def test_a_key_typed_after_a_start_whose_rest_never_came_is_that_key(
+    start: str, tokens_read_apart: Callable[..., list[tuple[str, str]]]
+) -> None:
+    # "j" typed after ESC [ 1 ; 5 (a ctrl+arrow cut short) ended that sequence, one no key
+    # has, and was dropped with it: held until the next read, the start took any final byte.
+    assert tokens_read_apart(start, "j", pause=0.6) == [("key", "j")]
+    assert tokens_read_apart(start, "jk", pause=0.6) == [("key", "j"), ("key", "k")]
+    # Cut short by another key: the start is dropped, never keys (its 1 and 5 switched
+    # tabs, and its escape was read as "^").
+    assert tokens_read_apart(start, "\x1b[A", pause=0.6) == [("key", "up")]
+    assert tokens_read_apart(start + "\x1b[A", pause=0.6) == [("key", "up")]
+    # Its rest coming soon after is still the sequence it was: no key (a mouse report's
+    # start is dropped alone, as ever).
+    if start != "\x1b[<35;4":
+        assert tokens_read_apart(start, "j", pause=0.05) == []
 
 
 _NUMBER = st.integers(0, 2**70).map(str) | st.just("")

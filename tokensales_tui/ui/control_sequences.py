@@ -16,7 +16,10 @@ or ``ESC X`` up to BEL or ST (an ESC that starts anything else cuts it short) â€
 on to Textual's parser only if it is a key of Textual's table or a report Textual reads
 (mouse, paste markers, focus, cursor position, mode reports, in-band resize). A key in
 the kitty or xterm forms is written as Textual reads it right (see :func:`_key_of`);
-everything else is dropped whole.
+everything else is dropped whole. The start of a CSI cut short by a character that is
+none of its bytes (``ESC [ 1 ; 5``, then ESC) is dropped too: its ``1`` and ``5`` were
+keys that switched tabs. Only ``ESC [`` alone stays what it may have been: escape and
+``[`` typed.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from textual._xterm_parser import (
     _re_terminal_mode_response,
 )
 
-__all__ = ["CONTROL_START", "REPLY", "controls_apart", "is_string"]
+__all__ = ["CONTROL_START", "CSI", "REPLY", "controls_apart", "is_string", "read_as"]
 
 _ESCAPE = "\x1b"
 # A string's end: BEL, ST (ESC \ or its C1 form), or an ESC that starts anything else.
@@ -47,9 +50,14 @@ _CONTROL = re.compile(
 )
 CONTROL_START = re.compile("\x1b(?:\\[[\x20-\x3f]*|\\[\\[|[]P_^X][^\x07\x1b\x9c]*\x1b?)?")
 """What a read may end inside of: a lone ESC, a CSI or a string not yet ended."""
+CSI = re.compile("\x1b\\[(?:\\[[A-E]|[0-9]+\\$|[\x20-\x3f]*[\x40-\x7e])")
+"""A whole CSI."""
 REPLY = re.compile(f"\x1b(?:\\[[=>?][\x20-\x3f]*[\x40-\x7e]|{_STRING})")
 """A sequence that begins as no key does: a string, or a CSI with a private marker (but
 ``<``, a mouse report's, whose start cut off is dropped alone: see :mod:`.escape_keys`)."""
+# The start of a CSI cut short by a character that is none of its bytes (ESC [ alone may
+# be escape and [ typed, and stays).
+_BROKEN = re.compile("\x1b\\[[\x20-\x3f]+")
 _READ_BY_TEXTUAL = (
     _re_mouse_event,
     _re_cursor_position,
@@ -70,23 +78,33 @@ def is_string(start: str) -> bool:
     return len(start) > 1 and start[1] in "]P_^X"
 
 
+def read_as(sequence: str) -> str:
+    """A complete sequence as Textual's parser should get it: "" for none of it."""
+    return _read(sequence)
+
+
 def controls_apart(text: str) -> tuple[str, str]:
     """``text`` with each complete control sequence as Textual's parser should get it (or
-    dropped), and apart from it the start of a sequence ``text`` ends inside ("" if none)."""
+    dropped), and apart from it the start of a sequence ``text`` ends inside ("" if none).
+    A CSI's start cut short by another character is dropped."""
     at = text.find(_ESCAPE)
     if at < 0:
         return text, ""
     out: list[str] = []
     done = 0
     while at >= 0:
-        match = _CONTROL.match(text, at)
+        match = _CONTROL.match(text, at) or _BROKEN.match(text, at)
         if match is None:
             if CONTROL_START.fullmatch(text, at):
                 out.append(text[done:at])
                 return "".join(out), text[at:]
             at = text.find(_ESCAPE, at + 1)  # ESC and a key: Textual reads them
             continue
-        out += [text[done:at], _read(match.group())]
+        if match.re is _BROKEN and CONTROL_START.fullmatch(text, at):  # cut by the read
+            out.append(text[done:at])
+            return "".join(out), text[at:]
+        read = _read(match.group()) if match.re is _CONTROL else ""
+        out += [text[done:at], read]
         done = match.end()
         at = text.find(_ESCAPE, done)
     out.append(text[done:])

@@ -36,6 +36,19 @@ mouse report's start is dropped and another given unchanged (or when the input e
 A lone escape is held no longer than the parser waits for it (and still known when a
 marker's rest comes later), ``ESC [`` half a second at most; longer starts, which no key
 sends, until the next read.
+
+That read decides what the start was, whatever time it comes at (a link may stall
+mid-sequence), and every byte of it (a CSI's ``ESC [``, its parameters and its final
+byte) either makes one sequence or is dropped, never keys: a key or a report it ends is
+that key or report (``ESC [ 1 ; 5``, then ``A``: ctrl+up; its ``1;5A`` were keys when
+``ESC [`` had gone out as escape and ``[``); a character that is none of a CSI's bytes
+(another key's ESC) cuts it short, and it is dropped (its ``1`` and ``5`` switched tabs).
+Every printable ASCII character is a CSI's byte, though: a final byte (``j``, ``d``)
+that ends it as a sequence no terminal sends is its rest if it comes within half a
+second, and else a key typed after a start whose rest never came (it had been dropped
+with the start: the key was lost), which is read alone. What went out as keys, typed
+(``ESC [`` after its half second), is followed by what was typed after it: a single
+final byte is that key.
 """
 
 from __future__ import annotations
@@ -50,7 +63,7 @@ from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
 from textual._xterm_parser import XTermParser
 from textual.keys import Keys, _character_to_key
 
-from .control_sequences import CONTROL_START, REPLY, controls_apart, is_string
+from .control_sequences import CONTROL_START, CSI, REPLY, controls_apart, is_string, read_as
 from .pastes import paste_waited, pastes_apart
 
 __all__ = ["escape_apart", "read_escape_apart"]
@@ -206,10 +219,10 @@ def _ticking_apart(tick: _Tick, feed: _Feed) -> _Tick:
 
 @dataclass
 class _Cut:
-    """The start of a paste marker or mouse report a read ended inside, held out of
-    Textual's parser until the next read: the parser waits 0.1 s for a sequence's rest,
-    then reads what it has as keys (``ESC [ 2 0`` as escape, ``[``, ``2`` and ``0``: the
-    ``2`` switched to Items)."""
+    """The start of a sequence (a paste marker, a mouse report, a key) a read ended
+    inside, held out of Textual's parser until the next read: the parser waits 0.1 s for
+    a sequence's rest, then reads what it has as keys (``ESC [ 2 0`` as escape, ``[``,
+    ``2`` and ``0``: the ``2`` switched to Items)."""
 
     start: str = ""
     given: int = 0
@@ -217,16 +230,19 @@ class _Cut:
     completes it is still read with it, as the paste or report it is."""
     until: float | None = None
     """When the rest of it goes to the parser if no read came (by the parser's clock)."""
+    since: float = 0.0
+    """When it came (its last piece), by the parser's clock."""
 
     def hold(self, start: str, given: int = 0, until: float | None = None) -> None:
         """Hold ``start``: a lone escape or ``ESC O`` as long as the parser waits for its
-        next key, ``ESC [`` a little longer, a longer start (no key sends one) until the next read.
+        next key, ``ESC [`` a little longer, a longer start (no key is typed as one)
+        until the next read.
         A string (OSC, DCS…) ends at ``until``, or a little after its start: every key
         after one never ended would go into it. Only its first character is kept of its
         body, which is dropped: enough to know it is no key, and no read goes over it."""
         if is_string(start):
             start = start[:3] + _ESCAPE if start.endswith(_ESCAPE) and len(start) > 3 else start[:3]
-        self.start, self.given, self.until = start, given, None
+        self.start, self.given, self.until, self.since = start, given, None, _parser_time()
         if is_string(start):
             self.until = until if until is not None else _parser_time() + _TYPED_START_WAIT
         elif given < len(start) and (wait := _wait_for_rest(start)) is not None:
@@ -267,10 +283,11 @@ def _cut_of(parser: XTermParser) -> _Cut:
 
 def _with_held(parser: XTermParser, data: str) -> str:
     """``data`` after the start held from the read before: with it if ``data`` completes
-    it (held again if it still only goes on with it), else after it unchanged, less what
-    went out already; a mouse report's start is then dropped (it is never keys)."""
+    it (held again if it still only goes on with it; see :func:`_ended_by` for a CSI),
+    else after it unchanged, less what went out already; a mouse report's start is then
+    dropped (it is never keys)."""
     cut = _cut_of(parser)
-    held, given, until = cut.start, cut.given, cut.until
+    held, given, until, since = cut.start, cut.given, cut.until, cut.since
     cut.hold("")
     if not held:
         return data
@@ -282,7 +299,27 @@ def _with_held(parser: XTermParser, data: str) -> str:
         return ""
     if held.startswith(_MOUSE_START):
         return data
+    ended = CSI.match(joined) if data else None
+    if ended is not None:
+        late = _parser_time() >= since + _TYPED_START_WAIT
+        return _ended_by(ended.group(), held, given, data, late=late)
     return held[given:] + data
+
+
+def _ended_by(sequence: str, held: str, given: int, data: str, late: bool) -> str:
+    """What is read of a held CSI start and the read ``data`` that ends it as
+    ``sequence``. A key or a report is read whole, however late its rest came (but for a
+    start that went out as keys, typed, followed by a final byte alone: typed too). A
+    sequence that is none is dropped whole, but for a final byte at the head of a read
+    ``late``, half a second or more after the start: that was a key typed after a start
+    whose rest never came (``ESC [ 1 ; 5``, then ``j``: the ``j`` was lost), and the
+    start is dropped instead."""
+    if given:
+        typed = len(sequence) - given < 2 or not read_as(sequence)
+        return held[given:] + data if typed else held + data
+    if read_as(sequence) or len(sequence) > len(held) + 1 or not late:
+        return held + data
+    return data
 
 
 def _held_back(parser: XTermParser, text: str, ended: bool) -> list[str]:
