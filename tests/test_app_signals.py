@@ -453,6 +453,10 @@ def test_terminal_replies_and_broken_keys_end_nothing_and_act_on_nothing() -> No
             b"\x1b[97;1:3u",
             b"\x1b[99999999u",
             b"\x1b[999999999999999999999A",
+            # Their 8-bit forms (U+009B for ESC [): the text typed into the filter.
+            "\x9b?62;22;52c".encode(),
+            "\x90>|xterm(388)\x9c".encode(),
+            "\x9d11;rgb:0000/0000/0000\x07\x9c\x85".encode(),
         ]:
             os.write(app.controller, sent)
         os.write(app.controller, b"\x1b[97;1:1u")  # a kitty press of a: types a

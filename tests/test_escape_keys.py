@@ -13,6 +13,7 @@ from textual._xterm_parser import XTermParser
 
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
+from tokensales_tui.ui.control_sequences import is_string
 from tokensales_tui.ui.escape_keys import escape_apart, read_escape_apart
 from tokensales_tui.ui.pastes import (
     PASTE_END,
@@ -569,6 +570,8 @@ def test_a_paste_is_given_in_parts_of_a_bounded_size(monkeypatch: pytest.MonkeyP
         ["\x1b[", "1;5A"],
         ["\x1b[", "1;5", "A"],
         ["\x1b", "[1;5A"],
+        ["\x9b1;5", "A"],
+        ["\x9b", "1;5", "A"],
     ],
 )
 @pytest.mark.parametrize("pause", [0.05, 0.6, 3.0])
@@ -582,7 +585,9 @@ def test_a_key_cut_between_reads_is_that_key_however_late_its_rest_comes(
     assert set(found[:-1]) <= {("key", "escape"), ("key", "left_square_bracket")}
 
 
-@pytest.mark.parametrize("start", ["\x1b[1;5", "\x1b[2", "\x1b[20", "\x1b[<35;4"])
+@pytest.mark.parametrize(
+    "start", ["\x1b[1;5", "\x1b[2", "\x1b[20", "\x1b[<35;4", "\x9b1;5", "\x9b"]
+)
 def test_a_key_typed_after_a_start_whose_rest_never_came_is_that_key(
     start: str, tokens_read_apart: Callable[..., list[tuple[str, str]]]
 ) -> None:
@@ -596,8 +601,63 @@ def test_a_key_typed_after_a_start_whose_rest_never_came_is_that_key(
     assert tokens_read_apart(start + "\x1b[A", pause=0.6) == [("key", "up")]
     # Its rest coming soon after is still the sequence it was: no key (a mouse report's
     # start is dropped alone, as ever).
-    if start != "\x1b[<35;4":
+    if start not in ("\x9b", "\x1b[<35;4"):
         assert tokens_read_apart(start, "j", pause=0.05) == []
+
+
+@pytest.mark.parametrize(
+    ("sent", "expected"),
+    [
+        ("\x9b1;5A", [("key", "ctrl+up")]),  # it was shift+escape, then 1 ; 5 A
+        ("\x9bA", [("key", "up")]),
+        ("\x9b117;5u", [("key", "ctrl+u")]),
+        ("\x8fP", [("key", "f1")]),  # SS3 P
+        ("\x9b?62;22;52c", []),  # DA1 with an 8-bit CSI: it opened the help
+        ("\x9b>0;95;0c", []),
+        ("\x9d52;c;Zm9vIHEgYmFy\x07", []),  # an OSC: its text typed
+        ("\x9d11;rgb:0000/0000/0000\x9c", []),
+        ("\x9d11;rgb:0000/0000/0000\x1b\\", []),
+        ("\x90>|xterm(388)\x9c", []),  # a DCS
+        ("\x9fGi=1;OK\x9c", []),  # an APC
+        ("\x9eprivate\x9c", []),
+        ("\x98string\x9c", []),
+        ("\x9c", []),  # a lone ST, and every other C1 control: no key
+        ("\x85", []),
+        ("\x8e", []),
+        ("\x9b\x1b", [("key", "escape")]),  # an introducer that begins nothing
+        ("\x9b1;5\r", [("key", "enter")]),
+        ("\x8f1", []),
+        ("\x9b200~2d\x1bq\x9b201~", [("paste", "2d\u241bq")]),  # an 8-bit paste
+    ],
+)
+def test_an_8_bit_control_is_read_as_its_7_bit_form_never_typed(
+    sent: str, expected: list[tuple[str, str]]
+) -> None:
+    assert tokens_of("j" + sent + "k") == [("key", "j"), *expected, ("key", "k")]
+
+
+def test_an_8_bit_control_inside_a_paste_is_text_and_ends_nothing() -> None:
+    # CSI 201 ~ in its 8-bit form inside a paste would end it, and what follows act.
+    assert tokens_of("\x1b[200~a\x9b201~q\x9d0;x\x07\x1b[201~k") == [
+        ("paste", "a\u241b[201~q\u241b]0;x\x07"),
+        ("key", "k"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "reply", ["\x9b?62;22;52c", "\x9d11;rgb:0000/0000/0000\x9c", "\x90>|xterm(388)\x9c", "\x9b1;5A"]
+)
+def test_an_8_bit_sequence_cut_anywhere_between_reads_is_no_keys(
+    reply: str, tokens_read_apart: Callable[..., list[tuple[str, str]]]
+) -> None:
+    expected = tokens_of("j" + reply + "k")
+    # (A string not ended half a second after its start ends there: see
+    # test_a_string_never_ended_lets_keys_through_within_a_second.)
+    pauses = (0.0, 0.15) if is_string(reply) else (0.0, 0.15, 0.6)
+    for cut in range(1, len(reply)):
+        for pause in pauses:
+            sent = ("j" + reply[:cut], reply[cut:] + "k")
+            assert tokens_read_apart(*sent, pause=pause) == expected, (cut, pause)
 
 
 _NUMBER = st.integers(0, 2**70).map(str) | st.just("")
@@ -608,7 +668,8 @@ _PARAMETERS = st.lists(
 # or a final no key has, and strings up to BEL or ST.
 _NOT_KEYS = st.one_of(
     st.builds(
-        lambda marker, parameters, final: f"\x1b[{marker}{parameters}{final}",
+        lambda csi, marker, parameters, final: f"{csi}{marker}{parameters}{final}",
+        st.sampled_from(["\x1b[", "\x9b"]),
         st.sampled_from("?>="),
         _PARAMETERS,
         st.sampled_from("cnRStuyx"),
@@ -617,8 +678,8 @@ _NOT_KEYS = st.one_of(
         lambda sequence: not sequence.startswith("\x1b[48;")
     ),
     st.builds(
-        lambda start, body, end: f"\x1b{start}{body}{end}",
-        st.sampled_from("]P_^X"),
+        lambda start, body, end: f"{start}{body}{end}",
+        st.sampled_from(["\x1b]", "\x1bP", "\x1b_", "\x1b^", "\x1bX", *"\x9d\x90\x9f\x9e\x98"]),
         st.text(st.characters(codec="utf-8", exclude_characters="\x07\x1b\x9c"), max_size=40),
         st.sampled_from(["\x07", "\x1b\\", "\x9c"]),
     ),
@@ -644,7 +705,7 @@ def test_no_key_ever_comes_from_inside_a_sequence_that_is_none_however_the_reads
     st.lists(
         st.sampled_from(["\x1b", "[", "]", "P", ";", ":", "?", ">", "<", "u", "~", "A", "M"])
         | _NUMBER
-        | st.sampled_from(["\x07", "\\", "$", "a", "\x9c", "200~", "201~"]),
+        | st.sampled_from(["\x07", "\\", "$", "a", "\x9c", "200~", "201~", "\x9b", "\x8f", "\x9d"]),
         max_size=30,
     ),
     st.lists(st.integers(0, 200), max_size=5),

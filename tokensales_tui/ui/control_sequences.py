@@ -20,6 +20,19 @@ everything else is dropped whole. The start of a CSI cut short by a character th
 none of its bytes (``ESC [ 1 ; 5``, then ESC) is dropped too: its ``1`` and ``5`` were
 keys that switched tabs. Only ``ESC [`` alone stays what it may have been: escape and
 ``[`` typed.
+
+The 8-bit forms of the introducers, C1 controls — CSI U+009B, SS3 U+008F, DCS U+0090,
+OSC U+009D, SOS U+0098, PM U+009E, APC U+009F — are read as their 7-bit forms (``ESC
+[``, ``ESC O``…), by the same grammar: a key they name is that key (SS3 ``P``: F1, as a
+terminal sending 8-bit controls means), a reply or anything else is dropped whole, and
+an introducer that begins no sequence (CSI, then a character no CSI holds) is dropped
+with what it began. Textual read U+009B as shift+escape and the rest as keys (U+009B ``1
+; 5 A`` switched to the first tab), and U+009D, U+0090 as keys, then their text. Reading
+them as 7-bit, rather than dropping the introducer alone, is the safer rule: what
+follows an introducer is a sequence's bytes, never keys. ST (U+009C) ends a string as
+``ESC \\`` does; it and every other C1 control is no key (see :mod:`.escape_keys`), and
+none is ever typed: no keyboard types one, and no UTF-8 terminal sends them. Inside a
+paste they are text (see :mod:`.escape_keys`).
 """
 
 from __future__ import annotations
@@ -36,28 +49,46 @@ from textual._xterm_parser import (
     _re_terminal_mode_response,
 )
 
-__all__ = ["CONTROL_START", "CSI", "REPLY", "controls_apart", "is_string", "read_as"]
+__all__ = [
+    "CONTROL_START",
+    "CSI",
+    "REPLY",
+    "SEVEN_BIT",
+    "controls_apart",
+    "is_string",
+    "read_as",
+]
 
 _ESCAPE = "\x1b"
+# Each sequence's introducer, in its 7-bit form or its 8-bit one (a C1 control).
+_CSI = "(?:\x1b\\[|\x9b)"
+_STRING_START = "(?:\x1b[]P_^X]|[\x90\x98\x9d\x9e\x9f])"
 # A string's end: BEL, ST (ESC \ or its C1 form), or an ESC that starts anything else.
-_STRING = "[]P_^X][^\x07\x1b\x9c]*(?:\x07|\x9c|\x1b\\\\|(?=\x1b[^\\\\]))"
+_BODY = "[^\x07\x1b\x9c]*(?:\x07|\x9c|\x1b\\\\|(?=\x1b[^\\\\]))"
 _CONTROL = re.compile(
-    "\x1b(?:\\[(?:"
+    f"{_CSI}(?:"
     "\\[[A-E]"  # the Linux console's F1–F5: ESC [ [ A
     "|[0-9]+\\$"  # rxvt's shifted keys: ESC [ 2 3 $
     "|[\x20-\x3f]*[\x40-\x7e])"  # any CSI (a parameter byte after an intermediate too)
-    f"|{_STRING})"
+    f"|{_STRING_START}{_BODY}"
+    "|\x8f[\x40-\x7e]"  # SS3 and its key's letter (ESC O, the 7-bit form, is Textual's)
 )
-CONTROL_START = re.compile("\x1b(?:\\[[\x20-\x3f]*|\\[\\[|[]P_^X][^\x07\x1b\x9c]*\x1b?)?")
+CONTROL_START = re.compile(
+    f"\x1b|{_CSI}[\x20-\x3f]*|{_CSI}\\[|{_STRING_START}[^\x07\x1b\x9c]*\x1b?|\x8f"
+)
 """What a read may end inside of: a lone ESC, a CSI or a string not yet ended."""
-CSI = re.compile("\x1b\\[(?:\\[[A-E]|[0-9]+\\$|[\x20-\x3f]*[\x40-\x7e])")
-"""A whole CSI."""
-REPLY = re.compile(f"\x1b(?:\\[[=>?][\x20-\x3f]*[\x40-\x7e]|{_STRING})")
+CSI = re.compile(f"{_CSI}(?:\\[[A-E]|[0-9]+\\$|[\x20-\x3f]*[\x40-\x7e])")
+"""A whole CSI, in either form."""
+REPLY = re.compile(f"{_CSI}[=>?][\x20-\x3f]*[\x40-\x7e]|{_STRING_START}{_BODY}")
 """A sequence that begins as no key does: a string, or a CSI with a private marker (but
 ``<``, a mouse report's, whose start cut off is dropped alone: see :mod:`.escape_keys`)."""
 # The start of a CSI cut short by a character that is none of its bytes (ESC [ alone may
-# be escape and [ typed, and stays).
-_BROKEN = re.compile("\x1b\\[[\x20-\x3f]+")
+# be escape and [ typed, and stays), and SS3 with the character it shifts, which is no key.
+_BROKEN = re.compile("\x1b\\[[\x20-\x3f]+|\x9b[\x20-\x3f]*|\x8f[\x20-\x3f]?")
+SEVEN_BIT = {"\x9b": "\x1b[", "\x8f": "\x1bO", "\x90": "\x1bP", "\x98": "\x1bX"}
+SEVEN_BIT |= {"\x9d": "\x1b]", "\x9e": "\x1b^", "\x9f": "\x1b_"}
+"""Each introducer's 8-bit form, a C1 control, and its 7-bit form."""
+_INTRODUCER = re.compile(f"[\x1b{''.join(SEVEN_BIT)}]")
 _READ_BY_TEXTUAL = (
     _re_mouse_event,
     _re_cursor_position,
@@ -75,7 +106,7 @@ _PRESS, _REPEAT, _RELEASE = 1, 2, 3
 
 def is_string(start: str) -> bool:
     """Whether ``start`` (a sequence or its start) is an OSC, DCS, APC, PM or SOS string."""
-    return len(start) > 1 and start[1] in "]P_^X"
+    return re.match(_STRING_START, start) is not None
 
 
 def read_as(sequence: str) -> str:
@@ -86,10 +117,12 @@ def read_as(sequence: str) -> str:
 def controls_apart(text: str) -> tuple[str, str]:
     """``text`` with each complete control sequence as Textual's parser should get it (or
     dropped), and apart from it the start of a sequence ``text`` ends inside ("" if none).
-    A CSI's start cut short by another character is dropped."""
-    at = text.find(_ESCAPE)
-    if at < 0:
+    A CSI's start cut short by another character is dropped, and so is a C1 introducer
+    that begins no sequence."""
+    found = _INTRODUCER.search(text)
+    if found is None:
         return text, ""
+    at = found.start()
     out: list[str] = []
     done = 0
     while at >= 0:
@@ -98,7 +131,7 @@ def controls_apart(text: str) -> tuple[str, str]:
             if CONTROL_START.fullmatch(text, at):
                 out.append(text[done:at])
                 return "".join(out), text[at:]
-            at = text.find(_ESCAPE, at + 1)  # ESC and a key: Textual reads them
+            at = _next_introducer(text, at + 1)  # ESC and a key: Textual reads them
             continue
         if match.re is _BROKEN and CONTROL_START.fullmatch(text, at):  # cut by the read
             out.append(text[done:at])
@@ -106,13 +139,21 @@ def controls_apart(text: str) -> tuple[str, str]:
         read = _read(match.group()) if match.re is _CONTROL else ""
         out += [text[done:at], read]
         done = match.end()
-        at = text.find(_ESCAPE, done)
+        at = _next_introducer(text, done)
     out.append(text[done:])
     return "".join(out), ""
 
 
+def _next_introducer(text: str, start: int) -> int:
+    found = _INTRODUCER.search(text, start)
+    return -1 if found is None else found.start()
+
+
 def _read(sequence: str) -> str:
-    """A complete sequence as Textual's parser should get it: "" for none of it."""
+    """A complete sequence as Textual's parser should get it, in its 7-bit form: "" for
+    none of it."""
+    if sequence[:1] in SEVEN_BIT:
+        sequence = SEVEN_BIT[sequence[0]] + sequence[1:]
     if sequence in ANSI_SEQUENCES_KEYS or sequence in SPECIAL_SEQUENCES:
         return sequence
     if sequence == _X10_MOUSE or any(known.fullmatch(sequence) for known in _READ_BY_TEXTUAL):

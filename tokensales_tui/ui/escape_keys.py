@@ -23,9 +23,9 @@ the escape key there and then, and what follows it is read after it; ``ESC O``
 that ends a read is held for its rest as a lone escape is (see below).
 
 A paste is text, never keys, however its bytes come: see :mod:`.pastes`
-(:func:`read_escape_apart` has the parser read pastes so). A terminal's replies and the
-kitty and xterm key forms Textual misreads are sorted out before it sees them too: see
-:mod:`.control_sequences`.
+(:func:`read_escape_apart` has the parser read pastes so). A terminal's replies, the
+kitty and xterm key forms Textual misreads and the 8-bit forms of sequences are sorted
+out before it sees them too: see :mod:`.control_sequences`.
 
 A mouse report is never keys either, nor a paste marker: Textual's parser waits 0.1 s for
 the rest of a sequence cut between two reads (``ESC [ < 35;42;12``, then ``M``; ``ESC [ 20``,
@@ -148,9 +148,13 @@ def _fed(parser: XTermParser, feed: _Feed, pieces: list[str]) -> list[Any]:
 
 def _keeping_alt(keys_of: _Keys) -> _Keys:
     """Textual's reading of a sequence, where ESC and a sign it names by a word (ESC /:
-    ``slash``) keep the ``alt+`` that says an ESC came first; it dropped it."""
+    ``slash``) keep the ``alt+`` that says an ESC came first; it dropped it. A C1 control
+    is no key (Textual read U+009B as shift+escape): see :mod:`.control_sequences`."""
 
     def reading(parser: XTermParser, sequence: str, alt: bool = False) -> Iterable[events.Key]:
+        if len(sequence) == 1 and "\x80" <= sequence <= "\x9f":
+            yield events.Key(Keys.Ignore, sequence)
+            return
         try:
             read = list(keys_of(parser, sequence, alt))
         except (ValueError, OverflowError):  # a key form Textual cannot read: no key
@@ -204,8 +208,9 @@ def _ticking_apart(tick: _Tick, feed: _Feed) -> _Tick:
             return [*given, *tick(parser)]
         rest = cut.start[cut.given :]
         if is_string(cut.start):  # never ended: no key sends more than ESC and its letter
+            typed = len(rest) < 3 and cut.start[0] == _ESCAPE  # (a C1 control is no key)
             cut.hold("")
-            rest = rest if len(rest) < 3 else ""
+            rest = rest if typed else ""
         else:
             cut.until, cut.given = None, len(cut.start)
         if rest:
@@ -235,8 +240,8 @@ class _Cut:
 
     def hold(self, start: str, given: int = 0, until: float | None = None) -> None:
         """Hold ``start``: a lone escape or ``ESC O`` as long as the parser waits for its
-        next key, ``ESC [`` a little longer, a longer start (no key is typed as one)
-        until the next read.
+        next key, ``ESC [`` a little longer, a longer start or one in 8-bit form (no key
+        is typed as one) until the next read.
         A string (OSC, DCS…) ends at ``until``, or a little after its start: every key
         after one never ended would go into it. Only its first character is kept of its
         body, which is dropped: enough to know it is no key, and no read goes over it."""
@@ -251,8 +256,8 @@ class _Cut:
 
 # A held start and the next read: the paste marker, mouse report or reply it began (read
 # so even when its escape went out as a key: its rest is no keys either).
-_WHOLE = re.compile(f"\x1b\\[(?:200~|<[0-9;]*[Mm])|{REPLY.pattern}")
-_MOUSE_START = "\x1b[<"
+_WHOLE = re.compile(f"(?:\x1b\\[|\x9b)(?:200~|<[0-9;]*[Mm])|{REPLY.pattern}")
+_MOUSE_START = re.compile("(?:\x1b\\[|\x9b)<")
 # How long ESC [ is held for its rest, at most: a person typed escape and [ in one read
 # (no Alt key is bound), or a terminal cut a sequence between reads far apart.
 _TYPED_START_WAIT = 0.5
@@ -297,7 +302,7 @@ def _with_held(parser: XTermParser, data: str) -> str:
     if data and CONTROL_START.fullmatch(joined):
         cut.hold(joined, given, until if is_string(held) else None)
         return ""
-    if held.startswith(_MOUSE_START):
+    if _MOUSE_START.match(held):
         return data
     ended = CSI.match(joined) if data else None
     if ended is not None:

@@ -3,8 +3,10 @@
 A terminal sends a paste between two markers, ``ESC [ 200 ~`` and ``ESC [ 201 ~``, all at
 once: keys typed meanwhile come after its end marker. Textual's parser read an ESC inside
 a paste as the start of keys (pasting ``foo ESC q bar`` quit the app), so every ESC
-between the markers is written ``␛`` (its control picture) before the parser sees it;
-other control characters stay the text pasted, which fields draw as marks.
+between the markers is written ``␛`` (its control picture) before the parser sees it, and
+so is every sequence introducer in its 8-bit form (U+009B as ``␛[``: see
+:mod:`.control_sequences`); other control characters stay the text pasted, which fields
+draw as marks.
 
 A paste's bytes may stall: an SSH link that pauses mid-paste. What came is given as a
 paste once no byte has come for :data:`PASTE_WAIT`, so that it shows, and the paste stays
@@ -27,6 +29,8 @@ import re
 from dataclasses import dataclass
 
 from textual._xterm_parser import XTermParser
+
+from .control_sequences import SEVEN_BIT
 
 __all__ = [
     "ESCAPE_PICTURE",
@@ -60,8 +64,13 @@ PASTE_PART = 1 << 20
 """Characters of a paste given at most in one paste (the parser holds a paste's text as
 one list until its end)."""
 
-_STARTS = re.compile(re.escape(PASTE_START))
-_AS_TEXT = str.maketrans({"\x1b": ESCAPE_PICTURE})
+# The start marker in either form; the end marker is then taken in the same form.
+_STARTS = re.compile("\x1b\\[200~|\x9b200~")
+_EIGHT_BIT_END = "\x9b201~"
+_AS_TEXT = str.maketrans(
+    {"\x1b": ESCAPE_PICTURE}
+    | {c1: seven.replace("\x1b", ESCAPE_PICTURE) for c1, seven in SEVEN_BIT.items()}
+)
 
 
 @dataclass
@@ -83,8 +92,8 @@ class _Paste:
     """When it was first given at a stall."""
 
     def give(self, text: str) -> str:
-        """``text`` of the paste as Textual's parser should get it: each ESC written as
-        text, in parts of :data:`PASTE_PART` characters at most."""
+        """``text`` of the paste as Textual's parser should get it: each introducer
+        written as text, in parts of :data:`PASTE_PART` characters at most."""
         text = text.translate(_AS_TEXT)
         out: list[str] = []
         while text:
@@ -132,6 +141,7 @@ def pastes_apart(parser: XTermParser, data: str, now: float, ended: bool) -> str
                 break
             out.append(text[at : start.start()] + PASTE_START)
             paste.open, paste.part, paste.size, paste.stalled = True, True, 0, None
+            paste.end = _EIGHT_BIT_END if start.group()[0] == "\x9b" else PASTE_END
             paste.last = now
             at = start.end()
             continue
