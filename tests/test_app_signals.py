@@ -256,6 +256,66 @@ def test_the_one_way_signals_are_taken_keeps_ignored_ones_and_puts_each_back() -
         signal.signal(signal.SIGUSR2, kept)
 
 
+RUN_UNTIL_A_SIGNAL = {
+    "listen": (["listen", "--print", "--port", "0"], b"listening on "),
+    "serve": (["serve", "--demo", "--port", "0"], b"Ctrl+C stops."),
+    "emulator": (["emulator", "--port", "0", "--items", "2"], b"Press Ctrl+C here to stop."),
+}
+"""Each subcommand that runs until a signal ends it: how it starts, and what it says once
+it runs. The app is held to the same in the tests above, the commands in
+test_script_interrupts.py."""
+
+ONE_GO = {"get", "create", "update", "delete", "add", "api", "token", "profiles", "completion"}
+"""The subcommands that end by themselves (held in test_script_interrupts.py)."""
+
+
+def test_every_subcommand_is_held_to_how_signals_end_it() -> None:
+    # A subcommand added is named here, and one that runs until a signal is tested below.
+    import argparse
+
+    from tokensales_tui.cli import build_parser
+
+    (commands,) = [
+        action
+        for action in build_parser()._actions
+        if isinstance(action, argparse._SubParsersAction)
+    ]
+    assert set(commands.choices) == set(RUN_UNTIL_A_SIGNAL) | ONE_GO
+
+
+@pytest.mark.parametrize(
+    "signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["INT", "TERM", "HUP"]
+)
+@pytest.mark.parametrize("program", list(RUN_UNTIL_A_SIGNAL))
+def test_every_program_that_runs_until_a_signal_ends_with_128_and_its_number(
+    program: str, signum: int
+) -> None:
+    # serve ended with 0 on every signal; the emulator with 0 on ctrl+c and killed by
+    # the others (uvicorn raised the signal again once it had stopped): a script or a
+    # service manager read a stop by kill as a success, or as a crash.
+    argv, running = RUN_UNTIL_A_SIGNAL[program]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tokensales_tui", *argv],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        assert process.stdout is not None
+        said = b""
+        while running not in said:
+            line = process.stdout.readline()
+            assert line, said  # it ended before it ran
+            said += line
+        process.send_signal(signum)
+        assert process.wait(30) == 128 + signum, said + process.stdout.read()
+        assert b"Traceback" not in process.stdout.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
 @pytest.mark.parametrize(
     ("signals", "status"),
     [

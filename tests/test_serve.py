@@ -440,8 +440,9 @@ def test_a_bind_to_every_address_prints_one_to_open(
     """Not http://0.0.0.0:…, and a word on how other machines reach it (nothing is bound)."""
     import tokensales_tui.serve as serve
 
-    async def ready_at_once(server: GuardedServer, ready: Callable[[str], None]) -> None:
+    async def ready_at_once(server: GuardedServer, ready: Callable[[str], None]) -> int:
         ready(server.url)
+        return 0
 
     monkeypatch.setattr(serve, "_listen", lambda host, port: BoundTo(host, 18599))
     monkeypatch.setattr(serve, "_serve", ready_at_once)
@@ -497,8 +498,9 @@ def test_log_before_serve_gets_what_serve_logs(
 ) -> None:
     import tokensales_tui.serve as serve
 
-    async def logs(server: object, ready: object) -> None:
+    async def logs(server: object, ready: object) -> int:
         logging.getLogger("tokensales_tui.serve").warning("app 7 did not quit within 3 s")
+        return 0
 
     monkeypatch.setattr(serve, "_serve", logs)
     path = tmp_path / "serve.log"
@@ -512,7 +514,7 @@ def test_a_log_file_that_cannot_be_written_is_refused(
 ) -> None:
     import tokensales_tui.serve as serve
 
-    async def serves(server: object, ready: object) -> None:
+    async def serves(server: object, ready: object) -> int:
         raise AssertionError("served in spite of a --log it cannot write")
 
     monkeypatch.setattr(serve, "_serve", serves)
@@ -746,7 +748,7 @@ def test_what_an_app_leaves_on_stderr_goes_to_the_log_not_over_the_terminal(
     # over the operator's terminal, and the log only said "ended (exit status 1)".
     import tokensales_tui.serve as serve_module
 
-    async def served(server: object, ready: Callable[[str], None]) -> None:
+    async def served(server: object, ready: Callable[[str], None]) -> int:
         ready("http://127.0.0.1:1/?token=x")
         left = (
             "Traceback (most recent call last):\nOSError: File name too long\n"
@@ -754,6 +756,7 @@ def test_what_an_app_leaves_on_stderr_goes_to_the_log_not_over_the_terminal(
         )
         sys.stdout.write(left)  # all of it at once, as textual-serve writes it;
         sys.stdout.write(left)  # twice for an app that failed to start
+        return 0
 
     monkeypatch.setattr(serve_module, "_serve", served)
     log = tmp_path / "serve.log"
@@ -850,8 +853,9 @@ async def drawn(tab: aiohttp.ClientWebSocketResponse, text: bytes) -> None:
 async def test_every_app_ends_with_its_server_however_it_ends(tmp_path: Path, signum: int) -> None:
     """SIGHUP (the terminal closed) killed the server and left each tab's app running
     forever; so did any hard death of the server, once the apps had drawn (an app still
-    drawing died of the broken pipe). Now SIGHUP stops the server as Ctrl+C does, and
-    an app whose input ends (its server gone) quits by itself."""
+    drawing died of the broken pipe). Now SIGHUP ends every session's app, then the
+    server with 129 (it was 0, as for every signal), and an app whose input ends (its
+    server gone) quits by itself."""
     log = tmp_path / "serve.log"
     argv = [sys.executable, "-m", "tokensales_tui", "--log", str(log), "serve", "--demo"]
     server = subprocess.Popen(
@@ -884,7 +888,7 @@ async def test_every_app_ends_with_its_server_however_it_ends(tmp_path: Path, si
             for tab in tabs:
                 await tab.close()
         if signum == signal.SIGHUP:
-            assert server.wait(20) == 0
+            assert server.wait(20) == 128 + signal.SIGHUP
             assert log.read_text().count("session over: the server is stopping") == 2
     finally:
         for pid in [*apps, server.pid]:

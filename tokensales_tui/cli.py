@@ -263,12 +263,19 @@ def _shown(unknown: Sequence[str]) -> list[str]:
 def run_emulator(args: argparse.Namespace) -> int:
     """Serve the emulator until Ctrl+C, after printing the export lines; or, with an
     action, talk to a running one. ``--log FILE`` given before ``emulator`` holds what
-    either logs (requests, and the server's errors with their tracebacks)."""
+    either logs (requests, and the server's errors with their tracebacks).
+
+    Every signal that would end it (ctrl+c, SIGTERM, SIGHUP, … — see
+    :data:`~tokensales_tui.signals.APP_ENDING_SIGNALS`) ends it with 128 + its number, as
+    the commands and the app: a served emulator once its requests are answered and its
+    socket closed; one ignored on entry (``nohup``) stays ignored."""
     from .clean import clean_line
     from .debug_log import DebugLogError, logging_to
+    from .signals import ENDING_BUT_SIGINT, raising_on
 
     try:
-        with logging_to(args.log):
+        # Before it serves (and after), a signal ends it where it is, as a command.
+        with raising_on(ENDING_BUT_SIGINT), logging_to(args.log):
             return _run_emulator(args)
     except DebugLogError as error:
         print(f"tokensales-tui: --log {clean_line(str(error))}", file=sys.stderr)
@@ -337,7 +344,7 @@ def _run_emulator(args: argparse.Namespace) -> int:
         print(clean_line(f"tokensales-tui: {line} — {hint}"), file=sys.stderr, flush=True)
 
     try:
-        serve(
+        return serve(
             args.host,
             args.port,
             items=args.items,
@@ -348,8 +355,6 @@ def _run_emulator(args: argparse.Namespace) -> int:
             on_attempt=lambda attempt: print(clean_line(attempt.line()), flush=True),
             on_error=report,
         )
-    except KeyboardInterrupt:
-        pass
     except OSError as error:
         print(
             f"tokensales-tui: cannot serve on {clean_line(args.host)}:{args.port}:"
@@ -357,7 +362,6 @@ def _run_emulator(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    return 0
 
 
 def run_listen(args: argparse.Namespace) -> int:

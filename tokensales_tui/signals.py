@@ -12,8 +12,10 @@ from typing import Any, TypeVar
 
 __all__ = [
     "APP_ENDING_SIGNALS",
+    "ENDING_BUT_SIGINT",
     "Answered",
     "SignalEnded",
+    "StoppedBy",
     "answered_then_finished",
     "ended_by",
     "ending_on",
@@ -37,12 +39,18 @@ APP_ENDING_SIGNALS = (
 terminal closed, ctrl+c, …), taken by every program of the package through
 :func:`ending_on`. An app quits on each as on ``q``, the terminal put back (raw mode, the
 alternate screen, mouse reporting and the kitty keyboard mode stayed on), with status
-128 + its number; a command and ``listen`` end through their cleanup with that status;
-``serve`` and the emulator stop as on ctrl+c. In an app SIGINT comes only from outside:
-ctrl+c typed in it is a key. Left to their default: SIGKILL, which cannot be caught, and
-the faults of the process itself (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP,
-SIGSYS), after which no Python code can be trusted to run; SIGPIPE and SIGXFSZ, which
-Python ignores."""
+128 + its number; a command, ``listen``, ``serve`` and the emulator end through their
+cleanup (``serve``'s apps ended, the emulator's requests answered, each socket closed)
+with that status. In an app SIGINT comes only from outside: ctrl+c typed in it is a key.
+Left to their default: SIGKILL, which cannot be caught, and the faults of the process
+itself (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS), after which no Python
+code can be trusted to run; SIGPIPE and SIGXFSZ, which Python ignores."""
+
+
+ENDING_BUT_SIGINT = tuple(signum for signum in APP_ENDING_SIGNALS if signum != signal.SIGINT)
+""":data:`APP_ENDING_SIGNALS` less SIGINT, which Python raises as ``KeyboardInterrupt``
+by itself and ``asyncio.run`` takes to cancel its main task: what a program takes with
+:func:`raising_on` from its start, before (and after) the handlers of its own."""
 
 
 def exit_status(signum: int) -> int:
@@ -122,6 +130,28 @@ def _on_loop(loop: asyncio.AbstractEventLoop, signum: int) -> list[Callable[[int
 def _call_innermost(signum: int) -> None:
     if (taken := _LOOP_CALLBACKS.get(signum)) and taken[1]:
         taken[1][-1](signum)
+
+
+class StoppedBy:
+    """What :func:`ending_on` calls in a program that runs until a signal stops it
+    (``listen``, ``serve``, the emulator): ``stop(signum)`` at each signal (a second
+    ctrl+c may hurry what the first began), the first one's number kept for the exit
+    status (:meth:`exit_code`), as the app and the commands end on it."""
+
+    def __init__(self, stop: Callable[[int], Any]) -> None:
+        self.signum: int | None = None
+        """The first signal that came, if one did."""
+        self._stop = stop
+
+    def __call__(self, signum: int) -> None:
+        if self.signum is None:
+            self.signum = signum
+        self._stop(signum)
+
+    def exit_code(self, code: int = 0) -> int:
+        """The exit status of the program, whose own is ``code``: once a signal stopped
+        it, that signal's (:func:`exit_status`) in place of 0 (a failure keeps its own)."""
+        return exit_status(self.signum) if code == 0 and self.signum is not None else code
 
 
 class SignalEnded(KeyboardInterrupt):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import signal
 import time
 from collections.abc import Callable, Iterable, Iterator
 
@@ -19,7 +18,7 @@ from starlette.applications import Starlette
 
 from ..debug_log import route_server_logs
 from ..local import bind, is_every_address, reachable_url
-from ..signals import ending_on
+from ..signals import StoppedBy, ending_on
 from .app import create_app
 from .events import Attempt
 from .state import Emulator
@@ -76,8 +75,14 @@ class EmulatorServer:
         emulator: Emulator = self.app.state.emulator
         return emulator
 
+    @property
+    def exit_code(self) -> int:
+        """0 once :meth:`run` ended by :meth:`stop`; 128 + n once signal n stopped it."""
+        return self.server.stopped.exit_code()
+
     def run(self, on_ready: Callable[[str], None] | None = None) -> None:
-        """Serve until :meth:`stop` or Ctrl+C; ``on_ready`` gets :attr:`url` once it accepts."""
+        """Serve until :meth:`stop` or a signal (see :attr:`exit_code`); ``on_ready`` gets
+        :attr:`url` once it accepts."""
         reporter = _OneLine(self.on_error) if self.on_error is not None else None
         if reporter is not None:
             logging.getLogger(APP_LOG).addHandler(reporter)
@@ -115,8 +120,9 @@ def serve(
     on_ready: Callable[[str], None] | None = None,
     on_attempt: Callable[[Attempt], None] | None = None,
     on_error: Callable[[str], None] | None = None,
-) -> None:
-    """Serve a new emulator with uvicorn until Ctrl+C, then return.
+) -> int:
+    """Serve a new emulator with uvicorn until Ctrl+C or another signal; its exit status
+    (128 + the signal's number) once every request is answered and the socket closed.
 
     ``on_ready`` receives the base URL (e.g. ``http://127.0.0.1:8765``), which serves all
     three addresses; ``on_attempt`` each webhook delivery attempt; ``on_error`` one line
@@ -135,23 +141,27 @@ def serve(
         on_error=on_error,
     )
     server.emulator.deliveries.on_attempt = on_attempt
-    with contextlib.suppress(KeyboardInterrupt):
-        server.run(on_ready)
+    server.run(on_ready)
+    return server.exit_code
 
 
 class _Server(uvicorn.Server):
     """uvicorn's server, stopped gracefully by every signal that would end the emulator
     (uvicorn takes SIGINT and SIGTERM only: SIGHUP, SIGQUIT, SIGUSR1… killed it on the
     spot), and never by one ignored on entry (``nohup``, a background job's SIGINT),
-    which uvicorn took all the same. As uvicorn does, the signal is raised again once
-    the server stopped: ctrl+c ends the emulator with 0, another signal n with 128 + n."""
+    which uvicorn took all the same. The first signal is kept for the exit status
+    (:attr:`stopped`), as the commands, ``listen``, ``serve`` and the app end on one:
+    uvicorn raised it again once the server stopped, which ended the process with 0 for
+    ctrl+c and killed it by the signal otherwise."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.stopped = StoppedBy(lambda signum: self.handle_exit(signum, None))
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
-        with ending_on(lambda signum: self.handle_exit(signum, None)):
+        with ending_on(self.stopped):
             yield
-        for captured in reversed(self._captured_signals):
-            signal.raise_signal(captured)
 
 
 APP_LOG = "tokensales_tui.emulator"

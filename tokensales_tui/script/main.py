@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 from collections.abc import Awaitable, Callable
 
-from ..signals import APP_ENDING_SIGNALS, raising_on
+from ..signals import ENDING_BUT_SIGINT, raising_on
 from .run import Context, run
 
 __all__ = ["completion", "main"]
@@ -47,7 +46,7 @@ def main(args: argparse.Namespace) -> int:
     ignored on entry (``nohup``) stays ignored. SIGINT is asyncio's, which cancels the
     command at its next wait (and :func:`~.output.interruptible` where none comes).
     """
-    with raising_on(signum for signum in APP_ENDING_SIGNALS if signum != signal.SIGINT):
+    with raising_on(ENDING_BUT_SIGINT):
         return run(args, _command(args))
 
 

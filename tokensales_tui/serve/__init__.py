@@ -2,7 +2,8 @@
 
 See :mod:`.server` for the access control. This module reads the command line, binds
 the socket (loopback unless told otherwise), prints the address with the access token
-once, and serves until Ctrl+C.
+once, and serves until Ctrl+C or another signal, which ends every session's app before
+``serve`` exits with 128 + its number (130 for Ctrl+C).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 from ..clean import clean
 from ..local import bind
 from ..script.parser import add_profile_flag
-from ..signals import ending_on
+from ..signals import ENDING_BUT_SIGINT, StoppedBy, ending_on, raising_on
 
 __all__ = ["AppLeftovers", "add_serve_command", "app_command", "run_serve"]
 
@@ -104,13 +105,18 @@ def app_command(args: argparse.Namespace) -> str:
 def run_serve(args: argparse.Namespace) -> int:
     """Serve the app until Ctrl+C; refuse an outside address for real credentials.
 
-    With ``--log FILE`` (given before ``serve``), what the server logs goes there: each
-    session's start and end, an app killed, an error; never the token.
+    Every signal that would end it (ctrl+c, SIGTERM, SIGHUP, … — see
+    :data:`~tokensales_tui.signals.APP_ENDING_SIGNALS`) ends every session's app, closes
+    the socket and exits with 128 + its number, as the commands and the app do; one
+    ignored on entry (``nohup``) stays ignored. With ``--log FILE`` (given before
+    ``serve``), what the server logs goes there: each session's start and end, an app
+    killed, an error; never the token.
     """
     from ..debug_log import DebugLogError, logging_to
 
     try:
-        with logging_to(getattr(args, "log", None)):
+        # Before it serves (and after), a signal ends it where it is, as a command.
+        with raising_on(ENDING_BUT_SIGINT), logging_to(getattr(args, "log", None)):
             return _run_serve(args)
     except DebugLogError as error:
         print(f"tokensales-tui: --log {clean(str(error))}", file=sys.stderr)
@@ -186,8 +192,7 @@ def _run_serve(args: argparse.Namespace) -> int:
     # textual-serve copies what an app wrote to stderr to this process's stdout when the
     # app ends: a crash's traceback, over the operator's terminal.
     with contextlib.redirect_stdout(leftovers):
-        asyncio.run(_serve(server, ready))
-    return 0
+        return asyncio.run(_serve(server, ready))
 
 
 def _loose_config() -> list[str]:
@@ -270,10 +275,13 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def _serve(server: Any, ready: Any) -> None:
+async def _serve(server: Any, ready: Any) -> int:
+    """Serve until a signal; its exit status once every session's app is gone."""
     stop = asyncio.Event()
-    # Every signal that would end the server stops it as ctrl+c does, every session
-    # ended with its app (SIGHUP's default killed the server and left every app running);
-    # one ignored on entry (nohup) stays ignored.
-    with ending_on(lambda _signum: stop.set(), loop=asyncio.get_running_loop()):
+    # Every signal that would end the server stops it, every session ended with its app
+    # (SIGHUP's default killed the server and left every app running); one ignored on
+    # entry (nohup) stays ignored.
+    stopped = StoppedBy(lambda _signum: stop.set())
+    with ending_on(stopped, loop=asyncio.get_running_loop()):
         await server.run(ready, stop)
+    return stopped.exit_code()

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..clean import clean_line
 from ..console import OutputFailed
 from ..local import is_loopback_host
-from ..signals import ended_by, ending_on, exit_status
+from ..signals import StoppedBy, ended_by, ending_on
 from .listen_flags import BODY_LIMIT, KEEP
 from .receiver import Receiver, ReceiverServer, TargetError, check_target
 
@@ -378,7 +378,7 @@ def describe(listening: Listening, *, secret: bool = True) -> list[str]:
     return [clean_line(line) for line in lines]
 
 
-class Ending:
+class Ending(StoppedBy):
     """How one listen takes the signals that would end it (see :func:`run_listening`):
     before it listens, a signal cancels the start, which deletes what it made; once it
     listens, :attr:`stopping` is called (``--print`` stops as on ctrl+c; the screen's
@@ -386,17 +386,16 @@ class Ending:
     the exit status."""
 
     def __init__(self) -> None:
-        self.signum: int | None = None
+        super().__init__(self._stop)
         self.stopping: Callable[[], object] | None = None
         self._task = asyncio.current_task()
+        self._cancelled = False
 
-    def __call__(self, signum: int) -> None:
-        first = self.signum is None
-        if first:
-            self.signum = signum
+    def _stop(self, _signum: int) -> None:
         if self.stopping is not None:
             self.stopping()
-        elif first and self._task is not None:  # once: a second lets the deletes finish
+        elif not self._cancelled and self._task is not None:
+            self._cancelled = True  # once: a second lets the deletes finish
             self._task.cancel()
 
 
@@ -432,9 +431,7 @@ async def _until_ended(listen: Listen, options: ListenOptions) -> int:
             if ending.signum is None:
                 raise
             code = EXIT_OK  # a signal ended the start: said by its status
-    if code == EXIT_OK and ending.signum is not None:
-        return exit_status(ending.signum)
-    return code
+    return ending.exit_code(code)
 
 
 async def _print_until_stopped(
