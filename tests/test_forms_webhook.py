@@ -406,6 +406,19 @@ async def test_server_text_in_an_edited_webhook_stays_literal_and_is_not_judged(
         assert stored["events"][2] == "esc\x1b[31mred"  # untouched on the server
 
 
+async def test_a_secret_typed_keeps_its_spaces_as_the_command_line_does() -> None:
+    # The form sent it stripped, and the listen screen checked signatures with it
+    # stripped, while `--secret-stdin` and `--secret-file` keep what they are given.
+    app, _transport = rigged_app()
+    stored = next(iter(app.rigged_emulator.webhooks.values()))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        form = await open_form(app, pilot, "1", key="e")
+        await fill(pilot, secret="  new secret ")
+        await submit_and_close(app, pilot, form)
+        assert stored["secret"] == "  new secret "
+
+
 async def test_adding_an_event_sends_the_untouched_stored_names_as_they_were() -> None:
     # The field shows stored names cleaned (a bidi override becomes a visible mark);
     # adding one event must send the others as the service stored them, not the marks.

@@ -353,8 +353,58 @@ def test_arguments_that_are_not_utf8_are_refused_or_shown_replaced(served: Serve
     ],
 )
 def test_a_secret_of_white_space_only_is_empty(served: Served, args: tuple[str, ...]) -> None:
-    result = served.run(*args, "--secret-stdin", stdin=" \t \n")
-    assert result.returncode == 2 and b"--secret-stdin: the secret is empty" in result.stderr
+    for written in (" \t \n", "", "\n", "\r\n"):
+        result = served.run(*args, "--secret-stdin", stdin=written)
+        assert result.returncode == 2 and b"--secret-stdin: the secret is empty" in result.stderr
+    assert served.changes_sent() == {}
+
+
+SECRETS_GIVEN = [
+    ("  s3cret with spaces  \n", "  s3cret with spaces  "),
+    ("s3cret\r\n", "s3cret"),
+    (" s3cret", " s3cret"),
+    ("s3cret \n", "s3cret "),
+]
+"""A secret as written to stdin or a file, and the secret it is: one line ending left
+out, every space its own."""
+
+
+@pytest.mark.parametrize(("written", "secret"), SECRETS_GIVEN)
+@pytest.mark.parametrize("source", ["--secret-stdin", "--secret-file"])
+def test_a_secret_is_the_bytes_given_less_one_line_ending(
+    served: Served, tmp_path: Path, source: str, written: str, secret: str
+) -> None:
+    # Spaces around it were stripped: the service signed with another secret than the
+    # one its owner chose, and every check of a signature with the real one failed.
+    where = tmp_path / "secret"
+    where.write_bytes(written.encode())
+    given = ["--secret-file", str(where)] if source == "--secret-file" else [source]
+    url = "https://hooks.example.com/spaces"
+    result = served.run(
+        "create", "webhook", "--url", url, "--event", "item.sold", *given, stdin=written
+    )
+    assert result.returncode == 0, result.stderr
+    (created,) = [w for w in served.emulator.webhooks.values() if w["url"] == url]
+    assert created["secret"] == secret
+    result = served.run("update", "webhook", created["id"], *given, stdin=written)
+    assert result.returncode == 0, result.stderr
+    # listen checks signatures with the same secret, from the same one reader.
+    from tokensales_tui.cli import build_parser
+    from tokensales_tui.webhooks.listen import options_from
+
+    args = build_parser().parse_args(["listen", "--print", "--secret-file", str(where)])
+    assert options_from(args).secret == secret
+
+
+@pytest.mark.parametrize("written", ["s3cret\n\n", "s3cret\r"])
+def test_a_secret_with_a_line_break_left_in_it_is_refused(served: Served, written: str) -> None:
+    # One line ending is the file's or echo's; another is inside the secret, which
+    # cannot be typed again anywhere.
+    args = ("create", "webhook", "--url", "https://example.com/h", "--event", "item.sold")
+    result = served.run(*args, "--secret-stdin", stdin=written)
+    assert result.returncode == 2
+    assert b"--secret-stdin: the secret contains a line break" in result.stderr
+    assert b"s3cret" not in result.stderr
     assert served.changes_sent() == {}
 
 

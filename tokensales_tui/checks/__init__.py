@@ -11,6 +11,7 @@ Conventions:
   on: what is wrong and what is expected. Messages start in lower case so that a form can put the
   field's label in front. They never repeat a secret, and never repeat a URL (it may hold a token).
 * Checks judge the value without surrounding whitespace; forms should send ``value.strip()``.
+  A secret is the exception: its spaces are its own (:func:`secret_as_given`).
 * Positions in messages count characters from 1, as a person counts.
 * Parsers return lists or small dataclasses. :func:`load_list_file` raises :class:`ListFileError`,
   whose ``str()`` is the message to show.
@@ -35,7 +36,7 @@ from .lists import (
     parse_lines,
 )
 from .payouts import DETAIL_FIELDS, PAYOUT_TYPES, check_payout_type, detail_fields
-from .text import check_collection_name, check_text
+from .text import check_collection_name, check_text, secret_as_given
 from .urls import check_events, check_http_url, look_alike_host, parse_events, suggest_events
 
 __all__ = [
@@ -62,6 +63,7 @@ __all__ = [
     "look_alike_host",
     "parse_events",
     "parse_lines",
+    "secret_as_given",
     "suggest_events",
     "to_checksum_address",
 ]

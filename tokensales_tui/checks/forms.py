@@ -57,7 +57,7 @@ def webhook_problems(url: str | None, events: str | None, secret: str = "") -> P
         problems["url"] = Problem(problem)
     if events is not None and (problem := check_events(events)):
         problems["events"] = Problem(problem)
-    if secret and (problem := check_text(secret.strip(), "the secret")):
+    if secret and (problem := check_text(secret, "the secret")):
         problems["secret"] = Problem(problem)
     return problems
 

@@ -10,6 +10,19 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _CONTROL_MULTILINE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
+def secret_as_given(text: str) -> str:
+    """A secret as its owner gave it, typed, on stdin or in a file: the one line ending
+    after it left out (what ``echo``, a here-string or an editor's last line adds), every
+    other character kept, spaces around it too. A secret is the bytes its owner chose,
+    and a signature made with a space less fails. ``""`` (no secret) for an empty line or
+    one of white space only, which nobody chose as a secret."""
+    for ending in ("\r\n", "\n"):
+        if text.endswith(ending):
+            text = text[: -len(ending)]
+            break
+    return text if text.strip() else ""
+
+
 _BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 """Characters drawn as nothing that Unicode does not class as format or space: the
 Hangul fillers and the blank Braille pattern."""

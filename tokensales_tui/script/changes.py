@@ -27,9 +27,11 @@ from ..checks import (
     check_address,
     check_email,
     check_list,
+    check_text,
     detail_fields,
     load_list_file,
     parse_events,
+    secret_as_given,
 )
 from ..checks.forms import Problems, collection_problems, payout_problems, webhook_problems
 from ..files import LocalFileError, read_local_file
@@ -94,7 +96,9 @@ def judge(problems: Problems, names: Mapping[str, str], where: str = "") -> None
 
 
 def read_secret(args: Any) -> str:
-    """The secret from stdin (asked without echo on a terminal) or a file; never argv."""
+    """The secret from stdin (asked without echo on a terminal) or a file, never argv,
+    for every command that takes one (``create``/``update webhook``, ``listen``): the
+    bytes given, less one line ending after them; spaces are the secret's own."""
     if args.secret_stdin:
         source = "--secret-stdin"
         if sys.stdin.isatty():
@@ -126,10 +130,15 @@ def read_secret(args: Any) -> str:
 
 
 def _secret_text(text: str, source: str) -> str:
-    """The secret as sent (white space around it is not part of it); never empty."""
-    secret = text.strip()
+    """The secret as sent: as given, its line ending left out (:func:`secret_as_given`,
+    as the app reads a typed one); never empty, nor holding a control character (a
+    second line ending, a tab), which no form could take and no one type again."""
+    secret = secret_as_given(text)
     if not secret:
-        raise UsageError(f"{source}: the secret is empty")
+        blank = " (only white space)" if text.strip("\r\n") else ""
+        raise UsageError(f"{source}: the secret is empty{blank}")
+    if problem := check_text(secret, "the secret"):
+        raise UsageError(f"{source}: {problem}")
     return secret
 
 

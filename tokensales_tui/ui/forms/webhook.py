@@ -13,7 +13,7 @@ from ...api import ApiClient, ApiError, Secret
 from ...api.endpoints import Endpoint, webhook_endpoint
 from ...api.models import Webhook, WebhookCreate, WebhookUpdate
 from ...api.preview import Change
-from ...checks import parse_events, suggest_events
+from ...checks import parse_events, secret_as_given, suggest_events
 from ...checks.forms import Problem, webhook_problems
 from ...clean import clean_line
 from ...mask import ELLIPSIS, shown
@@ -221,7 +221,7 @@ class WebhookForm(FormScreen):
     def outgoing(self) -> Outgoing | None:
         url = self.text("url").strip()
         events = parse_events(self.text("events"))
-        secret = self.text("secret").strip()
+        secret = secret_as_given(self.text("secret"))
         if self.webhook is None:
             body = WebhookCreate(url=url, events=events, secret=Secret(secret) if secret else UNSET)
             return Outgoing(CREATE_WEBHOOK, body)

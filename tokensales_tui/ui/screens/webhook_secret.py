@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from ...checks import secret_as_given
 from ..key_hints import follow_keys, hints
 from ..safe import content, show
 from ..widgets.footer import KeysFooter
@@ -20,8 +21,9 @@ from ..widgets.secret_input import SecretInput
 class WebhookSecretScreen(ModalScreen[str | None]):
     """A masked field for the secret of the webhook whose deliveries arrive.
 
-    Dismissed with the secret, white space around it left out (as ``--secret-file``
-    reads it), or None when cancelled or left empty. What is typed shows as dots and
+    Dismissed with the secret as typed, spaces and all (as ``--secret-file`` reads it:
+    see :func:`~tokensales_tui.checks.secret_as_given`), or None when cancelled or left
+    empty or blank. What is typed shows as dots and
     cannot be copied; it is kept in memory only.
     """
 
@@ -64,7 +66,7 @@ class WebhookSecretScreen(ModalScreen[str | None]):
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.dismiss(event.value.strip() or None)
+        self.dismiss(secret_as_given(event.value) or None)
 
     def action_cancel(self) -> None:
         """Close without a secret."""
