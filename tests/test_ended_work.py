@@ -61,15 +61,25 @@ def no_collector() -> Iterator[None]:
         gc.enable()
 
 
-async def work(held: Held, started: asyncio.Event, go_on: asyncio.Event, fails: bool) -> None:
+def holding(held: Held) -> None:
+    """A frame of its own, which the first error's traceback holds, with ``held``."""
+    raise KeyError("the first failure")
+
+
+async def work(held: Held, started: asyncio.Event, go_on: asyncio.Event, fails: bool | str) -> None:
     started.set()  # a worker cancelled before its work starts ends no differently
     await go_on.wait()
+    if fails == "while handling":
+        try:
+            holding(held)
+        except KeyError:
+            raise ValueError("the work failed handling another failure") from None
     if fails:
         raise ValueError("the work failed")
 
 
 @pytest.mark.parametrize("lets_go", [True, False])
-@pytest.mark.parametrize("ends", ["cancelled", "failed"])
+@pytest.mark.parametrize("ends", ["cancelled", "failed", "failed while handling"])
 async def test_a_worker_that_ended_badly_keeps_nothing_its_work_held(
     ends: str, lets_go: bool, no_collector: None
 ) -> None:
@@ -79,7 +89,8 @@ async def test_a_worker_that_ended_badly_keeps_nothing_its_work_held(
         held = Held()
         alive = weakref.ref(held)
         started, go_on = asyncio.Event(), asyncio.Event()
-        worker = node.run_worker(work(held, started, go_on, ends == "failed"), exit_on_error=False)
+        fails = {"cancelled": False, "failed": True}.get(ends, "while handling")
+        worker = node.run_worker(work(held, started, go_on, fails), exit_on_error=False)
         del held
         await wait_for(started.is_set, pilot)
         if ends == "cancelled":
@@ -133,3 +144,29 @@ async def test_the_tab_lets_go_of_a_work_cancelled(monkeypatch: pytest.MonkeyPat
         await wait_for(started.is_set, pilot)
         worker.cancel()
         await wait_for(lambda: WorkerState.CANCELLED in seen, pilot)
+
+
+async def test_a_load_that_fails_once_ended_is_cancelled_carrying_none_of_its_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Its cancellation was raised while the load's error was handled: it carried that
+    # error (the server's words, and the frames of the request, past what lets go).
+    from tokensales_tui.api import ApiError
+
+    app, _ = rigged_app()
+    async with app.run_test() as pilot:
+        await loaded(app, pilot)
+        tab: Any = app.browse.tab("items")
+        assert isinstance(tab, ResourceTab)
+
+        async def ended_then_failed(*args: object, **kwargs: object) -> object:
+            tab._load_number += 1  # ended by another hand, its cancellation lost
+            raise ApiError("server text")
+
+        monkeypatch.setattr(tab._api(), "call", ended_then_failed)
+        tab.reload()
+        (worker,) = tab._loads()
+        await wait_for(lambda: worker.state is WorkerState.CANCELLED, pilot)
+        assert worker.error is not None
+        assert worker.error.__context__ is None and worker.error.__cause__ is None
+        assert tab.error is None  # the error of a load ended is shown nowhere

@@ -12,7 +12,8 @@ traceback holds the frames the error went through, with their variables: what th
 work held (a tab's rows, a million items) stays as long as the worker, and the worker's
 own frame is among them, a cycle only a collection of the garbage breaks, freeing all
 of it at once on the event loop. :func:`let_go_of_ended_work` clears those frames'
-variables once the worker has ended (each node that runs such work calls it on its
+variables once the worker has ended, and those of every error it was raised from or
+while handling (each node that runs such work calls it on its
 ``Worker.StateChanged``, which does not bubble).
 """
 
@@ -74,10 +75,23 @@ def let_go_of_ended_work(event: Worker.StateChanged) -> None:
     error = event.worker.error
     if event.state not in (WorkerState.CANCELLED, WorkerState.ERROR) or error is None:
         return
-    traceback.clear_frames(error.__traceback__)
-    step = error.__traceback__
-    while step is not None:
-        # A copy of a frame's variables, made when someone read them (Rich's traceback
-        # of a failed worker does), is brought in line with the variables now cleared.
-        _ = step.tb_frame.f_locals
-        step = step.tb_next
+    for link in _chain(error):
+        traceback.clear_frames(link.__traceback__)
+        step = link.__traceback__
+        while step is not None:
+            # A copy of a frame's variables, made when someone read them (Rich's
+            # traceback of a failed worker does), is brought in line with the variables
+            # now cleared.
+            _ = step.tb_frame.f_locals
+            step = step.tb_next
+
+
+def _chain(error: BaseException) -> list[BaseException]:
+    """``error`` and each error it was raised from or while handling: each one's frames
+    hold what the work held as much as its own."""
+    chain: list[BaseException] = []
+    link: BaseException | None = error
+    while link is not None and not any(link is seen for seen in chain):
+        chain.append(link)
+        link = link.__cause__ or link.__context__
+    return chain

@@ -612,20 +612,25 @@ class ResourceTab(Vertical):
                 self._indexing = False
             self._still_current(number)
         except ApiError as error:
-            self._still_current(number)
-            self.error = error
-            self._stop_wait()
-            self._drop_arrived()
-            if isinstance(error, RateLimitedError) and error.retry_after:
-                self._hold_watch(error.retry_after)
-            self._show_problem(
-                f"Loading {self.resource.title.lower()} failed: {error_said(error, self.screen)}",
-                of="load",
-            )
-            return
+            # A load ended by another hand is cancelled below, outside this handler: raised
+            # in it, the cancellation would carry this error of a load that no longer
+            # counts, and its frames past what lets go of ended work.
+            if number == self._load_number:
+                self.error = error
+                self._stop_wait()
+                self._drop_arrived()
+                if isinstance(error, RateLimitedError) and error.retry_after:
+                    self._hold_watch(error.retry_after)
+                self._show_problem(
+                    f"Loading {self.resource.title.lower()} failed:"
+                    f" {error_said(error, self.screen)}",
+                    of="load",
+                )
+                return
         finally:
             if number == self._load_number:  # else another load's state, or none's
                 self._end_load()
+        self._still_current(number)  # a load that failed after it was ended ends here
         self._loaded_at = self._tried_at  # loaded: the rows shown are as of now
         self._stop_wait()
         # The rest of a list some entries of which could not be read is shown, and the
