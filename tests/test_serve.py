@@ -414,10 +414,11 @@ def test_addresses_are_compared_as_a_browser_writes_them() -> None:
 def test_the_app_command_holds_the_session_flags_and_no_token() -> None:
     args = build_parser().parse_args(["serve", "--demo", "--mask", "--read-only"])
     command = shlex.split(app_command(args))
-    assert command[:4] == [sys.executable, "-m", "tokensales_tui", "--served"]
-    assert set(command[4:]) == {"--demo", "--mask", "--read-only"}
+    # In UTF-8 mode from its start: never started again for a locale's charset.
+    assert command[:6] == [sys.executable, "-X", "utf8", "-m", "tokensales_tui", "--served"]
+    assert set(command[6:]) == {"--demo", "--mask", "--read-only"}
     before = build_parser().parse_args(["--profile", "prod", "serve"])
-    assert shlex.split(app_command(before))[4:] == ["--profile", "prod"]
+    assert shlex.split(app_command(before))[6:] == ["--profile", "prod"]
 
 
 def test_loopback_hosts() -> None:

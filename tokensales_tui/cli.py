@@ -177,8 +177,17 @@ def _token_lifetime(text: str) -> float:
     return value
 
 
+UTF8_MODE = ("-X", "utf8")
+"""The interpreter option of Python's UTF-8 mode: every name exchanged with the system
+(arguments, variables, file names, the command line of a program started) is UTF-8,
+whatever the locale says. See :func:`_in_utf8_mode`."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``tokensales-tui`` command."""
+    """Entry point of the ``tokensales-tui`` command; ``argv``: the arguments, else the
+    command line's (run again in UTF-8 mode where the locale's charset is another)."""
+    if argv is None:
+        _in_utf8_mode()
     from .console import OutputFailed, flush_output, guard_streams, unguard
 
     guard_streams()
@@ -199,6 +208,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ended_by(interrupted)
     finally:
         unguard()
+
+
+def _in_utf8_mode() -> None:
+    """Run this same command again, in place, in Python's UTF-8 mode, where the locale's
+    charset is not UTF-8.
+
+    The app reads and writes the terminal as UTF-8, and so do the commands. Under a
+    locale of another charset (over SSH, a server's ``LANG=en_US``, ISO-8859-1, with a
+    UTF-8 terminal) Python reads the arguments and variables in that charset, and
+    encodes every file name and every argument of a program it starts in it:
+    ``--url https://例え.jp`` arrived as other characters, controls among them, and an
+    export to ``prix-€.csv`` or a link to open with a character the charset lacks ended
+    in ``UnicodeEncodeError``. The arguments are given again as the bytes they came as
+    (read and written back in the same charset), and read as UTF-8 this time.
+
+    Under a UTF-8 locale (and the C locale, where Python is in UTF-8 mode already) this
+    costs a look at two values; elsewhere, one more start of the interpreter. The same
+    process goes on (its id, its descriptors): a closed stdin stays closed. Where no
+    interpreter can be started again, the command runs as it is.
+    """
+    if sys.flags.utf8_mode or sys.getfilesystemencoding() == "utf-8":
+        return
+    if not sys.executable or len(sys.orig_argv) < 2:
+        return  # embedded: no command line to run again
+    try:
+        os.execv(sys.executable, [sys.executable, *UTF8_MODE, *sys.orig_argv[1:]])
+    except OSError:
+        return
 
 
 def _output_failed(failed: OutputFailed) -> int:

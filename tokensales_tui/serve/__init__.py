@@ -90,8 +90,12 @@ def _port(text: str) -> int:
 
 
 def app_command(args: argparse.Namespace) -> str:
-    """The shell command that starts one served app: this Python, the session's flags."""
-    argv = [sys.executable, "-m", "tokensales_tui", "--served"]
+    """The shell command that starts one served app: this Python (in UTF-8 mode, which
+    the app would otherwise start again in under a locale of another charset), the
+    session's flags."""
+    from ..cli import UTF8_MODE
+
+    argv = [sys.executable, *UTF8_MODE, "-m", "tokensales_tui", "--served"]
     for flag in ("demo", "read_only", "mask"):
         if getattr(args, flag, False):
             argv.append("--" + flag.replace("_", "-"))
