@@ -120,3 +120,50 @@ def test_an_empty_profile_is_refused_in_one_line(served: Served) -> None:
             b"tokensales-tui: --profile is empty: give a profile's name, or leave --profile out\n"
         )
     assert served.sent() == {}
+
+
+STDIN_READERS = {
+    "delete": (["delete", "webhook", "wh_9019a85bc0a7"], "delete", "pass --yes"),
+    "secret": (
+        [
+            "create",
+            "webhook",
+            "--url",
+            "https://a.example/x",
+            "--event",
+            "item.sold",
+            "--secret-stdin",
+            "--dry-run",
+        ],
+        "--secret-stdin",
+        "pass the secret on it",
+    ),
+    "api-input": (["api", "POST", "/v1/platform-webhooks", "--input", "-"], "--input", ""),
+    "from-file": (["add", "collections", "--from-file", "-", "--dry-run"], "--from-file", ""),
+}
+
+
+@pytest.mark.parametrize("reader", STDIN_READERS)
+@pytest.mark.parametrize("stdin", ["empty", "closed"])
+def test_a_command_reading_stdin_refuses_a_closed_one_in_one_line(reader: str, stdin: str) -> None:
+    # Closed (`<&-`: sys.stdin is None), each was an AttributeError traceback.
+    import os
+    import subprocess
+    import sys
+
+    args, what, hint = STDIN_READERS[reader]
+    result = subprocess.run(
+        [sys.executable, "-m", "tokensales_tui", "--demo", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        **({"preexec_fn": lambda: os.close(0)} if stdin == "closed" else {}),
+    )
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 2, result.stderr
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert result.stderr.startswith(f"tokensales-tui: {what}")
+    if stdin == "closed":
+        assert f"{what}: stdin is closed — {hint}" in result.stderr

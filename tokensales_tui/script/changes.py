@@ -46,6 +46,7 @@ from .run import (
     preview,
     read_json_file,
     say,
+    standard_input,
     unknown_if_interrupted,
 )
 
@@ -101,11 +102,12 @@ def read_secret(args: Any) -> str:
     bytes given, less one line ending after them; spaces are the secret's own."""
     if args.secret_stdin:
         source = "--secret-stdin"
-        if sys.stdin.isatty():
+        stdin = standard_input(source, instead="pass the secret on it, or use --secret-file")
+        if stdin.isatty():
             with interruptible():
                 typed = getpass.getpass("webhook secret (not shown): ")
             return _secret_text(typed, source)
-        data = sys.stdin.buffer.read(MAX_SECRET_BYTES + 1)
+        data = stdin.buffer.read(MAX_SECRET_BYTES + 1)
     elif args.secret_file:
         source = "--secret-file"
         try:
@@ -201,7 +203,10 @@ async def delete(context: Context) -> int:
             context,
             *((endpoint("DELETE", i) if endpoint else collection_endpoint(i), None) for i in ids),
         )
-    if not args.yes and not sys.stdin.isatty():
+    if (
+        not args.yes
+        and not standard_input("delete", instead=f"pass --yes to delete {kind}s by id").isatty()
+    ):
         raise UsageError(f"delete: no terminal to ask on — pass --yes to delete {kind}s by id")
     failures: list[int] = []
     if not args.yes:
@@ -269,7 +274,7 @@ def _ask(kind: str, object_id: str, names: Mapping[str, str]) -> bool:
     with interruptible():  # from before the question: a ctrl+c on seeing it counts too
         sys.stderr.write(f"Delete {kind} {clean_line(object_id)} ({label})? [y/N] ")
         sys.stderr.flush()
-        answer = sys.stdin.readline().strip().lower()
+        answer = standard_input("delete").readline().strip().lower()
     if answer not in ("y", "yes"):
         say(f"{kind} {object_id}: kept")
         return False

@@ -12,7 +12,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import config
 from ..api.errors import ApiError, AuthError, NotFoundError, RefusedRequest, ValidationError
@@ -281,6 +281,17 @@ def repeated_key(data: bytes, what: str) -> str | None:
     return found[0] if found else None
 
 
+def standard_input(what: str, *, instead: str = "pass the data on it, or name a file") -> TextIO:
+    """The standard input, for ``what`` to read; :class:`UsageError` (exit 2, ``what:
+    stdin is closed — instead``) when it is closed (``<&-``: ``sys.stdin`` is None), as
+    an empty one (``</dev/null``) ends in a line of its own. Every reader of stdin takes
+    it from here."""
+    stream = sys.stdin
+    if stream is None:
+        raise UsageError(f"{what}: stdin is closed — {instead}")
+    return stream
+
+
 def read_input(path: str, what: str, *, limit: int) -> bytes:
     """The bytes of ``path`` (``-`` for stdin), at most ``limit``; a regular file only."""
     from pathlib import Path
@@ -288,7 +299,7 @@ def read_input(path: str, what: str, *, limit: int) -> bytes:
     from ..files import LocalFileError, read_local_file
 
     if path == "-":
-        data = sys.stdin.buffer.read(limit + 1)
+        data = standard_input(what).buffer.read(limit + 1)
         if len(data) > limit:
             raise UsageError(f"{what}: stdin holds more than {limit:,} bytes")
         return data
