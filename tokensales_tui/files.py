@@ -1,5 +1,11 @@
 """Every local file the app reads or writes goes through here: bounded reads, atomic writes, locks.
 
+A path typed or pasted in the app becomes a :class:`~pathlib.Path` through
+:func:`typed_path`, which refuses, as an ``OSError`` like any other a file gives, a name
+no file can have here: one with a NUL or a character the file system's encoding has no
+bytes for (given to the system, they raised ``ValueError``, which no ``except OSError``
+took: the app ended).
+
 Reading: :func:`read_local_file` accepts only a regular file (following a symbolic link
 to one) under a size limit, and never blocks on a FIFO or a device.
 
@@ -33,6 +39,7 @@ import fcntl
 import hashlib
 import os
 import stat
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -52,6 +59,8 @@ __all__ = [
     "lock_path",
     "locked",
     "read_local_file",
+    "refused_by_system",
+    "typed_path",
     "writable_target",
 ]
 
@@ -81,6 +90,36 @@ class LockError(OSError):
 
     def __str__(self) -> str:
         return f"its lock {self.lock}: {self.strerror}"
+def refused_by_system(error: OSError | ValueError) -> str:
+    """A few words on why the system refused a name (a path, an address handed to a
+    program), for a message that names it apart."""
+    if isinstance(error, UnicodeError):
+        return f"it holds a character this system's names ({sys.getfilesystemencoding()}) cannot"
+    if isinstance(error, OSError):
+        return error.strerror or str(error)
+    return str(error)  # "embedded null byte"
+
+
+def typed_path(text: str, *, home: bool = True) -> Path:
+    """``text``, as typed (any characters), as a path the system can be given, ``~``
+    expanded (unless not ``home``).
+
+    Raises:
+        LocalFileError: It holds a NUL, or a character the file system's encoding has no
+            bytes for (a lone surrogate; under a locale of another charset than UTF-8,
+            which the command line leaves for UTF-8 mode, any character outside it).
+    """
+    for position, char in enumerate(text, 1):
+        try:
+            unusable = os.fsencode(char) == b"\0"
+        except UnicodeEncodeError:
+            unusable = True
+        if unusable:
+            raise LocalFileError(
+                f"a file name here cannot hold the character U+{ord(char):04X}"
+                f" (position {position})"
+            )
+    return Path(os.path.expanduser(text) if home else text)
 
 
 def read_local_file(path: Path, *, limit: int) -> bytes:

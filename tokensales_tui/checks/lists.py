@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from ..files import LocalFileError, read_local_file
+from ..files import LocalFileError, read_local_file, typed_path
 from .addresses import EVM_ANY_CASE, SOLANA_LIKE
 from .text import clip
 
@@ -286,7 +286,10 @@ def load_list_file(path: str | Path, *, column_hint: str) -> ImportedList:
     Raises:
         ListFileError: the file is missing, a folder, unreadable, too large, or not UTF-8 text.
     """
-    resolved = Path(path).expanduser()
+    try:
+        resolved = typed_path(str(path))
+    except LocalFileError as error:
+        raise ListFileError(f"cannot open {path}: {error}") from None
     lines = _split_lines(_read_text(resolved))
     names = _header_names(column_hint)
     start = next((i for i, line in enumerate(lines) if line.strip()), len(lines))

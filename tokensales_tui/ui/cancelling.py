@@ -9,18 +9,37 @@ by escape or by a profile switch while it waited for its index went on to show t
 rows. :func:`wait_for_worker` is the one way this package waits for a worker (a
 tripwire test, ``tests/test_cancelling.py``, keeps it so): the waiter's own
 cancellation comes out of it as ``asyncio.CancelledError``.
+
+A worker waited for has its error read by its waiter: it is not reported as a failure
+nobody saw (:mod:`.work_failures`). One whose waiter comes only later (an index the load
+takes up once its body has arrived) is marked so when it starts, by :func:`awaited`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TypeVar
+import weakref
+from typing import Any, TypeVar
 
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-__all__ = ["being_cancelled", "wait_for_worker"]
+__all__ = ["awaited", "being_cancelled", "is_awaited", "wait_for_worker"]
 
 R = TypeVar("R")
+
+_AWAITED: weakref.WeakSet[Worker[Any]] = weakref.WeakSet()
+
+
+def awaited(worker: Worker[R]) -> Worker[R]:
+    """``worker``, marked as one that :func:`wait_for_worker` will wait for, whose
+    error its waiter reads (a failure of it is no failure of the app's)."""
+    _AWAITED.add(worker)
+    return worker
+
+
+def is_awaited(worker: Worker[Any]) -> bool:
+    """Whether someone waits, or will, for ``worker`` and reads its error."""
+    return worker in _AWAITED
 
 
 def _cancels_asked() -> int:
@@ -47,6 +66,7 @@ async def wait_for_worker(worker: Worker[R]) -> R:
         WorkerCancelled: ``worker`` was cancelled by another hand.
         WorkerFailed: ``worker`` raised.
     """
+    awaited(worker)
     asked = _cancels_asked()
     try:
         result = await worker.wait()

@@ -13,6 +13,7 @@ from textual.driver import Driver
 from textual.notifications import SeverityLevel
 
 from ..clean import clean, clean_line, cut_long_words, escape_unsafe
+from ..files import refused_by_system
 from ..mask import mask_text, masking, shown
 from ..signals import ending_on, exit_status
 from .acyclic_strips import use_acyclic_strips
@@ -25,6 +26,7 @@ from .narrow import wrap_in_a_cell_at_least
 from .served import ending_with_input
 from .terminal import guarded_driver
 from .terminal_mode import TerminalCaughtUp, keeping_the_terminal, one_frame
+from .work_failures import ReportingWorkers, WorkFailed
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -63,9 +65,10 @@ class GuardedApp(KeysInOrder[ReturnType]):
     """An app whose toasts, copies and terminal writes are all cleaned (and masked in mask
     mode), whose frames follow a late one on the next slot (:mod:`.frame_slots`), whose
     lines are freed when let go (:mod:`.acyclic_strips`), whose keys each reach the
-    widget the keys before them left the focus on (:mod:`.key_order`), and whose focused
+    widget the keys before them left the focus on (:mod:`.key_order`), whose focused
     widget is scrolled back into view when the terminal is made smaller
-    (:mod:`.focus_in_view`).
+    (:mod:`.focus_in_view`), and whose background work, failed, always says so
+    (:mod:`.work_failures`).
 
     Nothing is animated unless ``TEXTUAL_ANIMATIONS`` is set (to any level): Textual
     scrolls a view to its end or a page down for up to a second, redrawing it each frame
@@ -81,6 +84,7 @@ class GuardedApp(KeysInOrder[ReturnType]):
         post_input_at_once()  # escape and a key typed right after it: two keys
         read_escape_apart()
         super().__init__(*args, **kwargs)
+        self._workers = ReportingWorkers(self)  # a failure nobody reads is said
         if "TEXTUAL_ANIMATIONS" not in os.environ:
             self.animation_level = "none"
         if self.console.color_system is None:
@@ -178,6 +182,21 @@ class GuardedApp(KeysInOrder[ReturnType]):
             timeout=timeout,
             markup=False,
         )
+
+    def on_work_failed(self, event: WorkFailed) -> None:
+        """Background work failed, and no screen took it (see :mod:`.work_failures`)."""
+        self.notify(event.text, title="Something failed", severity="error", timeout=10)
+
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        """Open ``url`` in a browser (served: the one showing the app). What the system
+        refuses of it is said in a toast: a browser that cannot be started, or an
+        address it cannot be handed (a character the charset of the command line has
+        no bytes for raised ``UnicodeEncodeError`` out of :mod:`webbrowser`, and the
+        app ended)."""
+        try:
+            super().open_url(url, new_tab=new_tab)
+        except (OSError, ValueError) as error:
+            self.notify(f"Not opened: {refused_by_system(error)}", severity="error")
 
     def copy_to_clipboard(self, text: str) -> None:
         """Copy ``text`` (OSC 52), with every control character a paste could act on escaped.

@@ -41,7 +41,7 @@ from ..api.models import (
 )
 from ..clean import clean_line
 from ..payouts import payout_rows
-from .cancelling import wait_for_worker
+from .cancelling import awaited, wait_for_worker
 from .key_hints import error_said, follow_keys, hint, key_for, key_in, press
 from .lifetime import let_go_of_ended_work
 from .resources import ITEMS, PAYOUTS, Resource, row_content
@@ -834,9 +834,7 @@ class ResourceTab(Vertical):
         if self._indexer is None or arrival is None:
             return
         if self._process_worker is None and self._process_due(arrival):
-            self._process_worker = self.run_worker(
-                self._index_in_process(arrival), group="index", exit_on_error=False
-            )
+            self._start_index_process(arrival)
             return
         if worker is not None and worker.is_running:
             return
@@ -849,8 +847,10 @@ class ResourceTab(Vertical):
         # focus): the frame after it shows the rows the filter finds among them
         # (started in a worker, a frame could come between, and the key's wait for the next).
         first = self._index_first(indexer) is True
-        self._index_worker = self.run_worker(
-            self._index_arriving(indexer, drawn_first=first), group="index", exit_on_error=False
+        self._index_worker = awaited(  # by the load, which reads its failure
+            self.run_worker(
+                self._index_arriving(indexer, drawn_first=first), group="index", exit_on_error=False
+            )
         )
 
     def _index_ahead(self) -> None:
@@ -1169,13 +1169,21 @@ class ResourceTab(Vertical):
         self._stop_at = cut[0]
         columns = indexer.columns
         if worker is None:
-            self._process_worker = self.run_worker(
-                self._index_in_process(arrival, columns), group="index", exit_on_error=False
-            )
+            self._start_index_process(arrival, columns)
         setup = index_process.setup_for(arrival, self.resource.key, columns, cut)
         self._tail = tail = asyncio.ensure_future(_tail_from_process(setup, len(rows)))
         tail.add_done_callback(_retrieved)  # one let go may have failed: no warning
         return tail
+
+    def _start_index_process(
+        self, arrival: StreamedList, columns: Sequence[Column] | None = None
+    ) -> None:
+        """Index the rows arriving in a process (see :meth:`_index_in_process`)."""
+        self._process_worker = awaited(  # by the load, which reads its failure
+            self.run_worker(
+                self._index_in_process(arrival, columns), group="index", exit_on_error=False
+            )
+        )
 
     def _end_tail(self) -> None:
         """Stop the process indexing the last rows, if it runs (its pieces are let go)."""

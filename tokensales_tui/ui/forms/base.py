@@ -59,6 +59,7 @@ from ..safe import line, show
 from ..safe_app import copy
 from ..screens.confirm import ConfirmScreen, DiscardScreen
 from ..widgets.footer import KeysFooter
+from ..work_failures import WorkFailed
 from ..worker import ApiWorker
 
 __all__ = [
@@ -688,6 +689,14 @@ class FormScreen(ModalScreen[FormResult | None]):
 
     def _say_sending(self, outgoing: Outgoing) -> None:
         self.set_status(f"Sending {outgoing.endpoint.method} {outgoing.endpoint.path}…", "busy")
+
+    def on_work_failed(self, event: WorkFailed) -> None:
+        """Work of the form (a check, an import, the sending) failed in a way not
+        foreseen: said on the status line, and the form can be used again."""
+        event.stop()
+        if self.sending:
+            self._set_sending(False)
+        self.set_status(f"Failed: {event.text}", "error")
 
     def set_status(self, text: str, state: str) -> None:
         """Show a line above the buttons: ``busy``, ``error`` or ``ok``."""

@@ -11,6 +11,7 @@ from textual import events
 from textual.suggester import Suggester
 
 from ...checks import suggest_events
+from ...files import typed_path
 from ..widgets.safe_input import SafeInput
 
 __all__ = ["ListInput", "ListSuggester", "PathSuggester", "choice_hint"]
@@ -64,8 +65,8 @@ class PathSuggester(Suggester):
         if not value:
             return None
         folder, slash, start = value.rpartition("/")
-        where = Path(os.path.expanduser(folder + slash)) if slash else Path(".")
         try:
+            where = typed_path(folder + slash) if slash else Path(".")
             names = sorted(
                 entry.name for entry in os.scandir(where) if entry.name.startswith(start)
             )

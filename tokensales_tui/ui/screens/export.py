@@ -26,6 +26,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, ProgressBar, RadioButton, RadioSet, Static
 
 from ...api.models import raw_texts
+from ...files import typed_path
 from ...mask import masking
 from ..export import FORMATS, ExportStopped, default_path, export_rows, with_extension
 from ..key_hints import hint
@@ -35,6 +36,7 @@ from ..served import is_served
 from ..table.cells import Column
 from ..widgets.footer import KeysFooter
 from ..widgets.safe_input import SafeInput
+from ..work_failures import WorkFailed
 from .confirm import ConfirmScreen
 
 __all__ = ["ExportScreen"]
@@ -154,9 +156,16 @@ class ExportScreen(ModalScreen[Path | None]):
         if not typed:
             self._say("Type the path of the file to write", error=True)
             return None
+        try:
+            # Served: no home folder of the serving machine is anybody's.
+            path = typed_path(
+                typed.replace("\\", "/") if self.served else typed, home=not self.served
+            )
+        except OSError as error:  # a NUL, a character no file name here can have
+            self._say(f"Not a file name: {error}", error=True)
+            return None
         if self.served:
-            return self._private_path(typed)
-        path = Path(os.path.expanduser(typed))
+            return self._private_path(path)
         if not path.is_absolute():
             path = self.folder / path
         try:
@@ -168,11 +177,11 @@ class ExportScreen(ModalScreen[Path | None]):
             return None
         return path
 
-    def _private_path(self, typed: str) -> Path | None:
+    def _private_path(self, typed: Path) -> Path | None:
         """Served: the name the browser saves the file as, the last part of what was
         typed (no folder of the serving machine is taken); written first in a private
         folder the writing makes (see :meth:`_run`)."""
-        name = Path(typed.replace("\\", "/")).name
+        name = typed.name
         if name in ("", ".", ".."):
             self._say("Type a file name", error=True)
             return None
@@ -310,6 +319,11 @@ class ExportScreen(ModalScreen[Path | None]):
         self._say(message, error=True)
         # Disabled while writing, the field lost the focus: the path is what to mend.
         self.query_one("#path", Input).focus()
+
+    def on_work_failed(self, event: WorkFailed) -> None:
+        """The writing failed in a way not foreseen: said, and the dialog open again."""
+        event.stop()
+        self._failed(f"Not exported: {event.text}")
 
     def action_cancel(self) -> None:
         """Stop writing (nothing is written), or close."""

@@ -1,0 +1,159 @@
+"""Background work that fails says so, and a name the system refuses is a message:
+no screen stays on "Reading …" for good, no path or address typed ends the app."""
+
+from __future__ import annotations
+
+import asyncio
+import webbrowser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import ComposeResult
+from textual.widgets import Input, Static
+
+from tokensales_tui.session import Launch
+from tokensales_tui.ui import screens
+from tokensales_tui.ui.app import TokenSalesApp
+from tokensales_tui.ui.cancelling import wait_for_worker
+from tokensales_tui.ui.forms import collections as collections_module
+from tokensales_tui.ui.safe_app import GuardedApp
+
+from .apphelpers import loaded, screen_text, wait_for, wait_for_screen
+from .formhelpers import SIZE, demo, fill, open_form
+from .test_forms_collections import VALID, import_file
+
+LATIN_1_REFUSAL = UnicodeEncodeError("latin-1", "/tmp/例え.csv", 5, 7, "ordinal not in range(256)")
+
+
+class Working(GuardedApp[None]):
+    """An app whose work fails: in the open, or with someone waiting for it."""
+
+    def compose(self) -> ComposeResult:
+        yield Static("working")
+
+    async def fail(self) -> None:
+        await asyncio.sleep(0)
+        raise KeyError("the unforeseen")
+
+
+async def test_a_failure_nobody_reads_is_said_in_a_toast() -> None:
+    app = Working()
+    async with app.run_test() as pilot:
+        worker = app.run_worker(app.fail(), exit_on_error=False)
+        await wait_for(lambda: worker.is_finished, pilot)
+        await wait_for(lambda: bool(app._notifications), pilot)
+        (toast,) = app._notifications
+        assert (toast.title, toast.message) == ("Something failed", "KeyError: 'the unforeseen'")
+        assert toast.severity == "error"
+
+
+async def test_a_failure_its_waiter_reads_is_the_waiter_s() -> None:
+    from tokensales_tui.ui.cancelling import awaited
+
+    app = Working()
+    async with app.run_test() as pilot:
+        worker = awaited(app.run_worker(app.fail(), exit_on_error=False))
+        with pytest.raises(Exception, match="the unforeseen"):
+            await wait_for_worker(worker)
+        await pilot.pause()
+        assert not app._notifications
+
+
+async def test_an_import_that_fails_unforeseen_says_so_instead_of_reading_for_good(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Only ListFileError was caught: the status stayed "Reading …" for good.
+    def refused(path: str, **_: Any) -> Any:
+        raise LATIN_1_REFUSAL
+
+    monkeypatch.setattr(collections_module, "load_list_file", refused)
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await fill(pilot, **VALID)
+        form.query_one("#c1-wallets").focus()
+        await import_file(pilot, tmp_path / "例え.csv")
+        status = form.query_one("#form-status")
+        await wait_for(lambda: "Failed" in str(status.render()), pilot)
+        assert str(status.render()).startswith("Failed: UnicodeEncodeError: 'latin-1' codec")
+        assert "Reading" not in screen_text(app)
+
+
+@pytest.mark.parametrize("name", ["out\0.csv", "out-\ud800.csv"], ids=["nul", "surrogate"])
+async def test_an_import_path_no_file_can_have_is_refused_in_words(
+    tmp_path: Path, name: str
+) -> None:
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "5")
+        await fill(pilot, **VALID)
+        form.query_one("#c1-wallets").focus()
+        await import_file(pilot, tmp_path / name)
+        status = form.query_one("#form-status")
+        await wait_for(lambda: "Not imported" in str(status.render()), pilot)
+        assert "a file name here cannot hold the character U+" in str(status.render())
+
+
+async def export_to(app: TokenSalesApp, pilot: Any, typed: str) -> None:
+    await loaded(app, pilot)
+    await pilot.press("x")
+    await wait_for_screen(app, pilot, "ExportScreen")
+    app.screen.query_one("#path", Input).value = typed
+    await pilot.press("enter")
+
+
+@pytest.mark.parametrize("name", ["out\0.csv", "out-\ud800.csv"], ids=["nul", "surrogate"])
+async def test_an_export_path_no_file_can_have_is_refused_in_words(
+    tmp_path: Path, name: str
+) -> None:
+    # path.stat() raised ValueError (UnicodeEncodeError under a Latin-1 locale): the app ended.
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await export_to(app, pilot, str(tmp_path / name))
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ExportScreen"
+        said = str(app.screen.query_one(".status").render())
+        assert said.startswith("Not a file name: a file name here cannot hold the character U+")
+        assert app.focused is app.screen.query_one("#path")
+    assert list(tmp_path.iterdir()) == [tmp_path / "home"]
+
+
+async def test_an_export_that_fails_unforeseen_opens_the_dialog_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_: Any, **__: Any) -> None:
+        raise KeyError("column")
+
+    monkeypatch.setattr(screens.export, "export_rows", broken)
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await export_to(app, pilot, str(tmp_path / "out.csv"))
+        await wait_for(lambda: "Not exported" in screen_text(app), pilot)
+        said = str(app.screen.query_one(".status").render())
+        assert said == "Not exported: KeyError: 'column'"
+        assert app.focused is app.screen.query_one("#path")
+        assert not app.screen.query_one("#path", Input).disabled
+
+
+async def test_an_address_the_system_cannot_hand_to_a_browser_is_said(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # webbrowser raised UnicodeEncodeError from the locale's charset: the app ended.
+    def refused(url: str, *_: Any, **__: Any) -> bool:
+        raise UnicodeEncodeError("latin-1", url, 8, 10, "ordinal not in range(256)")
+
+    monkeypatch.setattr(webbrowser, "open", refused)
+    monkeypatch.setenv("DISPLAY", ":0")
+    for name in ("SSH_CONNECTION", "SSH_TTY", "SSH_CLIENT"):
+        monkeypatch.delenv(name, raising=False)
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("G", "o")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        await pilot.press("right", "enter")
+        await wait_for(lambda: bool(app._notifications), pilot)
+        messages = [n.message for n in app._notifications]
+        assert any(m.startswith("Not opened: it holds a character") for m in messages), messages
+        assert app.is_running
