@@ -167,3 +167,31 @@ def test_a_command_reading_stdin_refuses_a_closed_one_in_one_line(reader: str, s
     assert result.stderr.startswith(f"tokensales-tui: {what}")
     if stdin == "closed":
         assert f"{what}: stdin is closed — {hint}" in result.stderr
+
+
+def test_every_command_reads_stdin_through_the_one_way_that_refuses_a_closed_one() -> None:
+    import ast
+
+    import tokensales_tui
+
+    package = Path(tokensales_tui.__file__).parent
+    found: list[str] = []
+    for folder in ("script", "webhooks"):
+        for path in sorted((package / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            allowed = {
+                id(node)
+                for function in ast.walk(tree)
+                if isinstance(function, ast.FunctionDef) and function.name == "standard_input"
+                for node in ast.walk(function)
+            }
+            found += [
+                f"{path.name}:{node.lineno}"
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Attribute)
+                and node.attr == "stdin"
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "sys"
+                and id(node) not in allowed
+            ]
+    assert found == []
