@@ -90,6 +90,8 @@ class LockError(OSError):
 
     def __str__(self) -> str:
         return f"its lock {self.lock}: {self.strerror}"
+
+
 def refused_by_system(error: OSError | ValueError) -> str:
     """A few words on why the system refused a name (a path, an address handed to a
     program), for a message that names it apart."""

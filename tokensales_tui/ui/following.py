@@ -35,11 +35,14 @@ class Following:
 
     _followed: tuple[Signal[Any], ...] = ()
 
-    def follow(self, signal: Signal[T], callback: Callable[[T], object]) -> None:
+    def follow(
+        self, signal: Signal[T], callback: Callable[[T], object], *, immediate: bool = False
+    ) -> None:
         """Call ``callback`` with each value ``signal`` publishes, once the messages
-        already queued for this node are handled, until this node unmounts."""
+        already queued for this node are handled (at once, in the publisher's turn, if
+        ``immediate``), until this node unmounts."""
         node = self._node()
-        signal.subscribe(node, callback)
+        signal.subscribe(node, callback, immediate=immediate)
         self._followed += (signal,)
 
     def _on_unmount(self) -> None:

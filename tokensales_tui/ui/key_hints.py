@@ -26,6 +26,7 @@ from textual.keys import format_key, key_to_character
 from textual.screen import Screen
 
 from ..api import ApiError, AuthError
+from .following import Following
 
 __all__ = [
     "action_name",
@@ -146,14 +147,15 @@ def press(screen: Screen[Any], action: str, what: str) -> str:
     return f"press {key} {what}" if key else ""
 
 
-def follow_keys(node: DOMNode, say: Callable[[], object]) -> None:
+def follow_keys(node: Following, say: Callable[[], object]) -> None:
     """Run ``say`` now, and again each time the keys of ``node``'s screen change: a keymap
     applied (the main screen's tabs are up before the config file is read), the focus
     moved (a list's enter, a field's), an action turned on or off. For a text that names
     a key and stays on screen: it names the key bound now, not the one bound when drawn.
-    ``node`` must be mounted."""
+    ``node`` must be mounted; it lets go of the screen's signal when it unmounts."""
+    assert isinstance(node, DOMNode)
     # At once, not as a message: keys typed meanwhile wait for no extra one (key_order).
-    node.screen.bindings_updated_signal.subscribe(node, lambda _screen: say(), immediate=True)
+    node.follow(node.screen.bindings_updated_signal, lambda _screen: say(), immediate=True)
     say()
 
 

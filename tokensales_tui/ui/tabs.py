@@ -42,6 +42,7 @@ from ..api.models import (
 from ..clean import clean_line
 from ..payouts import payout_rows
 from .cancelling import awaited, wait_for_worker
+from .following import Following
 from .key_hints import error_said, follow_keys, hint, key_for, key_in, press
 from .lifetime import let_go_of_ended_work
 from .resources import ITEMS, PAYOUTS, Resource, row_content
@@ -304,7 +305,7 @@ class FilterInput(SafeInput):
         self.apply_change()
 
 
-class ResourceTab(Vertical):
+class ResourceTab(Following, Vertical):
     """Lists one resource and keeps its filter, sort and loading state.
 
     The tab asks the API worker for its rows; a failure shows in the tab's own

@@ -14,6 +14,7 @@ from textual.widgets.option_list import Option
 
 from ... import config
 from ...api.connection import host_of
+from ..following import Following
 from ..key_hints import follow_keys, hint, hints
 from ..safe import line, show
 from ..widgets.footer import KeysFooter
@@ -41,7 +42,7 @@ def profile_summary(profile: config.Profile) -> str:
     return " · ".join(parts)
 
 
-class ProfileScreen(ModalScreen[PickerChoice | None]):
+class ProfileScreen(Following, ModalScreen[PickerChoice | None]):
     """Lists the profiles of the config file, and the demo; returns what was chosen.
 
     enter switches to the highlighted profile, ``a`` asks for a new one, ``e`` to edit

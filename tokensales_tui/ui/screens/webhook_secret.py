@@ -12,13 +12,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from ...checks import secret_as_given
+from ..following import Following
 from ..key_hints import follow_keys, hints
 from ..safe import content, show
 from ..widgets.footer import KeysFooter
 from ..widgets.secret_input import SecretInput
 
 
-class WebhookSecretScreen(ModalScreen[str | None]):
+class WebhookSecretScreen(Following, ModalScreen[str | None]):
     """A masked field for the secret of the webhook whose deliveries arrive.
 
     Dismissed with the secret as typed, spaces and all (as ``--secret-file`` reads it:
