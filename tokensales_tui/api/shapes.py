@@ -98,6 +98,23 @@ def repair_surrogates(body: bytes) -> bytes | None:
     return repaired if found else None
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_surrogates(value: Any) -> Any:
+    """``value`` (decoded JSON) with each lone surrogate of its strings and keys as
+    U+FFFD, as every route reads one a server escapes (:func:`repair_surrogates`): no
+    UTF-8 holds one, so no encoder writes it. For values that do not come from a
+    server's JSON (an argument that is not UTF-8, a file a person wrote)."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {without_surrogates(k): without_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [without_surrogates(item) for item in value]
+    return value
+
+
 class Members(dict[str, Any]):
     """A decoded object that names members more than once: the last value of each, as
     every decoder here reads it, and in :attr:`twice` the names given more than once."""

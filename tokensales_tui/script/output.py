@@ -95,21 +95,8 @@ def encode_json(value: Any) -> bytes:
     try:
         encoded = _ENCODER.encode(value)
     except UnicodeEncodeError:
-        encoded = _ENCODER.encode(_without_surrogates(value))
+        encoded = _ENCODER.encode(shapes.without_surrogates(value))
     return _ESCAPE.sub(_escape, encoded)
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _without_surrogates(value: Any) -> Any:
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_without_surrogates(item) for item in value]
-    return value
 
 
 def _decode(raw: Any) -> Any:
