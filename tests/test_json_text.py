@@ -31,10 +31,12 @@ def test_preview_caps_strings_depth_and_size() -> None:
 
 
 def test_full_json_escapes_unsafe_characters_but_round_trips() -> None:
-    raw = {"x": "\x9b\u2028\u202e\ud800\x7f"}
+    raw = {"x": "\x9b\u2028\u202e\x7f"}
     text = full_json(raw)
     assert text.isascii()
     assert json.loads(text) == raw
+    # a lone surrogate, which no UTF-8 holds: U+FFFD, as every route reads one
+    assert json.loads(full_json({"x\udc00": "\ud800"})) == {"x\ufffd": "\ufffd"}
 
 
 def test_preview_stops_at_the_character_budget_and_marks_the_cut() -> None:

@@ -906,7 +906,7 @@ async def test_a_retried_list_shows_the_rows_of_the_try_that_goes_on() -> None:
         async with on_items(Retried(create_app(seed=0))) as (app, pilot, tab):
             await wait_for(lambda: held.waiting and tab.table.total_count > 0, pilot)
             rows = tab.table.model.rows
-            assert all(tab.resource.raw(row) == listed[n] for n, row in enumerate(rows[:50]))
+            assert all(row.raw == listed[n] for n, row in enumerate(rows[:50]))
             await pilot.press("enter")  # the detail of the first row
             await wait_for(lambda: "item-00000" in screen_text(app), pilot)
             await pilot.press("escape")

@@ -511,10 +511,7 @@ class ApiClient:
                 f"{what}: expected an object ({shapes.describe_body(response.status_code, content_type, len(response.content))})",
                 status=response.status_code,
             )
-        value = convert(payload, model, what, response.status_code, text)
-        if text is not None:
-            value.raw = msgspec.Raw(text)
-        return value
+        return convert(payload, model, what, response.status_code, text)
 
     async def _delete(self, endpoint: Endpoint) -> Deleted:
         """A DELETE; a 404 to it repeated after an attempt whose answer was lost is the

@@ -29,6 +29,7 @@ from .models import (
     from_json_elements,
     from_raw,
     keep_in,
+    keep_text,
     paused_gc,
     set_each,
 )
@@ -58,7 +59,6 @@ OFF_LOOP_BYTES = 256 * 1024
 
 _JSON_START = re.compile(rb"[^ \t\r\n]")
 _ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw])
-_ANY_LIST = msgspec.json.Decoder(list[Any])
 _MEMBERS = msgspec.json.Decoder(dict[str, msgspec.Raw])
 
 
@@ -155,14 +155,20 @@ class ListParser:
         with paused_gc():
             try:
                 if self.model is Asset:
-                    # The table reads an asset's cells from its dict: kept decoded.
-                    objects = _ANY_LIST.decode(text)
+                    # The table reads an asset's cells from its dict: kept decoded,
+                    # with its text (convert).
+                    elements = _ELEMENTS.decode(text)
+                    objects = list(map(msgspec.json.decode, elements))
                     if not all(isinstance(obj, dict) for obj in objects):
                         raise NoFastPath
                     try:
-                        rows = [_typed(obj, Asset, self.what, self.status) for obj in objects]
+                        rows = [
+                            convert(obj, Asset, self.what, self.status, element)
+                            for obj, element in zip(objects, elements, strict=True)
+                        ]
                     except UnexpectedResponse:
                         raise NoFastPath from None
+                    return rows
                 else:
                     if self._elements is None:
                         self._elements = ElementDecoder(self.model)
@@ -423,14 +429,16 @@ _ID_READERS: dict[type[Model], shapes.IdReader] = {
 
 def convert(obj: dict[str, Any], model: type[M], what: str, status: int, text: Any = None) -> M:
     """``obj`` as ``model`` (:func:`.models.from_raw`), or :class:`UnexpectedResponse`
-    naming what does not fit. The id of a model the interface does not type is read
-    from ``text``, the object's JSON text (:class:`.shapes.IdReader`); without it, from
-    ``obj`` (:func:`.shapes.find_id`: a number has no text left, and is no id)."""
+    naming what does not fit. ``text``, the object's JSON text, is what it keeps as
+    ``raw`` (:func:`.models.keep_text`: its numbers as the server wrote them), and
+    where the id of a model the interface does not type is read (:class:`.shapes.IdReader`);
+    without it, the id is read from ``obj`` (:func:`.shapes.find_id`: a number has no
+    text left, and is no id)."""
     value = _typed(obj, model, what, status)
     reader = _ID_READERS.get(model)
     if reader is not None:
         value.id = reader(text) if text is not None else shapes.find_id(obj, reader.keys)  # type: ignore[attr-defined]
-    return value
+    return value if text is None else keep_text(value, text)
 
 
 def _typed(obj: dict[str, Any], model: type[M], what: str, status: int) -> M:

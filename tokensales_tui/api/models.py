@@ -52,9 +52,10 @@ class Model(Struct, rename="camel", kw_only=True, gc=False):
     """Base of the response models."""
 
     _kept: Any = msgspec.field(default=None, name=_RAW)
-    """The server's object: a dict, its JSON text (``msgspec.Raw``), where that text lies
-    in the list's spool (:class:`~.spool.Spooled`), or the :class:`~.spool.Region` of a
-    list arriving that holds it (the row's index in it is ``_at``)."""
+    """The server's object: a dict (a :class:`Decoded` one, which keeps its JSON text
+    too), its JSON text (``msgspec.Raw``), where that text lies in the list's spool
+    (:class:`~.spool.Spooled`), or the :class:`~.spool.Region` of a list arriving that
+    holds it (the row's index in it is ``_at``)."""
     _at: Any = msgspec.field(default=0, name=_AT)
 
     @property
@@ -87,7 +88,7 @@ class Model(Struct, rename="camel", kw_only=True, gc=False):
 
     @property
     def raw_text(self) -> bytes | None:
-        """The object's JSON text as the server sent it, when it is kept as text."""
+        """The object's JSON text as the server sent it, when it is kept."""
         source = self._kept
         if source.__class__ is Region:
             return source.text(self._at)  # type: ignore[no-any-return]
@@ -95,7 +96,46 @@ class Model(Struct, rename="camel", kw_only=True, gc=False):
             return source.text()  # type: ignore[no-any-return]
         if source.__class__ is msgspec.Raw:
             return bytes(source)
+        if source.__class__ is Decoded:
+            return bytes(source.text)
         return None
+
+    @property
+    def sent(self) -> Any:
+        """The object as the server sent it, to write out again (copied, shown as JSON,
+        exported): :attr:`raw`, each number the JSON text the server wrote
+        (:func:`.shapes.decode_as_sent`), never a float written again. Decoded anew at each
+        access, from :attr:`raw_text`; an object kept with no text is :attr:`raw`."""
+        text = self.raw_text
+        if text is None:
+            return self.raw
+        try:
+            return shapes.decode_as_sent(text)
+        except (ValueError, RecursionError):  # what raw says of it, as it says it
+            return self.raw
+
+
+class Decoded(dict[str, Any]):
+    """An object kept decoded, as its table reads its cells from it (an asset's), with
+    the JSON text it was read from in :attr:`text`: what is written out again is that
+    text (:attr:`Model.sent`), never the floats of the dict."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, members: Mapping[str, Any], text: bytes | msgspec.Raw) -> None:
+        super().__init__(members)
+        self.text = text
+
+
+def keep_text(value: M, text: bytes | msgspec.Raw) -> M:
+    """``value``, decoded from ``text``, keeping that text as its ``raw``: as text alone,
+    or, for a model whose table reads its cells from the dict (:class:`Asset`), with
+    the dict (:class:`Decoded`)."""
+    if isinstance(value, Asset):
+        value.raw = Decoded(value.raw, text)  # type: ignore[assignment]
+    else:
+        value.raw = text if text.__class__ is msgspec.Raw else msgspec.Raw(text)  # type: ignore[assignment]
+    return value
 
 
 def _decode_kept(text: msgspec.Raw | bytes) -> dict[str, Any]:
@@ -125,7 +165,7 @@ def not_utf8(error: Exception) -> bool:
     )
 
 
-def raw_texts(rows: Sequence[Model]) -> list[bytes | None]:
+def raw_texts(rows: Sequence[Any]) -> list[bytes | None]:
     """The JSON text each row was read from, as :attr:`Model.raw_text` gives it, read
     in bulk: the rows of one region that come one after another in ``rows`` take one
     read of the spool (an export or a comparison of 100,000 rows, not 100,000 reads)."""

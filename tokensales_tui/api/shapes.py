@@ -280,6 +280,27 @@ def unbounded_json(text: bytes) -> Any:
     )
 
 
+def decode_as_sent(text: bytes) -> Any:
+    """The JSON text ``text`` decoded for writing out again (copied, shown as JSON,
+    exported): each number is the JSON text the server wrote, as :class:`msgspec.Raw`
+    (``1.10``, ``-0``, ``1e400``, ``0.1000000000000000000001``), never the float or
+    int it reads as, which writes another number (``1.1``, ``0``, ``Infinity``,
+    ``0.1``). Strings are read as every route reads them (:func:`as_read`; bytes that
+    are not UTF-8 as U+FFFD). Costs about twice a decode into floats: for one object
+    at a time, never for a list as it loads. Raises ``ValueError`` for text that is
+    no JSON, ``RecursionError`` for JSON nested too deeply."""
+    return json.loads(
+        as_read(text).decode("utf-8", "replace"),
+        parse_float=_number_text,
+        parse_int=_number_text,
+        parse_constant=_no_constant,
+    )
+
+
+def _number_text(text: str) -> msgspec.Raw:
+    return msgspec.Raw(text.encode("ascii"))  # JSON numbers are ASCII
+
+
 def _int_or_infinite(text: str) -> int | float:
     """A JSON integer; one of more digits than Python reads (4,300) as infinite. The bound
     is Python's own, as msgspec's is: a cut of 4,000 read an integer of 4,299 digits as

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -27,10 +26,11 @@ from typing import Any
 
 import msgspec
 
-from ..api.models import not_utf8
+from ..api.shapes import decode_as_sent
 from ..clean import display_value, escape_unsafe, guard_formula
 from ..files import atomic_writer
 from ..mask import masking, shown
+from .json_text import json_line
 from .table.cells import Column
 
 __all__ = ["FORMATS", "ExportStopped", "default_path", "export_rows"]
@@ -58,27 +58,21 @@ PROGRESS_EVERY = 2_000
 def _one_line(row: Any, text: bytes | None, raw: Callable[[Any], Any]) -> str:
     """``text`` (``row``'s JSON as sent) on one line, without decoding it into objects:
     its numbers, escapes and keys as the server wrote them. A row without one, or whose
-    text is not UTF-8 (fields no model names are not checked), has its object written
-    again, as ``raw`` gives it (bad bytes replaced, characters as themselves)."""
+    text is not UTF-8 (fields no model names are not checked), is written from ``raw``
+    (bad bytes replaced, characters as themselves, numbers as sent)."""
     if text is not None:
         try:
             return msgspec.json.format(text, indent=0).decode()
         except (msgspec.DecodeError, UnicodeDecodeError):
             pass
-    return json.dumps(raw(row), ensure_ascii=False)
+    return json_line(raw(row))
 
 
 def _written_again(row: Any, text: bytes | None, raw: Callable[[Any], Any]) -> str:
     """``row``'s object decoded from ``text`` and written again, its characters as
-    themselves: a mask looks for them, not for the escapes (``\\u00e9``) a server may
-    write them as."""
-    try:
-        value = raw(row) if text is None else msgspec.json.decode(text)
-    except (UnicodeDecodeError, msgspec.DecodeError) as error:
-        if not not_utf8(error):
-            raise
-        value = raw(row)  # in a field no model names: as ``raw`` reads it
-    return json.dumps(value, ensure_ascii=False)
+    themselves (a mask looks for them, not for the escapes, ``\\u00e9``, a server may
+    write them as), its numbers as the server wrote them (:func:`.shapes.decode_as_sent`)."""
+    return json_line(raw(row) if text is None else decode_as_sent(text))
 
 
 class ExportStopped(Exception):
@@ -123,7 +117,8 @@ def export_rows(
         kind: ``csv``, ``json`` or ``jsonl``.
         columns: The columns shown (CSV).
         rows: The row objects, in the order shown.
-        raw: A row's whole object as the server sent it (JSON).
+        raw: A row's whole object as the server sent it (JSON), its numbers kept as
+            the text sent (:func:`.resources.as_sent`).
         raw_texts: The JSON texts of many rows at once, in order, as the server sent
             them (None for a row without one), where the rows keep them (read from
             the list's spool in bulk). Each is written as it is, on one line: its
@@ -151,7 +146,7 @@ def export_rows(
                 writer.writerows([csv_cell(column.get(row)) for column in columns] for row in batch)
                 continue
             if raw_texts is None:
-                texts = [json.dumps(raw(row), ensure_ascii=False) for row in batch]
+                texts = [json_line(raw(row)) for row in batch]
             else:
                 line = _written_again if masking() else _one_line
                 texts = list(map(line, batch, raw_texts(batch), repeat(raw)))

@@ -1,10 +1,13 @@
-"""Pretty JSON for display, capped so that hostile or huge objects stay cheap; no Textual, no Rich.
+"""Writing a server's objects as JSON again; no Textual, no Rich.
 
 :func:`preview_json` writes ``json.dumps(indent=2)``-style lines of a value until a
 budget runs out: at most :data:`MAX_LINES` lines and :data:`MAX_CHARS` characters,
 strings cut at :data:`MAX_STRING` characters and nesting cut at :data:`MAX_DEPTH`
-levels. :func:`full_json` writes the whole value, for copying. Both escape every
-character that is unsafe on a terminal, so what they write parses back to the value.
+levels. :func:`full_json` writes the whole value, for copying; :func:`json_line` writes
+it on one line, for an export. Each writes a number kept as the JSON text the server
+wrote (``msgspec.Raw``, :attr:`.api.models.Model.sent`) as that text: ``1.10``,
+``-0``, ``1e400`` stay so. The first two escape every character that is unsafe on a
+terminal, so what they write parses back to the value.
 """
 
 from __future__ import annotations
@@ -13,9 +16,12 @@ import json
 import re
 from dataclasses import dataclass
 
+import msgspec
+
+from ..api.shapes import without_surrogates
 from ..clean import clean, escape_unsettled, is_clean
 
-__all__ = ["JsonPreview", "full_json", "preview_json"]
+__all__ = ["JsonPreview", "full_json", "json_line", "preview_json"]
 
 MAX_LINES = 2_000
 """Most JSON lines rendered."""
@@ -38,16 +44,42 @@ def _escape(dumped: str) -> str:
 
 
 def full_json(value: object) -> str:
-    """The whole value as pretty JSON (indent 2) that parses back to an equal value.
+    """The whole value as pretty JSON (indent 2) that parses back to an equal value, its
+    numbers kept as text (``msgspec.Raw``) written as they are.
 
     Characters that are unsafe on a terminal are written as ``\\uXXXX`` escapes.
 
     Raises:
-        ValueError: The value cannot be written as JSON (a circular reference, or an
-            integer too long to convert).
+        ValueError: The value cannot be written as JSON (a circular reference).
         RecursionError: The value is nested too deeply.
     """
-    return _escape(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+    return _escape(msgspec.json.format(_encoded(value), indent=2).decode())
+
+
+def json_line(value: object) -> str:
+    """The whole value as JSON on one line, as an export writes a server's object that
+    it does not write as the text sent (``{"a": 1, "b": [2]}``); its numbers kept as
+    text (``msgspec.Raw``) written as they are; characters as themselves.
+
+    Raises:
+        ValueError: The value cannot be written as JSON (a circular reference).
+        RecursionError: The value is nested too deeply.
+    """
+    return msgspec.json.format(_encoded(value), indent=0).decode()
+
+
+_ENCODE = msgspec.json.Encoder(enc_hook=str).encode
+"""Writes JSON text as it is (``msgspec.Raw``), anything JSON has no type for as its
+``str`` (as ``json.dumps(default=str)`` did)."""
+
+
+def _encoded(value: object) -> bytes:
+    try:
+        return _ENCODE(value)
+    except UnicodeEncodeError:  # a lone surrogate, which no UTF-8 holds
+        return _ENCODE(without_surrogates(value))
+    except (TypeError, msgspec.EncodeError) as error:  # a circular reference, among others
+        raise ValueError(str(error)) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +134,8 @@ class _Printer:
     def scalar(self, value: object) -> str:
         if isinstance(value, str):
             return self.string(value)
+        if value.__class__ is msgspec.Raw:  # a number, as the server wrote it
+            return self.number(bytes(value))  # type: ignore[arg-type]
         try:
             dumped = json.dumps(value, ensure_ascii=False, default=str)
         except (TypeError, ValueError, RecursionError):  # e.g. an int of 5,000 digits
@@ -110,6 +144,12 @@ class _Printer:
         if len(dumped) > self.max_string:  # e.g. a huge object's str()
             return self.string(json.loads(dumped)) if dumped[0] == '"' else "…"
         return _escape(dumped)
+
+    def number(self, text: bytes) -> str:
+        if len(text) > self.max_string:  # longer than a string shown whole
+            self.capped = True
+            return "…"
+        return _escape(text.decode("utf-8", "replace"))
 
     def value(self, value: object, prefix: str, indent: str, suffix: str, depth: int) -> None:
         if isinstance(value, dict):

@@ -15,7 +15,7 @@ from operator import attrgetter
 from typing import Any
 
 from ..api import ApiClient, Deleted
-from ..api.models import Asset, Collection, Item, Webhook
+from ..api.models import Asset, Collection, Item, Model, Webhook
 from ..api.spool import Spooled
 from ..clean import clean_line, display_value
 from ..payouts import PayoutRow
@@ -23,6 +23,14 @@ from .table.cells import Column, numeric_sort_key
 from .table.index import FIELD_SEP, OtherFields
 
 KeyFields = list[tuple[str, object]]
+
+
+def as_sent(row: Any) -> Any:
+    """A row's whole object as the server sent it, for every path that writes it as
+    JSON (``y``, the detail view, an export): its numbers as the server wrote them
+    (:attr:`.api.models.Model.sent`), where the row keeps its text; a row of our own
+    (a payout setting) as it is."""
+    return row.sent if isinstance(row, Model) else row.raw
 
 
 @dataclass(frozen=True)
@@ -37,7 +45,8 @@ class Resource:
     row_id: Callable[[Any], str | None]
     label: Callable[[Any], str]
     key_fields: Callable[[Any], KeyFields]
-    raw: Callable[[Any], Any] = field(default=lambda row: row.raw)
+    raw: Callable[[Any], Any] = field(default=as_sent)
+    """A row's whole object, to show and write as JSON (:func:`as_sent`)."""
     fetch: Callable[[ApiClient, str], Awaitable[Any]] | None = None
     delete: Callable[[ApiClient, str], Awaitable[Deleted]] | None = None
     endpoint: str = ""

@@ -20,6 +20,7 @@ from .acyclic_strips import use_acyclic_strips
 from .escape_keys import read_escape_apart
 from .focus_in_view import keep_focus_in_view
 from .frame_slots import use_next_slots
+from .json_text import full_json
 from .key_frames import post_input_at_once
 from .key_order import KeysInOrder
 from .narrow import wrap_in_a_cell_at_least
@@ -48,6 +49,24 @@ def copy(app: App[Any], text: str, done: str) -> None:
         return
     app.copy_to_clipboard(text)
     app.notify(done, markup=False)
+
+
+def copy_json(app: App[Any], value: object, what: str) -> None:
+    """Copy ``value`` (a server's object: :func:`.resources.as_sent`) as pretty JSON, its
+    numbers as the server wrote them (:func:`.json_text.full_json`), and say it copied
+    ``what`` ("the item"); say why where it cannot be written."""
+    try:
+        text = full_json(value)
+    except (ValueError, RecursionError) as error:
+        not_copied(app, error)
+        return
+    copy(app, text, f"Copied {what} as JSON ({len(text):,} characters)")
+
+
+def not_copied(app: App[Any], error: ValueError | RecursionError) -> None:
+    """Say why objects could not be written as JSON to copy (:func:`.json_text.full_json`)."""
+    message = clean_line(str(error))
+    app.notify(f"Could not copy the JSON: {message}", severity="error", markup=False)
 
 
 def _too_long(app: App[Any], text: str) -> bool:

@@ -7,7 +7,6 @@ the dialogs pushed over it have keys of their own.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -27,11 +26,12 @@ from ...api.endpoints import id_problem
 from ...clean import clean_line, display_value, escape_unsafe
 from ..cancelling import being_cancelled
 from ..forms import CREATABLE, EDITABLE, edit_form, new_form
+from ..json_text import full_json
 from ..key_hints import action_name, key_for, press
 from ..keys import key_names
 from ..resources import RESOURCES, Resource
 from ..safe import line
-from ..safe_app import COPY_LIMIT, copy
+from ..safe_app import COPY_LIMIT, copy_json, not_copied
 from ..table.model import Scope
 from ..table.widget import ResourceTable
 from ..tabs import FilterInput, ResourceTab
@@ -562,15 +562,18 @@ class BrowseScreen(Screen[None]):
         if picked is None:
             return
         resource, row = picked
-        text = json.dumps(resource.raw(row), indent=2, ensure_ascii=False)
-        copy(self.app, text, f"Copied the {resource.noun} as JSON")
+        copy_json(self.app, resource.raw(row), f"the {resource.noun}")
 
     @work(group="copy", exclusive=True, exit_on_error=False)
     async def _copy_marked(self, resource: Resource, rows: list[Any]) -> None:
         def dump() -> str:
-            return json.dumps([resource.raw(row) for row in rows], indent=2, ensure_ascii=False)
+            return full_json([resource.raw(row) for row in rows])
 
-        text = await asyncio.to_thread(dump)  # 100,000 objects take seconds
+        try:
+            text = await asyncio.to_thread(dump)  # 100,000 objects take seconds
+        except (ValueError, RecursionError) as error:
+            not_copied(self.app, error)
+            return
         if len(text) > COPY_LIMIT:
             export = key_for(self, "export")
             self.notify(

@@ -22,11 +22,11 @@ from textual.widgets import Input, Static
 
 from ...api import ApiError
 from ...clean import clean_line, escape_unsafe
-from ..json_text import full_json, preview_json
+from ..json_text import preview_json
 from ..key_hints import error_said, press
 from ..lifetime import is_gone, while_shown
 from ..safe import content, line, show
-from ..safe_app import copy
+from ..safe_app import copy_json
 from ..table.cells import cell_text
 from ..widgets.field_value import FieldValue
 from ..widgets.footer import KeysFooter
@@ -66,7 +66,8 @@ class DetailScreen(Screen[None]):
     Args:
         title: Our name for the kind of object, e.g. "Item".
         fields: (label, value) pairs shown on top; values are server data.
-        raw: The whole object as decoded from JSON.
+        raw: The whole object as decoded from JSON, its numbers as the server wrote
+            them (:func:`~..resources.as_sent`).
         object_id: The object's id (server data), copied with ``c``.
         refresh: Fetches the current version when the screen opens. An answer that
             names another id is shown as it came, under a warning that says so.
@@ -295,13 +296,7 @@ class DetailScreen(Screen[None]):
 
     def action_copy_json(self) -> None:
         """Copy the whole object, uncapped, as pretty JSON."""
-        try:
-            text = full_json(self._raw)
-        except (ValueError, RecursionError) as error:
-            message = clean_line(str(error))
-            self.notify(f"Could not copy the JSON: {message}", severity="error", markup=False)
-            return
-        copy(self.app, text, f"Copied the JSON ({len(text):,} characters)")
+        copy_json(self.app, self._raw, f"the {self._title.lower()}")
 
     def action_search(self) -> None:
         """Open the search bar."""
