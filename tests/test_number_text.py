@@ -218,6 +218,18 @@ async def test_an_export_writes_the_numbers_as_written(tmp_path: Path, kind: str
             assert written == [as_written(content)], key
 
 
+async def test_payout_settings_export_as_json_lines(tmp_path: Path) -> None:
+    """Rows of our own, which keep no text: written as they are (the export failed,
+    asking them for a text)."""
+    app = app_on(Serving("bare"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(app, pilot)
+        written = await export(app, pilot, "payouts", tmp_path / "payouts.jsonl", "jsonl")
+        assert written == [
+            {"payout": {"type": "fiat"}, "usedBy": ("number", "1"), "items": ["itm_1"]}
+        ]
+
+
 @pytest.mark.parametrize("mask", [False, True])
 @pytest.mark.parametrize("bulk", [False, True])
 def test_an_export_of_rows_of_any_keeping_writes_the_numbers_as_written(

@@ -171,8 +171,8 @@ def raw_texts(rows: Sequence[Any]) -> list[bytes | None]:
     read of the spool (an export or a comparison of 100,000 rows, not 100,000 reads)."""
     out: list[bytes | None] = []
     for region, run in itertools.groupby(rows, key=_region_of):
-        if region is None:
-            out += [row.raw_text for row in run]
+        if region is None:  # a row of our own (a payout setting) keeps none
+            out += [getattr(row, "raw_text", None) for row in run]
         else:
             out += region.texts([row._at for row in run])
     return out
