@@ -1,18 +1,23 @@
 """A seeded chaos run: random keys from the app's own bindings against a misbehaving service.
 
 The app runs on two profiles served by in-process emulators whose faults change every few
-dozen keys (slow, flaky, garbage, ratelimit, expiring, hostile, hang). Keys are drawn
-from every screen's bindings — tabs, filter, sort, enter and escape at random moments,
-forms opened, filled and abandoned, deletes confirmed or not, profile switches — with
-random pauses, as an impatient person would press them.
+dozen keys (slow, flaky, garbage, ratelimit, expiring, hostile, hang). A :class:`Walk`
+chooses each key from where the app is: mostly the keys bound there now (the keymap
+applied) — tabs, filter, sort, enter, reloads, deletes confirmed or not, forms opened,
+half filled and abandoned through their discard dialog, profile switches — with text
+typed into fields and random pauses, as an impatient person would press them. It goes
+back to the main screen now and then, and always after ``AWAY_CAP`` keys away from it.
 
 A run passes when the app is still running (or quit cleanly), no worker failed, no
 escape sequence reached the terminal (the tripwire of ``tests/tripwire.py``, installed
-by the caller) and no request went outside the interface's paths.
+by the caller) and no request went outside the interface's paths. Its summary gives the
+keys pressed on each screen and tab, the requests by kind, and the fault sets; a run of
+a few hundred keys also checks :meth:`ChaosReport.unreached`, that the walk went all over
+the app.
 
 ``tests/test_chaos.py`` runs a fixed seed within about a minute in CI; run it longer by hand:
 
-    CHAOS_KEYS=20000 CHAOS_SEED=7 pytest tests/test_chaos.py -n 0 -s
+    CHAOS_KEYS=20000 CHAOS_SEED=7 pytest tests/test_chaos.py -n 0 -s -o addopts="" -k random
 """
 
 from __future__ import annotations
@@ -26,10 +31,10 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import httpx
 from textual.binding import Binding
+from textual.widgets import Button, Input, TextArea
 from textual.worker import Worker, WorkerState
 
 from tokensales_tui import config
@@ -39,10 +44,10 @@ from tokensales_tui.emulator.faults import FAULTS
 from tokensales_tui.session import Launch
 from tokensales_tui.ui import app as app_module
 from tokensales_tui.ui.app import TokenSalesApp
-from tokensales_tui.ui.forms import form_bindings
+from tokensales_tui.ui.forms.base import FormScreen
 from tokensales_tui.ui.screens.browse import BrowseScreen
-from tokensales_tui.ui.screens.detail import DetailScreen
-from tokensales_tui.ui.table.widget import ResourceTable
+from tokensales_tui.ui.screens.confirm import ConfirmScreen, DiscardScreen
+from tokensales_tui.ui.screens.setup import ProfileFormScreen
 
 from .apphelpers import EMULATOR_URL
 
@@ -71,20 +76,33 @@ ALLOWED = [
 
 def is_allowed(method: str, raw_path: str) -> bool:
     """Whether a request is one the interface describes."""
-    return any(method == m and re.fullmatch(p, raw_path) for m, p in ALLOWED)
+    return request_kind(method, raw_path) is not None
+
+
+def request_kind(method: str, raw_path: str) -> str | None:
+    """The interface's name for a request (``DELETE /v1/items/{id}``), or ``None`` for one
+    it does not describe."""
+    for m, p in ALLOWED:
+        if method == m and re.fullmatch(p, raw_path):
+            return f"{m} {p.replace(_SEGMENT, '{id}')}"
+    return None
 
 
 class Recorder(httpx.AsyncBaseTransport):
     """An in-process emulator that records every request it is sent."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, kinds: Counter[str]) -> None:
         self.emulator_app = create_app(seed=seed, items=60)
         self.emulator = self.emulator_app.state.emulator
         self.inner = httpx.ASGITransport(app=self.emulator_app)
         self.requests: list[tuple[str, str]] = []
+        self.kinds = kinds
+        """Requests counted by their kind as they come (see :func:`request_kind`)."""
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append((request.method, request.url.raw_path.decode("ascii", "replace")))
+        method, path = request.method, request.url.raw_path.decode("ascii", "replace")
+        self.requests.append((method, path))
+        self.kinds[request_kind(method, path) or f"{method} outside the interface"] += 1
         return await self.inner.handle_async_request(request)
 
 
@@ -110,6 +128,11 @@ class ChaosReport:
     apps: int = 0
     seconds: float = 0.0
     screens: Counter[str] = field(default_factory=Counter)
+    """Keys pressed on each screen, by the screen's class."""
+    tabs: Counter[str] = field(default_factory=Counter)
+    """Keys pressed on the main screen, by the tab in view."""
+    form_keys: int = 0
+    """Keys pressed in forms (an object's or a profile's)."""
     requests: Counter[str] = field(default_factory=Counter)
     fault_sets: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -121,35 +144,161 @@ class ChaosReport:
         self.slowest = sorted([*self.slowest, (seconds, key, screen)], reverse=True)[:5]
 
     def summary(self) -> str:
-        """A few lines for a person."""
-        top = ", ".join(f"{name} {count}" for name, count in self.screens.most_common(8))
+        """A few lines for a person: where the keys went, what reached the service, what broke."""
+
+        def counts(counter: Counter[str]) -> str:
+            return ", ".join(f"{name} {count}" for name, count in counter.most_common()) or "none"
+
         slow = ", ".join(f"{key!r} on {screen} {took:.1f} s" for took, key, screen in self.slowest)
-        return (
-            f"seed {self.seed}: {self.keys} keys in {self.seconds:.0f} s over {self.apps} app run(s); "
-            f"{sum(self.requests.values())} requests; screens: {top}; "
-            f"fault sets: {len(self.fault_sets)}; problems: {len(self.problems)}; "
-            f"slowest keys: {slow or 'none'}"
+        return "\n  ".join(
+            [
+                f"seed {self.seed}: {self.keys} keys in {self.seconds:.0f} s over"
+                f" {self.apps} app run(s); problems: {len(self.problems)}",
+                f"keys by screen: {counts(self.screens)}",
+                f"keys by tab: {counts(self.tabs)}",
+                f"{sum(self.requests.values())} requests: {counts(self.requests)}",
+                f"{len(self.fault_sets)} fault sets: {counts(Counter(self.fault_sets))}",
+                f"slowest keys: {slow or 'none'}",
+                *self.problems,
+            ]
         )
 
+    def unreached(self) -> list[str]:
+        """What a walk of a few hundred keys should have reached and did not: the main
+        screen (most of the keys, on several tabs), the detail view, a form, the service."""
+        missed = []
+        if self.screens["BrowseScreen"] < self.keys / 3:
+            missed.append(f"the main screen had {self.screens['BrowseScreen']} keys of {self.keys}")
+        if len(self.tabs) < 3:
+            missed.append(f"the main screen was seen on {len(self.tabs)} tab(s)")
+        if not self.screens["DetailScreen"]:
+            missed.append("no detail view")
+        if not self.form_keys:
+            missed.append("no form")
+        if not sum(n for kind, n in self.requests.items() if "/auth/" not in kind):
+            missed.append("no request beyond the token's")
+        return missed
 
-def _keys_of(bindings: list[Any]) -> list[str]:
-    keys: list[str] = []
-    for binding in bindings:
-        if isinstance(binding, Binding):
-            keys += [key.strip() for key in binding.key.split(",")]
-    return keys
+
+ACTION_WEIGHTS = {
+    "show_tab": 4.0,  # every tab, each loading its list from a faulty service
+    "refresh": 6.0,
+    "select_cursor": 3.0,  # the detail view
+    "select": 3.0,  # a profile picked: the session switches
+    "cursor_down": 2.0,
+    "cursor_up": 1.0,
+    "sort": 2.0,
+    "reverse_sort": 1.0,
+    "focus_filter": 2.0,
+    "delete": 2.0,
+    "new": 4.0,
+    "edit": 4.0,
+    "switch_profile": 1.5,
+    "mark": 1.0,
+    "help": 0.5,
+    "quit": 0.02,  # now and then: the run goes on in a new app
+}
+"""How much more (or less) often than 1 a bound key is pressed, by its action's name."""
+
+NEVER = {"help_quit", "suspend_process"}
+"""Actions the walk leaves alone: they end the test process, not the app."""
+
+LEAVE = ("back", "cancel", "close", "escape")
+"""The actions that go back from a screen, in the order the walk prefers them."""
+
+TYPED = [*string.ascii_letters[:12], "0", "7", "minus", "full_stop", "comma", "slash", "colon"]
+"""Keys typed into a text field: a URL, a price or an address half typed."""
+
+MOVES = ["enter", "escape", "tab", "shift+tab", "up", "down", "backspace", "space"]
+"""Keys pressed anywhere, bound or not."""
+
+LEAVE_CHANCE = {"BrowseScreen": 0.0, "DetailScreen": 0.12}
+"""The chance that the next key leaves a screen (``DEFAULT_LEAVE`` for the others)."""
+DEFAULT_LEAVE = 0.2
+TYPING_LEAVE_CHANCE = {"CommandPalette": 0.3}
+"""The chance that the next key leaves a text field (``TYPING_LEAVE`` for the others)."""
+TYPING_LEAVE = 0.06
+"""About 15 keys typed into a form (or the filter) before it is left, and a discard
+dialog answered."""
+CONFIRM_CHANCE = 0.5
+"""The chance a delete is confirmed (the rest are cancelled)."""
+DISCARD_CHANCE = 0.85
+"""The chance that what was typed is discarded when a form asks (the rest keep editing)."""
+AWAY_CAP = 60
+"""Keys in a row away from the main screen before the walk goes back to it for sure."""
 
 
-def key_pool() -> list[str]:
-    """Every key the app's screens bind, plus typing, navigation and the usual escapes."""
-    keys = _keys_of(BrowseScreen.BINDINGS) * 3 + ["r"] * 6  # reloads reach the service
-    keys += _keys_of(ResourceTable.BINDINGS) * 3
-    keys += _keys_of(DetailScreen.BINDINGS)
-    keys += _keys_of(form_bindings())
-    keys += ["enter"] * 6 + ["escape"] * 6 + ["tab"] * 3 + ["shift+tab", "backspace", "space"]
-    keys += [*string.ascii_lowercase[:8], "0", "x", "comma", "full_stop", "slash"]
-    keys += ["ctrl+p"]
-    return [key for key in keys if key not in ("ctrl+q", "ctrl+c")]
+def _action(binding: Binding) -> str:
+    """``app.switch_profile`` and ``show_tab('items')`` as ``switch_profile`` and ``show_tab``."""
+    return binding.action.split("(")[0].rsplit(".", 1)[-1]
+
+
+def _key_for(bound: dict[str, Binding], actions: tuple[str, ...], default: str) -> str:
+    """The key bound to the first of ``actions`` that has one."""
+    for action in actions:
+        for key, binding in bound.items():
+            if _action(binding) == action:
+                return key
+    return default
+
+
+@dataclass
+class Walk:
+    """Chooses each key from where the app is: the bindings active there (as the keymap
+    binds them now) most of the time, typing in text fields, and a way back out.
+
+    A person leaves a form after a while, answering its discard dialog, and backs out of a
+    detail view; a walk that drew every key from one pool stayed in the first form it
+    typed into. Every choice comes from ``rng`` and what the app shows.
+    """
+
+    rng: random.Random
+    away: int = 0
+    """Keys pressed in a row on screens above the main one."""
+
+    def key(self, app: TokenSalesApp) -> str:
+        """The next key to press in ``app``."""
+        screen = app.screen
+        self.away = 0 if isinstance(screen, BrowseScreen) else self.away + 1
+        stuck = self.away > AWAY_CAP
+        bound = {
+            key: active.binding
+            for key, active in screen.active_bindings.items()
+            if active.enabled and _action(active.binding) not in NEVER
+        }
+        if isinstance(screen, ConfirmScreen):
+            return self._answer(screen, bound, stuck)
+        name = type(screen).__name__
+        typing = isinstance(screen.focused, Input | TextArea)
+        if typing:
+            leave = TYPING_LEAVE_CHANCE.get(name, TYPING_LEAVE)
+        else:
+            leave = LEAVE_CHANCE.get(name, DEFAULT_LEAVE)
+        if stuck or self.rng.random() < leave:
+            return _key_for(bound, LEAVE, "escape")
+        if typing and self.rng.random() < 0.6:
+            return self.rng.choice(TYPED)
+        if bound and self.rng.random() < 0.8:
+            keys = list(bound)
+            weights = [ACTION_WEIGHTS.get(_action(bound[key]), 1.0) for key in keys]
+            return self.rng.choices(keys, weights)[0]
+        return self.rng.choice(MOVES)
+
+    def _answer(self, screen: ConfirmScreen, bound: dict[str, Binding], stuck: bool) -> str:
+        """Yes (move to the confirm button, press it) or no, as a person would answer; a
+        walk that is stuck discards what it typed, or cancels a delete."""
+        discard = isinstance(screen, DiscardScreen)
+        focused = screen.focused
+        on_yes = isinstance(focused, Button) and focused.id == "confirm"
+        if stuck:
+            yes = discard
+        else:  # on the confirm button, the walk went there to say yes
+            yes = on_yes or self.rng.random() < (DISCARD_CHANCE if discard else CONFIRM_CHANCE)
+        if not yes:
+            return _key_for(bound, LEAVE, "escape")
+        if on_yes:
+            return _key_for(bound, ("press",), "enter")
+        return _key_for(bound, ("toggle_focus",), "tab")
 
 
 def write_profiles() -> None:
@@ -184,13 +333,13 @@ async def run_chaos(
     """Press ``keys`` random keys (or stop after ``seconds``) and report what broke."""
     rng = random.Random(seed)
     report = ChaosReport(seed)
-    pool = key_pool()
+    walk = Walk(rng)
     started = time.monotonic()
     write_profiles()
     transports: list[Recorder] = []
 
     def transport() -> Recorder:
-        recorder = Recorder(seed + len(transports))
+        recorder = Recorder(seed + len(transports), report.requests)
         recorder.emulator.set_faults(rng.sample(CHAOS_FAULTS, rng.randint(0, 2)))
         transports.append(recorder)
         return recorder
@@ -205,11 +354,13 @@ async def run_chaos(
                     report.fault_sets.append(",".join(faults) or "none")
                     for recorder in transports:
                         recorder.emulator.set_faults(faults)
-                key = rng.choice(pool)
-                if key == "q" and isinstance(app.screen, BrowseScreen) and rng.random() < 0.9:
-                    key = "escape"  # quit now and then, not every time q comes up
+                key = walk.key(app)
                 screen = type(app.screen).__name__
                 report.screens[screen] += 1
+                if isinstance(app.screen, BrowseScreen):
+                    report.tabs[app.screen.active_tab.resource.key] += 1
+                if isinstance(app.screen, FormScreen | ProfileFormScreen):
+                    report.form_keys += 1
                 pressed = time.monotonic()
                 try:  # a key that is not handled in time means the app is wedged
                     await asyncio.wait_for(pilot.press(key), KEY_TIMEOUT)
@@ -248,7 +399,6 @@ async def run_chaos(
         report.problems += app.failed_workers
     for recorder in transports:
         for method, path in recorder.requests:
-            report.requests[f"{method} {path.split('/')[1] if '/' in path else path}"] += 1
             if not is_allowed(method, path):
                 report.problems.append(f"a request outside the interface: {method} {path!r}")
     report.seconds = time.monotonic() - started
