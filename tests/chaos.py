@@ -182,7 +182,7 @@ class ChaosReport:
 
 ACTION_WEIGHTS = {
     "show_tab": 4.0,  # every tab, each loading its list from a faulty service
-    "refresh": 6.0,
+    "refresh": 10.0,
     "select_cursor": 3.0,  # the detail view
     "select": 3.0,  # a profile picked: the session switches
     "cursor_down": 2.0,
@@ -215,8 +215,9 @@ MOVES = ["enter", "escape", "tab", "shift+tab", "up", "down", "backspace", "spac
 LEAVE_CHANCE = {"BrowseScreen": 0.0, "DetailScreen": 0.12}
 """The chance that the next key leaves a screen (``DEFAULT_LEAVE`` for the others)."""
 DEFAULT_LEAVE = 0.2
-TYPING_LEAVE_CHANCE = {"CommandPalette": 0.3}
-"""The chance that the next key leaves a text field (``TYPING_LEAVE`` for the others)."""
+TYPING_LEAVE_CHANCE = {"BrowseScreen": 0.2, "CommandPalette": 0.3}
+"""The chance that the next key leaves a text field (``TYPING_LEAVE`` for the others): the
+filter a few letters in, so that the main screen's keys go mostly to its tables."""
 TYPING_LEAVE = 0.06
 """About 15 keys typed into a form (or the filter) before it is left, and a discard
 dialog answered."""
