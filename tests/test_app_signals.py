@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 import pytest
 from rich.cells import cell_len
 
+from tokensales_tui.ui.control_strings import STRING_OPEN
 from tokensales_tui.ui.pastes import PASTE_WAIT
 
 LEAVE_ALTERNATE_SCREEN = b"\x1b[?1049l"
@@ -551,6 +552,19 @@ def test_a_paste_whose_bytes_stall_is_text_up_to_its_end_marker_never_keys() -> 
         time.sleep(PASTE_WAIT + 0.5)  # the stall, by the app's clock
         os.write(app.controller, b" 2 docs q\x1b[201~")
         os.write(app.controller, b"/zz9")  # keys after the paste: the filter, typed into
+        app.until(lambda: b"zz9" in app.drawn or app.process.poll() is not None, 20)
+        assert app.process.poll() is None, app.drawn[-2000:]
+
+
+def test_a_terminal_reply_whose_rest_comes_late_acts_on_nothing() -> None:
+    # A terminal's window title report held up by the link after its ESC ]: the rest was
+    # read as keys half a second on, and the q of "quick notes" quit the app.
+    with app_on_terminal(COLUMNS="120", LINES="40") as app:
+        app.started()
+        os.write(app.controller, b"\x1b]")
+        time.sleep(STRING_OPEN / 2)  # the stall, by the app's clock
+        os.write(app.controller, b"lquick notes\x1b\\")
+        os.write(app.controller, b"/zz9")  # keys after it: the filter, typed into
         app.until(lambda: b"zz9" in app.drawn or app.process.poll() is not None, 20)
         assert app.process.poll() is None, app.drawn[-2000:]
 

@@ -6,14 +6,15 @@ import itertools
 from collections.abc import Callable
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from textual import constants, events
 from textual._xterm_parser import XTermParser
 
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
-from tokensales_tui.ui.control_sequences import is_string
+from tokensales_tui.ui.control_sequences import SEQUENCE_WAIT, is_string
+from tokensales_tui.ui.control_strings import STRING_OPEN
 from tokensales_tui.ui.escape_keys import escape_apart, read_escape_apart
 from tokensales_tui.ui.pastes import (
     PASTE_END,
@@ -471,16 +472,66 @@ def test_keys_of_every_terminal_stay_keys(key: str) -> None:
     assert len(keys) == 3 and keys[1].key not in {"escape", "circumflex_accent"}
 
 
-def test_a_string_never_ended_lets_keys_through_within_a_second(
+def test_a_string_never_ended_lets_keys_through_once_given_up(
     tokens_read_apart: Callable[..., list[tuple[str, str]]],
 ) -> None:
-    # An OSC with no BEL or ST swallowed every key after it.
-    assert tokens_read_apart("\x1b]11;rgb:00", "q", "j", pause=1.0) == [
-        ("key", "q"),
+    # An OSC with no BEL or ST swallowed every key after it. A key typed into it is
+    # dropped with it (no read tells it from the string's rest), STRING_OPEN at most.
+    assert tokens_read_apart("\x1b]11;rgb:00", "q", "j", pause=STRING_OPEN * 0.6) == [("key", "j")]
+    # Escape, or a key sent as a sequence, cuts it short at once (the escape was lost).
+    assert tokens_read_apart("\x1b]11;rgb:00", "\x1b[A", "j", pause=0.2) == [
+        ("key", "up"),
+        ("key", "j"),
+    ]
+    assert tokens_read_apart("\x1b]11;rgb:00", "\x1b", "j", pause=SEQUENCE_WAIT + 0.1) == [
+        ("key", "escape"),
         ("key", "j"),
     ]
     # ESC and P typed in one read are still escape and P.
-    assert tokens_read_apart("\x1bP", pause=1.0) == [("key", "escape"), ("key", "P")]
+    assert tokens_read_apart("\x1bP", pause=STRING_OPEN + 0.1) == [
+        ("key", "escape"),
+        ("key", "P"),
+    ]
+
+
+STRING_REPLIES = [
+    *(reply for reply in TERMINAL_REPLIES if is_string(reply)),
+    "\x9d11;rgb:0000/0000/0000\x9c",
+    "\x90>|xterm(388)\x9c",
+    "\x1b]lquick notes\x1b\\",  # a window title
+]
+
+
+@pytest.mark.parametrize("reply", STRING_REPLIES)
+@pytest.mark.parametrize("pause", [SEQUENCE_WAIT + 0.1, STRING_OPEN - 0.2, STRING_OPEN + 1, 60])
+def test_a_string_cut_anywhere_is_dropped_up_to_its_end_however_late_its_rest_comes(
+    reply: str, pause: float, tokens_read_apart: Callable[..., list[tuple[str, str]]]
+) -> None:
+    # OSC 11 cut after ESC ], its rest half a second later or more: "11;rgb:…" was typed,
+    # its 1 switched to the first tab, r reloaded, d asked to delete.
+    seven_bit = reply[0] == "\x1b"
+    for cut in range(2 if seven_bit else 1, len(reply)):  # past a lone escape, as ever
+        found = tokens_read_apart("j" + reply[:cut], reply[cut:] + "k", pause=pause)
+        # An introducer alone once it is given up, and an ESC that waited for its "\\"
+        # longer than ESC [ waits, were escape (and its letter) typed.
+        typed = ["escape"] if reply[cut - 1] == "\x1b" and pause > SEQUENCE_WAIT else []
+        if seven_bit and cut == 2 and pause > STRING_OPEN:
+            typed = ["escape", keys_read(reply[1])[0][0]]
+        assert found == [("key", "j"), *(("key", key) for key in typed), ("key", "k")], (
+            cut,
+            pause,
+        )
+
+
+def test_a_string_s_rest_after_it_was_given_up_is_dropped_and_keys_before_it_act(
+    tokens_read_apart: Callable[..., list[tuple[str, str]]],
+) -> None:
+    pause = STRING_OPEN + 0.2
+    found = tokens_read_apart("\x1b]11;rgb:ff", "j", "ff/ffff/ffff\x07k", pause=pause)
+    assert found == [("key", "j"), ("key", "k")]
+    # Once a key sent as a sequence shows the terminal went on, a BEL is ctrl+g again.
+    found = tokens_read_apart("\x1b]11;rgb:ff", "\x1b[A", "x\x07", pause=pause)
+    assert found == [("key", "up"), ("key", "x"), ("key", "ctrl+g")]
 
 
 def test_a_paste_never_ended_is_a_paste_and_keys_act_again(
@@ -651,11 +702,8 @@ def test_an_8_bit_sequence_cut_anywhere_between_reads_is_no_keys(
     reply: str, tokens_read_apart: Callable[..., list[tuple[str, str]]]
 ) -> None:
     expected = tokens_of("j" + reply + "k")
-    # (A string not ended half a second after its start ends there: see
-    # test_a_string_never_ended_lets_keys_through_within_a_second.)
-    pauses = (0.0, 0.15) if is_string(reply) else (0.0, 0.15, 0.6)
     for cut in range(1, len(reply)):
-        for pause in pauses:
+        for pause in (0.0, 0.15, 0.6, STRING_OPEN - 0.2):
             sent = ("j" + reply[:cut], reply[cut:] + "k")
             assert tokens_read_apart(*sent, pause=pause) == expected, (cut, pause)
 
@@ -720,3 +768,57 @@ def cut_at(sent: str, cuts: list[int]) -> list[str]:
     """``sent`` as reads cut at ``cuts``."""
     at = sorted({min(cut, len(sent)) for cut in cuts} | {0, len(sent)})
     return [sent[start:end] for start, end in itertools.pairwise(at)]
+
+
+# Strings a terminal sends, in either form, up to BEL or either ST; their bodies hold no
+# introducer's letter, which may go out as a key typed with its escape.
+_STRINGS = st.builds(
+    lambda start, body, end: f"{start}{body}{end}",
+    st.sampled_from(["\x1b]", "\x1bP", "\x1b_", "\x1b^", "\x1bX", *"\x9d\x90\x9f\x9e\x98"]),
+    st.text(st.characters(codec="utf-8", exclude_characters="\x07\x1b\x9c]P_^X"), max_size=30),
+    st.sampled_from(["\x07", "\x1b\\", "\x9c"]),
+)
+_TYPED = st.sampled_from(["j", "1", "d", "q", "r", " ", "\r"])
+_SHORT_PAUSE = st.sampled_from([0.0, 0.05, 0.3, SEQUENCE_WAIT + 0.1])
+
+
+_OSC_11 = (False, "", "\x1b]11;rgb:ffff/ffff/ffff\x1b\\")
+
+
+@settings(deadline=None)
+@given(
+    st.lists(st.tuples(st.booleans(), _TYPED, _STRINGS), min_size=1, max_size=4),
+    st.lists(st.tuples(st.floats(0, 1), _SHORT_PAUSE), max_size=3),
+    st.none() | st.tuples(st.floats(0, 1), st.sampled_from([STRING_OPEN + 0.5, 30.0])),
+)
+@example([_OSC_11, (True, "1", "")], [(2 / 28, 0.6), (0.5, 0.6)], None)
+@example([_OSC_11, (True, "d", "")], [(0.25, 0.3)], (0.5, 30.0))
+def test_no_key_ever_comes_from_inside_a_string_however_late_its_pieces_come(
+    parts: list[tuple[bool, str, str]],
+    cuts: list[tuple[float, float]],
+    late: tuple[float, float] | None,
+) -> None:
+    # Reads cut anywhere (at a fraction of what is sent), a short pause after each (the
+    # rest of a string comes within STRING_OPEN of its start), and at most one pause
+    # past it, after which the rest comes in one read.
+    from textual import _parser
+
+    sent = "".join(key if is_key else string for is_key, key, string in parts)
+    pauses = {round(cut * len(sent)): pause for cut, pause in cuts}
+    if late is not None:
+        pauses[max([round(late[0] * len(sent)), *pauses])] = late[1]
+    at = sorted({min(cut, len(sent)) for cut in pauses} | {0, len(sent)})
+    clock = ParserClock()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_parser, "get_time", clock)
+        read_escape_apart()
+        parser = XTermParser()
+        parsed: list[object] = []
+        for start, end in itertools.pairwise(at):
+            parsed += read_apart(parser, clock, sent[start:end], pause=pauses.get(end, 0.0))
+        parsed += parser.feed("")
+    # An escape (cut from its string's letter, or ST cut between its two bytes) and the
+    # introducer typed alone are what such a cut makes of them: anything else is a key.
+    allowed = {"escape", *(keys_read(letter)[0][0] for letter in "]P_^X")}
+    found = [token for token in found_in(parsed) if token[1] not in allowed]
+    assert found == [("key", keys_read(key)[0][0]) for is_key, key, _ in parts if is_key]

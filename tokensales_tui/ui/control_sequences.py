@@ -53,11 +53,17 @@ __all__ = [
     "CONTROL_START",
     "CSI",
     "REPLY",
+    "SEQUENCE_WAIT",
     "SEVEN_BIT",
     "controls_apart",
     "is_string",
     "read_as",
 ]
+
+SEQUENCE_WAIT = 0.5
+"""Seconds the start of a sequence that a key may also be (``ESC [``, and ESC inside a
+string: the start of ST) waits for its rest, at most: a person typed escape and ``[`` in
+one read (no Alt key is bound), or a terminal cut a sequence between reads far apart."""
 
 _ESCAPE = "\x1b"
 # Each sequence's introducer, in its 7-bit form or its 8-bit one (a C1 control).

@@ -25,7 +25,9 @@ that ends a read is held for its rest as a lone escape is (see below).
 A paste is text, never keys, however its bytes come: see :mod:`.pastes`
 (:func:`read_escape_apart` has the parser read pastes so). A terminal's replies, the
 kitty and xterm key forms Textual misreads and the 8-bit forms of sequences are sorted
-out before it sees them too: see :mod:`.control_sequences`.
+out before it sees them too: see :mod:`.control_sequences`; and a string (an OSC or DCS
+reply) cut between reads is dropped up to its end however late it comes: see
+:mod:`.control_strings`.
 
 A mouse report is never keys either, nor a paste marker: Textual's parser waits 0.1 s for
 the rest of a sequence cut between two reads (``ESC [ < 35;42;12``, then ``M``; ``ESC [ 20``,
@@ -63,7 +65,16 @@ from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
 from textual._xterm_parser import XTermParser
 from textual.keys import Keys, _character_to_key
 
-from .control_sequences import CONTROL_START, CSI, REPLY, controls_apart, is_string, read_as
+from .control_sequences import (
+    CONTROL_START,
+    CSI,
+    REPLY,
+    SEQUENCE_WAIT,
+    controls_apart,
+    is_string,
+    read_as,
+)
+from .control_strings import open_string, string_waited, strings_apart
 from .pastes import paste_waited, pastes_apart
 
 __all__ = ["escape_apart", "read_escape_apart"]
@@ -180,12 +191,13 @@ def _pasting_apart(feed: _Feed) -> _Feed:
     held for the next."""
 
     def feeding(parser: XTermParser, data: str) -> Iterable[Any]:
-        ended = not data
-        text = _with_held(parser, data)
-        pieces = _held_back(parser, pastes_apart(parser, text, _parser_time(), ended), ended)
+        ended, now = not data, _parser_time()
+        given_up, text = strings_apart(parser, _with_held(parser, data), now)
+        pieces = _held_back(parser, pastes_apart(parser, text, now, ended), ended)
+        given = _fed(parser, feed, given_up)
         if data and not pieces:
-            return []  # all held for the next read: "" would end the parser's input
-        given = _fed(parser, feed, pieces)
+            return given  # all held for the next read: "" would end the parser's input
+        given += _fed(parser, feed, pieces)
         # The end of the input ("" fed): what was held is given first.
         return given if data else [*given, *feed(parser, "")]
 
@@ -195,24 +207,21 @@ def _pasting_apart(feed: _Feed) -> _Feed:
 
 def _ticking_apart(tick: _Tick, feed: _Feed) -> _Tick:
     """Textual's ``tick``, which first gives the parser a paste's text once its bytes
-    have stalled (see :mod:`.pastes`), and a held start whose wait is over: it is read at
-    once as the keys it is made of, as the parser reads a sequence whose rest did not come
-    in time."""
+    have stalled (see :mod:`.pastes`), what a string's wait ends in (see
+    :mod:`.control_strings`), and a held start whose wait is over: it is read at once as
+    the keys it is made of, as the parser reads a sequence whose rest did not come in
+    time."""
 
     def ticking(parser: XTermParser) -> Iterable[Any]:
         cut = _cut_of(parser)
         now = _parser_time()
         pasted = paste_waited(parser, now)
         given = [*feed(parser, pasted)] if pasted else []
+        given += _fed(parser, feed, string_waited(parser, now))
         if cut.until is None or now < cut.until:
             return [*given, *tick(parser)]
         rest = cut.start[cut.given :]
-        if is_string(cut.start):  # never ended: no key sends more than ESC and its letter
-            typed = len(rest) < 3 and cut.start[0] == _ESCAPE  # (a C1 control is no key)
-            cut.hold("")
-            rest = rest if typed else ""
-        else:
-            cut.until, cut.given = None, len(cut.start)
+        cut.until, cut.given = None, len(cut.start)
         if rest:
             given += feed(parser, rest)
         if parser._timeout_time is not None:  # waiting for the rest: no more
@@ -238,19 +247,13 @@ class _Cut:
     since: float = 0.0
     """When it came (its last piece), by the parser's clock."""
 
-    def hold(self, start: str, given: int = 0, until: float | None = None) -> None:
+    def hold(self, start: str, given: int = 0) -> None:
         """Hold ``start``: a lone escape or ``ESC O`` as long as the parser waits for its
         next key, ``ESC [`` a little longer, a longer start or one in 8-bit form (no key
-        is typed as one) until the next read.
-        A string (OSC, DCS…) ends at ``until``, or a little after its start: every key
-        after one never ended would go into it. Only its first character is kept of its
-        body, which is dropped: enough to know it is no key, and no read goes over it."""
-        if is_string(start):
-            start = start[:3] + _ESCAPE if start.endswith(_ESCAPE) and len(start) > 3 else start[:3]
+        is typed as one) until the next read. A string (OSC, DCS…) is held apart: see
+        :mod:`.control_strings`."""
         self.start, self.given, self.until, self.since = start, given, None, _parser_time()
-        if is_string(start):
-            self.until = until if until is not None else _parser_time() + _TYPED_START_WAIT
-        elif given < len(start) and (wait := _wait_for_rest(start)) is not None:
+        if given < len(start) and (wait := _wait_for_rest(start)) is not None:
             self.until = _parser_time() + wait
 
 
@@ -258,9 +261,6 @@ class _Cut:
 # so even when its escape went out as a key: its rest is no keys either).
 _WHOLE = re.compile(f"(?:\x1b\\[|\x9b)(?:200~|<[0-9;]*[Mm])|{REPLY.pattern}")
 _MOUSE_START = re.compile("(?:\x1b\\[|\x9b)<")
-# How long ESC [ is held for its rest, at most: a person typed escape and [ in one read
-# (no Alt key is bound), or a terminal cut a sequence between reads far apart.
-_TYPED_START_WAIT = 0.5
 
 
 def _wait_for_rest(start: str) -> float | None:
@@ -268,7 +268,7 @@ def _wait_for_rest(start: str) -> float | None:
     is no CSI (ESC O), as long as the parser waits for a key's; ``ESC [`` longer; None:
     until the next read."""
     if start == "\x1b[":
-        return max(constants.ESCAPE_DELAY, _TYPED_START_WAIT)
+        return max(constants.ESCAPE_DELAY, SEQUENCE_WAIT)
     if start == _ESCAPE or start in _KEY_STARTS[0]:
         return float(constants.ESCAPE_DELAY)
     return None
@@ -290,9 +290,10 @@ def _with_held(parser: XTermParser, data: str) -> str:
     """``data`` after the start held from the read before: with it if ``data`` completes
     it (held again if it still only goes on with it; see :func:`_ended_by` for a CSI),
     else after it unchanged, less what went out already; a mouse report's start is then
-    dropped (it is never keys)."""
+    dropped (it is never keys). A string it begins is opened (see
+    :mod:`.control_strings`)."""
     cut = _cut_of(parser)
-    held, given, until, since = cut.start, cut.given, cut.until, cut.since
+    held, given, since = cut.start, cut.given, cut.since
     cut.hold("")
     if not held:
         return data
@@ -300,13 +301,16 @@ def _with_held(parser: XTermParser, data: str) -> str:
     if data and _WHOLE.match(joined):
         return joined
     if data and CONTROL_START.fullmatch(joined):
-        cut.hold(joined, given, until if is_string(held) else None)
+        if is_string(joined):  # after a lone escape: ESC ] 11;rgb:0
+            open_string(parser, joined, _parser_time(), given)
+        else:
+            cut.hold(joined, given)
         return ""
     if _MOUSE_START.match(held):
         return data
     ended = CSI.match(joined) if data else None
     if ended is not None:
-        late = _parser_time() >= since + _TYPED_START_WAIT
+        late = _parser_time() >= since + SEQUENCE_WAIT
         return _ended_by(ended.group(), held, given, data, late=late)
     return held[given:] + data
 
@@ -335,12 +339,15 @@ def _held_back(parser: XTermParser, text: str, ended: bool) -> list[str]:
     text, start = controls_apart(text)
     pieces, key_start = _escapes_alone(text)
     if ended:
+        start = "" if is_string(start) else start  # a string is never keys
         return [*pieces, key_start + start] if key_start or start else pieces
     if key_start and start:  # ESC O, then an ESC: no key goes on so
         pieces += [_ESCAPE, key_start[1:]]
     elif key_start:
         start = key_start
-    if start:
+    if is_string(start):  # open up to its end, apart: see control_strings
+        open_string(parser, start, _parser_time())
+    elif start:
         _cut_of(parser).hold(start)
     return pieces
 
