@@ -289,8 +289,12 @@ def test_a_paste_marker_cut_after_its_escape_is_a_paste_once_the_escape_went_out
         ("key", "escape"),
         ("paste", "foo"),
     ]
-    # Not a marker after all: the escape is not given twice.
-    assert tokens_read_apart("\x1b", "[2", "x", pause=0.15) == [
+    # Not a marker after all: the escape is not given twice, and the sequence "[2x" ends
+    # it as, which no terminal sends, is dropped as it is after a start held whole (a
+    # key typed half a second on is that key).
+    assert tokens_read_apart("\x1b", "[2", "x", pause=0.15) == [("key", "escape")]
+    assert tokens_read_apart("\x1b", "[2", "x", pause=0.6) == [("key", "escape"), ("key", "x")]
+    assert tokens_read_apart("\x1b", "[", "2", "x", pause=0.15) == [
         ("key", "escape"),
         *tokens_of("[2x"),
     ]
@@ -532,6 +536,31 @@ def test_a_string_s_rest_after_it_was_given_up_is_dropped_and_keys_before_it_act
     # Once a key sent as a sequence shows the terminal went on, a BEL is ctrl+g again.
     found = tokens_read_apart("\x1b]11;rgb:ff", "\x1b[A", "x\x07", pause=pause)
     assert found == [("key", "up"), ("key", "x"), ("key", "ctrl+g")]
+
+
+def test_what_follows_escape_and_a_bracket_gone_out_as_keys_is_typed_or_a_sequence_s_rest(
+    clock: ParserClock, tokens_read_apart: Callable[..., list[tuple[str, str]]]
+) -> None:
+    typed = [("key", "escape"), ("key", "left_square_bracket")]
+    # A key typed after them went out only with the next key (the 1 switched no tab).
+    parser = XTermParser()
+    parsed = read_apart(parser, clock, "\x1b[", "1", "2", pause=SEQUENCE_WAIT + 0.1)
+    assert found_in(parsed) == [*typed, ("key", "1"), ("key", "2")]
+    parser = XTermParser()  # and typed fast, then escape: keys as typed
+    parsed = read_apart(parser, clock, "\x1b[", pause=SEQUENCE_WAIT + 0.1)
+    parsed += read_apart(parser, clock, "1", "2", "\x1b", pause=0.1)
+    assert found_in(parsed) == [*typed, ("key", "1"), ("key", "2"), ("key", "escape")]
+    # A sequence's rest, which waits for its end however late, cut short by another key's
+    # ESC is dropped as its start would be (its 1 and 5 switched tabs); a reply's start
+    # is never keys (its ? opened the help).
+    pause = SEQUENCE_WAIT + 0.1
+    assert tokens_read_apart("\x1b[", "1;5", "\x1b[A", pause=pause) == [*typed, ("key", "up")]
+    assert tokens_read_apart("\x1b[", "?62;22", "\x1b[A", pause=pause) == [*typed, ("key", "up")]
+    assert tokens_read_apart("\x1b[", "4;5", "j", pause=pause) == [*typed, ("key", "j")]
+    parser = XTermParser()  # a sequence no terminal sends, ended within half a second
+    parsed = read_apart(parser, clock, "\x1b[", pause=pause)
+    assert found_in([*parsed, *read_apart(parser, clock, "4;5", "A", pause=0.1)]) == typed
+    assert tokens_read_apart("\x1b[", "?", pause=pause) == typed
 
 
 def test_a_paste_never_ended_is_a_paste_and_keys_act_again(

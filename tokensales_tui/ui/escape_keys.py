@@ -48,9 +48,19 @@ that key or report (``ESC [ 1 ; 5``, then ``A``: ctrl+up; its ``1;5A`` were keys
 Every printable ASCII character is a CSI's byte, though: a final byte (``j``, ``d``)
 that ends it as a sequence no terminal sends is its rest if it comes within half a
 second, and else a key typed after a start whose rest never came (it had been dropped
-with the start: the key was lost), which is read alone. What went out as keys, typed
-(``ESC [`` after its half second), is followed by what was typed after it: a single
-final byte is that key.
+with the start: the key was lost), which is read alone.
+
+What went out as keys, typed (``ESC [`` after its half second), is followed by what was
+typed after it, or by the rest of a sequence whose start it was. A read that completes
+it into a key or a report is that key or report; a final byte alone is a key. A read of
+one character that goes on with it (``1``, a key typed) waits for its rest no longer
+than ``ESC [`` did, then is that key, and so is each key typed after it so (it waited
+for the next key: the tab it switched to came with that key, or never). A longer read
+(``1;5``) is a sequence's rest: it waits for its end however late, as a start held
+whole does, and is dropped whole if another key's ESC cuts it short or it ends as a
+sequence no terminal sends (its ``1`` and ``5`` switched tabs). The start of a reply or
+a mouse report (``?62;22``, ``<35;4``) is dropped in either case, never keys (its ``?``
+opened the help).
 """
 
 from __future__ import annotations
@@ -210,7 +220,7 @@ def _ticking_apart(tick: _Tick, feed: _Feed) -> _Tick:
     have stalled (see :mod:`.pastes`), what a string's wait ends in (see
     :mod:`.control_strings`), and a held start whose wait is over: it is read at once as
     the keys it is made of, as the parser reads a sequence whose rest did not come in
-    time."""
+    time (but a reply's or a mouse report's start, which is dropped)."""
 
     def ticking(parser: XTermParser) -> Iterable[Any]:
         cut = _cut_of(parser)
@@ -220,7 +230,7 @@ def _ticking_apart(tick: _Tick, feed: _Feed) -> _Tick:
         given += _fed(parser, feed, string_waited(parser, now))
         if cut.until is None or now < cut.until:
             return [*given, *tick(parser)]
-        rest = cut.start[cut.given :]
+        rest = "" if _NO_KEY_START.match(cut.start) else cut.start[cut.given :]
         cut.until, cut.given = None, len(cut.start)
         if rest:
             given += feed(parser, rest)
@@ -250,7 +260,8 @@ class _Cut:
     def hold(self, start: str, given: int = 0) -> None:
         """Hold ``start``: a lone escape or ``ESC O`` as long as the parser waits for its
         next key, ``ESC [`` a little longer, a longer start or one in 8-bit form (no key
-        is typed as one) until the next read. A string (OSC, DCS…) is held apart: see
+        is typed as one) until the next read; what came after a start that went out as
+        keys, typed, as :func:`_with_held` says. A string (OSC, DCS…) is held apart: see
         :mod:`.control_strings`."""
         self.start, self.given, self.until, self.since = start, given, None, _parser_time()
         if given < len(start) and (wait := _wait_for_rest(start)) is not None:
@@ -260,7 +271,8 @@ class _Cut:
 # A held start and the next read: the paste marker, mouse report or reply it began (read
 # so even when its escape went out as a key: its rest is no keys either).
 _WHOLE = re.compile(f"(?:\x1b\\[|\x9b)(?:200~|<[0-9;]*[Mm])|{REPLY.pattern}")
-_MOUSE_START = re.compile("(?:\x1b\\[|\x9b)<")
+# A CSI's start no key has: a mouse report's, or a reply's (a private marker).
+_NO_KEY_START = re.compile("(?:\x1b\\[|\x9b)[<=>?]")
 
 
 def _wait_for_rest(start: str) -> float | None:
@@ -289,11 +301,11 @@ def _cut_of(parser: XTermParser) -> _Cut:
 def _with_held(parser: XTermParser, data: str) -> str:
     """``data`` after the start held from the read before: with it if ``data`` completes
     it (held again if it still only goes on with it; see :func:`_ended_by` for a CSI),
-    else after it unchanged, less what went out already; a mouse report's start is then
-    dropped (it is never keys). A string it begins is opened (see
+    else after it unchanged, less what went out already; a mouse report's or a reply's
+    start is then dropped (it is never keys). A string it begins is opened (see
     :mod:`.control_strings`)."""
     cut = _cut_of(parser)
-    held, given, since = cut.start, cut.given, cut.since
+    held, given, until, since = cut.start, cut.given, cut.until, cut.since
     cut.hold("")
     if not held:
         return data
@@ -305,9 +317,13 @@ def _with_held(parser: XTermParser, data: str) -> str:
             open_string(parser, joined, _parser_time(), given)
         else:
             cut.hold(joined, given)
+            if given and len(data) == 1 and (len(held) == given or until is not None):
+                cut.until = _parser_time() + SEQUENCE_WAIT  # one key typed after typed keys
         return ""
-    if _MOUSE_START.match(held):
+    if _NO_KEY_START.match(held):  # a mouse report's or a reply's start: never keys
         return data
+    if given and len(held) > given and until is None:
+        given = 0  # a sequence's rest, after its start went out: read as a start held
     ended = CSI.match(joined) if data else None
     if ended is not None:
         late = _parser_time() >= since + SEQUENCE_WAIT
