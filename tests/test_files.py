@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
+import tokensales_tui.files
 from tokensales_tui import config
 from tokensales_tui.files import (
+    LOCK_NOTICE,
     STALE_TEMP_SECONDS,
     LocalFileError,
+    LockBusy,
     LockError,
+    LockWaitStopped,
     TooLarge,
     atomic_write,
     atomic_writer,
@@ -172,14 +177,53 @@ def test_a_lock_held_past_the_wait_is_an_error_naming_it_and_the_wait_is_said(
     said: list[Path] = []
     with (
         locked(path),  # another holder (a lock is taken anew by each call)
-        pytest.raises(LockError, match="held by another process for 0.2 s") as raised,
-        locked(path, wait=0.2, waiting=said.append),
+        pytest.raises(LockBusy, match=r"held by another process for 0\.7 s") as raised,
+        locked(path, wait=LOCK_NOTICE + 0.2, waiting=said.append),
     ):
         pass
-    assert raised.value.busy and said == [lock_path(path)]
-    assert str(lock_path(path)) in str(raised.value)
-    with locked(path, wait=0.2, waiting=said.append):  # free again: no wait said
+    assert said == [lock_path(path)]  # said once, the wait having lasted
+    assert str(lock_path(path)) in str(raised.value) and raised.value.lock == lock_path(path)
+    with locked(path, wait=LOCK_NOTICE + 0.2, waiting=said.append):  # free: no wait said
         assert said == [lock_path(path)]
+
+
+def test_every_wait_for_a_lock_is_bounded_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A lock held for good (a hung writer, `flock FILE sleep 1000`) hung every writer
+    # behind it, the config's saves among them: they waited as long as it took.
+    monkeypatch.setattr(tokensales_tui.files, "LOCK_WAIT", 0.3)
+    path = tmp_path / "config.toml"
+    ended: list[BaseException] = []
+
+    def take() -> None:
+        try:
+            with locked(path):
+                pass
+        except LockError as error:
+            ended.append(error)
+
+    with locked(path):
+        taker = threading.Thread(target=take, daemon=True)
+        taker.start()
+        taker.join(timeout=30)
+    assert not taker.is_alive()
+    (error,) = ended
+    assert isinstance(error, LockBusy) and error.waited == 0.3
+
+
+def test_a_wait_for_a_lock_is_stopped_by_its_event_and_names_the_lock(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    stop = threading.Event()
+    with (
+        locked(path),
+        pytest.raises(LockWaitStopped, match="its lock .*: stopped waiting for it") as raised,
+        locked(path, wait=60, waiting=lambda lock: stop.set(), stop=stop),
+    ):
+        pass
+    assert raised.value.filename == str(lock_path(path))
+    with pytest.raises(LockWaitStopped), locked(path, stop=stop):  # set: never taken
+        pass
 
 
 def _leftover(folder: Path, name: str, age: float) -> Path:

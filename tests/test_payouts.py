@@ -230,6 +230,28 @@ def test_a_lock_that_cannot_be_made_is_named_not_the_record() -> None:
     assert "could not be written" not in message
 
 
+def test_a_lock_held_by_another_process_is_waited_for_a_bounded_time_and_said(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import tokensales_tui.files
+    from tokensales_tui.files import lock_path, locked
+
+    monkeypatch.setattr(tokensales_tui.files, "LOCK_WAIT", 1.0)
+    record = PayoutRecord.for_service("held", URL)
+    assert record.path is not None
+    said: list[Path] = []
+    held = r"is in use \(its lock .*: held by another process for 1 s\)"
+    with (
+        locked(record.path),  # as another process would hold it
+        pytest.raises(PayoutRecordError, match=held) as raised,
+        record.adding(FREE, waiting=said.append),
+    ):
+        pytest.fail("the block ran without the lock")
+    assert raised.value.busy and said == [lock_path(record.path)] and record.load() == []
+    record.add(FREE)
+    assert [entry["name"] for entry in record.load()] == ["Free"]
+
+
 def test_an_add_that_would_make_the_record_too_large_is_refused_before_anything() -> None:
     path = record_path("prod", URL)
     PayoutRecord.for_service("prod", URL).add(FREE, added_at="2025-01-01T00:00:00Z")

@@ -440,6 +440,47 @@ def test_add_payout_answered_201_with_a_body_it_cannot_read_is_added_and_recorde
     ]
 
 
+def test_add_payout_says_on_stderr_that_it_waits_for_the_records_lock() -> None:
+    # Another process holding the record's lock left the command hanging, unsaid. It says
+    # so, sends nothing while it waits, and adds and records once the lock is free.
+    from tokensales_tui.files import lock_path, locked
+    from tokensales_tui.payouts import PayoutRecord, record_path
+
+    from .test_reliability_network import KeptAlive, raw_answer
+    from .test_script_interrupts import read_until
+
+    answer = raw_answer(201, b'{"id": "po_1"}', "Content-Type: application/json")
+    with KeptAlive({("POST", "/v1/payouts/add"): answer}) as server:
+        record = record_path("default", server.url)
+        command = subprocess.Popen(
+            [sys.executable, "-m", "tokensales_tui", "add", "payout", "--name", "X",
+             "--type", "free"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            env={**os.environ, "TOKENSALES_BASE_URL": server.url, "TOKENSALES_API_KEY": "key",
+                 "TOKENSALES_API_SECRET": "secret"},
+        )  # fmt: skip
+        try:
+            with locked(record):  # as another process would hold it
+                said = read_until(command, b", held by another process\n")
+                sent_while_waiting = server.count("POST", "/v1/payouts/add")
+            assert command.wait(timeout=60) == 0
+            assert command.stderr is not None
+            said += command.stderr.read()
+        finally:
+            command.kill()
+            command.wait()
+        sent = server.count("POST", "/v1/payouts/add")
+    assert said.decode().splitlines() == [
+        f"tokensales-tui: waiting for the payout record's lock {lock_path(record)},"
+        " held by another process",
+        "tokensales-tui: added payout definition X (free)",
+    ]
+    assert (sent_while_waiting, sent) == (0, 1)
+    assert [entry["name"] for entry in PayoutRecord.for_service("default", server.url).load()] == [
+        "X"
+    ]
+
+
 def test_add_payout_from_flags_and_file_is_recorded_for_the_payouts_tab(
     served: Served, tmp_path: Path
 ) -> None:

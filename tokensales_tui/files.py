@@ -14,6 +14,13 @@ new, never half, as mode 0600; :func:`locked` serialises writers, between proces
 on a lock file in the user's cache folder, so that the folders of the files it guards
 hold only those files. POSIX only (``fcntl``).
 
+Locks: every wait for one is bounded (:data:`LOCK_WAIT`), said once it lasts
+(:data:`LOCK_NOTICE`) and can be stopped, so a process that holds one for good (a hung
+writer, ``flock FILE sleep 1000``) never hangs another unsaid. A lock that cannot be
+taken is a :class:`LockError` naming its lock file: :class:`LockBusy` (held past the
+wait), :class:`LockWaitStopped` (the wait was stopped), or the lock file itself cannot
+be made or opened.
+
 Rules every write keeps:
 
 - **Limits.** A writer is given the limit its reader applies (one constant per kind of
@@ -41,6 +48,7 @@ import os
 import stat
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -49,9 +57,13 @@ from typing import BinaryIO, Final
 import platformdirs
 
 __all__ = [
+    "LOCK_NOTICE",
+    "LOCK_WAIT",
     "STALE_TEMP_SECONDS",
     "LocalFileError",
+    "LockBusy",
     "LockError",
+    "LockWaitStopped",
     "TooLarge",
     "atomic_write",
     "atomic_writer",
@@ -68,6 +80,16 @@ __all__ = [
 STALE_TEMP_SECONDS: Final = 600
 """Age past which a temp file whose file's lock is free is a dead writer's leftover."""
 
+LOCK_WAIT: Final = 10.0
+"""Seconds :func:`locked` waits for a lock another process holds. Writers hold one for a
+few milliseconds: one held this long is held by something stuck."""
+
+LOCK_NOTICE: Final = 0.5
+"""Seconds of waiting for a lock after which :func:`locked` says that it waits."""
+
+_LOCK_POLL: Final = 0.1
+"""Longest pause between two tries of a lock."""
+
 _TEMP_SUFFIX: Final = ".tmp"
 
 
@@ -80,16 +102,32 @@ class TooLarge(LocalFileError):
 
 
 class LockError(OSError):
-    """The lock of a file could not be taken: ``lock`` is the lock file (``filename`` too),
-    ``busy`` that another process held it for as long as the caller would wait."""
+    """The lock of a file could not be taken: ``lock`` is the lock file (``filename`` too).
 
-    def __init__(self, lock: Path, why: str, *, err: int = 0, busy: bool = False) -> None:
+    This class itself: the lock file cannot be made or opened; see its subclasses for
+    the others."""
+
+    def __init__(self, lock: Path, why: str, *, err: int = 0) -> None:
         super().__init__(err, why, str(lock))
         self.lock = lock
-        self.busy = busy
 
     def __str__(self) -> str:
         return f"its lock {self.lock}: {self.strerror}"
+
+
+class LockBusy(LockError):
+    """Another process held the lock for ``waited`` seconds, as long as the caller would wait."""
+
+    def __init__(self, lock: Path, waited: float) -> None:
+        super().__init__(lock, f"held by another process for {waited:g} s", err=errno.EWOULDBLOCK)
+        self.waited = waited
+
+
+class LockWaitStopped(LockError):
+    """The wait for the lock was stopped (its ``stop`` event set) before the lock was free."""
+
+    def __init__(self, lock: Path) -> None:
+        super().__init__(lock, "stopped waiting for it", err=errno.ECANCELED)
 
 
 def refused_by_system(error: OSError | ValueError) -> str:
@@ -257,6 +295,7 @@ def locked(
     *,
     wait: float | None = None,
     waiting: Callable[[Path], object] | None = None,
+    stop: threading.Event | None = None,
 ) -> Iterator[None]:
     """Hold an exclusive lock for ``path`` while in the block.
 
@@ -265,13 +304,18 @@ def locked(
     leftover temp files are removed (see the module's docstring).
 
     Args:
-        wait: The most seconds to wait for another holder to let go; None: as long as it
-            takes.
-        waiting: Called with the lock file's path when the lock is held by another, before
-            waiting for it.
+        path: The file the lock guards.
+        wait: The most seconds to wait for another holder to let go (None:
+            :data:`LOCK_WAIT`); there is no waiting for good.
+        waiting: Called once, in the waiting thread, with the lock file's path when the
+            lock has been held by another for :data:`LOCK_NOTICE` seconds: the place to
+            say what is waited for.
+        stop: Set, from another thread, to give up waiting.
 
     Raises:
-        LockError: the lock file cannot be made or opened, or stayed held past ``wait``.
+        LockBusy: The lock stayed held past ``wait``.
+        LockWaitStopped: ``stop`` was set before the lock was taken.
+        LockError: The lock file cannot be made or opened.
         OSError: ``path``'s folder cannot be made.
     """
     _make_folder(path.parent)
@@ -282,7 +326,7 @@ def locked(
     except OSError as error:
         raise LockError(lock, error.strerror or str(error), err=error.errno or 0) from None
     try:
-        _take(handle, lock, wait, waiting)
+        _take(handle, lock, LOCK_WAIT if wait is None else wait, waiting, stop)
         _remove_leftovers(path.parent)
         yield
     finally:
@@ -290,28 +334,31 @@ def locked(
 
 
 def _take(
-    handle: int, lock: Path, wait: float | None, waiting: Callable[[Path], object] | None
+    handle: int,
+    lock: Path,
+    wait: float,
+    waiting: Callable[[Path], object] | None,
+    stop: threading.Event | None,
 ) -> None:
-    if _try_flock(handle):
-        return
-    if waiting is not None:
-        waiting(lock)
-    if wait is None:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        return
-    deadline = time.monotonic() + wait
+    # Tried without blocking, again and again: a blocking flock cannot be given up on.
+    started = time.monotonic()
+    told = waiting is None
+    sleep: Callable[[float], object] = time.sleep if stop is None else stop.wait
     pause = 0.01
-    while not _try_flock(handle):
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise LockError(
-                lock,
-                f"held by another process for {wait:g} s",
-                err=errno.EWOULDBLOCK,
-                busy=True,
-            )
-        time.sleep(min(pause, left))
-        pause = min(pause * 2, 0.2)
+    while True:
+        if stop is not None and stop.is_set():  # checked first: a stop means write nothing
+            raise LockWaitStopped(lock)
+        if _try_flock(handle):
+            return
+        waited = time.monotonic() - started
+        if not told and waited >= LOCK_NOTICE:
+            told = True  # said before a give-up too: a wait that long is said
+            assert waiting is not None
+            waiting(lock)
+        if waited >= wait:
+            raise LockBusy(lock, wait)
+        sleep(min(pause, wait - waited))
+        pause = min(pause * 2, _LOCK_POLL)
 
 
 def _try_flock(handle: int) -> bool:

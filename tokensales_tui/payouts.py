@@ -19,12 +19,12 @@ service (its address not changed by a variable or flag) at its first add, and re
 once copied.
 
 Adding (:meth:`PayoutRecord.adding`) takes the file's lock (waiting at most
-:data:`LOCK_WAIT`), reads the file again, checks that the record with the new definition
-stays under :data:`MAX_RECORD_BYTES` and makes the temp file that will replace it, all
-before the definition is sent; then the record is written atomically. So two instances
-adding at once both keep their definition, and a record that could not take the
-definition is found before the service has it. A file that does not parse is reported
-(:class:`PayoutRecordError`) and never overwritten.
+:data:`~tokensales_tui.files.LOCK_WAIT`), reads the file again, checks that the record
+with the new definition stays under :data:`MAX_RECORD_BYTES` and makes the temp file that
+will replace it, all before the definition is sent; then the record is written
+atomically. So two instances adding at once both keep their definition, and a record
+that could not take the definition is found before the service has it. A file that does
+not parse is reported (:class:`PayoutRecordError`) and never overwritten.
 
 The Payouts tab lists those definitions and, grouped, the payout settings the items
 use (:func:`payout_rows`).
@@ -49,7 +49,15 @@ import msgspec
 from . import config
 from .api.models import Item, ItemPayout
 from .config.schema import ENV_BASE_URL
-from .files import LockError, TooLarge, atomic_writer, check_size, locked, read_local_file
+from .files import (
+    LockBusy,
+    LockError,
+    TooLarge,
+    atomic_writer,
+    check_size,
+    locked,
+    read_local_file,
+)
 
 if TYPE_CHECKING:
     from .session import Session
@@ -66,15 +74,14 @@ VERSION: Final = 1
 MAX_RECORD_BYTES: Final = 16 * 1024 * 1024
 """Largest record: a bigger file is reported, not read, and an add that would make one
 is refused before anything is sent."""
-LOCK_WAIT: Final = 10.0
-"""Seconds an add waits for another process to let go of the record's lock."""
 _SAFE: Final = re.compile(r"[^A-Za-z0-9_-]")
 
 
 class PayoutRecordError(Exception):
     """The record cannot be read or written; ``str(error)`` says what to do.
 
-    ``busy``: another process held the record's lock for :data:`LOCK_WAIT` seconds.
+    ``busy``: another process held the record's lock for as long as an add waits
+    (:data:`~tokensales_tui.files.LOCK_WAIT`).
     """
 
     def __init__(self, message: str, *, busy: bool = False) -> None:
@@ -192,8 +199,8 @@ class PayoutRecord:
     ) -> Iterator[Callable[[str | None], dict[str, Any]]]:
         """Make ready to record ``definition``, then yield the function that records it.
 
-        On entry the lock is taken (``waiting(lock)`` is called when another process
-        holds it; it is waited for at most :data:`LOCK_WAIT` seconds), the record read
+        On entry the lock is taken (waited for as :func:`~tokensales_tui.files.locked`
+        waits, which calls ``waiting(lock)`` once the wait lasts), the record read
         again, its size with the definition checked and the temp file that will replace
         it made: whatever would keep the definition out of the record shows before it is
         sent. Call the function yielded (with the time it was added, or None for now)
@@ -245,13 +252,14 @@ class PayoutRecord:
                 if path is None:
                     continue
                 try:
-                    stack.enter_context(locked(path, wait=LOCK_WAIT, waiting=waiting))
+                    stack.enter_context(locked(path, waiting=waiting))
+                except LockBusy as error:
+                    raise PayoutRecordError(
+                        f"the payout record {self.path} is in use ({error})", busy=True
+                    ) from None
                 except LockError as error:
                     raise PayoutRecordError(
-                        f"the payout record {self.path} is in use ({error})"
-                        if error.busy
-                        else f"the payout record {self.path} cannot be locked: {error}",
-                        busy=error.busy,
+                        f"the payout record {self.path} cannot be locked: {error}"
                     ) from None
                 except OSError as error:
                     raise self._not_written(error) from None
