@@ -9,7 +9,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+import msgspec
 import platformdirs
 import pytest
 import tomli_w
@@ -22,18 +24,28 @@ from tokensales_tui.config import (
     NoConfiguration,
     Overrides,
     Profile,
+    add_profile,
     load_config,
     resolve_profile,
     save_config,
+    store,
     update_config,
-    upsert_profile,
     validate_url,
 )
-from tokensales_tui.files import atomic_write, lock_path
+from tokensales_tui.files import atomic_write, lock_path, locked
 
 KEY = "key-5f1e2d9c"
 SECRET = "secret-8a7b6c5d"
 VALID = b'default_profile = "prod"\n\n[profiles.prod]\nbase_url = "https://api.example.com"\n'
+
+
+def update(
+    mutate: Callable[[ConfigFile], None], path: Path, base: ConfigFile | None = None
+) -> cfg.Saved:
+    """``mutate`` made from ``base`` (default: the file as it is, or nothing) and saved."""
+    if base is None:
+        base = load_config(path) if path.exists() else ConfigFile()
+    return update_config(cfg.ConfigChange.of(base, mutate), path)
 
 
 def mode_of(path: Path) -> int:
@@ -312,7 +324,7 @@ def test_corrupt_file_is_located_and_never_overwritten(
     with pytest.raises(ConfigError, match="not saved"):
         save_config(full, path)
     with pytest.raises(ConfigError, match="not saved"):
-        update_config(upsert_profile("new", Profile(base_url="https://n.example")), path)
+        update(add_profile("new", Profile(base_url="https://n.example")), path, ConfigFile())
     assert path.read_bytes() == content
     assert leftovers(tmp_path) == []
 
@@ -344,11 +356,20 @@ def test_config_error_str_omits_unknown_parts() -> None:
 
 
 def _add_slowly(path: str, name: str) -> None:
-    def mutate(config: ConfigFile) -> None:
-        time.sleep(0.2)  # widen the read-modify-write window so a missing lock would show
-        upsert_profile(name, Profile(base_url=f"https://{name}.example"))(config)
+    merge = store._merge
 
-    update_config(mutate, Path(path))
+    def slowly(*args: Any) -> Any:
+        time.sleep(0.2)  # widen the read-modify-write window so a missing lock would show
+        return merge(*args)
+
+    store._merge = slowly  # type: ignore[assignment]
+    try:
+        # Each made from the file as it was before any of them wrote.
+        update(
+            add_profile(name, Profile(base_url=f"https://{name}.example")), Path(path), ConfigFile()
+        )
+    finally:
+        store._merge = merge  # type: ignore[assignment]
 
 
 def test_concurrent_updates_in_threads_lose_nothing(tmp_path: Path) -> None:
@@ -386,13 +407,216 @@ def test_concurrent_updates_in_processes_lose_nothing(tmp_path: Path) -> None:
     assert sorted(load_config(path).profiles) == ["a", "b"]
 
 
-def test_upsert_can_make_default(tmp_path: Path) -> None:
+def test_adding_can_make_default(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
-    update_config(upsert_profile("a", Profile(base_url="https://a.example")), path)
-    saved = update_config(upsert_profile("b", Profile(base_url="https://b.example"), True), path)
+    update(add_profile("a", Profile(base_url="https://a.example")), path)
+    saved = update(add_profile("b", Profile(base_url="https://b.example"), make_default=True), path)
 
     assert cfg.profile_names(saved.config) == ["a", "b"]
     assert load_config(path).default_profile == "b"
+
+
+# -- Saves made from what was read ------------------------------------------------------
+
+ANOTHER_PROGRAMS = ConfigFile(
+    default_profile="staging",
+    profiles={
+        "staging": Profile(base_url="https://staging.example"),
+        "prod": Profile(
+            base_url="https://prod.example",
+            api_key=Secret("their-key"),
+            api_secret=Secret("their-secret"),
+            read_only=True,
+            label="PRODUCTION",
+        ),
+    },
+)
+
+
+def test_a_profile_added_that_appeared_in_the_file_meanwhile_is_refused(tmp_path: Path) -> None:
+    # First-run setup replaced it, dropping its read_only and label, and changed the default.
+    path = tmp_path / "config.toml"
+    typed = Profile(base_url="https://mine.example", api_key=Secret(KEY), api_secret=Secret(SECRET))
+    change = cfg.ConfigChange.of(ConfigFile(), add_profile("prod", typed, make_default=True))
+    save_config(ANOTHER_PROGRAMS, path)  # while the setup form was open
+    written = path.read_bytes()
+    with pytest.raises(ConfigError, match="a profile named 'prod' exists already: edit it instead"):
+        update_config(change, path)
+    assert path.read_bytes() == written and not (tmp_path / "config.toml.bak").exists()
+
+
+def test_a_default_the_file_gained_meanwhile_is_written_over_only_once_asked(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "config.toml"
+    typed = Profile(base_url="https://mine.example", api_key=Secret(KEY))
+    change = cfg.ConfigChange.of(ConfigFile(), add_profile("mine", typed, make_default=True))
+    save_config(ANOTHER_PROGRAMS, path)
+    written = path.read_bytes()
+    with pytest.raises(cfg.ConfigConflict) as caught:
+        update_config(change, path)
+    assert path.read_bytes() == written
+    (conflict,) = caught.value.conflicts
+    assert conflict.theirs_text() == "default_profile is now “staging”"
+    assert conflict.yours_text() == "default_profile “mine”"
+    update_config(caught.value.overwriting(), path)  # the answer was Overwrite
+    saved = load_config(path)
+    assert saved.default_profile == "mine" and saved.profiles["mine"] == typed
+    assert saved.profiles["prod"] == ANOTHER_PROGRAMS.profiles["prod"]
+
+
+def test_an_edit_writes_only_the_fields_changed_in_the_form(tmp_path: Path) -> None:
+    # Two apps edit one profile: the second's save undid the first's change of the URL.
+    path = tmp_path / "config.toml"
+    save_config(ANOTHER_PROGRAMS, path)
+    opened = load_config(path)  # both forms are filled from this
+    theirs = Profile(base_url="https://other.example")
+    update_config(cfg.ConfigChange.of(opened, cfg.edit_profile("prod", theirs)), path)
+    mine = Profile(base_url="https://prod.example", api_key=Secret("my-new-key"))
+    update_config(cfg.ConfigChange.of(opened, cfg.edit_profile("prod", mine)), path)
+    prod = load_config(path).profiles["prod"]
+    assert prod.base_url == "https://other.example"  # theirs, kept
+    assert prod.api_key == Secret("my-new-key")  # mine
+    assert prod.api_secret == Secret("their-secret") and prod.read_only
+    assert prod.label == "PRODUCTION"
+
+
+def test_a_field_changed_in_the_file_and_in_the_form_is_a_conflict(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    save_config(ANOTHER_PROGRAMS, path)
+    opened = load_config(path)
+    edit = cfg.edit_profile("prod", Profile(base_url="https://mine.example", api_key=Secret(KEY)))
+    change = cfg.ConfigChange.of(opened, edit)
+    other = Profile(base_url="https://other.example", api_key=Secret("key-of-another"))
+    update_config(cfg.ConfigChange.of(opened, cfg.edit_profile("prod", other)), path)
+    written = path.read_bytes()
+    with pytest.raises(cfg.ConfigConflict) as caught:
+        update_config(change, path)
+    assert path.read_bytes() == written
+    said = str(caught.value) + repr(caught.value)
+    assert "profile prod's base_url is now “https://other.example”" in said
+    assert "profile prod's api_key is now another (not shown)" in said
+    assert KEY not in said and "key-of-another" not in said
+    assert [c.yours_text() for c in caught.value.conflicts] == [
+        "profile prod's base_url “https://mine.example”",
+        "profile prod's api_key another (not shown)",
+    ]
+    # Changed again before the answer: asked again, about that.
+    again = Profile(base_url="https://again.example")
+    update_config(cfg.ConfigChange.of(load_config(path), cfg.edit_profile("prod", again)), path)
+    with pytest.raises(cfg.ConfigConflict, match="again.example"):
+        update_config(caught.value.overwriting(), path)
+    with pytest.raises(cfg.ConfigConflict) as caught:
+        update_config(change, path)
+    update_config(caught.value.overwriting(), path)
+    prod = load_config(path).profiles["prod"]
+    assert (prod.base_url, prod.api_key) == ("https://mine.example", Secret(KEY))
+
+
+def test_the_same_change_made_twice_is_no_conflict_and_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    save_config(ANOTHER_PROGRAMS, path)
+    opened = load_config(path)
+    change = cfg.ConfigChange.of(
+        opened, cfg.edit_profile("prod", Profile(base_url="https://x.example"))
+    )
+    update_config(change, path)
+    stamp = path.stat().st_mtime_ns, path.stat().st_ino
+    update_config(change, path)
+    assert (path.stat().st_mtime_ns, path.stat().st_ino) == stamp
+
+
+def test_an_edit_of_a_profile_removed_meanwhile_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    save_config(ANOTHER_PROGRAMS, path)
+    change = cfg.ConfigChange.of(
+        load_config(path), cfg.edit_profile("prod", Profile(base_url="https://x.example"))
+    )
+    save_config(ConfigFile(profiles={"staging": Profile(base_url="https://s.example")}), path)
+    with pytest.raises(ConfigError, match="profile 'prod' is no longer in the config file"):
+        update_config(change, path)
+    assert sorted(load_config(path).profiles) == ["staging"]
+
+
+def test_a_profile_removed_is_removed_unless_changed_meanwhile(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    save_config(ANOTHER_PROGRAMS, path)
+    opened = load_config(path)
+
+    def remove_prod(config: ConfigFile) -> None:
+        del config.profiles["prod"]
+
+    save_config(
+        msgspec.structs.replace(
+            opened,
+            profiles={**opened.profiles, "prod": Profile(base_url="https://new.example")},
+        ),
+        path,
+    )
+    with pytest.raises(cfg.ConfigConflict, match="profile prod changed"):
+        update_config(cfg.ConfigChange.of(opened, remove_prod), path)
+    update_config(cfg.ConfigChange.of(load_config(path), remove_prod), path)
+    assert sorted(load_config(path).profiles) == ["staging"]
+
+
+def test_a_keymap_entry_is_merged_into_the_files_keymap(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    save_config(ConfigFile(keymap={"refresh": "f5"}), path)
+
+    def bind_help(config: ConfigFile) -> None:
+        config.keymap["help"] = "f1"
+
+    update_config(cfg.ConfigChange.of(ConfigFile(), bind_help), path)
+    assert load_config(path).keymap == {"refresh": "f5", "help": "f1"}
+
+
+def test_a_save_waits_for_a_held_lock_a_bounded_time_and_can_be_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A process holding the lock (flock FILE sleep 40) froze the app: flock had no time-out.
+    import tokensales_tui.files
+
+    path = tmp_path / "config.toml"
+    change = cfg.ConfigChange.of(ConfigFile(), set_theme("nord"))
+    monkeypatch.setattr(tokensales_tui.files, "LOCK_WAIT", 1.0)
+    said: list[Path] = []
+    with locked(path):  # as another process would: a lock of its own
+        with pytest.raises(ConfigError, match=r"has held the config file's lock for 1 s"):
+            update_config(change, path, waiting=said.append)
+        assert said == [lock_path(path)]
+        stop = threading.Event()
+        errors: list[ConfigError] = []
+
+        def save() -> None:
+            try:
+                update_config(change, path, stop=stop)
+            except ConfigError as error:
+                errors.append(error)
+
+        thread = threading.Thread(target=save)
+        thread.start()
+        stop.set()
+        thread.join(timeout=30)
+        assert [e.message for e in errors] == [
+            "not saved: stopped waiting for the config file's lock"
+        ]
+    assert not path.exists()
+    update_config(change, path)  # let go: saved
+    assert load_config(path).theme == "nord"
+
+
+def test_a_lock_that_cannot_be_made_is_named_not_the_config_file(tmp_path: Path) -> None:
+    # A file where the lock folder should be said "not saved: cannot lock: Not a
+    # directory", as if the config file were at fault.
+    cache = Path(os.environ["XDG_CACHE_HOME"]) / "tokensales-tui"
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text("")  # fails even for root
+    path = tmp_path / "config.toml"
+    with pytest.raises(ConfigError) as raised:
+        update_config(cfg.ConfigChange.of(ConfigFile(), set_theme("nord")), path)
+    message = raised.value.message
+    assert message.startswith("not saved: cannot lock the config file: its lock ")
+    assert str(cache / "locks") in message and not path.exists()
 
 
 # -- URLs --------------------------------------------------------------------------------
@@ -639,11 +863,11 @@ def test_a_theme_chosen_is_written_into_the_file_as_written(tmp_path: Path) -> N
     # Choosing a theme in the palette rewrote a hand-written file without its comments.
     path = tmp_path / "config.toml"
     path.write_text(HAND_WRITTEN)
-    saved = update_config(set_theme("nord"), path)
+    saved = update(set_theme("nord"), path)
     assert saved.kept is None and not (tmp_path / "config.toml.bak").exists()
     added = path.read_text()
     assert added == HAND_WRITTEN.replace("\n\n[profiles", '\ntheme = "nord"\n\n[profiles', 1)
-    saved = update_config(set_theme("gruvbox"), path)
+    saved = update(set_theme("gruvbox"), path)
     assert path.read_text() == added.replace('"nord"', '"gruvbox"')
     assert load_config(path).theme == "gruvbox"
 
@@ -656,12 +880,12 @@ def test_a_theme_chosen_keeps_the_comment_on_its_line_and_the_files_line_ends(eo
         path = Path(folder) / "config.toml"
         written = f'# notes{eol}theme = "nord"   # for the projector: don\'t change it{eol}'
         path.write_bytes(written.encode())
-        saved = update_config(set_theme("dracula"), path)
+        saved = update(set_theme("dracula"), path)
         assert saved.kept is None
         assert path.read_bytes() == written.replace('"nord"', '"dracula"').encode()
         table = f'[profiles.a]{eol}base_url = "https://a.example"{eol}'
         path.write_bytes(f"# notes{eol}{table}".encode())
-        update_config(set_theme("nord"), path)
+        update(set_theme("nord"), path)
         assert path.read_bytes() == f'# notes{eol}theme = "nord"{eol}{table}'.encode()
 
 
@@ -678,7 +902,7 @@ def test_a_setting_that_cannot_be_edited_in_place_is_rewritten_and_the_file_kept
     path = tmp_path / "config.toml"
     original = "# notes\n" + odd + HAND_WRITTEN.split("\n", 2)[2]
     path.write_text(original)
-    saved = update_config(set_theme("gruvbox"), path)
+    saved = update(set_theme("gruvbox"), path)
     assert load_config(path).theme == "gruvbox"
     assert load_config(path).profiles["staging"].base_url == "https://api.staging.example.com"
     assert saved.kept == tmp_path / "config.toml.bak"
@@ -691,12 +915,12 @@ def test_a_profile_saved_into_a_hand_written_file_keeps_the_file_as_it_was(
 ) -> None:
     path = tmp_path / "config.toml"
     path.write_text(HAND_WRITTEN)
-    saved = update_config(upsert_profile("prod", Profile(base_url="https://api.example.com")), path)
+    saved = update(add_profile("prod", Profile(base_url="https://api.example.com")), path)
     assert saved.kept == tmp_path / "config.toml.bak"
     assert saved.kept.read_text() == HAND_WRITTEN
     assert sorted(load_config(path).profiles) == ["prod", "staging"]
     # The file is the app's own now: the next save keeps nothing more (nothing to lose).
-    again = update_config(upsert_profile("dev", Profile(base_url="https://dev.example")), path)
+    again = update(add_profile("dev", Profile(base_url="https://dev.example")), path)
     assert again.kept is None and saved.kept.read_text() == HAND_WRITTEN
 
 
@@ -706,9 +930,9 @@ def test_a_read_only_config_file_is_not_replaced(tmp_path: Path) -> None:
     path.write_text(HAND_WRITTEN)
     path.chmod(0o444)
     with pytest.raises(ConfigError, match="read-only"):
-        update_config(set_theme("nord"), path)
+        update(set_theme("nord"), path)
     with pytest.raises(ConfigError, match="read-only"):
-        update_config(upsert_profile("prod", Profile(base_url="https://api.example.com")), path)
+        update(add_profile("prod", Profile(base_url="https://api.example.com")), path)
     assert path.read_text() == HAND_WRITTEN and stat.S_IMODE(path.stat().st_mode) == 0o444
     assert not (tmp_path / "config.toml.bak").exists()
 
@@ -718,7 +942,7 @@ def test_a_save_that_changes_nothing_writes_nothing(tmp_path: Path) -> None:
     # its comments dropped and a .bak made.
     path = tmp_path / "config.toml"
     path.write_bytes(b'# notes\r\ntheme = "nord"  # mine\r\n')
-    assert update_config(set_theme("nord"), path).kept is None
+    assert update(set_theme("nord"), path).kept is None
     assert path.read_bytes() == b'# notes\r\ntheme = "nord"  # mine\r\n'
     assert not (tmp_path / "config.toml.bak").exists()
 
@@ -727,7 +951,7 @@ def test_a_new_setting_leaves_a_comment_above_a_table_with_it(tmp_path: Path) ->
     path = tmp_path / "config.toml"
     table = '# work profile\n[profiles.work]\nbase_url = "https://w.example"\n'
     path.write_text(f'default_profile = "work"\n\n{table}')
-    update_config(set_theme("gruvbox"), path)
+    update(set_theme("gruvbox"), path)
     assert path.read_text() == f'default_profile = "work"\ntheme = "gruvbox"\n\n{table}'
 
 

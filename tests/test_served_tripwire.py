@@ -59,7 +59,7 @@ TOUCHING = frozenset(
 
 KNOWN = {
     ("app.py", "save_screenshot_file", "atomic_write"): "served: the browser downloads it",
-    ("app.py", "_write_theme", "update_config"): "served: _save_theme never starts it",
+    ("config_saves.py", "save_config_change", "update_config"): "served: no form, no theme save",
     ("app.py", "_replace_session", "PayoutRecord"): "served: a record in memory only",
     ("export.py", "export_rows", "atomic_writer"): "served: a private temporary folder",
     ("listen_app.py", "listen_in_app", "Listening"): "the listen command: never served",
@@ -78,7 +78,6 @@ KNOWN = {
     ("screens/export.py", "_run", "rmtree"): "served only: the private folder",
     ("screens/export.py", "_write_rows", "export_rows"): "served: into the private folder",
     ("screens/export.py", "_hand_over", "open"): "served only: the file just written",
-    ("screens/setup.py", "action_save", "update_config"): "served: no setup or profile form",
     ("screens/setup.py", "_saving", "add_profile"): "served: no setup or profile form",
     ("screens/setup.py", "_saving", "edit_profile"): "served: no setup or profile form",
     ("forms/collections.py", "_import", "load_list_file"): "served: the import is off",

@@ -63,6 +63,15 @@ def screen_text(app: App[Any]) -> str:
     return "\n".join([*texts, app.export_screenshot()])
 
 
+async def saving_ended(pilot: Pilot[Any], screen: SetupScreen) -> None:
+    """Let the save started end (it runs in a thread): saved, or its status says why not."""
+    for _ in range(500):
+        await pilot.pause(0.02)
+        if not screen._saving_now():
+            return
+    raise AssertionError("the save did not end")
+
+
 async def save_work(pilot: Pilot[Any]) -> None:
     """Fill the form with a profile "work" on the demo credentials and save it."""
     await fill(
@@ -72,8 +81,10 @@ async def save_work(pilot: Pilot[Any]) -> None:
         api_key=DEMO_API_KEY,
         api_secret=DEMO_API_SECRET,
     )
+    screen = pilot.app.screen
+    assert isinstance(screen, SetupScreen)
     await pilot.press("ctrl+s")
-    await pilot.pause()
+    await saving_ended(pilot, screen)
 
 
 async def test_save_writes_a_working_profile(tmp_path: Path) -> None:
@@ -163,6 +174,7 @@ async def test_save_refuses_to_replace_a_corrupt_file_and_keeps_the_fields(
             api_secret=DEMO_API_SECRET,
         )
         await pilot.click("#save")
+        await saving_ended(pilot, screen)
         assert static_text(screen, "#status").startswith("not saved: ")
         assert screen.query_one("#base-url", Input).value == "https://api.example.test"
         assert screen.query_one("#api-secret", Input).value == DEMO_API_SECRET
@@ -353,7 +365,7 @@ async def test_editing_keeps_the_profiles_own_rules_and_tests_through_its_proxy(
     )
     path = tmp_path / "config.toml"
     config.save_config(config.ConfigFile(profiles={"lab": stored}), path)
-    screen = ProfileFormScreen(("lab", stored), config_path=path)
+    screen = ProfileFormScreen(config.load_config(path), "lab", config_path=path)
     app = Host(screen)
     async with app.run_test(size=SIZE) as pilot:
         form = screen._read_form()
@@ -362,5 +374,5 @@ async def test_editing_keeps_the_profiles_own_rules_and_tests_through_its_proxy(
         assert connection.proxy == "http://127.0.0.1:3128"
         assert connection.max_body == 5 * 1024 * 1024
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await saving_ended(pilot, screen)
     assert app.results == [SetupResult("saved", "lab")]

@@ -24,20 +24,27 @@ from .schema import (
     validate_url,
 )
 from .store import (
+    MISSING,
+    ConfigChange,
+    ConfigConflict,
+    Conflict,
     Saved,
     add_profile,
     edit_profile,
     kept_note,
     save_config,
     update_config,
-    upsert_profile,
 )
 
 __all__ = [
     "APP_NAME",
     "MAX_CONFIG_BYTES",
+    "MISSING",
+    "ConfigChange",
+    "ConfigConflict",
     "ConfigError",
     "ConfigFile",
+    "Conflict",
     "NoConfiguration",
     "Overrides",
     "Profile",
@@ -56,6 +63,5 @@ __all__ = [
     "resolve_profile",
     "save_config",
     "update_config",
-    "upsert_profile",
     "validate_url",
 ]

@@ -3,6 +3,13 @@
 :func:`save_config` and :func:`update_config` write atomically (temp file, fsync, rename;
 see :mod:`tokensales_tui.files`); a file whose mode lets no one write it is never replaced.
 
+Every save of the app is an :func:`update_config` of a :class:`ConfigChange`: the config
+as the writer read it (the form was filled from it) and as the writer wants it. Under the
+lock, the file is read again and only the settings the writer changed are written into it,
+so a change another program made meanwhile to any other setting stays. A setting both
+changed, each its own way, is not written over: :class:`ConfigConflict` says which, for
+the app to ask before :meth:`ConfigConflict.overwriting` writes over it.
+
 An update that changes only top-level settings (the theme, the default profile) edits
 their lines in the file's own text, comments, layout and line ends kept, once the edited
 text is seen to load as the update wants; one that changes nothing writes nothing. Any
@@ -13,9 +20,11 @@ kept whole beside it, as ``config.toml.bak``.
 from __future__ import annotations
 
 import contextlib
+import copy
 import re
+import threading
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -23,18 +32,30 @@ from typing import Any, Final
 import msgspec
 import tomli_w
 
-from ..files import atomic_write, locked, read_local_file
+from ..clean import quoted
+from ..files import LockBusy, LockError, LockWaitStopped, atomic_write, locked, read_local_file
 from .load import MAX_CONFIG_BYTES, load_config, parse_config
-from .schema import ConfigError, ConfigFile, Profile, config_path, enc_hook
+from .schema import (
+    SECRET_FIELDS,
+    ConfigError,
+    ConfigFile,
+    Profile,
+    config_path,
+    dec_hook,
+    enc_hook,
+)
 
 __all__ = [
+    "MISSING",
+    "ConfigChange",
+    "ConfigConflict",
+    "Conflict",
     "Saved",
     "add_profile",
     "edit_profile",
     "kept_note",
     "save_config",
     "update_config",
-    "upsert_profile",
 ]
 
 _HEADER: Final = (
@@ -67,16 +88,131 @@ class Saved:
     by hand (whose comments the rewrite dropped)."""
 
 
-def update_config(mutate: Callable[[ConfigFile], None], path: Path | None = None) -> Saved:
-    """Lock, re-read the file, apply ``mutate`` to it and save it (see the module's
-    docstring for how comments are kept).
+class _Missing:
+    """A setting the file or a side of a change does not hold."""
 
-    Two instances updating at once both keep their changes. A file that does not parse is
-    left alone (``ConfigError``).
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Final = _Missing()
+
+Settings = dict[str, Any]
+"""A config in plain form: tables as dicts, secrets revealed (never shown)."""
+
+
+@dataclass(frozen=True)
+class ConfigChange:
+    """What one save changes: the config as the writer read it, and as it wants it.
+
+    Only the settings that differ between the two are written (see :func:`update_config`).
+    """
+
+    base: Settings
+    wanted: Settings
+
+    @classmethod
+    def of(cls, base: ConfigFile, mutate: Callable[[ConfigFile], None]) -> ConfigChange:
+        """``mutate`` applied to a copy of ``base``, the config the writer read (the one
+        its form was filled from, or that it has in use). Raises what ``mutate`` raises."""
+        seen = _plain(base)
+        copy = _config(seen)
+        mutate(copy)
+        return cls(seen, _plain(copy))
+
+    def overwriting(self, conflicts: Iterable[Conflict]) -> ConfigChange:
+        """This change, taking ``conflicts`` as seen: saved again, it writes its values
+        over theirs (and asks again only about what changed in the file since)."""
+        base = copy.deepcopy(self.base)
+        for conflict in conflicts:
+            _put(base, conflict.path, conflict.theirs)
+        return ConfigChange(base, self.wanted)
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A setting changed in the file and by the writer, each its own way, since the
+    writer read the file."""
+
+    path: tuple[str, ...]
+    theirs: Any
+    """The file's value now (:data:`MISSING`: removed)."""
+    yours: Any
+    """The writer's (:data:`MISSING`: it removes the setting)."""
+
+    @property
+    def setting(self) -> str:
+        """The setting, named as the file names it: ``profile prod's base_url``."""
+        if self.path[0] == "profiles" and len(self.path) > 1:
+            rest = ".".join(self.path[2:])
+            return f"profile {self.path[1]}" + (f"'s {rest}" if rest else "")
+        return ".".join(self.path)
+
+    def theirs_text(self) -> str:
+        """What the file holds now, as a message says it (a secret never shown)."""
+        if self.theirs is MISSING:
+            return f"{self.setting} was removed"
+        if isinstance(self.theirs, dict):
+            return f"{self.setting} changed"
+        return f"{self.setting} is now {self._shown(self.theirs)}"
+
+    def yours_text(self) -> str:
+        """What the writer would write, as a message says it (a secret never shown)."""
+        if self.yours is MISSING:
+            return f"{self.setting} removed"
+        return f"{self.setting} {self._shown(self.yours)}"
+
+    def _shown(self, value: Any) -> str:
+        if self.path[-1] in SECRET_FIELDS:
+            return "another (not shown)"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, str):
+            return quoted(value)
+        return quoted(str(value))
+
+
+class ConfigConflict(ConfigError):
+    """A save that would replace settings changed in the file since the writer read it.
+
+    Nothing was written. Ask the user; :meth:`ConfigChange.overwriting` is the change
+    that writes over them."""
+
+    def __init__(self, conflicts: list[Conflict], change: ConfigChange, path: Path) -> None:
+        changed = "; ".join(conflict.theirs_text() for conflict in conflicts)
+        super().__init__(f"not saved: changed in the file since it was read: {changed}", path=path)
+        self.conflicts = tuple(conflicts)
+        self.change = change
+
+    def overwriting(self) -> ConfigChange:
+        """The change that writes over the settings in conflict."""
+        return self.change.overwriting(self.conflicts)
+
+
+def update_config(
+    change: ConfigChange,
+    path: Path | None = None,
+    *,
+    waiting: Callable[[Path], object] | None = None,
+    stop: threading.Event | None = None,
+) -> Saved:
+    """Lock, re-read the file and write into it what ``change`` changes.
+
+    Only the settings ``change`` changes are written, into the file as it is now: what
+    another program (a second instance, a script, a hand edit) changed meanwhile stays.
+    A setting changed both there and by ``change``, each its own way, is not written
+    over: :class:`ConfigConflict` names them and nothing is written. A profile added that
+    the file has now is refused; one edited that the file no longer has, too. A file that
+    does not parse is left alone (``ConfigError``). See the module's docstring for how
+    comments are kept.
+
+    The lock is waited for :data:`~tokensales_tui.files.LOCK_WAIT` seconds at most;
+    ``waiting`` is called (with the lock file) once the wait lasts, and setting ``stop``
+    ends it (``ConfigError``, nothing written). Blocks: call it off the event loop.
     """
     target = path or config_path()
     kept = None
-    with _config_lock(target):
+    with _config_lock(target, waiting=waiting, stop=stop):
         try:
             text = read_local_file(target, limit=MAX_CONFIG_BYTES)
         except FileNotFoundError:
@@ -88,10 +224,13 @@ def update_config(mutate: Callable[[ConfigFile], None], path: Path | None = None
         except ConfigError as exc:
             raise _not_saved(exc) from None
         before = _plain(config)
-        mutate(config)
-        after = _plain(config)
+        after = copy.deepcopy(before)
+        conflicts = _merge(change.base, change.wanted, after, ())
+        if conflicts:
+            raise ConfigConflict(conflicts, change, target)
         if text and after == before:
             return Saved(config)  # the file holds it already: left as written
+        config = _config(after)
         data = _edited(text, before, after)
         _refuse_read_only(target)
         if data is None:
@@ -101,6 +240,82 @@ def update_config(mutate: Callable[[ConfigFile], None], path: Path | None = None
                 _write(kept, text)
         _write(target, data)
     return Saved(config, kept)
+
+
+def _merge(base: Settings, wanted: Settings, file: Settings, at: tuple[str, ...]) -> list[Conflict]:
+    """Write into ``file`` (the settings at ``at`` in the file as it is now) what changed
+    from ``base`` to ``wanted``; return the settings changed in both, each its own way."""
+    conflicts: list[Conflict] = []
+    for key in [*base, *(key for key in wanted if key not in base)]:
+        was, want = base.get(key, MISSING), wanted.get(key, MISSING)
+        if was == want:
+            continue  # not changed by this writer: the file's value stays
+        now = file.get(key, MISSING)
+        path = (*at, key)
+        if at == ("profiles",):
+            conflicts += _merge_profile(file, path, was, want, now)
+            continue
+        was_table, want_table, now_table = _table(was), _table(want), _table(now)
+        if was_table is not None and want_table is not None and now_table is not None:
+            conflicts += _merge(was_table, want_table, now_table, path)
+            if now_table and now is MISSING:
+                file[key] = now_table
+            elif not now_table and want is MISSING:
+                file.pop(key, None)
+        elif now == was:
+            _put(file, (key,), want)
+        elif now != want:
+            conflicts.append(Conflict(path, now, want))
+    return conflicts
+
+
+def _merge_profile(
+    file: Settings, path: tuple[str, ...], was: Any, want: Any, now: Any
+) -> list[Conflict]:
+    """A profile is added and removed as a whole: one added that the file has now (with
+    its own key, read_only, label…) is refused, one edited that the file no longer has
+    too; one removed that changed in the file since is a conflict."""
+    name = path[-1]
+    if was is MISSING:
+        if now is MISSING:
+            file[name] = copy.deepcopy(want)
+        elif now != want:
+            raise ConfigError(f"a profile named {name!r} exists already: edit it instead")
+        return []
+    if want is MISSING:
+        if now == was:
+            del file[name]
+        elif now is not MISSING:
+            return [Conflict(path, now, MISSING)]
+        return []
+    if now is MISSING:
+        raise ConfigError(f"profile {name!r} is no longer in the config file")
+    return _merge(was, want, now, path)
+
+
+def _table(value: Any) -> Settings | None:
+    """``value`` as a table to merge into: a missing one is empty; None for a value."""
+    if value is MISSING:
+        return {}
+    return value if isinstance(value, dict) else None
+
+
+def _put(settings: Settings, path: tuple[str, ...], value: Any) -> None:
+    """Set (or, for :data:`MISSING`, remove) the setting at ``path``."""
+    *tables, key = path
+    for table in tables:
+        settings = settings.setdefault(table, {})
+    if value is MISSING:
+        settings.pop(key, None)
+    else:
+        settings[key] = copy.deepcopy(value)
+
+
+def _config(settings: Settings) -> ConfigFile:
+    try:
+        return msgspec.convert(settings, ConfigFile, dec_hook=dec_hook)
+    except msgspec.ValidationError as exc:  # never the value: it may be a secret
+        raise ConfigError(f"not saved: {exc}") from None
 
 
 def kept_note(kept: Path) -> str:
@@ -179,23 +394,11 @@ def _new_setting_at(lines: list[bytes], top: int) -> int:
     return next((n for n in range(top) if not lines[n].strip()), top)
 
 
-def upsert_profile(
-    name: str, profile: Profile, make_default: bool = False
+def add_profile(
+    name: str, profile: Profile, *, make_default: bool = False
 ) -> Callable[[ConfigFile], None]:
-    """A mutation for :func:`update_config` that adds or replaces profile ``name``."""
-    if not name:
-        raise ConfigError("a profile needs a name")
-
-    def mutate(config: ConfigFile) -> None:
-        config.profiles[name] = profile
-        if make_default:
-            config.default_profile = name
-
-    return mutate
-
-
-def add_profile(name: str, profile: Profile) -> Callable[[ConfigFile], None]:
-    """A mutation for :func:`update_config` that adds profile ``name``, never replacing one."""
+    """A mutation for :meth:`ConfigChange.of` that adds profile ``name``, never replacing
+    one; ``make_default`` makes it the default profile."""
     if not name:
         raise ConfigError("a profile needs a name")
 
@@ -203,15 +406,17 @@ def add_profile(name: str, profile: Profile) -> Callable[[ConfigFile], None]:
         if name in config.profiles:
             raise ConfigError(f"a profile named {name!r} exists already: edit it instead")
         config.profiles[name] = profile
+        if make_default:
+            config.default_profile = name
 
     return mutate
 
 
 def edit_profile(name: str, changes: Profile) -> Callable[[ConfigFile], None]:
-    """A mutation for :func:`update_config` that changes the addresses and keys of ``name``.
+    """A mutation for :meth:`ConfigChange.of` that changes the addresses and keys of ``name``.
 
-    The profile's other settings (label, read-only, proxy…) stay as the file has them; a key
-    or secret that ``changes`` leaves ``None`` keeps the one stored.
+    The profile's other settings (label, read-only, proxy…) stay; a key or secret that
+    ``changes`` leaves ``None`` keeps the one stored.
     """
 
     def mutate(config: ConfigFile) -> None:
@@ -278,10 +483,29 @@ def _write(target: Path, data: bytes) -> None:
 
 
 @contextlib.contextmanager
-def _config_lock(target: Path) -> Iterator[None]:
+def _config_lock(
+    target: Path,
+    *,
+    waiting: Callable[[Path], object] | None = None,
+    stop: threading.Event | None = None,
+) -> Iterator[None]:
     with contextlib.ExitStack() as stack:
         try:
-            stack.enter_context(locked(target))
+            stack.enter_context(locked(target, waiting=waiting, stop=stop))
+        except LockBusy as busy:
+            raise ConfigError(
+                f"not saved: another program has held the config file's lock for {busy.waited:g} s"
+                " (another tokensales-tui?); try again",
+                path=target,
+            ) from None
+        except LockWaitStopped:
+            raise ConfigError(
+                "not saved: stopped waiting for the config file's lock", path=target
+            ) from None
+        except LockError as exc:  # the lock file cannot be made: named, not the config
+            raise ConfigError(
+                f"not saved: cannot lock the config file: {exc}", path=target
+            ) from None
         except OSError as exc:
-            raise ConfigError(f"not saved: cannot lock: {exc.strerror}", path=target) from None
+            raise ConfigError(f"not saved: {exc.strerror or exc}", path=target) from None
         yield

@@ -33,6 +33,7 @@ from ..files import atomic_write
 from ..mask import masking, set_masking
 from ..payouts import PayoutRecord, PayoutRecordError
 from ..session import Launch, Session, demo_session, profile_session
+from .config_saves import ask_overwrite, save_config_change
 from .key_frames import hold_frames_for_keys
 from .keys import (
     bound,
@@ -116,6 +117,8 @@ class TokenSalesApp(GuardedApp[None]):
         """The config file's ``[keymap]``, as applied."""
         self.watch_interval = config.ConfigFile().watch_interval
         """Seconds between the reloads of a watched tab (the config file's ``watch_interval``)."""
+        self._theme_in_file: str | None = None
+        """The config file's theme as this app last read or wrote it."""
         self._api: ApiWorker | None = None
         self._payout_record: PayoutRecord | None = None
         self._log_handler = enable_debug_log(self.launch.log_file) if self.launch.log_file else None
@@ -361,7 +364,7 @@ class TokenSalesApp(GuardedApp[None]):
             if self.launch.served:  # the setup form would write the serving machine's file
                 self._show_config_error(error)
             else:
-                self._show_setup()
+                self._show_setup(loaded)
         except config.ConfigError as error:
             self._fence_in(None)
             self._show_config_error(error)
@@ -394,6 +397,7 @@ class TokenSalesApp(GuardedApp[None]):
 
     def _use_theme(self, theme: str | None) -> None:
         """Show ``theme`` (the one saved, when Textual knows it), then save each new choice."""
+        self._theme_in_file = theme
         if theme in self.available_themes:
             self.theme = theme
         elif theme is not None:
@@ -410,19 +414,33 @@ class TokenSalesApp(GuardedApp[None]):
         self.run_worker(self._write_theme(theme), group="save-theme", exclusive=True)
 
     async def _write_theme(self, theme: str) -> None:
-        def mutate(loaded: config.ConfigFile) -> None:
-            loaded.theme = theme
+        def mutate(seen: config.ConfigFile) -> None:
+            seen.theme = theme
 
+        # Made from the theme as this app last read or wrote it: one that another program
+        # saved since is written over only once asked.
+        change = config.ConfigChange.of(config.ConfigFile(theme=self._theme_in_file), mutate)
         try:
-            saved = await asyncio.to_thread(config.update_config, mutate, self.launch.config_path)
+            saved = await save_config_change(
+                change,
+                self.launch.config_path,
+                waiting=lambda text: self.notify(f"The theme is not saved yet: {text}"),
+                overwrite=lambda conflict: ask_overwrite(self, conflict, "the app read it"),
+            )
+        except config.ConfigConflict as conflict:
+            (kept,) = conflict.conflicts
+            self._theme_in_file = None if kept.theirs is config.MISSING else kept.theirs
+            self.notify(f"The theme is not saved: {kept.theirs_text()}", severity="warning")
+            return
         except config.ConfigError as error:
             why = error.message.removeprefix("not saved: ")
             self.notify(f"The theme is not saved: {why}", severity="warning")
             return
+        self._theme_in_file = theme
         if saved.kept is not None:
             self.notify(config.kept_note(saved.kept), markup=False, timeout=15)
 
-    def _show_setup(self) -> None:
+    def _show_setup(self, loaded: config.ConfigFile) -> None:
         from .screens.setup import SetupScreen
 
         self._keys_ready = True  # the setup screen takes the keys
@@ -435,7 +453,9 @@ class TokenSalesApp(GuardedApp[None]):
 
         self.push_screen(
             SetupScreen(
-                transport_factory=self.launch.transport_factory, config_path=self.launch.config_path
+                base=loaded,
+                transport_factory=self.launch.transport_factory,
+                config_path=self.launch.config_path,
             ),
             done,
         )
@@ -581,14 +601,15 @@ class TokenSalesApp(GuardedApp[None]):
             if choice.action == "switch" and choice.name is not None:
                 self.run_worker(self.switch_profile(choice.name), group="switch")
             elif choice.action == "edit" and choice.name in loaded.profiles:
-                self._show_profile_form((choice.name, loaded.profiles[choice.name]))
+                self._show_profile_form(loaded, choice.name)
             elif choice.action == "add":
-                self._show_profile_form(None)
+                self._show_profile_form(loaded, None)
 
         self.push_screen(ProfileScreen(profiles, current, highlight), chosen)
 
-    def _show_profile_form(self, editing: tuple[str, config.Profile] | None) -> None:
-        """The setup form on a new or stored profile; the picker again once it closes."""
+    def _show_profile_form(self, loaded: config.ConfigFile, editing: str | None) -> None:
+        """The setup form on a new or stored profile of ``loaded`` (the file as the picker
+        read it); the picker again once it closes."""
         from .screens.setup import ProfileFormScreen
 
         def done(result: Any) -> None:
@@ -596,11 +617,12 @@ class TokenSalesApp(GuardedApp[None]):
             if saved:
                 verb = "added" if editing is None else "saved"
                 self.notify(f"Profile {result.profile} {verb}", title="Profiles")
-            highlight = result.profile if saved else (editing[0] if editing else None)
+            highlight = result.profile if saved else editing
             self.run_worker(self.action_switch_profile(highlight), group="picker")
 
         self.push_screen(
             ProfileFormScreen(
+                loaded,
                 editing,
                 transport_factory=self.launch.transport_factory,
                 config_path=self.launch.config_path,

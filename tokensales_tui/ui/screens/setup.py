@@ -23,13 +23,15 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.validation import ValidationResult, Validator
 from textual.widgets import Button, Input, Label, Static
+from textual.worker import WorkerState
 
 from ... import config
 from ...api import ApiClient, Connection, Secret
 from ...api.connection import DEFAULT_MAX_BODY, host_of
+from ..config_saves import ask_overwrite, save_config_change
 from ..key_hints import key_for, key_in
 from ..keys import bound
-from ..lifetime import while_shown
+from ..lifetime import is_gone, while_shown
 from ..safe import line, show
 from ..widgets.footer import KeysFooter
 from ..widgets.header import describe_token
@@ -182,6 +184,8 @@ class SetupScreen(Screen[SetupResult]):
     ``("demo", None)`` when the user opens the demo instead.
 
     Args:
+        base: the config file as read when the form opened (none: empty). Save writes
+            only what the form changes into the file as it is then.
         transport_factory: makes the httpx transport for "Test connection" (tests pass
             the in-process emulator); ``None`` uses the network.
         config_path: the file Save writes; defaults to :func:`config.config_path`.
@@ -221,10 +225,13 @@ class SetupScreen(Screen[SetupResult]):
     def __init__(
         self,
         *,
+        base: config.ConfigFile | None = None,
         transport_factory: TransportFactory | None = None,
         config_path: Path | None = None,
     ) -> None:
         super().__init__()
+        self.base = base or config.ConfigFile()
+        """The config file as the form read it: what Save's changes are made from."""
         self._transport_factory = transport_factory
         self.config_path = config_path or config.config_path()
         self.stored: config.Profile | None = None
@@ -412,27 +419,73 @@ class SetupScreen(Screen[SetupResult]):
 
     @on(Button.Pressed, "#save")
     def action_save(self) -> None:
-        """Check the fields, write the profile as the default and close the screen."""
+        """Check the fields and write the profile (see :meth:`_saving`), then close the screen."""
+        if self._saving_now():
+            return  # the status says what it waits for; escape stops it
         form = self._read_form()
         if form is None:
             return
         try:
-            # A small file written once, on request; the dismiss must follow it, so it
-            # runs here rather than in a worker.
-            saved = config.update_config(self._saving(form.name, form.profile()), self.config_path)
+            change = config.ConfigChange.of(self.base, self._saving(form.name, form.profile()))
         except config.ConfigError as error:
-            message = error.message
-            if not message.startswith("not saved"):
-                message = f"not saved: {message}"
-            self._set_status(message, "error")
+            self._not_saved(error)
+            return
+        self._set_status("Saving…", "busy")
+        self._save(change, form.name)
+
+    @work(exclusive=True, group="setup-save", exit_on_error=False)
+    @while_shown
+    async def _save(self, change: config.ConfigChange, name: str) -> None:
+        # In a thread: another program may hold the file's lock (see config_saves).
+        try:
+            saved = await save_config_change(
+                change,
+                self.config_path,
+                waiting=self._waiting,
+                overwrite=lambda conflict: ask_overwrite(self.app, conflict, "this form opened"),
+            )
+        except config.ConfigConflict as conflict:
+            # The advice first: a long value cuts the line's end.
+            save = key_for(self, "save") or "Save"
+            changed = conflict.message.removeprefix("not saved: ")
+            self._set_status(f"not saved ({save} again, then Overwrite): {changed}", "error")
+            return
+        except config.ConfigError as error:
+            self._not_saved(error)
             return
         if saved.kept is not None:
             self.app.notify(config.kept_note(saved.kept), markup=False, timeout=15)
-        self.dismiss(SetupResult.saved(form.name))
+        self.dismiss(SetupResult.saved(name))
+
+    def _waiting(self, text: str) -> None:
+        if not is_gone(self) and self._saving_now():
+            self._set_status(f"{text} (escape stops waiting)", "busy")
+
+    def _not_saved(self, error: config.ConfigError) -> None:
+        message = error.message
+        if not message.startswith("not saved"):
+            message = f"not saved: {message}"
+        self._set_status(message, "error")
+
+    def _saving_now(self) -> bool:
+        return any(
+            worker.group == "setup-save"
+            and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+            for worker in self.workers
+        )
+
+    def _stop_saving(self) -> bool:
+        """Stop a save waiting for the file's lock; whether there was one. What was
+        typed stays."""
+        if not self._saving_now():
+            return False
+        self.workers.cancel_group(self, "setup-save")
+        self._set_status("not saved: stopped waiting for the config file's lock", "error")
+        return True
 
     def _saving(self, name: str, profile: config.Profile) -> Callable[[config.ConfigFile], None]:
-        """How Save changes the file: the first profile becomes the default."""
-        return config.upsert_profile(name, profile, make_default=True)
+        """How Save changes the file: the profile is added, and made the default."""
+        return config.add_profile(name, profile, make_default=True)
 
     @on(Button.Pressed, "#demo")
     def action_demo(self) -> None:
@@ -456,8 +509,10 @@ class SetupScreen(Screen[SetupResult]):
         return sections
 
     def action_first_field(self) -> None:
-        """Go back to the first field; nothing typed is lost."""
-        self.query_one("#profile", Input).focus()
+        """Stop a save waiting for the file's lock, else go back to the first field;
+        nothing typed is lost."""
+        if not self._stop_saving():
+            self.query_one("#profile", Input).focus()
 
 
 def _url_input(label: str, placeholder: str, stored: config.Profile | None) -> SafeInput:
@@ -482,8 +537,8 @@ class ProfileFormScreen(SetupScreen, inherit_bindings=False):
     name)``, or ``("cancelled", None)`` on escape or Cancel.
 
     Args:
-        editing: the name of the profile to edit and the profile as the file has it;
-            ``None`` adds a new one.
+        base: the config file as read when the picker opened; the form is filled from it.
+        editing: the name of the profile of ``base`` to edit; ``None`` adds a new one.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -494,14 +549,15 @@ class ProfileFormScreen(SetupScreen, inherit_bindings=False):
 
     def __init__(
         self,
-        editing: tuple[str, config.Profile] | None = None,
+        base: config.ConfigFile,
+        editing: str | None = None,
         *,
         transport_factory: TransportFactory | None = None,
         config_path: Path | None = None,
     ) -> None:
-        super().__init__(transport_factory=transport_factory, config_path=config_path)
-        self.name_edited = editing[0] if editing else None
-        self.stored = editing[1] if editing else None
+        super().__init__(base=base, transport_factory=transport_factory, config_path=config_path)
+        self.name_edited = editing
+        self.stored = base.profiles[editing] if editing is not None else None
 
     def _intro(self) -> ComposeResult:
         if self.name_edited is None:
@@ -533,7 +589,10 @@ class ProfileFormScreen(SetupScreen, inherit_bindings=False):
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
-        """Go back to the picker; nothing is saved. Asks first when something was typed."""
+        """Stop a save waiting for the file's lock, else go back to the picker; nothing
+        is saved. Asks first when something was typed."""
+        if self._stop_saving():
+            return
         if not self.dirty:
             self.dismiss(SetupResult.cancelled())
             return

@@ -1,0 +1,227 @@
+"""Saves of the config file while another program changes it or holds its lock, through
+the whole app: the setup form, the picker's form and the theme."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import msgspec
+import pytest
+
+import tokensales_tui.files
+from tokensales_tui import config
+from tokensales_tui.api import Secret
+from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET
+from tokensales_tui.files import locked
+from tokensales_tui.session import Launch
+from tokensales_tui.ui.app import TokenSalesApp
+
+from .apphelpers import EMULATOR_URL, loaded, rigged_app, screen_text, wait_for, wait_for_screen
+from .test_app_profiles import open_profile_form, two_profiles
+
+SIZE = (120, 40)
+
+ANOTHER_PROGRAMS = config.ConfigFile(
+    default_profile="staging",
+    profiles={
+        "staging": config.Profile(base_url="https://staging.example"),
+        "prod": config.Profile(
+            base_url="https://prod.example",
+            api_key=Secret("their-key"),
+            api_secret=Secret("their-secret"),
+            read_only=True,
+            label="PRODUCTION",
+        ),
+    },
+)
+
+
+def fill(app: TokenSalesApp, **values: str) -> None:
+    """Set the form's fields by id (``base_url`` is ``#base-url``)."""
+    for name, value in values.items():
+        app.screen.query_one(f"#{name.replace('_', '-')}").value = value  # type: ignore[attr-defined]
+
+
+def field(app: TokenSalesApp, name: str) -> str:
+    return app.screen.query_one(f"#{name.replace('_', '-')}").value  # type: ignore[attr-defined, no-any-return]
+
+
+def another_program_edits(name: str, **fields: Any) -> None:
+    """What a second app saving its form does to the file: a profile's fields changed."""
+    read = config.load_config()
+    read.profiles[name] = msgspec.structs.replace(read.profiles[name], **fields)
+    config.save_config(read)
+
+
+@contextlib.contextmanager
+def lock_held() -> Iterator[None]:
+    """The config file's lock, held as another process holding it would (for 20 s at most)."""
+    taken, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with locked(config.config_path()):
+            taken.set()
+            release.wait(20)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert taken.wait(10)
+        yield
+    finally:
+        release.set()
+        holder.join(30)
+
+
+@contextlib.asynccontextmanager
+async def setup_saved(name: str) -> AsyncIterator[tuple[TokenSalesApp, Any]]:
+    """First-run setup filled as profile ``name``, the other program's file written
+    meanwhile, and ctrl+s pressed."""
+    app, _transport = rigged_app(env={})
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_screen(app, pilot, "SetupScreen")
+        fill(app, profile=name, base_url=EMULATOR_URL, api_key=DEMO_API_KEY)
+        fill(app, api_secret=DEMO_API_SECRET)
+        config.save_config(ANOTHER_PROGRAMS)  # while the form was open
+        await pilot.press("ctrl+s")
+        yield app, pilot
+
+
+async def test_first_run_setup_refuses_a_profile_that_appeared_in_the_file_meanwhile() -> None:
+    # It replaced the other program's prod, dropped its read_only and label, and made
+    # itself the default.
+    async with setup_saved("prod") as (app, pilot):
+        await wait_for(lambda: "exists already" in screen_text(app), pilot)
+        assert type(app.screen).__name__ == "SetupScreen"
+        assert field(app, "base_url") == EMULATOR_URL  # nothing typed is lost
+        assert config.load_config() == ANOTHER_PROGRAMS  # its key, read_only, label, default
+        assert not config.config_path().with_name("config.toml.bak").exists()
+
+
+async def test_first_run_setup_asks_before_replacing_a_default_the_file_gained() -> None:
+    async with setup_saved("local") as (app, pilot):
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        dialog: Any = app.screen
+        assert dialog.question == "Overwrite a change made in the config file?"
+        assert dialog.subject == (
+            "Since this form opened, another program changed the config file:"
+            " default_profile is now “staging”"
+        )
+        await pilot.press("escape")  # Cancel: nothing written
+        await wait_for_screen(app, pilot, "SetupScreen")
+        await wait_for(lambda: "then Overwrite" in screen_text(app), pilot)
+        assert config.load_config() == ANOTHER_PROGRAMS
+        await pilot.press("ctrl+s")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        app.screen.query_one("#confirm").press()  # type: ignore[attr-defined]
+        await wait_for(lambda: app.session is not None and app.session.name == "local", pilot)
+        saved = config.load_config()
+        assert saved.default_profile == "local"
+        assert saved.profiles["prod"] == ANOTHER_PROGRAMS.profiles["prod"]
+
+
+@contextlib.asynccontextmanager
+async def prod_saved(
+    theirs: dict[str, Any], mine: dict[str, str]
+) -> AsyncIterator[tuple[TokenSalesApp, Any]]:
+    """The picker's form on prod, ``theirs`` saved by another program meanwhile, ``mine``
+    typed and ctrl+s pressed."""
+    two_profiles()
+    app, _transport = rigged_app(env={})
+    async with app.run_test(size=SIZE) as pilot:
+        await open_profile_form(app, pilot, "down", "e")  # prod
+        another_program_edits("prod", **theirs)
+        fill(app, **mine)
+        await pilot.press("ctrl+s")
+        yield app, pilot
+
+
+async def test_an_edit_keeps_a_change_made_meanwhile_to_another_field() -> None:
+    # Two apps edit one profile: the second's save undid the first's new URL, unsaid.
+    theirs = {"base_url": "https://api2.example.com"}
+    async with prod_saved(theirs, {"api_key": "mk_new_key"}) as (app, pilot):
+        await wait_for_screen(app, pilot, "ProfileScreen")
+        prod = config.load_config().profiles["prod"]
+        assert prod.base_url == "https://api2.example.com"  # theirs
+        assert prod.api_key == Secret("mk_new_key")  # mine
+        assert prod.api_secret == Secret("prod-secret-kept") and prod.read_only
+
+
+async def test_a_field_changed_in_the_file_and_in_the_form_is_asked_about() -> None:
+    theirs = {"base_url": "https://theirs.example"}
+    async with prod_saved(theirs, {"base_url": "https://mine.example"}) as (app, pilot):
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        dialog: Any = app.screen
+        assert dialog.subject.endswith("profile prod's base_url is now “https://theirs.example”")
+        assert dialog.detail == "Yours: profile prod's base_url “https://mine.example”"
+        await pilot.press("escape")
+        await wait_for_screen(app, pilot, "ProfileFormScreen")
+        await wait_for(
+            lambda: "not saved (ctrl+s again, then Overwrite)" in screen_text(app), pilot
+        )
+        assert field(app, "base_url") == "https://mine.example"
+        assert config.load_config().profiles["prod"].base_url == "https://theirs.example"
+        await pilot.press("ctrl+s")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        app.screen.query_one("#confirm").press()  # type: ignore[attr-defined]
+        await wait_for_screen(app, pilot, "ProfileScreen")
+        prod = config.load_config().profiles["prod"]
+        assert prod.base_url == "https://mine.example" and prod.label == "PRODUCTION"
+
+
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
+async def test_a_held_lock_never_freezes_the_form(
+    size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # flock <lock> sleep 40: the app froze for 40 s, escape and ctrl+q unanswered.
+    monkeypatch.setattr(tokensales_tui.files, "LOCK_WAIT", 2.0)
+    two_profiles()
+    written = config.config_path().read_bytes()
+    app, _transport = rigged_app(env={})
+    async with app.run_test(size=size) as pilot:
+        await open_profile_form(app, pilot, "down", "e")  # prod
+        fill(app, base_url="https://mine.example")
+        with lock_held():
+            await pilot.press("ctrl+s")
+            await wait_for(lambda: "waiting for the config file's lock" in screen_text(app), pilot)
+            await pilot.press("escape")  # stops waiting; the form stays as typed
+            await wait_for(lambda: "stopped waiting" in screen_text(app), pilot)
+            assert type(app.screen).__name__ == "ProfileFormScreen"
+            assert field(app, "base_url") == "https://mine.example"
+            await pilot.press("ctrl+s")  # waited for a bounded time, then said
+            await wait_for(lambda: "lock for 2 s" in screen_text(app), pilot)
+            assert field(app, "base_url") == "https://mine.example"
+            assert config.config_path().read_bytes() == written
+            await pilot.press("ctrl+s")
+            await wait_for(lambda: "waiting for the config file's lock" in screen_text(app), pilot)
+            await pilot.press("ctrl+q")  # asks, as with anything typed
+            await wait_for_screen(app, pilot, "ConfirmScreen")
+            app.screen.query_one("#confirm").press()  # type: ignore[attr-defined]
+            await wait_for(lambda: not app.is_running, pilot)
+    assert config.config_path().read_bytes() == written
+
+
+async def test_a_theme_another_program_saved_meanwhile_is_written_over_only_once_asked() -> None:
+    config.save_config(config.ConfigFile(theme="nord"))
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await loaded(app, pilot)
+        config.save_config(config.ConfigFile(theme="gruvbox"))  # another program
+        app.theme = "dracula"
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        assert app.screen.subject.endswith("theme is now “gruvbox”")  # type: ignore[attr-defined]
+        await pilot.press("escape")
+        await wait_for(
+            lambda: any("theme is now “gruvbox”" in n.message for n in app._notifications), pilot
+        )
+        assert config.load_config().theme == "gruvbox"
+        app.theme = "monokai"  # chosen again, once told: saved
+        await wait_for(lambda: config.load_config().theme == "monokai", pilot)
+        config.save_config(config.ConfigFile(theme="nord"))
+        app.theme = "dracula"
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        app.screen.query_one("#confirm").press()  # type: ignore[attr-defined]
+        await wait_for(lambda: config.load_config().theme == "dracula", pilot)
