@@ -910,6 +910,28 @@ def test_a_setting_that_cannot_be_edited_in_place_is_rewritten_and_the_file_kept
     assert saved.kept.stat().st_mode & 0o777 == 0o600
 
 
+@pytest.mark.parametrize("how", ["edited in place", "rewritten"])
+def test_a_save_that_would_make_the_file_too_large_to_read_is_refused_and_the_file_kept(
+    tmp_path: Path, how: str
+) -> None:
+    # A theme or a label of a megabyte was written, and the next start refused the file
+    # as "larger than 1 MB": the writer did not keep its reader's limit.
+    path = tmp_path / "config.toml"
+    path.write_text(HAND_WRITTEN)
+    huge = "x" * cfg.MAX_CONFIG_BYTES
+    if how == "edited in place":
+        mutate = set_theme(huge)
+    else:
+        mutate = add_profile("big", Profile(base_url="https://big.example", label=huge))
+    with pytest.raises(ConfigError) as raised:
+        update(mutate, path)
+    assert raised.value.message == (
+        "not saved: the config file would be larger than 1 MB, the most it may hold"
+    )
+    assert path.read_text() == HAND_WRITTEN and load_config(path).theme is None
+    assert not (tmp_path / "config.toml.bak").exists() and leftovers(tmp_path) == []
+
+
 def test_a_profile_saved_into_a_hand_written_file_keeps_the_file_as_it_was(
     tmp_path: Path,
 ) -> None:

@@ -33,7 +33,16 @@ import msgspec
 import tomli_w
 
 from ..clean import quoted
-from ..files import LockBusy, LockError, LockWaitStopped, atomic_write, locked, read_local_file
+from ..files import (
+    LockBusy,
+    LockError,
+    LockWaitStopped,
+    TooLarge,
+    atomic_write,
+    check_size,
+    locked,
+    read_local_file,
+)
 from .load import MAX_CONFIG_BYTES, load_config, parse_config
 from .schema import (
     SECRET_FIELDS,
@@ -235,6 +244,7 @@ def update_config(
         _refuse_read_only(target)
         if data is None:
             data = _serialise(config)
+            _refuse_too_large(target, data)  # before a copy is kept: nothing is written
             if text.strip() and text != _serialise(parse_config(text)):
                 kept = target.with_name(target.name + ".bak")
                 _write(kept, text)
@@ -474,10 +484,24 @@ def _refuse_read_only(target: Path) -> None:
         raise ConfigError("not saved: the file is read-only (no write permission set)", path=target)
 
 
+def _refuse_too_large(target: Path, data: bytes) -> None:
+    try:
+        check_size(len(data), MAX_CONFIG_BYTES)
+    except TooLarge as exc:
+        raise _too_large(target, exc) from None
+
+
+def _too_large(target: Path, exc: TooLarge) -> ConfigError:
+    return ConfigError(f"not saved: the config file {exc}", path=target)
+
+
 def _write(target: Path, data: bytes) -> None:
     _refuse_read_only(target)
     try:
-        atomic_write(target, data)
+        # The reader's limit: nothing is written that the next start would refuse.
+        atomic_write(target, data, limit=MAX_CONFIG_BYTES)
+    except TooLarge as exc:
+        raise _too_large(target, exc) from None
     except OSError as exc:
         raise ConfigError(f"not saved: {exc.strerror or exc}", path=target) from None
 
