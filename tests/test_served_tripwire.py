@@ -72,6 +72,7 @@ KNOWN = {
     ("index_process.py", "start", "subprocess"): "this package's index process",
     ("forms/inputs.py", "get_suggestion", "scandir"): "the import dialog's: off when served",
     ("screens/browse.py", "action_open_link", "open_url"): "served: the browser's own",
+    ("safe_app.py", "open_url", "open_url"): "served: the browser's own (Textual's driver)",
     ("screens/browse.py", "action_listen", "open_listen"): "served: `l` is off",
     ("screens/browse.py", "_after_form", "record_payout"): "served: into memory only",
     ("screens/export.py", "_run", "mkdtemp"): "served only: the private folder",

@@ -77,7 +77,7 @@ _AS_TEXT = str.maketrans(
 class _Paste:
     """A paste under way, as the terminal sent it and as the parser was given it."""
 
-    open: bool = False
+    under_way: bool = False
     """Between the terminal's start marker and its end marker."""
     part: bool = False
     """Textual's parser is inside a paste: text given to it is pasted."""
@@ -129,18 +129,18 @@ def pastes_apart(parser: XTermParser, data: str, now: float, ended: bool) -> str
     :mod:`.escape_keys`)."""
     paste = _paste_of(parser)
     text, paste.held = paste.held + data, ""
-    if data and paste.open:
+    if data and paste.under_way:
         paste.last = now
     out: list[str] = []
     at = 0
     while at < len(text):
-        if not paste.open:
+        if not paste.under_way:
             start = _STARTS.search(text, at)
             if start is None:
                 out.append(text[at:])
                 break
             out.append(text[at : start.start()] + PASTE_START)
-            paste.open, paste.part, paste.size, paste.stalled = True, True, 0, None
+            paste.under_way, paste.part, paste.size, paste.stalled = True, True, 0, None
             paste.end = _EIGHT_BIT_END if start.group()[0] == "\x9b" else PASTE_END
             paste.last = now
             at = start.end()
@@ -153,7 +153,7 @@ def pastes_apart(parser: XTermParser, data: str, now: float, ended: bool) -> str
             out.append(paste.give(rest[: len(rest) - keep]))
             break
         out.append(paste.give(text[at:end]) + paste.end_part())
-        paste.open = False
+        paste.under_way = False
         at = end + len(paste.end)
     return "".join(out)
 
@@ -168,11 +168,11 @@ def paste_waited(parser: XTermParser, now: float) -> str:
     part under way after :data:`PASTE_WAIT`; after :data:`PASTE_OPEN` (or
     :data:`PASTE_OPEN_MOST` since its first stall), the paste's end."""
     paste = _paste_of(parser)
-    if not paste.open:
+    if not paste.under_way:
         return ""
     stalled = paste.stalled is not None and now >= paste.stalled + PASTE_OPEN_MOST
     if now >= paste.last + PASTE_OPEN or stalled:
-        paste.open = False
+        paste.under_way = False
         held, paste.held = paste.held, ""
         return paste.give(held) + paste.end_part()
     if now >= paste.last + PASTE_WAIT and paste.part:
