@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import fcntl
 import json
 import os
 import stat
@@ -13,9 +15,12 @@ import pytest
 from tokensales_tui import config
 from tokensales_tui.api.decode import ListParser
 from tokensales_tui.api.models import Item
+from tokensales_tui.files import lock_path
 from tokensales_tui.payouts import (
     ITEMS_NAMED,
+    LOCK_WAIT,
     MAX_RECORD_BYTES,
+    PayoutAdd,
     PayoutRecord,
     PayoutRecordError,
     legacy_record_path,
@@ -298,3 +303,59 @@ def test_a_block_that_records_nothing_or_fails_leaves_the_record_as_it_was() -> 
     assert sorted(p.name for p in record_path("prod", URL).parent.iterdir()) == [
         record_path("prod", URL).name
     ]
+
+
+# --- PayoutAdd: the same add for an event loop, each file step in a thread ------------
+
+
+async def test_an_add_abandoned_while_its_lock_is_waited_for_lets_it_go_once_taken() -> None:
+    record = PayoutRecord.for_service("staging", URL)
+    lock = lock_path(record_path("staging", URL))
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    waited: list[Path] = []
+    with lock.open("wb") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        add = PayoutAdd(record, FREE, waiting=waited.append)
+        readying = asyncio.ensure_future(add.ready())
+        for _ in range(500):  # said on the loop, which goes on meanwhile
+            if waited:
+                break
+            await asyncio.sleep(0.01)
+        assert waited == [lock]
+        readying.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await readying
+        assert add.done and not add.in_flight
+        fcntl.flock(holder, fcntl.LOCK_UN)
+    await asyncio.wait_for(asyncio.to_thread(record.add, FIAT), timeout=LOCK_WAIT)
+    assert [d["name"] for d in record.load()] == ["Cards"]
+
+
+async def test_an_answered_add_is_written_even_if_its_caller_is_cancelled_at_once() -> None:
+    record = PayoutRecord.for_service("staging", URL)
+    outcomes: list[PayoutRecordError | None] = []
+    add = PayoutAdd(record, FREE, written=outcomes.append)
+    await add.ready()
+    assert add.in_flight
+
+    async def answered_then_cancelled() -> None:
+        add.answered("2025-01-01T00:00:00Z")
+        add.abandon()  # what a cancelled form does: nothing, once answered
+        raise asyncio.CancelledError
+
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.ensure_future(answered_then_cancelled())
+    await asyncio.wait_for(add.over(), timeout=LOCK_WAIT)
+    assert outcomes == [None]
+    assert record.load() == [{**FREE, "addedAt": "2025-01-01T00:00:00Z"}]
+
+
+async def test_an_add_refused_by_its_record_says_why_and_leaves_it_alone() -> None:
+    path = record_path("staging", URL)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"{not json")
+    add = PayoutAdd(PayoutRecord.for_service("staging", URL), FREE)
+    with pytest.raises(PayoutRecordError, match="is damaged"):
+        await add.ready()
+    assert add.done and not add.in_flight
+    assert path.read_bytes() == b"{not json"

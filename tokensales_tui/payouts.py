@@ -32,10 +32,12 @@ use (:func:`payout_rows`).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import os
 import re
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
     from .session import Session
 
 __all__ = [
+    "PayoutAdd",
     "PayoutRecord",
     "PayoutRecordError",
     "legacy_record_path",
@@ -324,6 +327,141 @@ class PayoutRecord:
                 f" {service!r} — move it; it is not overwritten"
             )
         return stored.definitions
+
+
+class PayoutAdd:
+    """:meth:`PayoutRecord.adding` for an event loop: each file step in a thread, never on it.
+
+    Its steps, each called on the loop:
+
+    * ``await ready()`` makes the record ready in a thread, the lock waited for there
+      (``waiting(lock)`` is called on the loop when another process holds it). It
+      raises :class:`PayoutRecordError` when the record cannot take the definition:
+      nothing may be sent then.
+    * :meth:`answered`, called the moment the service has added the definition, keeps it
+      and starts the record's write in a thread, with no await between the two: nothing
+      cancelled afterwards (a wait stopped, the app quitting) keeps it from the record.
+      ``written(error)`` is called on the loop once the write ended (``None``: written).
+    * :meth:`abandon`: nothing to record (the request failed, was stopped, or never went).
+    * ``await over()`` waits until the add is done with: written or not, or abandoned.
+
+    Args:
+        record: the record the definition goes into.
+        definition: the body sent.
+        waiting: told the lock file's path when the lock must be waited for.
+        written: told how the write ended.
+    """
+
+    def __init__(
+        self,
+        record: PayoutRecord,
+        definition: dict[str, Any],
+        *,
+        waiting: Callable[[Path], object] | None = None,
+        written: Callable[[PayoutRecordError | None], object] | None = None,
+    ) -> None:
+        self.record = record
+        self.definition = definition
+        self._waiting = waiting
+        self._written = written
+        self._guard = threading.Lock()  # between the thread that enters and the loop
+        self._block: contextlib.AbstractContextManager[Any] | None = None
+        self._keep: Callable[[str | None], dict[str, Any]] | None = None
+        self._abandoned = False
+        self._writing = False
+        self._over = asyncio.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def in_flight(self) -> bool:
+        """Whether the record is ready for the definition, or being written: its request
+        may be out, or answered."""
+        return (self._block is not None or self._writing) and not self._over.is_set()
+
+    @property
+    def done(self) -> bool:
+        """Whether the add is done with: its write ended, or it was abandoned."""
+        return self._over.is_set()
+
+    async def ready(self) -> None:
+        """Make the record ready to take the definition (see :meth:`PayoutRecord.adding`).
+
+        Cancelled while it waits for the lock, the add is abandoned: the thread lets the
+        lock go as soon as it has it.
+
+        Raises:
+            PayoutRecordError: the record cannot take the definition; nothing may be sent.
+        """
+        loop = self._loop = asyncio.get_running_loop()
+        block = self.record.adding(self.definition, waiting=self._announce)
+
+        def enter() -> None:
+            keep = block.__enter__()
+            with self._guard:
+                if not self._abandoned:
+                    self._block, self._keep = block, keep
+                    return
+            block.__exit__(None, None, None)  # abandoned while the lock was waited for
+
+        try:
+            await loop.run_in_executor(None, enter)
+        except BaseException:
+            self.abandon()
+            raise
+
+    def answered(self, added_at: str | None = None) -> None:
+        """The service added the definition: keep it, and write the record in a thread now.
+
+        ``added_at``: when it was added; None for now. Does nothing unless ready.
+        """
+        with self._guard:
+            block, keep = self._block, self._keep
+            self._block = self._keep = None
+        if block is None or keep is None or self._loop is None:
+            return
+        keep(added_at)
+        self._writing = True
+        ending = self._loop.run_in_executor(None, block.__exit__, None, None, None)
+        ending.add_done_callback(self._ended)
+
+    def abandon(self) -> None:
+        """Record nothing: the record is left as it was and its lock let go, now, or, while
+        the lock is still waited for, as soon as it is taken. Nothing once answered."""
+        with self._guard:
+            if self._writing:
+                return
+            self._abandoned = True
+            block, self._block, self._keep = self._block, None, None
+        self._over.set()
+        if block is not None and self._loop is not None:
+            self._loop.run_in_executor(None, block.__exit__, None, None, None)
+
+    async def over(self) -> None:
+        """Wait until the add is done with: its write ended, or it was abandoned."""
+        await self._over.wait()
+
+    def _announce(self, lock: Path) -> None:
+        """In the thread: the lock is held by another process; say so on the loop."""
+        if self._waiting is None or self._loop is None:
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed: no one to tell
+            self._loop.call_soon_threadsafe(self._say_waiting, lock)
+
+    def _say_waiting(self, lock: Path) -> None:
+        if self._waiting is not None and not self._abandoned:
+            self._waiting(lock)
+
+    def _ended(self, ending: asyncio.Future[Any]) -> None:
+        self._over.set()
+        if ending.cancelled():  # its loop shut down: the thread went on, unheard
+            return
+        error = ending.exception()
+        if error is not None and not isinstance(error, PayoutRecordError):  # a bug: still said
+            error = PayoutRecordError(
+                f"the payout record {self.record.path} could not be written: {error!r}"
+            )
+        if self._written is not None:
+            self._written(error)
 
 
 def _now() -> str:
