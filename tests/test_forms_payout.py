@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import errno
+import fcntl
+import os
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from textual.widgets import Select
 
+from tokensales_tui import files
+from tokensales_tui.files import lock_path
 from tokensales_tui.payouts import PayoutRecord, record_path
 from tokensales_tui.ui.forms.payout import OTHER, PayoutForm
 
@@ -224,20 +230,149 @@ async def test_a_profile_keeps_its_record_between_runs() -> None:
         )
 
 
-@pytest.mark.parametrize("damage", [b"{not json", b'{"version": 1, "definitions": ["\xff"]}'])
-async def test_a_damaged_record_is_reported_and_left_alone(damage: bytes) -> None:
+@pytest.mark.parametrize(
+    "damage",
+    [b"{not json", b'{"version": 1, "definitions": ["\xff"]}', None],
+    ids=["not-json", "not-utf8", "a-folder"],
+)
+async def test_a_record_that_cannot_take_the_definition_refuses_before_anything_is_sent(
+    damage: bytes | None,
+) -> None:
+    # It sent the definition, then said "Added on the server, but not recorded here":
+    # the service lists none, so the Payouts tab could never show it.
     path = record_path("default", EMULATOR_URL)
     path.parent.mkdir(parents=True)
-    path.write_bytes(damage)
-    app, _transport = rigged_app()
+    if damage is None:
+        path.mkdir()
+    else:
+        path.write_bytes(damage)
+    app, transport = rigged_app()
+    posts: list[str] = []
+    transport.hook = lambda r: posts.append(r.url.path) if r.url.path == ADD[1] else None
     async with app.run_test(size=SIZE) as pilot:
         form = await open_form(app, pilot, "4")
-        await fill(pilot, name="Free", type="free")
-        await submit_and_close(app, pilot, form)
-        await wait_for(lambda: any("not recorded here" in m for m in messages(app)), pilot)
-        assert any("damaged" in m for m in messages(app))
-        assert app.browse.tab("payouts").table.total_count > 0  # the server's rows
-    assert path.read_bytes() == damage
+        before = len(app.rigged_emulator.payouts)
+        await fill(pilot, name="EU cards", type="fiat", detail_provider="stripe")
+        await fill(pilot, detail_paymentProviderId="acct_9")
+        await pilot.press("ctrl+s")
+        await wait_for(lambda: "Nothing was sent" in status(form), pilot)
+        said = status(form)
+        assert f"the payout record {path}" in said
+        assert ("damaged" in said) if damage else ("not a regular file" in said)
+        assert form.is_attached and not form.sending
+        assert form.text("name") == "EU cards" and form.text("detail-paymentProviderId") == "acct_9"
+        assert form.query_one("#type", Select).value == "fiat"
+        assert posts == [] and len(app.rigged_emulator.payouts) == before
+    if damage is not None:
+        assert path.read_bytes() == damage
+
+
+async def test_a_held_lock_is_waited_for_off_the_loop_and_escape_still_stops() -> None:
+    path = record_path("default", EMULATOR_URL)
+    lock = lock_path(path)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    app, transport = rigged_app()
+    posts: list[str] = []
+    transport.hook = lambda r: posts.append(r.url.path) if r.url.path == ADD[1] else None
+    with lock.open("wb") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX)  # another process's add, say
+        async with app.run_test(size=SIZE) as pilot:
+            form = await open_form(app, pilot, "4")
+            await fill(pilot, name="Free mint", type="free")
+            await pilot.press("ctrl+s")
+            await wait_for(lambda: "for the payout record's lock" in status(form), pilot)
+            assert lock.name in status(form) and "esc to stop" in status(form)
+            # The lock still held: the key is answered now, not once the wait gives up.
+            await pilot.press("escape")
+            await wait_for(lambda: not form.sending, pilot)
+            assert "Stopped before the request was sent" in status(form)
+            assert form.text("name") == "Free mint" and posts == []
+            fcntl.flock(holder, fcntl.LOCK_UN)
+            await submit_and_close(app, pilot, form)
+            tab = app.active_tab
+            await wait_for(lambda: getattr(tab.highlighted, "name", None) == "Free mint", pilot)
+    assert posts == [ADD[1]]
+    assert [d["name"] for d in PayoutRecord.for_service("default", EMULATOR_URL).load()] == [
+        "Free mint"
+    ]
+
+
+async def test_a_record_not_written_once_the_service_added_it_is_said(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = record_path("default", EMULATOR_URL)
+    real = os.replace
+
+    def full_disk(source: Any, target: Any) -> None:
+        if Path(target) == path:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(source, target)
+
+    monkeypatch.setattr(files.os, "replace", full_disk)
+    app, transport = rigged_app()
+    ready_when_sent: list[bool] = []
+
+    def hook(request: httpx.Request) -> None:
+        if request.url.path == ADD[1]:  # the record was made ready first: its temp file
+            ready_when_sent.append(any(path.parent.glob(f".{path.name}.*.tmp")))
+
+    transport.hook = hook
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "4")
+        await fill(pilot, name="Disk full", type="free")
+        await submit_and_close(app, pilot, form)  # added: nothing to send again
+
+        def said() -> list[Any]:
+            return [n for n in app._notifications if "not recorded" in n.message]
+
+        await wait_for(lambda: bool(said()), pilot)
+        [notice] = said()
+        assert notice.severity == "error"
+        assert "Added payout definition Disk full on the server" in notice.message
+        assert "No space left on device" in notice.message
+        assert app.rigged_emulator.payouts[-1]["name"] == "Disk full"
+    assert ready_when_sent == [True]
+    assert not path.exists() and list(path.parent.iterdir()) == []
+
+
+async def quit_while_sending(app: Any, pilot: Any, name: str) -> None:
+    """Add payout definition ``name``, then quit while its answer is held back."""
+    form = await open_form(app, pilot, "4")
+    await fill(pilot, name=name, type="free")
+    await pilot.press("ctrl+s")
+    await wait_for(lambda: "Sending POST" in status(form), pilot)
+    await pilot.press("ctrl+q")
+    await wait_for_screen(app, pilot, "DiscardScreen")
+    assert "recorded if its answer comes within 10 s" in app.screen.subject
+    await pilot.press("right", "enter")  # Quit
+    waiting = "Waiting up to 10 s for the answer to the payout definition sent"
+    await wait_for(lambda: any(waiting in m for m in messages(app)), pilot)
+    assert app.is_running
+
+
+async def test_quitting_while_the_answer_is_awaited_records_it_once_it_comes() -> None:
+    # Quitting cut the request off: added or not, the definition was never recorded.
+    app, transport = rigged_app()
+    transport.held[ADD[1]] = release = asyncio.Event()
+    async with app.run_test(size=SIZE) as pilot:
+        await quit_while_sending(app, pilot, "Late answer")
+        release.set()
+        await wait_for(lambda: not app.is_running, pilot)
+    assert app.rigged_emulator.payouts[-1]["name"] == "Late answer"
+    assert [d["name"] for d in PayoutRecord.for_service("default", EMULATOR_URL).load()] == [
+        "Late answer"
+    ]
+
+
+async def test_quitting_again_while_the_answer_is_awaited_quits_at_once() -> None:
+    app, transport = rigged_app()
+    transport.held[ADD[1]] = asyncio.Event()  # never answered
+    async with app.run_test(size=SIZE) as pilot:
+        await quit_while_sending(app, pilot, "Never answered")
+        assert any("press ctrl+q again to quit now" in m for m in messages(app))
+        await pilot.press("ctrl+q")  # not asked again
+        await wait_for(lambda: not app.is_running, pilot)
+    assert PayoutRecord.for_service("default", EMULATOR_URL).load() == []
 
 
 async def test_read_only_refuses() -> None:

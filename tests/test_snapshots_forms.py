@@ -18,6 +18,7 @@ from textual.widgets import Input
 
 from tokensales_tui.api.models import Webhook, from_raw
 from tokensales_tui.emulator import create_app
+from tokensales_tui.payouts import PayoutAdd, PayoutRecord
 from tokensales_tui.session import demo_connection
 from tokensales_tui.ui.forms.base import FormScreen
 from tokensales_tui.ui.forms.collections import CollectionsForm
@@ -61,7 +62,7 @@ def webhook_edit_form(api: ApiWorker, webhooks: list[Webhook]) -> FormScreen:
 
 
 def payout_form(api: ApiWorker, _webhooks: list[Webhook]) -> FormScreen:
-    return PayoutForm(api)
+    return PayoutForm(api, lambda body, waiting: PayoutAdd(PayoutRecord.in_memory(), body))
 
 
 def collections_form(api: ApiWorker, _webhooks: list[Webhook]) -> FormScreen:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
@@ -31,10 +31,11 @@ from ..clean import clean_line
 from ..debug_log import disable_debug_log, enable_debug_log
 from ..files import atomic_write
 from ..mask import masking, set_masking
-from ..payouts import PayoutRecord, PayoutRecordError
+from ..payouts import PayoutAdd, PayoutRecord, PayoutRecordError
 from ..session import Launch, Session, demo_session, profile_session
 from .config_saves import ask_overwrite, save_config_change
 from .key_frames import hold_frames_for_keys
+from .key_hints import key_for, key_in
 from .keys import (
     bound,
     clashing_keys,
@@ -76,6 +77,9 @@ FRAME_LATEST = 0.05
 """A frame never waits for a key this long after the last frame drawn, however many
 keys come meanwhile (keys arriving one after another do not hold the screen); after a
 pause, this long after the frame slot before the first that waited."""
+
+QUIT_WAIT = 10.0
+"""Most seconds quitting waits for the answer to a payout definition sent, to record it."""
 
 SERVED_OFF = frozenset({"switch_profile"})
 """The app's actions a tab served to a browser goes without (see ``Launch.served``)."""
@@ -121,6 +125,9 @@ class TokenSalesApp(GuardedApp[None]):
         """The config file's theme as this app last read or wrote it."""
         self._api: ApiWorker | None = None
         self._payout_record: PayoutRecord | None = None
+        self._payout_adds: set[PayoutAdd] = set()
+        """The payout definitions being added, until their record is written or let go."""
+        self._quitting = False
         self._log_handler = enable_debug_log(self.launch.log_file) if self.launch.log_file else None
         self.mask_changed_signal: Signal[bool] = Signal(self, "mask-changed")
         """Published with the new state when mask mode is turned on or off."""
@@ -560,20 +567,56 @@ class TokenSalesApp(GuardedApp[None]):
             self.notify(str(error), title="Payout record", severity="error", markup=False)
             return []
 
-    async def record_payout(self, definition: dict[str, Any]) -> None:
-        """Keep a payout definition the service accepted (it offers no way to list them)."""
-        record = self._payout_record
-        if record is None:
+    def payout_add(
+        self, definition: dict[str, Any], waiting: Callable[[Path], object] | None = None
+    ) -> PayoutAdd:
+        """An add of ``definition`` to this session's record (see :class:`PayoutAdd`).
+
+        A write that fails once the service has added the definition is said here,
+        whatever became of the form; quitting waits for an add whose request is out.
+        """
+        record = self._payout_record or PayoutRecord.in_memory()
+        self._payout_adds = {add for add in self._payout_adds if not add.done}
+        add = PayoutAdd(
+            record,
+            definition,
+            waiting=waiting,
+            written=lambda error: self._payout_written(definition, error),
+        )
+        self._payout_adds.add(add)
+        return add
+
+    def _payout_written(self, definition: dict[str, Any], error: PayoutRecordError | None) -> None:
+        if error is None:
             return
+        self.notify(
+            f"Added payout definition {definition.get('name', '')} on the server, but not"
+            f" recorded for the Payouts tab, which cannot show it: {error}",
+            title="Payout record",
+            severity="error",
+            timeout=30,
+            markup=False,
+        )
+
+    async def _payout_adds_over(self) -> None:
+        """Let the payout definitions whose request is out be answered and recorded,
+        waiting at most :data:`QUIT_WAIT` seconds: the service lists none, so one cut off
+        now could never be found from here."""
+        waits = [asyncio.ensure_future(a.over()) for a in self._payout_adds if a.in_flight]
+        if not waits:
+            return
+        # The app's own ctrl+q (under the keymap): a form's keys do not list it.
+        key = key_for(self.screen, "quit") or key_in(self.BINDINGS, "quit", self.screen)
+        self.notify(
+            f"Waiting up to {QUIT_WAIT:g} s for the answer to the payout definition sent,"
+            " to record it" + (f" — press {key} again to quit now" if key else ""),
+            title="Quitting",
+        )
         try:
-            await asyncio.to_thread(record.add, definition)
-        except PayoutRecordError as error:
-            self.notify(
-                f"Added on the server, but not recorded here: {error}",
-                title="Payout record",
-                severity="warning",
-                markup=False,
-            )
+            await asyncio.wait(waits, timeout=QUIT_WAIT)
+        finally:
+            for wait in waits:
+                wait.cancel()
 
     # --- the actions behind the main screen's help, profile and quit keys ------------
 
@@ -680,25 +723,35 @@ class TokenSalesApp(GuardedApp[None]):
     async def action_quit(self) -> None:
         from .screens.confirm import DiscardScreen
 
+        if self._quitting:  # asked again while a payout definition's answer is waited for
+            self.exit()
+            return
         if any(getattr(screen, "dirty", False) for screen in self.screen_stack):
             # ctrl+q quits from anywhere: a form's typed values (a webhook's, a profile's,
             # under a dialog too) are asked about first, as escape does.
             def answered(discard: bool | None) -> None:
                 if discard:
-                    self.run_worker(self._quit(), group="quit")
+                    self._quit_in_worker()
 
-            self.push_screen(
-                DiscardScreen(
-                    "Quit the app?",
-                    "What you typed in the form will be lost.",
-                    confirm_label="Quit",
-                ),
-                answered,
-            )
+            lost = "What you typed in the form will be lost."
+            if any(add.in_flight for add in self._payout_adds):
+                lost += (
+                    " The payout definition sent is recorded if its answer comes within"
+                    f" {QUIT_WAIT:g} s."
+                )
+            self.push_screen(DiscardScreen("Quit the app?", lost, confirm_label="Quit"), answered)
+            return
+        if any(add.in_flight for add in self._payout_adds):
+            self._quit_in_worker()  # waits: the app keeps taking keys meanwhile
             return
         await self._quit()
 
+    def _quit_in_worker(self) -> None:
+        self.run_worker(self._quit(), group="quit", exclusive=True)
+
     async def _quit(self) -> None:
+        self._quitting = True
+        await self._payout_adds_over()
         if self._api is not None:
             await self._api.stop()
         self.exit()

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ...api.models import Webhook
     from ..worker import ApiWorker
     from .base import FormScreen
+    from .payout import Adding
 
 __all__ = ["CREATABLE", "EDITABLE", "NEW_TITLES", "edit_form", "form_bindings", "new_form"]
 
@@ -32,9 +33,12 @@ NEW_TITLES = {
 """What the command palette calls each tab's form."""
 
 
-def new_form(tab: str, api: ApiWorker, *, webhooks: Sequence[Webhook] = ()) -> FormScreen | None:
+def new_form(
+    tab: str, api: ApiWorker, *, payout_add: Adding, webhooks: Sequence[Webhook] = ()
+) -> FormScreen | None:
     """The form that creates an object of tab ``tab``, or ``None`` when there is none.
 
+    ``payout_add`` makes the add of a payout definition to the session's record;
     ``webhooks`` are the listed webhooks, whose event names the webhook form suggests.
     """
     if tab == "webhooks":
@@ -44,7 +48,7 @@ def new_form(tab: str, api: ApiWorker, *, webhooks: Sequence[Webhook] = ()) -> F
     if tab == "payouts":
         from .payout import PayoutForm
 
-        return PayoutForm(api)
+        return PayoutForm(api, payout_add)
     if tab == "collections":
         from .collections import CollectionsForm
 

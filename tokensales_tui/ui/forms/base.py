@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -62,6 +62,9 @@ from ..widgets.footer import KeysFooter
 from ..work_failures import WorkFailed
 from ..worker import ApiWorker
 
+if TYPE_CHECKING:
+    from ...payouts import PayoutAdd
+
 __all__ = [
     "FormResult",
     "FormScreen",
@@ -79,8 +82,9 @@ PREVIEW_LINES = 120
 VALUE_WIDGETS = (Input, TextArea, Switch, Select)
 W = TypeVar("W", bound=Widget)
 FRAME_ROWS = 7
-"""Rows around the fields always: margin 1, border 2, buttons 3, footer 1 (the status line
-and the progress bar take theirs only while shown)."""
+"""Rows around the fields always: margin 1, border 2, buttons 3, footer 1 (the status line,
+up to 4 rows for a file's path and what is wrong with it, and the progress bar take
+theirs only while shown)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,13 +103,14 @@ class FormResult:
     Attributes:
         summary: what was created or changed, for a notification.
         highlight: picks the new or changed row once the tab has reloaded.
-        payout: a payout definition that was added, for the local record.
+        payout: the add of a payout definition, whose record's write the tab waits for
+            before it reloads.
         changed: False when nothing was sent (an edit that changed nothing).
     """
 
     summary: str
     highlight: Callable[[Any], bool] | None = None
-    payout: dict[str, Any] | None = None
+    payout: PayoutAdd | None = None
     changed: bool = True
 
 
@@ -188,7 +193,7 @@ class FormScreen(ModalScreen[FormResult | None]):
     FormScreen #preview-request { text-style: bold; }
     FormScreen #preview-changes { color: $text-warning; margin-top: 1; }
     FormScreen #preview-body { color: $text-muted; margin-top: 1; }
-    FormScreen #form-status { height: auto; max-height: 2; padding: 0 1; }
+    FormScreen #form-status { height: auto; max-height: 4; padding: 0 1; }
     FormScreen #form-status.-error { color: $text-error; background: $error 10%; }
     FormScreen #form-status.-busy { color: $text-muted; }
     FormScreen #form-progress { display: none; height: 1; }
@@ -264,6 +269,11 @@ class FormScreen(ModalScreen[FormResult | None]):
         """Called while the form waits, before ``outgoing`` goes: what to send after all, or
         ``None`` to send nothing (having said why). An edit reads the server's copy here."""
         return outgoing
+
+    def sending_over(self) -> None:
+        """Called once a submit that reached :meth:`before_sending` is over, however it
+        ended: answered, refused, stopped, failed, or nothing sent. What was made ready
+        there for the answer is let go of here."""
 
     def field_refused(self, error: ValidationError) -> str | None:
         """The id of the field a server's refusal names, or ``None`` when none matches."""
@@ -612,6 +622,8 @@ class FormScreen(ModalScreen[FormResult | None]):
             if not is_gone(self):
                 self._set_sending(False)
             raise
+        finally:
+            self.sending_over()
         self.sending = False
         result = self.succeeded(outgoing, answer)
         if isinstance(answer, Done):  # with its note (its answer's body unread)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -16,16 +18,23 @@ from ...api.endpoints import Endpoint
 from ...api.models import PayoutDefinition
 from ...checks import KNOWN_CHAINS, PAYOUT_TYPES, detail_fields
 from ...checks.forms import payout_problems
+from ...payouts import LOCK_WAIT, PayoutAdd, PayoutRecordError
+from ..key_hints import press
+from ..lifetime import is_gone
 from ..widgets.safe_input import SafeInput
 from ..worker import ApiWorker
 from .base import FormResult, FormScreen, Outgoing, Problems, form_field, show_line
 from .inputs import choice_hint
 
-__all__ = ["ADD_PAYOUT", "OTHER", "PayoutForm"]
+__all__ = ["ADD_PAYOUT", "OTHER", "Adding", "PayoutForm"]
 
 ADD_PAYOUT = Endpoint("POST", "base", "/v1/payouts/add")
 OTHER = "other"
 """The type choice that reveals a field for a type the form does not offer."""
+
+Adding = Callable[[dict[str, Any], Callable[[Path], object]], PayoutAdd]
+"""Makes the add of a definition to the session's record, given what to call while its
+lock is waited for (``TokenSalesApp.payout_add``)."""
 
 _ALL_DETAILS = ("provider", "paymentProviderId", "blockchainId", "tokenId", "spender")
 _PLACEHOLDERS = {
@@ -46,6 +55,15 @@ class PayoutForm(FormScreen):
     The body holds type, name and only the details object of the type. Every detail
     field shown is required (the interface does not say which are; a payout without
     them could not be paid out), and the spender must fit the chain's address format.
+
+    The service lists no payout definitions, so each one added is kept in the local
+    record (:mod:`tokensales_tui.payouts`), which is made ready before the definition is
+    sent, in a thread: a record that cannot take it refuses the submit, the values kept,
+    and nothing is sent.
+
+    Args:
+        api: the session's API worker.
+        adding: makes the add of a definition to the session's record.
     """
 
     DEFAULT_CSS = """
@@ -54,12 +72,14 @@ class PayoutForm(FormScreen):
 
     UNKNOWN_ADVICE = PAYOUT_UNKNOWN_ADVICE  # no list shows payout definitions
 
-    def __init__(self, api: ApiWorker) -> None:
+    def __init__(self, api: ApiWorker, adding: Adding) -> None:
         super().__init__(
             api,
             title="New payout definition",
             discard_question="Discard this new payout definition?",
         )
+        self._adding = adding
+        self._add: PayoutAdd | None = None
 
     def compose_fields(self) -> ComposeResult:
         yield from form_field("Name", SafeInput(placeholder="e.g. EU card payouts", id="name"))
@@ -143,8 +163,35 @@ class PayoutForm(FormScreen):
         )
         return Outgoing(ADD_PAYOUT, body)
 
+    async def before_sending(self, outgoing: Outgoing) -> Outgoing | None:
+        self._add = self._adding(msgspec.to_builtins(outgoing.body), self._say_waiting)
+        try:
+            await self._add.ready()
+        except PayoutRecordError as error:
+            self.set_status(f"Nothing was sent: {error}", "error")
+            return None
+        return outgoing
+
+    def _say_waiting(self, lock: Path) -> None:
+        if is_gone(self) or not self.sending:
+            return
+        stop = press(self, "cancel", "to stop")
+        self.set_status(
+            f"Waiting up to {LOCK_WAIT:g} s for the payout record's lock, held by another"
+            " process" + (f" ({stop})" if stop else "") + f": {lock}",
+            "busy",
+        )
+
     async def send(self, client: ApiClient, outgoing: Outgoing) -> Any:
-        return await client.add_payout(outgoing.body)
+        add = self._add  # this submit's: taken before the request goes
+        done = await client.add_payout(outgoing.body)
+        if add is not None:
+            add.answered()  # written from now on, whatever comes next
+        return done
+
+    def sending_over(self) -> None:
+        if self._add is not None:
+            self._add.abandon()  # nothing once answered
 
     def succeeded(self, outgoing: Outgoing, answer: Any) -> FormResult:
         body: PayoutDefinition = outgoing.body
@@ -154,5 +201,5 @@ class PayoutForm(FormScreen):
             highlight=lambda row: (
                 row.source == "added from here" and row.name == name and row.type == kind
             ),
-            payout=msgspec.to_builtins(body),
+            payout=self._add,
         )

@@ -1030,7 +1030,12 @@ class BrowseScreen(Screen[None]):
     def action_new(self) -> None:
         """Open the form that creates an object of the current tab."""
         tab = self.active_tab
-        form = new_form(tab.resource.key, self.tsapp.api, webhooks=self.webhooks)
+        form = new_form(
+            tab.resource.key,
+            self.tsapp.api,
+            payout_add=self.tsapp.payout_add,
+            webhooks=self.webhooks,
+        )
         if form is not None:
             self._open_form(tab, form)
 
@@ -1056,7 +1061,7 @@ class BrowseScreen(Screen[None]):
     @work(group="after-form", exit_on_error=False)
     async def _after_form(self, tab: ResourceTab, result: FormResult) -> None:
         if result.payout is not None:  # recorded before the reload that shows it
-            await self.tsapp.record_payout(result.payout)
+            await result.payout.over()
         if result.changed:
             tab.reload(then_highlight=result.highlight)
 
