@@ -15,10 +15,9 @@ import pytest
 from tokensales_tui import config
 from tokensales_tui.api.decode import ListParser
 from tokensales_tui.api.models import Item
-from tokensales_tui.files import lock_path
+from tokensales_tui.files import LOCK_WAIT, lock_path
 from tokensales_tui.payouts import (
     ITEMS_NAMED,
-    LOCK_WAIT,
     MAX_RECORD_BYTES,
     PayoutAdd,
     PayoutRecord,

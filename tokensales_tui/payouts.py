@@ -198,12 +198,17 @@ class PayoutRecord:
 
     @contextlib.contextmanager
     def adding(
-        self, definition: dict[str, Any], *, waiting: Callable[[Path], object] | None = None
+        self,
+        definition: dict[str, Any],
+        *,
+        waiting: Callable[[Path], object] | None = None,
+        stop: threading.Event | None = None,
     ) -> Iterator[Callable[[str | None], dict[str, Any]]]:
         """Make ready to record ``definition``, then yield the function that records it.
 
         On entry the lock is taken (waited for as :func:`~tokensales_tui.files.locked`
-        waits, which calls ``waiting(lock)`` once the wait lasts), the record read
+        waits, which calls ``waiting(lock)`` once the wait lasts, and gives up once
+        ``stop`` is set), the record read
         again, its size with the definition checked and the temp file that will replace
         it made: whatever would keep the definition out of the record shows before it is
         sent. Call the function yielded (with the time it was added, or None for now)
@@ -225,7 +230,7 @@ class PayoutRecord:
             self._memory += kept
             return
         path = self.path
-        with self._locked(waiting):
+        with self._locked(waiting, stop):
             definitions, adopted = self._current()
             self._check_fits([*definitions, {**definition, "addedAt": _now()}])
             stage = "opening"
@@ -248,14 +253,16 @@ class PayoutRecord:
                     os.unlink(self.legacy)  # copied whole into this one
 
     @contextlib.contextmanager
-    def _locked(self, waiting: Callable[[Path], object] | None) -> Iterator[None]:
+    def _locked(
+        self, waiting: Callable[[Path], object] | None, stop: threading.Event | None
+    ) -> Iterator[None]:
         """The locks of the record and of the record it takes over."""
         with contextlib.ExitStack() as stack:
             for path in (self.path, self.legacy):
                 if path is None:
                     continue
                 try:
-                    stack.enter_context(locked(path, waiting=waiting))
+                    stack.enter_context(locked(path, waiting=waiting, stop=stop))
                 except LockBusy as error:
                     raise PayoutRecordError(
                         f"the payout record {self.path} is in use ({error})", busy=True
@@ -368,6 +375,7 @@ class PayoutAdd:
         self._block: contextlib.AbstractContextManager[Any] | None = None
         self._keep: Callable[[str | None], dict[str, Any]] | None = None
         self._abandoned = False
+        self._stop = threading.Event()  # set when abandoned: a wait for the lock gives up
         self._writing = False
         self._over = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -386,14 +394,14 @@ class PayoutAdd:
     async def ready(self) -> None:
         """Make the record ready to take the definition (see :meth:`PayoutRecord.adding`).
 
-        Cancelled while it waits for the lock, the add is abandoned: the thread lets the
-        lock go as soon as it has it.
+        Cancelled while it waits for the lock, the add is abandoned: the thread stops
+        waiting (or lets the lock go, had it just taken it).
 
         Raises:
             PayoutRecordError: the record cannot take the definition; nothing may be sent.
         """
         loop = self._loop = asyncio.get_running_loop()
-        block = self.record.adding(self.definition, waiting=self._announce)
+        block = self.record.adding(self.definition, waiting=self._announce, stop=self._stop)
 
         def enter() -> None:
             keep = block.__enter__()
@@ -426,11 +434,12 @@ class PayoutAdd:
 
     def abandon(self) -> None:
         """Record nothing: the record is left as it was and its lock let go, now, or, while
-        the lock is still waited for, as soon as it is taken. Nothing once answered."""
+        the lock is still waited for, at once. Nothing once answered."""
         with self._guard:
             if self._writing:
                 return
             self._abandoned = True
+            self._stop.set()
             block, self._block, self._keep = self._block, None, None
         self._over.set()
         if block is not None and self._loop is not None:

@@ -18,7 +18,8 @@ from ...api.endpoints import Endpoint
 from ...api.models import PayoutDefinition
 from ...checks import KNOWN_CHAINS, PAYOUT_TYPES, detail_fields
 from ...checks.forms import payout_problems
-from ...payouts import LOCK_WAIT, PayoutAdd, PayoutRecordError
+from ...files import LOCK_WAIT
+from ...payouts import PayoutAdd, PayoutRecordError
 from ..key_hints import press
 from ..lifetime import is_gone
 from ..widgets.safe_input import SafeInput
