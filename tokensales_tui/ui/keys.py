@@ -206,7 +206,7 @@ def _inherited(cls: type[DOMNode]) -> list[BindingType]:
     found: list[BindingType] = []
     for base in cls.__mro__:
         found += base.__dict__.get("BINDINGS", ())
-        if not base.__dict__.get("inherit_bindings", True):
+        if not base.__dict__.get("_inherit_bindings", True):  # set by Textual on each class
             break
     return found
 

@@ -57,6 +57,7 @@ from ..key_hints import error_said, hint, press
 from ..lifetime import is_gone, while_shown
 from ..safe import line, show
 from ..safe_app import copy
+from ..screens.base import ScreenKeys
 from ..screens.confirm import ConfirmScreen, DiscardScreen
 from ..widgets.footer import KeysFooter
 from ..work_failures import WorkFailed
@@ -157,7 +158,7 @@ def value_of(widget: Widget) -> Any:
     raise TypeError(f"{type(widget).__name__} holds no form value")
 
 
-class FormScreen(ModalScreen[FormResult | None]):
+class FormScreen(ScreenKeys, ModalScreen[FormResult | None]):
     """A modal form that builds one request, previews it, and sends it through the API worker.
 
     Args:

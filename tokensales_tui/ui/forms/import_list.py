@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from ..safe import content, line
+from ..screens.base import ScreenKeys
 from ..widgets.footer import KeysFooter
 from ..widgets.safe_input import SafeInput
 from .inputs import PathSuggester
@@ -19,7 +20,7 @@ from .inputs import PathSuggester
 __all__ = ["ImportListScreen"]
 
 
-class ImportListScreen(ModalScreen[str | None]):
+class ImportListScreen(ScreenKeys, ModalScreen[str | None]):
     """Asks for a file path; dismisses with it, or ``None`` on cancel.
 
     Args:

@@ -38,6 +38,7 @@ from ..tabs import FilterInput, ResourceTab
 from ..widgets.footer import KeysFooter
 from ..widgets.header import HeaderInfo, StatusHeader
 from ..widgets.tabs import FocusFollowingTabs
+from .base import ScreenKeys
 from .confirm import ConfirmScreen
 from .help import Section, key_display, sections_from_bindings
 
@@ -126,7 +127,7 @@ class BulkDelete:
         self.stopped = False
 
 
-class BrowseScreen(Screen[None]):
+class BrowseScreen(ScreenKeys, Screen[None]):
     """Five tabs of resources under a status header; every row action starts here."""
 
     # The first table, not the first widget that takes the focus (the tab bar takes none,

@@ -19,6 +19,7 @@ from textual.widgets import Button, Static
 from ... import config
 from ..safe import content
 from ..widgets.footer import KeysFooter
+from .base import ScreenKeys
 
 __all__ = ["ConfigErrorChoice", "ConfigErrorScreen"]
 
@@ -31,7 +32,7 @@ def location(error: config.ConfigError) -> str:
     return ":".join(parts) if parts else "the config file"
 
 
-class ConfigErrorScreen(Screen[ConfigErrorChoice]):
+class ConfigErrorScreen(ScreenKeys, Screen[ConfigErrorChoice]):
     """Says where and why the config file is invalid; dismisses with ``"demo"`` or ``"quit"``.
 
     Args:

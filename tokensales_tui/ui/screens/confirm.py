@@ -11,6 +11,7 @@ from textual.widgets import Button, Static
 
 from ..safe import clamped, line
 from ..widgets.footer import KeysFooter
+from .base import ScreenKeys
 
 SUBJECT_LINES = 4
 """Lines the object's name takes at most (a URL may have 2,000 characters)."""
@@ -19,7 +20,7 @@ DETAIL_LINES = 3
 """Lines the second line of the question takes at most."""
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(ScreenKeys, ModalScreen[bool]):
     """Asks before a destructive action and names the object concerned.
 
     Focus starts on Cancel, so an absent-minded enter changes nothing; keys typed before
@@ -94,7 +95,7 @@ class ConfirmScreen(ModalScreen[bool]):
         self.focus_next(Button)
 
 
-class DiscardScreen(ConfirmScreen, inherit_bindings=False):
+class DiscardScreen(ConfirmScreen):
     """Asks before what was typed in a form is thrown away; Keep editing is the default.
 
     Asked right after escape (or ctrl+q) was pressed to leave: "Cancel" there read as
@@ -103,9 +104,8 @@ class DiscardScreen(ConfirmScreen, inherit_bindings=False):
 
     CANCEL_LABEL = "Keep editing"
 
-    BINDINGS = [
+    BINDINGS = [  # the same keys as ConfirmScreen's, named as the button is
         Binding("escape,q", "cancel", CANCEL_LABEL, id="confirm.cancel"),
-        Binding("left,right", "toggle_focus", "Switch button", show=False, id="confirm.switch"),
     ]
 
     def __init__(self, question: str, subject: str, *, confirm_label: str = "Discard") -> None:

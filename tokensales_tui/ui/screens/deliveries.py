@@ -32,6 +32,7 @@ from ..safe import content, line, show
 from ..safe_app import copy
 from ..widgets.delivery_list import DeliveryList
 from ..widgets.footer import KeysFooter
+from .base import ScreenKeys
 from .detail import DetailScreen
 from .help import Section, sections_from_bindings
 from .webhook_secret import WebhookSecretScreen
@@ -92,7 +93,7 @@ def body_value(body: bytes) -> object:
         return text
 
 
-class DeliveriesScreen(Screen[None]):
+class DeliveriesScreen(ScreenKeys, Screen[None]):
     """Webhook deliveries, live: time, type, size, verdict, relay and its latency.
 
     Args:

@@ -32,6 +32,7 @@ from ..widgets.field_value import FieldValue
 from ..widgets.footer import KeysFooter
 from ..widgets.json_view import JsonView
 from ..widgets.safe_input import SafeInput
+from .base import ScreenKeys
 
 __all__ = ["CAPPED_NOTICE", "DetailScreen", "Fetched", "Fields", "Refresh"]
 
@@ -60,7 +61,7 @@ class Fetched(NamedTuple):
 Refresh = Callable[[], Awaitable[Fetched]]
 
 
-class DetailScreen(Screen[None]):
+class DetailScreen(ScreenKeys, Screen[None]):
     """The detail view of one server object: its key fields, then all of its JSON.
 
     Args:

@@ -37,6 +37,7 @@ from ..table.cells import Column
 from ..widgets.footer import KeysFooter
 from ..widgets.safe_input import SafeInput
 from ..work_failures import WorkFailed
+from .base import ScreenKeys
 from .confirm import ConfirmScreen
 
 __all__ = ["ExportScreen"]
@@ -50,7 +51,7 @@ def _working_folder() -> Path:
         return Path.home()
 
 
-class ExportScreen(ModalScreen[Path | None]):
+class ExportScreen(ScreenKeys, ModalScreen[Path | None]):
     """Asks for the format and the file, then writes the rows as shown; returns the path.
 
     Never replaces a file without asking. While writing, escape stops (nothing is

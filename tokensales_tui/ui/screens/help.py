@@ -18,6 +18,7 @@ from ..keys import bound, key_display, shown_keys
 from ..safe import line
 from ..widgets.footer import KeysFooter
 from ..widgets.less_keys import LessKeys, less_keys
+from .base import ScreenKeys
 
 __all__ = ["HelpScreen", "Section", "key_display", "sections_from_bindings"]
 
@@ -75,7 +76,7 @@ class HelpPanel(LessKeys, VerticalScroll):
     BINDINGS: ClassVar[list[BindingType]] = less_keys("help", show_paging=True)
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(ScreenKeys, ModalScreen[None]):
     """Every key of the app, section by section, in a centred scrollable panel.
 
     Args:

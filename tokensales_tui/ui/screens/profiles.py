@@ -18,6 +18,7 @@ from ..following import Following
 from ..key_hints import follow_keys, hint, hints
 from ..safe import line, show
 from ..widgets.footer import KeysFooter
+from .base import ScreenKeys
 
 DEMO_CHOICE = "\x00demo"
 """The option id of the embedded demo; no profile name can contain a NUL."""
@@ -42,7 +43,7 @@ def profile_summary(profile: config.Profile) -> str:
     return " · ".join(parts)
 
 
-class ProfileScreen(Following, ModalScreen[PickerChoice | None]):
+class ProfileScreen(Following, ScreenKeys, ModalScreen[PickerChoice | None]):
     """Lists the profiles of the config file, and the demo; returns what was chosen.
 
     enter switches to the highlighted profile, ``a`` asks for a new one, ``e`` to edit

@@ -37,6 +37,7 @@ from ..widgets.footer import KeysFooter
 from ..widgets.header import describe_token
 from ..widgets.safe_input import SafeInput
 from ..widgets.secret_input import SecretInput
+from .base import ScreenKeys, own_bindings
 from .confirm import DiscardScreen
 from .help import Section, sections_from_bindings
 
@@ -177,7 +178,7 @@ def _url(value: str, stored: config.Profile | None, field: str = "") -> str | No
 # -- The screen --------------------------------------------------------------------------
 
 
-class SetupScreen(Screen[SetupResult]):
+class SetupScreen(ScreenKeys, Screen[SetupResult]):
     """Asks for a profile's address and credentials, tests them and saves them.
 
     Dismisses with :class:`SetupResult` ``("saved", name)`` after a save, or
@@ -494,7 +495,7 @@ class SetupScreen(Screen[SetupResult]):
 
     def help_sections(self, keymap: Mapping[str, str]) -> list[Section]:
         """This screen's keys, as bound now, for the help."""
-        groups = [(self.HELP_HEADING, bound(self.BINDINGS, keymap))]
+        groups = [(self.HELP_HEADING, bound(own_bindings(self.BINDINGS), keymap))]
         sections = sections_from_bindings(groups, app=self.app)
         # Keys of Textual's, as bound now: the screen's, a field's, the app's.
         between = " / ".join(

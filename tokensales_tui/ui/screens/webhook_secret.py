@@ -17,9 +17,10 @@ from ..key_hints import follow_keys, hints
 from ..safe import content, show
 from ..widgets.footer import KeysFooter
 from ..widgets.secret_input import SecretInput
+from .base import ScreenKeys
 
 
-class WebhookSecretScreen(Following, ModalScreen[str | None]):
+class WebhookSecretScreen(Following, ScreenKeys, ModalScreen[str | None]):
     """A masked field for the secret of the webhook whose deliveries arrive.
 
     Dismissed with the secret as typed, spaces and all (as ``--secret-file`` reads it:
