@@ -362,6 +362,27 @@ def test_a_suspend_and_resume_redraws_the_whole_screen() -> None:
         assert app.settings() == before
 
 
+def test_ctrl_z_suspends_as_sigtstp_does_and_fg_redraws() -> None:
+    # ctrl+z did nothing and said nothing, and the "fg" typed after it went to the app
+    # as keys (f jumped to Payouts).
+    with app_on_terminal(COLUMNS="120", LINES="40") as app:
+        before = app.settings()
+        app.started()
+        app.until(lambda: b"Items" in app.drawn)  # the first frame whole: keys taken
+        app.drain()
+        os.write(app.input, b"\x1a")  # ctrl+z, as a raw terminal sends it
+        app.stopped()
+        assert app.settings() == before  # the shell gets its terminal back
+        app.until(lambda: LEAVE_ALTERNATE_SCREEN in app.drawn, seconds=10)  # written before
+        app.drain()
+        app.process.send_signal(signal.SIGCONT)  # fg
+        app.until(lambda: b"Webhooks" in app.drawn, seconds=20)
+        assert app.drawn.count(ENTER_ALTERNATE_SCREEN) == 1
+        os.write(app.input, b"q")
+        assert app.ended() == 0
+        assert app.settings() == before
+
+
 @pytest.mark.parametrize("drawing_apart", [False, True], ids=["terminal", "stderr-alone"])
 def test_a_terminal_gone_without_a_hang_up_signal_ends_the_app_as_one(
     drawing_apart: bool,

@@ -31,7 +31,7 @@ from tokensales_tui.ui.screens.profiles import ProfileScreen
 from tokensales_tui.ui.screens.setup import ProfileFormScreen, SetupScreen
 from tokensales_tui.ui.screens.webhook_secret import WebhookSecretScreen
 
-from .apphelpers import loaded, wait_for, wait_for_screen
+from .apphelpers import loaded, rigged_app, wait_for, wait_for_screen
 
 SIZE = (120, 40)
 
@@ -196,3 +196,22 @@ async def test_tab_in_the_profile_form_goes_to_the_next_field() -> None:
         await pilot.press("tab")
         await pilot.pause()
         assert app.screen.focused is app.screen.query_one("#confirm")
+
+
+async def test_ctrl_z_served_to_a_browser_says_it_cannot_suspend() -> None:
+    # It did nothing and said nothing (a browser tab has no shell to go back to).
+    app, _ = rigged_app(served=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("ctrl+z")
+        await wait_for(lambda: bool(app._notifications), pilot)
+        said = [str(n.message) for n in app._notifications]
+        assert any("Served to a browser" in m and "cannot be suspended" in m for m in said)
+
+
+async def test_the_help_names_ctrl_z() -> None:
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        rows = dict(row for _, rows in app.browse.help_sections() for row in rows)
+        assert rows.get("^z") == "Suspend (fg resumes)"

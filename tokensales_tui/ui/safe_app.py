@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from rich.color import ColorSystem
 from textual import events, on
+from textual.binding import Binding, BindingType
 from textual.driver import Driver
 from textual.notifications import SeverityLevel
 
@@ -24,7 +25,7 @@ from .json_text import full_json
 from .key_frames import post_input_at_once
 from .key_order import KeysInOrder
 from .narrow import wrap_in_a_cell_at_least
-from .served import ending_with_input
+from .served import ending_with_input, is_served
 from .terminal import guarded_driver
 from .terminal_mode import TerminalCaughtUp, keeping_the_terminal, one_frame
 from .work_failures import ReportingWorkers, WorkFailed
@@ -94,6 +95,11 @@ class GuardedApp(KeysInOrder[ReturnType]):
     (each a screenful of output over SSH), where a terminal tool is expected to jump. A
     loading indicator says "Loading..." then, instead of pulsing.
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # Over SSH ctrl+z is the reflex to get a shell back; fg brings the app back.
+        Binding("ctrl+z", "suspend_process", "Suspend (fg resumes)", show=False, id="suspend"),
+    ]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         use_next_slots()
@@ -169,6 +175,25 @@ class GuardedApp(KeysInOrder[ReturnType]):
         crash ended with 0."""
         self._return_code = self._return_code or 1
         super().panic(*renderables)
+
+    def action_suspend_process(self) -> None:
+        """ctrl+z: give the shell its terminal back until ``fg``, as ``kill -TSTP`` does.
+
+        The key sends the process that very signal, whose handler (the driver's, see
+        :mod:`.terminal_mode`) puts the terminal back before it stops, and draws the app
+        whole again on ``fg``: one way for both. Served to a browser, or wherever the
+        driver cannot stop the process, it says so rather than nothing.
+        """
+        driver = self._driver
+        if driver is None or not driver.can_suspend:
+            where = "Served to a browser, the app" if is_served(self) else "The app"
+            self.notify(
+                f"{where} cannot be suspended here: there is no shell to go back to",
+                title="Suspend",
+                severity="warning",
+            )
+            return
+        super().action_suspend_process()
 
     def action_help_quit(self) -> None:
         """ctrl+c: say which key quits (Textual's says it in markup, which toasts here

@@ -31,7 +31,7 @@ from ..key_hints import action_name, key_for, press
 from ..keys import key_names
 from ..resources import RESOURCES, Resource
 from ..safe import line
-from ..safe_app import COPY_LIMIT, copy_json, not_copied
+from ..safe_app import COPY_LIMIT, GuardedApp, copy, copy_json, not_copied
 from ..table.model import Scope
 from ..table.widget import ResourceTable
 from ..tabs import FilterInput, ResourceTab
@@ -388,7 +388,7 @@ class BrowseScreen(ScreenKeys, Screen[None]):
         tabs = [b for b in allowed if b.action.startswith("show_tab")]
         others = [b for b in allowed if not b.action.startswith("show_tab")]
         groups = [
-            ("Main screen", others),
+            ("Main screen", [*others, *app.bound(GuardedApp.BINDINGS)]),  # ctrl+z
             ("Tabs", tabs),
             ("In the filter", app.bound(FilterInput.BINDINGS)),
             ("In a table", app.bound(ResourceTable.BINDINGS)),

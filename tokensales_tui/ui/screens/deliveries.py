@@ -301,12 +301,12 @@ class DeliveriesScreen(ScreenKeys, Screen[None]):
             copy(self.app, text, f"Copied the command: {text}")
 
     def help_sections(self, keymap: Mapping[str, str]) -> list[Section]:
-        """The view's own keys that act here (the screen's and its list's), as bound now
-        (``keymap`` is applied already), for the help."""
+        """The view's own keys that act here (the screen's and its list's) and the app's
+        ctrl+z, as bound now (``keymap`` is applied already), for the help."""
         acting = [
             active.binding
             for active in self.active_bindings.values()
-            if (active.binding.id or "").startswith("deliveries.")
+            if (active.binding.id or "").startswith("deliveries.") or active.binding.id == "suspend"
         ]
         return sections_from_bindings([("Webhook deliveries", acting)], app=self.app)
 

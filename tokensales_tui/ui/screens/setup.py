@@ -505,6 +505,7 @@ class SetupScreen(ScreenKeys, Screen[SetupResult]):
             (between, "Next / previous field or button"),
             (key_in(Input.BINDINGS, "submit", self), "Next field; on a button, press it"),
             (key_for(self, "command_palette"), "Command palette"),
+            (key_for(self, "suspend_process"), "Suspend (fg resumes)"),
         ]
         sections[0][1].extend((key, does) for key, does in rows if key)
         return sections
