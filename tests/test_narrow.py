@@ -87,3 +87,27 @@ async def test_the_filter_hint_beside_marks_and_a_sort_at_80_columns() -> None:
         assert drawn.endswith("…") and drawn != field.placeholder
         words = drawn.removesuffix("…").split()
         assert words == field.placeholder.split()[: len(words)]
+
+
+@pytest.mark.parametrize("columns", [60, 50])
+async def test_every_tab_fits_its_columns_at_60_and_50_columns(columns: int) -> None:
+    # Below 71 columns the Webhooks tab's URL stayed 20 wide and Events 4, and the dates
+    # went off the right edge: at 60 columns Updated was not on screen at all.
+    from tokensales_tui.ui.resources import RESOURCES
+    from tokensales_tui.ui.table.cells import NARROWEST
+
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=(columns, 20)) as pilot:
+        await loaded(app, pilot)
+        for resource in RESOURCES:
+            app.browse.action_show_tab(resource.key)
+            table = app.browse.active_tab.table
+            await wait_for(lambda t=table: t.size.width > 0 and t._fitted_to == t.size.width, pilot)
+            await pilot.pause()
+            assert table.virtual_size.width <= table.size.width, resource.key  # no scrolling
+            header = screen_text(app).splitlines()[table.region.y]
+            last = table.columns[-1].label
+            assert last[: NARROWEST - 1] in header.rstrip()[-len(last) - 1 :], (
+                resource.key,
+                header,
+            )

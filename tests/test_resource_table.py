@@ -241,7 +241,7 @@ async def test_header_click_sorts_then_reverses() -> None:
     app = TableApp(ROWS)
     async with app.run_test(size=(100, 30)) as pilot:
         table = app.query_one(ResourceTable)
-        name_x = table.render_line(0).text.index("Name")
+        name_x = table.render_line(0).text.index("Na")
         await pilot.click(ResourceTable, offset=(name_x + 1, 0))
         assert (table.sort_column, table.sort_reverse) == ("name", False)
         await pilot.click(ResourceTable, offset=(name_x + 1, 0))
@@ -413,9 +413,11 @@ async def test_wide_characters_are_truncated_without_breaking_alignment() -> Non
 async def test_horizontal_scroll_moves_header_and_rows_together() -> None:
     rows = [Row(f"r{i}", "n" * 12, float(i), "s" * 30) for i in range(3)]
     wide = [
-        Column(c.key, c.label, c.get, min_width=12, max_width=40, align=c.align) for c in COLUMNS
+        Column(f"{c.key}{n}", c.label, c.get, min_width=12, max_width=40, align=c.align)
+        for n in range(3)
+        for c in COLUMNS
     ]
-    app = TableApp(rows, wide)  # too wide to fit even at the columns' minimum widths
+    app = TableApp(rows, wide)  # too wide to fit even with every column 3 cells wide
     async with app.run_test(size=(30, 10)) as pilot:
         table = app.query_one(ResourceTable)
         header, first = table.render_line(0).text, table.render_line(1).text
@@ -425,7 +427,7 @@ async def test_horizontal_scroll_moves_header_and_rows_together() -> None:
         assert table.render_line(0).text[:20] == (header + " " * 20)[10:30]
         assert table.render_line(1).text[:20] == (first + " " * 20)[10:30]
         assert table.virtual_size.width > table.size.width
-        name_x = table.render_line(0).text.index("Name")
+        name_x = table.render_line(0).text.index("Na")
         assert table.render_line(1).text[name_x] == "n"
 
 

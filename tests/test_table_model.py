@@ -18,6 +18,7 @@ from tokensales_tui.ui.resources import ITEMS, joined
 from tokensales_tui.ui.table import index as index_module
 from tokensales_tui.ui.table import model
 from tokensales_tui.ui.table.cells import (
+    NARROWEST,
     Column,
     align_decimals,
     column_cells,
@@ -324,7 +325,18 @@ def test_numeric_sort_key_orders_numbers_and_tolerates_junk() -> None:
 def test_the_widest_columns_give_way_first_down_to_their_minimum() -> None:
     assert fit_widths([10, 4, 20], [4, 4, 4], 0) == [10, 4, 20]  # no limit
     assert fit_widths([10, 4, 20], [4, 4, 4], 30) == [10, 4, 12]
-    assert fit_widths([10, 4, 20], [4, 4, 8], 20) == [4, 4, 8]  # then it scrolls
+    assert fit_widths([10, 4, 20], [4, 4, 8], 20) == [4, 4, 8]
+
+
+def test_too_narrow_for_every_minimum_all_columns_give_way_before_it_scrolls() -> None:
+    # The Webhooks tab: ID, URL, Status, Events, Created, Updated at their minimums need
+    # 72 cells; at 60 columns the table scrolled and Updated was out of view.
+    natural, floors = [18, 30, 6, 20, 10, 10], [15, 20, 6, 4, 10, 10]
+    assert fit_widths(natural, floors, 72) == floors
+    fitted = fit_widths(natural, floors, 58)
+    assert sum(fitted) + len(fitted) + 1 == 58
+    assert fitted == [10, 11, 6, 4, 10, 10]  # the widest gave way first, again
+    assert fit_widths(natural, floors, 10) == [NARROWEST] * 6  # only then does it scroll
 
 
 def test_columns_wider_than_their_cells_give_way_before_any_value_is_cut() -> None:

@@ -155,7 +155,9 @@ class Column:
         key: Identifier used by :meth:`TableView.sort_by`.
         label: Header text.
         get: Extracts the column's value from a row object.
-        min_width: Narrowest the column gets, in cells.
+        min_width: Narrowest the column gets while another can give way, in cells
+            (in a terminal too narrow for every column at its minimum, each gets
+            narrower, down to :data:`NARROWEST`: see :func:`fit_widths`).
         max_width: Widest the column gets; longer cells end with "…".
         align: "right" for numbers; "decimal" for numbers with a fraction: right-aligned,
             the decimal points of the rows in line (:func:`align_decimals`).
@@ -379,6 +381,10 @@ def natural_width(
     return measure_column(column, cells, is_ascii, longest, width)[0]
 
 
+NARROWEST = 3
+"""Cells a column keeps however narrow the terminal: a character and "…" with a space."""
+
+
 def fit_widths(
     natural: Sequence[int],
     min_widths: Sequence[int],
@@ -390,14 +396,17 @@ def fit_widths(
     When the columns are wider than that, first the columns wider than their cells (a
     count under a long label) shorten their label, down to their cells (``content``, the
     width of the cells alone); then the widest columns give up cells, down to their
-    minimum (at least 3); only then does the table scroll sideways. So ids and names
-    are cut last.
+    minimum (``min_widths``, at least :data:`NARROWEST`), so ids and names are cut last;
+    then, in a terminal too narrow for every column at its minimum, the widest columns
+    give up cells again, down to :data:`NARROWEST` each. Only when every column is that
+    narrow does the table scroll sideways: a column held at its minimum pushed the last
+    ones out of view (at 60 columns, the Webhooks tab's Updated).
     """
     widths = list(natural)
     if available <= 0:
         return widths
     excess = sum(widths) + len(widths) + 1 - available
-    floors = [max(floor, 3) for floor in min_widths]
+    floors = [max(floor, NARROWEST) for floor in min_widths]
     if content:
         cells = [max(width, floor) for width, floor in zip(content, floors, strict=True)]
         while excess > 0:
@@ -411,10 +420,17 @@ def fit_widths(
                 break
             widths[place] -= 1
             excess -= 1
+    for least in (floors, [NARROWEST] * len(widths)):
+        excess = _give_way(widths, least, excess)
+    return widths
+
+
+def _give_way(widths: list[int], least: Sequence[int], excess: int) -> int:
+    """Take up to ``excess`` cells from ``widths``, none below ``least``; what is left over."""
     while excess > 0:
         # The widest column gives up a cell first, so short columns stay whole.
         place = max(
-            (i for i in range(len(widths)) if widths[i] > floors[i]),
+            (i for i in range(len(widths)) if widths[i] > least[i]),
             key=lambda i: widths[i],
             default=-1,
         )
@@ -422,4 +438,4 @@ def fit_widths(
             break
         widths[place] -= 1
         excess -= 1
-    return widths
+    return excess
