@@ -109,6 +109,33 @@ def test_text_written_to_a_terminal_passes_the_gate_even_split_between_writes() 
     assert target.getvalue().decode() == "a\ufffdb\u241b[2J\n\ufffd\t\n\ufffd\n"
 
 
+INVISIBLE = "\u200b\u200d\ufeff\u200e\u2060\u00ad"
+"""ZWSP, ZWJ, BOM, LRM, word joiner, soft hyphen: a terminal shows none of them."""
+
+
+def test_zero_width_and_format_characters_reach_a_terminal_as_marks() -> None:
+    target = io.BytesIO()
+    gate = TerminalGate(target)
+    text = f"itm_{INVISIBLE}1 \u2028 🇫🇷 👍🏽 का\n"
+    gate.write(text.encode())
+    # Marks only where nothing shows: a flag, a skin tone and a vowel sign stay.
+    assert target.getvalue().decode() == "itm_⸱⸱⸱⸱⸱⸱1 ⸱ 🇫🇷 👍🏽 का\n"
+
+
+def test_a_servers_error_quoting_zero_width_characters_shows_them_on_a_terminal(
+    served: Served,
+) -> None:
+    # The 404's message quotes the id asked for; its ZWSP, ZWJ and BOM reached the
+    # terminal as they were, where they show as nothing at all.
+    wanted = f"itm_{INVISIBLE}x"
+    code, shown = on_terminal(served, "get", "items", wanted)
+    said = shown.decode()
+    assert code == 4 and "not found (item itm_⸱⸱⸱⸱⸱⸱x not found)" in said, said
+    assert not any(character in said for character in INVISIBLE)
+    piped = served.run("get", "items", wanted)  # not a terminal: as the server said it
+    assert f"item {wanted} not found" in piped.stderr.decode()
+
+
 def test_words_a_command_prints_unchecked_reach_a_terminal_cleaned(served: Served) -> None:
     # A jq program's halt_error message goes to stderr as it is, as jq prints it: on a
     # terminal the gate, not the command, keeps its escapes from driving it.

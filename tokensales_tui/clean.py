@@ -40,6 +40,7 @@ __all__ = [
     "guard_formula",
     "is_clean",
     "mark_controls",
+    "mark_invisible",
     "settle_all",
     "settle_in_place",
     "settle_width",
@@ -252,6 +253,35 @@ def settle_width(text: str) -> str:
     if not unsettled(text):
         return text
     return text.translate(_settle_table()[1])
+
+
+@functools.cache
+def _invisible_table() -> dict[int, str]:
+    """:func:`_settle_table`'s characters that take no cell, alone: not the spacing marks
+    (their vowel letters read the same) nor the skin tones (they draw a swatch)."""
+    return {
+        code: settled
+        for code, settled in _settle_table()[1].items()
+        if settled == ZERO_WIDTH_MARK and code not in SKIN_TONES
+    }
+
+
+def mark_invisible(text: str) -> str:
+    """``text`` with each zero-width or format character written "⸱", as the app's tables
+    show them: ZWSP, ZWJ, BOM, LRM and RLM, the word joiner, the soft hyphen, variation
+    selectors, fillers, the line and paragraph separators (every character of Unicode's
+    category Cf that :func:`clean` leaves; the bidi controls it replaces already).
+
+    A terminal shows nothing for them, or a cell in some: "it\u200bm_1" read as the id
+    ``itm_1`` it is not. For text that reaches a terminal otherwise as it is (a command's
+    output and messages: :class:`tokensales_tui.console.TerminalGate`).
+
+    Returns:
+        The text (the same object when nothing changed).
+    """
+    if not unsettled(text):
+        return text
+    return text.translate(_invisible_table())
 
 
 def settle_in_place(text: str) -> str:

@@ -6,7 +6,8 @@ message, a file's line, a value the parser echoes back in an error. Cleaning eac
 them where it is printed leaves one forgotten ``print`` to write an escape sequence to
 the user's terminal. So while a command runs, a standard stream that is a terminal is
 replaced by one that cleans everything written to it, text or bytes: control and bidi
-characters show as visible markers, newlines and tabs stay. A stream that is not a
+characters show as visible markers, zero-width and format characters (ZWSP, ZWJ, BOM…) as
+"⸱" as in the app's tables, newlines and tabs stay. A stream that is not a
 terminal gets the data exactly: a program reading it gets what the server sent (JSON
 escapes its controls itself; CSV, ``--jq`` strings and a raw ``api`` answer go as they
 came). Views made for reading — a table, one object's ``key  value`` lines, ``listen
@@ -34,7 +35,7 @@ import os
 import sys
 from typing import IO, Any, cast
 
-from .clean import clean
+from .clean import clean, mark_invisible
 
 __all__ = [
     "OutputFailed",
@@ -123,7 +124,7 @@ class OutputStream(io.BufferedIOBase):
 
 class TerminalGate(OutputStream):
     """An :class:`OutputStream` to a terminal: it writes what :func:`~.clean.clean`
-    makes of the data.
+    and :func:`~.clean.mark_invisible` make of the data.
 
     Bytes are read as UTF-8 as they come (a character split across two writes is
     joined; one that is not UTF-8 becomes "�"), so a write of half a C1 control cannot
@@ -138,7 +139,7 @@ class TerminalGate(OutputStream):
         size = len(memoryview(data).cast("B"))
         text = self._decoder.decode(bytes(data))
         if text:
-            self._write(clean(text).encode("utf-8"))
+            self._write(mark_invisible(clean(text)).encode("utf-8"))
         return size
 
     def isatty(self) -> bool:
