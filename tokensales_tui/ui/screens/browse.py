@@ -31,7 +31,7 @@ from ..key_hints import action_name, key_for, press
 from ..keys import key_names
 from ..resources import RESOURCES, Resource
 from ..safe import line
-from ..safe_app import COPY_LIMIT, GuardedApp, copy, copy_json, not_copied
+from ..safe_app import COPY_LIMIT, GuardedApp, copy_json, not_copied
 from ..table.model import Scope
 from ..table.widget import ResourceTable
 from ..tabs import FilterInput, ResourceTab
