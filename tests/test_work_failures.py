@@ -18,6 +18,7 @@ from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.cancelling import wait_for_worker
 from tokensales_tui.ui.forms import collections as collections_module
 from tokensales_tui.ui.safe_app import GuardedApp
+from tokensales_tui.ui.tabs import ResourceTab
 
 from .apphelpers import loaded, screen_text, wait_for, wait_for_screen
 from .formhelpers import SIZE, demo, fill, open_form
@@ -157,3 +158,35 @@ async def test_an_address_the_system_cannot_hand_to_a_browser_is_said(
         messages = [n.message for n in app._notifications]
         assert any(m.startswith("Not opened: it holds a character") for m in messages), messages
         assert app.is_running
+
+
+@pytest.mark.parametrize("bulk", [False, True], ids=["one", "marked"])
+async def test_a_delete_that_fails_unforeseen_leaves_no_row_marked_as_being_deleted(
+    monkeypatch: pytest.MonkeyPatch, bulk: bool
+) -> None:
+    # The marks were taken off in the worker's own `finally`: failed before it (or in
+    # it), the rows kept "⌫" and the count line "deleting …" for good, and every later
+    # delete of them was refused as "being deleted already".
+    def broken(*_: Any, **__: Any) -> str:
+        raise KeyError("the unforeseen")
+
+    if bulk:
+        monkeypatch.setattr(ResourceTab, "show_progress", broken)
+    else:
+        monkeypatch.setattr(screens.browse, "_named", broken)
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        tab = app.active_tab
+        if bulk:
+            await pilot.press("space", "space")  # two marked: the first and the second
+        await pilot.press("d")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        await pilot.press("tab", "enter")
+        await wait_for(
+            lambda: any(n.title == "Something failed" for n in app._notifications), pilot
+        )
+        await wait_for(lambda: not tab.deleting, pilot)
+        await pilot.pause()
+        assert "⌫" not in screen_text(app) and "deleting" not in screen_text(app)
+        assert app.browse._bulk is None  # escape stops no delete that is over

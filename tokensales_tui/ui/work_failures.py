@@ -13,11 +13,17 @@ message bubbles: a screen with a busy state of its own (a form, the export dialo
 takes it and is put back to where the person can act again, saying what failed; what
 no screen takes reaches the app, which shows it in a toast. So a new worker, whatever
 it forgets to catch, never fails unseen.
+
+What shows work under way (a row's "⌫ deleting" mark, a progress line) is taken off by
+:func:`when_ended`, which the manager runs however the worker ends: done, failed,
+cancelled, even before it ran. A mark undone in the worker's own ``finally`` stayed for
+good when it failed before reaching it.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from textual.message import Message
@@ -27,7 +33,7 @@ from textual.worker_manager import WorkerManager
 from ..clean import clean_line
 from .cancelling import is_awaited
 
-__all__ = ["ReportingWorkers", "WorkFailed", "failure_text"]
+__all__ = ["ReportingWorkers", "WorkFailed", "failure_text", "when_ended"]
 
 log = logging.getLogger(__name__)
 
@@ -57,11 +63,27 @@ def failure_text(error: BaseException) -> str:
 
 
 class ReportingWorkers(WorkerManager):
-    """Textual's worker manager, which also reports the failures nobody reads (see the
-    module's docstring)."""
+    """Textual's worker manager, which also reports the failures nobody reads, and runs
+    what :func:`when_ended` asked at each worker's end (see the module's docstring)."""
+
+    def __init__(self, app: Any) -> None:
+        super().__init__(app)
+        self._endings: dict[Worker[Any], list[Callable[[], object]]] = {}
+
+    def when_ended(self, worker: Worker[Any], ending: Callable[[], object]) -> None:
+        """Run ``ending`` once ``worker`` has ended, however it ends (now, if it has)."""
+        if worker.is_finished or worker not in self:
+            ending()
+            return
+        self._endings.setdefault(worker, []).append(ending)
 
     def _remove_worker(self, worker: Worker[Any]) -> None:
         super()._remove_worker(worker)
+        for ending in self._endings.pop(worker, ()):
+            try:
+                ending()
+            except Exception:  # one that fails leaves the others to run
+                log.exception("ending background work %r failed", worker.name)
         error = worker.error
         if (
             worker.state is not WorkerState.ERROR
@@ -72,3 +94,11 @@ class ReportingWorkers(WorkerManager):
             return
         log.error("background work %r failed", worker.name, exc_info=error)
         worker.node.post_message(WorkFailed(failure_text(error)))
+
+
+def when_ended(worker: Worker[Any], ending: Callable[[], object]) -> None:
+    """Run ``ending`` once ``worker`` has ended, whatever way: to take off what shows
+    its work under way. ``worker`` is one of an app of this package's."""
+    manager = worker.node.app.workers
+    assert isinstance(manager, ReportingWorkers), manager
+    manager.when_ended(worker, ending)

@@ -38,12 +38,14 @@ from ..tabs import FilterInput, ResourceTab
 from ..widgets.footer import KeysFooter
 from ..widgets.header import HeaderInfo, StatusHeader
 from ..widgets.tabs import FocusFollowingTabs
+from ..work_failures import when_ended
 from .base import ScreenKeys
 from .confirm import ConfirmScreen
 from .help import Section, key_display, sections_from_bindings
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
+    from textual.worker import Worker
 
     from ..app import TokenSalesApp
     from ..forms.base import FormResult, FormScreen
@@ -851,8 +853,6 @@ class BrowseScreen(ScreenKeys, Screen[None]):
                 markup=False,
             )
             return
-        finally:
-            tab.end_deleting([object_id])
         gone = tab.table.model.rows_sharing([row])  # an id listed twice: both rows
         tab.remove_rows(gone)
         listed = [f"listed {len(gone):,} times"] if len(gone) > 1 else []
@@ -899,9 +899,11 @@ class BrowseScreen(ScreenKeys, Screen[None]):
                 " deleted from here (none, or one such as “..”): left out. " + detail
             )
 
-        def delete(api: ApiWorker) -> None:
-            self._bulk = BulkDelete()
-            self._delete_marked(tab, rows, self._bulk, api)
+        def delete(api: ApiWorker) -> Worker[None]:
+            bulk = self._bulk = BulkDelete()
+            worker = self._delete_marked(tab, rows, bulk, api)
+            when_ended(worker, partial(self._bulk_ended, tab, bulk))
+            return worker
 
         self._ask_then_delete(
             tab,
@@ -923,13 +925,15 @@ class BrowseScreen(ScreenKeys, Screen[None]):
         tab: ResourceTab,
         ids: list[str],
         question: ConfirmScreen,
-        delete: Callable[[ApiWorker], object],
+        delete: Callable[[ApiWorker], Worker[None]],
     ) -> None:
         """Ask ``question``; on yes, ``delete`` the objects of ``ids`` with the session's
         API, unless the profile changed meanwhile (then nothing is deleted).
 
-        From the answer until ``delete`` ends them (:meth:`ResourceTab.end_deleting`), the
-        ids are the tab's :attr:`~ResourceTab.deleting`, which every way to delete skips.
+        From the answer until the worker ``delete`` starts ends, however it ends (done,
+        failed unforeseen, cancelled), the ids are the tab's
+        :attr:`~ResourceTab.deleting`, which every way to delete skips and each of their
+        rows shows with a mark.
         """
         session, api = self.tsapp.session, self.tsapp.api
 
@@ -944,8 +948,9 @@ class BrowseScreen(ScreenKeys, Screen[None]):
                     "Nothing more was sent: it is being deleted already", severity="warning"
                 )
                 return
+            worker = delete(api)
             tab.begin_deleting(ids)
-            delete(api)
+            when_ended(worker, partial(tab.end_deleting, ids))
 
         self.app.push_screen(question, answered)
 
@@ -998,9 +1003,6 @@ class BrowseScreen(ScreenKeys, Screen[None]):
                 if done.unread:
                     noted.append(done.said(label))
         finally:
-            tab.show_progress(None)
-            tab.end_deleting([object_id for row in rows if (object_id := resource.row_id(row))])
-            self._bulk = None
             if deleted:  # with any other row of the same id
                 tab.remove_rows(tab.table.model.rows_sharing(deleted))
         left = len(rows) - len(deleted) - len(failed) - len(unsure)
@@ -1027,6 +1029,12 @@ class BrowseScreen(ScreenKeys, Screen[None]):
                     shown += f"\n… and {more:,} more{still}"
                 self.notify(shown, title=f"{len(lines):,} {title}", severity=severity, timeout=30)
         tab.reload()
+
+    def _bulk_ended(self, tab: ResourceTab, bulk: BulkDelete) -> None:
+        """Take off what showed ``bulk`` under way: its progress line, its stop key."""
+        if self._bulk is bulk:
+            self._bulk = None
+        tab.show_progress(None)
 
     def action_new(self) -> None:
         """Open the form that creates an object of the current tab."""
