@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import webbrowser
+from pathlib import Path
 
 import pytest
 from textual.widget import Widget
 
 from tokensales_tui.session import Launch
+from tokensales_tui.ui import links
 from tokensales_tui.ui.app import TokenSalesApp
 
 from .apphelpers import loaded, screen_text, wait_for, wait_for_screen
@@ -35,6 +38,7 @@ def shown_in(app: TokenSalesApp, widget: Widget) -> list[str]:
 @pytest.fixture
 def opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
+    monkeypatch.setattr(links, "start_browser", lambda url: calls.append(url) or True)
     monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: calls.append(url) or True)
     return calls
 
@@ -72,6 +76,7 @@ async def test_the_full_address_is_shown_before_it_opens(
         assert shown_in(app, app.screen.query_one(".detail", Static)) == ["Host: cdn.example.com"]
         assert opened == []
         await pilot.press("right", "enter")
+        await wait_for(lambda: bool(opened), pilot)
     assert opened == [LONG]
 
 
@@ -147,6 +152,7 @@ async def test_a_very_long_address_is_cut_short_and_its_host_named_apart(
         assert subject[0].startswith("https://tokensales.example.com-aaa")
         assert "Host: evil.example" in text
         await pilot.press("right", "enter")
+        await wait_for(lambda: bool(opened), pilot)
     assert opened == [HIDING]
 
 
@@ -204,3 +210,107 @@ async def test_an_address_whose_host_a_browser_reads_otherwise_is_refused_saying
         assert any("Not opened" in m and "read as /" in m for m in said), said
         assert type(app.screen).__name__ != "ConfirmScreen"
     assert opened == []
+
+
+def a_browser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str) -> Path:
+    """``BROWSER``: a shell script of ``script``, and no other browser to be found (a
+    ``PATH`` of its folder alone, which the script does not use); a display, no SSH."""
+    folder = tmp_path / "browsers"
+    folder.mkdir()
+    browser = folder / "browser"
+    browser.write_text(f"#!/bin/sh\nPATH=/usr/bin:/bin\ncd {tmp_path}\n{script}\n")
+    browser.chmod(0o755)
+    for name, value in {"BROWSER": str(browser), "PATH": str(folder), "DISPLAY": ":0"}.items():
+        monkeypatch.setenv(name, value)
+    for name in ("SSH_CONNECTION", "SSH_TTY", "SSH_CLIENT", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+    return browser
+
+
+RUNS_ON = """: > started
+i=0
+while [ ! -e released ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+: > ended"""
+"""A browser that runs until the test lets it end (or 30 s), as ``lynx`` or
+``BROWSER="sleep 30"`` do: Python's webbrowser waits for such a program to end."""
+
+
+async def open_confirmed(app: TokenSalesApp, pilot, url: str) -> None:  # type: ignore[no-untyped-def]
+    await with_image_url(app, pilot, url)
+    await pilot.press("o")
+    await wait_for_screen(app, pilot, "ConfirmScreen")
+    await pilot.press("right", "enter")
+
+
+async def test_the_app_answers_keys_while_the_browser_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # webbrowser.open ran on the event loop and waited for the program: no key, no
+    # redraw, no ctrl+q until it ended.
+    a_browser(tmp_path, monkeypatch, RUNS_ON)
+    app = TokenSalesApp(Launch(demo=True))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_confirmed(app, pilot, "https://cdn.example.com/a.png")
+            await wait_for(lambda: (tmp_path / "started").exists(), pilot)
+            await pilot.press("1")
+            await wait_for(lambda: app.active_tab.resource.key == "webhooks", pilot)
+            said = lambda: [n.message for n in app._notifications]  # noqa: E731
+            await wait_for(lambda: "Opened in the browser" in said(), pilot)
+            assert not (tmp_path / "ended").exists()  # it runs on, and nothing waits for it
+    finally:
+        (tmp_path / "released").touch()
+
+
+async def test_a_browser_that_fails_is_said_with_the_key_that_copies_the_address(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # webbrowser.open returned False, unread: nothing was said.
+    a_browser(tmp_path, monkeypatch, ": > started\nexit 3")
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await open_confirmed(app, pilot, "https://cdn.example.com/a.png")
+        await wait_for(lambda: any(n.title == "Not opened" for n in app._notifications), pilot)
+        toast = next(n for n in app._notifications if n.title == "Not opened")
+        assert toast.message == (
+            "No browser could be started: set BROWSER, or copy the address with O"
+        )
+        assert toast.severity == "error"
+        assert (tmp_path / "started").exists()  # it was asked, and failed
+        await pilot.press("O")
+        assert app.clipboard == "https://cdn.example.com/a.png"
+
+
+def test_a_browser_is_never_given_the_app_s_terminal(tmp_path: Path) -> None:
+    # Started by webbrowser, a program wrote over the app's screen and read its keys.
+    from .test_app_signals import app_on_terminal, screen_of
+
+    folder = tmp_path / "browsers"
+    folder.mkdir()
+    browser = folder / "browser"
+    browser.write_text(
+        f"#!/bin/sh\nPATH=/usr/bin:/bin\ncd {tmp_path}\n"
+        "echo LEAKED-OUT\necho LEAKED-ERR >&2\necho LEAKED-TTY > /dev/tty\n: > done\n"
+    )
+    browser.chmod(0o755)
+    environment = {"BROWSER": str(browser), "PATH": str(folder), "DISPLAY": ":0"}
+    environment.update(SSH_CONNECTION="", SSH_TTY="", SSH_CLIENT="")
+    with app_on_terminal(size=SIZE, **environment) as app:
+        app.started()
+        app.until(lambda: "api.aurora-games.io" in "\n".join(screen_of(app.drawn, *SIZE)))
+        os.write(app.input, b"o")
+        app.until(lambda: "Open this address" in "\n".join(screen_of(app.drawn, *SIZE)))
+        os.write(app.input, b"\t")
+        os.write(app.input, b"\r")
+        app.until(lambda: (tmp_path / "done").exists(), seconds=30)
+        app.until(
+            lambda: (
+                b"LEAKED" in app.drawn
+                or "Opened in the browser" in "\n".join(screen_of(app.drawn, *SIZE))
+            ),
+            seconds=30,
+        )
+        assert b"LEAKED" not in app.drawn
+        os.write(app.input, b"q")
+        assert app.ended() == 0
+    assert b"LEAKED" not in app.drawn

@@ -28,6 +28,7 @@ WAITS = {
     ("ui/app.py", "_follow_keys"): "an asyncio.Event (a key's frame)",
     ("ui/frame_slots.py", "_run"): "an asyncio.Event",
     ("ui/index_process.py", "close"): "an asyncio subprocess",
+    ("ui/links.py", "start_browser"): "the browser's opener, bounded, in a thread of its own",
     ("ui/tabs.py", "_drawn"): "an asyncio.Event (a frame drawn)",
     ("ui/tabs.py", "_index_arriving"): "an asyncio.Event (the body read)",
 }

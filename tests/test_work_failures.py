@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.widgets import Input, Static
 
 from tokensales_tui.session import Launch
-from tokensales_tui.ui import screens
+from tokensales_tui.ui import links, screens
 from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.cancelling import wait_for_worker
 from tokensales_tui.ui.forms import collections as collections_module
@@ -141,10 +141,12 @@ async def test_an_address_the_system_cannot_hand_to_a_browser_is_said(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # webbrowser raised UnicodeEncodeError from the locale's charset: the app ended.
+    # (Starting the browser's program raises it now, off the event loop.)
     def refused(url: str, *_: Any, **__: Any) -> bool:
         raise UnicodeEncodeError("latin-1", url, 8, 10, "ordinal not in range(256)")
 
     monkeypatch.setattr(webbrowser, "open", refused)
+    monkeypatch.setattr(links, "start_browser", refused)
     monkeypatch.setenv("DISPLAY", ":0")
     for name in ("SSH_CONNECTION", "SSH_TTY", "SSH_CLIENT"):
         monkeypatch.delenv(name, raising=False)

@@ -36,6 +36,9 @@ def browse_commands(browse: BrowseScreen) -> Iterator[SystemCommand]:
     yield SystemCommand(
         "Open link", "Open the webhook's URL or the item's image", browse.action_open_link
     )
+    yield SystemCommand(
+        "Copy link", "Copy the webhook's URL or the item's image address", browse.action_copy_link
+    )
     tab = browse.active_tab
     watching = "Stop watching" if tab.watching else "Watch"
     yield SystemCommand(watching, "Reload the current tab every few seconds", browse.action_watch)

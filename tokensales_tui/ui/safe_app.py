@@ -232,15 +232,43 @@ class GuardedApp(KeysInOrder[ReturnType]):
         self.notify(event.text, title="Something failed", severity="error", timeout=10)
 
     def open_url(self, url: str, *, new_tab: bool = True) -> None:
-        """Open ``url`` in a browser (served: the one showing the app). What the system
-        refuses of it is said in a toast: a browser that cannot be started, or an
-        address it cannot be handed (a character the charset of the command line has
-        no bytes for raised ``UnicodeEncodeError`` out of :mod:`webbrowser`, and the
-        app ended)."""
-        try:
+        """Open ``url`` in a browser, and say what came of it in a toast.
+
+        Served (``serve``), the browser showing the app opens it: the web driver's own
+        way. Otherwise this machine's browser, started off the event loop by
+        :func:`~.links.open_in_browser`: the app answers keys meanwhile, never waits for
+        the browser to end (Python's :mod:`webbrowser`, on the event loop, held the app
+        until a ``BROWSER`` such as ``lynx`` ended), and never gives it the terminal.
+        """
+        driver = self._driver
+        if driver is None:
+            return
+        if type(driver).open_url is not Driver.open_url:  # the web driver's
             super().open_url(url, new_tab=new_tab)
+            return
+        self.run_worker(self._open_in_browser(url), group="open-url", exit_on_error=False)
+
+    async def _open_in_browser(self, url: str) -> None:
+        from .key_hints import key_for
+        from .links import open_in_browser
+
+        try:
+            started = await open_in_browser(url)
         except (OSError, ValueError) as error:
+            # A character the charset of the command line has no bytes for raised
+            # UnicodeEncodeError out of webbrowser, and the app ended.
             self.notify(f"Not opened: {refused_by_system(error)}", severity="error")
+            return
+        if started:
+            self.notify("Opened in the browser")
+            return
+        copy_key = key_for(self.screen, "copy_link")
+        self.notify(
+            "No browser could be started: set BROWSER"
+            + (f", or copy the address with {copy_key}" if copy_key else ""),
+            title="Not opened",
+            severity="error",
+        )
 
     def copy_to_clipboard(self, text: str) -> None:
         """Copy ``text`` (OSC 52), with every control character a paste could act on escaped.

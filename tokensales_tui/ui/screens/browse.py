@@ -77,7 +77,7 @@ LINKS: dict[str, Callable[[Any], str | None]] = {
     "webhooks": lambda webhook: webhook.url,
     "items": lambda item: item.image_url,
 }
-"""The address ``o`` opens, per tab."""
+"""The address ``o`` opens (and ``O`` copies), per tab."""
 
 
 FILTER_HELP = [
@@ -169,6 +169,7 @@ class BrowseScreen(ScreenKeys, Screen[None]):
         Binding("s", "sort", "Sort", show=False, id="sort"),
         Binding("S", "reverse_sort", "Reverse sort", show=False, id="reverse_sort"),
         Binding("o", "open_link", "Open link", show=False, id="open_link"),
+        Binding("O", "copy_link", "Copy link", show=False, id="copy_link"),
         Binding("space", "mark", "Mark", show=False, id="mark"),
         Binding("ctrl+a", "mark_all", "Mark all shown / clear marks", show=False, id="mark_all"),
         Binding("f", "go_to", "Go to payout setting / its items", show=False, id="go_to"),
@@ -729,19 +730,26 @@ class BrowseScreen(ScreenKeys, Screen[None]):
             )
         )
 
+    def _highlighted_link(self, verb: str) -> str:
+        """The highlighted object's address; "" for none, said ("no address to ``verb``")
+        when a row is highlighted."""
+        picked = self._highlighted()
+        if picked is None:
+            return ""
+        resource, row = picked
+        get = LINKS.get(resource.key)
+        url = (get(row) or "") if get else ""
+        if not url:
+            self.notify(f"This {resource.noun} has no address to {verb}", severity="warning")
+        return url
+
     def action_open_link(self) -> None:
         """Open the highlighted object's address (webhook URL, item image) after showing it:
         in this machine's browser, or, served (``serve``), in the browser showing the app."""
         from ..links import can_launch_browser, link_problem
 
-        picked = self._highlighted()
-        if picked is None:
-            return
-        resource, row = picked
-        get = LINKS.get(resource.key)
-        url = (get(row) or "") if get else ""
+        url = self._highlighted_link("open")
         if not url:
-            self.notify(f"This {resource.noun} has no address to open", severity="warning")
             return
         shown = clean_line(url)
         problem = link_problem(url)
@@ -779,6 +787,15 @@ class BrowseScreen(ScreenKeys, Screen[None]):
             ),
             answered,
         )
+
+    def action_copy_link(self) -> None:
+        """Copy the highlighted object's address (webhook URL, item image), as it is: for
+        a browser the app cannot start, or another machine's."""
+        url = self._highlighted_link("copy")
+        if not url:
+            return
+        self.app.copy_to_clipboard(escape_unsafe(url, line=True))
+        self.notify(f"Copied the address: {clean_line(url)}", markup=False)
 
     def action_delete(self) -> None:
         """Delete the highlighted object, after confirmation; the marked ones if any."""
