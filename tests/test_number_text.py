@@ -16,6 +16,7 @@ import msgspec
 import pytest
 
 from tokensales_tui.api import shapes
+from tokensales_tui.api.decode import convert
 from tokensales_tui.api.models import Asset, Collection, Item, Webhook, raw_texts
 from tokensales_tui.emulator import create_app
 from tokensales_tui.mask import set_masking
@@ -259,3 +260,18 @@ def test_every_tab_writes_its_objects_through_the_one_reader() -> None:
     from tokensales_tui.ui.resources import as_sent
 
     assert all(resource.raw is as_sent for resource in RESOURCES)
+
+
+@pytest.mark.parametrize("model", [Item, Webhook, Collection, Asset])
+def test_a_kept_text_with_an_escaped_lone_surrogate_reads_it_as_every_route_does(
+    model: type[Any],
+) -> None:
+    text = (
+        b'{"id": "x1", "title": "\\ud800", "currency": "a\\udc00b", "price": 1.10,'
+        b' "url": "https://a.example/"}'
+    )
+    row = convert(json.loads(shapes.as_read(text)), model, "an object", 200, text)
+    raw = row.raw
+    assert raw["title"] == "\ufffd" and raw["currency"] == "a\ufffdb"
+    assert raw["price"] == 1.1
+    assert row.raw_text == text  # written out again as the server wrote it

@@ -139,10 +139,11 @@ def keep_text(value: M, text: bytes | msgspec.Raw) -> M:
 
 
 def _decode_kept(text: msgspec.Raw | bytes) -> dict[str, Any]:
-    """``text`` decoded, its bytes that are not UTF-8 read as U+FFFD and a number beyond
+    """``text`` decoded, its bytes that are not UTF-8 and its escaped lone surrogates
+    (``\\ud800``, :func:`.shapes.repair_surrogates`) read as U+FFFD and a number beyond
     a float as infinite (:func:`.shapes.unbounded_json`), as a body read whole reads
     them: the list decoder checks the UTF-8 and the range of the fields it types, not
-    of the others."""
+    of the others, and a row keeps the text the server wrote."""
     decoded: dict[str, Any]
     try:
         decoded = msgspec.json.decode(text)
@@ -151,6 +152,9 @@ def _decode_kept(text: msgspec.Raw | bytes) -> dict[str, Any]:
             whole = bytes(view)
         if not_utf8(error):
             return _decode_kept(whole.decode("utf-8", "replace").encode())
+        repaired = shapes.repair_surrogates(whole) if b"\\u" in whole else None
+        if repaired is not None:
+            return _decode_kept(repaired)
         if not shapes.out_of_range(error):
             raise
         decoded = shapes.unbounded_json(whole)
