@@ -608,3 +608,17 @@ def test_a_dumb_terminal_gets_the_standard_colours_at_most() -> None:
         assert app.ended() == 128 + signal.SIGTERM
     assert re.search(rb"\x1b\[[0-9;]*[34]8;[25];", app.drawn) is None
     assert re.search(rb"\x1b\[(?:[0-9]+;)*(?:3[0-7]|9[0-7])[;m]", app.drawn) is not None
+
+
+def test_a_key_typed_after_escape_acts_however_late() -> None:
+    # Escape, then P: the P opened a terminal string, and every key for two seconds after
+    # it went into it (the filter below was never opened).
+    with app_on_terminal(COLUMNS="120", LINES="40") as app:
+        app.started()
+        os.write(app.controller, b"\x1b")
+        time.sleep(0.5)  # the escape has gone out, by the app's clock
+        os.write(app.controller, b"P")
+        time.sleep(0.2)
+        os.write(app.controller, b"/zz9")
+        app.until(lambda: b"zz9" in app.drawn or app.process.poll() is not None, STRING_OPEN)
+        assert app.process.poll() is None, app.drawn[-2000:]

@@ -336,15 +336,15 @@ def test_escape_and_a_bracket_typed_in_one_read_go_out_within_half_a_second(
 
 
 @pytest.mark.parametrize("cut", ["\x1b[2", "\x1b[20", "\x1b[200"])
-def test_a_marker_s_start_left_without_its_rest_is_the_keys_it_was(
+def test_a_marker_s_start_left_without_its_rest_is_no_keys(
     cut: str, tokens_read_apart: Callable[..., list[tuple[str, str]]]
 ) -> None:
-    # Given on unchanged once a read does not go on with it, or the input ends; a key
-    # typed long after it is that key (see the test below).
+    # A key typed long after it is that key (see the test below); a final byte that
+    # makes it a key or a marker is that key or marker (the paste ends once it has
+    # waited PASTE_WAIT); left alone, it is dropped, as no key sends it.
     assert tokens_read_apart(cut, "x", pause=5) == [("key", "x")]
-    # A paste marker, then nothing: the paste ends once it has waited PASTE_WAIT.
     assert tokens_read_apart(cut, "~", pause=5) == tokens_of(cut + "~" + PASTE_END)
-    assert tokens_read_apart(cut, pause=5) == tokens_of(cut)
+    assert tokens_read_apart(cut, pause=5) == []
 
 
 def keys_read(*reads: str) -> list[tuple[str, str | None]]:
@@ -542,7 +542,8 @@ def test_what_follows_escape_and_a_bracket_gone_out_as_keys_is_typed_or_a_sequen
     clock: ParserClock, tokens_read_apart: Callable[..., list[tuple[str, str]]]
 ) -> None:
     typed = [("key", "escape"), ("key", "left_square_bracket")]
-    # A key typed after them went out only with the next key (the 1 switched no tab).
+    # A key typed after them is that key, at once (it went out only with the next key,
+    # and the 1 switched no tab).
     parser = XTermParser()
     parsed = read_apart(parser, clock, "\x1b[", "1", "2", pause=SEQUENCE_WAIT + 0.1)
     assert found_in(parsed) == [*typed, ("key", "1"), ("key", "2")]
@@ -560,7 +561,8 @@ def test_what_follows_escape_and_a_bracket_gone_out_as_keys_is_typed_or_a_sequen
     parser = XTermParser()  # a sequence no terminal sends, ended within half a second
     parsed = read_apart(parser, clock, "\x1b[", pause=pause)
     assert found_in([*parsed, *read_apart(parser, clock, "4;5", "A", pause=0.1)]) == typed
-    assert tokens_read_apart("\x1b[", "?", pause=pause) == typed
+    # A reply's marker read alone is a key typed (it was dropped: the help did not open).
+    assert tokens_read_apart("\x1b[", "?", pause=pause) == [*typed, ("key", "question_mark")]
 
 
 def test_a_paste_never_ended_is_a_paste_and_keys_act_again(
@@ -822,6 +824,7 @@ _OSC_11 = (False, "", "\x1b]11;rgb:ffff/ffff/ffff\x1b\\")
 )
 @example([_OSC_11, (True, "1", "")], [(2 / 28, 0.6), (0.5, 0.6)], None)
 @example([_OSC_11, (True, "d", "")], [(0.25, 0.3)], (0.5, 30.0))
+@example([(False, "", "\x1b]0\x07")], [(0.0, 0.3), (0.25, 0.3), (0.5, 0.3)], None)
 def test_no_key_ever_comes_from_inside_a_string_however_late_its_pieces_come(
     parts: list[tuple[bool, str, str]],
     cuts: list[tuple[float, float]],
@@ -829,13 +832,19 @@ def test_no_key_ever_comes_from_inside_a_string_however_late_its_pieces_come(
 ) -> None:
     # Reads cut anywhere (at a fraction of what is sent), a short pause after each (the
     # rest of a string comes within STRING_OPEN of its start), and at most one pause
-    # past it, after which the rest comes in one read.
+    # past it, after which the rest comes in one read. An ESC that ended a read longer
+    # than the escape key waits went out as escape, and a read of one character after
+    # it is a key typed (escape, ], 1: no terminal tells the one from the other): the
+    # letter after such an ESC comes with more.
     from textual import _parser
 
     sent = "".join(key if is_key else string for is_key, key, string in parts)
     pauses = {round(cut * len(sent)): pause for cut, pause in cuts}
     if late is not None:
         pauses[max([round(late[0] * len(sent)), *pauses])] = late[1]
+    for cut, pause in list(pauses.items()):
+        if sent[cut - 1 : cut] == "\x1b" and pause >= constants.ESCAPE_DELAY:
+            pauses.pop(cut + 1, None)
     at = sorted({min(cut, len(sent)) for cut in pauses} | {0, len(sent)})
     clock = ParserClock()
     with pytest.MonkeyPatch.context() as patch:
@@ -851,3 +860,126 @@ def test_no_key_ever_comes_from_inside_a_string_however_late_its_pieces_come(
     allowed = {"escape", *(keys_read(letter)[0][0] for letter in "]P_^X")}
     found = [token for token in found_in(parsed) if token[1] not in allowed]
     assert found == [("key", keys_read(key)[0][0]) for is_key, key, _ in parts if is_key]
+
+
+@pytest.mark.parametrize("key", ["P", "X", "]", "_", "^", "["])
+def test_a_key_typed_after_the_escape_key_is_that_key_however_late(
+    key: str, tokens_read_apart: Callable[..., list[tuple[str, str]]]
+) -> None:
+    # Escape, then P: the escape, held once it had gone out, took the P as a DCS string's
+    # start, and every key for two seconds after went into it (the P too); "[" began a
+    # CSI that held each key typed after it for half a second.
+    typed = [("key", "escape"), ("key", keys_read(key)[0][0]), ("key", "2")]
+    for pause in (0.3, 1.0, 10.0):
+        assert tokens_read_apart("\x1b", key, "2", pause=pause) == typed
+
+
+def test_a_reply_s_marker_typed_after_escape_and_a_bracket_is_a_key(
+    tokens_read_apart: Callable[..., list[tuple[str, str]]],
+) -> None:
+    # The ? was dropped as a reply's start (the help did not open), and keys after it lost.
+    expected = [("key", "escape"), ("key", "left_square_bracket"), ("key", "question_mark")]
+    assert tokens_read_apart("\x1b", "[", "?", "2", pause=0.3) == [*expected, ("key", "2")]
+    assert tokens_read_apart("\x1b[", "?", "2", pause=SEQUENCE_WAIT + 0.1) == [
+        *expected,
+        ("key", "2"),
+    ]
+
+
+def test_keys_typed_slowly_after_escape_come_at_once(clock: ParserClock) -> None:
+    # Fake clock: (0, ESC) (0.3, P) (0.5, a) (0.7, b) (1.0, c) gave only the escape.
+    parser = XTermParser()
+    parsed: list[object] = []
+    for at, data in [(0, "\x1b"), (0.3, "P"), (0.5, "a"), (0.7, "b"), (1.0, "c")]:
+        while clock.now < at - 1e-9:
+            clock.now += 0.02
+            parsed += parser.tick()
+        parsed += parser.feed(data)
+    assert found_in(parsed) == [("key", key) for key in ["escape", "P", "a", "b", "c"]]
+
+
+@pytest.mark.parametrize(
+    ("start", "key"),
+    [("\x1b[?62;22", "j"), ("\x1b[>0;95", "c"), ("\x1b[?62;22", "c"), ("\x9b?62;22", "j")],
+)
+def test_a_key_typed_long_after_a_reply_s_start_cut_off_is_that_key(
+    start: str, key: str, tokens_read_apart: Callable[..., list[tuple[str, str]]]
+) -> None:
+    # Held until the next read, the reply's start took the key as its final byte: lost.
+    for pause in (SEQUENCE_WAIT + 0.1, 10.0):
+        assert tokens_read_apart(start, key, pause=pause) == [("key", key)]
+
+
+def test_digits_typed_after_a_key_s_start_cut_off_are_keys(
+    tokens_read_apart: Callable[..., list[tuple[str, str]]],
+) -> None:
+    # ESC [ 1 ; 5 held until a final byte took every digit typed after it, however late.
+    found = tokens_read_apart("\x1b[1;5", "2", "3", "j", pause=SEQUENCE_WAIT + 0.1)
+    assert found == [("key", "2"), ("key", "3"), ("key", "j")]
+
+
+@pytest.mark.parametrize("start", ["\x8f", "\x9b"])
+def test_a_lone_8_bit_introducer_waits_no_longer_than_escape_and_a_bracket(
+    start: str, tokens_read_apart: Callable[..., list[tuple[str, str]]]
+) -> None:
+    # SS3 held until the next read made a "j" typed 10 s on keypad "*" (SS3 j).
+    assert tokens_read_apart(start, "j", pause=10.0) == [("key", "j")]
+    assert tokens_read_apart(start, "A", pause=SEQUENCE_WAIT + 0.1) == [("key", "A")]
+    assert tokens_read_apart(start, "j", "k", pause=1.0) == [("key", "j"), ("key", "k")]
+
+
+def test_a_held_start_is_bounded_in_size(clock: ParserClock) -> None:
+    # A CSI's parameter bytes without end grew the start held, and each read re-read it.
+    from tokensales_tui.ui import escape_keys
+
+    parser = XTermParser()
+    parsed = [*parser.feed("\x1b[1")]
+    for _ in range(200):
+        parsed += parser.feed("2;" * 50)
+        held = escape_keys._cut_of(parser).start
+        assert len(held) <= 80
+    # Its bytes are no keys up to its end, and keys after it act.
+    parsed += parser.feed("Aj")
+    assert found_in([*parsed, *parser.feed("")]) == [("key", "j")]
+
+
+def test_a_held_start_is_bounded_in_time(clock: ParserClock) -> None:
+    # Held until the next read, however late: a start no key sends, or an escape gone out.
+    from tokensales_tui.ui import escape_keys
+
+    parser = XTermParser()
+    read_apart(parser, clock, "\x1b[20", pause=escape_keys.START_HELD_MOST + 0.1)
+    assert escape_keys._cut_of(parser).start == ""
+    read_apart(parser, clock, "\x1b", pause=escape_keys.START_HELD_MOST + 0.1)
+    assert escape_keys._cut_of(parser).start == ""
+
+
+_PRINTABLE = st.characters(codec="ascii", categories=["L", "N", "P", "S", "Zs"])
+
+
+@settings(deadline=None)
+@given(
+    st.lists(st.tuples(_PRINTABLE | st.just("\x1b"), st.floats(0.12, 0.6)), min_size=1, max_size=8)
+)
+@example([("\x1b", 0.3), ("P", 0.2), ("a", 0.2), ("b", 0.3), ("c", 0.3)])
+@example([("\x1b", 1.0), ("[", 1.0), ("?", 0.5), ("4", 0.5)])
+def test_keys_typed_one_per_read_are_never_lost_nor_held(typed: list[tuple[str, float]]) -> None:
+    # Each key typed (the escape key, any printable one) a read of its own, 0.12 s to
+    # 0.6 s apart: each comes within 0.15 s of its read, in order.
+    from textual import _parser
+
+    clock = ParserClock()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_parser, "get_time", clock)
+        read_escape_apart()
+        parser = XTermParser()
+        expected = [("key", "escape" if k == "\x1b" else keys_read(k)[0][0]) for k, _ in typed]
+        found: list[tuple[str, str]] = []
+        for count, (key, pause) in enumerate(typed, 1):
+            found += found_in([*parser.feed(key)])
+            for _ in range(round(0.15 / 0.02)):
+                clock.now += 0.02
+                found += found_in([*parser.tick()])
+            assert found == expected[:count]
+            clock.now += pause - 0.15
+            found += found_in([*parser.tick()])

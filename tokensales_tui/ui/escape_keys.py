@@ -33,34 +33,34 @@ A mouse report is never keys either, nor a paste marker: Textual's parser waits 
 the rest of a sequence cut between two reads (``ESC [ < 35;42;12``, then ``M``; ``ESC [ 20``,
 then ``0~``), then reads what it has as the keys it is made of (its ``2`` switched to
 Items, and the paste's text came as keys). Such a start that ends a read is held out of
-the parser until the next read: with the rest, it is one report or marker; without, a
-mouse report's start is dropped and another given unchanged (or when the input ends).
-A lone escape is held no longer than the parser waits for it (and still known when a
-marker's rest comes later), ``ESC [`` half a second at most; longer starts, which no key
-sends, until the next read.
+the parser for the next read: with the rest, it is one report or marker; cut short by
+another character (another key's ESC), it is dropped, never keys (its ``1`` and ``5``
+switched tabs), but for ``ESC [`` alone, which may be escape and ``[`` typed.
 
-That read decides what the start was, whatever time it comes at (a link may stall
-mid-sequence), and every byte of it (a CSI's ``ESC [``, its parameters and its final
-byte) either makes one sequence or is dropped, never keys: a key or a report it ends is
-that key or report (``ESC [ 1 ; 5``, then ``A``: ctrl+up; its ``1;5A`` were keys when
-``ESC [`` had gone out as escape and ``[``); a character that is none of a CSI's bytes
-(another key's ESC) cuts it short, and it is dropped (its ``1`` and ``5`` switched tabs).
-Every printable ASCII character is a CSI's byte, though: a final byte (``j``, ``d``)
-that ends it as a sequence no terminal sends is its rest if it comes within half a
-second, and else a key typed after a start whose rest never came (it had been dropped
-with the start: the key was lost), which is read alone.
+Every state held has a bound in time and in size. A held start waits for its rest as
+long as the parser waits for a key's (a lone escape, ``ESC O``), or half a second (any
+other, 8-bit ones too); then one that may be keys typed (escape, ``ESC O``, ``ESC [``)
+goes out as those keys, and any other is no keys. A start held goes on growing with the
+reads that go on with it no longer than :data:`START_HELD_MOST`, and no longer than
+:data:`START_LONGEST` characters: past that, the rest of it up to its final byte is
+dropped with it. (A string's body is never kept, and is given up in two seconds: see
+:mod:`.control_strings`; a paste is given in bounded parts: see :mod:`.pastes`.)
 
-What went out as keys, typed (``ESC [`` after its half second), is followed by what was
-typed after it, or by the rest of a sequence whose start it was. A read that completes
-it into a key or a report is that key or report; a final byte alone is a key. A read of
-one character that goes on with it (``1``, a key typed) waits for its rest no longer
-than ``ESC [`` did, then is that key, and so is each key typed after it so (it waited
-for the next key: the tab it switched to came with that key, or never). A longer read
-(``1;5``) is a sequence's rest: it waits for its end however late, as a start held
-whole does, and is dropped whole if another key's ESC cuts it short or it ends as a
-sequence no terminal sends (its ``1`` and ``5`` switched tabs). The start of a reply or
-a mouse report (``?62;22``, ``<35;4``) is dropped in either case, never keys (its ``?``
-opened the help).
+A held start whose wait is over joins a later read only as a terminal's bytes would:
+
+- A read of one character is a key typed, whenever it comes: ``P``, ``]`` or ``[`` after
+  an escape gone out is that key (it opened a string that dropped every key for two
+  seconds; ``[`` began a CSI that held each key typed after it), ``j`` or a digit after
+  ``ESC [ ? 62 ; 22`` or ``ESC [ 1 ; 5`` cut off for good is that key, and so is ``j``
+  after a lone SS3 (it was keypad ``*``). Only a final byte that makes a key or a report
+  of a start with its parameters (``ESC [ 1 ; 5``, then ``A``: ctrl+up) is read with it.
+- A longer read that completes a whole known sequence is that sequence: a key, a mouse
+  report or a paste marker is read so (``ESC [``, then ``1;5A``: ctrl+up), a reply is
+  dropped; one that goes on with the start without ending is held as its rest (``ESC``,
+  then ``[20``, then ``0~``: a paste; ``ESC``, then ``]11;rgb:0``: a string opened).
+  Else the read is read alone, and the start is dropped: a final byte at its head ends
+  a sequence no terminal sends, a key typed (``ESC [ 1 ; 5``, then ``jk``). Within the
+  wait, a sequence no terminal sends is dropped whole (``ESC [ 1 ; 5``, then ``j``).
 """
 
 from __future__ import annotations
@@ -202,9 +202,10 @@ def _pasting_apart(feed: _Feed) -> _Feed:
 
     def feeding(parser: XTermParser, data: str) -> Iterable[Any]:
         ended, now = not data, _parser_time()
-        given_up, text = strings_apart(parser, _with_held(parser, data), now)
+        given = _held_waited(parser, feed, now)  # its wait over, though no tick said so yet
+        given_up, text = strings_apart(parser, _with_held(parser, data, now), now)
         pieces = _held_back(parser, pastes_apart(parser, text, now, ended), ended)
-        given = _fed(parser, feed, given_up)
+        given += _fed(parser, feed, given_up)
         if data and not pieces:
             return given  # all held for the next read: "" would end the parser's input
         given += _fed(parser, feed, pieces)
@@ -218,27 +219,28 @@ def _pasting_apart(feed: _Feed) -> _Feed:
 def _ticking_apart(tick: _Tick, feed: _Feed) -> _Tick:
     """Textual's ``tick``, which first gives the parser a paste's text once its bytes
     have stalled (see :mod:`.pastes`), what a string's wait ends in (see
-    :mod:`.control_strings`), and a held start whose wait is over: it is read at once as
-    the keys it is made of, as the parser reads a sequence whose rest did not come in
-    time (but a reply's or a mouse report's start, which is dropped)."""
+    :mod:`.control_strings`), and the keys of a held start whose wait is over (see
+    :func:`_held_waited`)."""
 
     def ticking(parser: XTermParser) -> Iterable[Any]:
-        cut = _cut_of(parser)
         now = _parser_time()
         pasted = paste_waited(parser, now)
         given = [*feed(parser, pasted)] if pasted else []
         given += _fed(parser, feed, string_waited(parser, now))
-        if cut.until is None or now < cut.until:
-            return [*given, *tick(parser)]
-        rest = "" if _NO_KEY_START.match(cut.start) else cut.start[cut.given :]
-        cut.until, cut.given = None, len(cut.start)
-        if rest:
-            given += feed(parser, rest)
-        if parser._timeout_time is not None:  # waiting for the rest: no more
-            parser._timeout_time = now
+        given += _held_waited(parser, feed, now)
         return [*given, *tick(parser)]
 
     return ticking
+
+
+START_HELD_MOST = 60.0
+"""Seconds after it began that a start held (and the rest of it that came) is dropped,
+whatever comes: a link may stall mid-sequence, but not for ever."""
+START_LONGEST = 64
+"""Characters a start held may grow to (no sequence a terminal sends is longer; Textual's
+parser gives up at 32): one longer is held as :data:`_OVERLONG`, a start no key has, so
+that the rest of it up to its final byte is dropped with it, never keys."""
+_OVERLONG = "\x1b[="
 
 
 @dataclass
@@ -250,22 +252,24 @@ class _Cut:
 
     start: str = ""
     given: int = 0
-    """How much of it went to the parser as keys once its wait was over; a rest that
-    completes it is still read with it, as the paste or report it is."""
+    """How much of it went to the parser as keys once its wait was over (all of a start a
+    key may be, none of any other); a rest that completes it is still read with it, as
+    the paste or report it is."""
     until: float | None = None
-    """When the rest of it goes to the parser if no read came (by the parser's clock)."""
-    since: float = 0.0
-    """When it came (its last piece), by the parser's clock."""
+    """When its wait for its rest ends (by the parser's clock); None: it is over."""
+    began: float = 0.0
+    """When its first piece came: it is dropped :data:`START_HELD_MOST` after."""
 
-    def hold(self, start: str, given: int = 0) -> None:
-        """Hold ``start``: a lone escape or ``ESC O`` as long as the parser waits for its
-        next key, ``ESC [`` a little longer, a longer start or one in 8-bit form (no key
-        is typed as one) until the next read; what came after a start that went out as
-        keys, typed, as :func:`_with_held` says. A string (OSC, DCS…) is held apart: see
-        :mod:`.control_strings`."""
-        self.start, self.given, self.until, self.since = start, given, None, _parser_time()
-        if given < len(start) and (wait := _wait_for_rest(start)) is not None:
-            self.until = _parser_time() + wait
+    def hold(self, start: str, began: float | None = None) -> None:
+        """Hold ``start`` (the rest of a start held since ``began``) for its rest: a lone
+        escape or ``ESC O`` as long as the parser waits for its next key, any other
+        :data:`~.control_sequences.SEQUENCE_WAIT`; after that as :func:`_with_held` says.
+        A string (OSC, DCS…) is held apart: see :mod:`.control_strings`."""
+        now = _parser_time()
+        if len(start) > START_LONGEST:
+            start = _OVERLONG
+        self.start, self.given, self.began = start, 0, now if began is None else began
+        self.until = now + _wait_for_rest(start) if start else None
 
 
 # A held start and the next read: the paste marker, mouse report or reply it began (read
@@ -275,15 +279,35 @@ _WHOLE = re.compile(f"(?:\x1b\\[|\x9b)(?:200~|<[0-9;]*[Mm])|{REPLY.pattern}")
 _NO_KEY_START = re.compile("(?:\x1b\\[|\x9b)[<=>?]")
 
 
-def _wait_for_rest(start: str) -> float | None:
+def _may_be_keys(start: str) -> bool:
+    """Whether ``start`` may be keys typed: a lone escape, ``ESC [``, or the start of a
+    key of Textual's table that is no CSI (``ESC O``)."""
+    return start in (_ESCAPE, "\x1b[") or start in _KEY_STARTS[0]
+
+
+def _wait_for_rest(start: str) -> float:
     """How long a start held waits for its rest: a lone escape, or the start of a key that
-    is no CSI (ESC O), as long as the parser waits for a key's; ``ESC [`` longer; None:
-    until the next read."""
-    if start == "\x1b[":
-        return max(constants.ESCAPE_DELAY, SEQUENCE_WAIT)
+    is no CSI (ESC O), as long as the parser waits for a key's; any other longer."""
     if start == _ESCAPE or start in _KEY_STARTS[0]:
         return float(constants.ESCAPE_DELAY)
-    return None
+    return max(constants.ESCAPE_DELAY, SEQUENCE_WAIT)
+
+
+def _held_waited(parser: XTermParser, feed: _Feed, now: float) -> list[Any]:
+    """The keys of the start held, once its wait is over: a start that may be keys typed
+    goes out as them (``ESC [``: escape and ``[``), any other is no keys; either stays
+    held for a later read that completes it, as :func:`_with_held` says, until
+    :data:`START_HELD_MOST` after it began."""
+    cut = _cut_of(parser)
+    if cut.start and now >= cut.began + START_HELD_MOST:
+        cut.hold("")
+    if cut.until is None or now < cut.until:
+        return []
+    cut.until = None
+    if not _may_be_keys(cut.start):
+        return []
+    cut.given = len(cut.start)
+    return _fed(parser, feed, [_ESCAPE, cut.start[1:]] if cut.start[1:] else [_ESCAPE])
 
 
 def _parser_time() -> float:
@@ -298,37 +322,42 @@ def _cut_of(parser: XTermParser) -> _Cut:
     return cut
 
 
-def _with_held(parser: XTermParser, data: str) -> str:
+def _with_held(parser: XTermParser, data: str, now: float) -> str:
     """``data`` after the start held from the read before: with it if ``data`` completes
     it (held again if it still only goes on with it; see :func:`_ended_by` for a CSI),
-    else after it unchanged, less what went out already; a mouse report's or a reply's
-    start is then dropped (it is never keys). A string it begins is opened (see
-    :mod:`.control_strings`)."""
+    else alone; a start cut short is dropped, never keys. A string it begins is opened
+    (see :mod:`.control_strings`). Once the start's wait is over, a read of one
+    character is a key typed (but the final byte of a key whose parameters were held),
+    and a longer one joins it only as the terminal's bytes do."""
     cut = _cut_of(parser)
-    held, given, until, since = cut.start, cut.given, cut.until, cut.since
+    held, given, waited, began = cut.start, cut.given, cut.until is None, cut.began
     cut.hold("")
     if not held:
         return data
+    if not data:  # the end of the input: a start whose wait is not over is its keys
+        return "" if waited or _NO_KEY_START.match(held) else held
     joined = held + data
-    if data and _WHOLE.match(joined):
+    if waited and len(data) == 1:
+        known = not given and len(held) > _introducer(held) and read_as(joined)
+        return joined if known and CSI.fullmatch(joined) else data
+    if _WHOLE.match(joined):
         return joined
-    if data and CONTROL_START.fullmatch(joined):
+    if CONTROL_START.fullmatch(joined):
         if is_string(joined):  # after a lone escape: ESC ] 11;rgb:0
-            open_string(parser, joined, _parser_time(), given)
+            open_string(parser, joined, now, given)
         else:
-            cut.hold(joined, given)
-            if given and len(data) == 1 and (len(held) == given or until is not None):
-                cut.until = _parser_time() + SEQUENCE_WAIT  # one key typed after typed keys
+            cut.hold(joined, began)
         return ""
     if _NO_KEY_START.match(held):  # a mouse report's or a reply's start: never keys
         return data
-    if given and len(held) > given and until is None:
-        given = 0  # a sequence's rest, after its start went out: read as a start held
-    ended = CSI.match(joined) if data else None
+    ended = CSI.match(joined)
     if ended is not None:
-        late = _parser_time() >= since + SEQUENCE_WAIT
-        return _ended_by(ended.group(), held, given, data, late=late)
-    return held[given:] + data
+        return _ended_by(ended.group(), held, given, data, late=waited)
+    return data if waited else joined
+
+
+def _introducer(start: str) -> int:
+    return 2 if start[:1] == _ESCAPE else 1
 
 
 def _ended_by(sequence: str, held: str, given: int, data: str, late: bool) -> str:
@@ -336,9 +365,9 @@ def _ended_by(sequence: str, held: str, given: int, data: str, late: bool) -> st
     ``sequence``. A key or a report is read whole, however late its rest came (but for a
     start that went out as keys, typed, followed by a final byte alone: typed too). A
     sequence that is none is dropped whole, but for a final byte at the head of a read
-    ``late``, half a second or more after the start: that was a key typed after a start
-    whose rest never came (``ESC [ 1 ; 5``, then ``j``: the ``j`` was lost), and the
-    start is dropped instead."""
+    ``late``, once the start's wait was over: that was a key typed after a start whose
+    rest never came (``ESC [ 1 ; 5``, then ``j``: the ``j`` was lost), and the start is
+    dropped instead."""
     if given:
         typed = len(sequence) - given < 2 or not read_as(sequence)
         return held[given:] + data if typed else held + data
