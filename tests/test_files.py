@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import stat
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -234,6 +237,20 @@ def _leftover(folder: Path, name: str, age: float) -> Path:
     return temp
 
 
+@contextlib.contextmanager
+def _held_elsewhere(path: Path) -> Iterator[None]:
+    """``path``'s lock, held as another process holds it (``flock LOCK sleep``): taken
+    on a file of its own, with no cleanup of the folder."""
+    lock = lock_path(path)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    handle = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)
+
+
 def test_temp_files_of_dead_writers_are_removed_at_the_next_locked_write(tmp_path: Path) -> None:
     # kill -9 mid-write left `.local.json.XXXX.tmp` (for the config, its secrets) for good.
     path = tmp_path / "local.json"
@@ -243,7 +260,37 @@ def test_temp_files_of_dead_writers_are_removed_at_the_next_locked_write(tmp_pat
     recent = _leftover(tmp_path, ".local.json.q8w7e6r5.tmp", 5)  # may be a live writer's
     held = _leftover(tmp_path, ".busy.json.z9y8x7w6.tmp", old)
     not_ours = _leftover(tmp_path, "notes.tmp", old)
-    with locked(tmp_path / "busy.json"), locked(path):  # busy.json's writer is alive
+    with _held_elsewhere(tmp_path / "busy.json"), locked(path):  # busy.json's writer is alive
         atomic_write(path, b"{}")
     assert not dead.exists() and not dead_other.exists()
     assert recent.exists() and held.exists() and not_ours.exists()
+
+
+def test_the_dead_temp_of_the_file_whose_lock_is_taken_is_removed(tmp_path: Path) -> None:
+    # Its lock was looked at again through a new open file, which flock counts as another
+    # holder: taken (by the caller itself), so the temp stayed, for good, in a folder
+    # holding only that file (the config's folder; a payout record alone in payouts/).
+    path = tmp_path / "alone" / "record.json"
+    path.parent.mkdir()
+    dead = _leftover(path.parent, ".record.json.k3j9x2ab.tmp", 3600)
+    with locked(path):
+        pass
+    assert not dead.exists()
+
+
+def test_a_config_save_removes_the_temp_a_killed_save_left(tmp_path: Path) -> None:
+    # kill -9 during a save left the whole config, API secret and all, beside it.
+    config.save_config(config.ConfigFile(theme="nord"))
+    folder = config.config_path().parent
+    dead = _leftover(folder, f".{config.config_path().name}.k3j9x2ab.tmp", 3600)
+    change = config.ConfigChange.of(config.ConfigFile(theme="nord"), _theme("monokai"))
+    config.update_config(change)
+    assert not dead.exists()
+    assert sorted(os.listdir(folder)) == ["config.toml"]
+
+
+def _theme(theme: str) -> Callable[[config.ConfigFile], None]:
+    def mutate(seen: config.ConfigFile) -> None:
+        seen.theme = theme
+
+    return mutate

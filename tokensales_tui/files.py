@@ -327,7 +327,7 @@ def locked(
         raise LockError(lock, error.strerror or str(error), err=error.errno or 0) from None
     try:
         _take(handle, lock, LOCK_WAIT if wait is None else wait, waiting, stop)
-        _remove_leftovers(path.parent)
+        _remove_leftovers(path.parent, held=path.name)
         yield
     finally:
         os.close(handle)  # closing releases the lock
@@ -369,10 +369,16 @@ def _try_flock(handle: int) -> bool:
     return True
 
 
-def _remove_leftovers(folder: Path) -> None:
+def _remove_leftovers(folder: Path, *, held: str) -> None:
     """Remove the temp files of dead writers in ``folder``: named as :func:`atomic_writer`
     names them, older than :data:`STALE_TEMP_SECONDS`, their file's lock free (every
-    writer of the app's own files holds it while its temp file exists)."""
+    writer of the app's own files holds it while its temp file exists).
+
+    ``held``: the name of the file whose lock the caller holds. Its temp files go on age
+    alone: no other writer of it is alive, and a second look at its lock (a new open file,
+    which ``flock`` treats as another holder) would find it taken, by the caller, and keep
+    them for good (a folder holding only that file, as the config's does, never had one
+    removed)."""
     now = time.time()
     try:
         names = os.listdir(folder)
@@ -390,6 +396,10 @@ def _remove_leftovers(folder: Path) -> None:
         if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
             continue
         if now - info.st_mtime < STALE_TEMP_SECONDS:
+            continue
+        if file_name == held:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
             continue
         with contextlib.suppress(OSError), _lock_if_free(folder / file_name) as free:
             if free:
