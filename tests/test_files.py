@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -147,6 +148,62 @@ def test_ones_own_link_to_ones_own_file_is_followed(tmp_path: Path) -> None:
     link.symlink_to(real)
     atomic_write(link, b"new")
     assert link.is_symlink() and real.read_text() == "new"
+
+
+def _roots_config(folder: Path) -> Path:
+    """A folder of root's holding root's config file (mode 0644, "keep")."""
+    folder.mkdir()
+    kept = folder / "config.toml"
+    kept.write_text("keep\n")
+    kept.chmod(0o644)
+    return kept
+
+
+def test_a_folder_link_of_another_user_is_never_followed_by_a_write(tmp_path: Path) -> None:
+    # As root, with another user's home: `~/.config`, a link of theirs to a folder of
+    # root's, was followed (only the file's own name was looked at): root's file replaced.
+    kept = _roots_config(tmp_path / "roots")
+    theirs = tmp_path / "cfg"
+    theirs.symlink_to(kept.parent)
+    _of_another_user(theirs)
+    with pytest.raises(LocalFileError, match="a symbolic link of another user .* not followed"):
+        atomic_write(theirs / "config.toml", b"theme = 'x'\n")
+    # one of theirs met inside what a link of root's own names, too
+    (tmp_path / "deeper").symlink_to(tmp_path / "cfg" / ".")
+    with pytest.raises(LocalFileError, match="a symbolic link of another user"):
+        atomic_write(tmp_path / "deeper" / "config.toml", b"theme = 'x'\n")
+    assert kept.read_text() == "keep\n" and stat.S_IMODE(kept.stat().st_mode) == 0o644
+    assert not [name for name in os.listdir(kept.parent) if name != "config.toml"]
+
+
+def test_ones_own_folder_link_is_followed(tmp_path: Path) -> None:
+    kept = _roots_config(tmp_path / "dotfiles")
+    (tmp_path / "cfg").symlink_to(kept.parent)
+    atomic_write(tmp_path / "cfg" / "config.toml", b"new")
+    assert kept.read_text() == "new" and (tmp_path / "cfg").is_symlink()
+
+
+def test_a_link_swapped_in_for_a_folder_just_made_is_not_given_its_mode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The owner of the folder above replaced the new folder with a link before its mode was
+    # set: chmod followed it, and root made the folder the link names 0700.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    elsewhere.chmod(0o755)
+    made = Path.mkdir
+
+    def mkdir_then_swapped(self: Path, mode: int = 0o777, *args: Any, **kwargs: Any) -> None:
+        made(self, mode, *args, **kwargs)
+        if self.name == "new":
+            self.rmdir()
+            self.symlink_to(elsewhere)
+
+    monkeypatch.setattr(Path, "mkdir", mkdir_then_swapped)
+    with pytest.raises(OSError):
+        atomic_write(tmp_path / "new" / "file", b"x")
+    assert stat.S_IMODE(elsewhere.stat().st_mode) == 0o755
+    assert not list(elsewhere.iterdir())
 
 
 def test_a_lock_file_is_never_opened_through_a_link(tmp_path: Path) -> None:

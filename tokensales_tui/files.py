@@ -27,11 +27,13 @@ Rules every write keeps:
   file, passed to both): content over it is refused before the old file is touched,
   so nothing is written that the next read would refuse.
 - **Ownership.** A file is written only where it is the current user's: an existing file
-  of another user is not replaced, and a symbolic link is followed only when the link
-  and what it points to are the current user's (root, run with another user's home,
-  would otherwise replace that user's file, or one a link of theirs names, and take it
-  over as root's 0600). Lock files are never opened through a link.
-- **Folders** the app creates are 0700, each missing one up the path (XDG's rule).
+  of another user is not replaced, and a symbolic link anywhere on the path (the file
+  itself, a folder above it, a link's own target) is followed only when it is the current
+  user's or root's (root, run with another user's home, would otherwise replace that
+  user's file, or one a link of theirs names, and take it over as root's 0600). Lock
+  files are never opened through a link.
+- **Folders** the app creates are 0700, each missing one up the path (XDG's rule); the
+  mode is set on the folder made, never through a link put in its place.
 - **Leftovers.** A writer killed mid-write (``kill -9``) leaves its temp file
   (``.NAME.XXXX.tmp``, which may hold secrets). Taking a lock removes those of the
   folder that are older than :data:`STALE_TEMP_SECONDS` and whose file's lock is free,
@@ -263,30 +265,66 @@ def atomic_writer(
 
 
 def writable_target(path: Path) -> Path:
-    """The file a write to ``path`` replaces: ``path``, or where a link there points.
+    """The file a write to ``path`` replaces: ``path`` with each symbolic link on it
+    followed (in its folders too), as an absolute path.
 
     Raises:
-        LocalFileError: ``path`` is a link, or names a file, that is not the current user's.
+        LocalFileError: A link on the way is not the current user's nor root's, or
+            ``path`` names a file that is not the current user's.
+        OSError: A folder on the way cannot be searched, or links loop.
     """
-    me = os.geteuid()
+    target = _followed(path)
     try:
-        info = os.lstat(path)
+        info = os.lstat(target)
     except FileNotFoundError:
-        return path
-    if stat.S_ISLNK(info.st_mode):
-        if info.st_uid != me:
-            raise LocalFileError(
-                f"a symbolic link of another user (uid {info.st_uid}); not followed"
-            )
-        target = Path(os.path.realpath(path))
-        try:
-            info = os.stat(target)
-        except FileNotFoundError:
-            return target
-        path = target
-    if info.st_uid != me:
+        return target
+    if info.st_uid != os.geteuid():
         raise LocalFileError(f"a file of another user (uid {info.st_uid}); not replaced")
-    return path
+    return target
+
+
+_MAX_LINKS: Final = 40
+"""Links followed for one path before it is taken for a loop (Linux's own limit)."""
+
+
+def _followed(path: Path) -> Path:
+    """``path`` resolved as :func:`os.path.realpath` resolves it, refusing a link of a user
+    other than the current one or root anywhere on the way: in a folder of the path, in
+    what a link names, or the last part.
+
+    Such a link's owner decides where it leads: root, run with another user's home,
+    would otherwise write through ``~/.config``, a link of theirs, into a folder of
+    root's. The part from the first missing folder on is kept as written.
+    """
+    trusted = {os.geteuid(), 0}
+    resolved = Path(os.sep)
+    parts = list(reversed((path if path.is_absolute() else Path.cwd() / path).parts[1:]))
+    links = 0
+    while parts:
+        part = parts.pop()
+        if part == "..":
+            resolved = resolved.parent
+            continue
+        step = resolved / part
+        try:
+            info = os.lstat(step)
+        except FileNotFoundError:
+            return step.joinpath(*reversed(parts))
+        if not stat.S_ISLNK(info.st_mode):
+            resolved = step
+            continue
+        if info.st_uid not in trusted:
+            raise LocalFileError(
+                f"a symbolic link of another user (uid {info.st_uid}) on its path; not followed"
+            )
+        links += 1
+        if links > _MAX_LINKS:
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path))
+        named = Path(os.readlink(step))
+        if named.is_absolute():
+            resolved = Path(os.sep)
+        parts.extend(reversed(named.parts[1:] if named.is_absolute() else named.parts))
+    return resolved
 
 
 @contextlib.contextmanager
@@ -451,7 +489,13 @@ def _make_folder(folder: Path) -> None:
             each.mkdir(mode=0o700)
         except FileExistsError:
             continue  # made meanwhile by another; not ours to change
-        os.chmod(each, 0o700)  # mkdir's mode is filtered by the umask
+        # mkdir's mode is filtered by the umask. Set through the folder itself, never a
+        # link: the owner of the folder above could put one in its place meanwhile.
+        handle = os.open(each, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            os.fchmod(handle, 0o700)
+        finally:
+            os.close(handle)
     if not folder.is_dir():
         raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(folder))
     # An existing folder keeps its mode: permission_warnings reports a loose one.
