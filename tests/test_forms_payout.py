@@ -375,6 +375,24 @@ async def test_quitting_again_while_the_answer_is_awaited_quits_at_once() -> Non
     assert PayoutRecord.for_service("default", EMULATOR_URL).load() == []
 
 
+async def test_quitting_never_waits_for_an_answer_only_a_record_in_memory_would_keep() -> None:
+    # A browser tab of serve (and the demo) keeps its record in memory, gone with the app:
+    # the quit waited up to 10 s for nothing.
+    app, transport = rigged_app(served=True)
+    transport.held[ADD[1]] = asyncio.Event()  # never answered
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(app, pilot, "4")
+        await fill(pilot, name="In memory", type="free")
+        await pilot.press("ctrl+s")
+        await wait_for(lambda: "Sending POST" in status(form), pilot)
+        await pilot.press("ctrl+q")
+        await wait_for_screen(app, pilot, "DiscardScreen")
+        assert "recorded" not in app.screen.subject
+        await pilot.press("right", "enter")  # Quit
+        await wait_for(lambda: not app.is_running, pilot)
+        assert not any("Waiting up to" in m for m in messages(app))
+
+
 async def test_read_only_refuses() -> None:
     await assert_read_only_refuses("4")
 

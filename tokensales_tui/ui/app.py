@@ -598,11 +598,17 @@ class TokenSalesApp(GuardedApp[None]):
             markup=False,
         )
 
+    def _adds_to_record(self) -> list[PayoutAdd]:
+        """The payout adds whose request may be out, into a record kept in a file: those
+        a quit waits for. A record kept in memory (the demo's, a browser tab's of serve)
+        ends with the app whatever comes."""
+        return [add for add in self._payout_adds if add.in_flight and add.record.path is not None]
+
     async def _payout_adds_over(self) -> None:
         """Let the payout definitions whose request is out be answered and recorded,
         waiting at most :data:`QUIT_WAIT` seconds: the service lists none, so one cut off
         now could never be found from here."""
-        waits = [asyncio.ensure_future(a.over()) for a in self._payout_adds if a.in_flight]
+        waits = [asyncio.ensure_future(add.over()) for add in self._adds_to_record()]
         if not waits:
             return
         # The app's own ctrl+q (under the keymap): a form's keys do not list it.
@@ -734,14 +740,14 @@ class TokenSalesApp(GuardedApp[None]):
                     self._quit_in_worker()
 
             lost = "What you typed in the form will be lost."
-            if any(add.in_flight for add in self._payout_adds):
+            if self._adds_to_record():
                 lost += (
                     " The payout definition sent is recorded if its answer comes within"
                     f" {QUIT_WAIT:g} s."
                 )
             self.push_screen(DiscardScreen("Quit the app?", lost, confirm_label="Quit"), answered)
             return
-        if any(add.in_flight for add in self._payout_adds):
+        if self._adds_to_record():
             self._quit_in_worker()  # waits: the app keeps taking keys meanwhile
             return
         await self._quit()
