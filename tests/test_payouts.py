@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import hashlib
 import json
 import os
 import stat
@@ -215,6 +216,61 @@ def test_a_record_from_before_is_taken_over_whole_by_the_profiles_own_service() 
         *before["definitions"],
         {**FIAT, "addedAt": "2025-01-02T00:00:00Z"},
     ]
+
+
+def dashed_record_path(profile: str, base_url: str) -> Path:
+    """The name records had first: ``<profile>--<hash of the service>.json``."""
+    digest = hashlib.sha256(base_url.rstrip("/").encode()).hexdigest()[:12]
+    return config.data_dir() / "payouts" / f"{profile}--{digest}.json"
+
+
+def _named_as_a_record(profile: str) -> str:
+    """A profile name whose record from before has the name the record of ``profile``
+    on :data:`URL` had: ``emu--<hash of URL>``."""
+    return dashed_record_path(profile, URL).stem
+
+
+def test_no_profile_name_makes_its_record_anothers() -> None:
+    # `emu--1bb6ac85bd0a` was a valid profile name whose record from before was the file
+    # of `emu` on the service with that hash: each of its adds was refused ("belongs to
+    # the service …") until it had a record of its own.
+    twin = _named_as_a_record("emu")
+    for profile in ("emu", twin, "a.b", "emu.x"):
+        assert "." not in safe_profile_name(profile)
+    assert legacy_record_path(twin) != record_path("emu", URL)
+    PayoutRecord.for_service("emu", URL).add(FREE, added_at="2025-01-01T00:00:00Z")
+    PayoutRecord.for_service(twin, URL).add(FIAT, added_at="2025-01-02T00:00:00Z")
+    assert [d["name"] for d in PayoutRecord.for_service("emu", URL).load()] == ["Free"]
+    assert [d["name"] for d in PayoutRecord.for_service(twin, URL).load()] == ["Cards"]
+
+
+def test_a_record_under_its_earlier_name_is_read_and_taken_over_at_the_next_add() -> None:
+    dashed = dashed_record_path("emu", URL)
+    dashed.parent.mkdir(parents=True)
+    before = {
+        "version": 1,
+        "service": URL,
+        "definitions": [{**FREE, "addedAt": "2025-01-01T00:00:00Z"}],
+    }
+    dashed.write_text(json.dumps(before))
+    # the profile named as that file reads it as another's, not as its own from before
+    assert PayoutRecord.for_service(dashed.stem, "https://else.example.com").load() == []
+    record = PayoutRecord.for_service("emu", URL)
+    assert record.load() == before["definitions"]
+    record.add(FIAT, added_at="2025-01-02T00:00:00Z")
+    assert not dashed.exists()
+    assert [d["name"] for d in PayoutRecord.for_service("emu", URL).load()] == ["Free", "Cards"]
+
+
+def test_a_record_from_before_of_a_profile_named_as_a_dashed_name_stays_its_own() -> None:
+    twin = _named_as_a_record("emu")
+    legacy = legacy_record_path(twin)
+    legacy.parent.mkdir(parents=True)
+    legacy.write_text(json.dumps({"version": 1, "definitions": [FREE]}))
+    assert PayoutRecord.for_service("emu", URL).load() == []  # not emu's: names no service
+    PayoutRecord.for_service("emu", URL).add(FIAT)
+    assert legacy.exists()
+    assert [d["name"] for d in PayoutRecord.for_service(twin, URL).load()] == ["Free"]
 
 
 # --- ready before sending ---------------------------------------------------------------

@@ -5,7 +5,7 @@ service.
 
 The interface can add a payout definition but not list them, so the Payouts tab shows
 the ones added from here from this record. It lives in the platform data folder as
-``payouts/<profile>--<hash of the service's address>.json``::
+``payouts/<profile>.<hash of the service's address>.json``::
 
     {"version": 1, "service": "https://api.example.com", "definitions": [{"type": ..., "name": ..., ..., "addedAt": ...}]}
 
@@ -13,10 +13,18 @@ so that two services never share one: a profile whose address a variable or a fl
 changes (``TOKENSALES_BASE_URL=… --profile prod``) has a record of its own, and so has
 a session from the environment alone, named ``default`` as a profile of that name would
 be, unless it talks to the same service. A file whose ``service`` is not the session's is
-reported, never written. A record kept before records were per service
-(``payouts/<profile>.json``, no ``service``) is taken over, whole, by the profile's own
-service (its address not changed by a variable or flag) at its first add, and removed
-once copied.
+reported, never written. The ``.`` is one character no profile's file name holds (see
+:func:`safe_profile_name`), so no record's name is another's.
+
+Records kept under an earlier name are read until the record has a file of its own, and
+taken over, whole, at its first add (the old file removed once copied):
+
+- ``payouts/<profile>--<hash>.json``, the same record under a name that a profile
+  called ``<profile>--<hash>`` had for its record from before: taken over only when it
+  names this service, left to that profile when it names none;
+- ``payouts/<profile>.json``, from before records were per service (no ``service``):
+  taken over by the profile's own service (its address not changed by a variable or
+  flag) only, and only when it names none.
 
 Adding (:meth:`PayoutRecord.adding`) takes the file's lock (waiting at most
 :data:`~tokensales_tui.files.LOCK_WAIT`), reads the file again, checks that the record
@@ -122,14 +130,27 @@ def service_of(base_url: str) -> str:
 
 def record_path(profile: str, base_url: str) -> Path:
     """Where the record of ``profile`` on the service at ``base_url`` lives."""
-    digest = hashlib.sha256(service_of(base_url).encode("utf-8", "surrogatepass"))
-    name = f"{safe_profile_name(profile)}--{digest.hexdigest()[:12]}.json"
-    return config.data_dir() / "payouts" / name
+    return _payouts_dir() / f"{safe_profile_name(profile)}.{_service_hash(base_url)}.json"
+
+
+def dashed_record_path(profile: str, base_url: str) -> Path:
+    """Where :func:`record_path` was before: ``--`` parted the name from the hash, and
+    the file of a profile called ``emu--<hash>`` (:func:`legacy_record_path`) was that of
+    ``emu`` on the service hashed."""
+    return _payouts_dir() / f"{safe_profile_name(profile)}--{_service_hash(base_url)}.json"
 
 
 def legacy_record_path(profile: str) -> Path:
     """Where the record of ``profile`` lived before records were per service."""
-    return config.data_dir() / "payouts" / f"{safe_profile_name(profile)}.json"
+    return _payouts_dir() / f"{safe_profile_name(profile)}.json"
+
+
+def _payouts_dir() -> Path:
+    return config.data_dir() / "payouts"
+
+
+def _service_hash(base_url: str) -> str:
+    return hashlib.sha256(service_of(base_url).encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
 class PayoutRecord:
@@ -140,16 +161,22 @@ class PayoutRecord:
             whose service forgets everything when the app ends, uses that).
         service: the service it belongs to (:func:`service_of`); None: a file that
             names none.
-        legacy: a record kept before records were per service, which this one takes
-            over while it has no file of its own.
+        earlier: files of this record under an earlier name, each with the service its
+            file names (None: none), which this one takes over, the first found, while
+            it has no file of its own. A file there naming another service (or one, for
+            None) is another record's, left alone.
     """
 
     def __init__(
-        self, path: Path | None, *, service: str | None = None, legacy: Path | None = None
+        self,
+        path: Path | None,
+        *,
+        service: str | None = None,
+        earlier: Sequence[tuple[Path, str | None]] = (),
     ) -> None:
         self.path = path
         self.service = service
-        self.legacy = legacy
+        self.earlier = tuple(earlier)
         self._memory: list[dict[str, Any]] = []
 
     @classmethod
@@ -159,11 +186,11 @@ class PayoutRecord:
         ``own``: the address is the profile's own, not one a variable or a flag put in
         its place; only then is the profile's record from before taken over.
         """
-        return cls(
-            record_path(profile, base_url),
-            service=service_of(base_url),
-            legacy=legacy_record_path(profile) if own else None,
-        )
+        service = service_of(base_url)
+        earlier = [(dashed_record_path(profile, base_url), service)]
+        if own:
+            earlier.append((legacy_record_path(profile), None))
+        return cls(record_path(profile, base_url), service=service, earlier=earlier)
 
     @classmethod
     def for_session(cls, session: Session) -> PayoutRecord:
@@ -248,19 +275,18 @@ class PayoutRecord:
                 if stage == "waiting":
                     raise  # the block's own
                 raise self._not_written(error) from None
-            if adopted and self.legacy is not None:
+            if adopted is not None:
                 with contextlib.suppress(OSError):
-                    os.unlink(self.legacy)  # copied whole into this one
+                    os.unlink(adopted)  # copied whole into this one
 
     @contextlib.contextmanager
     def _locked(
         self, waiting: Callable[[Path], object] | None, stop: threading.Event | None
     ) -> Iterator[None]:
-        """The locks of the record and of the record it takes over."""
+        """The locks of the record and of the files it may take over."""
+        assert self.path is not None
         with contextlib.ExitStack() as stack:
-            for path in (self.path, self.legacy):
-                if path is None:
-                    continue
+            for path in (self.path, *(earlier for earlier, _service in self.earlier)):
                 try:
                     stack.enter_context(locked(path, waiting=waiting, stop=stop))
                 except LockBusy as error:
@@ -293,21 +319,26 @@ class PayoutRecord:
         data = _File(version=VERSION, service=self.service, definitions=definitions)
         return msgspec.json.format(msgspec.json.encode(data), indent=2) + b"\n"
 
-    def _current(self) -> tuple[list[dict[str, Any]], bool]:
-        """The definitions recorded, and whether they are the record taken over."""
+    def _current(self) -> tuple[list[dict[str, Any]], Path | None]:
+        """The definitions recorded, and the earlier file they are taken over from."""
         assert self.path is not None
         found = self._read(self.path, self.service)
         if found is not None:
-            return found, False
-        if self.legacy is not None:
-            taken_over = self._read(self.legacy, None)
+            return found, None
+        for earlier, service in self.earlier:
+            taken_over = self._read(earlier, service, kind_only=True)
             if taken_over is not None:
-                return taken_over, True
-        return [], False
+                return taken_over, earlier
+        return [], None
 
     @staticmethod
-    def _read(path: Path, service: str | None) -> list[dict[str, Any]] | None:
-        """The definitions of the file at ``path``; None when there is none."""
+    def _read(
+        path: Path, service: str | None, *, kind_only: bool = False
+    ) -> list[dict[str, Any]] | None:
+        """The definitions of the file at ``path``; None when there is none.
+
+        ``kind_only``: a file naming a service where ``service`` is None, or none where
+        it is one, is another record's (an earlier name both had): None too."""
         try:
             data = read_local_file(path, limit=MAX_RECORD_BYTES)
         except FileNotFoundError:
@@ -328,6 +359,8 @@ class PayoutRecord:
                 f"the payout record {path} has version {stored.version}, which this version"
                 " of tokensales-tui cannot read — it is not overwritten"
             )
+        if kind_only and (stored.service is None) != (service is None):
+            return None
         if stored.service != service:
             raise PayoutRecordError(
                 f"the payout record {path} belongs to the service {stored.service!r}, not"
