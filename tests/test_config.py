@@ -605,6 +605,31 @@ def test_a_save_waits_for_a_held_lock_a_bounded_time_and_can_be_stopped(
     assert load_config(path).theme == "nord"
 
 
+def test_a_value_its_own_writer_wrote_is_never_taken_for_another_programs_change(
+    tmp_path: Path,
+) -> None:
+    # A theme save given up while its thread held the lock still wrote; the next save,
+    # made from the theme as the app knew it before, asked about "another program's"
+    # change: the app's own.
+    path = tmp_path / "config.toml"
+    save_config(ConfigFile(theme="nord"), path)
+    own = cfg.OwnWrites()
+    update_config(
+        cfg.ConfigChange.of(ConfigFile(theme="nord"), set_theme("gruvbox")), path, own=own
+    )
+    update_config(
+        cfg.ConfigChange.of(ConfigFile(theme="nord"), set_theme("dracula")), path, own=own
+    )
+    assert load_config(path).theme == "dracula"
+    save_config(ConfigFile(theme="monokai"), path)  # another program's: still asked about
+    change = cfg.ConfigChange.of(ConfigFile(theme="dracula"), set_theme("nord"))
+    with pytest.raises(cfg.ConfigConflict, match="theme is now"):
+        update_config(change, path, own=own)
+    with pytest.raises(cfg.ConfigConflict):  # and by any other writer, of its own
+        update_config(cfg.ConfigChange.of(ConfigFile(theme="nord"), set_theme("x")), path)
+    assert load_config(path).theme == "monokai"
+
+
 def test_a_lock_that_cannot_be_made_is_named_not_the_config_file(tmp_path: Path) -> None:
     # A file where the lock folder should be said "not saved: cannot lock: Not a
     # directory", as if the config file were at fault.

@@ -18,6 +18,7 @@ from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET
 from tokensales_tui.files import locked
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
+from tokensales_tui.ui.screens.confirm import ConfirmScreen
 
 from .apphelpers import EMULATOR_URL, loaded, rigged_app, screen_text, wait_for, wait_for_screen
 from .test_app_profiles import open_profile_form, two_profiles
@@ -225,3 +226,66 @@ async def test_a_theme_another_program_saved_meanwhile_is_written_over_only_once
         await wait_for_screen(app, pilot, "ConfirmScreen")
         app.screen.query_one("#confirm").press()  # type: ignore[attr-defined]
         await wait_for(lambda: config.load_config().theme == "dracula", pilot)
+
+
+async def test_a_theme_save_given_up_removes_its_question_even_under_another_screen() -> None:
+    # The question of a save given up (a newer theme chosen) while the command palette
+    # covered it stayed under it: answered later, nothing was saved and nothing said.
+    config.save_config(config.ConfigFile(theme="nord"))
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await loaded(app, pilot)
+        config.save_config(config.ConfigFile(theme="monokai"))  # another program
+        app.theme = "gruvbox"
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        asked = app.screen
+        await pilot.press("ctrl+p")
+        await wait_for(lambda: type(app.screen).__name__ == "CommandPalette", pilot)
+        app.theme = "dracula"  # picked there: the gruvbox save is given up
+        await wait_for(
+            lambda: app.screen is not asked and isinstance(app.screen, ConfirmScreen), pilot
+        )
+        await pilot.press("escape")  # the dracula save: not over monokai
+        await wait_for(
+            lambda: any("theme is now “monokai”" in n.message for n in app._notifications), pilot
+        )
+        while len(app.screen_stack) > 1 and not isinstance(app.screen, ConfirmScreen):
+            await pilot.press("escape")  # the palette
+            await pilot.pause()
+        await wait_for(lambda: not any(s is asked for s in app.screen_stack), pilot)
+        assert not any(isinstance(s, ConfirmScreen) for s in app.screen_stack)
+        assert config.load_config().theme == "monokai"
+
+
+async def test_what_a_theme_save_given_up_wrote_is_never_asked_about(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A second theme chosen at once gave up the first save while its thread held the lock:
+    # the thread wrote all the same, and the second save asked about "another program's"
+    # change, the app's own.
+    config.save_config(config.ConfigFile(theme="nord"))
+    written, release = threading.Event(), threading.Event()
+    real = config.update_config
+
+    def slow_after_writing(*args: Any, **kwargs: Any) -> config.Saved:
+        saved = real(*args, **kwargs)
+        if not written.is_set():
+            written.set()
+            release.wait(20)  # the write is done; its answer comes after the give-up
+        return saved
+
+    monkeypatch.setattr(config, "update_config", slow_after_writing)
+    app = TokenSalesApp(Launch(demo=True))
+    try:
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            await loaded(app, pilot)
+            app.theme = "gruvbox"
+            await wait_for(written.is_set, pilot)
+            assert config.load_config().theme == "gruvbox"
+            app.theme = "dracula"
+            await wait_for(lambda: config.load_config().theme == "dracula", pilot)
+            assert not isinstance(app.screen, ConfirmScreen)
+            assert not [n for n in app._notifications if "not saved" in n.message]
+            release.set()
+    finally:
+        release.set()

@@ -8,7 +8,10 @@ as the writer read it (the form was filled from it) and as the writer wants it. 
 lock, the file is read again and only the settings the writer changed are written into it,
 so a change another program made meanwhile to any other setting stays. A setting both
 changed, each its own way, is not written over: :class:`ConfigConflict` says which, for
-the app to ask before :meth:`ConfigConflict.overwriting` writes over it.
+the app to ask before :meth:`ConfigConflict.overwriting` writes over it. A value the
+same writer (:class:`OwnWrites`, one per app) wrote there last is not another program's
+change: a save given up while its thread already held the lock still writes, and the
+next save, made from the file as it was before, would have asked about it.
 
 An update that changes only top-level settings (the theme, the default profile) edits
 their lines in the file's own text, comments, layout and line ends kept, once the edited
@@ -40,6 +43,7 @@ from ..files import (
     TooLarge,
     atomic_write,
     check_size,
+    lock_path,
     locked,
     read_local_file,
 )
@@ -59,6 +63,7 @@ __all__ = [
     "ConfigChange",
     "ConfigConflict",
     "Conflict",
+    "OwnWrites",
     "Saved",
     "add_profile",
     "edit_profile",
@@ -105,6 +110,7 @@ class _Missing:
 
 
 MISSING: Final = _Missing()
+_NEVER_WRITTEN: Final = _Missing()
 
 Settings = dict[str, Any]
 """A config in plain form: tables as dicts, secrets revealed (never shown)."""
@@ -204,6 +210,7 @@ def update_config(
     *,
     waiting: Callable[[Path], object] | None = None,
     stop: threading.Event | None = None,
+    own: OwnWrites | None = None,
 ) -> Saved:
     """Lock, re-read the file and write into it what ``change`` changes.
 
@@ -217,7 +224,9 @@ def update_config(
 
     The lock is waited for :data:`~tokensales_tui.files.LOCK_WAIT` seconds at most;
     ``waiting`` is called (with the lock file) once the wait lasts, and setting ``stop``
-    ends it (``ConfigError``, nothing written). Blocks: call it off the event loop.
+    ends it (``ConfigError``, nothing written). ``own``: the writer's earlier writes,
+    whose values in the file are not another program's change; this one is added to
+    them. Blocks: call it off the event loop.
     """
     target = path or config_path()
     kept = None
@@ -235,6 +244,13 @@ def update_config(
         before = _plain(config)
         after = copy.deepcopy(before)
         conflicts = _merge(change.base, change.wanted, after, ())
+        ours = (
+            [] if own is None else [c for c in conflicts if own.wrote(target, c.path) == c.theirs]
+        )
+        if ours:  # the writer's own: seen, as the file holds them
+            change = change.overwriting(ours)
+            after = copy.deepcopy(before)
+            conflicts = _merge(change.base, change.wanted, after, ())
         if conflicts:
             raise ConfigConflict(conflicts, change, target)
         if text and after == before:
@@ -249,7 +265,39 @@ def update_config(
                 kept = target.with_name(target.name + ".bak")
                 _write(kept, text)
         _write(target, data)
+        if own is not None:
+            own.remember(target, after)
     return Saved(config, kept)
+
+
+class OwnWrites:
+    """What one writer (an app, through each of its saves) last wrote into each config
+    file: :func:`update_config` never takes a value it wrote for another program's change.
+
+    Safe to share between the threads that save.
+    """
+
+    def __init__(self) -> None:
+        self._written: dict[Path, Settings] = {}
+        self._guard = threading.Lock()
+
+    def remember(self, target: Path, settings: Settings) -> None:
+        """``settings`` are what was just written into ``target`` (its lock held)."""
+        with self._guard:
+            self._written[lock_path(target)] = copy.deepcopy(settings)
+
+    def wrote(self, target: Path, path: tuple[str, ...]) -> Any:
+        """The setting at ``path`` as last written into ``target`` (:data:`MISSING`: left
+        out); a value no setting equals when this writer never wrote ``target``."""
+        with self._guard:
+            settings: Any = self._written.get(lock_path(target))
+        if settings is None:
+            return _NEVER_WRITTEN
+        for key in path:
+            if not isinstance(settings, dict) or key not in settings:
+                return MISSING
+            settings = settings[key]
+        return settings
 
 
 def _merge(base: Settings, wanted: Settings, file: Settings, at: tuple[str, ...]) -> list[Conflict]:

@@ -123,6 +123,8 @@ class TokenSalesApp(GuardedApp[None]):
         """Seconds between the reloads of a watched tab (the config file's ``watch_interval``)."""
         self._theme_in_file: str | None = None
         """The config file's theme as this app last read or wrote it."""
+        self._config_writes = config.OwnWrites()
+        """What this app's saves wrote into the config file: never another program's."""
         self._api: ApiWorker | None = None
         self._payout_record: PayoutRecord | None = None
         self._payout_adds: set[PayoutAdd] = set()
@@ -433,6 +435,7 @@ class TokenSalesApp(GuardedApp[None]):
                 self.launch.config_path,
                 waiting=lambda text: self.notify(f"The theme is not saved yet: {text}"),
                 overwrite=lambda conflict: ask_overwrite(self, conflict, "the app read it"),
+                own=self._config_writes,
             )
         except config.ConfigConflict as conflict:
             (kept,) = conflict.conflicts

@@ -31,6 +31,7 @@ async def save_config_change(
     *,
     waiting: Callable[[str], object],
     overwrite: Callable[[config.ConfigConflict], Awaitable[bool]],
+    own: config.OwnWrites | None = None,
 ) -> config.Saved:
     """Write ``change`` off the event loop; ask ``overwrite`` about each conflict.
 
@@ -40,6 +41,9 @@ async def save_config_change(
         waiting: Shows :data:`WAITING` (called on the event loop) when the lock has
             not been free for a moment.
         overwrite: Asks whether to write over settings changed in the file meanwhile.
+        own: The saves of the same app: what they wrote, a save given up included (its
+            thread may have held the lock already, and written), is never asked about
+            as another program's change.
 
     Raises:
         config.ConfigConflict: The answer was no; nothing was written.
@@ -56,7 +60,7 @@ async def save_config_change(
         while True:
             try:
                 return await asyncio.to_thread(
-                    config.update_config, change, path, waiting=lock_waited, stop=stop
+                    config.update_config, change, path, waiting=lock_waited, stop=stop, own=own
                 )
             except config.ConfigConflict as conflict:
                 if not await overwrite(conflict):
@@ -81,6 +85,5 @@ async def ask_overwrite(app: App[Any], conflict: config.ConfigConflict, since: s
         answer: bool = await app.push_screen_wait(dialog)
         return answer
     except asyncio.CancelledError:
-        if dialog.is_current:  # the save was given up: its question goes with it
-            app.pop_screen()
+        dialog.withdraw()  # the save was given up: its question goes with it
         raise

@@ -60,6 +60,7 @@ class ConfirmScreen(ScreenKeys, ModalScreen[bool]):
         self.confirm_label = confirm_label
         self._opened_at = float("inf")
         """When the dialog was mounted, on the clock of Textual's events."""
+        self._withdrawn = False
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -84,12 +85,36 @@ class ConfirmScreen(ScreenKeys, ModalScreen[bool]):
             event.stop()
             event.prevent_default()
 
+    def withdraw(self) -> None:
+        """Take the question back unanswered (what asked it gave up): gone now when it is
+        on top, else the moment it is back on top; no key or button answers it meanwhile.
+
+        Textual removes only the top screen: one under another (a newer question, the
+        command palette) would otherwise stay, its answer heard by no one."""
+        self._withdrawn = True
+        self._leave_if_withdrawn()
+
+    def on_screen_resume(self) -> None:
+        self._leave_if_withdrawn()
+
+    def _leave_if_withdrawn(self) -> None:
+        # is_active, not is_current: that holds under a modal screen too, and
+        # pop_screen takes whatever is on top
+        if self._withdrawn and self.is_active:
+            self.app.pop_screen()  # its result callback dropped, never called
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(event.button.id == "confirm")
+        self._answer(event.button.id == "confirm")
 
     def action_cancel(self) -> None:
-        self.dismiss(False)
+        self._answer(False)
+
+    def _answer(self, answer: bool) -> None:
+        if self._withdrawn:
+            self._leave_if_withdrawn()
+            return
+        self.dismiss(answer)
 
     def action_toggle_focus(self) -> None:
         self.focus_next(Button)
