@@ -187,7 +187,7 @@ class PayoutRecord:
         its place; only then is the profile's record from before taken over.
         """
         service = service_of(base_url)
-        earlier = [(dashed_record_path(profile, base_url), service)]
+        earlier: list[tuple[Path, str | None]] = [(dashed_record_path(profile, base_url), service)]
         if own:
             earlier.append((legacy_record_path(profile), None))
         return cls(record_path(profile, base_url), service=service, earlier=earlier)
