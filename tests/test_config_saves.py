@@ -242,8 +242,13 @@ async def test_a_theme_save_given_up_removes_its_question_even_under_another_scr
         await pilot.press("ctrl+p")
         await wait_for(lambda: type(app.screen).__name__ == "CommandPalette", pilot)
         app.theme = "dracula"  # picked there: the gruvbox save is given up
-        await wait_for(
-            lambda: app.screen is not asked and isinstance(app.screen, ConfirmScreen), pilot
+        await wait_for(  # up and its Cancel focused, as a user sees it before a key
+            lambda: (
+                app.screen is not asked
+                and isinstance(app.screen, ConfirmScreen)
+                and app.screen.focused is not None
+            ),
+            pilot,
         )
         await pilot.press("escape")  # the dracula save: not over monokai
         await wait_for(

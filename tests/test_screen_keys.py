@@ -64,7 +64,7 @@ OPEN: dict[type[Screen[Any]], Opener] = {
     ExportScreen: _export,
     DeliveriesScreen: _deliveries,
     SetupScreen: pushing(lambda app: SetupScreen()),
-    ProfileFormScreen: pushing(lambda app: ProfileFormScreen()),
+    ProfileFormScreen: pushing(lambda app: ProfileFormScreen(config.ConfigFile())),
     ProfileScreen: pushing(lambda app: ProfileScreen([("work", "api.example.com")], None)),
     WebhookSecretScreen: pushing(lambda app: WebhookSecretScreen()),
     HelpScreen: pushing(lambda app: HelpScreen(app.browse.help_sections())),
@@ -72,7 +72,7 @@ OPEN: dict[type[Screen[Any]], Opener] = {
         lambda app: DetailScreen("Webhook", [("ID", "wh_1")], {"id": "wh_1"}, object_id="wh_1")
     ),
     WebhookForm: pushing(lambda app: WebhookForm(app.api)),
-    PayoutForm: pushing(lambda app: PayoutForm(app.api)),
+    PayoutForm: pushing(lambda app: PayoutForm(app.api, app.payout_add)),
     CollectionsForm: pushing(lambda app: CollectionsForm(app.api)),
     ImportListScreen: pushing(lambda app: ImportListScreen("Collection 1")),
 }

@@ -614,8 +614,10 @@ class TokenSalesApp(GuardedApp[None]):
         waits = [asyncio.ensure_future(add.over()) for add in self._adds_to_record()]
         if not waits:
             return
-        # The app's own ctrl+q (under the keymap): a form's keys do not list it.
-        key = key_for(self.screen, "quit") or key_in(self.BINDINGS, "quit", self.screen)
+        # The app's own ctrl+q (under the keymap): a form's keys do not list it. Every
+        # class's keys, as Textual merges them: the nearest BINDINGS holds ctrl+z alone.
+        merged = [b for cls in type(self).__mro__ for b in vars(cls).get("BINDINGS", ())]
+        key = key_for(self.screen, "quit") or key_in(merged, "quit", self.screen)
         self.notify(
             f"Waiting up to {QUIT_WAIT:g} s for the answer to the payout definition sent,"
             " to record it" + (f" — press {key} again to quit now" if key else ""),

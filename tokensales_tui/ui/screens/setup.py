@@ -29,7 +29,7 @@ from ... import config
 from ...api import ApiClient, Connection, Secret
 from ...api.connection import DEFAULT_MAX_BODY, host_of
 from ..config_saves import ask_overwrite, save_config_change
-from ..key_hints import key_for, key_in
+from ..key_hints import hint, key_for, key_in
 from ..keys import bound
 from ..lifetime import is_gone, while_shown
 from ..safe import line, show
@@ -210,6 +210,9 @@ class SetupScreen(ScreenKeys, Screen[SetupResult]):
     SetupScreen #status.-ok { color: $text-success; }
     SetupScreen #status.-error { color: $text-error; }
     """
+
+    STOP_WAITING: ClassVar[str] = "first_field"
+    """The action that stops a save waiting for the file's lock, named in its status."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", id="setup.save", priority=True),
@@ -460,7 +463,8 @@ class SetupScreen(ScreenKeys, Screen[SetupResult]):
 
     def _waiting(self, text: str) -> None:
         if not is_gone(self) and self._saving_now():
-            self._set_status(f"{text} (escape stops waiting)", "busy")
+            stop = hint(self, self.STOP_WAITING, "stops waiting")
+            self._set_status(f"{text} ({stop})" if stop else text, "busy")
 
     def _not_saved(self, error: config.ConfigError) -> None:
         message = error.message
@@ -547,6 +551,7 @@ class ProfileFormScreen(SetupScreen, inherit_bindings=False):
         Binding("ctrl+s", "save", "Save", id="setup.save", priority=True),
         Binding("escape", "cancel", "Cancel", id="profile_form.cancel"),
     ]
+    STOP_WAITING = "cancel"
     HELP_HEADING = "Profile"
 
     def __init__(
