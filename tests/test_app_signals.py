@@ -39,6 +39,7 @@ class OnTerminal:
         self.controller = controller
         self.input = controller
         self.drawn = b""
+        self.before = self.settings()  # the app takes longer to start than this
 
     def until(self, done: Callable[[], bool], seconds: float = 60) -> None:
         """Read what it draws (it would block on a full terminal) until ``done()``."""
@@ -66,14 +67,18 @@ class OnTerminal:
             while chunk := os.read(self.controller, 65536):
                 self.drawn += chunk
 
-    def stopped(self) -> None:
-        """Wait until the process is stopped (SIGSTOP, or SIGTSTP's handler)."""
+    def stopped(self, *pids: int) -> None:
+        """Wait until the process (or those of ``pids``) is stopped (SIGSTOP, or
+        SIGTSTP's handler)."""
+        self.until(lambda: all(state_of(pid) == "T" for pid in pids or [self.process.pid]))
 
-        def state() -> str:
-            with open(f"/proc/{self.process.pid}/stat") as stat:
-                return stat.read().rsplit(")", 1)[1].split()[0]
-
-        self.until(lambda: state() == "T")
+    def app_pid(self) -> int:
+        """The app's process: the one started, or the last of those it started in turn
+        (under a job of :data:`JOB_CONTROL`)."""
+        pid = self.process.pid
+        while children := children_of(pid):
+            (pid,) = children
+        return pid
 
     def drain(self) -> None:
         """Forget what was drawn, and what the terminal still holds of it."""
@@ -85,6 +90,39 @@ class OnTerminal:
     def settings(self) -> list[object]:
         """The terminal's settings now (a pty's are the same on either side)."""
         return termios.tcgetattr(self.controller)
+
+
+def state_of(pid: int) -> str:
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[0]
+
+
+def children_of(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children") as children:
+        return [int(child) for child in children.read().split()]
+
+
+JOB_CONTROL = """
+import fcntl, os, signal, sys, termios
+fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+job = os.fork()
+if job == 0:
+    os.setpgid(0, 0)
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    os.tcsetpgrp(0, os.getpgrp())
+    signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+    os.execvp(sys.argv[1], sys.argv[1:])
+try:
+    os.setpgid(job, job)
+except OSError:
+    pass
+sys.exit(os.waitstatus_to_exitcode(os.waitpid(job, 0)[1]))
+"""
+"""What a job-control shell does with a command: the leader of the terminal's session
+(the terminal its own), it runs the command (its arguments) as a job, a process group of
+its own in the terminal's foreground, and ends with its exit status once it ends. The
+job's process group is not orphaned: it may be stopped (SIGTSTP), where that of a
+process whose session is its own may not (Linux discards the signal)."""
 
 
 _DRAWN = re.compile(
@@ -125,19 +163,25 @@ def app_on_terminal(
     size: tuple[int, int] | None = None,
     drawing_apart: bool = False,
     extra: Sequence[str] = (),
+    job: Sequence[str] | None = None,
     **env: str,
 ) -> Iterator[OnTerminal]:
     """The app on a pty of its own (the leader of its own session, so no SIGHUP reaches
-    it when the pty closes); ``size`` (columns, lines) set on the pty, which has none
-    otherwise; with ``drawing_apart``, stderr, where Textual draws, on a second pty, whose
-    controller is ``OnTerminal.controller`` (and the first's ``OnTerminal.input``); ``extra``
-    arguments after ``--demo``."""
+    it when the pty closes, and no job control: its process group is orphaned); ``size``
+    (columns, lines) set on the pty, which has none otherwise; with ``drawing_apart``,
+    stderr, where Textual draws, on a second pty, whose controller is
+    ``OnTerminal.controller`` (and the first's ``OnTerminal.input``); ``extra`` arguments
+    after ``--demo``. With ``job``, the pty's session is that of :data:`JOB_CONTROL`, which
+    runs ``job`` (the app's command line after it) as a job in the foreground."""
     controller, terminal = pty.openpty()
     drawing, drawn_on = pty.openpty() if drawing_apart else (controller, terminal)
     if size is not None:
         set_size(terminal, *size)
+    command = [sys.executable, "-m", "tokensales_tui", "--demo", *extra]
+    if job is not None:
+        command = [sys.executable, "-c", JOB_CONTROL, *job, *command]
     process = subprocess.Popen(
-        [sys.executable, "-m", "tokensales_tui", "--demo", *extra],
+        command,
         stdin=terminal,
         stdout=terminal,
         stderr=drawn_on,
@@ -345,40 +389,68 @@ def test_a_sigcont_without_a_suspend_changes_nothing(signals: list[int], status:
     assert app.drawn.count(POP_KITTY_KEYS) == app.drawn.count(PUSH_KITTY_KEYS) == 1
 
 
+def suspended_then_fg(app: OnTerminal, stop: Callable[[], None], *also: int) -> None:
+    """``stop()`` suspends the app (and ``also`` those processes with it), giving the
+    shell its terminal back; then ``fg``: it is drawn whole, answers keys and ends as it
+    should, the terminal as it was (``app.before``)."""
+    before = app.before
+    app.started()
+    app.until(lambda: b"Items" in app.drawn)  # the first frame whole: keys taken
+    pid = app.app_pid()
+    app.drain()
+    stop()
+    app.stopped(pid, *also)
+    assert app.settings() == before  # the shell gets its terminal back
+    app.until(lambda: LEAVE_ALTERNATE_SCREEN in app.drawn, seconds=10)  # written before
+    app.drain()
+    os.killpg(os.getpgid(pid), signal.SIGCONT)  # fg
+    app.until(lambda: b"Webhooks" in app.drawn, seconds=20)
+    assert app.drawn.count(ENTER_ALTERNATE_SCREEN) == 1
+    os.write(app.input, b"q")
+    assert app.ended() == 0
+    assert app.settings() == before
+
+
 def test_a_suspend_and_resume_redraws_the_whole_screen() -> None:
     # Back from SIGTSTP (fg), only the header was drawn again: the rest stayed blank.
-    with app_on_terminal(COLUMNS="120", LINES="40") as app:
-        before = app.settings()
-        app.started()
-        app.process.send_signal(signal.SIGTSTP)
-        app.stopped()
-        assert app.settings() == before  # the shell gets its terminal back
-        app.drain()
-        app.process.send_signal(signal.SIGCONT)
-        app.until(lambda: b"Webhooks" in app.drawn, seconds=20)
-        assert app.drawn.count(ENTER_ALTERNATE_SCREEN) == 1
-        os.write(app.input, b"q")
-        assert app.ended() == 0
-        assert app.settings() == before
+    with app_on_terminal(COLUMNS="120", LINES="40", job=()) as app:
+        suspended_then_fg(app, lambda: os.kill(app.app_pid(), signal.SIGTSTP))
 
 
 def test_ctrl_z_suspends_as_sigtstp_does_and_fg_redraws() -> None:
     # ctrl+z did nothing and said nothing, and the "fg" typed after it went to the app
     # as keys (f jumped to Payouts).
+    with app_on_terminal(COLUMNS="120", LINES="40", job=()) as app:
+        suspended_then_fg(app, lambda: os.write(app.input, b"\x1a"))  # as a raw terminal sends it
+
+
+def test_ctrl_z_stops_a_wrapper_that_waits_for_the_app_with_it_and_fg_resumes_both() -> None:
+    # Only the app stopped (SIGSTOP): "sh -c 'tokensales-tui; ...'" or "uv run" went on
+    # waiting for it, holding the terminal, and the shell's prompt never came back.
+    wrapper = ("sh", "-c", '"$@"; echo wrapper-went-on', "sh")
+    with app_on_terminal(COLUMNS="120", LINES="40", job=wrapper) as app:
+        app.started()
+        (sh,) = children_of(app.process.pid)
+        assert app.app_pid() != sh
+        # The job stopped whole: the shell's prompt comes back.
+        suspended_then_fg(app, lambda: os.write(app.input, b"\x1a"), sh)
+    assert b"wrapper-went-on" in app.drawn
+
+
+def test_ctrl_z_without_job_control_draws_the_app_again_at_once() -> None:
+    # Started by no job-control shell (a tmux or ssh command, docker run), the app stopped
+    # itself for good: nothing sends it SIGCONT. Its process group is orphaned here (its
+    # session is its own), and Linux discards a SIGTSTP sent to one.
     with app_on_terminal(COLUMNS="120", LINES="40") as app:
         before = app.settings()
         app.started()
-        app.until(lambda: b"Items" in app.drawn)  # the first frame whole: keys taken
+        app.until(lambda: b"Items" in app.drawn)
         app.drain()
-        os.write(app.input, b"\x1a")  # ctrl+z, as a raw terminal sends it
-        app.stopped()
-        assert app.settings() == before  # the shell gets its terminal back
-        app.until(lambda: LEAVE_ALTERNATE_SCREEN in app.drawn, seconds=10)  # written before
-        app.drain()
-        app.process.send_signal(signal.SIGCONT)  # fg
-        app.until(lambda: b"Webhooks" in app.drawn, seconds=20)
-        assert app.drawn.count(ENTER_ALTERNATE_SCREEN) == 1
-        os.write(app.input, b"q")
+        os.write(app.input, b"\x1a")
+        app.until(lambda: ENTER_ALTERNATE_SCREEN in app.drawn.partition(LEAVE_ALTERNATE_SCREEN)[2])
+        app.until(lambda: b"Webhooks" in app.drawn.rpartition(ENTER_ALTERNATE_SCREEN)[2])
+        assert state_of(app.process.pid) != "T"
+        os.write(app.input, b"q")  # keys answered still
         assert app.ended() == 0
         assert app.settings() == before
 

@@ -11,6 +11,8 @@ import fcntl
 import gc
 import json
 import os
+import select
+import time
 from array import array
 from typing import Any
 
@@ -28,7 +30,7 @@ from tokensales_tui.api.spool import Spool
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
 from tokensales_tui.emulator.state import Emulator
 from tokensales_tui.session import Launch
-from tokensales_tui.ui import index_process, room, tabs
+from tokensales_tui.ui import index_process, room, running_time, tabs
 from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.index_process import Done, Failed, IndexProcess, Piece, Setup
 from tokensales_tui.ui.resources import ITEMS
@@ -221,6 +223,41 @@ async def test_a_process_that_sends_nothing_in_time_is_a_failure() -> None:
     finally:
         await process.close()
     assert message == Failed("nothing in 0.5 s")
+
+
+async def test_the_process_stops_and_continues_with_the_apps_process_group() -> None:
+    # In a session of its own, it went on indexing while the app was stopped (ctrl+z),
+    # and gave up after 30 s of a body that did not grow: the tab indexed the list again.
+    process = await IndexProcess.start(setup_of(Spool(), []))
+    try:
+        assert os.getpgid(process._process.pid) == os.getpgrp()
+    finally:
+        await process.close()
+
+
+async def test_the_time_the_app_was_stopped_does_not_count_as_the_process_s_silence() -> None:
+    # The monotonic clock goes on while a process is stopped: back from a stop longer
+    # than the wait, the wait was over at once, though the piece had come meanwhile.
+    body = Emulator(seed=3, items=100).items_body()
+    rows = ListParser(Item, "items", 200, JSON)(body)
+    spool = Spool()
+    spool.append(body)
+    process = await IndexProcess.start(setup_of(spool, rows))
+    process.end(len(body))
+    try:
+        transport = process._process.stdout._transport  # type: ignore[union-attr]
+        pipe = transport.get_extra_info("pipe").fileno()
+        receiving = asyncio.ensure_future(process.receive(0.5))
+        await asyncio.sleep(0)  # its wait begun
+        # The app stopped (its event loop held) until the piece is in the pipe and the
+        # wait is over; then it runs again, as the driver says.
+        assert select.select([pipe], [], [], 60)[0]
+        time.sleep(0.6)
+        running_time.continued()
+        message = await receiving
+    finally:
+        await process.close()
+    assert isinstance(message, Piece)
 
 
 def test_a_piece_whose_parts_do_not_add_up_is_refused() -> None:

@@ -15,9 +15,13 @@ so that both processors index until the index is whole.
 
 The process gets the spool's descriptor and the app's environment without its
 ``TOKENSALES_*`` variables (so no credentials), and no terminal (its output is the pipe
-to the app, its errors go nowhere, and it has a session of its own). It stops when told, when its pipe closes (the app
-has gone) or on anything it cannot read plainly, after saying so (:class:`Failed`): the
-tab then indexes the list itself, as it does any list.
+to the app, its errors go nowhere). It is in the app's process group, so it stops and
+continues with it (ctrl+z, ``fg``: :func:`~.terminal_mode.stop_the_job`), and neither
+indexes on while the app is stopped nor counts that time as the body's silence (nor does
+the app count it as the process's: :mod:`.running_time`); it ignores SIGINT (a
+terminal's ctrl+c is the app's to take). It stops when told, when its pipe closes (the
+app has gone) or on anything it cannot read plainly, after saying so (:class:`Failed`):
+the tab then indexes the list itself, as it does any list.
 
 Messages, each a 4-byte length then MessagePack: to the process, one :class:`Setup`
 then the body's length once it has ended (a second process is told where its rows end
@@ -54,6 +58,7 @@ from ..api.decode import ListParser
 from ..api.stream import ListSplitter
 from .resources import RESOURCES
 from .room import quota_processors
+from .running_time import running_within
 from .table.index import Grouped, IndexPiece
 from .table.model import RowsIndexer
 
@@ -231,7 +236,6 @@ class IndexProcess:
             # A piece waits here whole while the event loop is busy, rather than in
             # the process, which would stop indexing until it is read.
             limit=PIPE_BUFFER,
-            start_new_session=True,  # keys and signals of the terminal are the app's
         )
         started = cls(process)
         started._send(setup)
@@ -250,15 +254,16 @@ class IndexProcess:
 
     async def receive(self, within: float) -> Piece | Done | Failed:
         """The process's next message; :class:`Failed` when it sends none within
-        ``within`` seconds, ends or sends something unreadable."""
+        ``within`` seconds of the app running (time stopped does not count), ends or
+        sends something unreadable."""
         stdout = self._process.stdout
         assert stdout is not None
         try:
-            async with asyncio.timeout(within):
-                (length,) = _LENGTH.unpack(await stdout.readexactly(_LENGTH.size))
-                message: Piece | Done | Failed = _FROM_PROCESS.decode(
-                    await stdout.readexactly(length)
-                )
+            header = await running_within(partial(stdout.readexactly, _LENGTH.size), within)
+            (length,) = _LENGTH.unpack(header)
+            message: Piece | Done | Failed = _FROM_PROCESS.decode(
+                await running_within(partial(stdout.readexactly, length), within)
+            )
         except TimeoutError:
             return Failed(f"nothing in {within:g} s")
         except (asyncio.IncompleteReadError, msgspec.DecodeError) as error:

@@ -4,12 +4,14 @@ Textual's Linux driver sets the terminal up (raw mode, alternate screen, mouse r
 kitty keyboard mode) and puts it back at the end. :func:`keeping_the_terminal` makes a
 subclass of it that
 
+* stops on SIGTSTP (ctrl+z) as a job, its process group (:func:`stop_the_job`), and
+  resumes where nothing stopped it (no job-control shell: a SIGTSTP is discarded);
 * resumes on SIGCONT only what its own SIGTSTP suspended. Textual's started the terminal
   mode again on every SIGCONT — ``kill -CONT`` alone, the one GNU ``timeout`` and
   systemd send after SIGTERM, the end of a SIGSTOP: every setup sequence was written
   twice (the kitty mode pushed twice, popped once), a second input and output thread
   ran, and the settings to put back were read from the raw terminal, which stayed raw
-  after the app. A SIGTSTP before the mode is on only stops the process;
+  after the app. A SIGTSTP before the mode is on only stops the job;
 * puts back the settings the terminal had before the app started, whatever came since;
 * ends the app as a hang-up (exit 129) when its terminal is gone without a SIGHUP (a
   ``trap '' HUP``, a session of its own): at the end of its input (read as nothing, or
@@ -51,6 +53,8 @@ from typing import IO, Any, TypeVar
 
 from textual import events
 from textual.drivers._writer_thread import WriterThread
+
+from . import running_time
 
 __all__ = ["DRAIN_LIMIT", "FRAMES_HELD", "TerminalCaughtUp", "keeping_the_terminal", "one_frame"]
 
@@ -251,6 +255,26 @@ def _to_null(stream: object) -> None:
             os.close(null)
 
 
+def stop_the_job() -> None:
+    """Stop the app's process group (its job) with SIGTSTP, as the terminal's ctrl+z
+    does, and return once it runs again; call it from the main thread, the terminal put
+    back.
+
+    The whole group stops, so a shell that started it through a wrapper that waits
+    for the app (``sh -c 'tokensales-tui; …'``, ``uv run``) sees its job stopped, gives
+    its prompt back, and continues all of it on ``fg``: a SIGSTOP of the app alone left
+    the wrapper holding the terminal, and no prompt came back. Where no job-control shell
+    started the app (a ``tmux`` or ``ssh`` command, ``docker run``), its process group is
+    orphaned, and Linux discards a SIGTSTP sent to one: this returns at once, the app
+    not stopped, where a SIGSTOP stopped it for good (nothing sends it SIGCONT).
+    """
+    handler = signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+    try:
+        os.killpg(0, signal.SIGTSTP)
+    finally:
+        signal.signal(signal.SIGTSTP, handler)
+
+
 def keeping_the_terminal(driver_class: type[DriverT]) -> type[DriverT]:
     """A subclass of Textual's Linux driver ``driver_class`` that keeps the terminal whole
     (see the module's docstring)."""
@@ -319,10 +343,15 @@ def keeping_the_terminal(driver_class: type[DriverT]) -> type[DriverT]:
     def _sigtstp_application(self: Any, *_: Any) -> None:
         if self._auto_restart and self._mode_on:
             self.suspend_application_mode()
-            self._must_signal_resume = True  # resumed on SIGCONT, and the app told
-        os.kill(os.getpid(), signal.SIGSTOP)
+            self._must_signal_resume = True  # resumed once running again, and the app told
+        stop_the_job()
+        self._sigcont_application()  # no SIGCONT comes where nothing stopped
 
     def _sigcont_application(self: Any, *_: Any) -> None:
+        """Running again: after a stop (SIGCONT), or right after :func:`stop_the_job`
+        (where nothing stopped the app, no SIGCONT comes; where something did, this is the
+        second call, and does nothing)."""
+        running_time.continued()
         if self._auto_restart and self._must_signal_resume and not self._mode_on:
             self.resume_application_mode()
 
