@@ -226,14 +226,18 @@ def _in_utf8_mode() -> None:
     Under a UTF-8 locale (and the C locale, where Python is in UTF-8 mode already) this
     costs a look at two values; elsewhere, one more start of the interpreter. The same
     process goes on (its id, its descriptors): a closed stdin stays closed. Where no
-    interpreter can be started again, the command runs as it is.
+    interpreter can be started again (embedded, or a frozen executable), the command
+    runs as it is.
     """
     if sys.flags.utf8_mode or sys.getfilesystemencoding() == "utf-8":
         return
-    if not sys.executable or len(sys.orig_argv) < 2:
-        return  # embedded: no command line to run again
+    from .interpreter import python
+
+    interpreter = python()
+    if interpreter is None or len(sys.orig_argv) < 2:
+        return  # embedded or frozen: no Python command line to run again
     try:
-        os.execv(sys.executable, [sys.executable, *UTF8_MODE, *sys.orig_argv[1:]])
+        os.execv(interpreter, [interpreter, *UTF8_MODE, *sys.orig_argv[1:]])
     except OSError:
         return
 

@@ -91,11 +91,14 @@ def _port(text: str) -> int:
 
 def app_command(args: argparse.Namespace) -> str:
     """The shell command that starts one served app: this Python (in UTF-8 mode, which
-    the app would otherwise start again in under a locale of another charset), the
-    session's flags."""
+    the app would otherwise start again in under a locale of another charset), or a
+    frozen executable, which is the app itself; the session's flags."""
     from ..cli import UTF8_MODE
+    from ..interpreter import python
 
-    argv = [sys.executable, *UTF8_MODE, "-m", "tokensales_tui", "--served"]
+    interpreter = python()
+    app = [interpreter, *UTF8_MODE, "-m", "tokensales_tui"] if interpreter else [sys.executable]
+    argv = [*app, "--served"]
     for flag in ("demo", "read_only", "mask"):
         if getattr(args, flag, False):
             argv.append("--" + flag.replace("_", "-"))

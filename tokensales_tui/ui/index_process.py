@@ -56,6 +56,7 @@ from rich.cells import cell_len
 from ..api import models, shapes
 from ..api.decode import ListParser
 from ..api.stream import ListSplitter
+from ..interpreter import python
 from .resources import RESOURCES
 from .room import quota_processors
 from .running_time import running_within
@@ -207,8 +208,15 @@ def _ints(data: bytes) -> array[int]:
 
 
 def command() -> list[str]:
-    """The command line of an index process: this module, run by this interpreter."""
-    return [sys.executable, "-m", __name__]
+    """The command line of an index process: this module, run by this interpreter.
+
+    Raises:
+        OSError: Where there is no interpreter to run it (:func:`~tokensales_tui.interpreter.python`).
+    """
+    interpreter = python()
+    if interpreter is None:
+        raise OSError("no Python interpreter to start")
+    return [interpreter, "-m", __name__]
 
 
 class IndexProcess:
@@ -224,8 +232,6 @@ class IndexProcess:
         Raises:
             OSError: When it cannot be started.
         """
-        if not sys.executable:
-            raise OSError("no Python interpreter to start")
         process = await asyncio.create_subprocess_exec(
             *command(),
             stdin=asyncio.subprocess.PIPE,

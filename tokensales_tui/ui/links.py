@@ -18,6 +18,7 @@ import sys
 import threading
 from collections.abc import Mapping
 
+from ..interpreter import python
 from ..web_urls import UnclearAddress, split_web_url
 
 
@@ -98,9 +99,12 @@ def start_browser(url: str) -> bool:
         ValueError: ``url`` cannot be handed to a program (a character the system's
             names have no bytes for, a NUL).
     """
+    interpreter = python()
+    if interpreter is None:
+        raise OSError("no Python interpreter to start")
     environment = {name: value for name, value in os.environ.items() if name != "TERM"}
     opener = subprocess.Popen(  # this interpreter, isolated (-I): no module of the folder
-        [sys.executable, "-I", "-c", _OPENER, url, str(OPEN_WAIT)],
+        [interpreter, "-I", "-c", _OPENER, url, str(OPEN_WAIT)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
