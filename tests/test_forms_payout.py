@@ -397,6 +397,16 @@ async def test_read_only_refuses() -> None:
     await assert_read_only_refuses("4")
 
 
+async def entered_on_submit(app: Any, pilot: Any, name: str) -> Any:
+    """Add payout definition ``name`` with enter on Submit; back once it is sending."""
+    form = await open_form(app, pilot, "4")
+    await fill(pilot, name=name, type="free")
+    form.query_one("#form-submit").focus()
+    await pilot.press("enter")
+    await wait_for(lambda: form.sending, pilot)
+    return form
+
+
 async def test_enter_pressed_again_on_submit_neither_sends_twice_nor_stops_waiting() -> None:
     # Enter on Submit, then enter again while the answer is slow: the repeat must not
     # reach "Stop waiting" (which put focus back on Submit, whose next enter sent again).
@@ -405,11 +415,7 @@ async def test_enter_pressed_again_on_submit_neither_sends_twice_nor_stops_waiti
     transport.hook = lambda r: posts.append(r.url.path) if r.url.path == ADD[1] else None
     transport.held[ADD[1]] = release = asyncio.Event()
     async with app.run_test(size=SIZE) as pilot:
-        form = await open_form(app, pilot, "4")
-        await fill(pilot, name="Dup test", type="free")
-        form.query_one("#form-submit").focus()
-        await pilot.press("enter")
-        await wait_for(lambda: form.sending, pilot)
+        form = await entered_on_submit(app, pilot, "Dup test")
         await pilot.press("enter", "enter", "enter")
         await pilot.pause(0.1)
         assert form.sending and "Stopped waiting" not in status(form)

@@ -4,25 +4,34 @@ no screen stays on "Reading …" for good, no path or address typed ends the app
 from __future__ import annotations
 
 import asyncio
+import importlib
+import inspect
+import pkgutil
 import webbrowser
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.app import ComposeResult
+from textual.screen import Screen
 from textual.widgets import Input, Static
 
+from tokensales_tui import config, ui
 from tokensales_tui.session import Launch
 from tokensales_tui.ui import links, screens
 from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.cancelling import wait_for_worker
 from tokensales_tui.ui.forms import collections as collections_module
 from tokensales_tui.ui.safe_app import GuardedApp
+from tokensales_tui.ui.screens import setup as setup_screens
+from tokensales_tui.ui.screens.setup import ProfileFormScreen, SetupScreen
 from tokensales_tui.ui.tabs import ResourceTab
 
 from .apphelpers import loaded, screen_text, wait_for, wait_for_screen
-from .formhelpers import SIZE, demo, fill, open_form
+from .formhelpers import SIZE, demo, fill, open_form, status
 from .test_forms_collections import VALID, import_file
+from .test_forms_payout import ADD, entered_on_submit, rigged_app
+from .test_setup_screen import save_work
 
 LATIN_1_REFUSAL = UnicodeEncodeError("latin-1", "/tmp/例え.csv", 5, 7, "ordinal not in range(256)")
 
@@ -192,3 +201,92 @@ async def test_a_delete_that_fails_unforeseen_leaves_no_row_marked_as_being_dele
         await pilot.pause()
         assert "⌫" not in screen_text(app) and "deleting" not in screen_text(app)
         assert app.browse._bulk is None  # escape stops no delete that is over
+
+
+def screens_with_unforeseen_failures() -> list[type[Screen[Any]]]:
+    """Every screen of the app whose own code starts a worker that may fail without
+    ending the app (``exit_on_error=False``)."""
+    for found in pkgutil.walk_packages(ui.__path__, f"{ui.__name__}."):
+        importlib.import_module(found.name)
+    classes: list[type[Screen[Any]]] = []
+    unseen: list[type[Screen[Any]]] = [Screen]
+    while unseen:
+        for subclass in unseen.pop().__subclasses__():
+            unseen.append(subclass)
+            if subclass.__module__.startswith(f"{ui.__name__}.") and (
+                "exit_on_error=False" in inspect.getsource(subclass)
+            ):
+                classes.append(subclass)
+    return classes
+
+
+def test_every_screen_that_starts_work_which_may_fail_says_what_becomes_of_its_failures() -> None:
+    # The setup screen had no handler: a save failing unforeseen said "Saving…" for good.
+    screens = screens_with_unforeseen_failures()
+    names = {screen.__name__ for screen in screens}
+    assert {"SetupScreen", "FormScreen", "ExportScreen", "BrowseScreen"} <= names
+    assert [screen.__name__ for screen in screens if not hasattr(screen, "on_work_failed")] == []
+
+
+async def unforeseen() -> None:
+    await asyncio.sleep(0)
+    raise KeyError("the unforeseen")
+
+
+class Hosting(GuardedApp[None]):
+    """Shows one screen."""
+
+    def __init__(self, screen: Screen[Any]) -> None:
+        super().__init__()
+        self.first = screen
+
+    def on_mount(self) -> None:
+        self.push_screen(self.first)
+
+
+@pytest.mark.parametrize("form", ["setup", "profile"])
+async def test_a_save_that_fails_unforeseen_says_so_instead_of_saving_for_good(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str
+) -> None:
+    # The status said "Saving…" for good (a toast said "Something failed").
+    async def broken(*_: Any, **__: Any) -> Any:
+        await unforeseen()
+
+    monkeypatch.setattr(setup_screens, "save_config_change", broken)
+    path = tmp_path / "config.toml"
+    screen = (
+        SetupScreen(config_path=path)
+        if form == "setup"
+        else ProfileFormScreen(config.ConfigFile(), config_path=path)
+    )
+    app = Hosting(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await save_work(pilot)
+        said = str(screen.query_one("#status").render())
+        assert said == "not saved: KeyError: 'the unforeseen'"
+        assert not screen.query_one("#status").has_class("-busy")
+        assert not app._notifications
+        await save_work(pilot)
+        assert str(screen.query_one("#status").render()) == said
+    assert not path.exists()
+
+
+async def test_other_work_of_a_form_failing_while_it_sends_leaves_it_waiting_for_the_answer() -> (
+    None
+):
+    # Any failed work of the form (a check, an import) took it out of sending: Submit
+    # came back with the request still out, and pressed it stopped that wait and could
+    # send the request twice.
+    app, transport = rigged_app()
+    transport.held[ADD[1]] = release = asyncio.Event()
+    async with app.run_test(size=SIZE) as pilot:
+        form = await entered_on_submit(app, pilot, "Held")
+        form.run_worker(unforeseen(), exit_on_error=False)
+        await wait_for(
+            lambda: any(n.title == "Something failed" for n in app._notifications), pilot
+        )
+        assert form.sending and form.query_one("#form-submit").disabled
+        assert "Sending" in status(form)
+        release.set()
+        await wait_for(lambda: not form.is_attached, pilot)
+    assert len(app.rigged_emulator.payouts) == 1

@@ -7,12 +7,16 @@ left "Reading …" on the form for good, an export whose writing failed an unfor
 left the dialog disabled.
 
 :class:`ReportingWorkers`, the app's worker manager, sees every worker end. One that
-failed, that nobody waits for (:func:`~.cancelling.is_awaited`) and whose node is still
-on screen, is logged with its traceback and posts :class:`WorkFailed` to its node. The
-message bubbles: a screen with a busy state of its own (a form, the export dialog)
-takes it and is put back to where the person can act again, saying what failed; what
-no screen takes reaches the app, which shows it in a toast. So a new worker, whatever
-it forgets to catch, never fails unseen.
+failed, and that nobody waits for (:func:`~.cancelling.is_awaited`), is logged with its
+traceback and posts :class:`WorkFailed` to its node (to the app once the node has left
+it: a closed screen's). The message bubbles: a screen with a busy state of its own (a form,
+the setup screen, the export dialog) takes it and is put back to where the person can
+act again, saying what failed, and undoes the state of that worker only
+(:attr:`WorkFailed.worker`: a check failing while a form sends leaves the form waiting
+for its answer); what no screen takes reaches the app, which shows it in a toast. So a
+new worker, whatever it forgets to catch, never fails unseen. Every screen that starts
+such a worker says what becomes of its failures (``on_work_failed``), even if only
+that the app says them: a test holds each to it.
 
 What shows work under way (a row's "⌫ deleting" mark, a progress line) is taken off by
 :func:`when_ended`, which the manager runs however the worker ends: done, failed,
@@ -46,11 +50,13 @@ class WorkFailed(Message):
 
     Attributes:
         text: What failed, in one line: the error's type and message.
+        worker: The worker that failed.
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, worker: Worker[Any]) -> None:
         super().__init__()
         self.text = text
+        self.worker = worker
 
 
 def failure_text(error: BaseException) -> str:
@@ -93,7 +99,10 @@ class ReportingWorkers(WorkerManager):
         ):
             return
         log.error("background work %r failed", worker.name, exc_info=error)
-        worker.node.post_message(WorkFailed(failure_text(error)))
+        node = worker.node
+        if not node.is_attached:  # its screen closed: no one there to say it
+            node = self._app
+        node.post_message(WorkFailed(failure_text(error), worker))
 
 
 def when_ended(worker: Worker[Any], ending: Callable[[], object]) -> None:

@@ -46,6 +46,7 @@ from textual.widgets import (
     Switch,
     TextArea,
 )
+from textual.worker import Worker
 
 from ...api import ApiClient, ApiError, Done, OutcomeUnknownError, ValidationError
 from ...api.endpoints import Endpoint
@@ -224,6 +225,7 @@ class FormScreen(ScreenKeys, ModalScreen[FormResult | None]):
         self.attempted = False
         """True once a submit was tried: every field there was then shows its problems."""
         self.sending = False
+        self._submitting: Worker[None] | None = None  # the last submit
         self._touched: set[str] = set()
         self._refused = False  # the last submit was refused for the marked fields
         self._initial: dict[str, Any] = {}
@@ -521,7 +523,7 @@ class FormScreen(ScreenKeys, ModalScreen[FormResult | None]):
     def action_submit(self) -> None:
         """Check every field and send the request, unless something is wrong."""
         if not self.sending:
-            self._submit()
+            self._submitting = self._submit()
 
     @on(Button.Pressed, "#form-cancel")
     def action_cancel(self) -> None:
@@ -705,7 +707,12 @@ class FormScreen(ScreenKeys, ModalScreen[FormResult | None]):
 
     def on_work_failed(self, event: WorkFailed) -> None:
         """Work of the form (a check, an import, the sending) failed in a way not
-        foreseen: said on the status line, and the form can be used again."""
+        foreseen: said on the status line, and the form can be used again. While a
+        request is in flight, other work failing leaves the form waiting for its answer
+        (submitted again meanwhile, it would stop that wait and could send it twice):
+        the app says that failure."""
+        if self.sending and event.worker is not self._submitting:
+            return
         event.stop()
         if self.sending:
             self._set_sending(False)

@@ -38,7 +38,7 @@ from ..tabs import FilterInput, ResourceTab
 from ..widgets.footer import KeysFooter
 from ..widgets.header import HeaderInfo, StatusHeader
 from ..widgets.tabs import FocusFollowingTabs
-from ..work_failures import when_ended
+from ..work_failures import WorkFailed, when_ended
 from .base import ScreenKeys
 from .confirm import ConfirmScreen
 from .help import Section, key_display, sections_from_bindings
@@ -363,6 +363,12 @@ class BrowseScreen(ScreenKeys, Screen[None]):
 
             return SERVED_PROFILE
         return None
+
+    def on_work_failed(self, event: WorkFailed) -> None:
+        """Work of this screen (a copy, a delete, what follows a form) failed in a way
+        not foreseen. Nothing here stays waiting on it (a row's deleting mark and a bulk
+        delete's progress go however the work ends: :func:`when_ended`): the app says
+        the failure."""
 
     def on_key(self, event: events.Key) -> None:
         # A refused action's key still answers, so nobody wonders whether it was heard.

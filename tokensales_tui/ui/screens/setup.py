@@ -37,6 +37,7 @@ from ..widgets.footer import KeysFooter
 from ..widgets.header import describe_token
 from ..widgets.safe_input import SafeInput
 from ..widgets.secret_input import SecretInput
+from ..work_failures import WorkFailed
 from .base import ScreenKeys, own_bindings
 from .confirm import DiscardScreen
 from .help import Section, sections_from_bindings
@@ -471,6 +472,15 @@ class SetupScreen(ScreenKeys, Screen[SetupResult]):
         if not message.startswith("not saved"):
             message = f"not saved: {message}"
         self._set_status(message, "error")
+
+    def on_work_failed(self, event: WorkFailed) -> None:
+        """A save or a test failed in a way not foreseen: said on the status line, which
+        said "Saving…" or "Testing …" for good, and the form can be used again."""
+        event.stop()
+        if event.worker.group == "setup-save":
+            self._set_status(f"not saved: {event.text}", "error")
+        else:
+            self._set_status(f"Failed: {event.text}", "error")
 
     def _saving_now(self) -> bool:
         return any(
