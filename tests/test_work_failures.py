@@ -7,11 +7,14 @@ import asyncio
 import importlib
 import inspect
 import pkgutil
+import re
 import webbrowser
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import work
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Input, Static
@@ -24,6 +27,7 @@ from tokensales_tui.ui.cancelling import wait_for_worker
 from tokensales_tui.ui.forms import collections as collections_module
 from tokensales_tui.ui.safe_app import GuardedApp
 from tokensales_tui.ui.screens import setup as setup_screens
+from tokensales_tui.ui.screens.detail import DetailScreen
 from tokensales_tui.ui.screens.setup import ProfileFormScreen, SetupScreen
 from tokensales_tui.ui.tabs import ResourceTab
 
@@ -203,9 +207,8 @@ async def test_a_delete_that_fails_unforeseen_leaves_no_row_marked_as_being_dele
         assert app.browse._bulk is None  # escape stops no delete that is over
 
 
-def screens_with_unforeseen_failures() -> list[type[Screen[Any]]]:
-    """Every screen of the app whose own code starts a worker that may fail without
-    ending the app (``exit_on_error=False``)."""
+def screens_that_start_work() -> list[type[Screen[Any]]]:
+    """Every screen of the app whose own code starts a worker (none ends the app)."""
     for found in pkgutil.walk_packages(ui.__path__, f"{ui.__name__}."):
         importlib.import_module(found.name)
     classes: list[type[Screen[Any]]] = []
@@ -213,8 +216,9 @@ def screens_with_unforeseen_failures() -> list[type[Screen[Any]]]:
     while unseen:
         for subclass in unseen.pop().__subclasses__():
             unseen.append(subclass)
+            source = inspect.getsource(subclass)
             if subclass.__module__.startswith(f"{ui.__name__}.") and (
-                "exit_on_error=False" in inspect.getsource(subclass)
+                "run_worker(" in source or "@work" in source
             ):
                 classes.append(subclass)
     return classes
@@ -222,9 +226,17 @@ def screens_with_unforeseen_failures() -> list[type[Screen[Any]]]:
 
 def test_every_screen_that_starts_work_which_may_fail_says_what_becomes_of_its_failures() -> None:
     # The setup screen had no handler: a save failing unforeseen said "Saving…" for good.
-    screens = screens_with_unforeseen_failures()
+    # The detail view's refresh said "Fetching the current version…" for good.
+    screens = screens_that_start_work()
     names = {screen.__name__ for screen in screens}
-    assert {"SetupScreen", "FormScreen", "ExportScreen", "BrowseScreen"} <= names
+    assert {
+        "SetupScreen",
+        "FormScreen",
+        "ExportScreen",
+        "BrowseScreen",
+        "DetailScreen",
+        "DeliveriesScreen",
+    } <= names
     assert [screen.__name__ for screen in screens if not hasattr(screen, "on_work_failed")] == []
 
 
@@ -290,3 +302,133 @@ async def test_other_work_of_a_form_failing_while_it_sends_leaves_it_waiting_for
         release.set()
         await wait_for(lambda: not form.is_attached, pilot)
     assert len(app.rigged_emulator.payouts) == 1
+
+
+class Idle(GuardedApp[None]):
+    """An app whose work fails, started as Textual starts work by default."""
+
+    def compose(self) -> ComposeResult:
+        yield Static("idle")
+
+    @work(group="decorated")
+    async def fail_decorated(self) -> None:
+        await unforeseen()
+
+    @work(thread=True, group="decorated")
+    def fail_in_a_thread(self) -> None:
+        raise KeyError("the unforeseen")
+
+
+@pytest.mark.parametrize("how", ["coroutine", "function", "decorated", "thread"])
+async def test_no_work_of_the_app_ends_it_whatever_it_was_started_with(how: str) -> None:
+    # Textual's default (exit_on_error=True) ended the app with a traceback: a replay,
+    # the detail view's refresh, the app's theme save, profile switch and quit.
+    app = Idle()
+    async with app.run_test() as pilot:
+        if how == "coroutine":
+            worker = app.run_worker(unforeseen())
+        elif how == "function":
+            worker = app.run_worker(unforeseen)
+        elif how == "decorated":
+            worker = app.fail_decorated()
+        else:
+            worker = app.fail_in_a_thread()
+        await wait_for(lambda: worker.is_finished, pilot)
+        await wait_for(lambda: bool(app._notifications), pilot)
+        (toast,) = app._notifications
+        assert (toast.title, toast.message) == ("Something failed", "KeyError: 'the unforeseen'")
+        assert app.is_running and app.return_code is None
+
+
+def test_textual_s_own_work_keeps_what_textual_started_it_with() -> None:
+    from textual.suggester import SuggestFromList
+    from textual.widgets import DirectoryTree
+
+    from tokensales_tui.ui.work_failures import written_by_textual
+
+    suggesting = SuggestFromList(["a"])._get_suggestion(Input(), "a")
+    ours = unforeseen()
+    try:
+        assert written_by_textual(suggesting)
+        assert not written_by_textual(ours)
+    finally:
+        suggesting.close()
+        ours.close()
+    assert written_by_textual(partial(DirectoryTree._load_directory, None))
+    assert not written_by_textual(partial(partial(unforeseen)))
+    assert not written_by_textual(Idle.fail_in_a_thread)
+
+
+def test_every_worker_of_the_app_is_made_by_its_manager() -> None:
+    # A worker made any other way than by run_worker or @work (Worker(...) then
+    # add_worker) would keep Textual's exit_on_error, and could end the app.
+    package = Path(ui.__file__).parent.parent
+    made_apart = [
+        f"{path.relative_to(package)}:{number}"
+        for path in sorted(package.rglob("*.py"))
+        if path.name != "work_failures.py"
+        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"(?<!\w)Worker\(|\badd_worker\(|\b_new_worker\(", text)
+    ]
+    assert made_apart == []
+
+
+def something_failed(app: TokenSalesApp) -> list[str]:
+    return [n.message for n in app._notifications if n.title == "Something failed"]
+
+
+async def test_a_replay_that_fails_unforeseen_is_said_and_the_app_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The replay's worker ended the app with a traceback.
+    async def broken(delivery: Any) -> Any:
+        await unforeseen()
+
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("v")
+        await wait_for_screen(app, pilot, "DeliveriesScreen")
+        receiver = app.screen.source
+        await wait_for(lambda: bool(receiver.deliveries), pilot)
+        # The demo's deliveries have nowhere to replay to: this one has.
+        monkeypatch.setattr(receiver, "replay_refusal", lambda delivery: None)
+        monkeypatch.setattr(receiver, "target_for", lambda event_type: "http://127.0.0.1:10110/")
+        monkeypatch.setattr(receiver, "replay", broken)
+        app.screen.action_replay()
+        await wait_for(lambda: bool(something_failed(app)), pilot)
+        assert something_failed(app) == ["KeyError: 'the unforeseen'"]
+        assert app.is_running and type(app.screen).__name__ == "DeliveriesScreen"
+        await pilot.press("escape")
+        await wait_for_screen(app, pilot, "BrowseScreen")
+
+
+async def test_a_detail_refresh_that_fails_unforeseen_says_so_instead_of_fetching_for_good(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The refresh's worker ended the app with a traceback.
+    def broken(fields: Any) -> Any:
+        raise KeyError("the unforeseen")
+
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("2")  # the assets: the API fetches one alone
+        await loaded(app, pilot)
+        await pilot.press("enter")
+        await wait_for_screen(app, pilot, "DetailScreen")
+        detail = app.screen
+        status = detail.query_one("#detail-status", Static)
+        await wait_for(  # the first fetch is over
+            lambda: detail.is_mounted and not any(w.node is detail for w in app.workers), pilot
+        )
+        monkeypatch.setattr(DetailScreen, "_field_cells", staticmethod(broken))
+        await pilot.press("r")
+        await wait_for(lambda: "Could not" in str(status.render()), pilot)
+        said = str(status.render())
+        assert said == "Could not fetch the current version: KeyError: 'the unforeseen'"
+        assert status.has_class("-error")
+        assert app.is_running and app.screen is detail
+        assert not something_failed(app)  # said once: on the screen
+        await pilot.press("escape")
+        await wait_for_screen(app, pilot, "BrowseScreen")

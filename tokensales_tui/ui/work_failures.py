@@ -1,10 +1,17 @@
-"""Background work that fails says so.
+"""Background work that fails says so, and never ends the app.
 
-Most of the app's workers are made with ``exit_on_error=False``: a failure of one must
-not end the app. Textual then ends such a worker in its ``ERROR`` state, and its error
-goes nowhere unless someone waits for it: an import whose file name the system refused
-left "Reading …" on the form for good, an export whose writing failed an unforeseen way
-left the dialog disabled.
+A failure of the app's work must not end the app. Textual starts a worker with
+``exit_on_error=True`` unless told otherwise, and such a worker's failure ended the app
+with a traceback: a replay of a delivery, the detail view's refresh, the app's saving of
+its theme, each failing in a way not foreseen. :class:`ReportingWorkers` starts every
+worker with ``exit_on_error=False``, whatever it was asked: there is no exception. Only
+Textual's own work (:func:`written_by_textual`: the command palette's search, an
+input's suggestions) keeps what Textual started it with: it is Textual's to answer for.
+
+Textual ends such a worker in its ``ERROR`` state, and its error goes nowhere unless
+someone waits for it: an import whose file name the system refused left "Reading …" on
+the form for good, an export whose writing failed an unforeseen way left the dialog
+disabled.
 
 :class:`ReportingWorkers`, the app's worker manager, sees every worker end. One that
 failed, and that nobody waits for (:func:`~.cancelling.is_awaited`), is logged with its
@@ -15,8 +22,8 @@ act again, saying what failed, and undoes the state of that worker only
 (:attr:`WorkFailed.worker`: a check failing while a form sends leaves the form waiting
 for its answer); what no screen takes reaches the app, which shows it in a toast. So a
 new worker, whatever it forgets to catch, never fails unseen. Every screen that starts
-such a worker says what becomes of its failures (``on_work_failed``), even if only
-that the app says them: a test holds each to it.
+worker says what becomes of its failures (``on_work_failed``), even if only that the
+app says them: a test holds each to it.
 
 What shows work under way (a row's "⌫ deleting" mark, a progress line) is taken off by
 :func:`when_ended`, which the manager runs however the worker ends: done, failed,
@@ -28,16 +35,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
+from textual.dom import DOMNode
 from textual.message import Message
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, WorkType
 from textual.worker_manager import WorkerManager
 
 from ..clean import clean_line
 from .cancelling import is_awaited
 
-__all__ = ["ReportingWorkers", "WorkFailed", "failure_text", "when_ended"]
+__all__ = ["ReportingWorkers", "WorkFailed", "failure_text", "when_ended", "written_by_textual"]
 
 log = logging.getLogger(__name__)
 
@@ -68,13 +77,34 @@ def failure_text(error: BaseException) -> str:
     return f"{name}: {message}" if message else name
 
 
+def written_by_textual(work: object) -> bool:
+    """Whether ``work`` (a worker's: a function, a coroutine, an awaitable) is Textual's
+    own code, not this app's."""
+    while isinstance(work, partial):  # what ``@work`` starts
+        work = work.func
+    frame = getattr(work, "cr_frame", None)  # a coroutine not yet ended
+    if frame is not None:
+        module = frame.f_globals.get("__name__")
+    else:
+        module = getattr(work, "__module__", None) or type(work).__module__
+    return isinstance(module, str) and (module == "textual" or module.startswith("textual."))
+
+
 class ReportingWorkers(WorkerManager):
-    """Textual's worker manager, which also reports the failures nobody reads, and runs
-    what :func:`when_ended` asked at each worker's end (see the module's docstring)."""
+    """Textual's worker manager, which never lets the app's work end the app, reports the
+    failures nobody reads, and runs what :func:`when_ended` asked at each worker's end
+    (see the module's docstring)."""
 
     def __init__(self, app: Any) -> None:
         super().__init__(app)
         self._endings: dict[Worker[Any], list[Callable[[], object]]] = {}
+
+    def _new_worker(
+        self, work: WorkType[Any], node: DOMNode, *, exit_on_error: bool = True, **options: Any
+    ) -> Worker[Any]:
+        if not written_by_textual(work):
+            exit_on_error = False  # the app's work: failed, it is said, the app goes on
+        return super()._new_worker(work, node, exit_on_error=exit_on_error, **options)
 
     def when_ended(self, worker: Worker[Any], ending: Callable[[], object]) -> None:
         """Run ``ending`` once ``worker`` has ended, however it ends (now, if it has)."""
@@ -93,7 +123,7 @@ class ReportingWorkers(WorkerManager):
         error = worker.error
         if (
             worker.state is not WorkerState.ERROR
-            or worker.exit_on_error  # Textual ends the app with it
+            or worker.exit_on_error  # Textual's own, which ends the app with it
             or error is None
             or is_awaited(worker)
         ):

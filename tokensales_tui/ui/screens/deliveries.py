@@ -32,6 +32,7 @@ from ..safe import content, line, show
 from ..safe_app import copy
 from ..widgets.delivery_list import DeliveryList
 from ..widgets.footer import KeysFooter
+from ..work_failures import WorkFailed
 from .base import ScreenKeys
 from .detail import DetailScreen
 from .help import Section, sections_from_bindings
@@ -258,6 +259,10 @@ class DeliveriesScreen(ScreenKeys, Screen[None]):
             f" (at most {self.source.relay_deadline:g} s)…"
         )
         self.run_worker(self._replay(delivery), group="replay")
+
+    def on_work_failed(self, event: WorkFailed) -> None:
+        """A replay failed in a way not foreseen. Nothing here shows it under way (its
+        start and its outcome are toasts): the app says the failure."""
 
     async def _replay(self, delivery: Any) -> None:
         outcome = await self.source.replay(delivery)

@@ -32,6 +32,7 @@ from ..widgets.field_value import FieldValue
 from ..widgets.footer import KeysFooter
 from ..widgets.json_view import JsonView
 from ..widgets.safe_input import SafeInput
+from ..work_failures import WorkFailed
 from .base import ScreenKeys
 
 __all__ = ["CAPPED_NOTICE", "DetailScreen", "Fetched", "Fields", "Refresh"]
@@ -268,6 +269,12 @@ class DetailScreen(ScreenKeys, Screen[None]):
             )
         else:
             self._set_status("")
+
+    def on_work_failed(self, event: WorkFailed) -> None:
+        """A refresh (this screen's only work) failed in a way not foreseen: said where
+        it said it was fetching, as a refresh that fails is; ``r`` tries again."""
+        event.stop()
+        self._set_status(f"Could not fetch the current version: {event.text}", error=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "refresh":
