@@ -21,6 +21,7 @@ from textual.widgets import Input, Static
 
 from tokensales_tui import config, ui
 from tokensales_tui.session import Launch
+from tokensales_tui.ui import app as app_module
 from tokensales_tui.ui import links, screens
 from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.cancelling import wait_for_worker
@@ -432,3 +433,36 @@ async def test_a_detail_refresh_that_fails_unforeseen_says_so_instead_of_fetchin
         assert not something_failed(app)  # said once: on the screen
         await pilot.press("escape")
         await wait_for_screen(app, pilot, "BrowseScreen")
+
+
+async def test_a_theme_save_that_fails_unforeseen_is_said_and_the_app_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The theme's saving ended the app with a traceback.
+    async def broken(*_: Any, **__: Any) -> Any:
+        await unforeseen()
+
+    monkeypatch.setattr(app_module, "save_config_change", broken)
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        app.theme = "gruvbox"  # as the palette's "Change theme" does
+        await wait_for(lambda: bool(something_failed(app)), pilot)
+        assert something_failed(app) == ["KeyError: 'the unforeseen'"]
+        assert app.is_running and app.theme == "gruvbox"
+
+
+async def test_a_quit_that_fails_unforeseen_is_said_and_quit_again_ends_the_app(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Waiting for the payout definitions sent failed: the app ended with a traceback.
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        monkeypatch.setattr(app, "_payout_adds_over", unforeseen)
+        app._quit_in_worker()  # as quitting with a payout definition's answer awaited
+        await wait_for(lambda: bool(something_failed(app)), pilot)
+        assert app.is_running and app.return_code is None
+        await pilot.press("ctrl+q")
+        await wait_for(lambda: not app.is_running, pilot)
+    assert app.return_code == 0
