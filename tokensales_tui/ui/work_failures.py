@@ -17,12 +17,12 @@ disabled.
 failed, and that nobody waits for (:func:`~.cancelling.is_awaited`), is logged with its
 traceback and posts :class:`WorkFailed` to its node (to the app once the node has left
 it: a closed screen's). The message bubbles: a screen with a busy state of its own (a form,
-the setup screen, the export dialog) takes it and is put back to where the person can
+the setup screen, the export dialog, the detail view's refresh) takes it and is put back to where the person can
 act again, saying what failed, and undoes the state of that worker only
 (:attr:`WorkFailed.worker`: a check failing while a form sends leaves the form waiting
 for its answer); what no screen takes reaches the app, which shows it in a toast. So a
 new worker, whatever it forgets to catch, never fails unseen. Every screen that starts
-worker says what becomes of its failures (``on_work_failed``), even if only that the
+work says what becomes of its failures (``on_work_failed``), even if only that the
 app says them: a test holds each to it.
 
 What shows work under way (a row's "⌫ deleting" mark, a progress line) is taken off by
