@@ -466,3 +466,48 @@ async def test_a_quit_that_fails_unforeseen_is_said_and_quit_again_ends_the_app(
         await pilot.press("ctrl+q")
         await wait_for(lambda: not app.is_running, pilot)
     assert app.return_code == 0
+
+
+async def test_a_session_that_fails_to_start_ends_the_app_with_its_report(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Without a session the app can do nothing: once every worker was kept from ending
+    # the app, a session that failed to start held the keys with no client, a toast
+    # said it, and neither the tabs nor ctrl+q did anything for 10 s.
+    from tokensales_tui.payouts import PayoutRecord
+
+    def failing(cls: type[PayoutRecord]) -> PayoutRecord:
+        raise KeyError("unforeseen")
+
+    monkeypatch.setattr(PayoutRecord, "in_memory", classmethod(failing))
+    app = TokenSalesApp(Launch(demo=True))
+    with pytest.raises(Exception, match="unforeseen"):
+        async with app.run_test(size=SIZE) as pilot:
+            for _ in range(200):  # bounded: ended at once when it works
+                if not app.is_running:
+                    break
+                await pilot.pause(0.05)
+    assert not app.is_running and app.session is not None
+
+
+async def test_a_failure_that_names_a_secret_is_said_and_logged_without_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from tokensales_tui.emulator import DEMO_API_SECRET
+
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await loaded(app, pilot)
+        token = app.api.secrets_in_use()[0]
+
+        async def explode() -> None:
+            raise RuntimeError(f"exploded holding {token} and {DEMO_API_SECRET}")
+
+        worker = app.run_worker(explode())
+        await wait_for(lambda: worker.is_finished, pilot)
+        await wait_for(lambda: any("exploded" in n.message for n in app._notifications), pilot)
+        said = [n.message for n in app._notifications if "exploded" in n.message]
+        logged = caplog.text
+    assert "exploded holding" in said[0] and "exploded holding" in logged
+    for secret in (token, DEMO_API_SECRET):
+        assert secret not in said[0] and secret not in logged

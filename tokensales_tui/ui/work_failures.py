@@ -4,9 +4,12 @@ A failure of the app's work must not end the app. Textual starts a worker with
 ``exit_on_error=True`` unless told otherwise, and such a worker's failure ended the app
 with a traceback: a replay of a delivery, the detail view's refresh, the app's saving of
 its theme, each failing in a way not foreseen. :class:`ReportingWorkers` starts every
-worker with ``exit_on_error=False``, whatever it was asked: there is no exception. Only
-Textual's own work (:func:`written_by_textual`: the command palette's search, an
-input's suggestions) keeps what Textual started it with: it is Textual's to answer for.
+worker with ``exit_on_error=False``, whatever it was asked, with one exception: the
+work the app cannot go on without (:data:`ENDS_THE_APP`: starting a session) ends it
+with its crash report, secrets masked. Textual's own work (:func:`written_by_textual`:
+the command palette's search, an input's suggestions) keeps what Textual started it
+with: it is Textual's to answer for, and an app's suggester it runs may still end the
+app if it raises.
 
 Textual ends such a worker in its ``ERROR`` state, and its error goes nowhere unless
 someone waits for it: an import whose file name the system refused left "Reading …" on
@@ -15,7 +18,8 @@ disabled.
 
 :class:`ReportingWorkers`, the app's worker manager, sees every worker end. One that
 failed, and that nobody waits for (:func:`~.cancelling.is_awaited`), is logged with its
-traceback and posts :class:`WorkFailed` to its node (to the app once the node has left
+traceback and posts :class:`WorkFailed` to its node, every secret the app knows masked
+in both (an error's words can hold a token) (to the app once the node has left
 it: a closed screen's). The message bubbles: a screen with a busy state of its own (a form,
 the setup screen, the export dialog, the detail view's refresh) takes it and is put back to where the person can
 act again, saying what failed, and undoes the state of that worker only
@@ -34,21 +38,35 @@ good when it failed before reaching it.
 from __future__ import annotations
 
 import logging
+import traceback
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, Final
 
 from textual.dom import DOMNode
 from textual.message import Message
 from textual.worker import Worker, WorkerState, WorkType
 from textual.worker_manager import WorkerManager
 
+from ..api.secret import redact
 from ..clean import clean_line
 from .cancelling import is_awaited
 
-__all__ = ["ReportingWorkers", "WorkFailed", "failure_text", "when_ended", "written_by_textual"]
+__all__ = [
+    "ENDS_THE_APP",
+    "ReportingWorkers",
+    "WorkFailed",
+    "failure_text",
+    "when_ended",
+    "written_by_textual",
+]
 
 log = logging.getLogger(__name__)
+
+ENDS_THE_APP: Final = frozenset({"session"})
+"""Groups of the app's work without which it cannot go on, whose failure ends it with its
+crash report (secrets masked), as Textual ends it: a session that failed to start left
+the app with keys held and no client, a toast said it, and nothing could be done."""
 
 SHOWN_ERROR = 200
 """Characters of an error's message a report shows."""
@@ -102,7 +120,7 @@ class ReportingWorkers(WorkerManager):
     def _new_worker(
         self, work: WorkType[Any], node: DOMNode, *, exit_on_error: bool = True, **options: Any
     ) -> Worker[Any]:
-        if not written_by_textual(work):
+        if not written_by_textual(work) and options.get("group") not in ENDS_THE_APP:
             exit_on_error = False  # the app's work: failed, it is said, the app goes on
         return super()._new_worker(work, node, exit_on_error=exit_on_error, **options)
 
@@ -128,11 +146,21 @@ class ReportingWorkers(WorkerManager):
             or is_awaited(worker)
         ):
             return
-        log.error("background work %r failed", worker.name, exc_info=error)
+        secrets = self._secrets()  # an error's words can hold a token: never shown, nor logged
+        told = "".join(traceback.format_exception(error))
+        log.error("background work %r failed:\n%s", worker.name, redact(told, secrets))
         node = worker.node
         if not node.is_attached:  # its screen closed: no one there to say it
             node = self._app
-        node.post_message(WorkFailed(failure_text(error), worker))
+        node.post_message(WorkFailed(redact(failure_text(error), secrets), worker))
+
+    def _secrets(self) -> list[str]:
+        """The secrets the app knows now (its credentials, its tokens), to mask."""
+        known: Callable[[], list[str]] | None = getattr(self._app, "_known_secrets", None)
+        try:
+            return known() if known is not None else []
+        except Exception:  # half set up: what it has not, it cannot show
+            return []
 
 
 def when_ended(worker: Worker[Any], ending: Callable[[], object]) -> None:
