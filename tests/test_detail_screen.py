@@ -347,3 +347,30 @@ async def test_characters_of_disputed_width_take_one_agreed_width_and_copy_as_th
         await pilot.press("y")
         await pilot.pause()
         assert json.loads(app.clipboard)["title"] == title  # a copy keeps the text
+
+
+async def test_a_refresh_cut_off_by_the_next_never_leaves_the_fields_empty() -> None:
+    # `r` pressed again while the answer of the one before was being put on screen cancels
+    # that one; its fields were taken down, then the next refresh failed, and the screen
+    # showed no fields at all.
+    calls = 0
+
+    async def refresh() -> Fetched:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            asyncio.get_running_loop().call_soon(app.detail.action_refresh)
+            return Fetched([("Name", "Cap")], {"id": "itm_4f3a", "name": "Cap"}, "itm_4f3a")
+        raise RuntimeError("offline")
+
+    app = Host(detail_screen(refresh=refresh))
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(20):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+        assert calls == 2
+        grid = app.detail.query_one("#detail-grid")
+        labels = [str(cell.render()) for cell in grid.children]
+        text = "\n".join(screen_lines(app))
+        assert labels == ["Name", "Cap"], labels
+        assert "offline" in text and '"name": "Cap"' in text

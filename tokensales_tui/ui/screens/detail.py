@@ -254,8 +254,10 @@ class DetailScreen(ScreenKeys, Screen[None]):
             return
         self._fields, self._raw = fields, raw
         grid = self.query_one("#detail-grid", Grid)
-        await grid.remove_children()
-        await grid.mount_all(self._field_cells(fields))
+        # Both asked for before either is awaited: a refresh pressed meanwhile cancels
+        # this one at an await, which must not fall between taking the old fields down
+        # and putting the new ones up.
+        swapped = (grid.remove_children(), grid.mount_all(self._field_cells(fields)))
         self._show_json()
         asked = self._object_id
         if answered is not None and asked and answered != asked:
@@ -269,6 +271,8 @@ class DetailScreen(ScreenKeys, Screen[None]):
             )
         else:
             self._set_status("")
+        for done in swapped:
+            await done
 
     def on_work_failed(self, event: WorkFailed) -> None:
         """A refresh (this screen's only work) failed in a way not foreseen: said where
