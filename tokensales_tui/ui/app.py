@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
@@ -20,31 +20,20 @@ from typing import TYPE_CHECKING, Any
 import platformdirs
 from textual import events, on
 from textual.app import ScreenStackError, SystemCommand
-from textual.binding import Binding, BindingType
 from textual.screen import UPDATE_PERIOD
 from textual.signal import Signal
 
 from .. import config
 from ..api import Connection
 from ..api.models import restore_collections
-from ..clean import clean_line
 from ..debug_log import disable_debug_log, enable_debug_log
 from ..files import atomic_write
 from ..mask import masking, set_masking
 from ..payouts import PayoutAdd, PayoutRecord, PayoutRecordError
 from ..session import Launch, Session, demo_session, profile_session
-from .config_saves import ask_overwrite, save_config_change
+from .file_settings import SettingsApp
 from .key_frames import hold_frames_for_keys
 from .key_hints import key_for, key_in
-from .keys import (
-    bound,
-    clashing_keys,
-    every_binding_id,
-    unknown_keymap_ids,
-    untypable_keys,
-    usable_keymap,
-)
-from .safe_app import GuardedApp
 from .screens.browse import BrowseScreen
 from .screens.profiles import DEMO_CHOICE, PickerChoice, ProfileScreen, profile_summary
 from .served import served_fence
@@ -104,7 +93,7 @@ def screenshot_folder() -> Path:
     return Path.home()
 
 
-class TokenSalesApp(GuardedApp[None]):
+class TokenSalesApp(SettingsApp[None]):
     """Browse and edit the data of a Token Sales Management Service."""
 
     CSS_PATH = "app.tcss"
@@ -117,14 +106,8 @@ class TokenSalesApp(GuardedApp[None]):
         self.session: Session | None = None
         self._keys_ready = False
         """The first session has started, or a screen asks how to start one."""
-        self.keymap: Mapping[str, str] = {}
-        """The config file's ``[keymap]``, as applied."""
         self.watch_interval = config.ConfigFile().watch_interval
         """Seconds between the reloads of a watched tab (the config file's ``watch_interval``)."""
-        self._theme_in_file: str | None = None
-        """The config file's theme as this app last read or wrote it."""
-        self._config_writes = config.OwnWrites()
-        """What this app's saves wrote into the config file: never another program's."""
         self._api: ApiWorker | None = None
         self._payout_record: PayoutRecord | None = None
         self._payout_adds: set[PayoutAdd] = set()
@@ -312,9 +295,13 @@ class TokenSalesApp(GuardedApp[None]):
         """Whether the session refuses changes."""
         return self.session is not None and self.session.read_only
 
-    def bound(self, bindings: Iterable[BindingType]) -> list[Binding]:
-        """``bindings`` with the user's keymap applied: the keys as they work now."""
-        return bound(bindings, self.keymap)
+    @property
+    def config_file(self) -> Path | None:
+        return self.launch.config_path
+
+    def saves_theme(self) -> bool:
+        # Served, a browser's choice is for its tab: not the serving machine's file.
+        return not self.launch.served
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick)
@@ -353,8 +340,8 @@ class TokenSalesApp(GuardedApp[None]):
                 return
             self.notify(str(error), title="Config file ignored", severity="warning", markup=False)
             loaded = config.ConfigFile()
-        self._use_keymap(loaded.keymap)
-        self._use_theme(loaded.theme)
+        self.use_keymap(loaded.keymap)
+        self.use_theme(loaded.theme)
         self.watch_interval = loaded.watch_interval
         # Served, the one who could mend the folder is not the one reading the tab (who
         # would learn the serving machine's paths): serve's own terminal says it.
@@ -393,62 +380,6 @@ class TokenSalesApp(GuardedApp[None]):
             from . import crash  # noqa: F401
 
             self.launch.fence(served_fence(connection, self.launch.config_path))
-
-    def _use_keymap(self, keymap: Mapping[str, str]) -> None:
-        if not keymap:
-            return
-        self.keymap, problems = usable_keymap(keymap)
-        self.set_keymap(self.keymap)
-        problems += unknown_keymap_ids(keymap, every_binding_id())
-        problems += untypable_keys(self.keymap) + clashing_keys(self.keymap)
-        for problem in problems:
-            self.notify(clean_line(problem), title="Config file", severity="warning", markup=False)
-
-    def _use_theme(self, theme: str | None) -> None:
-        """Show ``theme`` (the one saved, when Textual knows it), then save each new choice."""
-        self._theme_in_file = theme
-        if theme in self.available_themes:
-            self.theme = theme
-        elif theme is not None:
-            self.notify(
-                f"theme {theme!r} is not one this version has; using {self.theme!r}",
-                title="Config file",
-                severity="warning",
-            )
-        self.watch(self, "theme", self._save_theme, init=False)
-
-    def _save_theme(self, theme: str) -> None:
-        if self.launch.served:  # a browser's choice, for its tab: not the machine's file
-            return
-        self.run_worker(self._write_theme(theme), group="save-theme", exclusive=True)
-
-    async def _write_theme(self, theme: str) -> None:
-        def mutate(seen: config.ConfigFile) -> None:
-            seen.theme = theme
-
-        # Made from the theme as this app last read or wrote it: one that another program
-        # saved since is written over only once asked.
-        change = config.ConfigChange.of(config.ConfigFile(theme=self._theme_in_file), mutate)
-        try:
-            saved = await save_config_change(
-                change,
-                self.launch.config_path,
-                waiting=lambda text: self.notify(f"The theme is not saved yet: {text}"),
-                overwrite=lambda conflict: ask_overwrite(self, conflict, "the app read it"),
-                own=self._config_writes,
-            )
-        except config.ConfigConflict as conflict:
-            (kept,) = conflict.conflicts
-            self._theme_in_file = None if kept.theirs is config.MISSING else kept.theirs
-            self.notify(f"The theme is not saved: {kept.theirs_text()}", severity="warning")
-            return
-        except config.ConfigError as error:
-            why = error.message.removeprefix("not saved: ")
-            self.notify(f"The theme is not saved: {why}", severity="warning")
-            return
-        self._theme_in_file = theme
-        if saved.kept is not None:
-            self.notify(config.kept_note(saved.kept), markup=False, timeout=15)
 
     def _show_setup(self, loaded: config.ConfigFile) -> None:
         from .screens.setup import SetupScreen

@@ -1,37 +1,74 @@
-"""The terminal app of ``tokensales-tui listen``: one screen of live deliveries."""
+"""The terminal app of ``tokensales-tui listen``: one screen of live deliveries.
+
+It follows the config file as the main app does (:mod:`.file_settings`): its ``[keymap]``
+moves the keys here too, its theme shows, and a theme chosen here is saved. Nothing else
+of the file is used; a file that cannot be read, or is not read within
+:data:`CONFIG_WAIT`, is said in a toast and listen goes on with the default keys.
+"""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
 
+from .. import config
 from ..webhooks.listen import Ending, Listening, ListenOptions, describe, run_listening
+from .file_settings import SettingsApp, read_config_within
 from .key_hints import either, hint, hint_in, key_in, keys_for
-from .safe_app import GuardedApp
 from .screens.deliveries import DeliveriesScreen
 from .screens.detail import DetailScreen
 
+CONFIG_WAIT = 5.0
+"""Most seconds listen waits for the config file to be read (a network home gone away)."""
 
-class ListenApp(GuardedApp[None]):
-    """Shows the deliveries a :class:`Listening` receives, as they arrive."""
+
+class ListenApp(SettingsApp[None]):
+    """Shows the deliveries a :class:`Listening` receives, as they arrive, with the keys
+    and theme of the config file at ``config_path`` (None: the usual one)."""
 
     TITLE = "tokensales-tui listen"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
     ]
 
-    def __init__(self, listening: Listening) -> None:
+    def __init__(self, listening: Listening, config_path: Path | None = None) -> None:
         super().__init__()
         self.listening = listening
+        self._config_path = config_path
         self.deliveries = DeliveriesScreen(
             listening.receiver, describe(listening, secret=False), quit_on_back=True
         )
         listening.receiver.on_change = self.deliveries.note_change
 
+    @property
+    def config_file(self) -> Path | None:
+        return self._config_path
+
     def on_mount(self) -> None:
         self.push_screen(self.deliveries)
+        # The deliveries show at once; the keys move when the file has been read.
+        self.run_worker(self._use_config_file(), group="config")
+
+    async def _use_config_file(self) -> None:
+        try:
+            loaded = await read_config_within(self.config_file, CONFIG_WAIT)
+        except config.ConfigError as error:
+            # Listen needs nothing else of the file: it goes on, as the demo does.
+            self.notify(str(error), title="Config file ignored", severity="warning", markup=False)
+            loaded = config.ConfigFile()
+        except TimeoutError:
+            self.notify(
+                f"The config file was not read within {CONFIG_WAIT:g} s: listen goes on with"
+                " the default keys and theme, and saves no theme chosen",
+                title="Config file",
+                severity="warning",
+            )
+            return
+        self.use_keymap(loaded.keymap)
+        self.use_theme(loaded.theme)
 
     def action_help(self) -> None:
         """The keys of this app that act here, in a toast, as bound now."""

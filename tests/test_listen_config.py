@@ -1,0 +1,134 @@
+"""``listen`` follows the config file as the app does: its keymap, its checks and its theme."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from tokensales_tui import config
+from tokensales_tui.ui import listen_app
+from tokensales_tui.ui.listen_app import ListenApp
+from tokensales_tui.webhooks.listen import Listening, ListenOptions
+
+from .apphelpers import screen_text, wait_for
+
+
+def messages(app: ListenApp) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+def footer(app: ListenApp) -> str:
+    return screen_text(app).splitlines()[-1]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_listen_moves_its_keys_and_shows_the_theme_as_the_config_file_says(
+    size: tuple[int, int],
+) -> None:
+    # listen drew the default keys and theme, whatever the file said.
+    config.save_config(
+        config.ConfigFile(
+            theme="nord",
+            keymap={
+                "deliveries.help": "f1",
+                "deliveries.copy_body": "b",
+                "deliveries.down": "ctrl+n",
+                "detail.search": "f",
+                "refresh": "f5",  # the main screen's: no word about it here
+            },
+        )
+    )
+    async with Listening(ListenOptions()) as listening:
+        app = ListenApp(listening)
+        async with app.run_test(size=size) as pilot:
+            await wait_for(lambda: app.theme == "nord", pilot)
+            await pilot.pause()
+            shown = footer(app)
+            assert "b Copy body" in shown and "c Copy body" not in shown, shown
+            assert not [m for m in messages(app) if "keymap" in m], messages(app)
+            await pilot.press("question_mark")
+            await pilot.pause()
+            assert not [m for m in messages(app) if m.startswith("b copy body")]
+            await pilot.press("f1")
+            await wait_for(lambda: any("b copy body" in m for m in messages(app)), pilot)
+            said = next(m for m in messages(app) if "b copy body" in m)
+            assert "in a delivery: f search" in said, said
+            assert "ctrl+n/k/g/G move" in said, said
+
+
+async def test_listen_says_what_in_the_keymap_cannot_work_as_the_app_does() -> None:
+    config.save_config(
+        config.ConfigFile(
+            keymap={
+                "deliveries.replai": "f6",
+                "deliveries.copy_body": "y",
+                "deliveries.open": "ctrl-o",
+            }
+        )
+    )
+    async with Listening(ListenOptions()) as listening:
+        app = ListenApp(listening)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for(lambda: len([m for m in messages(app) if "[keymap]" in m]) >= 3, pilot)
+            said = messages(app)
+            assert any("'deliveries.replai' is not a key binding id" in m for m in said), said
+            assert any("'deliveries.open': 'ctrl-o' is no key name" in m for m in said), said
+            assert any("'deliveries.copy_body' takes y" in m for m in said), said
+
+
+async def test_a_config_file_listen_cannot_read_is_said_and_listen_goes_on() -> None:
+    path = config.config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('theme = "nord"\n[keymap]\n"deliveries.copy_body" = \n', encoding="utf-8")
+    async with Listening(ListenOptions()) as listening:
+        app = ListenApp(listening)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for(lambda: any("not valid TOML" in m for m in messages(app)), pilot)
+            assert "c Copy body" in footer(app)
+            assert app.theme != "nord"
+            assert app.is_running
+            await pilot.press("escape")
+            await pilot.pause()
+        assert app.return_code in (0, None)
+    assert '"deliveries.copy_body" = \n' in path.read_text(encoding="utf-8")  # left as it was
+
+
+async def test_a_config_file_that_is_never_read_is_said_in_a_bounded_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A home on a network gone away: reading the file never returns.
+    config.save_config(config.ConfigFile(keymap={"deliveries.copy_body": "b"}))
+    stuck = threading.Event()
+
+    def hangs(path: object = None) -> config.ConfigFile:
+        stuck.wait(30)
+        return config.ConfigFile(keymap={"deliveries.copy_body": "b"})
+
+    monkeypatch.setattr(config, "load_config", hangs)
+    monkeypatch.setattr(listen_app, "CONFIG_WAIT", 0.3)
+    try:
+        async with Listening(ListenOptions()) as listening:
+            app = ListenApp(listening)
+            async with app.run_test(size=(120, 40)) as pilot:
+                await wait_for(
+                    lambda: any("not read within 0.3 s" in m for m in messages(app)),
+                    pilot,
+                    timeout=10,
+                )
+                assert "c Copy body" in footer(app)
+                await pilot.press("escape")  # and the app ends, the read still stuck
+                await pilot.pause()
+    finally:
+        stuck.set()
+
+
+async def test_a_theme_chosen_in_listen_is_saved_for_the_next_start() -> None:
+    config.save_config(config.ConfigFile(theme="nord", keymap={"refresh": "f5"}))
+    async with Listening(ListenOptions()) as listening:
+        app = ListenApp(listening)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for(lambda: app.theme == "nord", pilot)
+            app.theme = "gruvbox"  # as the palette's "Change theme" does
+            await wait_for(lambda: config.load_config().theme == "gruvbox", pilot)
+    assert config.load_config().keymap == {"refresh": "f5"}
