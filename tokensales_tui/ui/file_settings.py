@@ -25,6 +25,7 @@ from .keys import (
     bound,
     clashing_keys,
     every_binding_id,
+    field_taken_keys,
     unknown_keymap_ids,
     untypable_keys,
     usable_keymap,
@@ -110,6 +111,7 @@ class SettingsApp(GuardedApp[ReturnType]):
         self.set_keymap(self.keymap)
         problems += unknown_keymap_ids(keymap, every_binding_id())
         problems += untypable_keys(self.keymap) + clashing_keys(self.keymap)
+        problems += field_taken_keys(self.keymap)
         for problem in problems:
             self.notify(clean_line(problem), title="Config file", severity="warning", markup=False)
 

@@ -62,7 +62,8 @@ def binding_ids(
 
 
 def every_binding_id() -> set[str]:
-    """Every binding id of the app's screens and widgets, the lazily imported ones too."""
+    """Every binding id of the app's screens and widgets, the lazily imported ones too
+    (which it imports: the other checks here see their classes then)."""
     from .forms import form_bindings
 
     for screen in (
@@ -76,7 +77,9 @@ def every_binding_id() -> set[str]:
         "setup",
     ):
         importlib.import_module(f"{__package__}.screens.{screen}")
-    form_bindings()  # imports the form modules
+    form_bindings()  # imports the form modules with keys of their own
+    for form in ("payout", "webhook"):  # and those with text fields (field_taken_keys)
+        importlib.import_module(f"{__package__}.forms.{form}")
     return set(binding_ids([DOMNode]))
 
 
@@ -201,12 +204,110 @@ def clashing_keys(keymap: Mapping[str, str]) -> list[str]:
     return list(problems)
 
 
-def _inherited(cls: type[DOMNode]) -> list[BindingType]:
-    """The bindings ``cls`` answers to: its own and those it inherits (a form's ctrl+s)."""
+def field_taken_keys(keymap: Mapping[str, str]) -> list[str]:
+    """One line per key the keymap gives to an action of a screen (or of a text field)
+    that a text field of that screen takes for itself while it has the focus (an input's
+    ctrl+k deletes to its end, a letter is typed): the action never runs from there.
+
+    A screen names its text fields in ``TEXT_FIELDS``; a field takes its own bindings'
+    keys (Textual's and ours, as the keymap has them) before the screen's, and the keys
+    it types (:func:`types_key`) before any binding, its own too. A screen's priority
+    bindings come before the field: never taken. An action none of whose own keys works
+    in a field either (the main screen's letters, while the filter has the focus) is
+    meant for when no field has it, and is not named.
+    """
+    problems: dict[tuple[str, str], str] = {}  # each (id, key) once: the forms share keys
+    for cls in binding_classes([DOMNode], ("tokensales_tui.",)):
+        fields: tuple[type[DOMNode], ...] = getattr(cls, "TEXT_FIELDS", ())
+        screens = [(field, False) for field in fields]
+        if _is_text_field(cls):  # its own keys, against what it types
+            screens.append((cls, True))
+        for binding in _inherited(cls):
+            if not isinstance(binding, Binding) or binding.priority:
+                continue
+            if binding.id is None or binding.id not in keymap:
+                continue
+            for field, own in screens:
+                taker = functools.partial(field_use, field, keymap, own=own)
+                if all(taker(key) for key in key_names(binding)):
+                    continue  # not meant to work while the field has the focus
+                for key in sorted(key_names(apply_keymap(binding, keymap))):
+                    use = taker(key)
+                    if use is not None and (binding.id, key) not in problems:
+                        problems[(binding.id, key)] = (
+                            f"[keymap] {binding.id!r} takes {key}, which {_kind(field)} uses"
+                            f" itself ({use}): {binding.description or binding.action} never"
+                            " runs while one has the focus — choose another key"
+                        )
+    return list(problems.values())
+
+
+def types_key(field: type[DOMNode], key: str) -> bool:
+    """Whether ``field`` (an input or a text area) takes ``key`` as text, before any
+    binding sees it: a printable character (``a``, ``question_mark``, ``space``); in a
+    text area enter too, which starts a new line."""
+    from textual.widgets import TextArea
+
+    if not _is_text_field(field):
+        return False
+    character = key_character(key)
+    if character is not None and character.isprintable():
+        return True
+    return issubclass(field, TextArea) and key == "enter"
+
+
+def key_character(key: str) -> str | None:
+    """The character a key name (as a keymap writes it) types, if any: ``slash`` → ``/``,
+    ``plus`` and ``+`` → ``+``, ``ctrl+k`` → None."""
+    from textual.keys import KEY_NAME_REPLACEMENTS, key_to_character
+
+    if key == "+":
+        return key
+    spelled = {short: long for long, short in KEY_NAME_REPLACEMENTS.items()}.get(key, key)
+    return key_to_character(spelled)
+
+
+def _is_text_field(cls: type[DOMNode]) -> bool:
+    from textual.widgets import Input, TextArea
+
+    return issubclass(cls, Input | TextArea)
+
+
+def _kind(field: type[DOMNode]) -> str:
+    from textual.widgets import TextArea
+
+    return "a text area" if issubclass(field, TextArea) else "a text field"
+
+
+def field_use(
+    field: type[DOMNode], keymap: Mapping[str, str], key: str, *, own: bool
+) -> str | None:
+    """What ``field`` does with ``key`` when it has the focus, said for a person ("typed",
+    "Delete all to the right"); None when it leaves the key to the screen. ``own``: for
+    the field's own bindings, which only what it types comes before."""
+    if types_key(field, key):
+        return "a new line" if key == "enter" else "typed into it"
+    if own:
+        return None
+    from textual.widgets import Input, TextArea
+
+    # Up to Input's and TextArea's own: the scroll keys they inherit (an input's up,
+    # pagedown) pass the key on to the screen when there is nothing to scroll.
+    for binding in bound(_inherited(field, upto=(Input, TextArea)), keymap):
+        if key in key_names(binding):
+            return binding.description or binding.action
+    return None
+
+
+def _inherited(cls: type[DOMNode], upto: tuple[type[DOMNode], ...] = ()) -> list[BindingType]:
+    """The bindings ``cls`` answers to: its own and those it inherits (a form's ctrl+s);
+    with ``upto``, only those of the classes down to one of ``upto``."""
     found: list[BindingType] = []
     for base in cls.__mro__:
         found += base.__dict__.get("BINDINGS", ())
         if not base.__dict__.get("_inherit_bindings", True):  # set by Textual on each class
+            break
+        if base in upto:
             break
     return found
 

@@ -211,6 +211,8 @@ class CollectionsForm(FormScreen):
     CollectionsForm.-served .import { display: none; }
     """
 
+    TEXT_FIELDS = (SafeInput, SafeTextArea)
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "import_list", "Import list file", id="form.import_list"),
         Binding("ctrl+l", "empty_list", "Empty list", id="form.empty_list"),

@@ -39,6 +39,8 @@ class ImportListScreen(ScreenKeys, ModalScreen[str | None]):
     ImportListScreen Button { margin-left: 2; }
     """
 
+    TEXT_FIELDS = (SafeInput,)
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="import.cancel"),
     ]

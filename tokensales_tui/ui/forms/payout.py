@@ -73,6 +73,8 @@ class PayoutForm(FormScreen):
 
     UNKNOWN_ADVICE = PAYOUT_UNKNOWN_ADVICE  # no list shows payout definitions
 
+    TEXT_FIELDS = (SafeInput,)
+
     def __init__(self, api: ApiWorker, adding: Adding) -> None:
         super().__init__(
             api,

@@ -103,6 +103,8 @@ class WebhookForm(FormScreen):
         webhook: the webhook to edit; ``None`` creates one.
     """
 
+    TEXT_FIELDS = (SafeInput, ListInput, SecretInput)
+
     def __init__(
         self,
         api: ApiWorker,

@@ -11,10 +11,13 @@ screen and presses tab and shift+tab on it.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from textual.binding import BindingType
 from textual.screen import Screen
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
 
 __all__ = ["SCREEN_KEYS", "ScreenKeys"]
 
@@ -28,6 +31,12 @@ class ScreenKeys:
     A screen declared with ``inherit_bindings=False`` keeps :data:`SCREEN_KEYS` all the
     same: it leaves out the keys of the screens it is made from, not those of every screen.
     """
+
+    TEXT_FIELDS: ClassVar[tuple[type[Widget], ...]] = ()
+    """The classes of the inputs and text areas the screen holds, each exactly: while one
+    has the focus it takes some keys for itself, and the keymap check names a key moved
+    onto one of those (:func:`~tokensales_tui.ui.keys.field_taken_keys`). A test opens
+    every screen and compares."""
 
     def __init_subclass__(cls, inherit_bindings: bool = True, **kwargs: Any) -> None:
         if not inherit_bindings:

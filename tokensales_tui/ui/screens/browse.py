@@ -139,6 +139,8 @@ class BrowseScreen(ScreenKeys, Screen[None]):
     RETRY_ACTION = "refresh"
     """The action that loads a tab again after a failure (see :mod:`..key_hints`)."""
 
+    TEXT_FIELDS = (FilterInput,)
+
     BINDINGS: ClassVar[list[BindingType]] = [
         *[
             Binding(

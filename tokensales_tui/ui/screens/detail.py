@@ -142,6 +142,8 @@ class DetailScreen(ScreenKeys, Screen[None]):
     }
     """
 
+    TEXT_FIELDS = (SafeInput,)
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="detail.back"),
         Binding("q", "back", "Back", show=False, id="detail.back_q"),

@@ -77,6 +77,8 @@ class ExportScreen(ScreenKeys, ModalScreen[Path | None]):
 
     AUTO_FOCUS = "#path"
 
+    TEXT_FIELDS = (SafeInput,)
+
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="export.cancel"),
         Binding("ctrl+s", "export", "Export", id="export.save"),

@@ -215,6 +215,8 @@ class SetupScreen(ScreenKeys, Screen[SetupResult]):
     STOP_WAITING: ClassVar[str] = "first_field"
     """The action that stops a save waiting for the file's lock, named in its status."""
 
+    TEXT_FIELDS = (SafeInput, SecretInput)
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", id="setup.save", priority=True),
         Binding("escape", "first_field", "First field", id="setup.first_field"),

@@ -40,6 +40,8 @@ class WebhookSecretScreen(Following, ScreenKeys, ModalScreen[str | None]):
     WebhookSecretScreen .hint { color: $text-muted; margin-top: 1; }
     """
 
+    TEXT_FIELDS = (SecretInput,)
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="webhook_secret.cancel"),
     ]
