@@ -5,12 +5,14 @@ from __future__ import annotations
 import email.utils
 import logging
 import time
+from dataclasses import replace
 from typing import Any
 
 import httpx
 import pytest
 
 from tokensales_tui.api import (
+    ApiClient,
     Deleted,
     Endpoint,
     NetworkError,
@@ -23,7 +25,15 @@ from tokensales_tui.api import (
 )
 from tokensales_tui.api.models import PayoutDefinition, WebhookCreate, WebhookUpdate
 
-from .apifakes import FakeClock, FakeServer, broken_body, in_turn, json_response, raises
+from .apifakes import (
+    FakeClock,
+    FakeServer,
+    broken_body,
+    connection,
+    in_turn,
+    json_response,
+    raises,
+)
 
 NEW = WebhookCreate(url="https://hooks.example.com/in", events=["item.sold"])
 
@@ -248,6 +258,52 @@ async def test_redirect_is_an_error_and_the_token_does_not_travel() -> None:
     assert all(r.url.host != "evil.example" for r in server.seen)
 
 
+@pytest.mark.parametrize(
+    ("location", "said", "hint"),
+    [
+        (
+            "https://api.example.test/v1/items",
+            "api.example.test redirected from http to https on the same host"
+            " (https://api.example.test, HTTP 301); not followed",
+            "the server asks for https: use https:// in the profile's address",
+        ),
+        (
+            "/v2/items",
+            "api.example.test redirected to another path on the same host (/v2/items,"
+            " HTTP 301); not followed",
+            "check the path of the profile's address",
+        ),
+        (
+            "http://api.example.test:8080/v1/items",
+            "api.example.test redirected to api.example.test:8080 (HTTP 301); not followed",
+            "the server redirects elsewhere",
+        ),
+        (
+            "ftp://api.example.test/v1/items",
+            "api.example.test redirected to api.example.test (HTTP 301); not followed",
+            "the server redirects elsewhere",
+        ),
+    ],
+    ids=["scheme", "path", "port", "ftp"],
+)
+async def test_a_redirect_on_the_same_host_says_what_it_changes(
+    location: str, said: str, hint: str
+) -> None:
+    # http to https on the same host said "redirected to api.example.test; … the server
+    # redirects elsewhere", which it does not.
+    server = FakeServer(
+        {("GET", "/v1/items"): lambda r: httpx.Response(301, headers={"Location": location})}
+    )
+    plain = replace(connection(), base_url="http://api.example.test")
+    transport = httpx.MockTransport(server.handle)
+    async with ApiClient(plain, transport=transport, sleep=FakeClock().sleep) as client:
+        with pytest.raises(RedirectError) as caught:
+            await client.list_items()
+    assert str(caught.value) == f"GET /v1/items: {said}"
+    assert hint in caught.value.hint
+    assert server.count("GET", "/v1/items") == 1
+
+
 async def test_a_write_answered_303_see_other_is_outcome_unknown_not_followed() -> None:
     # It was "redirected …; not followed — the server redirects elsewhere": a failure,
     # which invited sending the webhook again, though a 303 says the POST was done.
@@ -338,8 +394,10 @@ DELETES = [
 LOST_ANSWERS = {
     # The server deleted it, then answered past the read time-out.
     "time-out": raises(httpx.ReadTimeout("timed out")),
-    # The server deleted it and answered 200, but the connection closed mid-body.
-    "broken body": broken_body(200),
+    # The server deleted it, then closed the connection before any answer.
+    "closed unanswered": raises(
+        httpx.RemoteProtocolError("Server disconnected without sending a response.")
+    ),
     "connection reset": raises(httpx.ReadError("connection reset by peer")),
     # A gateway whose server had the request and never answered it.
     "502": json_response(502, {"message": "upstream closed the connection"}),
@@ -370,6 +428,57 @@ async def test_a_delete_answered_at_once_is_deleted_and_not_already_gone(
         done = await getattr(client, method)("x_1")
     assert done == Deleted() and done.note == ""
     assert server.count("DELETE", path) == 1
+
+
+class _StalledStream(httpx.AsyncByteStream):
+    """A body that sends its first bytes, then nothing until the read time-out."""
+
+    async def __aiter__(self):  # type: ignore[no-untyped-def]
+        yield b'{"id": "wh'
+        raise httpx.ReadTimeout("timed out")
+
+
+def stalled_body(status: int) -> Any:
+    return lambda request: httpx.Response(
+        status, stream=_StalledStream(), headers={"Content-Type": "application/json"}
+    )
+
+
+WRITES = {
+    "create_webhook": ("POST", "/v1/platform-webhooks", lambda c: c.create_webhook(NEW)),
+    "update_webhook": (
+        "PUT",
+        "/v1/platform-webhooks/x_1",
+        lambda c: c.update_webhook("x_1", WebhookUpdate(url="https://a.example.com")),
+    ),
+    "delete_item": ("DELETE", "/v1/items/x_1", lambda c: c.delete_item("x_1")),
+    "add_payout": (
+        "POST",
+        "/v1/payouts/add",
+        lambda c: c.add_payout(PayoutDefinition(type="free", name="Free mint")),
+    ),
+    "add_collections": ("POST", "/collections", lambda c: c.add_collections([])),
+}
+BROKEN_BODIES = {
+    "cut": (broken_body(201), "the connection broke before the body ended"),
+    "stalled": (stalled_body(200), "the body stopped arriving"),
+}
+
+
+@pytest.mark.parametrize("broken", list(BROKEN_BODIES))
+@pytest.mark.parametrize("write", list(WRITES))
+async def test_a_write_whose_2xx_body_breaks_is_done_once_and_says_so(
+    write: str, broken: str
+) -> None:
+    # Its status line said done; a POST was "outcome unknown", a PUT or DELETE sent again.
+    method, path, send = WRITES[write]
+    answer, why = BROKEN_BODIES[broken]
+    server = FakeServer({(method, path): in_turn(answer, GONE)})
+    async with server.client() as client:
+        done = await send(client)
+    assert server.count(method, path) == 1
+    assert done.note.startswith(f"its answer's body could not be read: {why}"), done.note
+    assert not getattr(done, "already_gone", False)
 
 
 REFUSED_FIRST = {
@@ -408,7 +517,7 @@ async def test_a_raw_delete_not_found_on_its_repeat_says_the_first_most_likely_d
     # and says what it means; a GET's 404 after a lost answer says nothing of the kind.
     server = FakeServer(
         {
-            ("DELETE", "/v1/items/x_1"): in_turn(broken_body(200), GONE),
+            ("DELETE", "/v1/items/x_1"): in_turn(raises(httpx.ReadError("reset")), GONE),
             ("GET", "/v1/items/x_1"): in_turn(raises(httpx.ReadTimeout("t")), GONE),
         }
     )

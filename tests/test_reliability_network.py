@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
@@ -156,6 +156,12 @@ class Reply:
     """Seconds to wait before answering (the request has been read and acted on)."""
     cut: bool = False
     """Declare the whole body's length, send half of it, and close the connection."""
+    stall: bool = False
+    """Declare the whole body's length, send half of it, then nothing (until the server
+    closes)."""
+    drop: bool = False
+    """Read the request, then close the connection without a word (a server that acted
+    on it, then fell over)."""
 
     @classmethod
     def json(cls, status: int, value: Any, delay: float = 0.0, **headers: str) -> Reply:
@@ -237,6 +243,9 @@ class ScriptedServer:
             return
         if reply.delay and self.closing.wait(reply.delay):
             return
+        if reply.drop:
+            request.connection.shutdown(socket.SHUT_RDWR)
+            return
         try:
             request.send_response(reply.status)
             request.send_header("Content-Type", reply.content_type)
@@ -245,9 +254,11 @@ class ScriptedServer:
             for name, value in reply.headers.items():
                 request.send_header(name, value)
             request.end_headers()
-            if reply.cut:
+            if reply.cut or reply.stall:
                 request.wfile.write(reply.body[: len(reply.body) // 2])
                 request.wfile.flush()
+                if reply.stall:
+                    self.closing.wait(30)
                 request.connection.shutdown(socket.SHUT_RDWR)
                 return
             if reply.trickle is None:
@@ -592,10 +603,10 @@ async def test_a_long_trickle_does_not_hold_a_call_past_the_deadline() -> None:
     [
         # The server deletes at once but answers past the read time-out.
         Reply.json(200, {"deleted": "col_2"}, delay=0.9),
-        # The server deletes and answers 200, but closes the connection mid-body.
-        Reply(200, json.dumps({"deleted": "col_2", "pad": "x" * 200}).encode(), cut=True),
+        # The server deletes, then closes the connection before it answers.
+        Reply(drop=True),
     ],
-    ids=["answer-after-the-read-time-out", "connection-closed-mid-body"],
+    ids=["answer-after-the-read-time-out", "connection-closed-unanswered"],
 )
 async def test_a_delete_repeated_after_its_answer_was_lost_counts_the_404_as_deleted(
     lost: Reply,
@@ -747,6 +758,66 @@ async def test_a_read_answered_200_with_a_body_it_cannot_read_is_an_unexpected_r
         async with ApiClient(connection(server.url), sleep=no_wait) as client:
             with pytest.raises(UnexpectedResponse, match="encoded as “br”, which was not asked"):
                 await bounded(client.get_item("itm_1"))
+
+
+BODY_TROUBLES = {
+    # The status line and part of the body, then the connection closed.
+    "cut": (Reply(cut=True), "the connection broke before the body ended"),
+    # The status line and part of the body, then nothing past the read time-out.
+    "stalled": (Reply(stall=True), "the body stopped arriving: nothing more came for 0.3 s"),
+    # Each byte within the read time-out, the whole past the call's deadline.
+    "trickled": (Reply(trickle=0.1), "the body "),
+}
+TROUBLED_BODY = json.dumps({"id": "wh_1", "pad": "x" * 60}).encode()
+
+
+@pytest.mark.parametrize("trouble", list(BODY_TROUBLES))
+@pytest.mark.parametrize("write", list(WRITES))
+async def test_a_write_answered_2xx_whose_body_is_cut_or_stalls_is_done_and_sent_once(
+    write: str, trouble: str
+) -> None:
+    # The status said done; the POST was "outcome unknown" (a payout then left unrecorded)
+    # and a PUT or DELETE was sent again.
+    method, path, status, call = WRITES[write]
+    shape, why = BODY_TROUBLES[trouble]
+    with ScriptedServer() as server:
+        server.routes[(method, path)] = replace(shape, status=status, body=TROUBLED_BODY)
+        client = ApiClient(connection(server.url), timeout=FAST, deadline=1.5, backoff=0.05)
+        async with client:
+            done = await bounded(call(client))
+        assert server.count(method, path) == 1
+    assert done.note.startswith(f"its answer's body could not be read: {why}"), done.note
+    assert not getattr(done, "already_gone", False)
+
+
+@pytest.mark.parametrize("trouble", ["cut", "trickled"])
+async def test_an_error_answer_whose_body_is_cut_or_outlasts_the_deadline_keeps_its_status(
+    trouble: str,
+) -> None:
+    # A 422 whose body trickled past the deadline was "outcome unknown" for a POST.
+    shape, _why = BODY_TROUBLES[trouble]
+    body = json.dumps({"message": "url is not valid", "pad": "x" * 60}).encode()
+    with ScriptedServer() as server:
+        server.routes[("POST", "/v1/platform-webhooks")] = replace(shape, status=422, body=body)
+        client = ApiClient(connection(server.url), timeout=FAST, deadline=1.5, backoff=0.05)
+        async with client:
+            with pytest.raises(ValidationError) as caught:
+                await bounded(client.create_webhook(NEW_WEBHOOK))
+        assert server.count("POST", "/v1/platform-webhooks") == 1
+    assert caught.value.status == 422
+
+
+async def test_a_read_answered_200_whose_body_is_cut_is_retried_not_done() -> None:
+    with ScriptedServer() as server:
+        body = json.dumps([{"id": "wh_1", "url": "https://a.test", "pad": "x" * 60}]).encode()
+        server.routes[("GET", "/v1/platform-webhooks")] = [
+            Reply(200, body, cut=True),
+            Reply(200, body),
+        ]
+        async with ApiClient(connection(server.url), timeout=FAST, backoff=0.05) as client:
+            listed = await bounded(client.list_webhooks())
+        assert server.count("GET", "/v1/platform-webhooks") == 2
+    assert [webhook.id for webhook in listed] == ["wh_1"]
 
 
 CUT_GZIP = {

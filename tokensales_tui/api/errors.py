@@ -154,7 +154,9 @@ class ValidationError(ApiError):
 
     ``field`` is the request field the server named, as a path (``contractAddress``,
     ``whitelistingInfo.list.wallets[1]``), and ``index`` the element of an array body it
-    is in; each is ``None`` when the server did not say.
+    is in; each is ``None`` when the server did not say. ``request`` names the request
+    refused (``POST /v1/platform-webhooks``), for a report that stands on its own (a
+    command's), where a form, showing the message beside the field, has no need of it.
     """
 
     def __init__(
@@ -164,10 +166,20 @@ class ValidationError(ApiError):
         status: int | None = None,
         field: str | None = None,
         index: int | None = None,
+        request: str = "",
     ) -> None:
         super().__init__(message, status=status)
         self.field = _line(field) if field else None
         self.index = index
+        self.request = _line(request)
+
+    @property
+    def headed(self) -> str:
+        """The message headed by the request and its status, unless it names them."""
+        if not self.request or self.message.startswith(self.request):
+            return self.message
+        status = f" (HTTP {self.status})" if self.status is not None else ""
+        return _line(f"{self.request}{status}: {self.message}")
 
 
 class RateLimitedError(ApiError):

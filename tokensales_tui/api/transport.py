@@ -22,11 +22,13 @@ the profile's ``max_body`` (an :class:`~.errors.UnexpectedResponse` naming it), 
 answer at :data:`ERROR_BODY_CAP` (kept, cut, for its message). Waits are finite: a
 ``Retry-After`` that is negative, not a number, infinite or beyond a day is clamped.
 
-A body that cannot be decoded (an encoding not asked for, gzip that is not gzip or is
-cut short) never changes what the status says: an error answer keeps its error, its body
-unquoted; a write answered 2xx was done, and its response says why its body could not be
-read (:func:`unread_why`); only the answer to a read, whose body is the answer, is an
-:class:`UnreadableBody`.
+Once an answer's status line has arrived, the status decides, whatever then becomes of
+its body (cut short by a closed connection, stalled past the read time-out or the
+deadline, an encoding not asked for, gzip that is not gzip or is cut short, over the
+limit): an error answer keeps its error, its body unquoted; a write answered 2xx was
+done, never "outcome unknown" and never repeated, and its response says why its body
+could not be read (:func:`unread_why`). Only the success of a read, whose body is the
+answer, fails with its body (an :class:`UnreadableBody`, or a broken connection retried).
 
 Every failure leaves :meth:`Sender.send` as an :class:`~.errors.ApiError`: the expected
 ones mapped one by one below, anything else by :func:`unexpected`.
@@ -48,7 +50,7 @@ import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import msgspec
 
@@ -116,11 +118,11 @@ class SinkFailed(Exception):
 
 
 class UnreadableBody(UnexpectedResponse):
-    """A body that cannot be decoded: an encoding not asked for, or bytes that do not
-    follow the one named. ``why`` says so without saying where."""
+    """A body that cannot be read: an encoding not asked for, bytes that do not follow
+    the one named, or more than the limit. ``why`` says so without saying where."""
 
-    def __init__(self, message: str, why: str, status: int | None) -> None:
-        super().__init__(message, status=status)
+    def __init__(self, message: str, why: str, status: int | None, hint: str | None = None) -> None:
+        super().__init__(message, status=status, hint=hint)
         self.why = why
 
 
@@ -330,14 +332,16 @@ class Sender:
             headers["Authorization"] = "Bearer " + token.reveal()
         started = time.perf_counter()
         request = self._http.build_request(endpoint.method, url, content=content, headers=headers)
+        ends = asyncio.get_running_loop().time() + budget
         try:
-            async with asyncio.timeout(budget):
+            async with asyncio.timeout_at(ends):
                 response = await self._http.send(request, stream=True)
-                try:
-                    await self._read(endpoint, response, consume)
-                finally:
-                    await close_whatever_cancels(response.aclose)
-                    set_aside_libraries()
+            # The status line has arrived: what becomes of the body is _read's to say.
+            try:
+                await self._read(endpoint, response, consume, ends)
+            finally:
+                await close_whatever_cancels(response.aclose)
+                set_aside_libraries()
         except TimeoutError:
             # The whole deadline passed inside this attempt (a server trickling its answer).
             if not _repeatable(endpoint):
@@ -390,31 +394,64 @@ class Sender:
         return response
 
     async def _read(
-        self, endpoint: Endpoint, response: httpx.Response, consume: Consumer | None
+        self,
+        endpoint: Endpoint,
+        response: httpx.Response,
+        consume: Consumer | None,
+        ends: float,
     ) -> None:
-        """Read the body of ``response``, to ``consume`` when it is a success.
+        """Read the body of ``response``, to ``consume`` when it is a success, by the
+        event loop's time ``ends``.
 
-        A write answered 2xx whose body cannot be decoded was done all the same: the
-        status says so, and reporting a failure would invite sending it again (a second
-        webhook, a second payout definition). Its body is left empty, and why it went
-        unread is kept for :func:`unread_why`.
+        Once the status line has arrived, the status decides, whatever becomes of the
+        body (cut short, stalled past the read time-out or past ``ends``, not decodable,
+        over the limit): a write answered 2xx was done, and reporting a failure (or
+        "outcome unknown") would invite sending it again (a second webhook, a second
+        payout definition); an error status keeps its error. Such a body is left empty,
+        and why it went unread is kept for :func:`unread_why`. Only the body of a read's
+        success, which is the answer itself, fails the attempt.
         """
+        import httpx
+
         where = f"{endpoint.method} {endpoint.path}"
         done = 200 <= response.status_code < 300
         try:
-            if consume is not None and done:
-                limit = self.connection.max_body
-                await consume(response, _pieces_within(response, where, limit))
+            async with asyncio.timeout_at(ends):
+                if consume is not None and done:
+                    limit = self.connection.max_body
+                    await consume(response, _pieces_within(response, where, limit))
+                else:
+                    await _read_body(response, where, self.connection.max_body)
+        except (TimeoutError, httpx.TransportError, httpx.StreamError, UnreadableBody) as error:
+            if done and not _changes(endpoint):
+                raise  # a read's answer is its body
+            why = self._unread(error, response)
+            if done:
+                log.warning(
+                    "%s: done, but its answer's body could not be read: %s (%s)",
+                    where,
+                    why,
+                    type(error).__name__,
+                )
+                response.extensions[_UNREAD] = why
             else:
-                await _read_body(response, where, self.connection.max_body)
-        except UnreadableBody as unreadable:
-            if not (done and _changes(endpoint)):
-                raise
-            log.warning(
-                "%s: done, but its answer's body could not be read: %s", where, unreadable.why
-            )
-            response.extensions[_UNREAD] = unreadable.why
+                log.debug("%s: HTTP %s, its body unread: %s", where, response.status_code, why)
             response._content = b""
+
+    def _unread(self, error: Exception, response: httpx.Response) -> str:
+        """Why the body of ``response`` could not be read, in words that quote nothing of it."""
+        import httpx
+
+        if isinstance(error, UnreadableBody):
+            return error.why
+        if isinstance(error, TimeoutError):  # the call's deadline passed
+            return f"the body did not finish arriving within {self._deadline:.0f} s"
+        if isinstance(error, httpx.TimeoutException):
+            waited = response.request.extensions.get("timeout", {}).get("read")
+            return "the body stopped arriving" + (
+                f": nothing more came for {waited:g} s" if isinstance(waited, int | float) else ""
+            )
+        return "the connection broke before the body ended"
 
     def _outcome_unknown(self, endpoint: Endpoint, why: str) -> OutcomeUnknownError:
         # The advice is in the message (forms show the message alone), so no hint repeats it.
@@ -492,10 +529,7 @@ class Sender:
                     f"{where}: {host} answered with a redirect (HTTP {status}) to no address",
                     status=status,
                 )
-            return RedirectError(
-                f"{where}: {host} redirected to {target} (HTTP {status}); not followed",
-                status=status,
-            )
+            return _redirect_error(where, response, location, status)
         if status == 401:
             return AuthError(
                 f"{where}: the server refused the token of profile “{self.connection.profile}” twice"
@@ -536,9 +570,11 @@ class Sender:
             )
         if message:
             field, index = shapes.error_place(payload)
-            return ValidationError(message, status=status, field=field, index=index)
+            return ValidationError(message, status=status, field=field, index=index, request=where)
         return ValidationError(
-            f"{where}: the server rejected the request (HTTP {status})", status=status
+            f"{where}: the server rejected the request (HTTP {status})",
+            status=status,
+            request=where,
         )
 
     def _retry_delay(self, response: httpx.Response, attempt: int) -> tuple[float, float | None]:
@@ -571,6 +607,40 @@ class Sender:
             self.on_retry(
                 RetryNotice(endpoint.method, endpoint.path, attempt, delay, reason, capped, asked)
             )
+
+
+def _redirect_error(
+    where: str, response: httpx.Response, location: str, status: int
+) -> RedirectError:
+    """The error of a redirect to ``location``, saying what it changes: the host, or on
+    the same host the scheme (``http`` to ``https``) or the path, each with its own hint."""
+    url = str(response.request.url)
+    said = f"{where}: {host_of(url)} redirected"
+    try:
+        asked = urlsplit(url)
+        to = urlsplit(urljoin(url, location[:2000]))
+        same_host = to.hostname == asked.hostname and to.scheme in ("http", "https")
+        same_port = to.port == asked.port
+        other_scheme = to.scheme != asked.scheme
+    except ValueError:  # not a URL (a port of letters, a broken IPv6 address)
+        same_host = same_port = other_scheme = False
+    if not same_host or not (same_port or other_scheme):
+        return RedirectError(
+            f"{said} to {host_of(location)} (HTTP {status}); not followed", status=status
+        )
+    if other_scheme:
+        return RedirectError(
+            f"{said} from {asked.scheme} to {to.scheme} on the same host"
+            f" ({to.scheme}://{to.netloc.rsplit('@', 1)[-1]}, HTTP {status}); not followed",
+            status=status,
+            hint=f"the server asks for {to.scheme}: use {to.scheme}:// in the profile's address",
+        )
+    return RedirectError(
+        f"{said} to another path on the same host ({to.path[:200] or '/'}, HTTP {status});"
+        " not followed",
+        status=status,
+        hint="check the path of the profile's address",
+    )
 
 
 class _Transient(Exception):
@@ -625,13 +695,7 @@ async def _read_body(response: httpx.Response, where: str, max_body: int) -> Non
     declared = _content_length(response)
     if ok and declared is not None and declared > limit:
         raise _too_large(where, limit)
-    try:
-        inflate = _inflater(response, where)
-    except UnreadableBody:
-        if ok:
-            raise
-        response._content = b""  # an error answer: its status says what happened
-        return
+    inflate = _inflater(response, where)
     expected = declared if inflate is None and ok and declared is not None else 0
     sink = _Sink(expected, limit, large=ok and response.request.method == "GET")
     try:
@@ -721,9 +785,12 @@ def _content_length(response: httpx.Response) -> int | None:
     return None if length is None else min(length, 10**18)  # an exabyte is plenty
 
 
-def _too_large(where: str, limit: int) -> UnexpectedResponse:
-    return UnexpectedResponse(
-        f"{where}: the answer is larger than the {size_text(limit)} limit; not read further",
+def _too_large(where: str, limit: int) -> UnreadableBody:
+    why = f"the answer is larger than the {size_text(limit)} limit; not read further"
+    return UnreadableBody(
+        f"{where}: {why}",
+        why,
+        None,
         hint="if the server really sends this much, raise max_body_mb in the profile",
     )
 

@@ -154,6 +154,8 @@ def message_of(error: BaseException) -> str:
         # A shell user runs the command again; a list to refresh is the app's.
         if isinstance(error, NotFoundError):
             return error.message
+        if isinstance(error, ValidationError):  # the server's words, headed by what it refused
+            return error.headed
         return error.one_line.replace("refresh to check", "check with 'tokensales-tui get'")
     if isinstance(error, config.NoConfiguration):
         return f"{error} (or pass --demo)"
