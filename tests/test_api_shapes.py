@@ -128,10 +128,70 @@ async def test_token_response_without_token_is_unexpected() -> None:
             "invalid_request — url not reachable",
         ),
         ({"error_description": "only this"}, "only this"),
+        # NestJS: a list of messages beside the status's name; it said "Bad Request" only.
+        (
+            {
+                "statusCode": 400,
+                "message": [
+                    "url must be an URL address",
+                    "events must contain at least 1 elements",
+                ],
+                "error": "Bad Request",
+            },
+            "url must be an URL address; events must contain at least 1 elements",
+        ),
+        # FastAPI: problems under "detail", each placed by "loc"; it said nothing at all.
+        (
+            {
+                "detail": [
+                    {
+                        "loc": ["body", "fiatDetails", "paymentProviderId"],
+                        "msg": "field required",
+                        "type": "missing",
+                    }
+                ]
+            },
+            "fiatDetails.paymentProviderId: field required",
+        ),
+        (
+            {"detail": [{"loc": ["body", 1, "whitelistingInfo", "emails", 0], "msg": "bad"}]},
+            "[1].whitelistingInfo.emails[0]: bad",
+        ),
+        # Long lists are bounded: five said, the rest counted.
+        (
+            {"message": [f"problem {n}" for n in range(9)]},
+            "problem 0; problem 1; problem 2; problem 3; problem 4; and 4 more",
+        ),
+        ({"message": [], "error": "Bad Request"}, "Bad Request"),
+        ({"message": [3, None, {"no": "text"}], "error": "Bad Request"}, "Bad Request"),
     ],
 )
 def test_error_bodies_become_one_line(body: object, expected: str) -> None:
     assert shapes.error_message(body) == expected
+
+
+def test_one_long_entry_leaves_room_for_the_others() -> None:
+    said = shapes.error_message({"message": ["x" * 5000, "url must be an URL address"]})
+    assert said is not None and said.endswith("; url must be an URL address")
+    assert len(said) <= shapes.MAX_MESSAGE
+
+
+async def test_a_nestjs_refusal_is_said_in_its_words_headed_by_the_request() -> None:
+    body = {
+        "statusCode": 400,
+        "message": ["url must be an URL address"],
+        "error": "Bad Request",
+    }
+    server = FakeServer({("POST", "/v1/platform-webhooks"): json_response(400, body)})
+    from tokensales_tui.api.models import WebhookCreate
+
+    async with server.client() as client:
+        with pytest.raises(ValidationError) as caught:
+            await client.create_webhook(WebhookCreate(url="x", events=["a"]))
+    assert caught.value.message == "url must be an URL address"
+    assert caught.value.headed == (
+        "POST /v1/platform-webhooks (HTTP 400): url must be an URL address"
+    )
 
 
 async def test_server_message_reaches_validation_error() -> None:
@@ -166,6 +226,21 @@ async def test_server_message_reaches_validation_error() -> None:
         ({"message": "m", "field": "name", "index": True}, ("name", None)),
         ({"message": "m", "field": "name", "index": 1.5}, ("name", None)),
         ({"message": "m", "field": ["name"]}, (None, None)),
+        # FastAPI's loc, where the request part leads and positions are numbers.
+        (
+            {"detail": [{"loc": ["body", "fiatDetails", "paymentProviderId"], "msg": "m"}]},
+            ("fiatDetails.paymentProviderId", None),
+        ),
+        (
+            {"detail": [{"loc": ["body", 2, "contractAddress"], "msg": "m"}]},
+            ("contractAddress", 2),
+        ),
+        ({"errors": [{"path": "[1].name", "message": "m"}]}, ("name", 1)),
+        # Several problems name no one place.
+        (
+            {"detail": [{"loc": ["body", "a"], "msg": "m"}, {"loc": ["body", "b"], "msg": "m"}]},
+            (None, None),
+        ),
         ({"message": "m", "field": "  "}, (None, None)),
         (["not", "an", "object"], (None, None)),
         ("text", (None, None)),

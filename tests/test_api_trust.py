@@ -162,6 +162,44 @@ async def test_a_token_with_a_character_outside_ascii_is_an_api_error() -> None:
     assert server.count("GET", "/v1/items") == 1
 
 
+@pytest.mark.parametrize("scheme", ["Bearer ", "bearer  ", "BEARER\t"])
+async def test_a_token_given_with_its_bearer_scheme_is_used_without_it(scheme: str) -> None:
+    # It was refused: "holds characters an Authorization header cannot carry".
+    server = FakeServer({("GET", "/v1/items"): json_response(200, [])})
+    token = make_jwt()
+    server.routes[("POST", TOKEN_PATH)] = json_response(200, {"accessToken": scheme + token})
+    async with server.client() as client:
+        assert await client.list_items() == []
+        assert client.token_state.expires_in is not None  # its lifetime read from the JWT
+    [sent] = [r for r in server.seen if r.url.path == "/v1/items"]
+    assert sent.headers["Authorization"] == f"Bearer {token}"
+
+
+@pytest.mark.parametrize(
+    ("token", "said"),
+    [
+        (
+            "Token abc.def",
+            "starts with “Token ” (an authorization scheme's name, not a bearer token)",
+        ),
+        ("abc def", "holds white space"),
+        ("abc\x01def", "holds control characters"),
+    ],
+)
+async def test_a_token_no_header_can_carry_says_why_without_quoting_it(
+    token: str, said: str
+) -> None:
+    server = FakeServer({("GET", "/v1/items"): json_response(200, [])})
+    server.routes[("POST", TOKEN_PATH)] = json_response(200, {"accessToken": token})
+    async with server.client() as client:
+        with pytest.raises(UnexpectedResponse) as caught:
+            await client.list_items()
+    assert f"the access token {said}, which an Authorization header cannot carry" in str(
+        caught.value
+    )
+    assert "abc" not in str(caught.value)
+
+
 @pytest.mark.parametrize("status", [200, 500])
 async def test_a_content_length_of_ten_to_the_fifteen_is_an_api_error(status: int) -> None:
     class Lying(httpx.AsyncByteStream):

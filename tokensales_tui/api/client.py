@@ -19,6 +19,7 @@ import contextlib
 import functools
 import inspect
 import random
+import re
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -456,10 +457,10 @@ class ApiClient:
                 f"({shapes.describe_body(response.status_code, response.headers.get('content-type', ''), len(response.content))})",
                 status=response.status_code,
             ) from None
-        if not _fits_a_header(token):
+        if problem := _header_problem(token):
             # Never quoted: it is a secret.
             raise UnexpectedResponse(
-                "token response: the access token holds characters an Authorization header"
+                f"token response: the access token {problem}, which an Authorization header"
                 f" cannot carry ({len(token)} characters)",
                 status=response.status_code,
             )
@@ -530,7 +531,9 @@ class ApiClient:
         The interface's writes answer with no body (the collections' is not shown: it may
         echo what was sent, whitelists and all): the rest of a longer answer is never read
         (a compressed megabyte inflating to a gigabyte once cost two). A 2xx whose body
-        cannot be decoded is done, with no body and why (see :mod:`.transport`).
+        cannot be read is done, with no body and why (see :mod:`.transport`); one whose
+        body reports a failure (``{"success": false, "error": …}``, read as a list's is:
+        :func:`.shapes.written_refusal`) is a :class:`ValidationError` in its words.
         """
         content = encode(body) if body is not None else None
         kept = bytearray()
@@ -544,7 +547,19 @@ class ApiClient:
 
         response = await self._sender.send(endpoint, content, consume=keep)
         unread = unread_why(response)
-        return _Answer(b"" if unread else bytes(kept), unread)
+        answer = _Answer(b"" if unread else bytes(kept), unread)
+        if refused := shapes.written_refusal(answer.body):
+            # A 2xx whose body says it failed: refused, as the same body under a 4xx is.
+            problem, payload = refused
+            field, index = shapes.error_place(payload)
+            raise ValidationError(
+                shapes.reported_in_success(problem),
+                status=response.status_code,
+                field=field,
+                index=index,
+                request=f"{endpoint.method} {endpoint.path}",
+            )
+        return answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -555,9 +570,24 @@ class _Answer:
     unread: str
 
 
-def _fits_a_header(token: str) -> bool:
-    """Whether ``token`` is printable ASCII without spaces, as a bearer token must be."""
-    return token.isascii() and token.isprintable() and not any(c.isspace() for c in token)
+_SCHEME = re.compile(r"(basic|digest|jwt|mac|negotiate|oauth|token)\s", re.IGNORECASE)
+"""An authorization scheme's name before a token (``Bearer`` is taken off: see
+:func:`.shapes.extract_token`); a name of this list only, so that no part of a token
+that merely holds a space is ever quoted."""
+
+
+def _header_problem(token: str) -> str:
+    """Why ``token`` is no bearer token (printable ASCII without spaces), in words that
+    quote none of it but a known scheme's name before it; empty when it is one."""
+    if scheme := _SCHEME.match(token):
+        return f"starts with “{scheme[1]} ” (an authorization scheme's name, not a bearer token)"
+    if not token.isascii():
+        return "holds characters that are not ASCII"
+    if any(c.isspace() for c in token):
+        return "holds white space"
+    if not token.isprintable():
+        return "holds control characters"
+    return ""
 
 
 READ_BYTES = 256 * 1024

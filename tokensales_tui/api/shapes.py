@@ -9,6 +9,7 @@ are handled".
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import math
 import re
@@ -321,17 +322,28 @@ def extract_token(payload: Any) -> tuple[str, float | None]:
 
     Accepts ``accessToken``/``access_token``/``token``/``jwt``, any of them nested
     under ``data``, or a bare JSON string; ``expiresIn``/``expires_in`` when present.
+    A token given with its scheme (``"Bearer eyJ…"``, as some servers write it for
+    pasting into a header) is the token without it: the client adds ``Bearer`` itself.
     """
     if isinstance(payload, str) and payload.strip():
-        return payload.strip(), None
+        return _without_bearer(payload.strip()), None
     for candidate in (payload, payload.get("data") if isinstance(payload, dict) else None):
         if not isinstance(candidate, dict):
             continue
         for key in TOKEN_KEYS:
             token = candidate.get(key)
             if isinstance(token, str) and token.strip():
-                return token.strip(), _expiry(candidate) or _expiry(payload)
+                return _without_bearer(token.strip()), _expiry(candidate) or _expiry(payload)
     raise ValueError("no access token in the response")
+
+
+_BEARER = re.compile(r"bearer[ \t]+(?=\S)", re.IGNORECASE)
+
+
+def _without_bearer(token: str) -> str:
+    """``token`` without one leading ``Bearer `` (in any case), when a token follows it."""
+    scheme = _BEARER.match(token)
+    return token[scheme.end() :] if scheme else token
 
 
 def _expiry(obj: Any) -> float | None:
@@ -410,7 +422,7 @@ def list_key(
     :func:`twice_in`).
     """
     if problem := carried_error(members):
-        raise ErrorInBody(f"the server reported an error in a successful answer: {problem}")
+        raise ErrorInBody(reported_in_success(problem))
     keys = tuple(dict.fromkeys(keys))
     twice = twice_in(members) if twice is None else twice
     if repeats := [key for key in keys if key in twice]:
@@ -452,6 +464,26 @@ def carried_error(members: Mapping[str, Any]) -> str | None:
 
 _SAYING = (*MESSAGE_KEYS, "errors", "validation", "field")
 """The members :func:`error_message` reads."""
+
+
+def reported_in_success(problem: str) -> str:
+    """How a failure a successful answer reports in itself is said, a list's or a write's."""
+    return f"the server reported an error in a successful answer: {problem}"
+
+
+def written_refusal(body: bytes) -> tuple[str, dict[str, Any]] | None:
+    """The failure a write's successful answer reports in itself, and the body saying it
+    (for :func:`error_place`); None when it reports none.
+
+    The rule a list's answer is read by (:func:`carried_error`), so that ``200
+    {"success": false, "error": "quota exceeded"}`` is a refusal wherever it answers:
+    only a JSON object can report one; an empty body, a list or text reports none.
+    """
+    payload = _decoded_text(msgspec.json.decode, as_read(bytes(body)))
+    if not isinstance(payload, dict):
+        return None
+    problem = carried_error(payload)
+    return None if problem is None else (problem, payload)
 
 
 def _decoded(value: Any) -> Any:
@@ -662,6 +694,8 @@ def error_message(payload: Any) -> str | None:
     Reads ``message``, ``error`` (text or an object with a message), ``detail``,
     ``title``, ``errors[]`` (texts or objects with ``message``/``field``) and
     problem+json ``validation[]``; OAuth's ``error`` code with its ``error_description``.
+    A list under any of them reads as ``errors[]`` does (NestJS's ``message: ["url must
+    be an URL address"]``, FastAPI's ``detail: [{"loc": [...], "msg": ...}]``).
     """
     if isinstance(payload, str):
         return _one_line(payload)
@@ -678,6 +712,9 @@ def error_message(payload: Any) -> str | None:
             if inner:
                 parts.append(inner)
                 break
+        if isinstance(value, list) and (lines := _detail_lines(value)):
+            parts.append("; ".join(lines))
+            break
     described = payload.get("error_description")
     if isinstance(described, str) and described.strip() and parts and described not in parts:
         parts.append(described)  # OAuth: "error" is only a code ("invalid_request")
@@ -705,14 +742,20 @@ _LEADING_INDEX = re.compile(r"^(?:[A-Za-z_]*\[(\d{1,6})\]|(\d{1,6}))\.?")
 def error_place(payload: Any) -> tuple[str | None, int | None]:
     """The request field an error body names (``field``), and which element (``index``).
 
-    A path that starts with an element's position (``[1].name``, ``collections[1].name``,
-    ``1.name``) gives the index when the body has none; the path is returned without it.
-    Anything else (no object, a non-string field, a negative or non-integer index) is ``None``.
+    Without a ``field`` of its own, the place of the one entry of a list of problems
+    (``errors``, ``validation``, or one under a message key) that names one by
+    ``field``, ``path``, ``loc`` or ``pointer`` (see :func:`_entry_place`); several
+    entries name no one place. A path that starts with an element's position
+    (``[1].name``, ``collections[1].name``, ``1.name``) gives the index when the body has
+    none; the path is returned without it. Anything else (no object, a non-string field,
+    a negative or non-integer index) is ``None``.
     """
     if not isinstance(payload, dict):
         return None, None
     field = payload.get("field")
     index = payload.get("index")
+    if not (isinstance(field, str) and field.strip()):
+        field = _only_entry_place(payload)
     place = field[:_PLACE_LIMIT] if isinstance(field, str) and field.strip() else None
     position = index if type(index) is int and 0 <= index < 1_000_000 else None
     if place is not None and (match := _LEADING_INDEX.match(place)):
@@ -722,37 +765,77 @@ def error_place(payload: Any) -> tuple[str | None, int | None]:
     return place, position
 
 
+def _only_entry_place(payload: Mapping[str, Any]) -> str | None:
+    for key in (*MESSAGE_KEYS, "errors", "validation"):
+        entries = payload.get(key)
+        if isinstance(entries, list) and entries:
+            if len(entries) == 1 and isinstance(entries[0], dict):
+                return _entry_place(entries[0])
+            return None
+    return None
+
+
+_MAX_ENTRIES = 5
+"""Entries of a list of problems said; the rest are counted."""
+_MAX_ENTRY = 200
+"""Characters of one entry kept, so that one long entry leaves room for the others."""
+_REQUEST_PARTS = frozenset({"body", "query", "path", "header", "cookie"})
+"""What FastAPI's ``loc`` starts with: where in the request, not which field."""
+
+
+def _entry_place(entry: Mapping[str, Any]) -> str | None:
+    """The field one problem names: ``field``, ``path``, ``pointer`` or ``loc``, a text or a
+    list of names and positions (``["body", "collections", 1, "name"]`` is
+    ``collections[1].name``; the part of the request it starts with is left out)."""
+    place = next((entry[k] for k in ("field", "path", "loc", "pointer") if entry.get(k)), None)
+    if isinstance(place, str):
+        return place
+    if not isinstance(place, list):
+        return None
+    parts = place[1:] if place and place[0] in _REQUEST_PARTS else place
+    path = ""
+    for part in parts[:20]:
+        if type(part) is int:
+            path += f"[{part}]"
+        elif isinstance(part, str):
+            path += f".{part}" if path else part
+    return path or None
+
+
 def _detail_lines(value: Any) -> list[str]:
+    """Each problem of a list of them (or a ``{"field": [...]}`` map) as a line: the first
+    :data:`_MAX_ENTRIES`, each cut to :data:`_MAX_ENTRY` characters, then how many more."""
     if isinstance(value, dict):
         # {"field": ["msg", ...]} as some frameworks send
-        return [
+        entries = [
             f"{key}: {', '.join(map(str, msgs)) if isinstance(msgs, list) else msgs}"
-            for key, msgs in value.items()
-        ][:5]
-    if not isinstance(value, list):
+            for key, msgs in itertools.islice(value.items(), _MAX_ENTRIES + 1)
+        ]
+        total = len(value)
+    elif isinstance(value, list):
+        entries = [line for entry in value[: _MAX_ENTRIES + 1] if (line := _entry_line(entry))]
+        total = len(value)
+    else:
         return []
-    lines: list[str] = []
-    for entry in value[:5]:
-        if isinstance(entry, str):
-            lines.append(entry)
-        elif isinstance(entry, dict):
-            text = next(
-                (
-                    entry[k]
-                    for k in ("message", "detail", "msg", "error")
-                    if isinstance(entry.get(k), str)
-                ),
-                None,
-            )
-            field = next(
-                (entry[k] for k in ("field", "path", "loc", "pointer") if entry.get(k)),
-                None,
-            )
-            if isinstance(field, list):
-                field = ".".join(map(str, field))
-            if text:
-                lines.append(f"{field}: {text}" if field else text)
+    lines = [_one_line(line)[:_MAX_ENTRY] for line in entries[:_MAX_ENTRIES]]
+    if lines and total > len(lines):
+        lines.append(f"and {total - len(lines):,} more")
     return lines
+
+
+def _entry_line(entry: Any) -> str | None:
+    if isinstance(entry, str):
+        return entry if entry.strip() else None
+    if not isinstance(entry, dict):
+        return None
+    text = next(
+        (entry[k] for k in ("message", "detail", "msg", "error") if isinstance(entry.get(k), str)),
+        None,
+    )
+    if not text:
+        return None
+    field = _entry_place(entry)
+    return f"{field}: {text}" if field else text
 
 
 def _one_line(text: str) -> str:
