@@ -178,9 +178,37 @@ def test_a_repeated_delivery_id_is_flagged_even_when_the_signature_holds() -> No
     assert first.ok and not first.repeated
     assert again.status == "valid" and again.repeated and not again.ok
     assert "repeated" in again.label()
-    seen.check("a")
-    seen.check("b")  # the oldest id falls out of a full record
-    assert not seen.check(SW_ID)
+
+
+def test_only_ids_whose_signature_held_are_remembered_and_junk_pushes_none_out() -> None:
+    # 10,001 unsigned deliveries with ids of their own pushed out every id: a signed
+    # delivery sent again within the tolerance was plain "valid", and relayed again.
+    seen = SeenIds(limit=3, keep=600)
+    first = verify(sw_headers(), SW_BODY, SW_SECRET, now=SW_TIME, seen=seen)
+    for number in range(10):
+        junk = {"webhook-id": f"junk_{number}", "webhook-timestamp": str(SW_TIME)}
+        assert verify(junk, b"{}", SW_SECRET, now=SW_TIME, seen=seen).status == "unsigned"
+        forged = sw_headers(**{"webhook-id": f"forged_{number}"})  # its signature fails
+        assert verify(forged, SW_BODY, SW_SECRET, now=SW_TIME, seen=seen).status == "invalid"
+    again = verify(sw_headers(), SW_BODY, SW_SECRET, now=SW_TIME + 299, seen=seen)
+    assert first.ok and again.repeated and not again.ok
+    # A copy with its body or signature altered is invalid, and flagged as a copy too.
+    altered = verify(sw_headers(), SW_BODY + b" ", SW_SECRET, now=SW_TIME, seen=seen)
+    assert altered.status == "invalid" and altered.repeated
+
+
+def test_ids_are_kept_for_their_time_and_when_full_a_new_one_is_flagged_not_forgotten() -> None:
+    seen = SeenIds(limit=2, keep=600)
+    assert seen.remember("a", now=SW_TIME - 500) and seen.remember("b", now=SW_TIME - 499)
+    # Full of ids still within their time: none is forgotten for a new one, which says so.
+    headers = sw_headers(**{"webhook-id": "c"})
+    headers["webhook-signature"] = standard_signature(signing_key(SW_SECRET), "c", SW_TIME, SW_BODY)
+    verdict = verify(headers, SW_BODY, SW_SECRET, now=SW_TIME, seen=seen)
+    assert verdict.status == "valid" and verdict.repeat_unknown and not verdict.ok
+    assert verdict.label() == f"repeat unknown · valid · {STANDARD}"
+    assert "a" in seen and "b" in seen and "c" not in seen
+    # Past its time the oldest makes room.
+    assert seen.remember("c", now=SW_TIME + 100.5) and "a" not in seen and "b" in seen
 
 
 def test_hostile_header_values_never_raise() -> None:

@@ -157,6 +157,8 @@ class Delivery:
             record["body"] = self.body.decode("utf-8")
         except UnicodeDecodeError:
             record["body_base64"] = base64.b64encode(self.body).decode("ascii")
+        if self.verdict.repeat_unknown:
+            record["verdict"]["repeat_unknown"] = True
         if self.cut_short:
             record["cut_short"] = True
         if self.problem is not None:
@@ -265,7 +267,7 @@ class Receiver:
         self.on_change = on_change
         self.clock = clock
         self.relay_deadline = relay_deadline
-        self._seen = SeenIds()
+        self._seen = SeenIds(keep=2 * tolerance)
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
         self._save_fd = _open_append(save) if save else None

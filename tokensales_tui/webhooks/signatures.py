@@ -105,7 +105,7 @@ class Verdict:
     scheme), ``unchecked`` (signed, but no secret to check it with) or ``error`` (listen
     failed before it could judge; the reason says how). ``scheme`` names the
     scheme found, ``reason`` says why it failed or how the secret was read; ``repeated``
-    flags a delivery id seen before.
+    flags the id of a delivery whose signature held before (see :class:`SeenIds`).
     """
 
     status: str
@@ -115,11 +115,14 @@ class Verdict:
     delivery_id: str | None = None
     key_form: str | None = None
     """How the secret was read when the signature matched (``raw text``, ``base64`` …)."""
+    repeat_unknown: bool = False
+    """Its signature held, but its id could not be remembered (see :class:`SeenIds`):
+    whether it repeats one that could not be remembered either is unknown."""
 
     @property
     def ok(self) -> bool:
-        """Whether the signature matched and the delivery is not a repeat."""
-        return self.status == "valid" and not self.repeated
+        """Whether the signature matched and the delivery is known not to be a repeat."""
+        return self.status == "valid" and not self.repeated and not self.repeat_unknown
 
     def label(self) -> str:
         """One short phrase for a list: ``valid · Standard Webhooks``, ``unsigned`` …"""
@@ -137,25 +140,48 @@ class Verdict:
             text = f"error: {self.reason}"
         else:
             text = "unsigned"
-        return f"repeated id · {text}" if self.repeated else text
+        if self.repeated:
+            return f"repeated id · {text}"
+        return f"repeat unknown · {text}" if self.repeat_unknown else text
 
 
 class SeenIds:
-    """The delivery ids seen lately (at most ``limit``), to flag a repeated one."""
+    """The ids of deliveries whose signature held, to flag a copy of one.
 
-    def __init__(self, limit: int = 10_000) -> None:
-        self._ids: OrderedDict[str, None] = OrderedDict()
-        self._limit = limit
+    Only an id whose signature held is remembered: anyone may send unsigned deliveries
+    with ids of their choosing, and 10,000 of them pushed out every id that mattered, so
+    a signed delivery sent again (within the tolerance, still valid) was not flagged.
+    Each id is kept at least ``keep`` seconds (twice the tolerance: a timestamp may be
+    that far in the future, and its delivery valid for that long again); at most ``limit``
+    ids are kept, the oldest past their time making room. When every one of them is still
+    within its time, a new id is not remembered, and :meth:`remember` says so: its delivery
+    is flagged (a copy of it would not be).
+    """
 
-    def check(self, delivery_id: str) -> bool:
-        """Record ``delivery_id``; True when it was seen before."""
+    def __init__(self, limit: int = 10_000, keep: float = 2 * DEFAULT_TOLERANCE) -> None:
+        self._ids: OrderedDict[str, float] = OrderedDict()
+        """Each id, with the time until which it is kept, oldest first."""
+        self.limit = limit
+        self.keep = keep
+
+    def __contains__(self, delivery_id: object) -> bool:
+        return delivery_id in self._ids
+
+    def remember(self, delivery_id: str, now: float) -> bool:
+        """Remember ``delivery_id`` (a signature held) at ``now``; False when it could not
+        be: ``limit`` ids are kept, none of them past its time."""
+        until = now + self.keep
         if delivery_id in self._ids:
+            self._ids[delivery_id] = max(until, self._ids[delivery_id])
             self._ids.move_to_end(delivery_id)
             return True
-        self._ids[delivery_id] = None
-        if len(self._ids) > self._limit:
-            self._ids.popitem(last=False)
-        return False
+        while len(self._ids) >= self.limit:
+            oldest, kept_until = next(iter(self._ids.items()))
+            if kept_until > now:
+                return False
+            del self._ids[oldest]
+        self._ids[delivery_id] = until
+        return True
 
 
 def verify(
@@ -172,16 +198,27 @@ def verify(
     ``headers`` (pairs in the order received, or a mapping) may use any case. The first
     scheme whose header is present decides, unless the signature of another scheme
     present does not hold (then the delivery is invalid); a header a scheme signs with
-    must come once, else the delivery is invalid (see :mod:`.headers`). A repeated delivery id
-    (``webhook-id``, ``X-GitHub-Delivery`` …) is flagged whatever the signature says,
-    when ``seen`` is given.
+    must come once, else the delivery is invalid (see :mod:`.headers`). With ``seen``, the
+    delivery id (``webhook-id``, ``X-GitHub-Delivery`` …) of one whose signature holds is
+    remembered, and any delivery carrying an id remembered is flagged as repeated, whatever
+    its signature says.
     """
     given = Headers.of(headers)
     delivery_id = next((given.first(name) for name in _ID_HEADERS if given.first(name)), None)
     verdict = _judge(given, body, secret, now, tolerance)
-    repeated = bool(seen is not None and delivery_id and seen.check(delivery_id))
+    repeated = unremembered = False
+    if seen is not None and delivery_id:
+        repeated = delivery_id in seen
+        if verdict.status == "valid":
+            unremembered = not seen.remember(delivery_id, now)
     return Verdict(
-        verdict.status, verdict.scheme, verdict.reason, repeated, delivery_id, verdict.key_form
+        verdict.status,
+        verdict.scheme,
+        verdict.reason,
+        repeated,
+        delivery_id,
+        verdict.key_form,
+        repeat_unknown=unremembered and not repeated,
     )
 
 

@@ -192,6 +192,7 @@ class DeliveryList(ScrollView, can_focus=True):
         elif (
             delivery.verdict.status in ("invalid", "error")
             or delivery.verdict.repeated
+            or delivery.verdict.repeat_unknown
             or delivery.problem
         ):
             style = styles.invalid
