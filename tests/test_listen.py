@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import stat
 import sys
 import time
@@ -16,6 +17,7 @@ import httpx
 import pytest
 
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
+from tokensales_tui.local import reaches
 from tokensales_tui.webhooks import receiver as receiver_module
 from tokensales_tui.webhooks.listen import ListenError, Listening, ListenOptions, register_command
 from tokensales_tui.webhooks.receiver import Receiver, ReceiverServer
@@ -956,3 +958,86 @@ def test_the_suggested_register_command_pastes_as_one_command() -> None:
     ]
     assert "\n" not in command
     assert register_command(9000, []).endswith("--events EVENT1,EVENT2")
+
+
+def _bound(host: str, *, v6only: bool | None = None) -> socket.socket:
+    """A socket bound to ``host`` on a free port, never listening: nothing reaches it."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    if v6only is not None:
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, int(v6only))
+    sock.bind((host, 0))
+    return sock
+
+
+def _has_ipv6() -> bool:
+    try:
+        _bound("::1").close()
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    ("bound", "v6only", "target", "arrives"),
+    [
+        ("127.0.0.1", None, "127.0.0.1", True),
+        ("127.0.0.1", None, "localhost", True),
+        ("127.0.0.1", None, "127.0.0.2", False),
+        ("127.0.0.1", None, "[::1]", False),
+        ("0.0.0.0", None, "127.0.0.1", True),
+        ("0.0.0.0", None, "localhost", True),
+        ("0.0.0.0", None, "127.0.0.2", True),
+        ("0.0.0.0", None, "[::1]", False),
+        ("::", False, "127.0.0.1", True),
+        ("::", False, "[::1]", True),
+        ("::", True, "127.0.0.1", False),
+        ("::", True, "[::1]", True),
+        ("::1", None, "[::1]", True),
+        ("::1", None, "127.0.0.1", False),
+    ],
+)
+def test_a_relay_reaches_the_socket_exactly_when_the_system_would_deliver_it(
+    bound: str, v6only: bool | None, target: str, arrives: bool
+) -> None:
+    # Bound to 0.0.0.0 or ::, listen took relays to 127.0.0.1 for another address's; bound
+    # to 127.0.0.1 it refused [::1] and 127.0.0.2, which no socket on 127.0.0.1 receives.
+    if ":" in bound and not _has_ipv6():
+        pytest.skip("no IPv6 on this machine")
+    with _bound(bound, v6only=v6only) as sock:
+        port = sock.getsockname()[1]
+        assert reaches(f"http://{target}:{port}/in", sock) is arrives
+        assert not reaches(f"http://{target}:{port + 1 if port < 65535 else 1}/in", sock)
+
+
+@pytest.mark.parametrize("kind", ["forward", "route"])
+async def test_a_target_at_listens_own_address_is_refused_when_bound_to_every_address(
+    kind: str,
+) -> None:
+    # One POST became 101 deliveries: the check compared 0.0.0.0 with 127.0.0.1. It is
+    # made before listen listens, so nothing is ever served on 0.0.0.0 here.
+    with _bound("127.0.0.1") as probe:
+        port = probe.getsockname()[1]
+    own = f"http://127.0.0.1:{port}/in"
+    routes = {"item.sold": own} if kind == "route" else {}
+    options = ListenOptions(
+        host="0.0.0.0",
+        expose=True,
+        port=port,
+        forward_to=own if kind == "forward" else None,
+        routes=routes,
+    )
+    with pytest.raises(ListenError, match="is listen's own address"):
+        async with Listening(options):
+            pass
+
+
+async def test_a_target_on_another_loopback_address_of_the_same_port_is_relayed_to() -> None:
+    # Bound to 127.0.0.1:P, a target at 127.0.0.2:P is another socket (refused before).
+    target = Recorder()
+    async with serve_on_loopback(target.app(), host="127.0.0.2") as url:
+        port = int(url.rsplit(":", 1)[1])
+        options = ListenOptions(port=port, forward_to=url + "/in")
+        async with Listening(options) as listening, httpx.AsyncClient(trust_env=False) as client:
+            answer = await client.post(listening.url, json={"type": "item.sold"})
+    assert answer.status_code == 200 and [path for path, _, _ in target.received] == ["/in"]

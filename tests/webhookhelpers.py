@@ -48,11 +48,12 @@ class Recorder:
 
 
 @contextlib.asynccontextmanager
-async def serve_on_loopback(app: Any) -> AsyncIterator[str]:
-    """Serve ``app`` on 127.0.0.1 (a free port) in the running loop; yields its URL."""
+async def serve_on_loopback(app: Any, host: str = "127.0.0.1") -> AsyncIterator[str]:
+    """Serve ``app`` on ``host`` (a loopback address; a free port) in the running loop;
+    yields its URL."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock.bind((host, 0))
     port = sock.getsockname()[1]
     server = uvicorn.Server(
         uvicorn.Config(app, log_level="error", lifespan="off", timeout_graceful_shutdown=1)
@@ -62,7 +63,7 @@ async def serve_on_loopback(app: Any) -> AsyncIterator[str]:
         while not server.started:
             await asyncio.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://{host}:{port}"
     finally:
         server.should_exit = True
         await task

@@ -58,6 +58,60 @@ def local_target(url: str) -> str | None:
     return url
 
 
+def reaches(url: str, sock: socket.socket) -> bool:
+    """Whether a relay to ``url`` (connecting as :func:`local_target` says) arrives at the
+    listening socket ``sock``.
+
+    A socket bound to one address receives only what is sent to that address, in its
+    family (127.0.0.1 receives nothing sent to 127.0.0.2 or ``::1``); one bound to 0.0.0.0
+    what is sent to any IPv4 address of this machine; one bound to ``::`` what is sent to
+    any address of this machine, IPv4 ones too unless it is IPv6-only. An IPv4 address
+    written as IPv6 (``::ffff:127.0.0.1``) is the IPv4 one.
+    """
+    connect = local_target(url)
+    if connect is None:
+        return False  # never relayed to
+    parts = split_web_url(connect)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    bound_host, bound_port = sock.getsockname()[:2]
+    target = _ip(parts.hostname or "")
+    bound = _ip(bound_host)
+    if port != bound_port or target is None or bound is None:
+        return False
+    if not bound.is_unspecified:
+        return target == bound
+    if sock.family == socket.AF_INET6 and not sock.getsockopt(
+        socket.IPPROTO_IPV6, socket.IPV6_V6ONLY
+    ):
+        return _is_own(target)  # both families
+    return target.version == bound.version and _is_own(target)
+
+
+def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``host`` as an IP address (an IPv4 one written as IPv6 as IPv4), if it is one."""
+    try:
+        address = ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def _is_own(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Whether ``address`` is one of this machine's: a loopback one, or one a socket can
+    be bound to (no other machine's can be)."""
+    if address.is_loopback:
+        return True
+    family = socket.AF_INET6 if address.version == 6 else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_DGRAM) as probe:
+            probe.bind((str(address), 0))
+    except OSError:
+        return False
+    return True
+
+
 def bind(host: str, port: int) -> tuple[socket.socket, str]:
     """A TCP socket bound to ``host``:``port`` (0: a free port) and its ``http://`` URL.
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..clean import clean_line
 from ..console import OutputFailed
-from ..local import is_loopback_host
+from ..local import is_loopback_host, reaches
 from ..signals import StoppedBy, ended_by, ending_on
 from .listen_flags import BODY_LIMIT, KEEP
 from .receiver import Receiver, ReceiverServer, TargetError, check_target
@@ -259,13 +259,13 @@ class Listening:
                 f"cannot listen on {self.options.host}:{self.options.port}: {error.strerror or error}",
                 EXIT_FAILURE,
             ) from None
-        await self.server.start()
-        if own := self._own_target():
+        if own := self._own_target():  # before it listens: the socket is only bound
             await self._close()
             raise ListenError(
                 f"{own} is listen's own address: each delivery would be relayed to itself"
                 " again and again"
             )
+        await self.server.start()
         if self.registration is not None:
             from ..api.errors import ApiError
 
@@ -280,25 +280,11 @@ class Listening:
         return self
 
     def _own_target(self) -> str | None:
-        """The first target (``--forward-to``, a ``--route``) at the address listen
-        serves on, if any."""
-        from urllib.parse import urlsplit
-
-        from ..web_urls import UnclearAddress, split_web_url
-
-        served = urlsplit(self.url)  # listen's own, made by bind()
+        """The first target (``--forward-to``, a ``--route``) whose relays would arrive at
+        listen's own socket, if any (see :func:`~tokensales_tui.local.reaches`)."""
+        assert self.server is not None
         for target in [self.options.forward_to, *self.options.routes.values()]:
-            if not target:
-                continue
-            try:
-                parts = split_web_url(target)
-            except UnclearAddress:
-                continue  # never relayed to: local_target refuses it as not local
-            same_host = parts.hostname == served.hostname or (
-                is_loopback_host(parts.hostname or "") and is_loopback_host(served.hostname or "")
-            )
-            port = parts.port or (443 if parts.scheme == "https" else 80)
-            if same_host and port == served.port:
+            if target and reaches(target, self.server.socket):
                 return target
         return None
 
