@@ -38,6 +38,7 @@ from aiohttp import WSMsgType, WSServerHandshakeError
 from aiohttp.test_utils import TestClient, TestServer
 
 from tokensales_tui.cli import build_parser, main
+from tokensales_tui.connections import peer_of
 from tokensales_tui.local import is_loopback_host as is_loopback
 from tokensales_tui.serve import AppLeftovers, app_command
 from tokensales_tui.serve.app_process import terminal_size
@@ -1078,7 +1079,8 @@ async def test_an_answer_is_written_while_its_connection_counts_as_at_work(
 
     async def watched(self: web.StreamResponse, request: web.BaseRequest) -> Any:
         if not self.prepared:  # the call that writes it (a second one does nothing)
-            at_work.append(request.protocol in server._busy)
+            assert server._connections is not None
+            at_work.append(server._connections.is_at_work(peer_of(request.transport)))
         return await prepare(self, request)
 
     monkeypatch.setattr(web.StreamResponse, "prepare", watched)

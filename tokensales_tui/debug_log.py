@@ -11,7 +11,8 @@ import errno
 import logging
 import os
 import stat
-from collections.abc import Iterator
+import time
+from collections.abc import Iterator, Sequence
 
 LOGGER = "tokensales_tui"
 
@@ -138,18 +139,52 @@ def disable_debug_log(handler: logging.Handler) -> None:
         logger.setLevel(logging.NOTSET)
 
 
+LOG_PERIOD = 1.0
+"""Seconds between two records of one kind that could come in floods."""
+
+
+class Throttle:
+    """At most one record of a kind every :data:`LOG_PERIOD` seconds; the rest counted."""
+
+    def __init__(self, period: float = LOG_PERIOD) -> None:
+        self.period = period
+        self._last: dict[str, float] = {}
+        self._left_out: dict[str, int] = {}
+
+    def allow(self, kind: str) -> int | None:
+        """None: leave this one out; else log it, saying how many were left out before it."""
+        now = time.monotonic()
+        if now - self._last.get(kind, -self.period) < self.period:
+            self._left_out[kind] = self._left_out.get(kind, 0) + 1
+            return None
+        self._last[kind] = now
+        return self._left_out.pop(kind, 0)
+
+    @staticmethod
+    def more(left_out: int) -> str:
+        """What to add to a record after ``left_out`` of its kind were left out."""
+        return f" ({left_out} more since the last one logged)" if left_out else ""
+
+
 SERVER_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi")
 """The loggers of uvicorn, which serves the emulator and the listen receiver."""
 
 
 class _Into(logging.Handler):
-    """Hands each record to another logger (``tokensales_tui.…``: only ``--log`` writes it)."""
+    """Hands a record of a library's to another logger (``tokensales_tui.…``: only
+    ``--log`` writes it): at most one of a kind a second, the rest counted. Anyone who
+    reaches a server's port can make its library log a traceback with each request."""
 
     def __init__(self, into: logging.Logger) -> None:
         super().__init__()
         self._into = into
+        self._throttle = Throttle()
 
     def emit(self, record: logging.LogRecord) -> None:
+        left_out = self._throttle.allow(f"{record.name}: {record.msg}")
+        if left_out is None:
+            return
+        record.msg = f"{record.msg}{Throttle.more(left_out)}"
         self._into.handle(record)
 
 
@@ -159,7 +194,8 @@ def route_server_logs(into: str) -> None:
     uvicorn's loggers are global and its default configuration writes to stderr ("Exception
     in ASGI application" and its traceback), over a screen being drawn or among a
     command's lines. They are given one handler that passes each record on to ``into``
-    and propagate no further; the server last started in a process names where they go.
+    (at most one of a kind a second) and propagate no further; the server last started in
+    a process names where they go.
     """
     top = logging.getLogger(SERVER_LOGGERS[0])
     top.handlers = [_Into(logging.getLogger(into))]
@@ -168,3 +204,26 @@ def route_server_logs(into: str) -> None:
         logger = logging.getLogger(name)
         logger.handlers = []
         logger.propagate = True
+
+
+@contextlib.contextmanager
+def foreign_logs_to(into: str, names: Sequence[str]) -> Iterator[None]:
+    """While the block runs, what the loggers ``names`` (libraries': ``asyncio``,
+    ``aiohttp`` …) log goes to the logger ``into`` (the ``--log`` file) only, at most one
+    record of a kind a second.
+
+    Without a handler of their own, their warnings and tracebacks would reach the
+    terminal through Python's last resort.
+    """
+    saved = []
+    for name in names:
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.handlers, logger.propagate))
+        logger.handlers = [_Into(logging.getLogger(into))]
+        logger.propagate = False
+    try:
+        yield
+    finally:
+        for logger, handlers, propagate in saved:
+            logger.handlers = handlers
+            logger.propagate = propagate

@@ -7,7 +7,7 @@ kept as a cookie), else it is answered 403 before any handler runs, so no app pr
 starts; a loopback server answers only to this machine's own names, and the websocket
 only to a page of the address the browser used (see :mod:`.hosts`); at most
 ``max_sessions`` apps run at once; and no connection is kept without a request, nor more
-than a bound of them (see :mod:`.connections`).
+than a bound of them (see :mod:`..connections`).
 
 Each session's app is ended within a bound however the session ends, and counted until
 its process is gone (see :mod:`.app_process`); while the server runs, what the libraries
@@ -29,26 +29,26 @@ import logging
 import secrets
 import socket
 from asyncio import FIRST_COMPLETED
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
 from aiohttp import WSMsgType, web
-from aiohttp.web_protocol import RequestHandler
 from textual_serve.server import Server, to_int
 
-from ..local import is_every_address
-from .app_process import QUIT_WAIT, AppProcess, StderrReport
-from .connections import (
+from ..connections import (
     ACCEPTS_A_TURN,
     LISTEN_BACKLOG,
     REQUEST_WAIT,
-    ConnectionLimit,
-    Throttle,
+    ConnectionGuard,
     accept_errors_throttled,
     connection_limit,
+    peer_of,
 )
+from ..debug_log import foreign_logs_to
+from ..local import is_every_address
+from .app_process import QUIT_WAIT, AppProcess, StderrReport
 from .hosts import Address, HostRule, parse_address
 
 __all__ = ["GuardedServer", "local_location", "patched_script"]
@@ -88,6 +88,9 @@ HEARTBEAT = 15.0
 
 CONNECTION_CHECK = 0.5
 """Seconds between two looks at whether a session's connection is gone."""
+
+FILES_A_SESSION = 3
+"""File descriptors of a session's app (its pipes), besides its connection."""
 
 FOREIGN_LOGGERS = ("aiohttp", "asyncio", "textual-serve")
 """Loggers of the libraries under ``serve``, sent to the ``--log`` file while it runs."""
@@ -132,7 +135,7 @@ class GuardedServer(Server):
         on_stderr: Told what an app wrote to stderr, with its exit status, once it is gone
             (default: logged).
         request_wait: Seconds a connection has to send a complete request (see
-            :mod:`.connections`).
+            :mod:`..connections`).
         max_connections: Most connections open at once (default: within the file limit).
     """
 
@@ -165,9 +168,9 @@ class GuardedServer(Server):
         self.quit_wait = quit_wait
         self.on_stderr = on_stderr
         self.request_wait = request_wait
-        self.max_connections = max_connections or connection_limit(max_sessions)
-        self._busy: set[RequestHandler] = set()
-        """Connections with a request in progress (the others may be closed for new ones)."""
+        self.max_connections = max_connections or connection_limit(FILES_A_SESSION * max_sessions)
+        self._connections: ConnectionGuard | None = None
+        """The connections, once it serves: those with a request in progress are at work."""
         self.sessions = 0
         """App processes running now (each session counts until its process is gone)."""
         self._ending = 0
@@ -209,8 +212,13 @@ class GuardedServer(Server):
         Also refused: a ``Host`` this server does not answer to, and a websocket from a
         page of another address than the one it connects to.
         """
-        self._busy.add(request.protocol)
-        try:
+        connections = self._connections
+        at_work = (
+            connections.at_work(peer_of(request.transport))
+            if connections is not None
+            else contextlib.nullcontext()  # served by another server (tests)
+        )
+        with at_work:
             response = await self._guarded(request, handler)
             if not response.prepared:
                 # Written here rather than after the middleware returns: until its answer
@@ -220,8 +228,6 @@ class GuardedServer(Server):
                 await response.write_eof()
                 _sent(response)
             return response
-        finally:
-            self._busy.discard(request.protocol)
 
     async def _guarded(
         self,
@@ -474,14 +480,19 @@ class GuardedServer(Server):
             keepalive_timeout=self.request_wait,  # from the connection's start too
         )
         loop = asyncio.get_running_loop()
-        with logs_to_serve_log(), accept_errors_throttled(loop):
+        with logs_to_serve_log(), accept_errors_throttled(loop, log):
             await runner.setup()
             listener: asyncio.Server | None = None
             try:
                 assert runner.server is not None
-                connections = ConnectionLimit(runner.server, self.max_connections, self._busy)
+                self._connections = ConnectionGuard(
+                    runner.server,
+                    limit=self.max_connections,
+                    log=log,
+                    request_wait=self.request_wait,
+                )
                 listener = await loop.create_server(
-                    connections, sock=self.sock, backlog=ACCEPTS_A_TURN
+                    self._connections, sock=self.sock, backlog=ACCEPTS_A_TURN
                 )
                 self.sock.listen(LISTEN_BACKLOG)  # the system's queue, which that set too
                 ready(self.url)
@@ -503,42 +514,12 @@ async def connection_lost(request: web.Request) -> None:
         await asyncio.sleep(CONNECTION_CHECK)
 
 
-class _ToServeLog(logging.Handler):
-    """Hands a record of another library's to ``tokensales_tui.serve`` (the ``--log``
-    file): at most one of a kind a second, the rest counted. Anyone who reaches the port,
-    token or not, makes aiohttp log a traceback with each malformed request."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._throttle = Throttle()
-
-    def emit(self, record: logging.LogRecord) -> None:
-        left_out = self._throttle.allow(f"{record.name}: {record.msg}")
-        if left_out is None:
-            return
-        record.msg = f"{record.msg}{Throttle.more(left_out)}"
-        log.handle(record)
-
-
-@contextlib.contextmanager
-def logs_to_serve_log() -> Iterator[None]:
-    """While the block runs, what ``FOREIGN_LOGGERS`` log goes to the ``--log`` file only.
-
-    Without a handler of their own, their warnings and tracebacks would reach the
-    terminal through Python's last resort.
-    """
-    saved = []
-    for name in FOREIGN_LOGGERS:
-        logger = logging.getLogger(name)
-        saved.append((logger, logger.handlers, logger.propagate))
-        logger.handlers = [_ToServeLog()]
-        logger.propagate = False
-    try:
-        yield
-    finally:
-        for logger, handlers, propagate in saved:
-            logger.handlers = handlers
-            logger.propagate = propagate
+def logs_to_serve_log() -> contextlib.AbstractContextManager[None]:
+    """While the block runs, what ``FOREIGN_LOGGERS`` log goes to the ``--log`` file only
+    (:func:`~tokensales_tui.debug_log.foreign_logs_to`), at most one of a kind a second.
+    Anyone who reaches the port, token or not, makes aiohttp log a traceback with each
+    malformed request."""
+    return foreign_logs_to(log.name, FOREIGN_LOGGERS)
 
 
 def _sent(response: web.StreamResponse) -> None:

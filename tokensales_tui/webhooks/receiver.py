@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import logging
 import os
+import socket
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
@@ -24,7 +26,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..clean import clean_line
-from ..debug_log import route_server_logs
+from ..connections import (
+    ACCEPTS_A_TURN,
+    LISTEN_BACKLOG,
+    REQUEST_WAIT,
+    ConnectionGuard,
+    accept_errors_throttled,
+    connection_limit,
+)
+from ..debug_log import foreign_logs_to, route_server_logs
 from ..digits import ascii_int
 from ..local import bind, local_target
 from ..web_urls import UnclearAddress, split_web_url
@@ -473,6 +483,7 @@ class Receiver:
                 trust_env=False,
                 follow_redirects=False,
                 timeout=self.relay_deadline,
+                limits=httpx.Limits(max_connections=RELAY_CONNECTIONS),
             )
         # Bytes, as received: a header value outside ASCII is relayed, not refused.
         sent = [
@@ -640,55 +651,134 @@ async def _answer(send: Send, status: int, body: bytes) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+RELAY_CONNECTIONS = 64
+"""Most connections relays keep open at once: file descriptors kept for them."""
+
+SERVER_LOG = "tokensales_tui.webhooks.server"
+"""Where what the server under listen logs goes (the ``--log`` file only)."""
+
+FOREIGN_LOGGERS = ("asyncio",)
+"""Loggers of the libraries under the server, besides uvicorn's, sent to the ``--log`` file."""
+
+
 class ReceiverServer:
     """A :class:`Receiver` served by uvicorn on ``host``:``port`` (0 picks a free port).
 
     The socket is bound on construction, so :attr:`url` is known at once. It installs no
     signal handler: the caller decides what ctrl+c and SIGTERM do. Nothing it logs reaches
-    the terminal, where a screen may be drawn: uvicorn's loggers are handed to the app's
-    own (:func:`~tokensales_tui.debug_log.route_server_logs`), which writes only to the ``--log`` file.
+    the terminal, where a screen may be drawn: uvicorn's and asyncio's loggers are handed to
+    the app's own (:func:`~tokensales_tui.debug_log.route_server_logs`,
+    :func:`~tokensales_tui.debug_log.foreign_logs_to`), which writes only to the ``--log``
+    file, at most one record of a kind a second.
+
+    Its connections are those of :class:`~tokensales_tui.connections.ConnectionGuard`: each
+    has ``request_wait`` seconds for a complete request (more for a large body coming at a
+    fair rate), at most ``max_connections`` are open (the oldest not at work closed for a
+    new one), and a failed ``accept()`` is retried a second later, logged once a second.
     """
 
-    def __init__(self, receiver: Receiver, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        receiver: Receiver,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        request_wait: float = REQUEST_WAIT,
+        max_connections: int | None = None,
+    ) -> None:
         import uvicorn
+        from uvicorn.config import HTTP_PROTOCOLS
+        from uvicorn.importer import import_from_string
 
         self.receiver = receiver
         self._socket, self.url = bind(host, port)
+        self.connections = ConnectionGuard(
+            limit=max_connections or connection_limit(RELAY_CONNECTIONS),
+            log=logging.getLogger(SERVER_LOG),
+            request_wait=request_wait,
+            body_limit=receiver.body_limit,
+        )
+        http = import_from_string(HTTP_PROTOCOLS["auto"])
         config = uvicorn.Config(
-            receiver,
+            self._served,
+            interface="asgi3",
+            # Called as the protocol's class would be, for each connection: it is guarded.
+            http=lambda **given: self.connections.wrap(lambda: http(**given)),  # type: ignore[arg-type]
+            proxy_headers=False,  # the client is the connection's other end, never a header
             log_config=None,  # uvicorn's own would write to stderr
             log_level="warning",
             lifespan="off",
             ws="none",  # a delivery is never a websocket: an upgrade is read as plain HTTP
             timeout_graceful_shutdown=1,
             access_log=False,
-            limit_concurrency=2000,
+            backlog=ACCEPTS_A_TURN,  # the system's queue is set once it serves
         )
-        route_server_logs("tokensales_tui.webhooks.server")
+        route_server_logs(SERVER_LOG)
         self._server = _quiet_server(config)
         self._task: asyncio.Task[None] | None = None
+        self._logs = contextlib.ExitStack()
+
+    @property
+    def socket(self) -> socket.socket:
+        """The listening socket."""
+        return self._socket
+
+    async def _served(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The receiver, its connection at work from the last byte of a request's body
+        until the request is answered; then its time for the next request starts."""
+        work = contextlib.ExitStack()
+        begun = False
+
+        def whole() -> None:
+            nonlocal begun
+            if not begun:
+                begun = True
+                work.enter_context(self.connections.at_work(scope.get("client")))
+
+        async def read() -> MutableMapping[str, Any]:
+            message = await receive()
+            if not message.get("more_body", False):  # the last part, or the sender gone
+                whole()
+            return message
+
+        with work:
+            try:
+                await self.receiver(scope, read, send)
+            finally:
+                whole()  # answered: a request without a body too
 
     async def start(self) -> None:
         """Start serving in the running loop; returns once it accepts (at most 20 s)."""
+        loop = asyncio.get_running_loop()
+        self._logs.enter_context(foreign_logs_to(SERVER_LOG, FOREIGN_LOGGERS))
+        self._logs.enter_context(accept_errors_throttled(loop, logging.getLogger(SERVER_LOG)))
         self._task = asyncio.create_task(self._server.serve(sockets=[self._socket]))
-        async with asyncio.timeout(20):
-            while not self._server.started:
-                if self._task.done():
-                    await self._task
-                    raise OSError("the receiver stopped at start")
-                await asyncio.sleep(0.01)
+        try:
+            async with asyncio.timeout(20):
+                while not self._server.started:
+                    if self._task.done():
+                        await self._task
+                        raise OSError("the receiver stopped at start")
+                    await asyncio.sleep(0.01)
+        except BaseException:
+            self._logs.close()
+            raise
+        self._socket.listen(LISTEN_BACKLOG)  # uvicorn set one connection a turn, and this
 
     async def stop(self) -> None:
         """Stop serving, close relays and the save file (at most a few seconds)."""
         self._server.should_exit = True
-        if self._task is not None:
-            try:
-                async with asyncio.timeout(5):
-                    await self._task
-            except TimeoutError:
-                self._task.cancel()
-        self._socket.close()
-        await self.receiver.close()
+        try:
+            if self._task is not None:
+                try:
+                    async with asyncio.timeout(5):
+                        await self._task
+                except TimeoutError:
+                    self._task.cancel()
+            self._socket.close()
+            await self.receiver.close()
+        finally:
+            self._logs.close()
 
 
 def _quiet_server(config: Any) -> Any:
