@@ -124,7 +124,7 @@ class Piece(msgspec.Struct, tag=True):
     count: int
     lines: bytes
     """Their index lines, joined by newlines (no line holds one)."""
-    measures: tuple[list[int], list[int], list[int]]
+    measures: tuple[list[int], list[int], list[int], list[int]]
     """:attr:`~.table.model.RowsIndexer.measures` of every row up to the piece's end."""
     texts: list[bytes] | None = None
     """The other fields' texts first seen in these rows; None: the resource has none."""

@@ -8,8 +8,9 @@ string takes is the widget's to say: it passes its measure in as ``width``.
 
 from __future__ import annotations
 
+import operator
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from itertools import accumulate, compress, filterfalse, repeat
@@ -31,12 +32,14 @@ __all__ = [
     "Column",
     "Width",
     "align_decimals",
+    "aligned_tail",
     "cell_text",
     "column_ceiling",
     "column_cells",
+    "column_tail",
     "column_widths",
+    "decimal_layout",
     "decimal_tail",
-    "decimal_tails",
     "fit_widths",
     "measure_column",
     "natural_keys",
@@ -235,7 +238,7 @@ def column_cells(
         cells, widened = settle_cells(cells, joined)
         longest = max(longest, widened)
     if pad and column.align == "decimal":
-        cells = align_decimals(cells)
+        cells = align_decimals(cells, column_tail(column, cells))
         longest = max(map(len, cells), default=0)
     return cells, joined.isascii(), longest
 
@@ -297,7 +300,8 @@ def align_decimals(cells: list[str], tail: int | None = None) -> list[str]:
     """``cells`` padded on the right so that, right-aligned, their decimal points line up.
 
     Each ends ``tail`` characters after its point (default: the longest tail of ``cells``),
-    as in ``1,234.50 EUR`` over ``   0.5 ETH  ``; a cell without a point ends at it.
+    as in ``1,234.50 EUR`` over ``   0.5 ETH  ``; a cell without a point ends at it; a cell
+    whose tail is longer is left as it is.
     """
     tails = list(map(decimal_tail, cells))
     widest = max(tails, default=0) if tail is None else tail
@@ -306,15 +310,39 @@ def align_decimals(cells: list[str], tail: int | None = None) -> list[str]:
     return [cell + " " * (widest - each) for cell, each in zip(cells, tails, strict=True)]
 
 
-def decimal_tails(columns: Sequence[Column], measured: Sequence[list[str]]) -> list[int]:
-    """For each column, the tail its cells are padded to (:func:`align_decimals`), else 0.
+def decimal_layout(cells: list[str], sizes: Iterable[int], ceiling: int) -> tuple[int, int, int]:
+    """What the decimal alignment of ``cells`` (``sizes`` wide each) in a column at most
+    ``ceiling`` cells wide depends on: the widest head (a cell but its tail) of all the
+    cells, and the widest head and tail of those that fit the column on their own.
 
-    ``measured`` holds the cells :func:`column_cells` made, padded already.
+    The maxima of blocks of cells are those of the whole (:func:`aligned_tail`).
     """
-    return [
-        decimal_tail(cells[0]) if column.align == "decimal" and cells else 0
-        for column, cells in zip(columns, measured, strict=True)
-    ]
+    tails = list(map(decimal_tail, cells))
+    sizes = list(sizes)
+    heads = list(map(operator.sub, sizes, tails))
+    head, tail = max(heads, default=0), max(tails, default=0)
+    if head + tail <= ceiling:  # every cell fits, padded: the common case
+        return head, head, tail
+    fit = list(map(ceiling.__ge__, sizes))
+    return head, max(compress(heads, fit), default=0), max(compress(tails, fit), default=0)
+
+
+def aligned_tail(fit_head: int, fit_tail: int, ceiling: int) -> int:
+    """The tail a decimal column's cells are padded to (:func:`align_decimals`), from the
+    widest head and tail of those that fit the column on their own (:func:`decimal_layout`).
+
+    The longest tail, unless that would pad a cell that fits past the column: then the
+    longest that pads none past it, and a cell with a longer tail (one long currency) is
+    left as it is. Alignment never makes a whole cell look cut; a cell too wide on its
+    own is the column's to cut or write shorter (:func:`.lines.fit`)."""
+    return max(0, min(fit_tail, ceiling - fit_head))
+
+
+def column_tail(column: Column, cells: list[str]) -> int:
+    """The tail ``column``'s ``cells`` (not padded) are padded to (:func:`aligned_tail`)."""
+    ceiling = column_ceiling(column)
+    _, head, tail = decimal_layout(cells, map(len, cells), ceiling)
+    return aligned_tail(head, tail, ceiling)
 
 
 SAMPLE = 2_000
@@ -324,16 +352,24 @@ SAMPLE = 2_000
 def sample_widths(
     columns: Sequence[Column], rows: Sequence[Any], width: Width
 ) -> tuple[list[int], list[int], list[int]]:
-    """Column widths, decimal tails (:func:`decimal_tails`) and the widths of the cells
-    alone (:func:`measure_column`), over a sample of ``rows``."""
+    """Column widths, decimal tails (:func:`column_tail`; 0 but for "decimal" columns)
+    and the widths of the cells alone (:func:`measure_column`), over a sample of ``rows``."""
     sample = sample_of(rows)
-    measured = [column_cells(column, sample) for column in columns]
-    both = [
-        measure_column(column, *cells, width)
-        for column, cells in zip(columns, measured, strict=True)
-    ]
-    tails = decimal_tails(columns, [cells for cells, _, _ in measured])
-    return [natural for natural, _ in both], tails, [content for _, content in both]
+    natural: list[int] = []
+    tails: list[int] = []
+    content: list[int] = []
+    for column in columns:
+        cells, is_ascii, longest = column_cells(column, sample, pad=False)
+        tail = 0
+        if column.align == "decimal":
+            tail = column_tail(column, cells)
+            cells = align_decimals(cells, tail)
+            longest = max(map(len, cells), default=0)
+        both = measure_column(column, cells, is_ascii, longest, width)
+        natural.append(both[0])
+        tails.append(tail)
+        content.append(both[1])
+    return natural, tails, content
 
 
 def sample_of(rows: Sequence[Any]) -> list[Any]:

@@ -6,7 +6,7 @@ not part of the model.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from rich.cells import cell_len, set_cell_size
@@ -15,6 +15,7 @@ from rich.style import Style
 from textual.strip import Strip
 
 from ...clean import ELLIPSIS
+from .numbers import fit_number
 
 __all__ = ["Palette", "centred", "crop", "join_cells"]
 
@@ -33,19 +34,40 @@ class Palette:
 
 
 def fit(cell: str, width: int, right: bool) -> str:
-    """Pad or truncate ``cell`` to exactly ``width`` cells."""
+    """Pad or truncate ``cell`` to exactly ``width`` cells.
+
+    A cell too wide for a right-aligned column (numbers) is :func:`fit_right`'s."""
     if cell.isascii():
         size = len(cell)
         if size > width:
-            return cell[: width - 1] + ELLIPSIS
+            return fit_right(cell, width, len) if right else cell[: width - 1] + ELLIPSIS
         if size == width:
             return cell
         return cell.rjust(width) if right else cell.ljust(width)
     size = cell_len(cell)
     if size > width:
+        if right:
+            return fit_right(cell, width, cell_len)
         return set_cell_size(cell, width - 1) + ELLIPSIS
     padding = " " * (width - size)
     return padding + cell if right else cell + padding
+
+
+def fit_right(cell: str, width: int, measure: Callable[[str], int]) -> str:
+    """A right-aligned cell wider than its column, in ``width`` cells: its padding
+    (decimal alignment, :func:`.cells.align_decimals`) given up first, never cut (it
+    would end with "…" a cell that is whole); a number too wide written in a form that
+    keeps its magnitude (:func:`.numbers.fit_number`); anything else cut."""
+    text = cell.rstrip(" ")
+    size = measure(text)
+    if size <= width:
+        return text + " " * (width - size)  # as much of the padding as fits
+    fitted = fit_number(text, width, measure)
+    if fitted is not None:
+        return " " * (width - measure(fitted)) + fitted
+    if text.isascii():
+        return text[: width - 1] + ELLIPSIS
+    return set_cell_size(text, width - 1) + ELLIPSIS
 
 
 def join_cells(cells: Iterable[str], widths: Sequence[int], rights: Sequence[bool]) -> str:

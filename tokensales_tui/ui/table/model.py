@@ -44,11 +44,12 @@ from .cells import (
     Column,
     Width,
     align_decimals,
+    aligned_tail,
     cell_text,
     column_ceiling,
     column_cells,
     column_widths,
-    decimal_tail,
+    decimal_layout,
     measure_cells,
     natural_width,
     sample_widths,
@@ -174,7 +175,7 @@ take some 10 ms (of 1,000,000 rows in one piece, one held the interpreter for 25
 the event loop had no turn meanwhile)."""
 
 
-Measures = tuple[list[int], list[int], list[int]]
+Measures = tuple[list[int], list[int], list[int], list[int]]
 """See :attr:`RowsIndexer.measures`."""
 
 
@@ -208,8 +209,11 @@ class RowsIndexer:
         self._handed_out = False  # whether someone may read _index: then it never changes
         self._interner = None if other_fields is None else ExtrasInterner(other_fields)
         self._widest = [1] * len(self.columns)
-        self._heads = [0] * len(self.columns)  # decimal columns: widest cell but its tail
-        self._tails = [0] * len(self.columns)
+        # Decimal columns: the widest cell but its tail, and of the cells that fit the
+        # column, the widest head and tail (decimal_layout).
+        self._heads = [0] * len(self.columns)
+        self._fit_heads = [0] * len(self.columns)
+        self._fit_tails = [0] * len(self.columns)
 
     @property
     def count(self) -> int:
@@ -276,8 +280,9 @@ class RowsIndexer:
     @property
     def measures(self) -> Measures:
         """The widest cell of each column, and of decimal columns the widest part before
-        the tail and the longest tail, over every row measured so far."""
-        return self._widest, self._heads, self._tails
+        the tail, and the widest head and tail of the cells that fit the column
+        (:func:`.cells.decimal_layout`), over every row measured so far."""
+        return self._widest, self._heads, self._fit_heads, self._fit_tails
 
     def piece(self, added: Sequence[Any], start: int) -> IndexPiece:
         """``added`` (the list's rows from ``start`` on) measured and indexed, to be added
@@ -303,12 +308,12 @@ class RowsIndexer:
             widest = measure_cells(cells, is_ascii, longest, 1, ceiling, self.width)
             self._widest[place] = max(self._widest[place], widest)
             return
-        # Padded to the longest tail of the whole list, known at the end only.
-        tails = list(map(decimal_tail, cells))
+        # Padded to a tail of the whole list, known at the end only (aligned_tail).
         measured = map(len, cells) if is_ascii else map(self.width, cells)
-        heads = max(map(operator.sub, measured, tails), default=0)
-        self._heads[place] = max(self._heads[place], heads)
-        self._tails[place] = max(self._tails[place], max(tails, default=0))
+        head, fit_head, fit_tail = decimal_layout(cells, measured, column_ceiling(column))
+        self._heads[place] = max(self._heads[place], head)
+        self._fit_heads[place] = max(self._fit_heads[place], fit_head)
+        self._fit_tails[place] = max(self._fit_tails[place], fit_tail)
 
     def prepared(
         self,
@@ -333,8 +338,15 @@ class RowsIndexer:
         for place, column in enumerate(columns):
             widest, tail = self._widest[place], 0
             if column.align == "decimal":
-                tail = self._tails[place]
-                widest = max(1, min(column_ceiling(column), self._heads[place] + tail))
+                ceiling = column_ceiling(column)
+                head, fit_head, fit_tail = (
+                    self._heads[place],
+                    self._fit_heads[place],
+                    self._fit_tails[place],
+                )
+                tail = aligned_tail(fit_head, fit_tail, ceiling)
+                # A cell with a longer tail than that is not padded: as wide as it is.
+                widest = max(1, min(ceiling, max(head + tail, fit_head + fit_tail)))
             both = column_widths(column, widest, self.width)
             natural.append(both[0])
             content.append(both[1])
