@@ -7,20 +7,26 @@ One :class:`Resource` per tab. The tabs themselves are one widget
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from decimal import Context, Decimal
+from datetime import datetime
+from decimal import Context, Decimal, InvalidOperation
 from operator import attrgetter
 from typing import Any
 
+import msgspec
+
 from ..api import ApiClient, Deleted
 from ..api.models import Asset, Collection, Item, Model, Webhook
+from ..api.shapes import decode_as_sent
 from ..api.spool import Spooled
 from ..clean import clean_line, display_value
 from ..payouts import PayoutRow
 from .table.cells import Column, numeric_sort_key
 from .table.index import FIELD_SEP, OtherFields
+from .table.numbers import ROUNDED, scientific
 
 KeyFields = list[tuple[str, object]]
 
@@ -106,14 +112,34 @@ def short_time(value: str | None) -> str:
     """``2026-11-21T09:14:53Z`` → ``2026-11-21 09:14``; other text unchanged."""
     if not value:
         return ""
-    if len(value) >= 16 and value[10] in "T " and value[4] == "-":
+    if len(value) >= 16 and value[10] in "T " and value[4] == "-" and is_timestamp(value):
         return f"{value[:10]} {value[11:16]}"
     return value
 
 
 def short_date(value: str | None) -> str:
-    """The date part of an ISO 8601 timestamp (the detail view shows the whole)."""
-    return short_time(value)[:10]
+    """The date part of an ISO 8601 timestamp (the detail view shows the whole); any
+    other text whole, to be cut by its column as text is, exported and filtered whole."""
+    if not value:
+        return ""
+    return value[:10] if is_timestamp(value) else value
+
+
+def is_timestamp(value: str) -> bool:
+    """Whether ``value`` is an ISO 8601 date or timestamp (``2026-11-21``,
+    ``2026-11-21T09:14:53.123456789+14:00``): shortening it hides nothing but its time."""
+    if _DATE_START.match(value) is None:
+        return False
+    try:
+        datetime.fromisoformat(_NANOSECONDS.sub(r"\1", value.replace("Z", "+00:00", 1)))
+    except ValueError:
+        return False
+    return True
+
+
+_DATE_START = re.compile(r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d|$)")
+_NANOSECONDS = re.compile(r"(\.\d{6})\d+")
+"""Digits of a second past the sixth, which ``fromisoformat`` does not read."""
 
 
 TINY_DECIMALS = 18
@@ -121,7 +147,7 @@ TINY_DECIMALS = 18
 smaller one is written in scientific notation (``5e-324``)."""
 
 
-def format_price(price: float, currency: str) -> str:
+def format_price(price: float, currency: str, source: object = None) -> str:
     """A price with its currency, as the server sent it: two decimals, up to eight if it has more.
 
     A whole number is written in full, however large (a float would lose digits past
@@ -130,19 +156,27 @@ def format_price(price: float, currency: str) -> str:
     eight decimals (1 gwei is 0.000000001 ETH) is never shown as zero: it is written as
     the server sent it, in full up to :data:`TINY_DECIMALS` decimals, in scientific
     notation below. Zero is ``0.00``, whatever its sign.
+
+    Where the float cannot stand for the number sent (more digits than a float holds,
+    or beyond a float: ``1e400``), the price is read from the JSON text of ``source``
+    (the row, :func:`sent_number`) and written from it; without that text, it is the
+    float's first :data:`FLOAT_DIGITS` digits, marked :data:`.numbers.ROUNDED`
+    (``≈1.23456789012346e29``): never a digit that was not sent.
     """
-    if price.__class__ is not int:
+    if price.__class__ is int:
+        text = f"{price:,}.00"
+    else:
         # One formatting per price (the table formats every row at load): cheaper than
         # testing round(price, 2) == price and formatting again.
         text = f"{price:,.8f}"
-        if len(text) > FLOAT_EXACT_WIDTH:
-            text = _large(price)
-        # Eight decimals cut back to two, or to the last that is not zero: every float.
-        text = text[:-6] if text.endswith("000000") else text.rstrip("0")
-        if text in ("0.00", "-0.00"):
-            text = _tiny(price) if price else "0.00"
-    else:
-        text = f"{price:,}.00"
+        size = len(text)
+        if size > FLOAT_EXACT_WIDTH or size < _NARROWEST_FLOAT:  # large, or inf
+            text = _rare_price(price, source)
+        else:
+            # Eight decimals cut back to two, or to the last that is not zero.
+            text = text[:-6] if text.endswith("000000") else text.rstrip("0")
+            if text in ("0.00", "-0.00"):
+                text = _tiny_price(price, source) if price else "0.00"
     return f"{text} {currency}".strip()
 
 
@@ -150,27 +184,113 @@ FLOAT_EXACT_WIDTH = len("9,999,999.99999999")
 """Up to 7 digits before the point, eight decimals of a float show no digit past its
 shortest form (2**53 is about 9e15); a wider one is written from its shortest form."""
 
+FLOAT_DIGITS = 15
+"""Significant digits any decimal number keeps through a float: a shortest form of more
+(``1.2345678901234568e+29``) may hold digits the text sent did not."""
 
-def _large(price: float) -> str:
-    """A float wider than :data:`FLOAT_EXACT_WIDTH`: its shortest form's digits, grouped,
-    rounded to eight decimals as a shorter float is written (infinity and NaN as Python
-    writes them)."""
+WIDEST_FIXED = 40
+"""Digits before the point a price is written with in full; more in scientific notation."""
+
+_NARROWEST_FLOAT = len("0.00000000")
+"""Fewer characters: ``inf``."""
+
+
+def _rare_price(price: float, source: object) -> str:
+    """A float price too large to be written from its eight decimals, or beyond a
+    float (:func:`format_price`)."""
+    if math.isfinite(price):
+        shortest = Decimal(repr(price))
+        text = _decimal_price(shortest)
+        if _significant(text) <= FLOAT_DIGITS:  # the number sent, written so
+            return text
+    return _price_sent(price, source)
+
+
+def _tiny_price(price: float, source: object) -> str:
+    """A price below 0.000000005, not zero, in full: its shortest form, as decimals
+    when few enough (:data:`TINY_DECIMALS`)."""
+    shortest = Decimal(repr(price))
+    if len(shortest.as_tuple().digits) <= FLOAT_DIGITS:  # the number sent
+        return _tiny(shortest)
+    return _price_sent(price, source)
+
+
+def _tiny(price: Decimal) -> str:
+    return format(price, "f" if price.adjusted() >= -TINY_DECIMALS else "e")
+
+
+def _price_sent(price: float, source: object) -> str:
+    """A price the float cannot stand for: as the server wrote it, read from the text of
+    ``source``; without it, the float's first :data:`FLOAT_DIGITS` digits, marked."""
+    sent = sent_number(source, "price")
+    if sent is not None:
+        return _decimal_price(sent)
     if not math.isfinite(price):
-        return str(price)
-    return format(Decimal(repr(price)).quantize(_EIGHT_DECIMALS, context=_WIDE), ",f")
+        return beyond_float(price)
+    rounded = _FLOAT_DIGITS.plus(Decimal(repr(price)))
+    # Its digits only: written in full, the integer part would end in zeros not sent.
+    return ROUNDED + (
+        scientific(rounded)[0] if rounded.adjusted() >= FLOAT_DIGITS else _decimal_price(rounded)
+    )
+
+
+def _significant(text: str) -> int:
+    """The significant digits of a number written by :func:`_decimal_price`."""
+    _, digits, _ = Decimal(text.replace(",", "")).normalize(_WIDE).as_tuple()
+    return len(digits)
+
+
+def beyond_float(value: float) -> str:
+    """An infinite float whose text is not known, a number beyond a float: what is
+    known of it (``>1.7e308``), never "inf", never digits made up."""
+    return "<-1.7e308" if value < 0 else ">1.7e308"
+
+
+_FLOAT_DIGITS = Context(prec=FLOAT_DIGITS)
+
+
+def _decimal_price(price: Decimal) -> str:
+    """``price`` as :func:`format_price` writes a price."""
+    if not price:
+        return "0.00"
+    if price.adjusted() >= WIDEST_FIXED:
+        return scientific(price)[0]
+    text = format(price.quantize(_EIGHT_DECIMALS, context=_WIDE), ",f")
+    text = text[:-6] if text.endswith("000000") else text.rstrip("0")
+    return _tiny(price) if text in ("0.00", "-0.00") else text  # below 0.000000005: in full
 
 
 _EIGHT_DECIMALS = Decimal("0.00000001")
 
 
-_WIDE = Context(prec=400)
-"""Room for every digit of the largest float (309) and eight decimals."""
+_WIDE = Context(prec=WIDEST_FIXED + 10)
+"""Room for every digit a price is written with in full, and eight decimals."""
 
 
-def _tiny(price: float) -> str:
-    """A price below 0.000000005 in full: its shortest form, as decimals when few enough."""
-    exact = Decimal(repr(price))  # the digits the server sent, without binary noise
-    return format(exact, "f" if exact.adjusted() >= -TINY_DECIMALS else "e")
+def sent_number(source: object, key: str) -> Decimal | None:
+    """The number ``key`` of a row's object (:func:`sent_text`), exactly."""
+    text = sent_text(source, key)
+    try:
+        return None if text is None else Decimal(text)
+    except InvalidOperation:
+        return None
+
+
+def sent_text(source: object, key: str) -> str | None:
+    """The number ``key`` of a row's object as the server wrote it, read from the JSON
+    text it sent (:attr:`.api.models.Model.raw_text`); None without that text, or when
+    ``key`` is no number there.
+
+    Reads and decodes the row's text: for the few numbers a float cannot stand for."""
+    try:
+        text = getattr(source, "raw_text", None)
+        sent = decode_as_sent(text) if text else None
+    except (OSError, ValueError, RecursionError):  # a spool closed, a text refused
+        return None
+    value = sent.get(key) if isinstance(sent, dict) else None
+    if value.__class__ is not msgspec.Raw:
+        return None
+    return bytes(value).decode("ascii")  # type: ignore[union-attr]
 
 
 # --- webhooks ------------------------------------------------------------------------
@@ -267,7 +387,7 @@ def _item_columns(_rows: Sequence[Any]) -> list[Column]:
         Column(
             "price",
             "Price",
-            lambda i: format_price(i.price, i.currency),
+            lambda i: format_price(i.price, i.currency, i),
             align="decimal",
             max_width=24,
             row_key=_price_key,
@@ -305,7 +425,7 @@ def _item_fields(i: Item) -> KeyFields:
     fields: KeyFields = [
         ("ID", i.id),
         ("Title", i.title),
-        ("Price", format_price(i.price, i.currency)),
+        ("Price", format_price(i.price, i.currency, i)),
         ("Description", i.description),
         ("Image", i.image_url),
     ]
@@ -393,7 +513,7 @@ def inferred_columns(
             Column(
                 key,
                 _title(key),
-                _raw_date(key) if timestamp else _raw_value(key),
+                _raw_date(key) if timestamp else _raw_number(key) if numeric else _raw_value(key),
                 max_width=30,
                 align="right" if numeric else "left",
                 sort_key=numeric_sort_key if numeric else None,
@@ -409,6 +529,40 @@ def _raw_value(key: str) -> Callable[[Any], Any]:
         return row.raw.get(key)
 
     return get
+
+
+def _raw_number(key: str) -> Callable[[Any], Any]:
+    """Like :func:`_raw_value`, for a column of numbers: one a float cannot stand for
+    (more digits than it holds, written with an exponent, beyond it) is the text the
+    server wrote (``1e308``, ``1E+999``: never ``1e+308``, ``inf``), which sorts as the
+    number it is (:func:`.table.cells.numeric_sort_key`)."""
+
+    def get(row: Any) -> Any:
+        value = row.raw.get(key)
+        if value.__class__ is float:
+            shortest = repr(value)
+            # At most 15 digits and written without an exponent: the number sent.
+            if len(shortest) > FLOAT_DIGITS + 1 or "e" in shortest or "n" in shortest:
+                return _number_shown(row, key, value)
+        return value
+
+    return get
+
+
+def _number_shown(row: Any, key: str, value: float) -> str:
+    """The number ``key`` of ``row`` as the server wrote it (:func:`sent_text`), or,
+    without its text, as much of ``value`` as is known: its first :data:`FLOAT_DIGITS`
+    digits, marked rounded where it had more; beyond a float, :func:`beyond_float`."""
+    sent = sent_text(row, key)
+    if sent is not None:
+        return sent
+    if not math.isfinite(value):
+        return beyond_float(value)
+    shortest = Decimal(repr(value))
+    rounded = _FLOAT_DIGITS.plus(shortest)
+    if rounded == shortest:
+        return display_value(value)
+    return ROUNDED + scientific(rounded)[0]
 
 
 def _raw_date(key: str) -> Callable[[Any], Any]:
