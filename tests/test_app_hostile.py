@@ -78,6 +78,41 @@ async def test_markup_like_titles_show_literally_everywhere(title: str) -> None:
         assert app.is_running
 
 
+INVISIBLE = "pay\u200bpal 👨\u200d👩\u200d👧 a\u2060b\u00adc\ufeffd"
+"""A title holding ZWSP, ZWJ, the word joiner, a soft hyphen and a BOM."""
+MARKED = "pay⸱pal 👨⸱👩⸱👧 a⸱b⸱c⸱d"
+
+
+async def test_invisible_characters_show_as_marks_everywhere_a_title_is_shown() -> None:
+    # The table and the detail fields marked them; the detail's title (the id), the
+    # delete question naming the row and the toast after it showed them raw.
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        first = next(iter(app.emulator.items.values()))
+        item_id = "itm_\u200bhidden"
+        app.emulator.items[item_id] = dict(first, id=item_id, title=INVISIBLE)
+        await pilot.press("2", "r")
+        await wait_for(lambda: any(r.id == item_id for r in app.active_tab.table.rows), pilot)
+        app.active_tab.table.move_cursor_to(lambda r: r.id == item_id)
+        await pilot.pause()
+        assert MARKED in screen_text(app)
+        await pilot.press("enter")
+        await wait_for_screen(app, pilot, "DetailScreen")
+        await wait_for(lambda: MARKED in screen_text(app), pilot)
+        assert "itm_⸱hidden" in str(app.screen.query_one("#detail-title").render())
+        await pilot.press("escape", "d")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        assert MARKED in screen_text(app) and "itm_⸱hidden" in screen_text(app)
+        await pilot.press("right", "enter")
+        await wait_for(lambda: any("Deleted item" in n.message for n in app._notifications), pilot)
+        (toast,) = [n for n in app._notifications if "Deleted item" in n.message]
+        assert MARKED in toast.message
+        for shown in (screen_text(app), toast.message):
+            assert not any(c in shown for c in "\u200b\u200d\u2060\u00ad\ufeff")
+        assert item_id not in app.emulator.items  # the DELETE named the id exactly
+
+
 async def test_osc52_in_a_field_sends_no_escape_to_the_terminal() -> None:
     app = TokenSalesApp(Launch(demo=True))
     async with app.run_test(size=SIZE) as pilot:

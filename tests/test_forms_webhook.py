@@ -643,3 +643,24 @@ async def test_at_80x24_the_form_takes_the_rows_down_to_the_footer() -> None:
         await pilot.pause()
         assert frame.region.bottom == 23
         assert form.query_one("#form-submit").region.bottom <= 22
+
+
+async def test_the_preview_marks_invisible_characters_and_the_request_keeps_them() -> None:
+    # The field showed "pay⸱pal" and the preview "paypal.com": a ZWSP, raw, is nothing on
+    # screen. A ZWJ emoji in an event name slid the preview's borders.
+    url = "https://pay\u200bpal.com/hook"
+    app, _transport, _puts = await edit_first_webhook({"events": ["team\u200d.sold"]})
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        form = await open_form(app, pilot, "1", key="e")
+        await fill(pilot, url=url, events="👨\u200d👩\u200d👧.sold")
+        body = str(form.query_one("#preview-body").render())
+        changes = preview_changes(form)
+        assert "https://pay⸱pal.com/hook" in body
+        assert "+ 👨⸱👩⸱👧.sold" in changes and "− team⸱.sold" in changes
+        assert "pay⸱pal" in changes
+        for shown in (body, changes, screen_text(app)):
+            assert "\u200b" not in shown and "\u200d" not in shown
+        assert form.preview is not None and form.preview.body is not None
+        assert form.preview.body["url"] == url  # what is sent stays exact
+        assert "pay\u200bpal" in form.preview.as_curl()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import unicodedata
+from typing import Any
 
 import msgspec
 import pytest
@@ -14,8 +16,15 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from tokensales_tui.clean import clean, clean_line, display_value, is_clean
-from tokensales_tui.ui.safe import content, show, text
+from tokensales_tui.clean import (
+    clean,
+    clean_line,
+    display_value,
+    is_clean,
+    settle_width,
+    visible,
+)
+from tokensales_tui.ui.safe import clamped, content, line, plain, show, text
 
 MARKUP = [
     "[@click=app.quit]x[/]",
@@ -358,3 +367,37 @@ def test_text_being_edited_is_settled_one_character_for_each() -> None:
     for value in ("का\u0903", "zero\u200bwidth", "👋🏿x"):
         assert len(settle_in_place(value)) == len(value)
     assert settle_in_place("का\u0903") == "कआ⸱"
+
+
+FORMAT_CHARACTERS = [
+    chr(code)
+    for code in (*range(0x00A0, 0x20000), *range(0xE0000, 0xE0080))
+    if unicodedata.category(chr(code)) == "Cf"
+]
+"""Every character of Unicode's category Cf: ZWSP, ZWJ, BOM, the word joiner, the soft
+hyphen, LRM and RLM, the bidi controls, the tag characters of emoji flags…"""
+
+
+@pytest.mark.parametrize("made", [text, content, line, plain])
+def test_every_way_to_show_text_marks_every_invisible_character(made: Any) -> None:
+    # The form's preview, a toast, a confirmation: each showed a ZWSP raw, and
+    # "https://pay\u200bpal.com/hook" read as paypal.com; a ZWJ emoji slid the borders.
+    value = "https://pay\u200bpal.com/hook 👨\u200d👩\u200d👧 " + "x".join(FORMAT_CHARACTERS)
+    drawn = made(value)
+    plain_text = drawn if isinstance(drawn, str) else drawn.plain
+    assert [c for c in plain_text if unicodedata.category(c) == "Cf"] == []
+    assert settle_width(plain_text) == plain_text  # nothing of disputed width is left
+    assert "https://pay⸱pal.com/hook 👨⸱👩⸱👧" in plain_text
+    assert plain_text.count("x") == len(FORMAT_CHARACTERS) - 1  # one mark each, none lost
+
+
+def test_clamped_text_marks_every_invisible_character() -> None:
+    drawn = clamped("pay\u200bpal\u2060\ufeff", 1).text.plain
+    assert drawn == "pay⸱pal⸱⸱"
+
+
+def test_visible_is_cleaning_and_settling_and_changes_nothing_it_need_not() -> None:
+    assert visible("a\x1bb\u200bc\nd") == "a␛b⸱c\nd"
+    assert visible("a\x1bb\u200bc\nd", line=True) == "a␛b⸱c↵d"
+    already = "plain text, 日本語"
+    assert visible(already) is already

@@ -2,7 +2,10 @@
 
 Tests run apps headless, where Textual draws nothing. The tripwire renders each screen
 update anyway, as it would be written, and fails the test if any text segment holds a
-control character (an escape sequence in server text that a widget let through), or if
+control character (an escape sequence in server text that a widget let through) or a
+character the screen must show as a mark (a zero-width or format character — ZWSP, ZWJ,
+BOM, a soft hyphen —, or another of disputed width: ``tokensales_tui.clean.visible``),
+or if
 any write to the driver holds an OSC, DCS, APC, PM or SOS string or a C1 control that
 our own code did not write on purpose (see ``tokensales_tui/ui/terminal.py``: the one
 OSC 52 of an explicit copy, its decoded text checked too, and Textual's pointer shape).
@@ -24,6 +27,7 @@ from textual.app import App
 from textual.drivers.headless_driver import HeadlessDriver
 from textual.strip import Strip
 
+from tokensales_tui.clean import settle_width, unsettled_in
 from tokensales_tui.ui.terminal import foreign_sequences
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
@@ -66,6 +70,13 @@ class Tripwire:
                 self.problems.append(
                     f"drawn text holds U+{ord(found[0]):04X}: {segment.text[:60]!r}"
                 )
+            for unsettled in unsettled_in(segment.text):
+                if settle_width(unsettled[0]) != unsettled[0]:
+                    self.problems.append(
+                        f"drawn text holds U+{ord(unsettled[0]):04X} unmarked:"
+                        f" {segment.text[:60]!r}"
+                    )
+                    break
 
     def write(self, data: str) -> None:
         """Check a write to the driver (mode changes, clipboard, pointer shape)."""

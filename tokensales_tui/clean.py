@@ -13,6 +13,9 @@ sees). This module turns such text into something that is safe to display:
   differently (zero-width and format ones, spacing vowel signs) in a form of one
   agreed width.
 * :func:`cell_text` is what a table cell shows of a value: both of the above.
+* :func:`visible` is what the screen shows of any text: :func:`clean` (or
+  :func:`clean_line`) and :func:`settle_width`, so that nothing reaches it that a
+  terminal acts on, hides, or counts another width than Rich.
 
 The UI builds literal renderables from cleaned text in :mod:`tokensales_tui.ui.safe`;
 the scripting commands print cleaned text. Nothing here imports Textual or Rich.
@@ -45,6 +48,7 @@ __all__ = [
     "settle_in_place",
     "settle_width",
     "unsettled",
+    "visible",
 ]
 
 ELLIPSIS = "…"
@@ -282,6 +286,21 @@ def mark_invisible(text: str) -> str:
     if not unsettled(text):
         return text
     return text.translate(_invisible_table())
+
+
+def visible(text: str, *, line: bool = False) -> str:
+    """``text`` as the screen shows it: controls and bidi characters as marks
+    (:func:`clean`, or :func:`clean_line` if ``line``), and every character of disputed
+    width settled (:func:`settle_width`): ZWSP, ZWJ, BOM, the word joiner, the soft
+    hyphen and every other zero-width or format character as "⸱", as the tables show
+    them. Every text the app draws passes here (``ui/safe.py``), a request's preview as
+    much as a cell: ``https://pay\\u200bpal.com`` must not read as ``paypal.com``. What is
+    sent, copied or exported keeps the text as it was.
+
+    Returns:
+        The text (the same object when nothing changed).
+    """
+    return settle_width(clean_line(text) if line else clean(text))
 
 
 def settle_in_place(text: str) -> str:

@@ -2,9 +2,12 @@
 
 The only module of ``ui/`` that builds ``Content`` or ``Text`` from a string that is not
 a literal: every other module calls :func:`content`, :func:`line` or :func:`text`, and
-``tests/test_text_gate.py`` fails on any other way to put a string on screen. Text is
-cleaned first (:mod:`tokensales_tui.clean`): ``Content(...)`` alone keeps ESC. In mask
-mode it is masked too (:mod:`tokensales_tui.mask`).
+``tests/test_text_gate.py`` fails on any other way to put a string on screen. A line
+drawn by hand (a list's row) and a toast are made of :func:`plain`. Each is made of the
+text as the screen shows it (:func:`tokensales_tui.clean.visible`): controls and bidi
+characters as marks (``Content(...)`` alone keeps ESC), zero-width and format characters
+as "⸱", every character of disputed width settled. In mask mode it is masked too
+(:mod:`tokensales_tui.mask`).
 """
 
 from __future__ import annotations
@@ -19,11 +22,26 @@ from textual.css.styles import RulesMap
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ..clean import clean, clean_line
+from ..clean import visible
 from ..mask import shown
 from .boxes import content_box, forget_box, hidden, width_follows_content
 
-__all__ = ["Clamped", "clamped", "content", "line", "show", "text"]
+__all__ = ["Clamped", "clamped", "content", "line", "plain", "show", "text"]
+
+
+def plain(value: str, *, line: bool = False) -> str:
+    """The string the screen shows of ``value``: what every function here draws.
+
+    Controls, bidi, zero-width and format characters are marks, every character of
+    disputed width is settled (:func:`tokensales_tui.clean.visible`), and in mask mode
+    it is masked. A plain ``str``, for a line drawn by hand (a ``Segment``) and a toast;
+    never for a widget that reads markup.
+
+    Args:
+        value: Text from outside the program, or our own text that quotes it.
+        line: Keep it on one line: newlines become "↵", tabs a space.
+    """
+    return shown(visible(value, line=line))
 
 
 def text(value: str, style: str = "") -> Text:
@@ -36,7 +54,7 @@ def text(value: str, style: str = "") -> Text:
     Returns:
         A renderable showing the cleaned text.
     """
-    return Text(shown(clean(value)), style=style, end="")
+    return Text(plain(value), style=style, end="")
 
 
 def content(value: str, style: str = "") -> Content:
@@ -49,7 +67,7 @@ def content(value: str, style: str = "") -> Content:
     Returns:
         A visual showing the cleaned text.
     """
-    cleaned = shown(clean(value))
+    cleaned = plain(value)
     return Content.styled(cleaned, style) if style else Content(cleaned)
 
 
@@ -63,7 +81,7 @@ def line(value: str, style: str = "") -> Content:
     Returns:
         A one-line visual showing the cleaned text.
     """
-    cleaned = shown(clean_line(value))
+    cleaned = plain(value, line=True)
     return Content.styled(cleaned, style) if style else Content(cleaned)
 
 
@@ -106,7 +124,7 @@ def clamped(value: str, lines: int, style: str = "") -> Clamped:
     Returns:
         A renderable showing the cleaned text, cut where it must be.
     """
-    return Clamped(Text(shown(clean_line(value)), style=style, end=""), lines)
+    return Clamped(Text(plain(value, line=True), style=style, end=""), lines)
 
 
 def show(widget: Static, value: str | Content) -> None:

@@ -13,9 +13,9 @@ from textual.binding import Binding, BindingType
 from textual.driver import Driver
 from textual.notifications import SeverityLevel
 
-from ..clean import clean, clean_line, cut_long_words, escape_unsafe
+from ..clean import clean_line, cut_long_words, escape_unsafe
 from ..files import refused_by_system
-from ..mask import mask_text, masking, shown
+from ..mask import mask_text, masking
 from ..signals import ending_on, exit_status
 from .acyclic_strips import use_acyclic_strips
 from .escape_keys import read_escape_apart
@@ -25,6 +25,7 @@ from .json_text import full_json
 from .key_frames import post_input_at_once
 from .key_order import KeysInOrder
 from .narrow import wrap_in_a_cell_at_least
+from .safe import plain
 from .served import ending_with_input, is_served
 from .terminal import guarded_driver
 from .terminal_mode import TerminalCaughtUp, keeping_the_terminal, one_frame
@@ -212,16 +213,18 @@ class GuardedApp(KeysInOrder[ReturnType]):
         timeout: float | None = None,
         markup: bool = True,
     ) -> None:
-        """Show a toast. Its text is always literal and cleaned, whoever calls this, and
-        an address or any other long run of text without a space is cut in its middle,
-        its start and end kept (:func:`~tokensales_tui.clean.cut_long_words`).
+        """Show a toast. Its text is always literal and shown as every text is
+        (:func:`.safe.plain`: controls, zero-width and format characters as marks),
+        whoever calls this, and an address or any other long run of text without a space
+        is cut in its middle, its start and end kept
+        (:func:`~tokensales_tui.clean.cut_long_words`).
 
         ``markup`` is accepted for Textual's signature and ignored: a toast here never
         parses markup, so a message that quotes a server can never become an action.
         """
         super().notify(
-            shown(cut_long_words(clean(message))),
-            title=shown(cut_long_words(clean_line(title))),
+            plain(cut_long_words(message)),
+            title=plain(cut_long_words(title), line=True),
             severity=severity,
             timeout=timeout,
             markup=False,

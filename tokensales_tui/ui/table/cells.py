@@ -19,12 +19,12 @@ from typing import Any, Literal
 from ...api.arriving import still_arriving
 from ...clean import cell_text as _cell_text
 from ...clean import (
-    clean_line,
     display_value,
     is_clean,
     settle_width,
     unsettled,
     unsettled_in,
+    visible,
 )
 
 __all__ = [
@@ -406,7 +406,7 @@ def column_widths(column: Column, widest: int, width: Width) -> tuple[int, int]:
     """:func:`measure_column`'s answer for a column whose widest cell takes ``widest``
     cells (clamped to the column's ceiling already)."""
     # Room for the label and a sort mark, within the column's limits.
-    label = min(width(clean_line(column.label)) + MARK_WIDTH, column_ceiling(column))
+    label = min(width(visible(column.label, line=True)) + MARK_WIDTH, column_ceiling(column))
     return max(widest, label, column.min_width, 1), max(widest, 1)
 
 

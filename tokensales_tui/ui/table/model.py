@@ -39,7 +39,7 @@ from typing import Any, NamedTuple
 
 from ...api.arriving import still_arriving
 from ...api.models import never_walked, paused_gc
-from ...clean import clean_line, settle_width
+from ...clean import clean_line, settle_width, visible
 from .cells import (
     Column,
     Width,
@@ -662,10 +662,14 @@ class TableView:
             return self.empty_message
         press = f" — press {self.clear_key}" if self.clear_key else ""
         if not self._terms and self.scope is not None:
-            return f"No {clean_line(self.scope.label)}" + (press and f"{press} to see every row")
+            return f"No {visible(self.scope.label, line=True)}" + (
+                press and f"{press} to see every row"
+            )
         if self._scan is not None:
-            return f"Looking for “{clean_line(self.filter)}”…"
-        return f"No rows match “{clean_line(self.filter)}”" + (press and f"{press} to clear")
+            return f"Looking for “{visible(self.filter, line=True)}”…"
+        return f"No rows match “{visible(self.filter, line=True)}”" + (
+            press and f"{press} to clear"
+        )
 
     def cells_at(self, place: int) -> tuple[str, ...]:
         """The cleaned display text of the row shown at ``place``."""

@@ -29,7 +29,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import Worker
 
-from ...clean import clean_line
+from ...clean import visible
 from ...mask import mask_text, masking
 from ..following import Following
 from ..lifetime import let_go_of_ended_work
@@ -950,7 +950,7 @@ class ResourceTable(Following, ScrollView, can_focus=True):
         if self._header_text is None:
             sort = self._data.sort
             labels = [
-                clean_line(column.label)
+                visible(column.label, line=True)
                 + (SORT_MARKS[sort[1]] if sort and sort[0] == column.key else "")
                 for column in self._data.columns
             ]

@@ -22,8 +22,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...clean import clean_line
-from ...mask import shown
+from ..safe import plain
 
 COLUMNS = (("Time", 8), ("#", 5), ("Type", 0), ("Size", 7), ("Verdict", 0), ("Relay", 0))
 """Column titles and fixed widths; those of 0 share the rest of the line."""
@@ -44,8 +43,8 @@ def column_widths(width: int) -> list[int]:
 
 
 def delivery_cells(delivery: Any) -> list[str]:
-    """The cells of one delivery's line, cleaned (and masked in mask mode): time, number,
-    type, size, verdict, relay."""
+    """The cells of one delivery's line, as the screen shows text (:func:`..safe.plain`):
+    time, number, type, size, verdict, relay."""
     moment = time.strftime("%H:%M:%S", time.localtime(delivery.received))
     size = f"{delivery.size:,} B" if delivery.size < 10_000 else f"{delivery.size / 1024:,.0f} KB"
     relay = delivery.relay
@@ -64,10 +63,10 @@ def delivery_cells(delivery: Any) -> list[str]:
     return [
         moment,
         str(delivery.number),
-        shown(clean_line(delivery.event_type or "(no type)")),
+        plain(delivery.event_type or "(no type)", line=True),
         size,
-        shown(clean_line(delivery.verdict.label())),
-        shown(clean_line(relay_text)),
+        plain(delivery.verdict.label(), line=True),
+        plain(relay_text, line=True),
     ]
 
 
