@@ -15,6 +15,7 @@ from .apphelpers import (
     wait_for,
     wait_for_screen,
 )
+from .tripwire import Tripwire
 
 SIZE = (120, 40)
 CLICK = "[@click=app.quit]x[/]"
@@ -111,6 +112,36 @@ async def test_invisible_characters_show_as_marks_everywhere_a_title_is_shown() 
         for shown in (screen_text(app), toast.message):
             assert not any(c in shown for c in "\u200b\u200d\u2060\u00ad\ufeff")
         assert item_id not in app.emulator.items  # the DELETE named the id exactly
+
+
+async def test_c_copies_an_id_exactly_or_says_how_it_was_escaped(
+    terminal_tripwire: Tripwire,
+) -> None:
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        first = next(iter(app.emulator.items.values()))
+        plain_id, bidi_id = "itm_\u200bzw", "itm_\u202eevil\u202c\n"
+        for item_id in (plain_id, bidi_id):
+            app.emulator.items[item_id] = dict(first, id=item_id)
+        await pilot.press("2", "r")
+        table = app.active_tab.table
+        await wait_for(lambda: any(r.id == bidi_id for r in table.rows), pilot)
+        said = []
+        for item_id in (plain_id, bidi_id):
+            table.move_cursor_to(lambda r, item_id=item_id: r.id == item_id)
+            await pilot.press("c")
+            await pilot.pause()
+            said.append(list(app._notifications)[-1].message)
+        # Invisible but inert: copied as it is, the toast saying nothing more.
+        assert terminal_tripwire.clipboard[0] == plain_id
+        assert said[0] == "Copied the item id"
+        # A bidi control or a newline could hide or end what a paste holds: escaped, and said.
+        assert terminal_tripwire.clipboard[1] == "itm_\\u202eevil\\u202c\\u000a"
+        assert said[1] == (
+            "Copied the item id\nEscaped, so not exact: 3 characters a paste could act on or"
+            " hide text behind are written as \\u202e \\u202c \\u000a"
+        )
 
 
 async def test_osc52_in_a_field_sends_no_escape_to_the_terminal() -> None:

@@ -119,6 +119,22 @@ async def test_copy_id_and_the_exact_json() -> None:
         assert "\x9b" not in app.clipboard and "\u202e" not in app.clipboard
 
 
+async def test_an_id_copied_escaped_says_so_and_how() -> None:
+    # A bidi control could hide what a paste holds, so it is copied as its escape; the
+    # toast said "Copied id" and a paste into `get item` looked up another id.
+    app = Host(detail_screen(object_id="itm_\u202eabc\u202c"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("c")
+        assert app.clipboard == "itm_\\u202eabc\\u202c"
+        assert app.notices == [
+            (
+                "Copied id\nEscaped, so not exact: 2 characters a paste could act on or hide"
+                " text behind are written as \\u202e \\u202c",
+                False,
+            )
+        ]
+
+
 async def test_copy_id_without_an_id_says_so() -> None:
     app = Host(detail_screen(object_id=None))
     async with app.run_test(size=(120, 40)) as pilot:

@@ -40,6 +40,7 @@ __all__ = [
     "display_value",
     "escape_unsafe",
     "escape_unsettled",
+    "escapes_in",
     "guard_formula",
     "is_clean",
     "mark_controls",
@@ -360,7 +361,19 @@ def escape_unsafe(text: str, *, line: bool = False) -> str:
     unsafe = _UNSAFE_LINE if line else _UNSAFE
     if text.isprintable() or unsafe.search(text) is None:
         return text
-    return unsafe.sub(lambda found: f"\\u{ord(found[0]):04x}", text)
+    return unsafe.sub(lambda found: _escape(found[0]), text)
+
+
+def _escape(character: str) -> str:
+    return f"\\u{ord(character):04x}"
+
+
+def escapes_in(text: str, *, line: bool = False) -> list[str]:
+    """The escape :func:`escape_unsafe` writes for each character it escapes in ``text``,
+    in order (``["\\u202e"]``): what a message says of a copy that is not exact."""
+    if text.isprintable():
+        return []
+    return [_escape(found) for found in (_UNSAFE_LINE if line else _UNSAFE).findall(text)]
 
 
 LONG_WORD = 160

@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.driver import Driver
 from textual.notifications import SeverityLevel
 
-from ..clean import clean_line, cut_long_words, escape_unsafe
+from ..clean import clean_line, cut_long_words, escape_unsafe, escapes_in
 from ..files import refused_by_system
 from ..mask import mask_text, masking
 from ..signals import ending_on, exit_status
@@ -44,13 +44,55 @@ COPY_LIMIT = 8 * 1024 * 1024
 app is held (over SSH, seconds for tens of megabytes)."""
 
 
-def copy(app: App[Any], text: str, done: str) -> None:
+def copy(
+    app: App[Any],
+    text: str,
+    done: str,
+    *,
+    line: bool = False,
+    severity: SeverityLevel = "information",
+) -> None:
     """Copy ``text`` and say ``done`` in a toast; past :data:`COPY_LIMIT`, copy nothing and
-    say so instead."""
-    if _too_long(app, text):
+    say so instead.
+
+    Each character a paste could act on or hide text behind (a control, a bidi control,
+    a lone surrogate; with ``line``, for one value copied on its own, a newline and a tab
+    too) is copied as its ``\\uXXXX`` escape, and the toast says so and how: such a copy
+    is not the exact text (an id pasted into ``get item`` names another).
+    """
+    copy_lines(app, [text], done, line=line, severity=severity)
+
+
+def copy_lines(
+    app: App[Any],
+    texts: list[str],
+    done: str,
+    *,
+    line: bool = True,
+    severity: SeverityLevel = "information",
+) -> None:
+    """Like :func:`copy`, for values copied one a line (the ids of the marked rows): each
+    escaped on its own, so that only the lines' ends are newlines."""
+    copied = "\n".join(escape_unsafe(text, line=line) for text in texts)
+    if _too_long(app, copied):
         return
-    app.copy_to_clipboard(text)
-    app.notify(done, markup=False)
+    app.copy_to_clipboard(copied)
+    escapes = [escape for text in texts for escape in escapes_in(text, line=line)]
+    app.notify(done + _escaped_note(escapes), severity=severity, markup=False)
+
+
+def _escaped_note(escapes: list[str]) -> str:
+    """What a toast adds about a copy holding ``escapes`` (:func:`.clean.escapes_in`)."""
+    if not escapes:
+        return ""
+    count = len(escapes)
+    distinct = list(dict.fromkeys(escapes))
+    written = " ".join(distinct[:4]) + (" …" if len(distinct) > 4 else "")
+    return (
+        f"\nEscaped, so not exact: {count:,} character{'s' if count != 1 else ''}"
+        f" a paste could act on or hide text behind {'is' if count == 1 else 'are'}"
+        f" written as {written}"
+    )
 
 
 def copy_json(app: App[Any], value: object, what: str) -> None:

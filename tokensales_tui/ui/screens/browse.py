@@ -23,7 +23,7 @@ from textual.widgets import Input, TabbedContent, TabPane
 from ...api import ApiClient, ApiError, Deleted, OutcomeUnknownError, RetryNotice
 from ...api.arriving import still_arriving
 from ...api.endpoints import id_problem
-from ...clean import clean_line, display_value, escape_unsafe
+from ...clean import clean_line, display_value
 from ..cancelling import being_cancelled
 from ..forms import CREATABLE, EDITABLE, edit_form, new_form
 from ..json_text import full_json
@@ -31,7 +31,7 @@ from ..key_hints import action_name, key_for, press
 from ..keys import key_names
 from ..resources import RESOURCES, Resource
 from ..safe import line
-from ..safe_app import COPY_LIMIT, GuardedApp, copy_json, not_copied
+from ..safe_app import COPY_LIMIT, GuardedApp, copy, copy_json, copy_lines, not_copied
 from ..table.model import Scope
 from ..table.widget import ResourceTable
 from ..tabs import FilterInput, ResourceTab
@@ -545,11 +545,12 @@ class BrowseScreen(ScreenKeys, Screen[None]):
         marked = tab.table.model.marked_rows()
         if marked:
             ids = [tab.resource.row_id(row) for row in marked]
-            found = [escape_unsafe(object_id, line=True) for object_id in ids if object_id]
-            self.app.copy_to_clipboard("\n".join(found))
+            found = [object_id for object_id in ids if object_id]
             missing = f" ({len(ids) - len(found):,} have none)" if len(found) < len(ids) else ""
-            self.notify(
-                f"Copied the ids of {len(found):,} marked {tab.resource.nouns(len(found))}{missing}"
+            copy_lines(
+                self.app,
+                found,
+                f"Copied the ids of {len(found):,} marked {tab.resource.nouns(len(found))}{missing}",
             )
             return
         picked = self._highlighted()
@@ -560,8 +561,7 @@ class BrowseScreen(ScreenKeys, Screen[None]):
         if not object_id:
             self.notify(f"This {resource.noun} has no id", severity="warning")
             return
-        self.app.copy_to_clipboard(escape_unsafe(object_id, line=True))
-        self.notify(f"Copied the {resource.noun} id", markup=False)
+        copy(self.app, object_id, f"Copied the {resource.noun} id", line=True)
 
     def action_copy_json(self) -> None:
         """Copy the highlighted object as JSON; the marked ones as a JSON array if any."""
@@ -771,12 +771,13 @@ class BrowseScreen(ScreenKeys, Screen[None]):
         warning = look_alike_host(host)
         careful = f"Careful: {warning}" if warning else ""
         if not self.tsapp.launch.served and not can_launch_browser():
-            self.app.copy_to_clipboard(escape_unsafe(url, line=True))
-            self.notify(
+            copy(
+                self.app,
+                url,
                 f"No browser can open here (SSH session or no display), so it was copied: {shown}"
                 + (f"\n{careful}" if careful else ""),
+                line=True,
                 severity="warning" if careful else "information",
-                markup=False,
             )
             return
 
@@ -802,8 +803,7 @@ class BrowseScreen(ScreenKeys, Screen[None]):
         url = self._highlighted_link("copy")
         if not url:
             return
-        self.app.copy_to_clipboard(escape_unsafe(url, line=True))
-        self.notify(f"Copied the address: {clean_line(url)}", markup=False)
+        copy(self.app, url, f"Copied the address: {clean_line(url)}", line=True)
 
     def action_delete(self) -> None:
         """Delete the highlighted object, after confirmation; the marked ones if any."""

@@ -302,8 +302,8 @@ class DeliveriesScreen(ScreenKeys, Screen[None]):
     def action_copy_command(self) -> None:
         """Copy the command the screen suggests, whole."""
         if self.command is not None:
-            text = clean_line(self.command.text)
-            copy(self.app, text, f"Copied the command: {text}")
+            text = self.command.text
+            copy(self.app, text, f"Copied the command: {text}", line=True)
 
     def help_sections(self, keymap: Mapping[str, str]) -> list[Section]:
         """The view's own keys that act here (the screen's and its list's) and the app's

@@ -21,12 +21,12 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from ...api import ApiError
-from ...clean import clean_line, escape_unsafe
+from ...clean import clean_line
 from ..json_text import preview_json
 from ..key_hints import error_said, press
 from ..lifetime import is_gone, while_shown
 from ..safe import content, line, show
-from ..safe_app import copy_json
+from ..safe_app import copy, copy_json
 from ..table.cells import cell_text
 from ..widgets.field_value import FieldValue
 from ..widgets.footer import KeysFooter
@@ -305,8 +305,7 @@ class DetailScreen(ScreenKeys, Screen[None]):
         if not self._object_id:
             self.notify("This object has no id", severity="warning", markup=False)
             return
-        self.app.copy_to_clipboard(escape_unsafe(self._object_id, line=True))
-        self.notify("Copied id", markup=False)
+        copy(self.app, self._object_id, "Copied id", line=True)
 
     def action_copy_json(self) -> None:
         """Copy the whole object, uncapped, as pretty JSON."""
