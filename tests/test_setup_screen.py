@@ -20,7 +20,7 @@ from tokensales_tui import config
 from tokensales_tui.api import ApiClient, Secret
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
 from tokensales_tui.ui.screens.config_error import ConfigErrorScreen
-from tokensales_tui.ui.screens.setup import SetupResult, SetupScreen
+from tokensales_tui.ui.screens.setup import SetupResult, SetupScreen, _ProfileName
 
 SIZE = (120, 40)
 WRONG_SECRET = "Zq8xK41w"  # typed key by key, so short
@@ -152,7 +152,9 @@ async def test_empty_required_fields_and_bad_name_are_reported(tmp_path: Path) -
         screen = app.screen
         await fill(pilot, profile="my profile")
         await pilot.click("#save")
-        assert static_text(screen, "#profile-error") == "use only letters, digits, - and _"
+        assert static_text(screen, "#profile-error") == (
+            "use only ASCII letters, digits, - and _ (a space is not one)"
+        )
         assert static_text(screen, "#base-url-error") == "base URL is required"
         assert static_text(screen, "#api-key-error") == "API key is required"
         assert static_text(screen, "#auth-url-error") == ""
@@ -376,3 +378,18 @@ async def test_editing_keeps_the_profiles_own_rules_and_tests_through_its_proxy(
         await pilot.press("ctrl+s")
         await saving_ended(pilot, screen)
     assert app.results == [SetupResult("saved", "lab")]
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("café日本", "'é' U+00E9 is not one"),  # letters, but not ASCII: it said "use only letters"
+        ("prоd", "'о' U+043E is not one"),  # a Cyrillic о, which reads as the Latin o
+        ("pay\u200bpal", "U+200B is not one"),
+        ("my profile", "a space is not one"),
+    ],
+)
+def test_a_profile_name_is_ascii_and_the_message_says_so(name: str, said: str) -> None:
+    result = _ProfileName().validate(name)
+    assert result.failure_descriptions == [f"use only ASCII letters, digits, - and _ ({said})"]
+    assert _ProfileName().validate("prod-2_eu").is_valid

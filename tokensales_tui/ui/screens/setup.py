@@ -49,7 +49,13 @@ if TYPE_CHECKING:
 
 __all__ = ["ProfileFormScreen", "SetupResult", "SetupScreen"]
 
-_PROFILE_NAME = re.compile(r"[A-Za-z0-9_-]+")
+_NOT_IN_A_PROFILE_NAME = re.compile(r"[^A-Za-z0-9_-]")
+"""A profile's name is an identifier: typed after ``--profile`` and into
+``TOKENSALES_PROFILE``, completed by shells, a key of the config file, part of its payout
+records' file names. ASCII only keeps it typeable everywhere and one of a kind: no
+look-alike letters of other scripts ("prоd" with a Cyrillic о), no two ways to write
+one name ("café" with é, or e and a combining accent), nothing invisible. A profile's
+``label`` in the config file says anything the header should show."""
 # Not on blur: tabbing past an empty field is fine; Save and Test check every field.
 _VALIDATE_ON: Final[tuple[Literal["changed", "submitted"], ...]] = ("changed", "submitted")
 
@@ -86,8 +92,16 @@ class _ProfileName(Validator):
         name = value.strip()
         if not name:
             return self.failure("a profile needs a name")
-        if not _PROFILE_NAME.fullmatch(name):
-            return self.failure("use only letters, digits, - and _")
+        bad = _NOT_IN_A_PROFILE_NAME.search(name)
+        if bad:
+            from ...checks.text import describe_char  # the checks load their libraries
+
+            # "letters" alone promised more: é and 日 are letters too. Named by its code
+            # point as well: a Cyrillic о reads as the o it is not.
+            found = describe_char(bad[0])
+            if bad[0].isprintable() and not bad[0].isascii():
+                found += f" U+{ord(bad[0]):04X}"
+            return self.failure(f"use only ASCII letters, digits, - and _ ({found} is not one)")
         return self.success()
 
 
