@@ -1041,3 +1041,11 @@ async def test_a_target_on_another_loopback_address_of_the_same_port_is_relayed_
         async with Listening(options) as listening, httpx.AsyncClient(trust_env=False) as client:
             answer = await client.post(listening.url, json={"type": "item.sold"})
     assert answer.status_code == 200 and [path for path, _, _ in target.received] == ["/in"]
+
+
+@pytest.mark.parametrize("host", ["127.1", "0x7f.0.0.1", "::ffff:127.0.0.1"])
+def test_listen_takes_a_loopback_host_in_any_form_without_expose(host: str) -> None:
+    from tokensales_tui.cli import build_parser
+    from tokensales_tui.webhooks.listen import options_from
+
+    assert options_from(build_parser().parse_args(["listen", "--host", host])).host == host

@@ -15,6 +15,7 @@ import asyncio
 import base64
 import contextlib
 import errno
+import ipaddress
 import json
 import logging
 import os
@@ -39,6 +40,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from tokensales_tui.cli import build_parser, main
 from tokensales_tui.connections import peer_of
+from tokensales_tui.local import bind, is_every_address
 from tokensales_tui.local import is_loopback_host as is_loopback
 from tokensales_tui.serve import AppLeftovers, app_command
 from tokensales_tui.serve.app_process import terminal_size
@@ -422,24 +424,8 @@ def test_the_app_command_holds_the_session_flags_and_no_token() -> None:
     assert shlex.split(app_command(before))[6:] == ["--profile", "prod"]
 
 
-def test_loopback_hosts() -> None:
-    for host in ("127.0.0.1", "localhost", "::1", "[::1]", "127.3.4.5"):
-        assert is_loopback(host), host
-    for host in ("0.0.0.0", "::", "192.168.1.2", "example.com", ""):
-        assert not is_loopback(host), host
-
-
-def test_an_outside_host_is_refused_for_a_real_profile(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["serve", "--host", "0.0.0.0", "--port", "0"]) == 2
-    err = capsys.readouterr().err
-    assert "real credentials" in err and "--allow-remote" in err
-
-
-@pytest.mark.parametrize(("host", "shown"), [("0.0.0.0", "127.0.0.1"), ("::", "[::1]")])
-def test_a_bind_to_every_address_prints_one_to_open(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], host: str, shown: str
-) -> None:
-    """Not http://0.0.0.0:…, and a word on how other machines reach it (nothing is bound)."""
+def served_at_once(monkeypatch: pytest.MonkeyPatch, host: str) -> int:
+    """``serve --demo --host host``, ready at once and gone (nothing is bound: port 18599)."""
     import tokensales_tui.serve as serve
 
     async def ready_at_once(server: GuardedServer, ready: Callable[[str], None]) -> int:
@@ -448,7 +434,58 @@ def test_a_bind_to_every_address_prints_one_to_open(
 
     monkeypatch.setattr(serve, "_listen", lambda host, port: BoundTo(host, 18599))
     monkeypatch.setattr(serve, "_serve", ready_at_once)
-    assert main(["serve", "--demo", "--host", host]) == 0
+    return main(["serve", "--demo", "--host", host])
+
+
+LOOPBACK_FORMS = ("127.1", "0x7f.1", "0x7f.0.0.1", "2130706433", "0177.1", "127.000.000.001")
+"""127.0.0.1 as the resolver also reads it (``bind`` and ``connect`` take each)."""
+
+
+def test_loopback_hosts() -> None:
+    for host in ("127.0.0.1", "localhost", "::1", "[::1]", "127.3.4.5", *LOOPBACK_FORMS):
+        assert is_loopback(host), host
+    for host in ("::ffff:127.0.0.1", "[::ffff:7f00:1]", "0:0:0:0:0:0:0:1", "LocalHost"):
+        assert is_loopback(host), host
+    for host in ("0.0.0.0", "::", "192.168.1.2", "example.com", "", "0", "0xc0.0xa8.1.2"):
+        assert not is_loopback(host), host
+    # What inet_aton alone reads as 127.0.0.1, and no socket takes; names of hex letters.
+    for host in ("127.0.0.1 x", "127.0.0.1\tx", "cafe", "0x7f.1.example", "1.2.3.4.5"):
+        assert not is_loopback(host), host
+    for host in ("0", "0x0", "0.0", "::", "[::]"):
+        assert is_every_address(host), host
+
+
+@pytest.mark.parametrize("host", LOOPBACK_FORMS)
+def test_every_form_of_a_loopback_address_binds_to_loopback(host: str) -> None:
+    sock, _url = bind(host, 0)
+    with sock:
+        assert ipaddress.ip_address(sock.getsockname()[0]).is_loopback
+    assert is_loopback(host)
+
+
+@pytest.mark.parametrize("host", ["127.1", "2130706433", "::ffff:127.0.0.1"])
+def test_a_loopback_host_in_another_form_is_served_without_a_warning(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], host: str
+) -> None:
+    """``serve --host 127.1`` was refused: "lets other machines reach the app"."""
+    assert served_at_once(monkeypatch, host) == 0
+    out, err = capsys.readouterr()
+    assert "?token=" in out and "loopback" not in err and "machines" not in err
+
+
+def test_an_outside_host_is_refused_for_a_real_profile(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--host", "0.0.0.0", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "real credentials" in err and "--allow-remote" in err
+    assert "--host 0.0.0.0 is not a loopback address: other machines could reach" in err
+
+
+@pytest.mark.parametrize(("host", "shown"), [("0.0.0.0", "127.0.0.1"), ("::", "[::1]")])
+def test_a_bind_to_every_address_prints_one_to_open(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], host: str, shown: str
+) -> None:
+    """Not http://0.0.0.0:…, and a word on how other machines reach it (nothing is bound)."""
+    assert served_at_once(monkeypatch, host) == 0
     out = capsys.readouterr().out
     assert f"\nhttp://{shown}:18599/?token=" in out
     assert f"# From another machine: this machine's name or address in place of {shown}." in out

@@ -348,8 +348,9 @@ def _run_emulator(args: argparse.Namespace) -> int:
 
     if not is_loopback_host(args.host):
         risk = (
-            f"--host {clean_line(args.host)} lets other machines reach the emulator, whose demo"
-            " credentials are published: anyone who reaches it can register a webhook to"
+            f"--host {clean_line(args.host)} is not a loopback address: other machines could"
+            " reach the emulator, whose demo credentials are published; anyone who reaches it"
+            " can register a webhook to"
             " 127.0.0.1 and make this machine send what they choose to its own loopback services"
         )
         if not args.expose:

@@ -4,28 +4,53 @@ from __future__ import annotations
 
 import errno
 import ipaddress
+import re
 import socket
 from urllib.parse import urlsplit, urlunsplit
 
 from .web_urls import split_web_url
 
+_IPV4_FORMS = re.compile(r"[0-9A-Fa-fXx.]+")
+"""What an IPv4 address may be written with besides dotted decimal: 127.1, 0x7f.0.0.1,
+2130706433, 0177.1 (the forms ``inet_aton`` reads, as the resolver does for ``bind``)."""
+
+
+def ip_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The IP address ``host`` names, in any form a socket takes it in; None for a name.
+
+    Besides the usual forms (IPv6 in brackets too), the short and numeric forms of IPv4
+    the resolver reads (``127.1``, ``0x7f.1``, ``2130706433``): a check of an address
+    must read it as ``bind`` and ``connect`` will, or ``127.1`` passes for another machine.
+    """
+    text = host.strip("[]")
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        pass
+    if not _IPV4_FORMS.fullmatch(text):  # inet_aton would read "127.0.0.1 x" as 127.0.0.1
+        return None
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(text))
+    except OSError:
+        return None
+
 
 def is_loopback_host(host: str) -> bool:
-    """Whether ``host`` is ``localhost`` or a loopback IP address (127.0.0.0/8, ::1)."""
+    """Whether ``host`` is ``localhost`` or a loopback IP address (127.0.0.0/8, ::1, and
+    127.0.0.0/8 mapped into IPv6), in any form :func:`ip_address` reads."""
     if host.lower() == "localhost":
         return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+    address = ip_address(host)
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address is not None and address.is_loopback
 
 
 def is_every_address(host: str) -> bool:
-    """Whether ``host`` is 0.0.0.0 or ``::``: a socket bound to it listens on every address."""
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_unspecified
-    except ValueError:
-        return False
+    """Whether ``host`` is 0.0.0.0 or ``::`` (in any form :func:`ip_address` reads): a
+    socket bound to it listens on every address."""
+    address = ip_address(host)
+    return address is not None and address.is_unspecified
 
 
 def reachable_url(url: str) -> str:

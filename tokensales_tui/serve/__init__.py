@@ -137,8 +137,8 @@ def _run_serve(args: argparse.Namespace) -> int:
     demo = bool(getattr(args, "demo", False))
     if not is_loopback_host(args.host):
         warning = (
-            f"tokensales-tui: --host {args.host} lets other machines reach the app; anyone"
-            " with the printed address can use it"
+            f"tokensales-tui: --host {clean(args.host)} is not a loopback address: other"
+            " machines could reach the app, and anyone with the printed address could use it"
         )
         if not demo and not args.allow_remote:
             print(
