@@ -266,6 +266,41 @@ async def test_one_app_a_connection_up_to_the_limit(
     assert marker.read_text() == "started\n"  # the refused one started nothing
 
 
+async def test_apps_started_at_once_are_each_counted_in_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Four tabs opened at once were each logged "(4 of 4 sessions)": the count was
+    taken after the app's start, when every tab had taken its place."""
+    from tokensales_tui.serve.app_process import AppProcess
+
+    all_started = asyncio.Event()
+    waiting = 0
+    start = AppProcess.start
+
+    async def start_together(self: AppProcess, width: int, height: int) -> None:
+        nonlocal waiting
+        await start(self, width, height)
+        waiting += 1
+        if waiting == 4:
+            all_started.set()
+        await all_started.wait()
+
+    monkeypatch.setattr(AppProcess, "start", start_together)
+    sock = listening()
+    server = GuardedServer(marker_command(tmp_path / "m"), sock, max_sessions=4, title="t")
+    caplog.set_level(logging.INFO, "tokensales_tui.serve")
+    async with running(server, sock) as client:
+        client.session.cookie_jar.update_cookies({server.cookie: server.token})
+        origin = {"Origin": server.public_url}
+        tabs = await asyncio.gather(*(client.ws_connect("/ws", headers=origin) for _ in range(4)))
+        async with asyncio.timeout(30):
+            while len(counts := re.findall(r"started \((\d) of 4", caplog.text)) < 4:
+                await asyncio.sleep(0.05)
+        assert sorted(counts) == ["1", "2", "3", "4"]
+        for tab in tabs:
+            await tab.close()
+
+
 async def test_a_websocket_from_another_site_is_refused(
     guarded: tuple[GuardedServer, TestClient, Path],
 ) -> None:

@@ -173,6 +173,9 @@ class GuardedServer(Server):
         """The connections, once it serves: those with a request in progress are at work."""
         self.sessions = 0
         """App processes running now (each session counts until its process is gone)."""
+        self.apps = 0
+        """Of those, the apps started: a session counts from its websocket, its app only
+        once its process runs (the log's count; several tabs may open at once)."""
         self._ending = 0
         """Sessions whose app is being ended (still counted)."""
         self._released = asyncio.Event()
@@ -413,13 +416,15 @@ class GuardedServer(Server):
             quit_wait=self.quit_wait,
             on_stderr=self.on_stderr,
         )
+        started = False
         try:
             width = to_int(request.query.get("width", "80"), 80)
             height = to_int(request.query.get("height", "24"), 24)
             await app.start(width, height)
-            log.info(
-                "app %s started (%d of %d sessions)", app.pid, self.sessions, self.max_sessions
-            )
+            self.apps += 1
+            started = True
+            # No await between the count and the record: each app's is its own.
+            log.info("app %s started (%d of %d sessions)", app.pid, self.apps, self.max_sessions)
             await self._until_over(request, websocket, app, leave)
         except Exception:
             log.exception("app %s: the session failed", app.pid)
@@ -429,6 +434,8 @@ class GuardedServer(Server):
                 await app.end()
             finally:
                 self._ending -= 1
+                if started:
+                    self.apps -= 1
                 self._release()
 
     async def _until_over(
