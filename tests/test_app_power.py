@@ -588,6 +588,23 @@ async def test_a_list_with_entries_that_cannot_be_read_shows_the_rest_and_names_
         assert "could not be read" not in screen_text(app)
 
 
+async def served_export(
+    app: TokenSalesApp, pilot: Any, monkeypatch: pytest.MonkeyPatch
+) -> list[tuple[bytes, str | None]]:
+    """Open the export dialog of ``app`` (served); what it hands the browser is kept."""
+    delivered: list[tuple[bytes, str | None]] = []
+
+    def deliver_binary(handle: Any, *, save_filename: str | None = None, **_: Any) -> None:
+        with handle:
+            delivered.append((handle.read(), save_filename))
+
+    await loaded(app, pilot)
+    monkeypatch.setattr(app, "deliver_binary", deliver_binary)
+    await pilot.press("2", "x")
+    await wait_for_screen(app, pilot, "ExportScreen")
+    return delivered
+
+
 async def test_export_served_to_a_browser_is_downloaded_and_writes_nothing_here(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -597,31 +614,53 @@ async def test_export_served_to_a_browser_is_downloaded_and_writes_nothing_here(
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "private"))
     (tmp_path / "private").mkdir()
     app = TokenSalesApp(Launch(demo=True, served=True))
-    delivered: list[tuple[bytes, str | None]] = []
-
-    def deliver_binary(handle: Any, *, save_filename: str | None = None, **_: Any) -> None:
-        with handle:
-            delivered.append((handle.read(), save_filename))
-
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(app, pilot)
-        monkeypatch.setattr(app, "deliver_binary", deliver_binary)
-        await pilot.press("2", "x")
-        await wait_for_screen(app, pilot, "ExportScreen")
+        delivered = await served_export(app, pilot, monkeypatch)
         path = app.screen.query_one("#path")
         assert "/" not in path.value  # a name, not a path of this machine
-        path.value = "/etc/../home/x/.bashrc"
+        path.value = "/etc/../home/x/authorized_keys"
         await pilot.press("enter")
         await wait_for(lambda: bool(delivered), pilot)
         await wait_for(lambda: type(app.screen).__name__ == "BrowseScreen", pilot)
     data, name = delivered[0]
-    assert name == ".bashrc"
+    assert name == "authorized_keys"
     assert (
         data.startswith(b"ID,")
         and data.count(b"\n") == app.browse.tab("items").table.total_count + 1
     )
     assert not list((tmp_path / "private").iterdir())  # its private copy is gone
-    assert not [p for p in tmp_path.rglob("*") if p.name == ".bashrc" or p.suffix == ".csv"]
+    assert not [p for p in tmp_path.rglob("*") if p.name == "authorized_keys" or p.suffix == ".csv"]
+
+
+async def test_a_served_export_is_named_as_the_browser_saves_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The toast said "your browser downloads a"b.csv", and Chromium saved a_b.csv: a
+    name a browser changes is refused, saying why; one it keeps (a ; in it) is sent."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    app = TokenSalesApp(Launch(demo=True, served=True))
+    async with app.run_test(size=SIZE) as pilot:
+        delivered = await served_export(app, pilot, monkeypatch)
+        path = app.screen.query_one("#path")
+        for name, why in [
+            ('Q3 "final".csv', 'A browser puts _ in place of " in a file name'),
+            ("a:b?.csv", "A browser puts _ in place of : ? in a file name"),
+            (".hidden.csv", "A browser changes a file name that starts or ends with a space"),
+            ("notes.csv.", "A browser changes a file name that starts or ends with a space"),
+        ]:
+            path.value = name
+            await pilot.press("enter")
+            await pilot.pause()
+            assert why in screen_text(app) and "choose another name" in screen_text(app), name
+        path.value = "Q3; final, café.csv"
+        await pilot.press("enter")
+        await wait_for(lambda: bool(delivered), pilot)
+        await wait_for(lambda: type(app.screen).__name__ == "BrowseScreen", pilot)
+        assert [name for _, name in delivered] == ["Q3; final, café.csv"]
+        assert any(
+            n.message.endswith(": your browser downloads Q3; final, café.csv")
+            for n in app._notifications
+        )
 
 
 async def test_a_bulk_delete_stopped_by_another_profile_says_what_it_did() -> None:

@@ -27,6 +27,7 @@ import stat
 import subprocess
 import sys
 import time
+import urllib.parse
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -299,6 +300,50 @@ async def test_apps_started_at_once_are_each_counted_in_the_log(
         assert sorted(counts) == ["1", "2", "3", "4"]
         for tab in tabs:
             await tab.close()
+
+
+class HandsOver:
+    """An app's service, as a download asks it for chunks: ``data``, then the end."""
+
+    def __init__(self, server: GuardedServer, data: bytes) -> None:
+        self.server = server
+        self.data = data
+
+    async def send_meta(self, meta: dict[str, Any]) -> bool:
+        await self.server.download_manager.chunk_received(meta["key"], self.data)
+        self.data = b""
+        return True
+
+
+@pytest.mark.parametrize(
+    "name", ["Q3; final.csv", 'a"b.csv', "a\\b; c=d.csv", "café, 2024 ½.csv", "x%41.csv"]
+)
+async def test_a_download_is_sent_under_its_whole_name(
+    guarded: tuple[GuardedServer, TestClient, Path], name: str
+) -> None:
+    """textual-serve sent ``filename=Q3; final.csv`` unquoted: a browser saved ``Q3``."""
+    server, client, _ = guarded
+    await server.download_manager.create_download(
+        app_service=HandsOver(server, b"a,b\n"),  # type: ignore[arg-type]
+        delivery_key="k1",
+        file_name=name,
+        open_method="download",
+        mime_type="text/csv",
+        encoding="utf-8",
+    )
+    client.session.cookie_jar.update_cookies({server.cookie: server.token})
+    response = await client.get("/download/k1")
+    assert (response.status, await response.read()) == (200, b"a,b\n")
+    header = response.headers["Content-Disposition"]
+    # RFC 6266: a quoted-string (with \" and \\), then the name as UTF-8 (RFC 8187), which
+    # every browser takes in its place.
+    found = re.fullmatch(
+        r"attachment; filename=\"((?:[^\"\\]|\\.)*)\"; filename\*=UTF-8''(\S+)", header
+    )
+    assert found is not None, header
+    assert urllib.parse.unquote(found[2], errors="strict") == name
+    assert re.sub(r"\\(.)", r"\1", found[1]) == re.sub(r"[^ -~]", "_", name)
+    assert (await client.get("/download/k1")).status == 404  # handed over once
 
 
 async def test_a_websocket_from_another_site_is_refused(

@@ -26,6 +26,9 @@ import pytest
 
 from .browser import CHROMEDRIVER, Browser, chromium_missing, open_browser, start_serve
 
+CTRL_U = "\ue009u\ue009"
+"""ctrl+u as Selenium types it (a modifier key toggles): the field's text is cleared."""
+
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 
 
@@ -237,13 +240,17 @@ def test_a_tab_served_on_a_profile_works_behind_its_fence_and_downloads_its_expo
             wait_for("the Items tab", lambda: "500 items" in browser.text())
             browser.press("x")
             wait_for("the export dialog", lambda: "Export 500 items" in browser.text())
+            # Under the name typed, whole: textual-serve's header had it saved as "Q3".
+            browser.press(CTRL_U + "Q3; final, café.csv")
             browser.press_enter()
-            downloads = tmp_path / "downloads"
+            export = tmp_path / "downloads" / "Q3; final, café.csv"
+            wait_for("the export downloaded", export.exists)
+            # The toast names it (wrapped: "…downloads Q3; final,", then "café.csv").
             wait_for(
-                "the export downloaded",
-                lambda: [p for p in downloads.glob("items-*.csv")] if downloads.exists() else [],
+                "the toast naming it",
+                lambda: "your browser downloads Q3; final," in browser.text(),
+                seconds=20,
             )
-        [export] = downloads.glob("items-*.csv")
         assert export.read_text().count("\n") == 501
         # The tab's app ended behind its fence, having written nothing here.
         assert sorted(isolated_home.rglob("*")) == before

@@ -47,6 +47,7 @@ from ..connections import (
     peer_of,
 )
 from ..debug_log import foreign_logs_to
+from ..download_names import content_disposition
 from ..local import is_every_address
 from .app_process import QUIT_WAIT, AppProcess, StderrReport
 from .hosts import Address, HostRule, parse_address
@@ -330,6 +331,30 @@ class GuardedServer(Server):
         static = request.app.router["static"].url_for(filename="/")
         context["config"]["static"]["url"] = f"{base}{str(static).rstrip('/')}/"
         return aiohttp_jinja2.render_template("app_index.html", request, context)
+
+    async def handle_download(self, request: web.Request) -> web.StreamResponse:
+        """A file the app hands to the browser (an export), under its whole name.
+
+        textual-serve's wrote ``filename=`` unquoted: ``Q3; final.csv`` was saved as
+        ``Q3``. The name is sent as :func:`~..download_names.content_disposition` says.
+        """
+        key = request.match_info["key"]
+        try:
+            meta = await self.download_manager.get_download_metadata(key)
+        except KeyError:
+            raise web.HTTPNotFound(text="404 Not Found: no such download\n") from None
+        response = web.StreamResponse()
+        content_type = meta.mime_type
+        if meta.encoding:
+            content_type += f"; charset={meta.encoding}"
+        response.headers["Content-Type"] = content_type
+        disposition = "inline" if meta.open_method == "browser" else "attachment"
+        response.headers["Content-Disposition"] = content_disposition(disposition, meta.file_name)
+        await response.prepare(request)
+        async for chunk in self.download_manager.download(key):
+            await response.write(chunk)
+        await response.write_eof()
+        return response
 
     async def handle_script(self, request: web.Request) -> web.StreamResponse:
         """textual.js with screen-reader mode on."""

@@ -26,6 +26,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, ProgressBar, RadioButton, RadioSet, Static
 
 from ...api.models import raw_texts
+from ...download_names import browser_change
 from ...files import typed_path
 from ...mask import masking
 from ..export import FORMATS, ExportStopped, default_path, export_rows, with_extension
@@ -183,13 +184,17 @@ class ExportScreen(ScreenKeys, ModalScreen[Path | None]):
     def _private_path(self, typed: Path) -> Path | None:
         """Served: the name the browser saves the file as, the last part of what was
         typed (no folder of the serving machine is taken); written first in a private
-        folder the writing makes (see :meth:`_run`)."""
+        folder the writing makes (see :meth:`_run`). A name a browser would save under
+        another is refused: the message after the export names the file downloaded."""
         name = typed.name
         if name in ("", ".", ".."):
             self._say("Type a file name", error=True)
             return None
         if len(os.fsencode(name)) > 200:
             self._say("The file name is too long", error=True)
+            return None
+        if (change := browser_change(name)) is not None:
+            self._say(f"{change[:1].upper()}{change[1:]}: choose another name", error=True)
             return None
         return Path(name)
 
