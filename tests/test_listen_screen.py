@@ -12,6 +12,7 @@ import pytest
 from tokensales_tui.ui.listen_app import ListenApp
 from tokensales_tui.ui.screens.deliveries import REFRESH_SECONDS, DeliveriesScreen
 from tokensales_tui.ui.screens.detail import DetailScreen
+from tokensales_tui.ui.widgets.delivery_list import SIZE_WIDTH, column_widths, size_cell
 from tokensales_tui.webhooks import receiver as receiver_module
 from tokensales_tui.webhooks.listen import Listening, ListenOptions
 from tokensales_tui.webhooks.signatures import standard_headers
@@ -330,3 +331,43 @@ async def test_r_is_offered_only_where_a_delivery_has_somewhere_to_go() -> None:
                 "#1 not replayed: no --route for item.created and no --forward-to:"
                 " quit and start listen with one"
             ]
+
+
+def test_every_size_fits_its_column_to_three_digits() -> None:
+    """A 1,040,000-byte body showed as "1,016 …": "1,016 KB" is 8 characters, the column 7."""
+    sizes = {0, 1, 999, 1000, 1023, 1024}
+    for power in range(1, 7):
+        for edge in (9.995, 99.95, 999.5, 1000, 1024):
+            middle = int(edge * 1024**power)
+            sizes |= {middle - 1, middle, middle + 1}
+    sizes |= {1_040_000, 1024**3 + 65_536, 2**63 - 1}  # past the largest --max-body
+    for size in sorted(sizes):
+        text = size_cell(size)
+        assert len(text) <= SIZE_WIDTH, (size, text)
+        number, unit = text.split(" ")
+        scale = 1 if unit == "B" else 1024 ** (1 + ["KB", "MB", "GB", "TB", "PB", "EB"].index(unit))
+        assert abs(float(number) * scale - size) <= 0.006 * size, (size, text)
+    assert size_cell(1_040_000) == "0.99 MB" and size_cell(10_240) == "10.0 KB"
+
+
+def test_a_number_column_grows_to_its_largest_number() -> None:
+    widths = column_widths(80, 1_234_567)
+    assert widths[1] == 7 and sum(widths) + len(widths) + 1 <= 80
+    assert column_widths(80, 99_999) == column_widths(80)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_big_deliveries_and_high_numbers_show_whole(size: tuple[int, int]) -> None:
+    async with Listening(ListenOptions()) as listening:
+        listening.receiver.count = 123_455  # a listen that ran a long time
+        app = ListenApp(listening)
+        async with app.run_test(size=size) as pilot:
+            async with httpx.AsyncClient(trust_env=False) as client:
+                await client.post(listening.url, content=b"x" * 1_040_000)
+                await client.post(listening.url, content=b"x" * 12_345)
+            await _wait_for_count(pilot, app, 2)
+            await pilot.pause(2 * REFRESH_SECONDS)
+            rows = [line for line in _screen_text(app).splitlines() if " 12345" in line]
+            assert len(rows) == 2, _screen_text(app)
+            assert " 123456 " in rows[0] and " 0.99 MB " in rows[0]
+            assert " 123457 " in rows[1] and " 12.1 KB " in rows[1]

@@ -24,29 +24,59 @@ from textual.strip import Strip
 
 from ..safe import plain
 
-COLUMNS = (("Time", 8), ("#", 5), ("Type", 0), ("Size", 7), ("Verdict", 0), ("Relay", 0))
-"""Column titles and fixed widths; those of 0 share the rest of the line."""
+SIZE_WIDTH = len("0.98 MB")
+"""The widest size :func:`size_cell` writes."""
+NUMBER_WIDTH = 5
+"""The number column's width until a number needs more (it grows to fit, never cut)."""
+COLUMNS = (
+    ("Time", len("23:59:59")),
+    ("#", NUMBER_WIDTH),
+    ("Type", 0),
+    ("Size", SIZE_WIDTH),
+    ("Verdict", 0),
+    ("Relay", 0),
+)
+"""Column titles and widths; those of 0 share the rest of the line."""
+
+_UNITS = ("KB", "MB", "GB", "TB", "PB", "EB")
 
 
-def column_widths(width: int) -> list[int]:
-    """The width of each column on a line ``width`` cells wide.
+def size_cell(size: int) -> str:
+    """``size`` bytes in at most :data:`SIZE_WIDTH` characters, to 3 significant digits:
+    ``999 B``, ``0.98 KB``, ``10.2 KB``, ``1016 KB`` as ``0.99 MB`` (a KB is 1,024 bytes).
+    The detail view gives the size to the byte."""
+    if size < 1000:
+        return f"{max(size, 0)} B"
+    value = float(size)
+    for unit in _UNITS:
+        value /= 1024
+        if value < 999.5 or unit == _UNITS[-1]:
+            break
+    if value < 9.995:
+        return f"{value:.2f} {unit}"
+    return f"{value:.1f} {unit}" if value < 99.95 else f"{value:.0f} {unit}"
 
-    Type, verdict and relay share what the fixed columns leave: a quarter, two fifths and
+
+def column_widths(width: int, largest_number: int = 0) -> list[int]:
+    """The width of each column on a line ``width`` cells wide, when the largest delivery
+    number shown is ``largest_number`` (its column grows to fit it).
+
+    Type, verdict and relay share what the other columns leave: a quarter, two fifths and
     the rest, never under 8 cells each.
     """
-    fixed = sum(size for _, size in COLUMNS) + len(COLUMNS) + 1
-    rest = max(24, width - fixed)
+    widths = [size for _, size in COLUMNS]
+    widths[1] = max(NUMBER_WIDTH, len(str(largest_number)))
+    rest = max(24, width - sum(widths) - len(COLUMNS) - 1)
     kind = max(8, rest // 4)
     verdict = max(8, rest * 2 // 5)
-    relay = max(8, rest - kind - verdict)
-    return [8, 5, kind, 7, verdict, relay]
+    widths[2], widths[4], widths[5] = kind, verdict, max(8, rest - kind - verdict)
+    return widths
 
 
 def delivery_cells(delivery: Any) -> list[str]:
     """The cells of one delivery's line, as the screen shows text (:func:`..safe.plain`):
     time, number, type, size, verdict, relay."""
     moment = time.strftime("%H:%M:%S", time.localtime(delivery.received))
-    size = f"{delivery.size:,} B" if delivery.size < 10_000 else f"{delivery.size / 1024:,.0f} KB"
     relay = delivery.relay
     if relay is None:
         relay_text = "—"
@@ -64,7 +94,7 @@ def delivery_cells(delivery: Any) -> list[str]:
         moment,
         str(delivery.number),
         plain(delivery.event_type or "(no type)", line=True),
-        size,
+        size_cell(delivery.size),
         plain(delivery.verdict.label(), line=True),
         plain(relay_text, line=True),
     ]
@@ -170,7 +200,8 @@ class DeliveryList(ScrollView, can_focus=True):
         )
 
     def _line(self, cells: list[str], width: int) -> str:
-        return " " + " ".join(map(fit, cells, column_widths(width)))
+        largest = self._rows[-1].number if self._rows else 0  # numbers grow down the list
+        return " " + " ".join(map(fit, cells, column_widths(width, largest)))
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_size.width
