@@ -371,3 +371,32 @@ async def test_big_deliveries_and_high_numbers_show_whole(size: tuple[int, int])
             assert len(rows) == 2, _screen_text(app)
             assert " 123456 " in rows[0] and " 0.99 MB " in rows[0]
             assert " 123457 " in rows[1] and " 12.1 KB " in rows[1]
+
+
+async def test_a_body_over_the_limit_is_said_not_kept_not_shown_empty() -> None:
+    """The detail view showed "" as the body, as if an empty one had come."""
+
+    async def chunks():  # no Content-Length: how large it was is not known
+        for _ in range(40):
+            yield b"y" * 26_000
+
+    async with Listening(ListenOptions(max_body=1_000_000)) as listening:
+        app = ListenApp(listening)
+        async with app.run_test(size=(120, 40)) as pilot:
+            async with httpx.AsyncClient(trust_env=False) as client:
+                answer = await client.post(listening.url, content=b"x" * 1_040_000)
+                assert answer.status_code == 413
+                await client.post(listening.url, content=chunks())
+            await _wait_for_count(pilot, app, 2)
+            await pilot.press("k", "enter")
+            assert isinstance(app.screen, DetailScreen)
+            said = "1,040,000 bytes (its Content-Length), over the 1,000,000-byte limit"
+            assert dict(app.screen._fields)["Size"] == said
+            text = _screen_text(app)
+            assert f"The body was not kept: {said}" in text and '""' not in text
+            await pilot.press("y")
+            assert any("Nothing to copy" in str(n.message) for n in app._notifications)
+            await pilot.press("escape", "j", "enter")
+            text = " ".join(_screen_text(app).split())
+            assert "The body was not kept: at least 1,0" in text
+            assert "over the 1,000,000-byte limit" in text and '""' not in text

@@ -26,6 +26,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ...clean import clean_line
+from ...digits import ascii_int
 from ...webhooks.receiver import shown_headers
 from ..key_hints import hint, hints, spoken
 from ..safe import content, line, show
@@ -44,15 +45,17 @@ HEADING_LINE = 1000
 """Characters a heading line keeps (an event list a server made endless is cut)."""
 
 
-def delivery_detail(delivery: Any) -> DetailScreen:
-    """The detail view of one delivery: verdict, relay and headers on top, the body below."""
+def delivery_detail(delivery: Any, body_limit: int | None = None) -> DetailScreen:
+    """The detail view of one delivery: verdict, relay and headers on top, the body below
+    (or why it was not kept: over ``body_limit``)."""
     verdict = delivery.verdict
     moment = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(delivery.received))
+    size = size_said(delivery, body_limit)
     fields: list[tuple[str, object]] = [
         ("Received", f"{moment}  {delivery.method} {delivery.path}"),
         ("Verdict", verdict.label()),
         ("Why", verdict.reason),
-        ("Size", f"{delivery.size:,} bytes"),
+        ("Size", size),
     ]
     if delivery.problem and verdict.status != "error":
         fields.append(("Problem", delivery.problem))
@@ -68,7 +71,23 @@ def delivery_detail(delivery: Any) -> DetailScreen:
         fields,
         body_value(delivery.body),
         object_id=verdict.delivery_id,
+        absent=f"The body was not kept: {size}" if delivery.too_large else None,
     )
+
+
+def size_said(delivery: Any, body_limit: int | None) -> str:
+    """How large ``delivery``'s body was, in words: ``1,234 bytes``; for one over the
+    limit, which was not read to its end, what is known (``at least``, or the size its
+    ``Content-Length`` announced) and the limit."""
+    if not delivery.too_large:
+        return f"{delivery.size:,} bytes"
+    announced = ascii_int(delivery.header("content-length") or "", 20)
+    if announced is not None and announced >= delivery.size:
+        size = f"{announced:,} bytes (its Content-Length)"
+    else:
+        size = f"at least {delivery.size:,} bytes"
+    limit = f"the {body_limit:,}-byte limit" if body_limit else "the limit"
+    return f"{size}, over {limit}"
 
 
 @dataclass(frozen=True)
@@ -100,7 +119,7 @@ class DeliveriesScreen(ScreenKeys, Screen[None]):
     Args:
         source: the receiver whose kept deliveries are shown (``deliveries``, ``count``,
             ``replay``, ``replay_refusal``, ``target_for``, ``has_target``,
-            ``relay_deadline``, ``secret``).
+            ``relay_deadline``, ``secret``, ``body_limit``).
         heading: our lines on top: where it listens, where deliveries go. Whether the
             source has a secret is said here, with the key that enters one.
         command: a command to suggest, shown apart and copied by a key.
@@ -228,13 +247,13 @@ class DeliveriesScreen(ScreenKeys, Screen[None]):
 
     @on(DeliveryList.Chosen)
     def _chosen(self, event: DeliveryList.Chosen) -> None:
-        self.app.push_screen(delivery_detail(event.delivery))
+        self.app.push_screen(delivery_detail(event.delivery, self.source.body_limit))
 
     def action_open(self) -> None:
         """Open the highlighted delivery."""
         delivery = self.delivery_list.highlighted
         if delivery is not None:
-            self.app.push_screen(delivery_detail(delivery))
+            self.app.push_screen(delivery_detail(delivery, self.source.body_limit))
 
     def action_back(self) -> None:
         """Leave the screen (or, in ``listen``, the app)."""

@@ -73,6 +73,8 @@ class DetailScreen(ScreenKeys, Screen[None]):
         object_id: The object's id (server data), copied with ``c``.
         refresh: Fetches the current version when the screen opens. An answer that
             names another id is shown as it came, under a warning that says so.
+        absent: Why there is no JSON to show (a body that was not kept), said in its
+            place; ``raw`` is then neither shown nor copied.
     """
 
     DEFAULT_CSS = """
@@ -170,11 +172,13 @@ class DetailScreen(ScreenKeys, Screen[None]):
         *,
         object_id: str | None,
         refresh: Refresh | None = None,
+        absent: str | None = None,
     ) -> None:
         super().__init__()
         self._title = title
         self._fields = fields
         self._raw = raw
+        self._absent = absent
         self._object_id = object_id
         self._refresh = refresh
         self._capped = False
@@ -220,14 +224,18 @@ class DetailScreen(ScreenKeys, Screen[None]):
         return cells
 
     def _show_json(self) -> None:
-        preview = preview_json(self._raw)
-        self.json_view.set_lines(preview.lines)
-        self._capped = preview.capped
         notice = self.query_one("#detail-notice", Static)
-        if preview.capped:
-            copy_all = press(self, "copy_json", "to copy the full JSON")
-            show(notice, line(f"{CAPPED_NOTICE} — {copy_all}" if copy_all else CAPPED_NOTICE))
-        notice.display = preview.capped
+        if self._absent is not None:
+            self.json_view.set_lines([])
+            show(notice, line(self._absent))
+        else:
+            preview = preview_json(self._raw)
+            self.json_view.set_lines(preview.lines)
+            self._capped = preview.capped
+            if preview.capped:
+                copy_all = press(self, "copy_json", "to copy the full JSON")
+                show(notice, line(f"{CAPPED_NOTICE} — {copy_all}" if copy_all else CAPPED_NOTICE))
+        notice.display = self._absent is not None or self._capped
         self.query_one("#detail-fields").display = bool(self._fields)
         if self.has_class("-searching"):
             self._show_matches()
@@ -309,6 +317,9 @@ class DetailScreen(ScreenKeys, Screen[None]):
 
     def action_copy_json(self) -> None:
         """Copy the whole object, uncapped, as pretty JSON."""
+        if self._absent is not None:
+            self.notify(f"Nothing to copy: {self._absent}", severity="warning", markup=False)
+            return
         copy_json(self.app, self._raw, f"the {self._title.lower()}")
 
     def action_search(self) -> None:
