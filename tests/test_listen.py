@@ -1049,3 +1049,50 @@ def test_listen_takes_a_loopback_host_in_any_form_without_expose(host: str) -> N
     from tokensales_tui.webhooks.listen import options_from
 
     assert options_from(build_parser().parse_args(["listen", "--host", host])).host == host
+
+
+async def test_header_values_are_read_as_utf8_when_they_are_else_as_latin1(
+    tmp_path: Path,
+) -> None:
+    """``X-Event-Type: café.sold`` sent as UTF-8 showed as ``cafÃ©.sold`` (read as Latin-1)
+    in the list, --print and --save, and never matched ``--route café.sold=…``."""
+    save = tmp_path / "deliveries.jsonl"
+    target = Recorder()
+    body = b'{"data": 1}'
+    utf8 = "café.sold".encode()
+    async with serve_on_loopback(target.app()) as url:
+        receiver = Receiver(
+            secret=SECRET, routes={"café.sold": url + "/sold"}, forward_to=url, save=str(save)
+        )
+        server = ReceiverServer(receiver)
+        await server.start()
+        try:
+            async with httpx.AsyncClient(trust_env=False) as client:
+                for event_type, note in [(utf8, b"\xe2\x82\xac 5"), (b"caf\xe9.sold", b"\xff")]:
+                    signed = standard_headers(SECRET, f"msg_é{len(note)}", int(time.time()), body)
+                    headers = [(k.encode(), v.encode()) for k, v in signed.items()]
+                    headers += [(b"x-event-type", event_type), (b"x-note", note)]
+                    await client.post(server.url, content=body, headers=headers)
+            await target.wait_for(2)
+            replay = await receiver.replay(receiver.deliveries[0])
+        finally:
+            await server.stop()
+    first, second = receiver.deliveries
+    assert first.event_type == "café.sold" and first.header("x-note") == "€ 5"
+    assert "café.sold" in first.line()
+    # Not UTF-8: each byte a character (é is E9 in Latin-1 too), said so where it is saved.
+    assert second.event_type == "café.sold" and second.header("x-note") == "ÿ"
+    # Routed by the type as read; relayed (and replayed) as the bytes received.
+    assert [path for path, _, _ in target.received] == ["/sold", "/sold", "/sold"]
+    sent = [dict((k, v.encode("latin-1")) for k, v in raw) for raw in target.raw_headers]
+    assert [s["x-event-type"] for s in sent] == [utf8, b"caf\xe9.sold", utf8]
+    assert [s["x-note"] for s in sent] == [b"\xe2\x82\xac 5", b"\xff", b"\xe2\x82\xac 5"]
+    assert sent[0]["webhook-id"] == "msg_é5".encode()
+    # The signature is checked over the bytes received, as its sender signed them.
+    assert first.verdict.ok and replay.status == 200 and replay.resigned
+    saved = [json.loads(line) for line in save.read_text().splitlines()]
+    assert [record["type"] for record in saved] == ["café.sold", "café.sold"]
+    assert ["x-event-type", "café.sold"] in saved[0]["headers"]
+    assert "latin1_headers" not in saved[0]
+    names = [saved[1]["headers"][index][0] for index in saved[1]["latin1_headers"]]
+    assert names == ["x-event-type", "x-note"]

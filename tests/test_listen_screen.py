@@ -400,3 +400,19 @@ async def test_a_body_over_the_limit_is_said_not_kept_not_shown_empty() -> None:
             text = " ".join(_screen_text(app).split())
             assert "The body was not kept: at least 1,0" in text
             assert "over the 1,000,000-byte limit" in text and '""' not in text
+
+
+async def test_a_utf8_header_shows_as_sent_and_one_that_is_not_says_so() -> None:
+    async with Listening(ListenOptions()) as listening:
+        app = ListenApp(listening)
+        async with app.run_test(size=(120, 40)) as pilot:
+            headers = [(b"x-event-type", "café.sold".encode()), (b"x-note", b"caf\xe9")]
+            async with httpx.AsyncClient(trust_env=False) as client:
+                await client.post(listening.url, content=b"{}", headers=headers)
+            await _wait_for_count(pilot, app, 1)
+            await pilot.pause(2 * REFRESH_SECONDS)
+            assert "café.sold" in _screen_text(app) and "Ã" not in _screen_text(app)
+            await pilot.press("enter")
+            fields = dict(app.screen._fields)
+            assert fields["x-event-type"] == "café.sold"
+            assert fields["x-note"] == "café  (not UTF-8: read as Latin-1)"

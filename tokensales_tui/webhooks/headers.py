@@ -12,11 +12,36 @@ checked. So every part of listen reads headers through :class:`Headers`, by one 
   first value (:meth:`Headers.first`).
 
 Relays pass every header on as received, repeats included.
+
+A header value arrives as bytes, and is read once, as it is received
+(:func:`header_text`): as UTF-8 when it is UTF-8 (``X-Event-Type: café.sold`` is
+``café.sold`` in the list, ``--print``, ``--save`` and ``--route``), else as Latin-1, one
+character a byte, marked so (:class:`Latin1Text`). :func:`header_bytes` gives back the
+bytes received, which a relay sends.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+
+
+class Latin1Text(str):
+    """A header value whose bytes are not UTF-8, read as Latin-1: one character a byte."""
+
+
+def header_text(value: bytes) -> str:
+    """A header value's bytes as text: UTF-8 when they are, else a :class:`Latin1Text`."""
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        return Latin1Text(value.decode("latin-1"))
+
+
+def header_bytes(value: str) -> bytes:
+    """The bytes :func:`header_text` read ``value`` from (a value made here: its UTF-8)."""
+    if isinstance(value, Latin1Text):
+        return value.encode("latin-1")
+    return value.encode("utf-8", "replace")
 
 
 class Repeated(Exception):

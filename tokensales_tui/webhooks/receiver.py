@@ -38,7 +38,7 @@ from ..debug_log import foreign_logs_to, route_server_logs
 from ..digits import ascii_int
 from ..local import bind, local_target
 from ..web_urls import UnclearAddress, split_web_url
-from .headers import Headers
+from .headers import Headers, Latin1Text, header_bytes, header_text
 from .listen_flags import BODY_LIMIT, KEEP
 from .signatures import DEFAULT_TOLERANCE, SeenIds, Verdict, resign, verify
 
@@ -171,6 +171,9 @@ class Delivery:
             record["verdict"]["repeat_unknown"] = True
         if self.cut_short:
             record["cut_short"] = True
+        latin1 = [index for index, (_, v) in enumerate(self.headers) if isinstance(v, Latin1Text)]
+        if latin1:  # the values that were not UTF-8, read as Latin-1 (a character a byte)
+            record["latin1_headers"] = latin1
         if self.problem is not None:
             record["problem"] = self.problem
         if self.relay is not None:
@@ -320,7 +323,7 @@ class Receiver:
                 200 if method in ("GET", "HEAD") else 405, b"tokensales-tui listen\n"
             )
             return
-        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        headers = [(k.decode("latin-1"), header_text(v)) for k, v in scope["headers"]]
         handling.headers = headers
         handling.stage = "reading it"
         given = Headers(headers)
@@ -487,7 +490,7 @@ class Receiver:
             )
         # Bytes, as received: a header value outside ASCII is relayed, not refused.
         sent = [
-            (k.encode("latin-1", "replace"), v.encode("latin-1", "replace"))
+            (k.encode("latin-1", "replace"), header_bytes(v))
             for k, v in (headers or delivery.headers)
             if k.lower() not in _HOP_BY_HOP
         ]

@@ -27,6 +27,7 @@ from textual.widgets import Static
 
 from ...clean import clean_line
 from ...digits import ascii_int
+from ...webhooks.headers import Latin1Text
 from ...webhooks.receiver import shown_headers
 from ..key_hints import hint, hints, spoken
 from ..safe import content, line, show
@@ -65,7 +66,10 @@ def delivery_detail(delivery: Any, body_limit: int | None = None) -> DetailScree
         signed = "re-signed" if replay.resigned else "as received"
         outcome = "on its way…" if replay.pending else replay.label()
         fields.append(("Replay", f"{outcome} → {replay.target} ({signed})"))
-    fields += shown_headers(delivery.headers)
+    fields += [
+        (name, f"{value}  (not UTF-8: read as Latin-1)" if isinstance(value, Latin1Text) else value)
+        for name, value in shown_headers(delivery.headers)
+    ]
     return DetailScreen(
         f"Delivery #{delivery.number} {delivery.event_type or ''}",
         fields,
