@@ -322,3 +322,31 @@ def test_what_is_judged_valid_is_what_a_replay_signs(headers: list[tuple[str, st
     assert replayed.status == verdict.status
     if not resigned:
         assert again == headers
+
+
+def test_a_standard_id_that_is_not_utf8_is_checked_over_the_bytes_received() -> None:
+    # A sender signs the id's bytes as it sent them; listen reads bytes that are not UTF-8
+    # as Latin-1 text (one character a byte), and must sign those bytes, not their UTF-8.
+    import base64
+    import hashlib
+    import hmac
+
+    from tokensales_tui.webhooks.headers import header_text
+
+    received = b"msg_caf\xe9"
+    signed = received + f".{SW_TIME}.".encode() + SW_BODY
+    digest = hmac.new(signing_key(SW_SECRET), signed, hashlib.sha256).digest()
+    headers = {
+        "webhook-id": header_text(received),
+        "webhook-timestamp": str(SW_TIME),
+        "webhook-signature": "v1," + base64.b64encode(digest).decode(),
+    }
+    assert verify(headers, SW_BODY, SW_SECRET, now=SW_TIME).status == "valid"
+    # A replay signs the same bytes, which it sends (header_bytes).
+    key = signing_key(SW_SECRET)
+    resigned = standard_signature(key, header_text(received), SW_TIME, SW_BODY)
+    assert resigned == headers["webhook-signature"]
+    utf8 = header_text("msg_café".encode())  # the same text sent as UTF-8 is another id
+    assert verify({**headers, "webhook-id": utf8}, SW_BODY, SW_SECRET, now=SW_TIME).status == (
+        "invalid"
+    )

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from ..digits import ascii_int
-from .headers import Headers, Repeated
+from .headers import Headers, Repeated, header_bytes
 
 DEFAULT_TOLERANCE = 300.0
 """Seconds a signed timestamp may differ from the receiver's clock (5 minutes)."""
@@ -72,9 +72,14 @@ def signing_key(secret: str) -> bytes:
 
 def standard_signature(key: bytes, msg_id: str, timestamp: int, body: bytes) -> str:
     """The ``webhook-signature`` value (``v1,<base64>``) of a Standard Webhooks delivery."""
-    signed = f"{msg_id}.{timestamp}.".encode() + body
-    digest = hmac.new(key, signed, hashlib.sha256).digest()
+    digest = hmac.new(key, _standard_signed(msg_id, timestamp, body), hashlib.sha256).digest()
     return "v1," + base64.b64encode(digest).decode("ascii")
+
+
+def _standard_signed(msg_id: str, timestamp: int | str, body: bytes) -> bytes:
+    """What a Standard Webhooks signature signs: the id as its bytes came (one that is not
+    UTF-8 was read as Latin-1 text: :func:`.headers.header_text`), the timestamp, the body."""
+    return header_bytes(msg_id) + f".{timestamp}.".encode("utf-8", "surrogatepass") + body
 
 
 def standard_headers(secret: str, msg_id: str, timestamp: int, body: bytes) -> dict[str, str]:
@@ -341,7 +346,7 @@ def _standard(
         return Verdict("invalid", STANDARD, "no v1 signature in webhook-signature")
     if not secret:
         return Verdict("unchecked", STANDARD, "no secret to check the signature with")
-    signed = f"{msg_id}.{timestamp}.".encode("utf-8", "surrogatepass") + body
+    signed = _standard_signed(msg_id, timestamp, body)
     how = _first_match(secret, given, lambda key: hmac.new(key, signed, hashlib.sha256).digest())
     if how is None:
         return Verdict(
