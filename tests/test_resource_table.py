@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import LoadingIndicator
 
 from tokensales_tui.clean import unsettled
+from tokensales_tui.ui.resources import ITEMS
 from tokensales_tui.ui.table.cells import Column, numeric_sort_key
 from tokensales_tui.ui.table.widget import ResourceTable
 
@@ -341,18 +342,46 @@ async def test_cursor_keeps_row_identity_across_set_data() -> None:
         table = app.query_one(ResourceTable)
         await pilot.press("down", "down", "down")
         assert table.highlighted.id == "r4"
+        table.model.identity = attrgetter("id")
         fresh = [replace(row, amount=7.0) for row in reversed(ROWS)]
-        table.set_data(COLUMNS, [Row("r0", "new", 1.0), *fresh], keep_cursor_key=attrgetter("id"))
+        table.set_data(COLUMNS, [Row("r0", "new", 1.0), *fresh])
         assert table.highlighted.id == "r4" and table.highlighted.amount == 7.0
         assert table.cursor_row == 2
         # The row went away: the cursor stays at the same place.
-        table.set_data(
-            COLUMNS, [row for row in ROWS if row.id != "r4"], keep_cursor_key=attrgetter("id")
-        )
+        table.set_data(COLUMNS, [row for row in ROWS if row.id != "r4"])
         assert table.cursor_row == 2 and table.highlighted.id == "r3"
         assert table.move_cursor_to(lambda row: row.name == "date")
         assert table.highlighted.id == "r5"
         assert not table.move_cursor_to(lambda row: False)
+
+
+@pytest.mark.parametrize("mark", [False, True])
+async def test_an_empty_id_is_no_row_s_identity_and_of_equal_ids_the_nearest_keeps_the_cursor(
+    mark: bool,
+) -> None:
+    # Reloads (and watch mode) keep the cursor and the marks by the tab's identity. Two
+    # rows without an id are not the same row: the cursor on the second stayed on it
+    # only by chance, and moved to the first one as soon as that came first. Of two
+    # rows with one id, the one kept is the nearest to where the cursor was.
+    rows = [Row("d", "dup one", 1.0), Row("", "first", 2.0), Row("", "second", 3.0)]
+    rows += [Row("r1", "x", 4.0), Row("d", "dup two", 5.0)]
+    app = TableApp(rows)
+    async with app.run_test(size=(100, 30)) as pilot:
+        table = app.query_one(ResourceTable)
+        table.model.identity = ITEMS.identity
+        table.set_data(COLUMNS, rows)
+        await pilot.press("down", "down")
+        if mark:
+            table.toggle_mark()  # and down
+            await pilot.press("up")
+        assert table.highlighted is rows[2] and table.marked_count == mark
+        fresh = [replace(row) for row in rows]
+        table.set_data(COLUMNS, [fresh[2], fresh[1], fresh[3], fresh[0], fresh[4]])
+        assert table.cursor_row == 2 and table.highlighted is fresh[3]  # at its place
+        assert table.marked_count == 0  # a mark of a row without an id goes with it
+        await pilot.press("end")
+        table.set_data(COLUMNS, [Row("r0", "new", 0.0), *fresh])
+        assert table.cursor_row == 5 and table.highlighted is fresh[4]
 
 
 MARKUP_ROWS = [

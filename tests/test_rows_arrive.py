@@ -95,14 +95,16 @@ class HalfArrived:
 
 @contextlib.asynccontextmanager
 async def half_arrived(
-    count: int, trickle: bool = False, misfit: int | None = None
+    count: int, trickle: bool = False, misfit: int | None = None, no_id: int | None = None
 ) -> AsyncIterator[HalfArrived]:
     """An app on its Items tab, showing the first rows of a body of ``count`` items that
     stops halfway until ``held.gate`` is set (at the end, if not before); item ``misfit``
-    has a price that is no number."""
+    has a price that is no number, item ``no_id`` an empty id."""
     listed = [item(n) for n in range(count)]
     if misfit is not None:
         listed[misfit]["price"] = "not a number"
+    if no_id is not None:
+        listed[no_id]["id"] = ""
     body = json.dumps({"items": listed}).encode()
     held = HeldBody(body, len(body) // 2, trickle)
     try:
@@ -214,6 +216,28 @@ async def test_item_rows_show_while_the_body_still_arrives() -> None:
         assert tab.table.total_count == len(arrived.listed)
         assert tab.table.shown_count == 1  # the filter applied once all were there
         assert tab.table.highlighted.raw == arrived.listed[2999]
+
+
+@pytest.mark.parametrize("no_id", [10, 2999])
+async def test_an_item_with_an_empty_id_does_not_take_the_cursor_from_a_placeholder(
+    no_id: int,
+) -> None:
+    # A stretch that cannot be read shows placeholders, with an empty id, until the list
+    # is read whole. The cursor on the first of them moved, once the list was there, to
+    # the item whose id is empty: its detail opened on enter, and at the end of the list
+    # the table was scrolled to the bottom.
+    async with half_arrived(3000, misfit=1, no_id=no_id) as arrived:
+        app, pilot, tab = arrived.app, arrived.pilot, arrived.tab
+        table = tab.table
+        assert table.highlighted.id == ""  # a placeholder
+        arrived.held.gate.set()
+        await loaded(app, pilot, "items")
+        await wait_for(lambda: table.total_count == 2999, pilot)  # the misfit left out
+        assert table.cursor_row == 0 and table.scroll_y == 0
+        assert table.highlighted.raw == arrived.listed[0]
+        await pilot.press("down", "up", "r")  # a reload keeps the cursor on its row
+        await wait_for(lambda: not tab._loading, pilot)
+        assert table.cursor_row == 0 and table.highlighted.raw == arrived.listed[0]
 
 
 async def test_escape_in_the_filter_clears_it_and_leaves_the_load_running() -> None:

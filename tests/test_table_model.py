@@ -30,6 +30,7 @@ from tokensales_tui.ui.table.index import OtherFields
 from tokensales_tui.ui.table.model import (
     Scope,
     TableView,
+    Unnamed,
     diff_rows,
     intersect,
     prepare_rows,
@@ -289,12 +290,27 @@ def test_rows_shown_before_indexing_filter_once_the_index_is_built() -> None:
     assert not view.can_show()
 
 
-def test_find_prefers_the_hint_then_searches() -> None:
-    view = loaded()
-    key = attrgetter("name")
-    assert view.find(key, "Apple", 2) == 2
-    assert view.find(key, "Apple", 0) == 2
-    assert view.find(key, "missing", 0) == -1
+def test_find_prefers_the_hint_then_the_nearest_row_of_that_identity() -> None:
+    view = loaded([*ROWS, Row("Apple", 1), Row("Apple", 2)])  # Apple at 2, 5 and 6
+    view.identity = attrgetter("name")
+    assert view.find("Apple", 2) == 2
+    assert view.find("Apple", 0) == 2
+    assert view.find("Apple", 4) == 5
+    assert view.find("Apple", 6) == 6
+    assert view.find("Apple", 99) == 6
+    assert view.find("missing", 0) == -1
+
+
+def test_a_row_without_an_identity_of_its_own_is_no_other_row() -> None:
+    # By default a row is the object itself: another row, even equal, is not it, and
+    # the identity holds the row, so that no later row can take its address.
+    first, twin = Row("same", 1), Row("same", 1)
+    view = loaded([first, twin])
+    assert view.identity(first) == view.identity(first)
+    assert view.identity(first) != view.identity(twin)
+    assert view.identity(first).row is first
+    assert view.find(Unnamed(twin), 0) == 1
+    assert view.find(Unnamed(Row("same", 1)), 0) == -1
 
 
 def test_cells_are_cleaned_capped_and_one_line() -> None:
@@ -543,14 +559,14 @@ def test_marks_by_a_resource_s_ids_at_once_are_its_ids_one_by_one() -> None:
     view.load(view.prepare(THING_COLUMNS, rows))
     view.set_filter("pass")
     assert view.mark_shown() == 2
-    assert view.marks == {"a", id(rows[1])}
+    assert view.marks == {"a", Unnamed(rows[1])}
     view.set_filter("")
     view.sort_by("amount", reverse=True)
     assert view.marked_in_view() == 2
     assert [row.name for row in view.marked_rows()] == ["Silver pass", "Gold pass"]
     assert view.mark_shown() == 2
     view.load(view.prepare(THING_COLUMNS, [*rows[:2], Listed("c", "Gold coin", 3)]))
-    assert view.marks == {"a", id(rows[1]), "c"}  # the row without an id is gone
+    assert view.marks == {"a", Unnamed(rows[1]), "c"}  # the row without an id is gone
 
 
 def test_an_id_listed_twice_is_one_marked_object() -> None:

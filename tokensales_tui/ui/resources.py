@@ -27,6 +27,7 @@ from ..payouts import PayoutRow
 from .table.cells import Column, numeric_sort_key
 from .table.index import FIELD_SEP, OtherFields
 from .table.numbers import ROUNDED, scientific
+from .table.model import Unnamed
 
 KeyFields = list[tuple[str, object]]
 
@@ -76,8 +77,9 @@ class Resource:
         return f"{count:,} {self.nouns(count)}"
 
     def identity(self, row: Any) -> Hashable:
-        """What a row is across reloads: its id (the object itself when it has none)."""
-        return self.row_id(row) or id(row)
+        """What a row is across reloads: its id; without one (none, or empty: a placeholder
+        for a row still being read has an empty one), the row object itself."""
+        return self.row_id(row) or Unnamed(row)
 
     def identities(self, rows: Sequence[Any]) -> list[Hashable]:
         """:meth:`identity` of each of ``rows``, in order: one pass in C (``row_id`` is
@@ -85,7 +87,7 @@ class Resource:
         ids: list[Hashable] = list(map(self.row_id, rows))
         if all(ids):
             return ids
-        return [key or id(row) for key, row in zip(ids, rows, strict=True)]
+        return [key or Unnamed(row) for key, row in zip(ids, rows, strict=True)]
 
 
 def row_content(row: Any) -> object:

@@ -594,9 +594,7 @@ class ResourceTab(Following, Vertical):
             if indexer is not None:
                 columns = list(indexer.columns)  # the columns shown while they arrived
                 table.grow_rows()
-            elif len(rows) > OFF_LOOP_ROWS and table.show_rows(
-                columns, rows, keep_cursor_key=self.resource.row_id
-            ):
+            elif len(rows) > OFF_LOOP_ROWS and table.show_rows(columns, rows):
                 # Shown already; measuring and indexing every row follows in a thread,
                 # and a filter typed meanwhile waits for it (see _apply_filter).
                 table.loading = False
@@ -640,7 +638,7 @@ class ResourceTab(Following, Vertical):
         self._show_problem(short.summary(listed.nouns(2)) if short else None, of="load")
         self.error = None
         self.loaded_once = True
-        table.set_prepared(prepared, keep_cursor_key=self.resource.row_id)
+        table.set_prepared(prepared)
         self._whole = table.rows
         table.set_filter(self.filter_input.value)  # typed while the rows were indexed
         if highlight is not None:
@@ -795,9 +793,7 @@ class ResourceTab(Following, Vertical):
                 # closed. They go, and these take their place (the watch goes on).
                 self._let_arrived_go()
             columns = self.resource.columns(rows)
-            if table.total_count or not table.show_rows(
-                columns, rows, keep_cursor_key=self.resource.row_id
-            ):
+            if table.total_count or not table.show_rows(columns, rows):
                 return  # rows already shown, or a filter or sort that needs the index
             self._arriving, self._arrival = rows, arrival
             self._grown_at, self._shown_at = now, 0.0
@@ -1593,8 +1589,8 @@ class ResourceTab(Following, Vertical):
         whole = table.rows is self._whole
         rows = [r for r in table.rows if id(r) not in gone]
         if len(rows) <= OFF_LOOP_ROWS:
-            table.set_data(table.columns, rows, keep_cursor_key=self.resource.row_id)
-        elif not table.show_rows(table.columns, rows, keep_cursor_key=self.resource.row_id):
+            table.set_data(table.columns, rows)
+        elif not table.show_rows(table.columns, rows):
             return  # indexing a long list here would freeze the UI: the next load shows it
         self._whole = rows if whole else None
         self._update_count()

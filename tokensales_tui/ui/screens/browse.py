@@ -697,7 +697,7 @@ class BrowseScreen(ScreenKeys, Screen[None]):
             return on_chain(row) and str(row.raw.get("type", "")).casefold() == "native"
 
         table = tab.table
-        found = (asset_id is not None and table.move_cursor_to(lambda row: row.id == asset_id)) or (
+        found = (bool(asset_id) and table.move_cursor_to(lambda row: row.id == asset_id)) or (
             table.move_cursor_to(native)
         )
         if not found:

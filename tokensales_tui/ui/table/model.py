@@ -74,6 +74,7 @@ __all__ = [
     "RowsIndexer",
     "Scope",
     "TableView",
+    "Unnamed",
     "diff_rows",
     "prepare_rows",
 ]
@@ -85,6 +86,32 @@ MATCHES_KEPT = 8
 """Filters whose matches are cached (the steps of a word typed, then deleted)."""
 
 EMPTY_MESSAGE = "Nothing here yet."
+
+
+class Unnamed:
+    """The identity of a row that has no id of its own: that row object, and no other.
+
+    No id value can stand for such a row: not an empty one, not None, not one another
+    row shares, so the cursor and the marks never move to another row that has the same
+    (missing) id, nor to one a placeholder stood for while a list arrived. It holds the
+    row, so no row made later can take its address (``id()`` values are reused) and, with
+    it, a mark.
+    """
+
+    __slots__ = ("row",)
+
+    def __init__(self, row: Any) -> None:
+        self.row = row
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Unnamed) and other.row is self.row
+
+    def __hash__(self) -> int:
+        return id(self.row)
+
+    def __repr__(self) -> str:
+        return f"Unnamed(<row at {id(self.row):#x}>)"
+
 
 SCAN_STEP = 8_192
 """Rows a filter is looked for in at once, past the first screen (a few milliseconds):
@@ -382,8 +409,9 @@ class TableView:
         """``(column key, reverse)``, or None when the rows keep the server's order."""
         self.other_fields: OtherFields | None = None
         """A row's fields that no column shows, which the filter matches too."""
-        self.identity: Callable[[Any], Hashable] = id
-        """What a row is, across reloads: marks and changes are kept by it."""
+        self.identity: Callable[[Any], Hashable] = Unnamed
+        """What a row is, across reloads: the cursor, marks and changes are kept by it
+        (by default, the row object itself; a row without an id: :class:`Unnamed`)."""
         self.identities: Callable[[Sequence[Any]], list[Hashable]] | None = None
         """:attr:`identity` of each of a list of rows, in order, at once: a faster way to
         the same result, or None to call :attr:`identity` on each."""
@@ -634,16 +662,17 @@ class TableView:
             ).index
         return self._index
 
-    def find(self, key: Callable[[Any], object], wanted: object, hint: int) -> int:
-        """Place of the first shown row whose key is ``wanted`` (-1 if none; while the
-        filter is still looked for, among the rows found so far: finding it in every
-        row here would hold the frame)."""
-        rows, view = self.rows, self.view
-        if 0 <= hint < len(view) and key(rows[view[hint]]) == wanted:
-            return hint  # usually the row has not moved
-        for place, position in enumerate(view):
-            if key(rows[position]) == wanted:
-                return place
+    def find(self, wanted: Hashable, hint: int) -> int:
+        """Place of the shown row whose :attr:`identity` is ``wanted``: of several, the
+        nearest to ``hint`` (-1 if none; while the filter is still looked for, among the
+        rows found so far: finding it in every row here would hold the frame)."""
+        rows, view, identity = self.rows, self.view, self.identity
+        count = len(view)
+        hint = max(0, min(hint, count - 1))
+        for distance in range(max(hint + 1, count - hint)):  # usually it has not moved
+            for place in (hint - distance, hint + distance) if distance else (hint,):
+                if 0 <= place < count and identity(rows[view[place]]) == wanted:
+                    return place
         return -1
 
     @property

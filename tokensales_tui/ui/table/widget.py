@@ -305,25 +305,18 @@ class ResourceTable(Following, ScrollView, can_focus=True):
 
     # --- data ----------------------------------------------------------------------
 
-    def set_data(
-        self,
-        columns: Sequence[Column],
-        rows: Sequence[Any],
-        *,
-        keep_cursor_key: Callable[[Any], object] | None = None,
-    ) -> None:
+    def set_data(self, columns: Sequence[Column], rows: Sequence[Any]) -> None:
         """Replace the columns and rows, keeping the filter and the sort.
 
         ``rows`` is kept, not copied: do not change it (or its objects) afterwards,
-        hand the table a new sequence instead.
+        hand the table a new sequence instead. The cursor stays on the row of the same
+        identity (:attr:`TableView.identity`) if it is still shown, else at its place.
 
         Args:
             columns: Columns to show.
             rows: Row objects; each column's ``get`` reads its value from one.
-            keep_cursor_key: Identity of a row (e.g. its id); when given, the cursor
-                stays on the row with the same identity if it is still shown.
         """
-        self.set_prepared(self.prepare(columns, rows), keep_cursor_key=keep_cursor_key)
+        self.set_prepared(self.prepare(columns, rows))
 
     def prepare(
         self, columns: Sequence[Column], rows: Sequence[Any], indexer: RowsIndexer | None = None
@@ -334,9 +327,7 @@ class ResourceTable(Following, ScrollView, can_focus=True):
         """
         return self._data.prepare(columns, rows, indexer)
 
-    def set_prepared(
-        self, prepared: PreparedRows, *, keep_cursor_key: Callable[[Any], object] | None = None
-    ) -> None:
+    def set_prepared(self, prepared: PreparedRows) -> None:
         """Show rows prepared by :meth:`prepare`, keeping the filter and the sort.
 
         This is :meth:`set_data` without the work that grows with the rows, which a
@@ -344,13 +335,12 @@ class ResourceTable(Following, ScrollView, can_focus=True):
 
         Args:
             prepared: The rows, columns, widths and index.
-            keep_cursor_key: As for :meth:`set_data`.
         """
-        previous, previous_place = self.highlighted, self._cursor
+        kept, place = self._kept_row(), self._cursor
         self._posted_row = _NOTHING  # holding an old row would keep all its body
         if self._data.load(prepared):
             self.post_message(self.SortChanged(self, None, False))
-        self._after_view_change(self._cursor_after(previous, previous_place, keep_cursor_key))
+        self._after_view_change(self._cursor_after(kept, place))
         pending = self._pending_sort
         if pending is not None:  # asked for while the rows were indexed
             if pending[0] not in {c.key for c in self._data.columns}:
@@ -361,13 +351,7 @@ class ResourceTable(Following, ScrollView, can_focus=True):
             else:
                 self._sort_when_ready()
 
-    def show_rows(
-        self,
-        columns: Sequence[Column],
-        rows: Sequence[Any],
-        *,
-        keep_cursor_key: Callable[[Any], object] | None = None,
-    ) -> bool:
+    def show_rows(self, columns: Sequence[Column], rows: Sequence[Any]) -> bool:
         """Show new rows at once, before :meth:`prepare` has measured and indexed them.
 
         Column widths come from a sample of the rows, and the search index is missing
@@ -378,17 +362,16 @@ class ResourceTable(Following, ScrollView, can_focus=True):
         Args:
             columns: Columns to show.
             rows: Row objects; give the same sequence to :meth:`prepare`.
-            keep_cursor_key: As for :meth:`set_data`.
 
         Returns:
             Whether the rows are shown (False: a filter or a sort is in effect).
         """
         if not self._data.can_show():
             return False
-        previous, previous_place = self.highlighted, self._cursor
+        kept, place = self._kept_row(), self._cursor
         self._posted_row = _NOTHING  # holding an old row would keep all its body
         self._data.show(columns, rows)
-        self._after_view_change(self._cursor_after(previous, previous_place, keep_cursor_key))
+        self._after_view_change(self._cursor_after(kept, place))
         return True
 
     def grow_rows(self) -> None:
@@ -410,16 +393,22 @@ class ResourceTable(Following, ScrollView, can_focus=True):
         if changed:
             self._after_filter(highlighted)
 
-    def _cursor_after(self, previous: Any, place: int, key: Callable[[Any], object] | None) -> int:
-        """Where the cursor goes once the rows changed: on the same object, if asked and shown."""
+    def _kept_row(self) -> object:
+        """The identity of the row under the cursor, to keep it there when the rows
+        change; :data:`_NOTHING` (which no row's identity equals) when no row is."""
+        row = self.highlighted
+        return _NOTHING if row is None else self._data.identity(row)
+
+    def _cursor_after(self, kept: object, place: int) -> int:
+        """Where the cursor goes once the rows changed: on the row it was on (``kept``:
+        see :meth:`_kept_row`) if it is still shown, else at the same place."""
         self._cursor_awaits = None
         view = self._data.view
-        cursor = min(place, len(view) - 1)
-        if previous is not None and key is not None and view:
-            found = self._data.find(key, key(previous), place)
+        if kept is not _NOTHING and view:
+            found = self._data.find(kept, place)
             if found >= 0:
-                cursor = found
-        return cursor
+                return found
+        return min(place, len(view) - 1)
 
     def _layout(self) -> None:
         """Fit the measured widths into the width on screen.
@@ -964,7 +953,8 @@ class ResourceTable(Following, ScrollView, can_focus=True):
 
 
 class _Nothing:
-    """Marks "no highlight posted yet" (distinct from a None row)."""
+    """Marks "no highlight posted yet" (distinct from a None row), and "no row under the
+    cursor" (distinct from any row's identity, whatever its id)."""
 
 
 _NOTHING = _Nothing()
