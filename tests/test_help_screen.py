@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
 import pytest
+from rich.cells import cell_len
 from textual.app import App
 from textual.binding import Binding
 
-from tokensales_tui.ui.screens.help import HelpScreen, key_display, sections_from_bindings
+from tokensales_tui.ui.screens.help import (
+    HelpPanel,
+    HelpRows,
+    HelpScreen,
+    key_display,
+    sections_from_bindings,
+)
 
 SECTIONS = [
     ("Anywhere", [("1–5", "Switch tab"), ("?", "This help")]),
@@ -126,12 +137,9 @@ async def test_a_section_is_two_texts_however_many_keys_it_has() -> None:
         assert "Action 7" in row.split("ctrl+a7", 1)[1].split("ctrl+", 1)[0]
 
 
-@pytest.mark.parametrize(("size", "stacked"), [((80, 24), True), ((120, 40), False)])
-async def test_the_apps_help_is_read_whole_at_80_columns(
-    size: tuple[int, int], stacked: bool
-) -> None:
-    # Two columns side by side cut every description at 80 columns (the filter's syntax
-    # to a word or two), with no way to scroll sideways: there they go one below the other.
+@contextlib.asynccontextmanager
+async def apps_help(size: tuple[int, int]) -> AsyncIterator[tuple[Any, Any, HelpScreen]]:
+    """The demo app at ``size``, its help shown: the app, its pilot and the help."""
     from tokensales_tui.session import Launch
     from tokensales_tui.ui.app import TokenSalesApp
 
@@ -143,7 +151,17 @@ async def test_the_apps_help_is_read_whole_at_80_columns(
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        assert app.screen.query_one(".help--columns").has_class("-stacked") is stacked
+        yield app, pilot, app.screen
+
+
+@pytest.mark.parametrize(("size", "stacked"), [((80, 24), True), ((120, 40), False)])
+async def test_the_apps_help_is_read_whole_at_80_columns(
+    size: tuple[int, int], stacked: bool
+) -> None:
+    # Two columns side by side cut every description at 80 columns (the filter's syntax
+    # to a word or two), with no way to scroll sideways: there they go one below the other.
+    async with apps_help(size) as (app, pilot, screen):
+        assert screen.query_one(".help--columns").has_class("-stacked") is stacked
         await pilot.press("end")
         await pilot.pause()
         text = screen_text(app)
@@ -162,7 +180,6 @@ async def test_a_comma_among_the_keys_that_close_the_help_is_said_as_a_word() ->
 async def test_the_help_scrolls_with_the_detail_views_keys_and_says_so() -> None:
     # Only the arrows, pgdn and end scrolled it; its footer said "esc Close" alone, and
     # at 80x24 nothing said most of it was below.
-    from tokensales_tui.ui.screens.help import HelpPanel
     from tokensales_tui.ui.widgets.footer import KeysFooter
     from tokensales_tui.ui.widgets.json_view import JsonView
 
@@ -188,3 +205,60 @@ async def test_the_help_scrolls_with_the_detail_views_keys_and_says_so() -> None
     # One set of keys for both views (a keymap moves each with its own ids).
     strip = [(b.key, b.action) for b in JsonView.BINDINGS]  # type: ignore[union-attr]
     assert strip == [(b.key, b.action) for b in HelpPanel.BINDINGS]  # type: ignore[union-attr]
+
+
+def lines_of(app: App[object], panel: HelpPanel, rows: HelpRows) -> list[str]:
+    """The lines of ``rows`` shown in the help panel (above and below it: none)."""
+    inside = panel.scrollable_content_region
+    shown = rows.region.intersection(inside)
+    strips = app.screen._compositor.render_strips()
+    return [
+        strips[y].crop(shown.x, shown.right).text.rstrip() for y in range(shown.y, shown.bottom)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("size", "how"),
+    [
+        ((120, 40), "wheel"),
+        ((80, 24), "pagedown"),
+        ((60, 20), "G"),
+        ((40, 15), "end"),
+        ((40, 15), "space"),
+        ((40, 15), "wheel"),
+    ],
+)
+async def test_every_description_is_read_whole_down_to_the_last_line_at_any_size(
+    size: tuple[int, int], how: str
+) -> None:
+    # Descriptions wider than the panel were cut at its edge, with neither an ellipsis
+    # nor a way to scroll sideways: at 60x20 the last line ended "every action and",
+    # at 40x15 the filter's first word read "in any field, sh". They wrap, under
+    # themselves, and every way down reaches the last line.
+    from textual import events
+
+    async with apps_help(size) as (app, pilot, screen):
+        panel = screen.query_one(HelpPanel)
+        inside = panel.scrollable_content_region
+        for rows in panel.query(HelpRows):  # nothing drawn past the panel's right edge
+            assert rows.region.right <= inside.right
+            drawn = rows.render().plain.splitlines()
+            assert all(cell_len(text) <= rows.size.width for text in drawn)
+        for _ in range(200):
+            if how == "wheel":
+                panel.post_message(
+                    events.MouseScrollDown(panel, 5, 5, 0, 0, 0, False, False, False)
+                )
+            else:
+                await pilot.press(how)
+            await pilot.pause()
+            if panel.scroll_y >= panel.max_scroll_y:
+                break
+        await pilot.pause()
+        assert panel.scroll_y == panel.max_scroll_y
+        # The last row, whole, on the last lines shown: its key, then its description.
+        shown = lines_of(app, panel, list(panel.query(HelpRows))[-1])
+        key, description = screen._sections[-1][1][-1]
+        last = max(i for i, text in enumerate(shown) if text.startswith(key))
+        said = " ".join(text.removeprefix(key).strip() for text in shown[last:])
+        assert said == description

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from itertools import zip_longest
 from typing import Any, ClassVar
 
 from rich.cells import cell_len
@@ -10,7 +10,9 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.geometry import Size
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Static
 
 from ..key_hints import either
@@ -18,21 +20,27 @@ from ..keys import bound, key_display, shown_keys
 from ..safe import line
 from ..widgets.footer import KeysFooter
 from ..widgets.less_keys import LessKeys, less_keys
+from ..wrap import wrapped_rows
 from .base import ScreenKeys
 
-__all__ = ["HelpScreen", "Section", "key_display", "sections_from_bindings"]
+__all__ = ["HelpRows", "HelpScreen", "Section", "key_display", "sections_from_bindings"]
 
 Section = tuple[str, list[tuple[str, str]]]
 """A heading and its (key display, description) rows."""
 
-COLUMN_GAPS = 3 + 2 + 3
-"""Cells a column of the help takes beside its keys and descriptions: the keys' right
-margin, the descriptions' padding and the column's margin (see the CSS)."""
-PANEL_EDGES = 2 + 2
-"""The panel's border and left padding."""
+KEYS_GAP = 3
+"""Cells between a row's keys and its description."""
+COLUMN_GAP = 3
+"""Cells between two columns of sections."""
+PANEL_EDGES = 2 + 2 + 2 + 1
+"""The panel's border, its left padding, its scrollbar and the columns' right margin
+(see the CSS)."""
 DESCRIPTIONS_SHOWN = 30
-"""Cells of a description two columns must show at least (longer ones end with "…");
-where they cannot, the columns go one below the other."""
+"""Cells of a description two columns must show at least; where they cannot, the
+columns go one below the other."""
+NARROWEST = 8
+"""Cells a description wraps at, however narrow the terminal: fewer, and its words
+would break everywhere."""
 
 
 def sections_from_bindings(
@@ -70,6 +78,76 @@ def sections_from_bindings(
     return sections
 
 
+class HelpRows(Widget):
+    """A section's rows: each row's keys, and its description beside them, wrapped
+    under itself where it is wider than the room given (:meth:`wrap_at`); the keys
+    wrap in their own column too.
+
+    One widget draws a whole section: a widget per key (a hundred and more) took a few
+    hundred milliseconds to lay out before the help showed.
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"help-rows--keys", "help-rows--description"}
+
+    DEFAULT_CSS = """
+    HelpRows {
+        width: auto;
+        height: auto;
+        & > .help-rows--keys { text-style: bold; }
+        & > .help-rows--description { color: $text-muted; }
+    }
+    """
+
+    def __init__(self, rows: list[tuple[str, str]], key_width: int) -> None:
+        super().__init__()
+        # Keys may come from a user's keymap: literal text, never markup (cleaned here).
+        self._rows = [(line(key).plain, line(text).plain) for key, text in rows]
+        self._natural = (key_width, max((cell_len(text) for _, text in self._rows), default=0))
+        self._widths = self._natural
+        self._lines: list[tuple[str, str]] | None = None
+
+    def wrap_at(self, keys: int, descriptions: int) -> None:
+        """Wrap the keys at ``keys`` cells and the descriptions at ``descriptions``,
+        where they are wider (each at least :data:`NARROWEST`)."""
+        natural_keys, natural_texts = self._natural
+        widths = (
+            min(natural_keys, max(keys, NARROWEST)),
+            min(natural_texts, max(descriptions, NARROWEST)),
+        )
+        if widths != self._widths:
+            self._widths, self._lines = widths, None
+            self.refresh(layout=True)
+
+    def _wrapped(self) -> list[tuple[str, str]]:
+        """Each line drawn: (its keys' part, its description's part)."""
+        if self._lines is None:
+            keys_width, texts_width = self._widths
+            self._lines = []
+            for key, text in self._rows:
+                keys = wrapped_rows(key, keys_width)
+                texts = wrapped_rows(text, texts_width)
+                self._lines += zip_longest(keys, texts, fillvalue="")
+        return self._lines
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return self._widths[0] + KEYS_GAP + self._widths[1]
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._wrapped())
+
+    def render(self) -> Content:
+        keys_style = self.get_visual_style("help-rows--keys")
+        texts_style = self.get_visual_style("help-rows--description")
+        keys_width = self._widths[0]
+        gap = " " * KEYS_GAP
+        return Content("\n").join(
+            line(keys).pad_right(keys_width - cell_len(keys)).stylize(keys_style)
+            + gap
+            + line(text).stylize(texts_style)
+            for keys, text in self._wrapped()
+        )
+
+
 class HelpPanel(LessKeys, VerticalScroll):
     """The help's text, which scrolls as the detail view's JSON does (see :mod:`..less_keys`)."""
 
@@ -101,28 +179,17 @@ class HelpScreen(ScreenKeys, ModalScreen[None]):
             border-subtitle-align: center;
             border-subtitle-color: $text-muted;
         }
-        & .help--rows { width: auto; height: auto; }
         & .help--heading {
             width: auto;
             margin-top: 1;
             color: $text-accent;
             text-style: bold;
         }
-        & .help--columns { width: auto; height: auto; }
+        & .help--columns { width: auto; height: auto; margin-right: 1; }
         & .help--columns.-stacked { layout: vertical; }
-        & .help--column { width: auto; height: auto; margin-right: 3; }
-        & .help--keys {
-            width: auto;
-            margin-right: 3;
-            text-style: bold;
-        }
-        & .help--descriptions {
-            width: auto;
-            padding-right: 2;
-            color: $text-muted;
-            text-wrap: nowrap;
-            text-overflow: ellipsis;
-        }
+        & .help--column { width: auto; height: auto; }
+        & .help--column.-second { margin-left: 3; }
+        & .help--columns.-stacked > .help--column.-second { margin-left: 0; }
     }
     """
 
@@ -133,34 +200,23 @@ class HelpScreen(ScreenKeys, ModalScreen[None]):
     def __init__(self, sections: list[Section]) -> None:
         super().__init__()
         self._sections = sections
-        self._wide = 0
-        """Cells the two columns take side by side (set by compose)."""
+        # Two columns of sections, so every key fits on one screen at 120x40; one below
+        # the other where the terminal is narrower than the two (see _fit).
+        self._columns = _balanced(sections)
+        # Every section's key column gets the same width, so they line up.
+        self._key_width = max((cell_len(key) for _, rows in sections for key, _ in rows), default=1)
 
     def compose(self) -> ComposeResult:
-        # A section's keys are one text and its descriptions another, each row one line
-        # of both: a widget per key (a hundred and more) took a few hundred milliseconds
-        # to lay out before the help showed.
         with HelpPanel(id="help-panel") as panel:
             panel.border_title = "Keys"
             panel.border_subtitle = line(self._subtitle(more=False))  # keys: a keymap's
-            # Every section's key column gets the same width, so they line up.
-            key_width = max(
-                (cell_len(key) for _, rows in self._sections for key, _ in rows), default=1
-            )
-            # Two columns of sections, so every key fits on one screen at 120x40; one
-            # below the other where the terminal is narrower than the two (see on_resize).
-            columns = _balanced(self._sections)
-            self._wide = PANEL_EDGES + sum(
-                key_width + COLUMN_GAPS + min(DESCRIPTIONS_SHOWN, _widest(column))
-                for column in columns
-            )
             with Horizontal(classes="help--columns"):
-                for column in columns:
-                    with Vertical(classes="help--column"):
+                for number, column in enumerate(self._columns):
+                    with Vertical(classes="help--column -second" if number else "help--column"):
                         for heading, rows in column:
                             # Keys may come from a user's keymap: literal text, never markup.
                             yield Static(line(heading), classes="help--heading")
-                            yield _rows(rows, key_width)
+                            yield HelpRows(rows, self._key_width)
         yield KeysFooter(compact=True)  # this dialog's keys, not the screen's behind it
 
     def _subtitle(self, *, more: bool) -> str:
@@ -192,9 +248,25 @@ class HelpScreen(ScreenKeys, ModalScreen[None]):
         self._fit()
 
     def _fit(self) -> None:
-        # The panel may take 90% of the screen's width.
-        stacked = self.size.width * 0.9 < self._wide
-        self.query_one(".help--columns").set_class(stacked, "-stacked")
+        """Side by side where two columns fit, else one below the other; descriptions
+        wider than the room left wrap, so every word of them can be read."""
+        room = int(self.size.width * 0.9) - PANEL_EDGES  # the panel takes 90% at most
+        keys = min(self._key_width, room // 2)
+        widest = [_widest(column) for column in self._columns]
+        beside = keys + KEYS_GAP
+        side_by_side = len(self._columns) == 2 and room >= COLUMN_GAP + sum(
+            beside + min(DESCRIPTIONS_SHOWN, width) for width in widest
+        )
+        if side_by_side:
+            texts = room - COLUMN_GAP - 2 * beside
+            narrow = min(widest) if sum(widest) <= texts else min(min(widest), texts // 2)
+            limits = [narrow if width == min(widest) else texts - narrow for width in widest]
+        else:
+            limits = [room - beside] * len(self._columns)
+        self.query_one(".help--columns").set_class(not side_by_side, "-stacked")
+        for column, limit in zip(self.query(".help--column"), limits, strict=True):
+            for rows in column.query(HelpRows):
+                rows.wrap_at(keys, limit)
         self.call_after_refresh(self._say_more)
 
     def _say_more(self) -> None:
@@ -208,21 +280,8 @@ class HelpScreen(ScreenKeys, ModalScreen[None]):
         self.dismiss()
 
 
-def _rows(rows: list[tuple[str, str]], key_width: int) -> Horizontal:
-    """A section's keys, as one text ``key_width`` wide, beside their descriptions."""
-    keys = Static(_lines(key for key, _ in rows), classes="help--keys")  # gate: _lines
-    keys.styles.width = key_width
-    said = Static(_lines(text for _, text in rows), classes="help--descriptions")  # gate: _lines
-    return Horizontal(keys, said, classes="help--rows")
-
-
 def _widest(sections: list[Section]) -> int:
     return max((cell_len(text) for _, rows in sections for _, text in rows), default=0)
-
-
-def _lines(texts: Iterable[str]) -> Content:
-    """One line for each text, each literal (built by ``safe.line``)."""
-    return Content("\n").join(line(text) for text in texts)
 
 
 def _balanced(sections: list[Section]) -> list[list[Section]]:
