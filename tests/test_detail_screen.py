@@ -14,6 +14,9 @@ from tokensales_tui.api.errors import NotFoundError
 from tokensales_tui.clean import unsettled
 from tokensales_tui.ui.json_text import MAX_CHARS, MAX_LINES
 from tokensales_tui.ui.screens.detail import CAPPED_NOTICE, FETCHING, DetailScreen, Fetched
+from tokensales_tui.ui.widgets.field_value import share_rows
+
+from .apphelpers import wait_for
 
 MARKUP = "[@click=app.quit]x[/]"
 BROKEN = "a [/] b"
@@ -390,3 +393,52 @@ async def test_a_refresh_cut_off_by_the_next_never_leaves_the_fields_empty() -> 
         text = "\n".join(screen_lines(app))
         assert labels == ["Name", "Cap"], labels
         assert "offline" in text and '"name": "Cap"' in text
+
+
+LONG_FIELDS: list[tuple[str, object]] = [
+    ("ID", "itm_" + "A" * 10_000),
+    ("Title", "Cap"),
+    ("Price", "9" * 300),
+    ("Description", "Warm"),
+    ("Image", "https://cdn.example/cap.png"),
+    ("Payout", "crypto"),
+    ("Spender", "0x" + "b" * 5_000),
+]
+
+
+async def test_long_values_share_the_fields_pane_so_every_field_shows() -> None:
+    # An id of 10,000 characters took the pane's 40%: Description, Image and Payout
+    # fell below its edge, reached only by tab then the arrows, and nothing said so.
+    app = Host(detail_screen(fields=LONG_FIELDS, object_id="itm_" + "A" * 10_000))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        pane = app.detail.query_one("#detail-fields")
+        assert pane.max_scroll_y == 0 and not pane.border_subtitle
+        shown = screen_lines(app)[1 : 1 + pane.size.height]
+        labels = [row.split()[0] for row in shown if row.strip() and not row.startswith("  ")]
+        assert labels == [label for label, _ in LONG_FIELDS]
+        assert sum(row.rstrip().endswith("…") for row in shown) == 2  # the id and the spender
+        assert "\n".join(shown).count("9") == 300  # the price whole
+        assert "https://cdn.example/cap.png" in "\n".join(shown)
+
+
+async def test_fields_that_cannot_all_show_say_how_to_scroll_to_them() -> None:
+    app = Host(detail_screen(fields=LONG_FIELDS))
+    async with app.run_test(size=(40, 15)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        pane = app.detail.query_one("#detail-fields")
+        assert pane.max_scroll_y > 0
+        assert "more fields: tab, then ↑↓" in "\n".join(screen_lines(app))
+        await pilot.press("tab", "down")
+        assert app.focused is pane and pane.scroll_y == 1
+        await pilot.resize_terminal(120, 40)  # room again: all of them show, and it says nothing
+        await wait_for(lambda: pane.max_scroll_y == 0 and not pane.border_subtitle, pilot)
+
+
+def test_the_rows_are_shared_shortest_first_and_evenly() -> None:
+    assert share_rows([1, 3, 2], 10) == [1, 3, 2]
+    assert share_rows([100, 1, 100, 1], 10) == [4, 1, 4, 1]
+    assert share_rows([100, 2, 5], 9) == [4, 2, 3]
+    assert share_rows([9, 9, 9], 2) == [1, 1, 1]  # a row each, though they do not fit

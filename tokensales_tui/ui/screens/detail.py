@@ -28,7 +28,7 @@ from ..lifetime import is_gone, while_shown
 from ..safe import content, line, show
 from ..safe_app import copy, copy_json
 from ..table.cells import cell_text
-from ..widgets.field_value import FieldValue
+from ..widgets.field_value import FieldsRoom, FieldValue
 from ..widgets.footer import KeysFooter
 from ..widgets.json_view import JsonView
 from ..widgets.safe_input import SafeInput
@@ -93,6 +93,8 @@ class DetailScreen(ScreenKeys, Screen[None]):
             padding: 0 1;
             background: $surface;
             border-bottom: hkey $panel;
+            border-subtitle-color: $text-muted;
+            border-subtitle-align: right;
         }
         & #detail-grid {
             height: auto;
@@ -183,6 +185,8 @@ class DetailScreen(ScreenKeys, Screen[None]):
         self._refresh = refresh
         self._capped = False
         """Only part of the object is shown (and searched): see :data:`CAPPED_NOTICE`."""
+        self._room = FieldsRoom()
+        """The rows the values of the fields shown share (see :meth:`_fit_fields`)."""
 
     @property
     def raw(self) -> object:
@@ -207,7 +211,48 @@ class DetailScreen(ScreenKeys, Screen[None]):
     def on_mount(self) -> None:
         self._show_json()
         self.json_view.focus()
+        self._fit_fields()
+        # Fields come and go (a refresh) and wrap anew: whether the pane still has more
+        # than it shows is asked again each time it is laid out.
+        pane = self.query_one("#detail-fields")
+        self.watch(pane, "virtual_size", self._fields_laid_out, init=False)
         self.action_refresh()
+
+    def _fields_laid_out(self) -> None:
+        self.call_after_refresh(self._say_more_fields)
+
+    def on_resize(self) -> None:
+        self._fit_fields()
+
+    def _fit_fields(self) -> None:
+        """Share the fields pane's height among the values, so that every field shows
+        (a long one ends with "…", whole in the JSON); where even a row each does not
+        fit, the pane's lower edge says how to scroll it."""
+        pane = self.query_one("#detail-fields")
+        most = pane.styles.max_height
+        if most is not None and self.size.height:
+            # At most the share of the whole screen; the pane's own height once it is
+            # laid out at its most (see _say_more_fields).
+            rows = int(most.resolve(self.size, self.app.size)) - pane.styles.gutter.height
+            self._share_rows(rows)
+        self.call_after_refresh(self._say_more_fields)
+
+    def _share_rows(self, rows: int) -> bool:
+        changed = self._room.set_rows(max(rows, 1))
+        if changed:
+            for value in self._room.values:
+                value.refresh(layout=True)
+        return changed
+
+    def _say_more_fields(self) -> None:
+        if not self.is_attached:
+            return
+        pane = self.query_one("#detail-fields")
+        if pane.max_scroll_y > 0 and self._share_rows(pane.scrollable_content_region.height):
+            self.call_after_refresh(self._say_more_fields)  # the room there really is
+            return
+        more = pane.max_scroll_y > 0
+        pane.border_subtitle = "more fields: tab, then ↑↓" if more else None
 
     def action_refresh(self) -> None:
         """Fetch the current version of the object (again)."""
@@ -215,12 +260,14 @@ class DetailScreen(ScreenKeys, Screen[None]):
             self._set_status(FETCHING)
             self.run_worker(self._fetch(self._refresh), exclusive=True, group="detail-refresh")
 
-    @staticmethod
-    def _field_cells(fields: Fields) -> list[Widget]:
+    def _field_cells(self, fields: Fields) -> list[Widget]:
+        """A label and a value for each field; the values share a new room."""
+        room, self._room = self._room, FieldsRoom()
+        self._room.set_rows(room.rows)
         cells: list[Widget] = []
         for label, value in fields:
             cells.append(Static(content(label), classes="detail--label"))
-            cells.append(FieldValue(cell_text(value, FIELD_LIMIT)))
+            cells.append(FieldValue(cell_text(value, FIELD_LIMIT), self._room))
         return cells
 
     def _show_json(self) -> None:
