@@ -60,6 +60,7 @@ from ..safe import line, show
 from ..safe_app import copy
 from ..screens.base import ScreenKeys
 from ..screens.confirm import ConfirmScreen, DiscardScreen
+from ..widgets.button_row import ButtonRow
 from ..widgets.footer import KeysFooter
 from ..work_failures import WorkFailed
 from ..worker import ApiWorker
@@ -200,8 +201,7 @@ class FormScreen(ScreenKeys, ModalScreen[FormResult | None]):
     FormScreen #form-status.-busy { color: $text-muted; }
     FormScreen #form-progress { display: none; height: 1; }
     FormScreen #form-progress.-shown { display: block; }
-    FormScreen #form-buttons { height: auto; align-horizontal: right; }
-    FormScreen #form-buttons Button { margin-left: 2; }
+    FormScreen #form-buttons { margin-top: 0; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -304,7 +304,7 @@ class FormScreen(ScreenKeys, ModalScreen[FormResult | None]):
                     yield Static("", id="preview-body")
             yield LoadingIndicator(id="form-progress")
             yield Static("", id="form-status")
-            with Horizontal(id="form-buttons"):
+            with ButtonRow(id="form-buttons"):
                 yield Button("Copy as curl", id="form-copy")
                 yield Button("Cancel", id="form-cancel")
                 yield Button("Submit", id="form-submit", variant="primary")

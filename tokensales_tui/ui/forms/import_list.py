@@ -7,12 +7,13 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from ..safe import content, line
 from ..screens.base import ScreenKeys
+from ..widgets.button_row import ButtonRow
 from ..widgets.footer import KeysFooter
 from ..widgets.safe_input import SafeInput
 from .inputs import PathSuggester
@@ -29,14 +30,12 @@ class ImportListScreen(ScreenKeys, ModalScreen[str | None]):
 
     DEFAULT_CSS = """
     ImportListScreen { align: center middle; }
-    ImportListScreen > Vertical {
-        width: 76; max-width: 95%; height: auto;
+    ImportListScreen > VerticalScroll {
+        width: 76; max-width: 95%; height: auto; max-height: 100%;
         border: thick $primary; background: $surface; padding: 1 2;
     }
     ImportListScreen .title { text-style: bold; }
     ImportListScreen .explain { color: $text-muted; margin: 1 0; }
-    ImportListScreen Horizontal { height: auto; align-horizontal: right; margin-top: 1; }
-    ImportListScreen Button { margin-left: 2; }
     """
 
     TEXT_FIELDS = (SafeInput,)
@@ -52,7 +51,7 @@ class ImportListScreen(ScreenKeys, ModalScreen[str | None]):
         self.path = path
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with VerticalScroll(can_focus=False):  # scrolls in a short terminal; the buttons stay
             yield Static(line(f"Import into {self.target}"), classes="title")
             yield Static(
                 content(
@@ -65,7 +64,7 @@ class ImportListScreen(ScreenKeys, ModalScreen[str | None]):
             yield SafeInput(
                 self.path, placeholder="~/whitelist.csv", suggester=PathSuggester(), id="path"
             )
-            with Horizontal():
+            with ButtonRow():
                 yield Button("Cancel", id="cancel")
                 yield Button("Import", id="import", variant="primary")
         yield KeysFooter(compact=True)  # this dialog's keys, not the form's behind it

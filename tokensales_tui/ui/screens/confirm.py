@@ -5,11 +5,12 @@ from __future__ import annotations
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from ..safe import clamped, line
+from ..widgets.button_row import ButtonRow
 from ..widgets.footer import KeysFooter
 from .base import ScreenKeys
 
@@ -29,16 +30,13 @@ class ConfirmScreen(ScreenKeys, ModalScreen[bool]):
 
     DEFAULT_CSS = """
     ConfirmScreen { align: center middle; }
-    ConfirmScreen > Vertical {
-        width: 64; max-width: 95%; height: auto;
+    ConfirmScreen > VerticalScroll {
+        width: 64; max-width: 95%; height: auto; max-height: 100%;
         border: thick $error; background: $surface; padding: 1 2;
     }
     ConfirmScreen .question { text-style: bold; }
     ConfirmScreen .subject { margin-top: 1; }
     ConfirmScreen .detail { color: $text-muted; }
-    ConfirmScreen Horizontal { margin-top: 1; }
-    ConfirmScreen Horizontal { height: auto; align-horizontal: right; }
-    ConfirmScreen Button { margin-left: 2; }
     """
 
     BINDINGS = [
@@ -63,13 +61,13 @@ class ConfirmScreen(ScreenKeys, ModalScreen[bool]):
         self._withdrawn = False
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with VerticalScroll(can_focus=False):  # scrolls in a short terminal; the buttons stay
             yield Static(line(self.question), classes="question")
             # Cut to a few lines: the question and its buttons stay on screen.
             yield Static(clamped(self.subject, SUBJECT_LINES), classes="subject")
             if self.detail:
                 yield Static(clamped(self.detail, DETAIL_LINES), classes="detail")
-            with Horizontal():
+            with ButtonRow():
                 yield Button(line(self.CANCEL_LABEL), id="cancel")
                 yield Button(line(self.confirm_label), id="confirm", variant="error")
         yield KeysFooter(compact=True)  # this dialog's keys, not the screen's behind it

@@ -20,7 +20,7 @@ from typing import Any
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, ProgressBar, RadioButton, RadioSet, Static
@@ -35,6 +35,7 @@ from ..resources import Resource
 from ..safe import line, show
 from ..served import is_served
 from ..table.cells import Column
+from ..widgets.button_row import ButtonRow
 from ..widgets.footer import KeysFooter
 from ..widgets.safe_input import SafeInput
 from ..work_failures import WorkFailed
@@ -61,8 +62,8 @@ class ExportScreen(ScreenKeys, ModalScreen[Path | None]):
 
     DEFAULT_CSS = """
     ExportScreen { align: center middle; }
-    ExportScreen > Vertical {
-        width: 76; max-width: 95%; height: auto;
+    ExportScreen > VerticalScroll {
+        width: 76; max-width: 95%; height: auto; max-height: 100%;
         border: thick $primary; background: $surface; padding: 0 1;
     }
     ExportScreen .title { text-style: bold; }
@@ -72,8 +73,6 @@ class ExportScreen(ScreenKeys, ModalScreen[Path | None]):
     ExportScreen ProgressBar.-running { display: block; }
     ExportScreen .status { color: $text-muted; }
     ExportScreen .status.-error { color: $text-error; }
-    ExportScreen Horizontal { margin-top: 1; height: auto; align-horizontal: right; }
-    ExportScreen Button { margin-left: 2; }
     """
 
     AUTO_FOCUS = "#path"
@@ -109,7 +108,7 @@ class ExportScreen(ScreenKeys, ModalScreen[Path | None]):
     def compose(self) -> ComposeResult:
         count = self.resource.counted(len(self.rows))
         path = default_path(self.resource.key, FORMATS[0].extension, self.folder)
-        with Vertical():
+        with VerticalScroll(can_focus=False):  # scrolls in a short terminal; the buttons stay
             yield Static(line(f"Export {count}, as shown (filter and sort)"), classes="title")
             with RadioSet(id="format"):
                 for number, kind in enumerate(FORMATS):
@@ -126,7 +125,7 @@ class ExportScreen(ScreenKeys, ModalScreen[Path | None]):
                 ),
                 classes="status",
             )
-            with Horizontal():
+            with ButtonRow():
                 yield Button("Cancel", id="cancel")
                 yield Button("Export", id="export", variant="primary")
         yield KeysFooter(compact=True)

@@ -7,7 +7,7 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
@@ -31,8 +31,8 @@ class WebhookSecretScreen(Following, ScreenKeys, ModalScreen[str | None]):
 
     DEFAULT_CSS = """
     WebhookSecretScreen { align: center middle; }
-    WebhookSecretScreen > Vertical {
-        width: 64; max-width: 95%; height: auto;
+    WebhookSecretScreen > VerticalScroll {
+        width: 64; max-width: 95%; height: auto; max-height: 100%;
         border: thick $primary; background: $surface; padding: 1 2;
     }
     WebhookSecretScreen .question { text-style: bold; }
@@ -47,7 +47,7 @@ class WebhookSecretScreen(Following, ScreenKeys, ModalScreen[str | None]):
     ]
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with VerticalScroll(can_focus=False):  # scrolls in a short terminal
             yield Static("The webhook's secret", classes="question", markup=False)
             yield SecretInput(password=True, id="webhook-secret")
             yield Static(classes="hint", markup=False)  # see _say_keys
