@@ -1107,7 +1107,7 @@ async def test_neutral_dialogs_are_not_drawn_red_in_16_colours() -> None:
         await loaded(app, pilot)
         for key, screen, frame in (
             ("question_mark", "HelpScreen", "#help-panel"),
-            ("x", "ExportScreen", "ExportScreen > Vertical"),
+            ("x", "ExportScreen", "ExportScreen > VerticalScroll"),
             ("p", "ProfileScreen", "ProfileScreen > Vertical"),
         ):
             await pilot.press(key)
@@ -1117,7 +1117,7 @@ async def test_neutral_dialogs_are_not_drawn_red_in_16_colours() -> None:
             await wait_for_screen(app, pilot, "BrowseScreen")
         await pilot.press("d")
         await wait_for_screen(app, pilot, "ConfirmScreen")
-        assert drawn(app.screen.query_one("ConfirmScreen > Vertical")) in red
+        assert drawn(app.screen.query_one("ConfirmScreen > VerticalScroll")) in red
 
 
 async def test_without_colour_the_cursor_row_is_reversed_and_a_marked_row_is_not(
