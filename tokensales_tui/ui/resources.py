@@ -26,8 +26,8 @@ from ..clean import clean_line, display_value
 from ..payouts import PayoutRow
 from .table.cells import Column, numeric_sort_key
 from .table.index import FIELD_SEP, OtherFields
-from .table.numbers import ROUNDED, scientific
 from .table.model import Unnamed
+from .table.numbers import ROUNDED, scientific
 
 KeyFields = list[tuple[str, object]]
 
