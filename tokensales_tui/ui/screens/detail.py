@@ -23,7 +23,7 @@ from textual.widgets import Input, Static
 from ...api import ApiError
 from ...clean import clean_line
 from ..json_text import preview_json
-from ..key_hints import error_said, press
+from ..key_hints import error_said, key_for, key_in, press
 from ..lifetime import is_gone, while_shown
 from ..safe import content, line, show
 from ..safe_app import copy, copy_json
@@ -251,8 +251,15 @@ class DetailScreen(ScreenKeys, Screen[None]):
         if pane.max_scroll_y > 0 and self._share_rows(pane.scrollable_content_region.height):
             self.call_after_refresh(self._say_more_fields)  # the room there really is
             return
-        more = pane.max_scroll_y > 0
-        pane.border_subtitle = "more fields: tab, then ↑↓" if more else None
+        pane.border_subtitle = self._more_fields() if pane.max_scroll_y > 0 else None
+
+    def _more_fields(self) -> str:
+        """That more fields are below, and the keys that reach them, as bound now."""
+        into = key_for(self, "app.focus_next")
+        moves = [key_in(VerticalScroll.BINDINGS, way, self) for way in ("scroll_up", "scroll_down")]
+        if into is None or None in moves:
+            return "more fields below"
+        return f"more fields: {into}, then {''.join(filter(None, moves))}"
 
     def action_refresh(self) -> None:
         """Fetch the current version of the object (again)."""
