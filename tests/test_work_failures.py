@@ -21,8 +21,7 @@ from textual.widgets import Input, Static
 
 from tokensales_tui import config, ui
 from tokensales_tui.session import Launch
-from tokensales_tui.ui import app as app_module
-from tokensales_tui.ui import links, screens
+from tokensales_tui.ui import file_settings, links, screens
 from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.cancelling import wait_for_worker
 from tokensales_tui.ui.forms import collections as collections_module
@@ -442,7 +441,7 @@ async def test_a_theme_save_that_fails_unforeseen_is_said_and_the_app_goes_on(
     async def broken(*_: Any, **__: Any) -> Any:
         await unforeseen()
 
-    monkeypatch.setattr(app_module, "save_config_change", broken)
+    monkeypatch.setattr(file_settings, "save_config_change", broken)
     app = TokenSalesApp(Launch(demo=True))
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
