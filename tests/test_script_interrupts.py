@@ -24,8 +24,12 @@ def served() -> Iterator[Served]:
     yield from serve_emulator(items=12)
 
 
-def started(args: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
-    """``tokensales-tui ARGS`` with a terminal for stdin; the process and that terminal."""
+def started(
+    args: list[str], env: dict[str, str], *, own_session: bool = False
+) -> tuple[subprocess.Popen[bytes], int]:
+    """``tokensales-tui ARGS`` with a terminal for stdin; the process and that terminal.
+    ``own_session``: started in a session of its own, so that no other terminal (the
+    one running the tests) is its controlling one."""
     leader, follower = pty.openpty()
     process = subprocess.Popen(
         [sys.executable, "-m", "tokensales_tui", *args],
@@ -33,6 +37,7 @@ def started(args: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[byte
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
+        start_new_session=own_session,
     )
     os.close(follower)
     return process, leader
@@ -85,6 +90,106 @@ def test_ctrl_c_at_the_delete_question_ends_the_command_at_once(
         os.close(terminal)
     assert first in served.emulator.webhooks and second in served.emulator.webhooks
     assert served.changes_sent() == {}
+
+
+CTRL_D = b"\x04"
+
+SECRET_COMMANDS = pytest.mark.parametrize(
+    "command",
+    [
+        ["create", "webhook", "--url", "https://example.com/hook", "--event", "item.created"],
+        ["update", "webhook", "wh_1"],
+        ["listen", "--print", "--port", "0"],
+    ],
+    ids=["create", "update", "listen"],
+)
+
+
+@SECRET_COMMANDS
+def test_ctrl_d_at_the_secret_question_says_no_secret_was_given(
+    command: list[str], served: Served
+) -> None:
+    # It ended with an EOFError traceback, its last line on the question's.
+    process, terminal = started([*command, "--secret-stdin"], served.env, own_session=True)
+    try:
+        read_until(process, b"(not shown): ")
+        os.write(terminal, CTRL_D)
+        assert process.wait(30) == 2
+        assert process.stderr is not None
+        assert process.stderr.read() == (
+            b"\ntokensales-tui: --secret-stdin: no secret given (end of input)\n"
+        )
+    finally:
+        process.kill()
+        process.wait()
+        os.close(terminal)
+    assert served.changes_sent() == {}
+
+
+@SECRET_COMMANDS
+def test_a_signal_at_the_secret_question_ends_its_line_first(
+    command: list[str], served: Served
+) -> None:
+    process, terminal = started([*command, "--secret-stdin"], served.env, own_session=True)
+    try:
+        read_until(process, b"(not shown): ")
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(30) == 128 + signal.SIGTERM
+        assert process.stderr is not None
+        assert process.stderr.read().startswith(b"\n")
+    finally:
+        process.kill()
+        process.wait()
+        os.close(terminal)
+
+
+def test_ctrl_d_at_the_delete_question_deletes_nothing_on_a_line_of_its_own(
+    served: Served,
+) -> None:
+    # "kept" was said on the question's line, and the next question asked.
+    first, second = list(served.emulator.webhooks)[:2]
+    process, terminal = started(["delete", "webhook", first, second], served.env)
+    try:
+        read_until(process, b"? [y/N] ")
+        os.write(terminal, CTRL_D)
+        assert process.wait(30) == 2
+        assert process.stderr is not None
+        assert process.stderr.read() == (
+            b"\ntokensales-tui: delete: no answer given (end of input); nothing was deleted\n"
+        )
+    finally:
+        process.kill()
+        process.wait()
+        os.close(terminal)
+    assert first in served.emulator.webhooks and second in served.emulator.webhooks
+    assert served.changes_sent() == {}
+
+
+def test_a_secret_is_read_without_echo_and_the_echo_put_back(served: Served) -> None:
+    process, terminal = started(
+        ["create", "webhook", "--url", "https://example.com/hook", "--event", "item.created",
+         "--secret-stdin", "--dry-run"],
+        served.env,
+        own_session=True,
+    )  # fmt: skip
+    try:
+        read_until(process, b"(not shown): ")
+        os.write(terminal, b"s3cret-typed\n")
+        assert process.wait(30) == 0
+        assert process.stdout is not None and process.stderr is not None
+        assert b"********" in process.stdout.read()
+        assert process.stderr.read().startswith(b"\ntokensales-tui: dry run")
+        echoed = b""
+        while select.select([terminal], [], [], 0.2)[0]:
+            try:
+                echoed += os.read(terminal, 4096)
+            except OSError:  # the process is gone, and with it the terminal's other end
+                break
+        assert b"s3cret" not in echoed
+    finally:
+        process.kill()
+        process.wait()
+        os.close(terminal)
 
 
 @ENDINGS

@@ -8,7 +8,6 @@ read-only profile refuses before anything is read or sent.
 
 from __future__ import annotations
 
-import getpass
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -36,11 +35,12 @@ from ..checks import (
 from ..checks.forms import Problems, collection_problems, payout_problems, webhook_problems
 from ..files import LocalFileError, read_local_file
 from ..signals import answered_then_finished
-from .output import encode_json, interruptible
+from .output import encode_json
 from .parser import EXIT_FAILURE, EXIT_NOT_RECORDED, EXIT_OK, EXIT_USAGE
 from .run import (
     Context,
     UsageError,
+    ask,
     exit_code,
     message_of,
     preview,
@@ -104,8 +104,9 @@ def read_secret(args: Any) -> str:
         source = "--secret-stdin"
         stdin = standard_input(source, instead="pass the secret on it, or use --secret-file")
         if stdin.isatty():
-            with interruptible():
-                typed = getpass.getpass("webhook secret (not shown): ")
+            typed = ask("webhook secret (not shown): ", source, hidden=True)
+            if typed is None:
+                raise UsageError(f"{source}: no secret given (end of input)")
             return _secret_text(typed, source)
         data = stdin.buffer.read(MAX_SECRET_BYTES + 1)
     elif args.secret_file:
@@ -271,11 +272,10 @@ def _ask(kind: str, object_id: str, names: Mapping[str, str]) -> bool:
     from ..clean import clean_line
 
     label = clean_line(names[object_id])[:80]
-    with interruptible():  # from before the question: a ctrl+c on seeing it counts too
-        sys.stderr.write(f"Delete {kind} {clean_line(object_id)} ({label})? [y/N] ")
-        sys.stderr.flush()
-        answer = standard_input("delete").readline().strip().lower()
-    if answer not in ("y", "yes"):
+    answer = ask(f"Delete {kind} {clean_line(object_id)} ({label})? [y/N] ", "delete")
+    if answer is None:  # ctrl+d: no answer to any question, nothing deleted
+        raise UsageError("delete: no answer given (end of input); nothing was deleted")
+    if answer.strip().lower() not in ("y", "yes"):
         say(f"{kind} {object_id}: kept")
         return False
     return True

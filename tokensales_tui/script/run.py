@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ..api import ApiClient, RetryNotice
     from ..api.endpoints import Endpoint
 
-__all__ = ["Context", "Refused", "UsageError", "preview", "run", "say"]
+__all__ = ["Context", "Refused", "UsageError", "ask", "preview", "run", "say"]
 
 
 class UsageError(Exception):
@@ -292,6 +292,54 @@ def standard_input(what: str, *, instead: str = "pass the data on it, or name a 
     if stream is None:
         raise UsageError(f"{what}: stdin is closed — {instead}")
     return stream
+
+
+def ask(question: str, what: str, *, hidden: bool = False) -> str | None:
+    """The line typed on the terminal of stdin at ``question`` (written to stderr), without
+    its line ending; ``None`` at the end of input (ctrl+d). ``hidden``: typed without
+    echo, as a secret is, the echo put back however the question ends.
+
+    Every question of the commands is asked here. Ctrl+C, or another signal, ends the
+    command at once (:func:`~.output.interruptible`). A question left without the line
+    ending of an answer (ctrl+d, ctrl+c, a hidden answer's unechoed Enter) has its line
+    ended, so that what is said next starts a line of its own (it was said after the
+    question: ``…? [y/N] tokensales-tui: webhook …: kept``).
+    """
+    from .output import interruptible
+
+    stdin = standard_input(what)
+    line = ""
+    try:
+        with interruptible(), _unechoed(stdin) if hidden else contextlib.nullcontext():
+            sys.stderr.write(question)
+            sys.stderr.flush()
+            line = stdin.readline()
+    finally:
+        if hidden or not line.endswith("\n"):
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+    return line.removesuffix("\n") if line else None
+
+
+@contextlib.contextmanager
+def _unechoed(stream: TextIO) -> Iterator[None]:
+    """The terminal of ``stream`` does not echo what is typed while the block runs."""
+    import termios
+
+    try:
+        before = termios.tcgetattr(stream.fileno())
+    except (termios.error, OSError, ValueError):
+        say("warning: the terminal's echo cannot be turned off: what is typed may show")
+        yield
+        return
+    quiet = list(before)
+    quiet[3] &= ~termios.ECHO
+    # TCSAFLUSH, as getpass: what was typed before the question is not taken for the answer.
+    termios.tcsetattr(stream.fileno(), termios.TCSAFLUSH, quiet)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(stream.fileno(), termios.TCSAFLUSH, before)
 
 
 def read_input(path: str, what: str, *, limit: int) -> bytes:

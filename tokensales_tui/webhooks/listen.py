@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..clean import clean_line
 from ..console import OutputFailed
 from ..local import is_loopback_host, reaches
-from ..signals import StoppedBy, ended_by, ending_on
+from ..signals import ENDING_BUT_SIGINT, StoppedBy, ended_by, ending_on, raising_on
 from .listen_flags import BODY_LIMIT, KEEP
 from .receiver import Receiver, ReceiverServer, TargetError, check_target
 
@@ -398,7 +398,8 @@ def run_listening(args: argparse.Namespace, listen: Listen) -> int:
     whichever form it has; one ignored on entry (``nohup``) stays ignored.
     """
     try:
-        options = options_from(args)
+        with raising_on(ENDING_BUT_SIGINT):  # its secret's question, before they are taken
+            options = options_from(args)
         with debug_log(args):
             return asyncio.run(_until_ended(listen, options))
     except ListenError as error:
