@@ -20,6 +20,7 @@ __all__ = [
     "ended_by",
     "ending_on",
     "exit_status",
+    "left_to_default",
     "raising_on",
 ]
 
@@ -168,6 +169,69 @@ def ended_by(interrupt: KeyboardInterrupt) -> int:
     """The exit status of a command that ``interrupt`` ended: 128 + the number of the
     signal that raised it (:class:`SignalEnded`), or of SIGINT (ctrl+c: 130)."""
     return exit_status(interrupt.signum if isinstance(interrupt, SignalEnded) else signal.SIGINT)
+
+
+_CORE_DUMPING = frozenset(
+    getattr(signal, name) for name in ("SIGQUIT", "SIGXCPU") if hasattr(signal, name)
+)
+"""Ending signals whose default leaves a core dump: never left to it."""
+
+
+@contextlib.contextmanager
+def left_to_default(
+    signals: Iterable[int] = APP_ENDING_SIGNALS,
+) -> Iterator[Callable[[], contextlib.AbstractContextManager[None]]]:
+    """While the block runs, each of ``signals`` takes its default action: it ends the
+    process on the spot, with the status a shell reports as 128 + its number.
+
+    For work no Python handler can stop: code of a C library that holds the interpreter
+    (a jq program computing one result) runs no handler until it returns, so a signal
+    was never acted on (ctrl+c, SIGTERM, SIGHUP: SIGKILL alone ended it). The handlers
+    in place on entry (the command's) are back while a block of the function it yields
+    runs (``with handled(): write(…)``), and after the block: what must not be cut short
+    (a write of whole lines) ends through them, as any command does.
+
+    A signal ignored on entry stays ignored; one without a Python handler, and those
+    whose default leaves a core dump (SIGQUIT), keep theirs. Outside the main thread
+    nothing changes.
+    """
+    taken: list[tuple[int, Any]] = []
+    if threading.current_thread() is threading.main_thread():
+        for signum in signals:
+            try:
+                before = signal.getsignal(signum)
+            except (ValueError, OSError):
+                continue
+            if callable(before) and signum not in _CORE_DUMPING:
+                taken.append((signum, before))
+
+    def put(default: bool) -> None:
+        # Every one of them, whatever a handler raises on the way (a signal that came
+        # just before, raised as its handler is changed): none is left in between.
+        raised: BaseException | None = None
+        for signum, before in taken:
+            try:
+                signal.signal(signum, signal.SIG_DFL if default else before)
+            except BaseException as error:  # re-raised once all are set
+                raised = raised or error
+                if not default:
+                    signal.signal(signum, before)
+        if raised is not None:
+            raise raised
+
+    @contextlib.contextmanager
+    def handled() -> Iterator[None]:
+        put(default=False)
+        try:
+            yield
+        finally:
+            put(default=True)
+
+    put(default=True)
+    try:
+        yield handled
+    finally:
+        put(default=False)
 
 
 def _raise_ended(signum: int) -> None:

@@ -37,7 +37,7 @@ import msgspec
 
 from ..api import shapes
 from ..clean import cell_text, clean, guard_formula
-from ..signals import raising_on
+from ..signals import left_to_default, raising_on
 
 __all__ = ["DEFAULT_FIELDS", "Halted", "OutputError", "Printer", "encode_json", "interruptible"]
 
@@ -359,34 +359,44 @@ class Printer:
 
     def _jq(self, value: Any) -> None:
         """Run the program over ``value``, printing each result as it comes: a reader
-        that stops early (``| head``) ends it, and memory holds one result at a time."""
+        that stops early (``| head``) ends it, and memory holds one result at a time.
+
+        While the program computes, an ending signal takes its default action
+        (:func:`~tokensales_tui.signals.left_to_default`): a result that takes long
+        (``last(range(1e12))``) is computed inside the jq library, which runs no Python
+        handler until it returns, and ctrl+c, SIGTERM and SIGHUP went unheeded. Each write
+        runs with the command's handlers, so the output stays whole lines."""
         assert self._program is not None
         results = iter(self._program.input_text(encode_json(value).decode()))
         lines: list[bytes] = []  # written once they hold JQ_BATCH bytes
         held = 0
-        with interruptible():
+        with interruptible(), left_to_default() as handled:
+
+            def write(data: bytes) -> None:
+                with handled():
+                    self.stream.write(data)
+                    self.stream.flush()
+
             while True:
                 try:
                     result = next(results)
                 except StopIteration:
                     break
                 except ValueError as error:  # what it printed before is printed, as jq does
-                    self.stream.write(b"".join(lines))
-                    self.stream.flush()
+                    write(b"".join(lines))
                     raise _halted(str(error)) or OutputError(f"--jq: {clean(str(error))}") from None
                 if isinstance(result, str):  # bare, as jq -r prints it
                     line = result.encode("utf-8", "replace") + b"\n"
                 else:
                     line = encode_json(result) + b"\n"
                 if _HALT_BYTES in line:  # a halt caught and given out, whole or in part
-                    self.stream.write(b"".join(lines))
-                    self.stream.flush()
+                    write(b"".join(lines))
                     whole = isinstance(result, dict) and _HALT in result
                     raise (_halted(json.dumps(result)) if whole else None) or Halted(0, "")
                 lines.append(line)
                 held += len(line)
                 if held >= JQ_BATCH:
-                    self.stream.write(lines[0] if len(lines) == 1 else b"".join(lines))
+                    write(lines[0] if len(lines) == 1 else b"".join(lines))
                     lines.clear()
                     held = 0
                 del result, line  # not held while the program makes the next
@@ -403,8 +413,8 @@ def interruptible() -> Iterator[None]:
     went on for as long as it had results; a question on the terminal (``delete``'s,
     a secret's) waited for its answer first. (A single result that takes long, such as
     ``[range(1e9)] | length``, is computed inside the jq library, which only lets Python
-    see the signal once it is done.) A SIGINT ignored on entry (a background job's)
-    stays ignored.
+    see the signal once it is done: there the signals take their default, see
+    :meth:`Printer._jq`.) A SIGINT ignored on entry (a background job's) stays ignored.
     """
     with raising_on([signal.SIGINT]):
         yield
