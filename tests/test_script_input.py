@@ -195,3 +195,31 @@ def test_every_command_reads_stdin_through_the_one_way_that_refuses_a_closed_one
                 and id(node) not in allowed
             ]
     assert found == []
+
+
+LONG = "a" * 70_000
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["get", "item", LONG], "GET /v1/items/{id}: not sent — the id makes its address"),
+        (["delete", "webhook", LONG, "--yes"], "DELETE /v1/platform-webhooks/{id}: not sent"),
+        (["update", "webhook", LONG, "--url", "https://example.com/h"], "PUT /v1/platform"),
+        (["api", "GET", f"/v1/items/{LONG}"], "GET /v1/items/{id}: not sent — the id makes"),
+        (["api", "GET", f"/v1/items?q={LONG}"], "GET /v1/items: not sent — its query makes"),
+    ],
+    ids=["get", "delete", "update", "api-path", "api-query"],
+)
+def test_an_address_too_long_to_send_is_a_usage_error_naming_it(
+    served: Served, args: list[str], said: str
+) -> None:
+    # httpx refused the URL before sending, and the command said "the answer may be one
+    # this client does not understand", exit 1: for a change, that a request may have gone.
+    before = served.changes_sent()
+    result = served.run(*args)
+    err = result.stderr.decode()
+    assert result.returncode == 2, err
+    assert said in err and "more than the 65,536 a request can carry" in err
+    assert len(err) < 1200 and err.count("\n") == 1  # one line, the id not repeated whole
+    assert served.changes_sent() == before

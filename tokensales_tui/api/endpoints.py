@@ -85,21 +85,45 @@ def collection_endpoint(collection_id: str) -> Endpoint:
     return Endpoint("DELETE", "console", f"/collection/{quote_id(collection_id)}")
 
 
-def check_path(endpoint: Endpoint) -> None:
-    """Refuse a path that would not reach the address it names.
+MAX_URL_CHARS = 65_536
+"""The longest address a request carries: httpx refuses a longer one before sending
+(and servers cut far shorter ones)."""
+
+
+def check_path(endpoint: Endpoint, url: str = "") -> None:
+    """Refuse a path that would not reach the address it names, or an address ``url``
+    (of ``endpoint``) too long to be sent.
 
     Raises:
         RefusedRequest: a segment is empty, ``.`` or ``..`` (encoded or not), or is
-            not UTF-8 — an id that no request can carry to its own address. The query,
-            if any, is the server's to read.
+            not UTF-8 — an id that no request can carry to its own address; or the
+            address is longer than :data:`MAX_URL_CHARS`, which the message says of
+            the id, the path or the query that makes it so (the request was refused as
+            "an answer this client does not understand", which for a change said that
+            it might have gone). The query, if any, is the server's to read.
     """
-    segments = endpoint.path.partition("?")[0].split("/")[1:]
+    path, mark, query = endpoint.path.partition("?")
+    segments = path.split("/")[1:]
     for index, segment in enumerate(segments):
         if problem := _segment_problem(unquote_to_bytes(segment)):
             shown = [*segments[:index], "{id}", *segments[index + 1 :]]
             raise RefusedRequest(
                 f"{endpoint.method} /{'/'.join(shown)}: not sent — the id {problem}"
             )
+    if len(url) <= MAX_URL_CHARS:
+        return
+    longest = max(range(len(segments)), key=lambda index: len(segments[index]))
+    if mark and len(query) >= len(segments[longest]):
+        what, shown_path, hint = "its query", path, "send a shorter query"
+    else:
+        shown = [*segments[:longest], "{id}", *segments[longest + 1 :]]
+        what, shown_path = "the id", "/" + "/".join(shown)
+        hint = "no request can address an object by an id this long"
+    raise RefusedRequest(
+        f"{endpoint.method} {shown_path[:200]}: not sent — {what} makes its address"
+        f" {len(url):,} characters long, more than the {MAX_URL_CHARS:,} a request can carry",
+        hint=hint,
+    )
 
 
 def id_problem(object_id: str) -> str | None:

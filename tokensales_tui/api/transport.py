@@ -246,7 +246,7 @@ class Sender:
         pieces it is handed (within the profile's ``max_body``); the response returned
         has none. An :class:`~.errors.ApiError` it raises is never retried.
         """
-        check_path(endpoint)
+        check_path(endpoint, url_of(self.connection, endpoint))
         try:
             return await self._send(endpoint, content, authorised, max_attempts, consume)
         except (ApiError, SinkFailed):

@@ -225,18 +225,24 @@ async def delete(context: Context) -> int:
         "collection": client.delete_collection,
     }[kind]
     for object_id in ids:
+        shown = _shown_id(object_id)
         try:
-            with unknown_if_interrupted(f"{kind} {object_id}"):
+            with unknown_if_interrupted(f"{kind} {shown}"):
                 done = await method(object_id)
         except ApiError as error:
-            say(f"{kind} {object_id}: {message_of(error)}")
+            say(f"{kind} {shown}: {message_of(error)}")
             failures.append(exit_code(error))
         else:
-            say(done.said(f"deleted {kind} {object_id}"))
+            say(done.said(f"deleted {kind} {shown}"))
     if not failures:
         return EXIT_OK
     # Not the first failure's code: the outcome does not depend on the order of the ids.
     return failures[0] if len(set(failures)) == 1 else EXIT_FAILURE
+
+
+def _shown_id(object_id: str, most: int = 100) -> str:
+    """An id as a message names it: cut to ``most`` characters (one may be of any length)."""
+    return object_id if len(object_id) <= most else object_id[: most - 1] + "…"
 
 
 def _not_found() -> ApiError:
