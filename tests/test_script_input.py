@@ -223,3 +223,33 @@ def test_an_address_too_long_to_send_is_a_usage_error_naming_it(
     assert said in err and "more than the 65,536 a request can carry" in err
     assert len(err) < 1200 and err.count("\n") == 1  # one line, the id not repeated whole
     assert served.changes_sent() == before
+
+
+@pytest.mark.parametrize(
+    ("args", "body"),
+    [
+        (["add", "payout"], b'{"type": "free", "name": "EU", "name": "US"}'),
+        (
+            ["add", "collections"],
+            b'[{"name": "A", "blockchain": "ethereum", "blockchain": "polygon",'
+            b' "contractAddress": "0x5FbDB2315678afecb367f032d93F642f64180aa3"}]',
+        ),
+        (["add", "payout"], b'{"type": "fiat", "name": "EU", "fiatDetails": {"provider": "a",'
+         b' "paymentProviderId": "b", "provider": "c"}}'),
+    ],
+    ids=["payout", "collections", "nested"],
+)  # fmt: skip
+def test_a_key_given_twice_in_a_file_is_refused_as_in_api_input(
+    served: Served, tmp_path: Path, args: list[str], body: bytes
+) -> None:
+    # The last one counted without a word, where api --input refused the same file.
+    before = served.changes_sent()
+    given = tmp_path / "given.json"
+    given.write_bytes(body)
+    for extra in ([], ["--dry-run"]):
+        result = served.run(*args, "--from-file", str(given), *extra)
+        assert result.returncode == 2, result.stderr
+        assert result.stdout == b""
+        assert b"comes twice in one object" in result.stderr
+        assert result.stderr.startswith(b"tokensales-tui: --from-file: ")
+    assert served.changes_sent() == before

@@ -23,7 +23,6 @@ from .run import (
     decode_input,
     preview,
     read_input,
-    repeated_key,
     say,
     unknown_if_interrupted,
 )
@@ -243,12 +242,6 @@ async def api(context: Context) -> int:
         content = read_input(args.input, "--input", limit=MAX_INPUT_BYTES)
         # Sent as it is, once known to be JSON; its secrets are found by their keys.
         request = decode_input(content, "--input: the body")
-        if (twice := repeated_key(content, "--input: the body")) is not None:
-            # The preview and the masks would show one value, the bytes send both.
-            raise UsageError(
-                f"--input: the key “{clean_line(twice)[:100]}” comes twice in one object (which one"
-                " counts is the server's guess); give it once"
-            )
     secrets = hide_secrets(request)
     if args.method != "GET":
         context.refuse_if_read_only(f"{args.method} {args.path}")

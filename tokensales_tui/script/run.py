@@ -237,10 +237,14 @@ def read_json_file(path: str, what: str, *, limit: int = 64 * 1024 * 1024) -> An
 
 def decode_input(data: bytes, what: str) -> Any:
     """JSON given to a command, or :class:`UsageError` naming ``what``; a lone surrogate
-    (``\\ud800``, valid JSON) is read as U+FFFD, as the API client reads one.
+    (``\\ud800``, valid JSON) is read as U+FFFD, as the API client reads one. Every JSON
+    a command reads (``api --input``, ``--from-file``) is read here.
 
     A body nested deeper than :data:`~..api.written.MAX_DEPTH` is refused first: every
-    check and view of it would stop short of the whole, each in its own way.
+    check and view of it would stop short of the whole, each in its own way. So is one
+    with a key given twice in one object (:func:`repeated_key`): which one counts is a
+    reader's guess (the last, for this one and many servers; the first, for others), and
+    a preview and its masks would show one value where the bytes send both.
     """
     import msgspec
 
@@ -252,12 +256,18 @@ def decode_input(data: bytes, what: str) -> Any:
     except TooDeep as error:
         raise UsageError(f"{what} is {error}") from None
     try:
-        return msgspec.json.decode(data)
+        value = msgspec.json.decode(data)
     except (ValueError, RecursionError) as error:
         repaired = repair_surrogates(data) if b"\\u" in data else None
         if repaired is not None:
             return decode_input(repaired, what)
         raise UsageError(f"{what} is not JSON ({error})") from None
+    if (twice := repeated_key(data, what)) is not None:
+        raise UsageError(
+            f"{what}: the key “{clean_line(twice)[:100]}” comes twice in one object (which"
+            " one counts is a reader's guess); give it once"
+        )
+    return value
 
 
 def repeated_key(data: bytes, what: str) -> str | None:
