@@ -1047,3 +1047,28 @@ def test_add_payout_from_a_file_refuses_its_type_s_details_of_another_shape(
         f"not {shape}"
     ) in err
     assert "not part of" not in err and served.sent() == {}
+
+
+def test_white_space_around_a_value_is_said_where_it_is_left_out(
+    served: Served, tmp_path: Path
+) -> None:
+    # "\t=1", "\r=2" and " =3" were sent as =1, =2 and =3 without a word.
+    collections = tmp_path / "collections.json"
+    rows = [
+        {"name": name, "blockchain": "polygon", "contractAddress": WALLET}
+        for name in ("\t=1", "\r=2", " =3")
+    ]
+    rows[1]["blockchain"] = "polygon "
+    collections.write_text(json.dumps(rows))
+    result = served.run("add", "collections", "--from-file", str(collections), "--dry-run")
+    out, err = text(result)
+    assert result.returncode == 0, err
+    assert [row["name"] for row in json.loads(out.split("\n\n", 1)[1])] == ["=1", "=2", "=3"]
+    for number, shown in ((1, r'"\t=1" is sent as "=1"'), (2, r'"\r=2"'), (3, r'" =3"')):
+        assert f"warning: --from-file: collection {number}: name: {shown}" in err
+    assert 'collection 2: blockchain: "polygon " is sent as "polygon"' in err
+    result = served.run("add", "payout", "--name", " EU ", "--type", "free", "--dry-run")
+    assert result.returncode == 0
+    assert 'warning: --name: " EU " is sent as "EU"' in text(result)[1]
+    result = served.run("add", "payout", "--name", "EU", "--type", "free", "--dry-run")
+    assert "warning" not in text(result)[1]

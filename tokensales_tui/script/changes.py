@@ -311,8 +311,18 @@ async def add_payout(context: Context) -> int:
     args = context.args
     context.refuse_if_read_only("add payout")
     given = _payout_file(args.from_file) if args.from_file else {}
+    # A value is named by where it came from: the flag, else the file's key.
+    names = dict(PAYOUT_FLAGS)
+    if args.from_file:
+        names |= {
+            field: f"--from-file: {field.removeprefix('detail-')}"
+            for field, attribute in _PAYOUT_ATTRIBUTES.items()
+            if getattr(args, attribute) is None
+        }
     name = _text(args.name if args.name is not None else given.get("name", ""), "name")
-    typed = _text(args.type if args.type is not None else given.get("type", ""), "type").strip()
+    name = trimmed(name, names["name"])
+    typed = _text(args.type if args.type is not None else given.get("type", ""), "type")
+    typed = trimmed(typed, names["type"])
     kind = typed.lower() if typed.lower() in PAYOUT_TYPES else typed
     wanted = [wire for wire, _label in detail_fields(kind)]
     # Its details, in an object of their own or beside the name; a type without details
@@ -330,19 +340,11 @@ async def add_payout(context: Context) -> int:
                 )
             continue
         value = flag if flag is not None else filed.get(wire, "")
-        details[wire] = _text(value, wire).strip()
-    # A problem is named by where its value came from: the flag, else the file's key.
-    names = dict(PAYOUT_FLAGS)
-    if args.from_file:
-        names |= {
-            field: f"--from-file: {field.removeprefix('detail-')}"
-            for field, attribute in _PAYOUT_ATTRIBUTES.items()
-            if getattr(args, attribute) is None
-        }
+        details[wire] = trimmed(_text(value, wire), names[f"detail-{wire}"])
     # Said first: a key misspelt in the file is why a value it was to give is missing.
     say_left_out(given, taken, f"a {kind} payout", "--from-file")
-    judge(payout_problems(name.strip(), kind, details), names)
-    body = PayoutDefinition.build(type=kind, name=name.strip(), details=details)
+    judge(payout_problems(name, kind, details), names)
+    body = PayoutDefinition.build(type=kind, name=name, details=details)
     if args.dry_run:
         return preview(context, (ADD_PAYOUT, body))
     if context.session.demo:  # its service, and so its record, ends with the command
@@ -396,6 +398,20 @@ def _payout_file(path: str) -> dict[str, Any]:
     return value
 
 
+def trimmed(value: str, where: str) -> str:
+    """``value`` without the white space around it, as it is judged and sent; a value so
+    changed is said, named by ``where`` it came from (a name ``"\\t=1"`` in a file was sent
+    as ``=1`` without a word)."""
+    kept = value.strip()
+    if kept != value:
+        shown = encode_json(value).decode()[:100]
+        say(
+            f"warning: {where}: {shown} is sent as {encode_json(kept).decode()[:100]}"
+            " (the white space around it left out)"
+        )
+    return kept
+
+
 def _text(value: Any, what: str) -> str:
     if value is None:
         return ""
@@ -422,30 +438,32 @@ async def add_collections(context: Context) -> int:
         where = [""]
     names: dict[str, int] = {}
     body: list[NewCollection] = []
+    flags = COLLECTION_FLAGS if not args.from_file else _FILE_KEYS
     for number, (fields, lists) in enumerate(collections, start=1):
-        chain = fields["blockchain"].strip()
+        said = {
+            key: f"{where[number - 1]}{flags[key]}" for key in ("name", "blockchain", "contract")
+        }
+        if args.from_file:
+            said = {key: f"--from-file: {name}" for key, name in said.items()}
+        name = trimmed(fields["name"], said["name"])
+        chain = trimmed(fields["blockchain"], said["blockchain"])
+        contract = trimmed(fields["contract"], said["contract"])
         reports = {
             kind: _check_list(values, kind, chain, numbers)
             for kind, (values, numbers) in lists.items()
         }
         problems = collection_problems(
-            fields["name"].strip(),
-            chain,
-            fields["contract"],
-            reports,
-            earlier_names=names,
-            number=number,
+            name, chain, contract, reports, earlier_names=names, number=number
         )
-        flags = COLLECTION_FLAGS if not args.from_file else _FILE_KEYS
         if filed:  # said first: a key misspelt is why a value it was to give is missing
             row, taken = filed[number - 1]
             say_left_out(row, taken, "a collection", f"--from-file: collection {number}")
         judge(problems, flags, where[number - 1])
         body.append(
             NewCollection.build(
-                name=fields["name"].strip(),
+                name=name,
                 blockchain=chain,
-                contract_address=fields["contract"].strip(),
+                contract_address=contract,
                 whitelisted=fields["whitelisted"] == "true",
                 wallets=reports["wallets"].valid,
                 emails=reports["emails"].valid,
