@@ -253,3 +253,64 @@ def test_a_key_given_twice_in_a_file_is_refused_as_in_api_input(
         assert b"comes twice in one object" in result.stderr
         assert result.stderr.startswith(b"tokensales-tui: --from-file: ")
     assert served.changes_sent() == before
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["get", "webhooks", "--fields", ""], "--fields: name at least one field"),
+        (["get", "webhooks", "--fields", ","], "--fields: name at least one field"),
+        (["get", "webhooks", "-o", "csv", "--jq", "."], "-o csv and --jq:"),
+        (["get", "webhooks", "-o", "table", "--jq", "."], "-o table and --jq:"),
+        (["get", "webhooks", "-o", "jsonl", "--jq", "."], "leave out -o"),
+    ],
+    ids=["fields-empty", "fields-comma", "csv-jq", "table-jq", "jsonl-jq"],
+)
+def test_output_flags_that_would_be_left_unused_are_refused(
+    served: Served, args: list[str], said: str
+) -> None:
+    # Every field was printed; -o was ignored beside --jq.
+    result = served.run(*args)
+    assert result.returncode == 2 and result.stdout == b""
+    assert said in result.stderr.decode()
+
+
+def test_an_empty_array_of_collections_is_called_empty(served: Served, tmp_path: Path) -> None:
+    given = tmp_path / "none.json"
+    given.write_text("[]")
+    result = served.run("add", "collections", "--from-file", str(given))
+    assert result.returncode == 2
+    assert result.stderr.decode() == (
+        f"tokensales-tui: --from-file: {given} holds an empty array: give one collection at least\n"
+    )
+
+
+def test_a_pipe_given_as_a_file_points_to_stdin(served: Served, tmp_path: Path) -> None:
+    # `--input <(cmd)` was refused as "not a regular file", no way out named.
+    import os
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for args in (["api", "POST", "/v1/items", "--input"], ["add", "payout", "--from-file"]):
+        result = served.run(*args, str(fifo))
+        assert result.returncode == 2
+        flag = args[-1]
+        assert result.stderr.decode() == (
+            f"tokensales-tui: {flag}: {fifo} is not a regular file — pass it on stdin instead:"
+            f" {flag} -\n"
+        )
+
+
+WALLET = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+
+
+def test_a_wallets_file_of_dash_is_read_from_stdin(served: Served) -> None:
+    # "there is no file at -", where --input and --from-file take - for stdin.
+    flags = ["--name", "Gold", "--blockchain", "ethereum", "--contract", WALLET, "--dry-run"]
+    result = served.run(
+        "add", "collections", *flags, "--wallets-file", "-", stdin=f"wallet\n{WALLET}\n"
+    )
+    assert result.returncode == 0, result.stderr
+    assert WALLET.lower() in result.stdout.decode().lower().split("wallets")[1]
+    result = served.run("add", "collections", *flags, "--wallets-file", "-", "--emails-file", "-")
+    assert result.returncode == 2 and b"stdin holds one list" in result.stderr

@@ -191,3 +191,39 @@ def test_jq_input_finds_no_more_inputs_in_jqs_words() -> None:
     out = io.BytesIO()
     Printer("json", jq="try input catch ., [inputs], first(inputs)?", stream=out).one([1])
     assert out.getvalue() == b"No more inputs\n[]\n"
+
+
+def test_a_field_no_row_has_a_value_for_is_warned_of_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # `--fields nope` printed a column of nulls without a word.
+    rows = [{"id": "a", "url": "u"}, {"id": "b", "url": None, "late": 1}]
+    assert _printed("csv", rows, fields=("id", "nope", "late")) == ["id,nope,late", "a,,", "b,,1"]
+    assert capsys.readouterr().err == (
+        "tokensales-tui: warning: --fields: no row has a value for nope (check the name)\n"
+    )
+    out = io.BytesIO()
+    Printer("json", stream=out, fields=("id", "nope")).one({"id": "a"})
+    assert "no row has a value for nope" in capsys.readouterr().err
+    assert _printed("csv", [], fields=("id", "nope")) == ["id,nope"]  # no row: nothing to say
+    assert _printed("jsonl", rows, fields=("id",)) == ['{"id":"a"}', '{"id":"b"}']
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(
+    "program", [".[0] | debug | .id", "map(.id | stderr) | length", 'debug("x") | length']
+)
+def test_a_jq_program_using_debug_or_stderr_is_told_they_write_nothing(
+    program: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # jq writes them to stderr; the jq library gives them none, and nothing was said.
+    assert _printed("json", [{"id": "a"}], jq=program) != []
+    assert "debug and stderr write nothing here" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("program", [".[0].id", "def debug: 1; debug", '"debug" | length'])
+def test_a_jq_program_without_jqs_debug_hears_nothing_of_it(
+    program: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _printed("json", [{"id": "a"}], jq=program)
+    assert capsys.readouterr().err == ""

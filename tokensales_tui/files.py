@@ -66,6 +66,7 @@ __all__ = [
     "LockBusy",
     "LockError",
     "LockWaitStopped",
+    "NotRegular",
     "TooLarge",
     "atomic_write",
     "atomic_writer",
@@ -97,6 +98,10 @@ _TEMP_SUFFIX: Final = ".tmp"
 
 class LocalFileError(OSError):
     """A local file that cannot be used; ``str()`` says why in a few words, without the path."""
+
+
+class NotRegular(LocalFileError):
+    """A folder, a FIFO, a device or a socket where a regular file is read."""
 
 
 class TooLarge(LocalFileError):
@@ -178,7 +183,7 @@ def read_local_file(path: Path, *, limit: int) -> bytes:
     try:
         info = os.fstat(handle)
         if not stat.S_ISREG(info.st_mode):
-            raise LocalFileError("not a regular file")
+            raise NotRegular("not a regular file")
         if info.st_size > limit:
             raise LocalFileError(f"larger than {_size(limit)}")
         os.set_blocking(handle, True)

@@ -247,7 +247,12 @@ def _read_text(path: Path) -> str:
         raise ListFileError(f"cannot read {shown}: permission denied") from None
     except OSError as exc:
         raise ListFileError(f"cannot read {shown}: {exc.strerror or exc}") from None
+    return _decoded(data, shown)
 
+
+def _decoded(data: bytes, shown: str) -> str:
+    """The text of a list's bytes, UTF-8 (a BOM left out); :class:`ListFileError` naming
+    ``shown`` for bytes of another kind."""
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         raise ListFileError(
             f"{shown} is saved as UTF-16 — save it as UTF-8 (CSV UTF-8) and try again"
@@ -271,7 +276,9 @@ def _read_text(path: Path) -> str:
     return text
 
 
-def load_list_file(path: str | Path, *, column_hint: str) -> ImportedList:
+def load_list_file(
+    path: str | Path, *, column_hint: str, data: bytes | None = None
+) -> ImportedList:
     """Read a list of wallets or e-mails from a text or CSV file.
 
     The file is UTF-8 (a BOM is ignored), at most :data:`MAX_LIST_FILE_BYTES`, with any line
@@ -283,6 +290,8 @@ def load_list_file(path: str | Path, *, column_hint: str) -> ImportedList:
     first cell looks like a value, else the first column. Values are not validated here: pass the
     result to :meth:`ImportedList.check`.
 
+    ``data``: the list's bytes, already read (from stdin), which ``path`` only names.
+
     Raises:
         ListFileError: the file is missing, a folder, unreadable, too large, or not UTF-8 text.
     """
@@ -290,7 +299,8 @@ def load_list_file(path: str | Path, *, column_hint: str) -> ImportedList:
         resolved = typed_path(str(path))
     except LocalFileError as error:
         raise ListFileError(f"cannot open {path}: {error}") from None
-    lines = _split_lines(_read_text(resolved))
+    text = _read_text(resolved) if data is None else _decoded(data, str(path))
+    lines = _split_lines(text)
     names = _header_names(column_hint)
     start = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
     if start == len(lines):

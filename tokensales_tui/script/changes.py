@@ -33,6 +33,7 @@ from ..checks import (
     secret_as_given,
 )
 from ..checks.forms import Problems, collection_problems, payout_problems, webhook_problems
+from ..checks.lists import MAX_LIST_FILE_BYTES
 from ..files import LocalFileError, read_local_file
 from ..signals import answered_then_finished
 from .output import encode_json
@@ -44,6 +45,7 @@ from .run import (
     exit_code,
     message_of,
     preview,
+    read_input,
     read_json_file,
     say,
     standard_input,
@@ -509,6 +511,8 @@ def _collection_flags(args: Any) -> tuple[dict[str, str], dict[str, ListValues]]
         "whitelisted": "true" if args.whitelisted else "false",
     }
     lists: dict[str, ListValues] = {}
+    if args.wallets_file == args.emails_file == "-":
+        raise UsageError("--wallets-file - and --emails-file -: stdin holds one list; give a file")
     for kind, path, hint in (
         ("wallets", args.wallets_file, "wallet"),
         ("emails", args.emails_file, "email"),
@@ -516,8 +520,12 @@ def _collection_flags(args: Any) -> tuple[dict[str, str], dict[str, ListValues]]
         if not path:
             lists[kind] = ([], None)
             continue
+        # "-" is stdin, as for every file a command reads.
+        data = read_input("-", f"--{kind}-file", limit=MAX_LIST_FILE_BYTES) if path == "-" else None
         try:
-            imported = load_list_file(path, column_hint=hint)
+            imported = load_list_file(
+                path if data is None else "stdin", column_hint=hint, data=data
+            )
         except ListFileError as error:
             raise UsageError(f"--{kind}-file: {error}") from None
         if imported.warning:
@@ -541,7 +549,9 @@ def _collections_file(
     """The file's collections, and each object with the paths of the keys read from it."""
     value = read_json_file(path, "--from-file")
     rows = value if isinstance(value, list) else [value]
-    if not rows or not all(isinstance(row, dict) for row in rows):
+    if not rows:
+        raise UsageError(f"--from-file: {path} holds an empty array: give one collection at least")
+    if not all(isinstance(row, dict) for row in rows):
         raise UsageError(f"--from-file: {path} must hold a JSON array of collection objects")
     out: list[FiledCollection] = []
     read: list[tuple[dict[str, Any], set[Path_]]] = []

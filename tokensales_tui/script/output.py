@@ -206,6 +206,9 @@ class Printer:
         self._held: list[Any] = []
         self._count = 0
         self._columns: tuple[str, ...] | None = None  # CSV's, once its header is written
+        self._unfound = dict.fromkeys(self.fields)
+        """The fields of ``--fields`` no row has shown a value for yet (see :meth:`_said_unfound`)."""
+        self._looked = False  # at an object, for those fields
         self._keys_named = not (self.fields or DEFAULT_FIELDS.get(kind))
         """The columns are the rows' own keys (:meth:`_column_names`), not paths: a
         column ``price.usd`` is the key ``"price.usd"``, never ``price``'s ``usd``."""
@@ -232,6 +235,7 @@ class Printer:
 
     def end(self) -> None:
         """The list is complete: print what was kept, close the JSON array."""
+        self._said_unfound()
         if self._program is not None:
             self._jq(self._held)
         elif self.fmt == "table":
@@ -247,6 +251,7 @@ class Printer:
     def one(self, row: Any) -> None:
         """Print one object (``get KIND ID``, an ``api`` answer)."""
         value = self._shape(row)
+        self._said_unfound()
         if self._program is not None:
             self._jq(value)
         elif self.fmt == "table":
@@ -269,8 +274,25 @@ class Printer:
             # text a command is then given to address the object (``1e+20``, not ``1e20``).
             value.update(reader.numbers(row))
         if self.fields and isinstance(value, dict):
-            return {name: self._pick(value, name) for name in self.fields}
+            picked = {name: self._pick(value, name) for name in self.fields}
+            self._looked = True
+            if self._unfound:
+                for name in [name for name in self._unfound if picked[name] is not None]:
+                    del self._unfound[name]
+            return picked
         return value
+
+    def _said_unfound(self) -> None:
+        """Warn of each field of ``--fields`` that no row had a value for: a name misspelt
+        (``--fields nope``) printed a column of nulls without a word. Warned, not refused:
+        the fields of a row are the server's (an asset's are its own), and a field may be
+        empty in every row of a list."""
+        if self._looked and self._unfound:
+            from .run import say
+
+            names = ", ".join(name for name in self._unfound)
+            say(f"warning: --fields: no row has a value for {names} (check the name)")
+            self._unfound = {}
 
     def _pick(self, row: Any, path: str) -> Any:
         """:func:`pick`; the id of a resource whose objects name it otherwise (a
@@ -439,14 +461,33 @@ the whole output: ``input`` finds no more, and says so in jq's words (the jq lib
 said "break")."""
 
 
+_UNHEARD = f"$tokensales_debug_{secrets.token_hex(8)}"
+_HEARING = f"def debug: {_UNHEARD}; def debug($message): {_UNHEARD}; def stderr: {_UNHEARD}; "
+"""``debug`` and ``stderr`` as definitions that cannot compile: jq reports a variable
+not defined only where a definition is used, so a program compiles after them unless it
+uses one of jq's own."""
+
+
 def _compile(program: str) -> Any:
     import jq
 
     try:
         jq.compile(program)  # its errors as they are, without the definitions before it
-        return jq.compile(_HALTING + program)
+        compiled = jq.compile(_HALTING + program)
     except ValueError as error:
         raise OutputError(f"--jq: {clean(str(error))}") from None
+    try:
+        jq.compile(_HEARING + program)
+    except ValueError:
+        # The jq library gives debug and stderr no stderr to write to (jq's own does): a
+        # program that uses them is told so, rather than left to wonder.
+        from .run import say
+
+        say(
+            "warning: --jq: debug and stderr write nothing here (the jq library gives them"
+            " no stderr); they pass their input on, as in jq"
+        )
+    return compiled
 
 
 def _halted(message: str) -> Halted | None:

@@ -44,11 +44,21 @@ def output_format(requested: str | None) -> str:
 
 def _printer(context: Context, kind: str = "") -> Printer:
     args = context.args
-    fields = [name.strip() for name in (getattr(args, "fields", None) or "").split(",")]
+    given: str | None = getattr(args, "fields", None)
+    fields = [name.strip() for name in (given or "").split(",")]
+    if given is not None and not any(fields):  # --fields '' or ',' printed every field
+        raise UsageError("--fields: name at least one field, as in --fields id,name")
+    jq: str | None = getattr(args, "jq", None)
+    requested: str | None = getattr(args, "output", None)
+    if jq is not None and requested is not None:  # it was left unused without a word
+        raise UsageError(
+            f"-o {requested} and --jq: --jq prints the program's results, one a line (strings"
+            " bare, as jq -r does); leave out -o"
+        )
     return Printer(
-        output_format(getattr(args, "output", None)),
+        output_format(requested),
         fields=[name for name in fields if name],
-        jq=getattr(args, "jq", None),
+        jq=jq,
         kind=kind,
     )
 

@@ -356,7 +356,7 @@ def read_input(path: str, what: str, *, limit: int) -> bytes:
     """The bytes of ``path`` (``-`` for stdin), at most ``limit``; a regular file only."""
     from pathlib import Path
 
-    from ..files import LocalFileError, read_local_file
+    from ..files import LocalFileError, NotRegular, read_local_file
 
     if path == "-":
         data = standard_input(what).buffer.read(limit + 1)
@@ -368,6 +368,9 @@ def read_input(path: str, what: str, *, limit: int) -> bytes:
     except FileNotFoundError:
         raise UsageError(f"{what}: there is no file at {path} — check the path") from None
     except LocalFileError as error:
-        raise UsageError(f"{what}: {path} is {error}") from None
+        # A pipe (``<(cmd)``) is read from stdin, where its end is known: opened by name,
+        # one without a writer would be waited on for good.
+        piped = f" — pass it on stdin instead: {what} -" if isinstance(error, NotRegular) else ""
+        raise UsageError(f"{what}: {path} is {error}{piped}") from None
     except OSError as error:
         raise UsageError(f"{what}: cannot read {path}: {error.strerror or error}") from None
