@@ -227,3 +227,29 @@ def test_a_jq_program_without_jqs_debug_hears_nothing_of_it(
 ) -> None:
     _printed("json", [{"id": "a"}], jq=program)
     assert capsys.readouterr().err == ""
+
+
+NUMBERS = (
+    b'{"id":"a","x":1.10,"y":1.7e308,"z":3.27e2,"w":1e400,'
+    b'"n":{"p":1.50,"q":[2.50]},"l":[1.0,{"r":0.10}]}'
+)
+
+
+def test_csv_a_table_and_fields_print_numbers_as_the_server_wrote_them() -> None:
+    # CSV printed Python's repr (1.7e+308, 327.0, 1.1), unlike the text the server sent.
+    import msgspec
+
+    row = msgspec.Raw(NUMBERS)
+    csv_lines = _printed("csv", [row], kind="assets")
+    assert (
+        csv_lines[1]
+        == 'a,1.10,1.7e308,3.27e2,1e400,"{""p"":1.50,""q"":[2.50]}","[1.0,{""r"":0.10}]"'
+    )
+    table = _printed("table", [row], kind="assets")
+    assert table[1].split()[:5] == ["a", "1.10", "1.7e308", "3.27e2", "1e400"]
+    assert '{"p":1.50,"q":[2.50]}' in table[1] and '{"r":0.10}' in table[1]
+    assert _printed("jsonl", [row], fields=("x", "n")) == ['{"x":1.10,"n":{"p":1.50,"q":[2.50]}}']
+    out = io.BytesIO()
+    Printer("table", stream=out).one(row)
+    record = [line.split() for line in out.getvalue().decode().splitlines()[1:4]]
+    assert record == [["x", "1.10"], ["y", "1.7e308"], ["z", "3.27e2"]]

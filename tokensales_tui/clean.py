@@ -425,9 +425,21 @@ _NESTING_SHOWN = 20
 """Levels of a deeply nested value shown in one line; deeper ones become ``[…]``/``{…}``."""
 
 
+class _HoldsRaw(Exception):
+    """A value holds JSON text kept as written (:class:`msgspec.Raw`)."""
+
+
+def _str_unless_raw(value: object) -> str:
+    if isinstance(value, msgspec.Raw):
+        raise _HoldsRaw
+    return str(value)
+
+
 def _compact_json(value: object) -> str:
     try:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_str_unless_raw)
+    except _HoldsRaw:  # a number as the server wrote it (``1.10``): written as it is
+        return msgspec.json.encode(value).decode("utf-8", "replace")
     except RecursionError:
         # A server can send JSON nested ~1,000 deep, which the decoder accepts but
         # json.dumps cannot write from inside a render: show the first levels only.

@@ -99,15 +99,20 @@ def encode_json(value: Any) -> bytes:
     return _ESCAPE.sub(_escape, encoded)
 
 
-def _decode(raw: Any) -> Any:
-    """A row as plain values: JSON text is decoded, anything else is taken as it is."""
+def _decode(raw: Any, *, as_sent: bool = False) -> Any:
+    """A row as plain values: JSON text is decoded, anything else is taken as it is.
+    ``as_sent``: each number with a fraction or an exponent stays the JSON text the
+    server wrote (``1.10``, ``1.7e308``, ``3.27e2``), as :func:`.shapes.decode_as_sent`
+    keeps it, for a view that prints it (CSV, a table, ``--fields``): as a float it
+    was printed as Python writes one (``1.1``, ``1.7e+308``, ``327.0``)."""
     if isinstance(raw, msgspec.Raw | bytes):
         try:
-            return _DECODE(raw)
+            return (_DECODE_AS_SENT if as_sent else _DECODE)(raw)
         except (msgspec.DecodeError, UnicodeDecodeError):
             # A lone surrogate, a byte that is not UTF-8, a number beyond a float: what
             # the stdlib makes of it, the number kept as it was written.
-            return json.loads(bytes(raw).decode("utf-8", "replace"), parse_float=_float)
+            text = bytes(raw).decode("utf-8", "replace")
+            return json.loads(text, parse_float=_number_text if as_sent else _float)
     return raw
 
 
@@ -115,7 +120,14 @@ def _float(text: str) -> Any:
     """A JSON number with a fraction or an exponent; one no float holds (``1e400``)
     stays JSON text, printed as the server wrote it."""
     value = float(text)
-    return msgspec.Raw(text.encode()) if math.isinf(value) else value
+    return _number_text(text) if math.isinf(value) else value
+
+
+def _number_text(text: str) -> msgspec.Raw:
+    return msgspec.Raw(text.encode())
+
+
+_DECODE_AS_SENT = msgspec.json.Decoder(float_hook=_number_text).decode
 
 
 _NO_CELL = frozenset(("Mn", "Me", "Cf"))
@@ -206,6 +218,9 @@ class Printer:
         self._held: list[Any] = []
         self._count = 0
         self._columns: tuple[str, ...] | None = None  # CSV's, once its header is written
+        self._as_sent = fmt in ("csv", "table") or bool(self.fields)
+        """Numbers are printed as the server wrote them (:func:`_decode`); a list streamed
+        whole to JSON or JSON lines decodes them as floats, which costs half as much."""
         self._unfound = dict.fromkeys(self.fields)
         """The fields of ``--fields`` no row has shown a value for yet (see :meth:`_said_unfound`)."""
         self._looked = False  # at an object, for those fields
@@ -267,7 +282,7 @@ class Printer:
     # --- the formats ----------------------------------------------------------------
 
     def _shape(self, row: Any) -> Any:
-        value = _decode(row)
+        value = _decode(row, as_sent=self._as_sent)
         reader = ID_READERS.get(self.kind)
         if reader is not None and isinstance(value, dict) and isinstance(row, msgspec.Raw | bytes):
             # An id that is a number is printed, and read, as the server wrote it: the
@@ -532,5 +547,7 @@ def _csv_cell(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, int | float):
         return repr(value) if isinstance(value, float) else str(value)
+    if isinstance(value, msgspec.Raw):  # a number as the server wrote it
+        return bytes(value).decode("utf-8", "replace")
     text = value if isinstance(value, str) else encode_json(value).decode()
     return guard_formula(text)
