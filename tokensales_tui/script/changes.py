@@ -215,7 +215,7 @@ async def delete(context: Context) -> int:
     if not args.yes:
         names, missing = await _names(context, kind, ids)
         for object_id in missing:
-            say(f"{kind} {object_id}: not found")
+            say(f"{kind} {_shown_id(object_id)}: not found")
             failures.append(exit_code(_not_found()))
         ids = [
             object_id for object_id in ids if object_id in names and _ask(kind, object_id, names)
@@ -280,11 +280,12 @@ def _ask(kind: str, object_id: str, names: Mapping[str, str]) -> bool:
     from ..clean import clean_line
 
     label = clean_line(names[object_id])[:80]
-    answer = ask(f"Delete {kind} {clean_line(object_id)} ({label})? [y/N] ", "delete")
+    shown = clean_line(_shown_id(object_id))
+    answer = ask(f"Delete {kind} {shown} ({label})? [y/N] ", "delete")
     if answer is None:  # ctrl+d: no answer to any question, nothing deleted
         raise UsageError("delete: no answer given (end of input); nothing was deleted")
     if answer.strip().lower() not in ("y", "yes"):
-        say(f"{kind} {object_id}: kept")
+        say(f"{kind} {shown}: kept")
         return False
     return True
 
