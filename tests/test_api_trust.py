@@ -657,6 +657,24 @@ async def test_an_empty_or_dot_id_is_refused_before_any_request(
     assert server.seen == []  # not even a token request
 
 
+@pytest.mark.parametrize("operation", list(ID_OPERATIONS))
+async def test_an_id_too_long_for_an_address_is_refused_before_any_request(
+    operation: str,
+) -> None:
+    # httpx refused the URL (over 65,536 characters) as the request was built: the app
+    # and the commands said "the answer may be one this client does not understand",
+    # and for a change that it might have gone.
+    _method, _prefix, call = ID_OPERATIONS[operation]
+    server = FakeServer()
+    async with server.client() as client:
+        with pytest.raises(RefusedRequest) as refused:
+            await call(client, "a" * 70_000)
+    assert server.seen == []  # not even a token request
+    message = refused.value.one_line
+    assert "{id}: not sent — the id makes its address 70," in message
+    assert "more than the 65,536 a request can carry" in message and len(message) < 400
+
+
 # --- 5. the environment's proxies ------------------------------------------------------------
 
 
