@@ -20,13 +20,11 @@ from tokensales_tui import config
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.keys import binding_classes, every_binding_id, field_taken_keys, field_use
-from tokensales_tui.ui.listen_app import ListenApp
-from tokensales_tui.ui.screens.base import ScreenKeys
 from tokensales_tui.ui.widgets.safe_input import SafeInput
 from tokensales_tui.ui.widgets.safe_text_area import SafeTextArea
-from tokensales_tui.webhooks.listen import Listening, ListenOptions
 
-from .apphelpers import loaded, wait_for, wait_for_screen
+from .apphelpers import loaded
+from .screenwalk import screens_naming_fields, walk_screens_with_fields
 
 SIZE = (120, 40)
 
@@ -143,54 +141,11 @@ async def test_every_screen_names_the_text_fields_it_holds() -> None:
     # inputs or text areas is opened here, and what it holds compared.
     seen: dict[type[Any], set[type[Widget]]] = {}
 
-    def note(screen: Screen[Any]) -> None:
+    async def note(app: App[Any], pilot: Any, screen: Screen[Any]) -> None:
         seen[type(screen)] = {type(w) for w in [*screen.query(Input), *screen.query(TextArea)]}
 
-    app = TokenSalesApp(Launch(demo=True))
-    async with app.run_test(size=SIZE) as pilot:
-        await loaded(app, pilot)
-        note(app.screen)
-        for tab, form in (("1", "WebhookForm"), ("4", "PayoutForm"), ("5", "CollectionsForm")):
-            await pilot.press(tab, "n")
-            await wait_for_screen(app, pilot, form)
-            await pilot.pause()
-            note(app.screen)
-            if form == "CollectionsForm":
-                await pilot.press("ctrl+o")
-                await wait_for_screen(app, pilot, "ImportListScreen")
-                note(app.screen)
-                await pilot.press("escape")
-                await wait_for_screen(app, pilot, form)
-            await pilot.press("escape")
-            await wait_for_screen(app, pilot, "BrowseScreen")
-        await pilot.press("2", "x")
-        await wait_for_screen(app, pilot, "ExportScreen")
-        note(app.screen)
-        await pilot.press("escape")
-        await wait_for_screen(app, pilot, "BrowseScreen")
-        await pilot.press("enter")
-        await wait_for_screen(app, pilot, "DetailScreen")
-        note(app.screen)
-        await pilot.press("escape")
-        await wait_for_screen(app, pilot, "BrowseScreen")
-        await pilot.press("p", "a")
-        await wait_for_screen(app, pilot, "ProfileFormScreen")
-        note(app.screen)
-    app = TokenSalesApp(Launch())  # no profile anywhere: the setup
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_screen(app, pilot, "SetupScreen")
-        note(app.screen)
-    async with Listening(ListenOptions()) as listening:
-        app = ListenApp(listening)
-        async with app.run_test(size=SIZE) as pilot:
-            await pilot.press("s")
-            await wait_for(lambda: type(app.screen).__name__ == "WebhookSecretScreen", pilot)
-            note(app.screen)
+    await walk_screens_with_fields(note)
     for screen, fields in seen.items():
         assert set(screen.TEXT_FIELDS) == fields, screen.__name__
-    declaring = {
-        cls
-        for cls in binding_classes([Screen], ("tokensales_tui.",))
-        if isinstance(cls, type) and issubclass(cls, ScreenKeys) and cls.TEXT_FIELDS
-    }
+    declaring = screens_naming_fields()
     assert declaring <= set(seen), declaring - set(seen)

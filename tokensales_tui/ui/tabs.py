@@ -254,17 +254,6 @@ class FilterInput(SafeInput):
         self._due: Timer | None = None
         """Applies a change made with more keys to come, unless the last key does first."""
 
-    def _on_paste(self, event: events.Paste) -> None:
-        # Input refuses a paste that would pass the bound whole: keep what fits.
-        line = event.text.splitlines()[0] if event.text else ""
-        start, end = sorted(self.selection)
-        room = FILTER_MAX_LENGTH - (len(self.value) - (end - start))
-        if len(line) > room:  # else Input's own handler, next in line, takes it
-            event.stop()
-            event.prevent_default()
-            self.replace(line[: max(room, 0)], start, end)
-            self.restricted()
-
     def restricted(self) -> None:
         """Said once each time the filter is full (not a bell per key typed past it)."""
         if not self._told_full:

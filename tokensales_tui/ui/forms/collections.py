@@ -250,7 +250,7 @@ class CollectionsForm(FormScreen):
         return [child for child in body.children if isinstance(child, CollectionSection)]
 
     def on_mount(self) -> None:
-        super().on_mount()
+        # Textual runs FormScreen's on_mount after this one.
         self._update_remove_buttons()
         self.set_class(self.served, "-served")
 

@@ -7,7 +7,6 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from textual import events
 from textual.suggester import Suggester
 
 from ...checks import suggest_events
@@ -20,19 +19,15 @@ _SEPARATOR = re.compile(r"[,\r\n]")
 
 
 class ListInput(SafeInput):
-    """An input for a comma-separated list; a pasted list of lines arrives comma-separated.
+    """An input for a comma-separated list; a pasted list of lines arrives comma-separated."""
 
-    A plain :class:`Input` keeps only the first line of a paste.
-    """
-
-    def _on_paste(self, event: events.Paste) -> None:
-        lines = [line.strip() for line in event.text.splitlines() if line.strip()]
+    def pasted(self, text: str) -> str:
+        """A list of lines as one comma-separated line (each line trimmed, empty ones
+        left out); one line as it is."""
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
         if len(lines) > 1:
-            event.prevent_default()
-            event.stop()
-            self.insert_text_at_cursor(", ".join(lines))
-            return
-        super()._on_paste(event)
+            return ", ".join(lines)
+        return super().pasted(text)
 
 
 class ListSuggester(Suggester):

@@ -117,8 +117,8 @@ class PayoutForm(FormScreen):
                 )
 
     def on_mount(self) -> None:
+        # Textual runs FormScreen's on_mount after this one (it reads the fields shown).
         self._show_details()
-        super().on_mount()
 
     @property
     def payout_type(self) -> str:

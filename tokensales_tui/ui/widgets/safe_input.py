@@ -23,6 +23,11 @@ around it to the app, a turn of the event loop each. Keys that reach it in one r
 the terminal (typed fast over SSH, or a held key) then land out of order: backspace
 then ``x`` made ``gem`` into ``gemx``, then ``gem``. This one runs its own bindings in
 its own turn, as the app would have first (the focused widget's bindings come first).
+
+A paste is taken once (:class:`~.pasting.TakesPastes`), its line breaks each made one
+space, those at its ends left out (a line copied whole ends with one): Textual's kept
+the first line only, and the rest was lost unseen. A field bounded in length takes
+what fits and says it was cut (:meth:`~textual.widgets.Input.restricted`).
 """
 
 from __future__ import annotations
@@ -41,16 +46,19 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from ...clean import mark_controls, settle_in_place
+from .pasting import TakesPastes
 
 __all__ = ["SafeInput", "fit_words"]
 
 ELLIPSIS = "…"
 _WORD = re.compile(r'"[^"]*"|\S+')
+_LINE_BREAKS = re.compile(r"[\r\n]+")
 
 
-class SafeInput(Input):
+class SafeInput(TakesPastes, Input):
     """An ``Input`` that draws control characters as visible marks, cuts its placeholder
-    at a word, and leaves its text unselected when focused (the cursor at its end)."""
+    at a word, leaves its text unselected when focused (the cursor at its end) and takes
+    a paste once, on one line."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("select_on_focus", False)
@@ -86,11 +94,27 @@ class SafeInput(Input):
         super()._watch_value(value)
 
     async def _on_key(self, event: events.Key) -> None:
+        # Textual runs Input's own handler next, unless the key is done with here.
         if not event.is_printable and await self._run_own_binding(event.key):
             event.stop()
             event.prevent_default()
+
+    def pasted(self, text: str) -> str:
+        """``text`` on one line: each run of line breaks one space, none at its ends."""
+        return _LINE_BREAKS.sub(" ", text.strip("\r\n"))
+
+    def action_paste(self) -> None:
+        """Paste the app's own clipboard, as a paste from the terminal is taken."""
+        self.take_paste(self.app.clipboard)
+
+    def put_pasted(self, text: str) -> None:
+        start, end = sorted(self.selection)
+        room = self.max_length - (len(self.value) - (end - start)) if self.max_length else None
+        if room is not None and len(text) > room:
+            self.replace(text[: max(room, 0)], start, end)
+            self.restricted()  # what did not fit is said, not refused whole
             return
-        await super()._on_key(event)
+        self.replace(text, start, end)
 
     async def _run_own_binding(self, key: str) -> bool:
         """Run this input's own binding of ``key`` (as the keymap has it); whether one ran.

@@ -7,6 +7,8 @@ controls become visible marks, newlines and tabs stay), so the form's checks see
 flag the marks instead. A carriage return ends a line first, as in a file: terminals
 paste each line break as one (and a Windows clipboard as CR LF).
 
+A paste is taken once (:class:`~.pasting.TakesPastes`), cleaned as every edit is.
+
 It also types without a layout of the whole screen at each key: Textual's text area
 asks for one whenever the extent of its text changes (each character typed at the end
 of a line), which in a form of many collections costs tens of milliseconds a key.
@@ -23,16 +25,33 @@ from textual.widgets.text_area import Edit, EditResult
 from ...clean import clean
 from ..boxes import width_follows_content
 from ..following import Following
+from .pasting import TakesPastes
 
 __all__ = ["SafeTextArea"]
 
 
-class SafeTextArea(Following, TextArea):
+# TextArea's paste handler is a coroutine, the one taking its place is not: Textual calls either.
+class SafeTextArea(Following, TakesPastes, TextArea):  # type: ignore[misc]
     """A ``TextArea`` whose text is always cleaned of control characters (and that lets go
     of the app's theme on unmount: Textual's watches it, see ``ui/following.py``)."""
 
     def __init__(self, text: str = "", **kwargs: Any) -> None:
         super().__init__(_cleaned(text), **kwargs)
+
+    def pasted(self, text: str) -> str:
+        """``text`` cleaned as every edit is (its line breaks made ``\\n``)."""
+        return _cleaned(text)
+
+    def action_paste(self) -> None:
+        """Paste the app's own clipboard, as a paste from the terminal is taken."""
+        self.take_paste(self.app.clipboard)
+
+    def put_pasted(self, text: str) -> None:
+        if self.read_only:
+            return
+        if result := self._replace_via_keyboard(text, *self.selection):
+            self.move_cursor(result.end_location)
+            self.focus()
 
     def load_text(self, text: str) -> None:
         """Replace the text, cleaned."""
