@@ -401,3 +401,37 @@ def test_visible_is_cleaning_and_settling_and_changes_nothing_it_need_not() -> N
     assert visible("a\x1bb\u200bc\nd", line=True) == "a␛b⸱c↵d"
     already = "plain text, 日本語"
     assert visible(already) is already
+
+
+async def test_a_text_area_draws_invisible_characters_marked_and_keeps_them() -> None:
+    # A wallet list with a ZWSP drew it raw: "0xab\u200bcd" read as 0xabcd, and the
+    # cursor stood a column off after each. The tripwire fails this test on a raw one.
+    from rich.cells import cell_len
+
+    from tokensales_tui.ui.widgets.safe_text_area import SafeTextArea
+
+    held = "0xab\u200bcd\ufeff\u2060e\nx\u200dy\u00ad\nlast"
+
+    class Area(App[None]):
+        def compose(self) -> ComposeResult:
+            yield SafeTextArea(held, show_line_numbers=True)
+
+    app = Area()
+    async with app.run_test(size=(40, 8)) as pilot:
+        area = app.query_one(SafeTextArea)
+        area.focus()
+        await pilot.pause()
+        drawn = [area.render_line(y).text for y in range(3)]
+        assert "0xab⸱cd⸱⸱e" in drawn[0] and "x⸱y⸱" in drawn[1], drawn
+        assert [c for line in drawn for c in line if unicodedata.category(c) == "Cf"] == []
+        assert area.text == held  # what the form reads, as typed
+        await pilot.press("end")  # the cursor stands after the last character drawn
+        left = area.content_region.x + area.gutter_width
+        assert area.cursor_screen_offset.x - left == cell_len("0xab⸱cd⸱⸱e")
+        await pilot.press("left", "left", "backspace", "Z")  # a mark is one character
+        assert area.text.splitlines()[0] == "0xab\u200bcdZ\u2060e"
+        area.select_all()
+        assert area.selected_text == area.text  # a copy is the text held
+        area.load_text("q\u200br")
+        await pilot.pause()
+        assert "q⸱r" in area.render_line(0).text and area.text == "q\u200br"

@@ -7,6 +7,14 @@ controls become visible marks, newlines and tabs stay), so the form's checks see
 flag the marks instead. A carriage return ends a line first, as in a file: terminals
 paste each line break as one (and a Windows clipboard as CR LF).
 
+Zero-width and format characters (ZWSP, ZWJ, BOM, the word joiner, LRM…) are kept in
+the text, as typed or pasted, and drawn "⸱", one character for each
+(:func:`~tokensales_tui.clean.settle_in_place`), as every other text of the app shows
+them: a wallet ``0xab\\u200bcd`` must not read as ``0xabcd``. Textual's text area draws
+the lines of its document and measures the cursor's column in them, so its document is
+a :class:`ShownDocument`: its lines are as drawn, its text (what the form reads, copies
+and undoes) as held. A character drawn is a character held, so every position stays.
+
 A paste is taken once (:class:`~.pasting.TakesPastes`), cleaned as every edit is.
 
 It also types without a layout of the whole screen at each key: Textual's text area
@@ -16,27 +24,74 @@ of a line), which in a form of many collections costs tens of milliseconds a key
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
+from rich.cells import cell_len
 from textual.geometry import Size
 from textual.widgets import TextArea
-from textual.widgets.text_area import Edit, EditResult
+from textual.widgets.text_area import (
+    Document,
+    DocumentNavigator,
+    Edit,
+    EditResult,
+    WrappedDocument,
+)
 
-from ...clean import clean
+from ...clean import clean, settle_in_place
 from ..boxes import width_follows_content
 from ..following import Following
 from .pasting import TakesPastes
 
-__all__ = ["SafeTextArea"]
+__all__ = ["SafeTextArea", "ShownDocument"]
+
+
+class ShownDocument(Document):
+    """A document whose lines are as drawn and whose text is as held.
+
+    Each line (``lines``, an index, ``get_line``, and the size measured from them) has
+    every zero-width or format character as "⸱", one character for each; ``text``, a
+    range's text and every edit are the characters held.
+    """
+
+    @property
+    def lines(self) -> list[str]:
+        return [settle_in_place(line) for line in self._lines]
+
+    @overload
+    def __getitem__(self, line_index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, line_index: slice) -> list[str]: ...
+
+    def __getitem__(self, line_index: int | slice) -> str | list[str]:
+        if isinstance(line_index, slice):
+            return [settle_in_place(line) for line in self._lines[line_index]]
+        return settle_in_place(self._lines[line_index])
+
+    def get_size(self, tab_width: int) -> Size:
+        lines = self.lines
+        width = max((cell_len(line.expandtabs(tab_width)) for line in lines), default=0)
+        return Size(width, len(lines))
 
 
 # TextArea's paste handler is a coroutine, the one taking its place is not: Textual calls either.
 class SafeTextArea(Following, TakesPastes, TextArea):  # type: ignore[misc]
-    """A ``TextArea`` whose text is always cleaned of control characters (and that lets go
-    of the app's theme on unmount: Textual's watches it, see ``ui/following.py``)."""
+    """A ``TextArea`` whose text is always cleaned of control characters, that draws
+    zero-width and format characters as marks and keeps them (and that lets go of the
+    app's theme on unmount: Textual's watches it, see ``ui/following.py``)."""
 
     def __init__(self, text: str = "", **kwargs: Any) -> None:
         super().__init__(_cleaned(text), **kwargs)
+
+    def _set_document(self, text: str, language: str | None) -> None:
+        # Textual makes a plain document of every text it loads (at the start too): it
+        # is put back as a shown one, wrapped and measured as drawn.
+        super()._set_document(text, language)
+        if type(self.document) is Document:  # not a language's syntax-aware one
+            self.document = ShownDocument(text)
+            self.wrapped_document = WrappedDocument(self.document, tab_width=self.indent_width)
+            self.navigator = DocumentNavigator(self.wrapped_document)
+            self._rewrap_and_refresh_virtual_size()
 
     def pasted(self, text: str) -> str:
         """``text`` cleaned as every edit is (its line breaks made ``\\n``)."""
