@@ -75,3 +75,32 @@ async def test_the_app_crash_report_holds_no_secret_or_token() -> None:
     assert "RuntimeError" in report and "exploded holding" in report
     for secret in (DEMO_API_SECRET, DEMO_API_KEY, token):
         assert secret not in report
+
+
+def test_a_crash_report_shows_an_error_s_controls_and_invisible_characters_as_marks() -> None:
+    # Rich wrote an ESC of the message to the terminal: ESC ] 52 wrote its clipboard.
+    import re
+
+    console = Console(file=io.StringIO(), width=100, color_system=None)
+    try:
+        raise RuntimeError("server said \x1b]52;c;aGk=\x07 pay\u200bpal \u202eevil \x9b31m end")
+    except RuntimeError:
+        report = crash_report(console)
+    console.print(report)
+    output = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "RuntimeError: server said ␛]52;c;aGk=␇ pay⸱pal �evil �31m end" in output
+    assert re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b\u202e]", output) is None
+
+
+def test_a_crash_report_is_laid_out_as_it_shows() -> None:
+    # A message's zero-width characters, each shown "⸱", were measured as nothing: its
+    # lines ran past the terminal's width.
+    console = Console(file=io.StringIO(), width=60, color_system=None)
+    try:
+        raise RuntimeError("ab\u200b" * 50)
+    except RuntimeError:
+        report = crash_report(console)
+    console.print(report)
+    output = console.file.getvalue()  # type: ignore[attr-defined]
+    assert output.count("ab⸱") == 50
+    assert max(len(line) for line in output.splitlines()) <= 60
