@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import resource
 import signal
@@ -18,8 +19,12 @@ from pathlib import Path
 
 import httpx
 
-from tokensales_tui.webhooks.receiver import Receiver, ReceiverServer
+from tokensales_tui.ui.screens.deliveries import delivery_detail
+from tokensales_tui.ui.widgets.delivery_list import delivery_cells
+from tokensales_tui.webhooks.receiver import KEEP_CUT_SHORT, Delivery, Receiver, ReceiverServer
 from tokensales_tui.webhooks.signatures import standard_headers
+
+from .webhookhelpers import post_in_process
 
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 BODY = b'{"type": "item.sold"}'
@@ -127,6 +132,124 @@ async def test_past_the_connection_limit_the_oldest_unfinished_one_is_closed() -
             writer.close()
     finally:
         await server.stop()
+
+
+async def _done(receiver: Receiver, count: int) -> list[Delivery]:
+    """The receiver's deliveries once ``count`` of them are done (15 s at most)."""
+    async with asyncio.timeout(15):
+        while sum(d.done for d in receiver.deliveries) < count:
+            await asyncio.sleep(0.02)
+    return receiver.deliveries
+
+
+def _said_everywhere(delivery: Delivery) -> list[str]:
+    """What the list, the detail view, --print and --save say of ``delivery``."""
+    detail = dict(delivery_detail(delivery)._fields)
+    return [
+        delivery_cells(delivery)[4],
+        f"{detail['Verdict']} {detail['Why']}",
+        delivery.line(),
+        json.dumps(delivery.to_json()),
+    ]
+
+
+async def test_a_body_listen_stopped_waiting_for_is_said_closed_by_listen_not_the_sender(
+    tmp_path: Path,
+) -> None:
+    # It was listed "cut short: 3 bytes of 100 came before the sender closed the
+    # connection": listen had closed it, when its time ran out.
+    save = tmp_path / "deliveries.jsonl"
+    receiver = Receiver(secret=SECRET, save=str(save))
+    server = ReceiverServer(receiver, request_wait=1.0)
+    await server.start()
+    try:
+        port = _port(server.url)
+        stalled, stalling = await asyncio.open_connection("127.0.0.1", port)
+        stalling.write(b"POST /in HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc")
+        async with asyncio.timeout(15):
+            await _closed(stalled)
+        [by_listen] = await _done(receiver, 1)
+        # The sender closing its own connection half way is still said so.
+        _, leaving = await asyncio.open_connection("127.0.0.1", port)
+        leaving.write(b"POST /in HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabcd")
+        await leaving.drain()
+        leaving.close()
+        _, by_sender = await _done(receiver, 2)
+    finally:
+        await server.stop()
+    why = "no complete request within 1 s"
+    assert by_listen.cut_short and by_listen.closed_by_listen == why
+    assert by_listen.verdict.reason == (
+        f"listen closed the connection: {why}; 3 bytes of 100 came, not judged or relayed"
+    )
+    for said in _said_everywhere(by_listen):
+        assert "listen closed the connection" in said and "sender" not in said
+    assert f"by listen ({why})" in (receiver.replay_refusal(by_listen) or "")
+    saved = [json.loads(line) for line in save.read_text().splitlines()]
+    assert saved[0]["closed_by_listen"] == why and saved[0]["cut_short"] is True
+    assert by_sender.cut_short and by_sender.closed_by_listen is None
+    assert "4 bytes of 100 came before the sender closed the connection" in by_sender.verdict.reason
+    assert "closed_by_listen" not in saved[1]
+    assert receiver.cut_short == 2 and receiver.closed_by_listen == 1
+
+
+async def test_a_body_closed_to_make_room_for_a_new_connection_is_said_so() -> None:
+    receiver = Receiver(secret=SECRET)
+    server = ReceiverServer(receiver, max_connections=3)
+    await server.start()
+    opened = []
+    try:
+        port = _port(server.url)
+        for number in range(5):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\nabc")
+            await writer.drain()
+            opened.append((reader, writer))
+            async with asyncio.timeout(10):  # each request begun before the next comes
+                while server.connections.open < min(number + 1, 3):
+                    await asyncio.sleep(0.01)
+                await asyncio.sleep(0.1)
+        async with asyncio.timeout(10):
+            for reader, _writer in opened[:2]:
+                await _closed(reader)
+        first, second = await _done(receiver, 2)
+    finally:
+        for _reader, writer in opened:
+            writer.close()
+        await server.stop()
+    room = "to make room for a new connection (3 open, the most allowed)"
+    for delivery in (first, second):
+        assert delivery.closed_by_listen == room
+        assert delivery.verdict.reason.startswith(f"listen closed the connection: {room}; ")
+
+
+async def test_a_flood_of_bodies_cut_short_never_pushes_out_a_delivery_that_came_whole() -> None:
+    # Each stalled body becomes a delivery once listen closes it: hundreds of them pushed
+    # the real deliveries out of the kept list before anyone saw them.
+    receiver = Receiver(keep=4)
+    await post_in_process(receiver, b'{"type": "real.one"}')
+    await post_in_process(receiver, b'{"type": "real.two"}')
+    for _ in range(300):
+        await post_in_process(receiver, b"abc", announced=100, closed_by="no complete request")
+    await post_in_process(receiver, b'{"type": "real.three"}')
+    await post_in_process(receiver, b"abc", announced=100)  # the sender went away
+    kept = receiver.deliveries
+    assert [d.event_type for d in kept] == ["real.one", "real.two", "real.three", None]
+    assert [d.number for d in kept] == [1, 2, 303, 304]  # the newest is always kept
+    assert receiver.count == 304 and receiver.cut_short == 301
+    assert receiver.closed_by_listen == 300
+    # Once the list holds only whole ones, one cut short still shows: the oldest goes.
+    await post_in_process(receiver, b'{"type": "real.four"}')
+    await post_in_process(receiver, b'{"type": "real.five"}')
+    await post_in_process(receiver, b"abc", announced=100, closed_by="no complete request")
+    assert [d.number for d in receiver.deliveries] == [303, 305, 306, 307]
+    # However many are kept, those cut short are a few rows: the rest stay in view.
+    receiver = Receiver()
+    await post_in_process(receiver, b'{"type": "real.one"}')
+    for _ in range(300):
+        await post_in_process(receiver, b"abc", announced=100, closed_by="no complete request")
+    assert [d.number for d in receiver.deliveries] == [1, *range(292, 302)]
+    assert receiver.cut_short_kept == KEEP_CUT_SHORT == 10
 
 
 # --- listen --print in a process of its own, with few file descriptors -------------------

@@ -18,7 +18,7 @@ from tokensales_tui.webhooks.listen import Listening, ListenOptions
 from tokensales_tui.webhooks.signatures import standard_headers
 
 from .tripwire import Tripwire
-from .webhookhelpers import Recorder, serve_on_loopback, trickling_target
+from .webhookhelpers import Recorder, post_in_process, serve_on_loopback, trickling_target
 
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 HOSTILE = "\x1b]52;c;SGVsbG8=\x07\x1b[2J\x9b31m[@click=app.quit]x[/] a [/] b \u202e\ud800"
@@ -158,6 +158,33 @@ async def test_a_flood_of_arrivals_costs_a_few_redraws() -> None:
             assert "1 received" in _screen_text(app)
             # Arrival, answer, the thousand changes: three stale marks at most, one at least.
             assert 1 <= view.redraws - before <= 3
+
+
+async def test_a_flood_of_stalled_bodies_is_counted_and_leaves_real_deliveries_listed() -> None:
+    # Each body listen stops waiting for is a request, listed; they were not counted apart,
+    # pushed the real deliveries out, and the cursor jumped off the one being read.
+    stalled = "no complete request within 5 s"
+    async with Listening(ListenOptions()) as listening:
+        receiver = listening.receiver
+        app = ListenApp(listening)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await post_in_process(receiver, b'{"type": "real.one"}')
+            for _ in range(19):
+                await post_in_process(receiver, b"abc", announced=100, closed_by=stalled)
+            await post_in_process(receiver, b'{"type": "real.two"}')
+            await post_in_process(receiver, b"abc", announced=100, closed_by=stalled)
+            await _wait_for_count(pilot, app, 12)
+            await pilot.press("G", "k")  # on real.two, rows cut short on either side
+            view = app.deliveries.delivery_list
+            assert view.highlighted is not None and view.highlighted.number == 21
+            for _ in range(200):
+                await post_in_process(receiver, b"abc", announced=100, closed_by=stalled)
+            await pilot.pause(REFRESH_SECONDS * 3)
+            assert view.highlighted is not None and view.highlighted.number == 21
+            text = _screen_text(app)
+            assert "222 received, 220 cut short (220 by listen), 12 listed" in text
+            assert "real.one" in text and "real.two" in text  # in view, never scrolled off
+            assert "invalid: listen closed the conn" in text  # the why: in the detail view
 
 
 async def test_escape_leaves_the_app_and_the_receiver_stops() -> None:

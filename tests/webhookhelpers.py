@@ -122,3 +122,34 @@ async def trickling_server(pieces: Iterable[bytes], every: float) -> AsyncIterat
         for writer in writers:
             writer.close()
         await server.wait_closed()
+
+
+async def post_in_process(
+    receiver: Any, body: bytes, *, announced: int | None = None, closed_by: str | None = None
+) -> None:
+    """Hand ``receiver`` one POST as its server would, without a socket: ``body`` whole, or,
+    when ``announced`` is more, ``body`` then the connection closed (by listen's guard, for
+    ``closed_by``; by the sender, for None)."""
+    length = len(body) if announced is None else announced
+    scope: dict[str, Any] = {
+        "type": "http",
+        "method": "POST",
+        "path": "/",
+        "headers": [(b"content-length", str(length).encode())],
+    }
+    if closed_by is not None:
+        from tokensales_tui.connections import Closing
+        from tokensales_tui.webhooks.receiver import CLOSING_STATE
+
+        scope["state"] = {CLOSING_STATE: Closing(closed_by)}
+    messages = [{"type": "http.request", "body": body, "more_body": length > len(body)}]
+    if length > len(body):
+        messages.append({"type": "http.disconnect"})
+
+    async def receive() -> dict[str, Any]:
+        return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+    async def send(message: Any) -> None:
+        pass
+
+    await receiver(scope, receive, send)

@@ -21,7 +21,11 @@ serve through a :class:`ConnectionGuard`, under the protocol of their server:
   (:func:`accept_errors_throttled`; asyncio had logged 122,029 tracebacks in 40 s), and
   one connection is accepted a turn (:data:`ACCEPTS_A_TURN`), so that asyncio's retries
   after such a failure, a second later, do not multiply (each failed ``accept()`` of a
-  turn scheduled a retry of its own).
+  turn scheduled a retry of its own);
+* each connection has a :class:`Closing`, given to the server's protocol as it is made,
+  where the guard writes why it closed the connection before it does: a request cut short
+  reads there whether the guard or the other end closed its connection (and why), from
+  the connection itself, not from a guess by address or time.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import logging
 import resource
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from .debug_log import Throttle
@@ -40,6 +45,7 @@ __all__ = [
     "LISTEN_BACKLOG",
     "MIN_RATE",
     "REQUEST_WAIT",
+    "Closing",
     "ConnectionGuard",
     "Peer",
     "accept_errors_throttled",
@@ -75,6 +81,15 @@ Peer = tuple[str, int]
 """A connection's other end, as uvicorn names it (``scope["client"]``): address and port."""
 
 
+@dataclass
+class Closing:
+    """Why the guard closed one connection: written before it closes it."""
+
+    why: str | None = None
+    """``no complete request within 5 s``, or ``to make room for a new connection (…)``;
+    None while the connection is open, or when its other end closed it."""
+
+
 def connection_limit(reserved: int = 0) -> int:
     """How many connections may be open at once, within this process's file limit, with
     ``reserved`` file descriptors kept for other work (a session's pipes, relays)."""
@@ -100,7 +115,8 @@ class ConnectionGuard:
 
     Args:
         factory: The server's protocol factory (aiohttp's ``web.Server``), when the guard
-            is called as one; else the server calls :meth:`wrap` with its own.
+            is called as one; else the server calls :meth:`wrap` with its own, which is
+            given the connection's :class:`Closing`.
         limit: Most connections open at once.
         log: Where closing connections for new ones is said (once a second at most).
         request_wait: Seconds for a complete request, besides what :data:`MIN_RATE` adds.
@@ -127,19 +143,23 @@ class ConnectionGuard:
         self._throttle = Throttle()
 
     def __call__(self) -> asyncio.BaseProtocol:
-        assert self.factory is not None
-        return self.wrap(self.factory)
+        factory = self.factory
+        assert factory is not None
+        return self.wrap(lambda _closing: factory())
 
-    def wrap(self, make: Callable[[], asyncio.BaseProtocol]) -> asyncio.BaseProtocol:
-        """The protocol of a new connection: ``make()``'s, guarded (or one that closes the
-        connection at once, when every one open is at work)."""
+    def wrap(self, make: Callable[[Closing], asyncio.BaseProtocol]) -> asyncio.BaseProtocol:
+        """The protocol of a new connection: ``make(closing)``'s, guarded, where ``closing``
+        will say why the guard closed the connection, if it does (or a protocol that
+        closes the connection at once, when every one open is at work)."""
         # Counted from here, not once asyncio has made it (a turn or two later): accepts
         # coming faster than that could not pass the limit unseen.
         over = len(self._open) + 1 - self.limit
         if over > 0:
             idle = [connection for connection in self._open if not connection.working]
             for connection in idle[:over]:  # oldest first
-                connection.close()
+                connection.close(
+                    f"to make room for a new connection ({self.limit:,} open, the most allowed)"
+                )
             if (left_out := self._throttle.allow("limit")) is not None:
                 self.log.warning(
                     "%d connections open, the most allowed: the oldest idle one closed%s",
@@ -148,7 +168,8 @@ class ConnectionGuard:
                 )
             if len(idle) < over:  # every one is at work: this one waits for none
                 return _Refused()
-        connection = _Guarded(self, make())
+        closing = Closing()
+        connection = _Guarded(self, make(closing), closing)
         self._open[connection] = None
         return connection
 
@@ -192,9 +213,12 @@ class ConnectionGuard:
 class _Guarded(asyncio.Protocol):
     """One connection: the server's protocol, given a time for each request."""
 
-    def __init__(self, guard: ConnectionGuard, inner: asyncio.BaseProtocol) -> None:
+    def __init__(
+        self, guard: ConnectionGuard, inner: asyncio.BaseProtocol, closing: Closing
+    ) -> None:
         self.guard = guard
         self.inner: Any = inner
+        self.closing = closing
         self.transport: asyncio.BaseTransport | None = None
         self.peer: Peer | None = None
         self.working = 0
@@ -255,18 +279,26 @@ class _Guarded(asyncio.Protocol):
         loop = asyncio.get_running_loop()
         deadline = self._deadline()
         if loop.time() >= deadline:
-            self.close()
+            self.close(f"no complete request within {_seconds(deadline - self._since)} s")
             return
         self._timer = loop.call_at(deadline, self._check)
 
-    def close(self) -> None:
-        """Close the connection (its server is told it was lost)."""
+    def close(self, why: str) -> None:
+        """Close the connection for ``why`` (its server is told it was lost, and can read
+        ``why`` in its :class:`Closing`)."""
+        if self.transport is None or not self.transport.is_closing():
+            self.closing.why = self.closing.why or why  # not when its other end closed it
         self._closing = True
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
         if self.transport is not None and not self.transport.is_closing():
             self.transport.close()
+
+
+def _seconds(value: float) -> str:
+    """``value`` seconds to a tenth, as a person writes them: ``5``, ``6.2``, ``1,024``."""
+    return f"{value:,.1f}".removesuffix(".0")
 
 
 class _Refused(asyncio.Protocol):

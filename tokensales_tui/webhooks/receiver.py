@@ -1,11 +1,12 @@
 """Receiving webhook deliveries: judge each, keep the last few, forward, replay, save.
 
 A :class:`Receiver` is an ASGI app. Each POST (or PUT, PATCH) to any path is a delivery:
-its signature is judged (:mod:`.signatures`), it is kept (a bounded number, oldest
-dropped), appended to the ``save`` file as a JSON line, and relayed — body and headers as
-received — to the URL its event type is routed to, else to the forward URL. The sender
-gets the relay's status (502 when the relay failed), or 200 when nothing is relayed; a
-body over the cap gets 413 and is kept without its body. Only a delivery whose body came
+its signature is judged (:mod:`.signatures`), it is kept (a bounded number, the oldest
+dropped; of those cut short, the last :data:`KEEP_CUT_SHORT` only, so that a flood of
+bodies that never came whole cannot push out, nor out of view, those that did), appended to the ``save`` file as a JSON line,
+and relayed — body and headers as received — to the URL its event type is routed to, else
+to the forward URL. The sender gets the relay's status (502 when the relay failed), or 200
+when nothing is relayed; a body over the cap gets 413 and is kept without its body. Only a delivery whose body came
 whole is relayed or replayed. Relays go to this machine only (see
 :func:`.local.local_target`). Nothing here imports Textual.
 """
@@ -20,7 +21,7 @@ import logging
 import os
 import socket
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,7 @@ from ..connections import (
     ACCEPTS_A_TURN,
     LISTEN_BACKLOG,
     REQUEST_WAIT,
+    Closing,
     ConnectionGuard,
     accept_errors_throttled,
     connection_limit,
@@ -50,6 +52,15 @@ Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 log = logging.getLogger("tokensales_tui.webhooks")
+
+CLOSING_STATE = "tokensales_tui.closing"
+"""The key of a request's ``scope["state"]`` that holds its connection's
+:class:`~tokensales_tui.connections.Closing` (set by :class:`ReceiverServer`)."""
+
+KEEP_CUT_SHORT = 10
+"""Deliveries cut short kept at most, the newest: a flood of stalled bodies fills less than
+a screen, so the deliveries that came whole around it stay in view (every one is still
+counted, printed and saved)."""
 
 RELAY_DEADLINE = 10.0
 """Longest a relay or a replay takes in all, from connecting to the target's status line
@@ -115,9 +126,9 @@ class Relay:
         return self.error or "…"
 
 
-@dataclass
+@dataclass(eq=False)
 class Delivery:
-    """One delivery as received."""
+    """One delivery as received (equal to itself only)."""
 
     number: int
     received: float
@@ -131,7 +142,11 @@ class Delivery:
     event_type: str | None
     too_large: bool = False
     cut_short: bool = False
-    """Whether less of the body came than was sent (the sender went away): not judged."""
+    """Whether less of the body came than was sent (its connection closed first, by the
+    sender or by listen): not judged."""
+    closed_by_listen: str | None = None
+    """Why listen closed the connection of a delivery cut short (its
+    :class:`~tokensales_tui.connections.Closing`); None when the sender closed it."""
     whole: bool = True
     """Whether ``body`` is all that was sent: not when over the cap, cut short, or when
     listen failed before it had read it all."""
@@ -171,6 +186,8 @@ class Delivery:
             record["verdict"]["repeat_unknown"] = True
         if self.cut_short:
             record["cut_short"] = True
+        if self.closed_by_listen is not None:
+            record["closed_by_listen"] = self.closed_by_listen
         latin1 = [index for index, (_, v) in enumerate(self.headers) if isinstance(v, Latin1Text)]
         if latin1:  # the values that were not UTF-8, read as Latin-1 (a character a byte)
             record["latin1_headers"] = latin1
@@ -248,7 +265,8 @@ class Receiver:
         routes: event type → URL.
         tolerance: seconds a signed timestamp may be off.
         body_limit: largest body kept; a larger one is answered 413.
-        keep: deliveries kept (the oldest go first).
+        keep: deliveries kept (past it, the oldest cut short goes first, else the oldest;
+            of those cut short, the last :data:`KEEP_CUT_SHORT` at most).
         relay_deadline: seconds a relay or a replay may take in all.
         save: a file that receives one JSON line per delivery (created 0600, appended).
         on_change: called with each delivery when it arrives and when its relay ends.
@@ -275,8 +293,15 @@ class Receiver:
         self.routes = {name: check_target(url) for name, url in (routes or {}).items()}
         self.tolerance = tolerance
         self.body_limit = body_limit
-        self.deliveries: deque[Delivery] = deque(maxlen=max(1, keep))
+        self.keep = max(1, keep)
+        self._kept: OrderedDict[int, Delivery] = OrderedDict()
+        self._kept_cut_short: deque[int] = deque()
+        """The numbers of the kept deliveries cut short, oldest first: those go first."""
         self.count = 0
+        self.cut_short = 0
+        """How many deliveries were cut short (their connection closed first)."""
+        self.closed_by_listen = 0
+        """How many of those were cut short by listen (see :attr:`Delivery.closed_by_listen`)."""
         self.on_change = on_change
         self.clock = clock
         self.relay_deadline = relay_deadline
@@ -284,6 +309,16 @@ class Receiver:
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
         self._save_fd = _open_append(save) if save else None
+
+    @property
+    def deliveries(self) -> list[Delivery]:
+        """The deliveries kept, oldest first (a copy)."""
+        return list(self._kept.values())
+
+    @property
+    def cut_short_kept(self) -> int:
+        """How many of the deliveries kept were cut short."""
+        return len(self._kept_cut_short)
 
     def target_for(self, event_type: str | None) -> str | None:
         """Where a delivery of ``event_type`` is relayed, if anywhere."""
@@ -328,7 +363,8 @@ class Receiver:
         handling.stage = "reading it"
         given = Headers(headers)
         announced = ascii_int(given.first("content-length") or "", 20)
-        body, size, not_whole = await self._read(receive, announced)
+        closing: Closing | None = scope.get("state", {}).get(CLOSING_STATE)
+        body, size, not_whole, closed_by_listen = await self._read(receive, announced, closing)
         handling.body, handling.size, handling.whole = body, size, not_whole is None
         handling.stage = "judging it"
         too_large = size > self.body_limit
@@ -362,6 +398,7 @@ class Receiver:
                 too_large,
                 cut_short=not_whole is not None and not too_large,
                 whole=not_whole is None,
+                closed_by_listen=closed_by_listen,
             ),
             handling,
         )
@@ -384,8 +421,21 @@ class Receiver:
         await handling.answer(status)
 
     def _keep(self, delivery: Delivery, handling: _Handling) -> Delivery:
+        """Keep ``delivery``; past :data:`KEEP_CUT_SHORT` cut short, or past :attr:`keep`,
+        drop the oldest cut short other than it, else the oldest: a flood of bodies that
+        never came whole pushes out its own kind (as the connections' guard does), and the
+        newest is always shown."""
         self.count += 1
-        self.deliveries.append(delivery)
+        self._kept[delivery.number] = delivery
+        if delivery.cut_short:
+            self.cut_short += 1
+            self.closed_by_listen += delivery.closed_by_listen is not None
+            self._kept_cut_short.append(delivery.number)
+        if len(self._kept_cut_short) > KEEP_CUT_SHORT or len(self._kept) > self.keep:
+            if self._kept_cut_short and self._kept_cut_short[0] != delivery.number:
+                del self._kept[self._kept_cut_short.popleft()]
+            else:  # none cut short is kept but the newest: the oldest is not one
+                self._kept.popitem(last=False)
         handling.delivery = delivery
         return delivery
 
@@ -511,7 +561,8 @@ class Receiver:
         if delivery.too_large:
             return f"body over the {self.body_limit:,} byte limit, not kept"
         if delivery.cut_short:
-            return f"cut short, only {delivery.size:,} bytes came"
+            by = f" by listen ({delivery.closed_by_listen})" if delivery.closed_by_listen else ""
+            return f"cut short{by}, only {delivery.size:,} bytes came"
         if not delivery.whole:
             return "listen failed before reading its body"
         if self.target_for(delivery.event_type) is None:
@@ -561,12 +612,16 @@ class Receiver:
             os.close(self._save_fd)
             self._save_fd = None
 
-    async def _read(self, receive: Receive, announced: int | None) -> tuple[bytes, int, str | None]:
-        """The body, how many bytes of it came, and why it is not whole (None if it is).
+    async def _read(
+        self, receive: Receive, announced: int | None, closing: Closing | None = None
+    ) -> tuple[bytes, int, str | None, str | None]:
+        """The body, how many bytes of it came, why it is not whole (None if it is), and
+        why listen closed its connection first (None if it did not).
 
         A body is whole when its last part came (``more_body`` false) and it is as long as
         its ``Content-Length`` said. One over the cap is not read further nor kept; one
-        whose sender went away first is kept as far as it came.
+        whose connection closed first is kept as far as it came, and said closed by listen
+        when its connection's ``closing`` says why, else by the sender.
         """
         chunks: list[bytes] = []
         size = 0
@@ -578,15 +633,19 @@ class Receiver:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.body_limit:  # answered 413 at once: the rest is never read
-                return b"", size, f"body over the {self.body_limit:,} byte limit: not kept"
+                return b"", size, f"body over the {self.body_limit:,} byte limit: not kept", None
             chunks.append(chunk)
             ended = not message.get("more_body", False)
         body = b"".join(chunks)
         if ended and announced in (None, size):
-            return body, size, None
+            return body, size, None, None
         came = f"{size:,} bytes" + (f" of {announced:,}" if announced is not None else "")
+        by_listen = None if ended or closing is None else closing.why
+        if by_listen is not None:
+            said = f"listen closed the connection: {by_listen}; {came} came, not judged or relayed"
+            return body, size, said, by_listen
         closed = "" if ended else " before the sender closed the connection"
-        return body, size, f"cut short: {came} came{closed}; not judged or relayed"
+        return body, size, f"cut short: {came} came{closed}; not judged or relayed", None
 
     def _changed(self, delivery: Delivery) -> None:
         if self.on_change is not None:
@@ -705,8 +764,13 @@ class ReceiverServer:
         config = uvicorn.Config(
             self._served,
             interface="asgi3",
-            # Called as the protocol's class would be, for each connection: it is guarded.
-            http=lambda **given: self.connections.wrap(lambda: http(**given)),  # type: ignore[arg-type]
+            # Called as the protocol's class would be, for each connection: it is guarded,
+            # and each request's scope["state"] holds its connection's Closing.
+            http=lambda **given: self.connections.wrap(  # type: ignore[arg-type]
+                lambda closing: http(
+                    **{**given, "app_state": {**given["app_state"], CLOSING_STATE: closing}}
+                )
+            ),
             proxy_headers=False,  # the client is the connection's other end, never a header
             log_config=None,  # uvicorn's own would write to stderr
             log_level="warning",

@@ -94,6 +94,23 @@ def size_said(delivery: Any, body_limit: int | None) -> str:
     return f"{size}, over {limit}"
 
 
+def count_said(source: Any, kept: int) -> str:
+    """How many deliveries ``source`` received, how many were cut short (and by listen),
+    and how many the list keeps: ``401 received, 400 cut short (400 by listen), 11 listed
+    (10 of them cut short)`` — a flood of stalled bodies is counted here, its rows few."""
+    said = f"{source.count:,} received"
+    cut_short = source.cut_short
+    if cut_short:
+        closed = source.closed_by_listen
+        said += f", {cut_short:,} cut short" + (f" ({closed:,} by listen)" if closed else "")
+    if source.count > kept:
+        if cut_short:
+            said += f", {kept:,} listed ({source.cut_short_kept:,} of them cut short)"
+        else:
+            said += f", the last {kept:,} kept"
+    return said
+
+
 @dataclass(frozen=True)
 class SuggestedCommand:
     """A command the screen suggests: shown whole on lines of its own, copied by a key.
@@ -122,8 +139,9 @@ class DeliveriesScreen(ScreenKeys, Screen[None]):
 
     Args:
         source: the receiver whose kept deliveries are shown (``deliveries``, ``count``,
-            ``replay``, ``replay_refusal``, ``target_for``, ``has_target``,
-            ``relay_deadline``, ``secret``, ``body_limit``).
+            ``cut_short``, ``closed_by_listen``, ``cut_short_kept``, ``replay``,
+            ``replay_refusal``, ``target_for``, ``has_target``, ``relay_deadline``,
+            ``secret``, ``body_limit``).
         heading: our lines on top: where it listens, where deliveries go. Whether the
             source has a secret is said here, with the key that enters one.
         command: a command to suggest, shown apart and copied by a key.
@@ -241,12 +259,11 @@ class DeliveriesScreen(ScreenKeys, Screen[None]):
         self._stale = False
         rows = list(self.source.deliveries)
         self.delivery_list.set_rows(rows)
-        kept = f", the last {len(rows):,} kept" if self.source.count > len(rows) else ""
         keys = hints(self, [("open", "opens one"), ("replay", "replays it")], ", ")
         keys = f" — {keys}" if keys else ""
         show(
             self.query_one("#deliveries-count", Static),
-            line(f"{self.source.count:,} received{kept}{keys}"),
+            line(f"{count_said(self.source, len(rows))}{keys}"),
         )
 
     @on(DeliveryList.Chosen)

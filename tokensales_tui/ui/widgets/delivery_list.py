@@ -8,6 +8,7 @@ costs one redraw per refresh, not one per delivery. Every field that came from a
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -172,16 +173,18 @@ class DeliveryList(ScrollView, can_focus=True):
         return self._rows[self.cursor] if 0 <= self.cursor < len(self._rows) else None
 
     def set_rows(self, rows: Sequence[Any]) -> None:
-        """Show ``rows``; the cursor stays on its delivery, or follows the newest."""
+        """Show ``rows`` (in the order of their numbers, not every number among them); the
+        cursor stays on its delivery (or the next one kept, if it went), or follows the
+        newest."""
         following = self.cursor >= len(self._rows) - 1
         current = self.highlighted
         self._rows = rows
         self.redraws += 1
         if following or current is None:
             self.cursor = max(0, len(rows) - 1)
-        else:
-            first = rows[0].number if rows else 0
-            self.cursor = max(0, min(len(rows) - 1, current.number - first))
+        else:  # some between may have gone (those cut short go first): found by number
+            at = bisect_left(rows, current.number, key=lambda delivery: delivery.number)
+            self.cursor = max(0, min(len(rows) - 1, at))
         self.virtual_size = Size(self.scrollable_size.width, len(rows) + 1)
         self._scroll_to_cursor()
         self.refresh()
