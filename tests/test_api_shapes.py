@@ -8,6 +8,13 @@ import httpx
 import pytest
 
 from tokensales_tui.api import UnexpectedResponse, ValidationError, shapes
+from tokensales_tui.api.body_paths import (
+    argument_paths,
+    wire_paths,
+    with_objects,
+    without_positions,
+)
+from tokensales_tui.api.models import NewCollection, PayoutDefinition, WebhookCreate, WebhookUpdate
 
 from .apifakes import FakeServer, json_response, make_jwt
 
@@ -236,6 +243,8 @@ async def test_server_message_reaches_validation_error() -> None:
             ("contractAddress", 2),
         ),
         ({"errors": [{"path": "[1].name", "message": "m"}]}, ("name", 1)),
+        # A list's own element is no element of the body.
+        ({"errors": [{"field": "events[1]", "message": "m"}]}, ("events[1]", None)),
         # Several problems name no one place.
         (
             {"detail": [{"loc": ["body", "a"], "msg": "m"}, {"loc": ["body", "b"], "msg": "m"}]},
@@ -248,6 +257,148 @@ async def test_server_message_reaches_validation_error() -> None:
 )
 def test_the_place_an_error_body_names(body: object, place: tuple[object, object]) -> None:
     assert shapes.error_place(body) == place
+
+
+@pytest.mark.parametrize(
+    ("body", "problems"),
+    [
+        # FastAPI: every entry, its loc as a path (a list's own element stays in it).
+        (
+            {
+                "detail": [
+                    {"loc": ["body", "fiatDetails", "paymentProviderId"], "msg": "field required"},
+                    {"loc": ["body", "events", 1], "msg": "unknown"},
+                    {"loc": ["body", 2, "name"], "msg": "too long"},
+                ]
+            },
+            [
+                (
+                    "fiatDetails.paymentProviderId",
+                    None,
+                    "fiatDetails.paymentProviderId: field required",
+                ),
+                ("events[1]", None, "events[1]: unknown"),
+                ("name", 2, "[2].name: too long"),
+            ],
+        ),
+        # NestJS: texts that start with the field they are about.
+        (
+            {"statusCode": 400, "message": ["url must be an URL address", "0.name is empty"]},
+            [("url", None, "url must be an URL address"), ("name", 0, "0.name is empty")],
+        ),
+        # Whether the first word is a field of the request, only the caller knows.
+        (
+            {"message": ["Something is wrong", "  ", "Refused."]},
+            [("Something", None, "Something is wrong"), (None, None, "Refused.")],
+        ),
+        # An errors list naming fields, a map of fields, a JSON pointer.
+        (
+            {"errors": [{"field": "events", "message": "bad"}, {"message": "and this"}]},
+            [("events", None, "events: bad"), (None, None, "and this")],
+        ),
+        ({"errors": {"url": ["bad", "worse"]}}, [("url", None, "url: bad, worse")]),
+        (
+            {"errors": [{"pointer": "/1/contractAddress", "detail": "no"}]},
+            [("contractAddress", 1, "[1].contractAddress: no")],
+        ),
+        # A field of the body's own: the whole message is its problem.
+        (
+            {"message": "must not be empty", "field": "events"},
+            [("events", None, "events: must not be empty")],
+        ),
+        # No field named, or nothing said.
+        ({"message": "emulated failure"}, [(None, None, "emulated failure")]),
+        ({"message": "  "}, []),
+        (["not", "an", "object"], []),
+    ],
+)
+def test_each_problem_an_error_body_names(body: object, problems: list[object]) -> None:
+    assert shapes.error_problems(body) == problems
+
+
+async def test_every_problem_reaches_the_validation_error_cleaned() -> None:
+    hostile = "url \x1b]0;owned\x07 must be [b]an URL[/b]"
+    server = FakeServer(
+        {
+            ("POST", "/v1/platform-webhooks"): json_response(
+                400, {"message": [hostile, "events must be an array"]}
+            )
+        }
+    )
+    from tokensales_tui.api.models import WebhookCreate
+
+    async with server.client() as client:
+        with pytest.raises(ValidationError) as caught:
+            await client.create_webhook(WebhookCreate(url="x", events=["a"]))
+    problems = caught.value.problems
+    assert [(p.field, p.index) for p in problems] == [("url", None), ("events", None)]
+    assert "\x1b" not in problems[0].message and "\x07" not in problems[0].message
+    assert "must be [b]an URL[/b]" in problems[0].message
+    assert caught.value.field is None  # several problems name no one place
+
+
+@pytest.mark.parametrize(
+    ("path", "member"),
+    [
+        ("whitelistingInfo.list.wallets[12]", "whitelistingInfo.list.wallets"),
+        ("events.0", "events"),
+        ("a.3.b", "a.b"),
+        ("[1].name", "name"),
+        ("name", "name"),
+    ],
+)
+def test_a_path_without_positions(path: str, member: str) -> None:
+    assert without_positions(path) == member
+
+
+def test_the_paths_a_body_type_holds() -> None:
+    assert wire_paths(WebhookCreate, WebhookUpdate) == ["url", "events", "secret"]
+    assert wire_paths(list[NewCollection]) == [
+        "name",
+        "blockchain",
+        "contractAddress",
+        "whitelisted",
+        "whitelistingInfo",
+        "whitelistingInfo.emails",
+        "whitelistingInfo.list",
+        "whitelistingInfo.list.wallets",
+    ]
+    assert "fiatDetails.paymentProviderId" in wire_paths(PayoutDefinition)
+
+
+def test_where_each_argument_of_a_build_lands() -> None:
+    sample = {
+        "name": "",
+        "blockchain": "",
+        "contract_address": "",
+        "whitelisted": False,
+        "wallets": [],
+        "emails": [],
+    }
+    assert argument_paths(NewCollection.build, sample) == {
+        "name": "name",
+        "blockchain": "blockchain",
+        "contract_address": "contractAddress",
+        "whitelisted": "whitelisted",
+        "wallets": "whitelistingInfo.list.wallets",
+        "emails": "whitelistingInfo.emails",
+    }
+    assert with_objects({"a.b.c": "x", "a.d": "y"}) == {
+        "a.b.c": "x",
+        "a.b": "x",
+        "a": "x",
+        "a.d": "y",
+    }
+
+
+def test_an_argument_built_into_no_member_or_two_is_refused() -> None:
+    def twice(name: str) -> dict[str, str]:
+        return {"name": name, "label": name}
+
+    with pytest.raises(ValueError, match="not one member"):
+        argument_paths(twice, {"name": ""})
+    with pytest.raises(ValueError, match="not one member"):
+        argument_paths(lambda name: {"fixed": 1}, {"name": ""})
 
 
 @pytest.mark.parametrize(

@@ -558,6 +558,7 @@ class ApiClient:
                 field=field,
                 index=index,
                 request=f"{endpoint.method} {endpoint.path}",
+                problems=shapes.error_problems(payload),
             )
         return answer
 

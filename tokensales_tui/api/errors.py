@@ -31,6 +31,9 @@ even where a server quotes it (:func:`~.secret.redact`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
+
 from ..clean import clean_line
 from .secret import redact
 
@@ -149,14 +152,27 @@ class NotFoundError(ApiError):
         self.after_unknown_outcome = after_unknown_outcome
 
 
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """One problem a server found with a request: the request field it names, as a path
+    (``fiatDetails.paymentProviderId``, ``whitelistingInfo.list.wallets[1]``), the element
+    of an array body it is in (each ``None`` when not said), and its words, cleaned."""
+
+    field: str | None
+    index: int | None
+    message: str
+
+
 class ValidationError(ApiError):
     """The server rejected the request; the message is the server's.
 
     ``field`` is the request field the server named, as a path (``contractAddress``,
     ``whitelistingInfo.list.wallets[1]``), and ``index`` the element of an array body it
-    is in; each is ``None`` when the server did not say. ``request`` names the request
-    refused (``POST /v1/platform-webhooks``), for a report that stands on its own (a
-    command's), where a form, showing the message beside the field, has no need of it.
+    is in; each is ``None`` when the server did not say, or named several. ``problems``
+    holds each problem the server listed (:class:`Refusal`), so that a form can mark
+    every field refused. ``request`` names the request refused (``POST
+    /v1/platform-webhooks``), for a report that stands on its own (a command's), where a
+    form, showing the message beside the field, has no need of it.
     """
 
     def __init__(
@@ -167,11 +183,16 @@ class ValidationError(ApiError):
         field: str | None = None,
         index: int | None = None,
         request: str = "",
+        problems: Iterable[tuple[str | None, int | None, str]] = (),
     ) -> None:
         super().__init__(message, status=status)
         self.field = _line(field) if field else None
         self.index = index
         self.request = _line(request)
+        self.problems = tuple(
+            Refusal(_line(place) if place else None, position, _line(said))
+            for place, position, said in problems
+        )
 
     @property
     def headed(self) -> str:

@@ -736,7 +736,9 @@ def error_message(payload: Any) -> str | None:
 
 _PLACE_LIMIT = 200
 """Characters of a field path kept; a server's path can be of any length."""
-_LEADING_INDEX = re.compile(r"^(?:[A-Za-z_]*\[(\d{1,6})\]|(\d{1,6}))\.?")
+_LEADING_INDEX = re.compile(r"^(?:[A-Za-z_]+\[(\d{1,6})\]\.|\[(\d{1,6})\]\.?|(\d{1,6})(?:\.|$))")
+"""An element's position leading a path: ``[1].name``, ``1.name``, ``collections[1].name``;
+not ``events[1]``, a member's own element."""
 
 
 def error_place(payload: Any) -> tuple[str | None, int | None]:
@@ -756,13 +758,84 @@ def error_place(payload: Any) -> tuple[str | None, int | None]:
     index = payload.get("index")
     if not (isinstance(field, str) and field.strip()):
         field = _only_entry_place(payload)
+    return _split_place(field, index)
+
+
+def _split_place(field: Any, index: Any) -> tuple[str | None, int | None]:
+    """A field path and an element's position, each checked (see :func:`error_place`)."""
     place = field[:_PLACE_LIMIT] if isinstance(field, str) and field.strip() else None
     position = index if type(index) is int and 0 <= index < 1_000_000 else None
     if place is not None and (match := _LEADING_INDEX.match(place)):
         if position is None:
-            position = int(match.group(1) or match.group(2))
+            position = int(next(group for group in match.groups() if group is not None))
         place = place[match.end() :] or None
     return place, position
+
+
+_MAX_PROBLEMS = 50
+"""Problems of one refusal kept with their places; a server may list thousands."""
+_NAMED_FIRST = re.compile(
+    r"(?:\[\d{1,6}\]|\d{1,6}\.)?[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*|\[\d{1,6}\]|\.\d{1,6})*(?= )"
+)
+"""A field path leading a message, as class-validator (NestJS) writes one: ``url must be
+an URL address``, ``fiatDetails.paymentProviderId should not be empty``."""
+
+
+def error_problems(payload: Any) -> list[tuple[str | None, int | None, str]]:
+    """Each problem an error body reports: the request field it names (a path), the element
+    of an array body it is in, and its words, in the body's order.
+
+    A ``field`` of the body's own is one problem, worded as :func:`error_message` words
+    the body. Otherwise each entry of the list of problems (``errors``, ``validation``, or
+    one under a message key) is one, named by ``field``, ``path``, ``loc`` or ``pointer``
+    (:func:`_entry_place`); a ``{"field": [...]}`` map names each field. A text in such a
+    list names the field it starts with, as NestJS words them (``url must be an URL
+    address``): whether that is a field of the request is for the caller to know.
+    At most :data:`_MAX_PROBLEMS` are read; no body of a known shape gives none.
+    """
+    if not isinstance(payload, dict):
+        return []
+    whole = error_message(payload)
+    if whole is None:
+        return []
+    field = payload.get("field")
+    if isinstance(field, str) and field.strip():
+        return [(*_split_place(field, payload.get("index")), whole)]
+    for key in (*MESSAGE_KEYS, "errors", "validation"):
+        value = payload.get(key)
+        if isinstance(value, dict) and key in ("errors", "validation"):
+            return [
+                (*_split_place(name, None), _one_line(f"{name}: {_said(said)}"))
+                for name, said in itertools.islice(value.items(), _MAX_PROBLEMS)
+                if isinstance(name, str)
+            ]
+        if isinstance(value, list) and value:
+            found = [
+                problem
+                for entry in value[:_MAX_PROBLEMS]
+                if (problem := _entry_problem(entry)) is not None
+            ]
+            if found:
+                return found
+    return [(None, None, whole)]
+
+
+def _said(said: Any) -> str:
+    return ", ".join(map(str, said)) if isinstance(said, list) else str(said)
+
+
+def _named_first(text: str) -> tuple[str | None, int | None]:
+    match = _NAMED_FIRST.match(text.strip())
+    return _split_place(match[0], None) if match else (None, None)
+
+
+def _entry_problem(entry: Any) -> tuple[str | None, int | None, str] | None:
+    said = _entry_line(entry)
+    if said is None:
+        return None
+    if isinstance(entry, str):
+        return (*_named_first(entry), _one_line(said))
+    return (*_split_place(_entry_place(entry), entry.get("index")), _one_line(said))
 
 
 def _only_entry_place(payload: Mapping[str, Any]) -> str | None:
@@ -788,6 +861,8 @@ def _entry_place(entry: Mapping[str, Any]) -> str | None:
     list of names and positions (``["body", "collections", 1, "name"]`` is
     ``collections[1].name``; the part of the request it starts with is left out)."""
     place = next((entry[k] for k in ("field", "path", "loc", "pointer") if entry.get(k)), None)
+    if isinstance(place, str) and place.startswith("/"):  # a JSON pointer: /fiatDetails/name
+        place = [int(p) if p.isdigit() else p for p in place[1:].split("/")]
     if isinstance(place, str):
         return place
     if not isinstance(place, list):

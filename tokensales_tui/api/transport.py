@@ -570,7 +570,14 @@ class Sender:
             )
         if message:
             field, index = shapes.error_place(payload)
-            return ValidationError(message, status=status, field=field, index=index, request=where)
+            return ValidationError(
+                message,
+                status=status,
+                field=field,
+                index=index,
+                request=where,
+                problems=shapes.error_problems(payload),
+            )
         return ValidationError(
             f"{where}: the server rejected the request (HTTP {status})",
             status=status,
