@@ -8,7 +8,9 @@ A form subclasses :class:`FormScreen` and says only what is particular to it:
   there is nothing to send;
 * :meth:`~FormScreen.send` makes the call with the API client, and
   :meth:`~FormScreen.succeeded` turns its answer into the :class:`FormResult` the screen
-  dismisses with.
+  dismisses with;
+* :meth:`~FormScreen.body_fields` says which field each path of the request body is read
+  from, so that a server's refusal naming paths marks those fields.
 
 The base shows each problem under its field (once the field was touched, or after a
 submit), keeps a live preview of the request under the fields, submits with ``ctrl+s``
@@ -16,14 +18,15 @@ submit), keeps a live preview of the request under the fields, submits with ``ct
 ``ctrl+y``, and asks before ``escape`` throws typed values away. While a request is out the
 fields are disabled and nothing holds the focus, so a submit key pressed again lands on
 nothing (not on Stop waiting); any failure re-enables them with every value as it was and
-shows the message. A POST is never repeated by the form: once one's outcome is unknown, the
+shows the message; a refusal that names fields of the body shows each problem under its
+field too, and puts the cursor in the first. A POST is never repeated by the form: once one's outcome is unknown, the
 next submit says so and asks before sending it again.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -49,7 +52,9 @@ from textual.widgets import (
 from textual.worker import Worker
 
 from ...api import ApiClient, ApiError, Done, OutcomeUnknownError, ValidationError
+from ...api.body_paths import without_positions
 from ...api.endpoints import Endpoint
+from ...api.errors import Refusal
 from ...api.preview import Change, RequestPreview
 from ...api.transport import noting_attempts
 from ...checks.forms import Problem, Problems
@@ -278,9 +283,14 @@ class FormScreen(ScreenKeys, ModalScreen[FormResult | None]):
         ended: answered, refused, stopped, failed, or nothing sent. What was made ready
         there for the answer is let go of here."""
 
-    def field_refused(self, error: ValidationError) -> str | None:
-        """The id of the field a server's refusal names, or ``None`` when none matches."""
-        return None
+    def body_fields(self, index: int | None) -> Mapping[str, str]:
+        """Where each member of the request body is read from: its path in the body, in
+        the wire's names and without positions (``fiatDetails.paymentProviderId``), to
+        the id of the field holding its value. For an array body, the fields of element
+        ``index`` (``None``: the server named no element). Derive it from how the body
+        is built (:mod:`~tokensales_tui.api.body_paths`): a refusal naming a path marks
+        the field it maps to."""
+        return {}
 
     def nothing_to_send(self) -> FormResult:
         """The result when :meth:`outgoing` has nothing to send."""
@@ -653,20 +663,65 @@ class FormScreen(ScreenKeys, ModalScreen[FormResult | None]):
         return True
 
     def _show_failure(self, error: ApiError) -> None:
-        """Say why the request failed; mark the field the server refused, if it named one."""
-        field_id = self.field_refused(error) if isinstance(error, ValidationError) else None
-        if field_id is None or not self.has_widget(field_id):
+        """Say why the request failed; mark every field the server refused by name, and
+        put the cursor in the first. The whole message stays in the status line, with
+        what names no field here."""
+        refused = self.refused_fields(error) if isinstance(error, ValidationError) else {}
+        self._refusals = refused  # the server's latest word replaces its last
+        if not refused:
+            self.show_problems(self.problems)
             self.set_status(self._failure(error), "error")
             return
-        self._refusals[field_id] = Problem(error.message)
-        self.touch(field_id)
+        self._touched |= set(refused)
         self.show_problems(self.problems)
+        fields = "the marked field" if len(refused) == 1 else f"the {len(refused)} marked fields"
         self.set_status(
-            f"The server refused it: {error.message} — change the marked field"
+            f"The server refused it: {error.message} — change {fields}"
             + self._again("again", joiner=" and "),
             "error",
         )
-        self.query_one(f"#{field_id}").focus()
+        first = next((w for w in self.fields() if w.id in refused), None)
+        if first is not None:
+            first.focus()
+
+    def refused_fields(self, error: ValidationError) -> Problems:
+        """The server's words under each field of the form its refusal names (by a path of
+        :meth:`body_fields`, or a path inside one: ``events[2]`` is ``events``); a field
+        hidden now is not named. Several problems of one field are said together."""
+        problems = error.problems or (Refusal(error.field, error.index, error.message),)
+        said: dict[str, list[str]] = {}
+        for problem in problems:
+            field_id = self._refused_field(problem)
+            if field_id is not None:
+                said.setdefault(field_id, []).append(problem.message)
+        return {
+            field_id: Problem("; ".join(dict.fromkeys(words))) for field_id, words in said.items()
+        }
+
+    def _refused_field(self, problem: Refusal) -> str | None:
+        if problem.field is None:
+            return None
+        fields = self.body_fields(problem.index)
+        path = without_positions(problem.field)
+        while path:
+            field_id = fields.get(path)
+            if field_id is not None:
+                return field_id if self._shown(field_id) else None
+            path = path.rpartition(".")[0]
+        return None
+
+    def _shown(self, field_id: str) -> bool:
+        """Whether the field is in the form and shown (not in a part hidden for now)."""
+        try:
+            widget = self.by_id(field_id, Widget)
+        except NoMatches:
+            return False
+        node: Widget | None = widget
+        while isinstance(node, Widget) and node is not self:
+            if not node.display:
+                return False
+            node = node.parent if isinstance(node.parent, Widget) else None
+        return True
 
     def _again(self, what: str, joiner: str = " — ") -> str:
         """``joiner`` press KEY ``what``, with the key that submits here; "" if none does."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -22,7 +22,8 @@ from textual.css.query import NoMatches
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, Input, Static, Switch, TextArea
 
-from ...api import ApiClient, ValidationError
+from ...api import ApiClient
+from ...api.body_paths import argument_paths, with_objects
 from ...api.endpoints import Endpoint
 from ...api.models import NewCollection
 from ...checks import (
@@ -110,16 +111,30 @@ class _Checked:
     report: ListReport
 
 
-_REFUSED_FIELDS = (
-    ("name", "name"),
-    ("blockchain", "blockchain"),
-    ("contractAddress", "contract"),
-    ("whitelisted", "whitelisted"),
-    ("whitelistingInfo.list.wallets", "wallets"),
-    ("whitelistingInfo.list", "wallets"),
-    ("whitelistingInfo.emails", "emails"),
-)
-"""A refused request field's path, and the kind of field of a collection block it is."""
+_ARGUMENTS = {
+    "name": "name",
+    "blockchain": "blockchain",
+    "contract_address": "contract",
+    "whitelisted": "whitelisted",
+    "wallets": "wallets",
+    "emails": "emails",
+}
+"""Each argument of :meth:`NewCollection.build`, and the kind of field of a collection
+block its value is read from (:meth:`CollectionsForm._arguments`)."""
+
+
+def _body_fields() -> dict[str, str]:
+    """Each path of a collection in the body, and the kind of field its value is read from:
+    where each argument of the build lands, and an object as a whole (``whitelistingInfo``)
+    from the first field inside it."""
+    sample = {"whitelisted": False, "wallets": [], "emails": []}
+    landed = argument_paths(
+        NewCollection.build, {name: sample.get(name, "") for name in _ARGUMENTS}
+    )
+    return with_objects({path: _ARGUMENTS[name] for name, path in landed.items()})
+
+
+_BODY_FIELDS = _body_fields()
 
 
 class CollectionSection(Vertical):
@@ -411,39 +426,33 @@ class CollectionsForm(FormScreen):
         return problems
 
     def outgoing(self) -> Outgoing:
-        body = [
-            NewCollection.build(
-                name=self.text(f"{s.key}-name").strip(),
-                blockchain=self._chain(s.key),
-                contract_address=self.text(f"{s.key}-contract").strip(),
-                whitelisted=bool(self.by_id(f"{s.key}-whitelisted", Switch).value),
-                wallets=self._entries(s.key, "wallets"),
-                emails=self._entries(s.key, "emails"),
-            )
-            for s in self.sections
-        ]
+        body = [NewCollection.build(**self._arguments(s.key)) for s in self.sections]
         return Outgoing(ADD_COLLECTIONS, body)
+
+    def _arguments(self, key: str) -> dict[str, Any]:
+        """What collection ``key`` is built from (:data:`_ARGUMENTS`), read from its fields."""
+        return {name: self._value(key, kind) for name, kind in _ARGUMENTS.items()}
+
+    def _value(self, key: str, kind: str) -> Any:
+        if kind == "blockchain":
+            return self._chain(key)
+        if kind == "whitelisted":
+            return bool(self.by_id(f"{key}-whitelisted", Switch).value)
+        if kind in LISTS:
+            return self._entries(key, kind)
+        return self.text(f"{key}-{kind}").strip()
 
     async def send(self, client: ApiClient, outgoing: Outgoing) -> Any:
         return await client.add_collections(outgoing.body)
 
-    def field_refused(self, error: ValidationError) -> str | None:
+    def body_fields(self, index: int | None) -> Mapping[str, str]:
         sections = self.sections
-        if error.field is None or not sections:
-            return None
-        if error.index is not None:
-            if error.index >= len(sections):
-                return None
-            section = sections[error.index]
-        elif len(sections) == 1:
-            section = sections[0]
-        else:
-            return None  # which collection it means is not said
-        path = error.field
-        for prefix, kind in _REFUSED_FIELDS:
-            if path == prefix or path.startswith((f"{prefix}.", f"{prefix}[")):
-                return f"{section.key}-{kind}"
-        return None
+        if index is None and len(sections) == 1:
+            index = 0
+        if index is None or index >= len(sections):
+            return {}  # which collection it means is not said, or none sent was
+        key = sections[index].key
+        return {path: f"{key}-{kind}" for path, kind in _BODY_FIELDS.items()}
 
     def succeeded(self, outgoing: Outgoing, answer: Any) -> FormResult:
         names = [collection.name for collection in outgoing.body]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +13,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Select, Static
 
 from ...api import ApiClient
+from ...api.body_paths import argument_paths, with_objects
 from ...api.client import PAYOUT_UNKNOWN_ADVICE
 from ...api.endpoints import Endpoint
 from ...api.models import PayoutDefinition
@@ -45,6 +46,34 @@ _PLACEHOLDERS = {
     "tokenId": "the token paid out, e.g. its asset id or contract",
     "spender": "the address allowed to spend, 0x…",
 }
+
+
+def _detail_id(name: str) -> str:
+    """The id of the field a detail is read from, by its name on the wire."""
+    return f"detail-{name}"
+
+
+def _body_fields() -> dict[str, str]:
+    """Each path of the body (:meth:`PayoutForm.body_fields`), as the body is built: type
+    and name from the fields of their names, each details object's members from their
+    detail fields, and a details object as a whole from its first."""
+
+    def named(type: str, name: str) -> PayoutDefinition:
+        return PayoutDefinition.build(type=type, name=name, details={})
+
+    fields = {path: name for name, path in argument_paths(named, {"type": "", "name": ""}).items()}
+    for kind in PAYOUT_TYPES:
+        names = [name for name, _label in detail_fields(kind)]
+
+        def detailed(kind: str = kind, **details: str) -> PayoutDefinition:
+            return PayoutDefinition.build(type=kind, name="", details=details)
+
+        landed = argument_paths(detailed, dict.fromkeys(names, ""))
+        fields |= {path: _detail_id(name) for name, path in landed.items()}
+    return with_objects(fields)
+
+
+_BODY_FIELDS = _body_fields()
 
 
 class PayoutForm(FormScreen):
@@ -111,7 +140,7 @@ class PayoutForm(FormScreen):
                         suggester=SuggestFromList(KNOWN_CHAINS, case_sensitive=False)
                         if chain
                         else None,
-                        id=f"detail-{name}",
+                        id=_detail_id(name),
                     ),
                     hint=choice_hint("", KNOWN_CHAINS) if chain else "",
                 )
@@ -141,12 +170,12 @@ class PayoutForm(FormScreen):
         self.query_one("#other-type-field").display = other
         wanted = {name for name, _label in detail_fields(self.payout_type)}
         for name in _ALL_DETAILS:
-            self.query_one(f"#detail-{name}-field").display = name in wanted
+            self.query_one(f"#{_detail_id(name)}-field").display = name in wanted
 
     def _details(self) -> dict[str, str]:
         """The detail fields of the current type, trimmed, by wire name."""
         return {
-            name: self.text(f"detail-{name}").strip() for name, _ in detail_fields(self.payout_type)
+            name: self.text(_detail_id(name)).strip() for name, _ in detail_fields(self.payout_type)
         }
 
     # --- checks and request ----------------------------------------------------------
@@ -165,6 +194,11 @@ class PayoutForm(FormScreen):
             type=self.payout_type, name=self.text("name").strip(), details=self._details()
         )
         return Outgoing(ADD_PAYOUT, body)
+
+    def body_fields(self, index: int | None) -> Mapping[str, str]:
+        # The type is read from the field of another type while that one is chosen.
+        other = self.query_one("#type", Select).value == OTHER
+        return (_BODY_FIELDS | {"type": "other-type"}) if other else _BODY_FIELDS
 
     async def before_sending(self, outgoing: Outgoing) -> Outgoing | None:
         self._add = self._adding(msgspec.to_builtins(outgoing.body), self._say_waiting)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from msgspec import UNSET
@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 
 from ...api import ApiClient, ApiError, Secret
+from ...api.body_paths import wire_paths
 from ...api.endpoints import Endpoint, webhook_endpoint
 from ...api.models import Webhook, WebhookCreate, WebhookUpdate
 from ...api.preview import Change
@@ -30,6 +31,8 @@ __all__ = ["CREATE_WEBHOOK", "WebhookForm", "kept_as_stored", "known_events"]
 
 CREATE_WEBHOOK = Endpoint("POST", "base", "/v1/platform-webhooks")
 HINT_LIMIT = 5
+BODY_FIELDS = {path: path for path in wire_paths(WebhookCreate, WebhookUpdate)}
+"""Each member of the body is read from the field named as it (``url``, ``events``, ``secret``)."""
 
 
 def known_events(webhooks: Sequence[Webhook]) -> list[str]:
@@ -289,6 +292,9 @@ class WebhookForm(FormScreen):
             )
             return None
         return outgoing
+
+    def body_fields(self, index: int | None) -> Mapping[str, str]:
+        return BODY_FIELDS
 
     async def send(self, client: ApiClient, outgoing: Outgoing) -> Any:
         if self.webhook is None:
