@@ -292,8 +292,17 @@ class _Guarded(asyncio.Protocol):
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if self.transport is not None and not self.transport.is_closing():
-            self.transport.close()
+        transport = self.transport
+        if transport is None:
+            return
+        if isinstance(transport, asyncio.WriteTransport) and (
+            transport.is_closing() or transport.get_write_buffer_size()
+        ):
+            # A close waits for the bytes not yet sent, for good when the peer never
+            # reads them: the connection would stay open past its time and the limit.
+            transport.abort()
+        elif not transport.is_closing():
+            transport.close()
 
 
 def _seconds(value: float) -> str:
