@@ -227,8 +227,9 @@ def left_to_default(
         finally:
             put(default=True)
 
-    put(default=True)
     try:
+        # Within: a signal raised as the handlers are put aside leaves with them put back.
+        put(default=True)
         yield handled
     finally:
         put(default=False)
