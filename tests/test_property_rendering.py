@@ -840,7 +840,7 @@ async def render_detail(
     view.scroll_to(0, 0, animate=False, immediate=True)
     strips = [at_depth(RENDER_DEPTH, view.render_line, y) for y in range(view.size.height)]
     assert_strips_inert(strips, "JSON view")
-    for cell in DetailScreen._field_cells(fields):
+    for cell in DetailScreen(title, fields, raw, object_id=object_id)._field_cells(fields):
         assert_inert(at_depth(RENDER_DEPTH, render_visual, app, cell.visual), "key field")
     if full_screen:
         screen = DetailScreen(title, fields, raw, object_id=object_id)

@@ -215,6 +215,7 @@ class DetailScreen(ScreenKeys, Screen[None]):
         # Fields come and go (a refresh) and wrap anew: whether the pane still has more
         # than it shows is asked again each time it is laid out.
         pane = self.query_one("#detail-fields")
+        # let go: the pane is this screen's own child, gone with it; nothing outlives it.
         self.watch(pane, "virtual_size", self._fields_laid_out, init=False)
         self.action_refresh()
 
@@ -251,7 +252,7 @@ class DetailScreen(ScreenKeys, Screen[None]):
         if pane.max_scroll_y > 0 and self._share_rows(pane.scrollable_content_region.height):
             self.call_after_refresh(self._say_more_fields)  # the room there really is
             return
-        pane.border_subtitle = self._more_fields() if pane.max_scroll_y > 0 else None
+        pane.border_subtitle = line(self._more_fields()) if pane.max_scroll_y > 0 else None
 
     def _more_fields(self) -> str:
         """That more fields are below, and the keys that reach them, as bound now."""
