@@ -20,6 +20,8 @@ from tokensales_tui import config
 from tokensales_tui.session import Launch
 from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.keys import binding_classes, every_binding_id, field_taken_keys, field_use
+from tokensales_tui.ui.screens.browse import BrowseScreen
+from tokensales_tui.ui.tabs import FilterInput, ResourceTab
 from tokensales_tui.ui.widgets.safe_input import SafeInput
 from tokensales_tui.ui.widgets.safe_text_area import SafeTextArea
 
@@ -66,6 +68,9 @@ def test_a_key_a_field_takes_is_named_with_the_action(keymap: dict[str, str], na
         {"detail.back_q": "b"},
         {"deliveries.replay": "ctrl+a"},  # the deliveries screen has no text field
         {"help.close": "ctrl+a"},
+        # The filter answers its clear_filter (moved with the screen's) itself: ctrl+k
+        # clears the filter there too, not Input's "delete to the end".
+        {"clear_filter": "ctrl+k"},
     ],
 )
 def test_a_key_no_field_takes_first_is_not_named(keymap: dict[str, str]) -> None:
@@ -81,13 +86,39 @@ def test_the_default_keys_are_never_named() -> None:
     assert field_taken_keys(defaults) == []
 
 
+def said(app: App[Any]) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
 async def test_the_app_says_a_key_a_field_takes_at_start() -> None:
     config.save_config(config.ConfigFile(keymap={"form.empty_list": "ctrl+k"}))
     app = TokenSalesApp(Launch(demo=True))
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        said = [str(n.message) for n in app._notifications]
-        assert any("'form.empty_list' takes ctrl+k" in m for m in said), said
+        assert any("'form.empty_list' takes ctrl+k" in m for m in said(app)), said(app)
+
+
+async def test_a_key_the_filter_answers_with_the_screen_s_action_is_not_said_taken() -> None:
+    # The filter binds clear_filter itself, with the screen's id and action: moved to
+    # ctrl+k it clears the filter, yet the app said at start that it never runs there.
+    config.save_config(config.ConfigFile(keymap={"clear_filter": "ctrl+k"}))
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        taken = [m for m in said(app) if "'clear_filter'" in m and "text field" in m]
+        assert not taken
+        tab = app.screen.query_one(ResourceTab)
+        await pilot.press("slash", "a", "b")
+        assert tab.filter_input.has_focus and tab.filter_input.value == "ab"
+        await pilot.press("ctrl+k")
+        await pilot.pause()
+        assert tab.filter_input.value == ""
+    screen = next(b for b in BrowseScreen.BINDINGS if getattr(b, "id", None) == "clear_filter")
+    assert isinstance(screen, Binding)
+    assert (
+        field_use(FilterInput, {"clear_filter": "ctrl+k"}, "ctrl+k", own=False, of=screen) is None
+    )
+    assert field_use(FilterInput, {}, "ctrl+k", own=False, of=screen) == "Delete all to the right"
 
 
 KEYS = [

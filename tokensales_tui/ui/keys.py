@@ -228,7 +228,7 @@ def field_taken_keys(keymap: Mapping[str, str]) -> list[str]:
             if binding.id is None or binding.id not in keymap:
                 continue
             for field, own in screens:
-                taker = functools.partial(field_use, field, keymap, own=own)
+                taker = functools.partial(field_use, field, keymap, own=own, of=binding)
                 if all(taker(key) for key in key_names(binding)):
                     continue  # not meant to work while the field has the focus
                 for key in sorted(key_names(apply_keymap(binding, keymap))):
@@ -280,11 +280,18 @@ def _kind(field: type[DOMNode]) -> str:
 
 
 def field_use(
-    field: type[DOMNode], keymap: Mapping[str, str], key: str, *, own: bool
+    field: type[DOMNode],
+    keymap: Mapping[str, str],
+    key: str,
+    *,
+    own: bool,
+    of: Binding | None = None,
 ) -> str | None:
     """What ``field`` does with ``key`` when it has the focus, said for a person ("typed",
-    "Delete all to the right"); None when it leaves the key to the screen. ``own``: for
-    the field's own bindings, which only what it types comes before."""
+    "Delete all to the right"); None when it leaves the key to the screen, or when the
+    binding of the field that answers it runs the screen's binding ``of`` itself (the
+    filter's escape is the screen's ``clear_filter``). ``own``: for the field's own
+    bindings, which only what it types comes before."""
     if types_key(field, key):
         return "a new line" if key == "enter" else "typed into it"
     if own:
@@ -295,8 +302,24 @@ def field_use(
     # pagedown) pass the key on to the screen when there is nothing to scroll.
     for binding in bound(_inherited(field, upto=(Input, TextArea)), keymap):
         if key in key_names(binding):
+            if of is not None and runs_the_same(binding, of):
+                return None  # the field answers the key with the screen's action
             return binding.description or binding.action
     return None
+
+
+def runs_the_same(field_binding: Binding, binding: Binding) -> bool:
+    """Whether a text field's ``field_binding`` does what its screen's ``binding`` does:
+    the same id (a keymap moves both), or the same action (``screen.escape`` in the
+    field is the screen's ``escape``; ``app.quit`` is the app's in both)."""
+    if field_binding.id is not None and field_binding.id == binding.id:
+        return True
+    action = field_binding.action
+    if action.startswith("screen."):
+        action = action.removeprefix("screen.")
+    elif not action.startswith("app."):
+        return False  # the field's own action, whatever its name
+    return action == binding.action.removeprefix("screen.")
 
 
 def _inherited(cls: type[DOMNode], upto: tuple[type[DOMNode], ...] = ()) -> list[BindingType]:
