@@ -16,6 +16,7 @@ from textual.widgets import LoadingIndicator
 from tokensales_tui.clean import unsettled
 from tokensales_tui.ui.resources import ITEMS
 from tokensales_tui.ui.table.cells import Column, numeric_sort_key
+from tokensales_tui.ui.table.model import TableView
 from tokensales_tui.ui.table.widget import ResourceTable
 
 from .apphelpers import wait_for
@@ -342,7 +343,7 @@ async def test_cursor_keeps_row_identity_across_set_data() -> None:
         table = app.query_one(ResourceTable)
         await pilot.press("down", "down", "down")
         assert table.highlighted.id == "r4"
-        table.model.identity = attrgetter("id")
+        table.model.row_id = attrgetter("id")
         fresh = [replace(row, amount=7.0) for row in reversed(ROWS)]
         table.set_data(COLUMNS, [Row("r0", "new", 1.0), *fresh])
         assert table.highlighted.id == "r4" and table.highlighted.amount == 7.0
@@ -353,6 +354,28 @@ async def test_cursor_keeps_row_identity_across_set_data() -> None:
         assert table.move_cursor_to(lambda row: row.name == "date")
         assert table.highlighted.id == "r5"
         assert not table.move_cursor_to(lambda row: False)
+
+
+async def test_a_row_gone_in_a_reload_is_looked_for_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A long list is shown before it is indexed, then shown again indexed: the row the
+    # cursor was on is looked for in every row the first time only. The second time the
+    # cursor is on the row that took its place, found where it is.
+    rows = [Row(f"r{n}", f"n{n}", 1.0) for n in range(3_000)]
+    app = TableApp(rows)
+    async with app.run_test(size=(100, 30)):
+        table = app.query_one(ResourceTable)
+        table.model.row_id = attrgetter("id")
+        assert table.move_cursor_to(lambda row: row.id == "r1500")
+        searched: list[object] = []
+        first_in = TableView._first_in
+        monkeypatch.setattr(
+            TableView, "_first_in", lambda view, key: searched.append(key) or first_in(view, key)
+        )
+        fresh = [row for row in rows if row.id != "r1500"]
+        assert table.show_rows(COLUMNS, fresh)
+        table.set_prepared(table.prepare(COLUMNS, fresh))
+        assert searched == ["r1500"]
+        assert table.cursor_row == 1500 and table.highlighted.id == "r1501"
 
 
 @pytest.mark.parametrize("mark", [False, True])
@@ -368,7 +391,7 @@ async def test_an_empty_id_is_no_row_s_identity_and_of_equal_ids_the_nearest_kee
     app = TableApp(rows)
     async with app.run_test(size=(100, 30)) as pilot:
         table = app.query_one(ResourceTable)
-        table.model.identity = ITEMS.identity
+        table.model.row_id = ITEMS.row_id
         table.set_data(COLUMNS, rows)
         await pilot.press("down", "down")
         if mark:

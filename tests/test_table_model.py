@@ -292,7 +292,7 @@ def test_rows_shown_before_indexing_filter_once_the_index_is_built() -> None:
 
 def test_find_prefers_the_hint_then_the_nearest_row_of_that_identity() -> None:
     view = loaded([*ROWS, Row("Apple", 1), Row("Apple", 2)])  # Apple at 2, 5 and 6
-    view.identity = attrgetter("name")
+    view.row_id = attrgetter("name")
     assert view.find("Apple", 2) == 2
     assert view.find("Apple", 0) == 2
     assert view.find("Apple", 4) == 5
@@ -311,6 +311,71 @@ def test_a_row_without_an_identity_of_its_own_is_no_other_row() -> None:
     assert view.identity(first).row is first
     assert view.find(Unnamed(twin), 0) == 1
     assert view.find(Unnamed(Row("same", 1)), 0) == -1
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    names=st.lists(st.sampled_from(["", "a", "b", "c"]), max_size=40),
+    order=st.randoms(use_true_random=False),
+    sorted_view=st.booleans(),
+    hint=st.integers(-2, 45),
+    pick=st.integers(0, 50),
+)
+def test_find_is_the_nearest_row_of_that_identity_the_upper_on_a_tie(
+    names: list[str], order: Any, sorted_view: bool, hint: int, pick: int
+) -> None:
+    # The search looks a stretch at a time on each side of the hint: with stretches of
+    # one and two rows here, it must still answer as a walk outward from the hint does.
+    rows = [Row(name, 0) for name in names]  # equal rows: only an Unnamed one's own is it
+    view = TableView(wide)
+    view.row_id = attrgetter("name")
+    view.show(COLUMNS, rows)
+    if sorted_view:
+        places = list(range(len(rows)))
+        order.shuffle(places)
+        view.view = array("i", places)
+    wanted: Any = view.identity(rows[pick % len(rows)]) if rows else "a"
+    for key in (wanted, "a", "", Unnamed(Row("", 0))):
+        count = len(view.view)
+        start = max(0, min(hint, count - 1))
+        walk = sorted(range(count), key=lambda place: (abs(place - start), place))
+        expected = next((p for p in walk if view.identity(rows[view.view[p]]) == key), -1)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(model, "FIND_FIRST", 1)
+            patch.setattr(model, "FIND_GROWTH", 2)
+            assert view.find(key, hint) == expected
+
+
+def test_finding_a_row_compares_the_rows_in_c_not_one_by_one_in_python(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # It runs on the event loop whenever rows change, and a row that is gone (deleted,
+    # or gone in a reload) is looked for in every row: calling Python code for each of
+    # a million rows held the frame for most of a second.
+    rows = [Row(f"r{n}", n) for n in range(5_000)]
+    rows[10] = Row("", 10)
+    view = loaded(rows)
+    view.row_id = attrgetter("name")
+    called = []
+
+    def identity(row: Any) -> Any:
+        called.append(row)
+        return row.name or Unnamed(row)
+
+    compared = []
+
+    def equal(self: Unnamed, other: object) -> bool:
+        compared.append(other)
+        return isinstance(other, Unnamed) and other.row is self.row
+
+    view.identity = identity  # type: ignore[method-assign]
+    monkeypatch.setattr(Unnamed, "__eq__", equal)
+    assert view.find("gone", 2_500) == -1
+    assert view.find("r4999", 0) == 4_999
+    assert view.find(Unnamed(Row("", 10)), 2_500) == -1  # an equal row is not it
+    assert view.find(Unnamed(rows[10]), 4_999) == 10
+    assert len(called) <= 4  # the row at the hint, each time
+    assert len(compared) <= 4
 
 
 def test_cells_are_cleaned_capped_and_one_line() -> None:
@@ -404,7 +469,7 @@ THING_COLUMNS = [
 def things(rows: list[Thing] = THINGS) -> TableView:
     view = TableView(wide)
     view.other_fields = OtherFields(lambda row: joined(row.note.split("|")))
-    view.identity = attrgetter("name")
+    view.row_id = attrgetter("name")
     view.load(view.prepare(THING_COLUMNS, rows))
     return view
 
@@ -555,7 +620,7 @@ def test_marks_by_a_resource_s_ids_at_once_are_its_ids_one_by_one() -> None:
     ]
     assert ITEMS.identities(rows) == [ITEMS.identity(row) for row in rows]
     view = TableView(wide)
-    view.identity, view.identities = ITEMS.identity, ITEMS.identities
+    view.row_id = ITEMS.row_id
     view.load(view.prepare(THING_COLUMNS, rows))
     view.set_filter("pass")
     assert view.mark_shown() == 2
@@ -581,7 +646,7 @@ def test_an_id_listed_twice_is_one_marked_object() -> None:
         Listed("cafe\u0301", "Café NFD", 6),
     ]
     view = TableView(wide)
-    view.identity, view.identities = ITEMS.identity, ITEMS.identities
+    view.row_id = ITEMS.row_id
     view.load(view.prepare(THING_COLUMNS, rows))
     assert view.toggle_mark(0)
     assert view.is_marked(0) and view.is_marked(2) and not view.is_marked(3)
@@ -610,7 +675,7 @@ def test_an_id_listed_twice_is_one_marked_object() -> None:
 def test_marks_of_every_row_in_order_are_of_the_rows_shown_of_a_growing_list() -> None:
     rows = [Listed("a", "Gold pass", 1), Listed("b", "Silver pass", 2)]
     view = TableView(wide)
-    view.identity, view.identities = ITEMS.identity, ITEMS.identities
+    view.row_id = ITEMS.row_id
     view.show(THING_COLUMNS, rows)
     rows.append(Listed("c", "Gold coin", 3))  # arrived, not shown yet
     assert view.mark_shown() == 2

@@ -26,7 +26,7 @@ from ..clean import clean_line, display_value
 from ..payouts import PayoutRow
 from .table.cells import Column, numeric_sort_key
 from .table.index import FIELD_SEP, OtherFields
-from .table.model import Unnamed
+from .table.model import identities_of, identity_of
 from .table.numbers import ROUNDED, scientific
 
 KeyFields = list[tuple[str, object]]
@@ -77,17 +77,13 @@ class Resource:
         return f"{count:,} {self.nouns(count)}"
 
     def identity(self, row: Any) -> Hashable:
-        """What a row is across reloads: its id; without one (none, or empty: a placeholder
-        for a row still being read has an empty one), the row object itself."""
-        return self.row_id(row) or Unnamed(row)
+        """What a row is across reloads (:func:`~.table.model.identity_of`): its id, or
+        without one the row object itself."""
+        return identity_of(self.row_id, row)
 
     def identities(self, rows: Sequence[Any]) -> list[Hashable]:
-        """:meth:`identity` of each of ``rows``, in order: one pass in C (``row_id`` is
-        an ``attrgetter``) where every row has an id, as they all do from a real server."""
-        ids: list[Hashable] = list(map(self.row_id, rows))
-        if all(ids):
-            return ids
-        return [key or Unnamed(row) for key, row in zip(ids, rows, strict=True)]
+        """:meth:`identity` of each of ``rows``, in order (one pass in C where all have ids)."""
+        return identities_of(self.row_id, rows)
 
 
 def row_content(row: Any) -> object:

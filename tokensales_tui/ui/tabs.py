@@ -400,8 +400,7 @@ class ResourceTab(Following, Vertical):
         its cancellation, the entries it left out), until the next load starts; the
         countdown to a retry, until the retry starts."""
         self._table = ResourceTable(id=f"{resource.key}-table")
-        self._table.model.identity = resource.identity
-        self._table.model.identities = resource.identities
+        self._table.model.row_id = resource.row_id
         self._table.model.other_fields = resource.other_fields
 
     def on_mount(self) -> None:

@@ -76,6 +76,8 @@ __all__ = [
     "TableView",
     "Unnamed",
     "diff_rows",
+    "identities_of",
+    "identity_of",
     "prepare_rows",
 ]
 
@@ -111,6 +113,39 @@ class Unnamed:
 
     def __repr__(self) -> str:
         return f"Unnamed(<row at {id(self.row):#x}>)"
+
+
+RowId = Callable[[Any], Hashable]
+"""A row's id (an ``attrgetter``: read in C); falsy when it has none."""
+
+
+def identity_of(row_id: RowId, row: Any) -> Hashable:
+    """What ``row`` is across reloads: its id; without one (none, or empty: a placeholder
+    for a row still being read has an empty one), the row object itself (:class:`Unnamed`)."""
+    return row_id(row) or Unnamed(row)
+
+
+def identities_of(row_id: RowId, rows: Sequence[Any]) -> list[Hashable]:
+    """:func:`identity_of` each of ``rows``, in order: one pass in C where every row has
+    an id, as they all do from a real server."""
+    ids: list[Hashable] = list(map(row_id, rows))
+    if all(ids):
+        return ids
+    return [key or Unnamed(row) for key, row in zip(ids, rows, strict=True)]
+
+
+def _index(values: Iterable[object], wanted: object) -> int:
+    """Place of the first of ``values`` equal to ``wanted`` (-1 if none), compared in C."""
+    try:
+        return operator.indexOf(values, wanted)
+    except ValueError:
+        return -1
+
+
+FIND_FIRST = 256
+"""Rows on each side of the cursor's place looked at first for its row (see
+:meth:`TableView.find`); each stretch after that is :data:`FIND_GROWTH` times longer."""
+FIND_GROWTH = 8
 
 
 SCAN_STEP = 8_192
@@ -409,12 +444,8 @@ class TableView:
         """``(column key, reverse)``, or None when the rows keep the server's order."""
         self.other_fields: OtherFields | None = None
         """A row's fields that no column shows, which the filter matches too."""
-        self.identity: Callable[[Any], Hashable] = Unnamed
-        """What a row is, across reloads: the cursor, marks and changes are kept by it
-        (by default, the row object itself; a row without an id: :class:`Unnamed`)."""
-        self.identities: Callable[[Sequence[Any]], list[Hashable]] | None = None
-        """:attr:`identity` of each of a list of rows, in order, at once: a faster way to
-        the same result, or None to call :attr:`identity` on each."""
+        self.row_id: RowId | None = None
+        """A row's id, which is its :meth:`identity` (None: rows have no ids)."""
         self.marks: set[Hashable] = set()
         """The identities of the marked rows (shown or not)."""
         self.changed: set[Hashable] = set()
@@ -662,18 +693,66 @@ class TableView:
             ).index
         return self._index
 
+    def identity(self, row: Any) -> Hashable:
+        """What a row is, across reloads: the cursor, marks and changes are kept by it.
+        Its id (:attr:`row_id`); a row without one is the row object itself
+        (:class:`Unnamed`)."""
+        return Unnamed(row) if self.row_id is None else identity_of(self.row_id, row)
+
     def find(self, wanted: Hashable, hint: int) -> int:
-        """Place of the shown row whose :attr:`identity` is ``wanted``: of several, the
-        nearest to ``hint`` (-1 if none; while the filter is still looked for, among the
-        rows found so far: finding it in every row here would hold the frame)."""
-        rows, view, identity = self.rows, self.view, self.identity
+        """Place of the shown row whose :meth:`identity` is ``wanted``: of several, the
+        nearest to ``hint``, the one above on a tie (-1 if none; while the filter is still
+        looked for, among the rows found so far: finding it in every row here would hold
+        the frame).
+
+        It runs on the event loop each time the rows change, and the row is often gone
+        (deleted, or gone in a reload): the rows are compared in C, a stretch at a time
+        on each side of ``hint``, each stretch longer than the one before.
+        """
+        view = self.view
         count = len(view)
+        if not count or not wanted:  # an empty id is no row's identity
+            return -1
         hint = max(0, min(hint, count - 1))
-        for distance in range(max(hint + 1, count - hint)):  # usually it has not moved
-            for place in (hint - distance, hint + distance) if distance else (hint,):
-                if 0 <= place < count and identity(rows[view[place]]) == wanted:
-                    return place
+        if self.identity(self.rows[view[hint]]) == wanted:
+            return hint  # usually it has not moved
+        first = self._first_in(wanted)
+        if first is None:
+            return -1
+        near, span = 0, FIND_FIRST  # rows nearer than ``near`` on either side are not it
+        while near < max(hint, count - 1 - hint):
+            far = near + span
+            above = first(self._shown(max(hint - far, 0), max(hint - near, 0), backward=True))
+            # Below, only as near as the row found above: a tie goes to the row above.
+            below = first(
+                self._shown(hint + near + 1, hint + 1 + (near + above if above >= 0 else far))
+            )
+            if below >= 0:
+                return hint + near + 1 + below
+            if above >= 0:
+                return hint - near - 1 - above
+            near, span = far, span * FIND_GROWTH
         return -1
+
+    def _first_in(self, wanted: Hashable) -> Callable[[Iterable[Any]], int] | None:
+        """How to find the first of some rows that is ``wanted`` (its place among them,
+        -1 if none), comparing in C; None when no row can be it."""
+        if isinstance(wanted, Unnamed):  # that row object, and no other: ``is``, not ==
+            row = wanted.row
+            return lambda rows: _index(map(operator.is_, rows, repeat(row)), True)
+        row_id = self.row_id
+        if row_id is None:
+            return None  # every row is Unnamed
+        return lambda rows: _index(map(row_id, rows), wanted)
+
+    def _shown(self, start: int, stop: int, *, backward: bool = False) -> Iterable[Any]:
+        """The rows shown from place ``start`` to ``stop``, in display order or backward,
+        read in C."""
+        rows, places = self.rows, self.view[start:stop]
+        if isinstance(places, range) and places.step == 1 and isinstance(rows, list):
+            picked = rows[places.start : places.stop]  # the server's order: a slice
+            return reversed(picked) if backward else picked
+        return map(rows.__getitem__, reversed(places) if backward else places)
 
     @property
     def shown_rows(self) -> list[Any]:
@@ -940,9 +1019,9 @@ class TableView:
         return list(map(rows.__getitem__, positions))
 
     def _identities(self, rows: Sequence[Any]) -> list[Hashable]:
-        if self.identities is None:
-            return list(map(self.identity, rows))
-        return self.identities(rows)
+        if self.row_id is None:
+            return list(map(Unnamed, rows))
+        return identities_of(self.row_id, rows)
 
     def is_marked(self, position: int) -> bool:
         """Whether the row at ``position`` is marked."""
