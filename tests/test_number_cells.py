@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
+from rich.cells import cell_len
 
 from tokensales_tui.api.decode import ListParser
 from tokensales_tui.api.models import Asset, Item, Webhook
@@ -174,27 +175,51 @@ def test_fit_number_leaves_what_is_no_number_to_be_cut() -> None:
 # --- alignment never looks cut -----------------------------------------------------------
 
 
-def test_one_long_currency_never_makes_the_other_prices_look_cut() -> None:
-    long_currency = "日本語のタイトル漢字テスト全角文字列"
+@pytest.mark.parametrize(
+    "long_currency", ["日本語のタイトル漢字", "日本語のタイトル漢字テスト全角文字列"]
+)
+def test_one_long_currency_never_makes_the_other_prices_look_cut(long_currency: str) -> None:
     rows = items("1", "2.5", "1234.5") + items("3", currency=long_currency)
     column = next(c for c in ITEMS.columns(rows) if c.key == "price")
     cells = column_cells(column, rows)[0]
     ceiling = column_ceiling(column)
     # the prices that fit the column fit padded: their points in line
-    assert all(len(cell) <= ceiling for cell in cells[:3]), cells
+    assert all(cell_len(cell) <= ceiling for cell in cells[:3]), cells
     assert len({len(cell) - cell.index(".") for cell in cells[:3]}) == 1
-    # measured over the whole list (its index) and over a sample (rows shown at once)
-    indexed = TableView(len)
-    indexed.load(prepare_rows([column], rows, width=len))
-    sampled = TableView(len)
+    # Measured over the whole list (its index) and over a sample (rows shown at once,
+    # before they are indexed), in terminal cells as the table measures: the same
+    # column either way, or it jumps once indexing ends.
+    indexed = TableView(cell_len)
+    indexed.load(prepare_rows([column], rows, width=cell_len))
+    sampled = TableView(cell_len)
     sampled.show([column], rows)
+    assert (sampled.natural, sampled.tails) == (indexed.natural, indexed.tails)
+    assert [sampled.cells_of(row) for row in rows] == [indexed.cells_of(row) for row in rows]
     for view in (indexed, sampled):
-        assert view.natural[0] <= ceiling
+        assert view.natural[0] == cell_len("1,234.50 USD")  # no blanks past the prices
         for row in rows[:3]:
             cell = view.cells_of(row)[0]
             for width in range(len(cell.rstrip()), view.natural[0] + 1):
                 shown = fit(cell, width, right=True)
                 assert "…" not in shown, (shown, width)
+
+
+def test_decimal_points_line_up_in_terminal_cells_past_wide_characters() -> None:
+    # A currency of wide characters takes two cells each: padded by characters, its
+    # point stood one cell left of the others'.
+    rows = items("1.5", currency="円") + items("12.25", "3")
+    column = next(c for c in ITEMS.columns(rows) if c.key == "price")
+    indexed = TableView(cell_len)
+    indexed.load(prepare_rows([column], rows, width=cell_len))
+    sampled = TableView(cell_len)
+    sampled.show([column], rows)
+    for cells in (
+        column_cells(column, rows)[0],
+        [indexed.cells_of(row)[0] for row in rows],
+        [sampled.cells_of(row)[0] for row in rows],
+    ):
+        assert cells[0].startswith("1.50 円"), cells
+        assert len({cell_len(cell[cell.index(".") :]) for cell in cells}) == 1, cells
 
 
 def test_padding_that_does_not_fit_is_given_up_before_anything_is_cut() -> None:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import operator
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from itertools import accumulate, compress, filterfalse, repeat
 from typing import Any, Literal
+
+from rich.cells import cell_len
 
 from ...api.arriving import still_arriving
 from ...clean import cell_text as _cell_text
@@ -32,16 +34,15 @@ __all__ = [
     "Column",
     "Width",
     "align_decimals",
-    "aligned_tail",
     "cell_text",
     "column_ceiling",
     "column_cells",
-    "column_tail",
     "column_widths",
-    "decimal_layout",
     "decimal_tail",
+    "decimal_width",
     "fit_widths",
     "measure_column",
+    "measure_decimals",
     "natural_keys",
     "natural_width",
     "numeric_sort_key",
@@ -209,13 +210,13 @@ def cell_text(value: object, limit: int | None = CELL_LIMIT) -> str:
 
 
 def column_cells(
-    column: Column, rows: Sequence[Any], *, pad: bool = True
+    column: Column, rows: Sequence[Any], *, pad: bool = True, width: Width = cell_len
 ) -> tuple[list[str], bool, int]:
     """The display text of one column for every row, cleaned and capped.
 
-    Cells of a "decimal" column are padded to line up (:func:`align_decimals`) unless
-    ``pad`` is false: the search index keeps them as they are, so that a slice of rows
-    indexed alone gets the cells the whole list would.
+    Cells of a "decimal" column are padded to line up (:func:`align_decimals`; measured
+    with ``width``) unless ``pad`` is false: the search index keeps them as they are, so
+    that a slice of rows indexed alone gets the cells the whole list would.
 
     Returns:
         The cells, whether they are all ASCII, and the most characters in one.
@@ -238,7 +239,8 @@ def column_cells(
         cells, widened = settle_cells(cells, joined)
         longest = max(longest, widened)
     if pad and column.align == "decimal":
-        cells = align_decimals(cells, column_tail(column, cells))
+        _, tail = decimal_width(column, *measure_decimals(column, cells, joined.isascii(), width))
+        cells = align_decimals(cells, tail, width)
         longest = max(map(len, cells), default=0)
     return cells, joined.isascii(), longest
 
@@ -290,35 +292,43 @@ def settle_cells(cells: list[str], joined: str) -> tuple[list[str], int]:
     return settled, max(map(len, map(settled.__getitem__, places)), default=0)
 
 
-def decimal_tail(cell: str) -> int:
-    """The characters from the decimal point (the first ``.``) to the end; 0 without one."""
+def decimal_tail(cell: str, width: Width = cell_len) -> int:
+    """The terminal cells from the decimal point (the first ``.``) to the end, measured
+    with ``width`` where they are not all ASCII (``日本円``: six); 0 without a point."""
     point = cell.find(".")
-    return len(cell) - point if point >= 0 else 0
+    if point < 0:
+        return 0
+    return len(cell) - point if cell.isascii() else width(cell[point:])
 
 
-def align_decimals(cells: list[str], tail: int | None = None) -> list[str]:
+def align_decimals(cells: list[str], tail: int | None = None, width: Width = cell_len) -> list[str]:
     """``cells`` padded on the right so that, right-aligned, their decimal points line up.
 
-    Each ends ``tail`` characters after its point (default: the longest tail of ``cells``),
-    as in ``1,234.50 EUR`` over ``   0.5 ETH  ``; a cell without a point ends at it; a cell
-    whose tail is longer is left as it is.
+    Each ends ``tail`` terminal cells after its point (default: the longest tail of
+    ``cells``; measured with ``width``), as in ``1,234.50 EUR`` over ``   0.5 ETH  ``; a
+    cell without a point ends at it; a cell whose tail is longer is left as it is.
     """
-    tails = list(map(decimal_tail, cells))
+    tails = list(map(decimal_tail, cells, repeat(width)))
     widest = max(tails, default=0) if tail is None else tail
     if not any(each != widest for each in tails):
         return cells
     return [cell + " " * (widest - each) for cell, each in zip(cells, tails, strict=True)]
 
 
-def decimal_layout(cells: list[str], sizes: Iterable[int], ceiling: int) -> tuple[int, int, int]:
-    """What the decimal alignment of ``cells`` (``sizes`` wide each) in a column at most
-    ``ceiling`` cells wide depends on: the widest head (a cell but its tail) of all the
-    cells, and the widest head and tail of those that fit the column on their own.
+def measure_decimals(
+    column: Column, cells: list[str], is_ascii: bool, width: Width
+) -> tuple[int, int, int]:
+    """What the decimal alignment of ``column``'s ``cells`` (not padded) depends on: the
+    widest head (a cell but its tail) of all the cells, and the widest head and tail of
+    those that fit the column on their own. Everything is measured in terminal cells
+    (``width``; a cell's length where all are ASCII), the one measure of the whole list's
+    index and of a sample of rows shown before it: the column is as wide either way.
 
-    The maxima of blocks of cells are those of the whole (:func:`aligned_tail`).
+    The maxima of blocks of cells are those of the whole (:func:`decimal_width`).
     """
-    tails = list(map(decimal_tail, cells))
-    sizes = list(sizes)
+    ceiling = column_ceiling(column)
+    sizes = list(map(len, cells) if is_ascii else map(width, cells))
+    tails = list(map(decimal_tail, cells, repeat(width)))
     heads = list(map(operator.sub, sizes, tails))
     head, tail = max(heads, default=0), max(tails, default=0)
     if head + tail <= ceiling:  # every cell fits, padded: the common case
@@ -327,22 +337,19 @@ def decimal_layout(cells: list[str], sizes: Iterable[int], ceiling: int) -> tupl
     return head, max(compress(heads, fit), default=0), max(compress(tails, fit), default=0)
 
 
-def aligned_tail(fit_head: int, fit_tail: int, ceiling: int) -> int:
-    """The tail a decimal column's cells are padded to (:func:`align_decimals`), from the
-    widest head and tail of those that fit the column on their own (:func:`decimal_layout`).
+def decimal_width(column: Column, head: int, fit_head: int, fit_tail: int) -> tuple[int, int]:
+    """The width of a decimal column's widest cell once padded, and the tail its cells
+    are padded to (:func:`align_decimals`), from :func:`measure_decimals`'s answer.
 
-    The longest tail, unless that would pad a cell that fits past the column: then the
-    longest that pads none past it, and a cell with a longer tail (one long currency) is
-    left as it is. Alignment never makes a whole cell look cut; a cell too wide on its
-    own is the column's to cut or write shorter (:func:`.lines.fit`)."""
-    return max(0, min(fit_tail, ceiling - fit_head))
-
-
-def column_tail(column: Column, cells: list[str]) -> int:
-    """The tail ``column``'s ``cells`` (not padded) are padded to (:func:`aligned_tail`)."""
+    The tail is the longest one, unless that would pad a cell that fits past the
+    column: then the longest that pads none past it, and a cell with a longer tail (one
+    long currency) is left as it is. Alignment never makes a whole cell look cut; a cell
+    too wide on its own is the column's to cut or write shorter (:func:`.lines.fit`).
+    """
     ceiling = column_ceiling(column)
-    _, head, tail = decimal_layout(cells, map(len, cells), ceiling)
-    return aligned_tail(head, tail, ceiling)
+    tail = max(0, min(fit_tail, ceiling - fit_head))
+    # A cell with a longer tail than that is not padded: as wide as it is.
+    return max(1, min(ceiling, max(head + tail, fit_head + fit_tail))), tail
 
 
 SAMPLE = 2_000
@@ -352,7 +359,7 @@ SAMPLE = 2_000
 def sample_widths(
     columns: Sequence[Column], rows: Sequence[Any], width: Width
 ) -> tuple[list[int], list[int], list[int]]:
-    """Column widths, decimal tails (:func:`column_tail`; 0 but for "decimal" columns)
+    """Column widths, decimal tails (:func:`decimal_width`; 0 but for "decimal" columns)
     and the widths of the cells alone (:func:`measure_column`), over a sample of ``rows``."""
     sample = sample_of(rows)
     natural: list[int] = []
@@ -360,12 +367,11 @@ def sample_widths(
     content: list[int] = []
     for column in columns:
         cells, is_ascii, longest = column_cells(column, sample, pad=False)
-        tail = 0
-        if column.align == "decimal":
-            tail = column_tail(column, cells)
-            cells = align_decimals(cells, tail)
-            longest = max(map(len, cells), default=0)
-        both = measure_column(column, cells, is_ascii, longest, width)
+        if column.align == "decimal":  # as an index of every row measures it
+            widest, tail = decimal_width(column, *measure_decimals(column, cells, is_ascii, width))
+            both = column_widths(column, widest, width)
+        else:
+            tail, both = 0, measure_column(column, cells, is_ascii, longest, width)
         natural.append(both[0])
         tails.append(tail)
         content.append(both[1])

@@ -44,13 +44,13 @@ from .cells import (
     Column,
     Width,
     align_decimals,
-    aligned_tail,
     cell_text,
     column_ceiling,
     column_cells,
     column_widths,
-    decimal_layout,
+    decimal_width,
     measure_cells,
+    measure_decimals,
     natural_width,
     sample_widths,
 )
@@ -272,7 +272,7 @@ class RowsIndexer:
         self._interner = None if other_fields is None else ExtrasInterner(other_fields)
         self._widest = [1] * len(self.columns)
         # Decimal columns: the widest cell but its tail, and of the cells that fit the
-        # column, the widest head and tail (decimal_layout).
+        # column, the widest head and tail (measure_decimals).
         self._heads = [0] * len(self.columns)
         self._fit_heads = [0] * len(self.columns)
         self._fit_tails = [0] * len(self.columns)
@@ -343,7 +343,7 @@ class RowsIndexer:
     def measures(self) -> Measures:
         """The widest cell of each column, and of decimal columns the widest part before
         the tail, and the widest head and tail of the cells that fit the column
-        (:func:`.cells.decimal_layout`), over every row measured so far."""
+        (:func:`.cells.measure_decimals`), over every row measured so far."""
         return self._widest, self._heads, self._fit_heads, self._fit_tails
 
     def piece(self, added: Sequence[Any], start: int) -> IndexPiece:
@@ -370,9 +370,8 @@ class RowsIndexer:
             widest = measure_cells(cells, is_ascii, longest, 1, ceiling, self.width)
             self._widest[place] = max(self._widest[place], widest)
             return
-        # Padded to a tail of the whole list, known at the end only (aligned_tail).
-        measured = map(len, cells) if is_ascii else map(self.width, cells)
-        head, fit_head, fit_tail = decimal_layout(cells, measured, column_ceiling(column))
+        # Padded to a tail of the whole list, known at the end only (decimal_width).
+        head, fit_head, fit_tail = measure_decimals(column, cells, is_ascii, self.width)
         self._heads[place] = max(self._heads[place], head)
         self._fit_heads[place] = max(self._fit_heads[place], fit_head)
         self._fit_tails[place] = max(self._fit_tails[place], fit_tail)
@@ -400,15 +399,9 @@ class RowsIndexer:
         for place, column in enumerate(columns):
             widest, tail = self._widest[place], 0
             if column.align == "decimal":
-                ceiling = column_ceiling(column)
-                head, fit_head, fit_tail = (
-                    self._heads[place],
-                    self._fit_heads[place],
-                    self._fit_tails[place],
+                widest, tail = decimal_width(
+                    column, self._heads[place], self._fit_heads[place], self._fit_tails[place]
                 )
-                tail = aligned_tail(fit_head, fit_tail, ceiling)
-                # A cell with a longer tail than that is not padded: as wide as it is.
-                widest = max(1, min(ceiling, max(head + tail, fit_head + fit_tail)))
             both = column_widths(column, widest, self.width)
             natural.append(both[0])
             content.append(both[1])
@@ -788,7 +781,7 @@ class TableView:
         cells = [cell_text(column.get(row)) for column in self.columns]
         for place, tail in enumerate(self.tails):
             if tail:
-                cells[place] = align_decimals([cells[place]], tail)[0]
+                cells[place] = align_decimals([cells[place]], tail, self.width)[0]
         return cells
 
     def first(self, predicate: Callable[[Any], bool]) -> int:
