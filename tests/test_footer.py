@@ -16,7 +16,11 @@ from textual.binding import Binding
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
+from tokensales_tui.session import Launch
+from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.widgets.footer import KeysFooter
+
+from .apphelpers import loaded, screen_text
 
 BINDINGS = [
     Binding("a", "note('a')", "Add"),
@@ -267,3 +271,21 @@ def test_every_screen_of_the_app_has_its_own_footer_of_keys() -> None:
         )
     ]
     assert footless == []
+
+
+async def test_a_keymap_applied_without_the_app_s_focus_shows_once_a_key_brings_it_back() -> None:
+    # A footer leaves its keys as they are while the app has not the focus; a key that
+    # gives it back, with no widget to give the focus back to, refreshed nothing.
+    app = TokenSalesApp(Launch(demo=True))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await loaded(app, pilot)
+        app.screen.set_focus(None)
+        await pilot.pause()
+        app.app_focus = False  # as a terminal's "focus out" leaves it
+        app.use_keymap({"refresh": "f5"})
+        await pilot.pause()
+        await pilot.press("f12")  # a key nothing binds gives the focus back
+        assert app.app_focus
+        await pilot.pause()
+        shown = screen_text(app).splitlines()[-1]
+        assert "f5 Refresh" in shown and "r Refresh" not in shown, shown

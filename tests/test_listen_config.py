@@ -57,6 +57,26 @@ async def test_listen_moves_its_keys_and_shows_the_theme_as_the_config_file_says
             assert "ctrl+n/k/g/G move" in said, said
 
 
+async def test_the_footer_shows_a_keymap_applied_while_the_app_had_not_the_focus() -> None:
+    # listen applies the file's keymap once it is read, after the screen shows. Without
+    # the app's focus then (another tmux pane), the footer left its keys as they were,
+    # and a key that gave the focus back did not refresh them: the header said "o opens
+    # one", the footer "⏎ Open", until a delivery was opened and left.
+    async with Listening(ListenOptions()) as listening:
+        app = ListenApp(listening)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for(lambda: "Help" in footer(app), pilot)
+            app.screen.set_focus(None)  # nothing to give the focus back to: no refresh
+            await pilot.pause()
+            app.app_focus = False  # as a terminal's "focus out" leaves it
+            app.use_keymap({"deliveries.open": "o", "deliveries.help": "f1"})
+            await pilot.pause()
+            await pilot.press("f12")  # a key gives the focus back (no "focus in")
+            await wait_for(lambda: app.app_focus, pilot)
+            await wait_for(lambda: "f1 Help" in footer(app), pilot)
+            assert "o Open" in footer(app) and "⏎ Open" not in footer(app), footer(app)
+
+
 async def test_listen_says_what_in_the_keymap_cannot_work_as_the_app_does() -> None:
     config.save_config(
         config.ConfigFile(

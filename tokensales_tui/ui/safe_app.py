@@ -161,6 +161,16 @@ class GuardedApp(KeysInOrder[ReturnType]):
             # the least it can draw, and what TERM=xterm gets.
             self.console._color_system = ColorSystem.STANDARD
 
+    def watch_app_focus(self, focus: bool) -> None:
+        """Back with the focus, show the keys as bound now. A footer leaves its keys as
+        they are while the app has not the focus (as Textual's does), and the focus also
+        comes back with a key or a click, after which Textual refreshes the bindings only
+        if it gives a widget its focus back: a keymap applied meanwhile (listen's, once
+        its config file is read) stayed out of the footer until the bindings next
+        changed."""
+        if focus and self.screen_stack:
+            self.screen.refresh_bindings()
+
     @on(Driver.SignalResume)
     @on(TerminalCaughtUp)
     def _redraw_all(self) -> None:
