@@ -25,7 +25,11 @@ async def test_a_peer_that_never_reads_its_answer_is_closed_all_the_same() -> No
     # A close that waits for unsent bytes to go waits for good when the peer never reads:
     # the connection stayed open past its time and past the limit, one socket a peer.
     guard = ConnectionGuard(
-        _AnswersBig, limit=2, log=logging.getLogger("test.guard"), request_wait=0.3
+        _AnswersBig,
+        limit=2,
+        log=logging.getLogger("test.guard"),
+        request_wait=0.3,
+        close_wait=0.3,
     )
     server = await asyncio.get_running_loop().create_server(guard, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
@@ -38,7 +42,7 @@ async def test_a_peer_that_never_reads_its_answer_is_closed_all_the_same() -> No
             clients.append(client)
             await asyncio.sleep(0.1)
             assert guard.open <= 2
-        for _ in range(60):  # each one's time is 0.3 s
+        for _ in range(60):  # each one's time is 0.3 s, then 0.3 s to take its answer
             if guard.open == 0:
                 break
             await asyncio.sleep(0.05)
@@ -46,6 +50,29 @@ async def test_a_peer_that_never_reads_its_answer_is_closed_all_the_same() -> No
     finally:
         for client in clients:
             client.close()
+        server.close()
+        await server.wait_closed()
+
+
+async def test_a_peer_closed_for_its_time_still_gets_what_was_sent_while_it_reads() -> None:
+    # Cut off at once, a slow reader lost the end of an answer already sent (a download
+    # in serve whose last bytes were still on their way when its time ran out).
+    guard = ConnectionGuard(
+        _AnswersBig, limit=4, log=logging.getLogger("test.guard"), request_wait=0.2
+    )
+    server = await asyncio.get_running_loop().create_server(guard, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        await asyncio.sleep(0.6)  # past its time, most of the answer not yet taken
+        assert guard.open == 1
+        received = 0
+        async with asyncio.timeout(10):
+            while chunk := await reader.read(1 << 16):
+                received += len(chunk)
+        assert received == 8 << 20
+    finally:
+        writer.close()
         server.close()
         await server.wait_closed()
 

@@ -56,6 +56,10 @@ __all__ = [
 REQUEST_WAIT = 5.0
 """Seconds a connection has to send a complete request, once open or answered."""
 
+CLOSE_WAIT = 5.0
+"""Seconds a connection closed for its time has to take what was sent to it before it
+is cut off (a peer that does not read would hold it open for good)."""
+
 MIN_RATE = 10_000
 """Bytes a second a request must come at, past its first :data:`REQUEST_WAIT` seconds."""
 
@@ -120,6 +124,8 @@ class ConnectionGuard:
         limit: Most connections open at once.
         log: Where closing connections for new ones is said (once a second at most).
         request_wait: Seconds for a complete request, besides what :data:`MIN_RATE` adds.
+        close_wait: Seconds a connection closed for its time may still take what was sent
+            to it (:data:`CLOSE_WAIT`).
         body_limit: The largest body the server takes (the rest is never waited for).
     """
 
@@ -130,12 +136,14 @@ class ConnectionGuard:
         limit: int,
         log: logging.Logger,
         request_wait: float = REQUEST_WAIT,
+        close_wait: float = CLOSE_WAIT,
         body_limit: int = 0,
     ) -> None:
         self.factory = factory
         self.limit = limit
         self.log = log
         self.request_wait = request_wait
+        self.close_wait = close_wait
         self.most_counted = body_limit + HEAD_ROOM
         self._open: dict[_Guarded, None] = {}
         """The connections open, oldest first."""
@@ -158,7 +166,8 @@ class ConnectionGuard:
             idle = [connection for connection in self._open if not connection.working]
             for connection in idle[:over]:  # oldest first
                 connection.close(
-                    f"to make room for a new connection ({self.limit:,} open, the most allowed)"
+                    f"to make room for a new connection ({self.limit:,} open, the most allowed)",
+                    at_once=True,
                 )
             if (left_out := self._throttle.allow("limit")) is not None:
                 self.log.warning(
@@ -283,9 +292,10 @@ class _Guarded(asyncio.Protocol):
             return
         self._timer = loop.call_at(deadline, self._check)
 
-    def close(self, why: str) -> None:
+    def close(self, why: str, *, at_once: bool = False) -> None:
         """Close the connection for ``why`` (its server is told it was lost, and can read
-        ``why`` in its :class:`Closing`)."""
+        ``why`` in its :class:`Closing`): ``at_once`` (for room), or once what was sent to
+        it has gone, within the guard's ``close_wait``."""
         if self.transport is None or not self.transport.is_closing():
             self.closing.why = self.closing.why or why  # not when its other end closed it
         self._closing = True
@@ -295,13 +305,26 @@ class _Guarded(asyncio.Protocol):
         transport = self.transport
         if transport is None:
             return
-        if isinstance(transport, asyncio.WriteTransport) and (
-            transport.is_closing() or transport.get_write_buffer_size()
-        ):
+        unsent = isinstance(transport, asyncio.WriteTransport) and (
+            transport.get_write_buffer_size() > 0
+        )
+        if transport.is_closing() or (at_once and unsent):
             # A close waits for the bytes not yet sent, for good when the peer never
             # reads them: the connection would stay open past its time and the limit.
+            self._cut_off()
+            return
+        transport.close()
+        if unsent:
+            loop = asyncio.get_running_loop()
+            self._timer = loop.call_later(self.guard.close_wait, self._cut_off)
+
+    def _cut_off(self) -> None:
+        """End the connection now, what was not sent to it with it."""
+        self._timer = None
+        transport = self.transport
+        if isinstance(transport, asyncio.WriteTransport):
             transport.abort()
-        elif not transport.is_closing():
+        elif transport is not None:
             transport.close()
 
 
