@@ -301,6 +301,12 @@ def test_the_place_an_error_body_names(body: object, place: tuple[object, object
             {"errors": [{"pointer": "/1/contractAddress", "detail": "no"}]},
             [("contractAddress", 1, "[1].contractAddress: no")],
         ),
+        # A pointer's parts that are no position in ASCII digits stay names (int() took
+        # a superscript two for one, and refused 5,000 digits with an error).
+        (
+            {"errors": [{"pointer": "/a/\u00b2/b", "detail": "no"}]},
+            [("a.\u00b2.b", None, "a.\u00b2.b: no")],
+        ),
         # A field of the body's own: the whole message is its problem.
         (
             {"message": "must not be empty", "field": "events"},
@@ -314,6 +320,13 @@ def test_the_place_an_error_body_names(body: object, place: tuple[object, object
 )
 def test_each_problem_an_error_body_names(body: object, problems: list[object]) -> None:
     assert shapes.error_problems(body) == problems
+
+
+def test_a_pointer_of_five_thousand_digits_is_a_name_not_an_error() -> None:
+    ((field, index, _),) = shapes.error_problems(
+        {"errors": [{"pointer": "/a/" + "1" * 5000, "detail": "no"}]}
+    )
+    assert index is None and field is not None and field.startswith("a.1111")
 
 
 async def test_every_problem_reaches_the_validation_error_cleaned() -> None:
