@@ -863,8 +863,8 @@ def _entry_place(entry: Mapping[str, Any]) -> str | None:
     ``collections[1].name``; the part of the request it starts with is left out)."""
     place = next((entry[k] for k in ("field", "path", "loc", "pointer") if entry.get(k)), None)
     if isinstance(place, str) and place.startswith("/"):  # a JSON pointer: /fiatDetails/name
-        parts = place[1:].split("/")
-        place = [p if (n := ascii_int(p, 9)) is None or p != str(n) else n for p in parts]
+        pieces = place[1:].split("/")
+        place = [p if (n := ascii_int(p, 9)) is None or p != str(n) else n for p in pieces]
     if isinstance(place, str):
         return place
     if not isinstance(place, list):
