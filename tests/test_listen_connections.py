@@ -35,10 +35,12 @@ def _port(url: str) -> int:
 
 
 async def _closed(reader: asyncio.StreamReader) -> bytes:
-    """What the server sent until it closed the connection."""
+    """What the server sent until it closed the connection (a close that meets bytes
+    still on their way to it is a reset: closed all the same)."""
     said = b""
-    while chunk := await reader.read(65536):
-        said += chunk
+    with contextlib.suppress(ConnectionResetError):
+        while chunk := await reader.read(65536):
+            said += chunk
     return said
 
 

@@ -308,10 +308,12 @@ class _Guarded(asyncio.Protocol):
         unsent = isinstance(transport, asyncio.WriteTransport) and (
             transport.get_write_buffer_size() > 0
         )
-        if transport.is_closing() or (at_once and unsent):
+        if unsent and (at_once or transport.is_closing()):
             # A close waits for the bytes not yet sent, for good when the peer never
             # reads them: the connection would stay open past its time and the limit.
             self._cut_off()
+            return
+        if transport.is_closing():  # nothing left to send: it is gone in a moment
             return
         transport.close()
         if unsent:
