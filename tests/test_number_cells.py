@@ -91,7 +91,7 @@ def test_an_asset_number_a_float_cannot_stand_for_is_shown_as_written() -> None:
     rows = assets("1E+999", "1e308", LONG, "-0", "18", "0.5", "9223372036854775808")
     columns = ASSETS.columns(rows)
     column = next(c for c in columns if c.key == "decimals")
-    cells = column_cells(column, rows)[0]
+    cells = column_cells(column, rows, width=cell_len)[0]
     assert cells == ["1E+999", "1e308", LONG, "0", "18", "0.5", "9223372036854775808"]
     view = TableView(len)
     view.load(prepare_rows(columns, rows, width=len))
@@ -181,7 +181,7 @@ def test_fit_number_leaves_what_is_no_number_to_be_cut() -> None:
 def test_one_long_currency_never_makes_the_other_prices_look_cut(long_currency: str) -> None:
     rows = items("1", "2.5", "1234.5") + items("3", currency=long_currency)
     column = next(c for c in ITEMS.columns(rows) if c.key == "price")
-    cells = column_cells(column, rows)[0]
+    cells = column_cells(column, rows, width=cell_len)[0]
     ceiling = column_ceiling(column)
     # the prices that fit the column fit padded: their points in line
     assert all(cell_len(cell) <= ceiling for cell in cells[:3]), cells
@@ -214,7 +214,7 @@ def test_decimal_points_line_up_in_terminal_cells_past_wide_characters() -> None
     sampled = TableView(cell_len)
     sampled.show([column], rows)
     for cells in (
-        column_cells(column, rows)[0],
+        column_cells(column, rows, width=cell_len)[0],
         [indexed.cells_of(row)[0] for row in rows],
         [sampled.cells_of(row)[0] for row in rows],
     ):

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich.cells import cell_len
 
 from tokensales_tui.ui.resources import ITEMS, joined
 from tokensales_tui.ui.table import index as index_module
@@ -139,13 +140,13 @@ def test_text_sort_is_natural_numbers_in_the_text_by_their_value() -> None:
 
 def test_decimal_cells_are_padded_so_their_points_line_up() -> None:
     cells = ["12.5 EUR", "1,234.00 USDC", "0.00012345 ETH", "7 USD"]
-    padded = align_decimals(cells)
+    padded = align_decimals(cells, None, cell_len)
     assert [cell.rstrip() for cell in padded] == cells
     widest = max(map(len, padded))
     points = {widest - len(cell) + cell.index(".") for cell in padded if "." in cell}
     assert len(points) == 1  # right-aligned in one width, every point in one place
     assert padded[3] == "7 USD" + " " * 13
-    assert align_decimals(["1.00 EUR", "2.00 EUR"]) == ["1.00 EUR", "2.00 EUR"]
+    assert align_decimals(["1.00 EUR", "2.00 EUR"], None, cell_len) == ["1.00 EUR", "2.00 EUR"]
 
 
 def test_sorting_by_an_unknown_column_is_refused_and_changes_nothing() -> None:

@@ -16,8 +16,6 @@ from decimal import Decimal, InvalidOperation
 from itertools import accumulate, compress, filterfalse, repeat
 from typing import Any, Literal
 
-from rich.cells import cell_len
-
 from ...api.arriving import still_arriving
 from ...clean import cell_text as _cell_text
 from ...clean import (
@@ -210,7 +208,7 @@ def cell_text(value: object, limit: int | None = CELL_LIMIT) -> str:
 
 
 def column_cells(
-    column: Column, rows: Sequence[Any], *, pad: bool = True, width: Width = cell_len
+    column: Column, rows: Sequence[Any], *, pad: bool = True, width: Width | None = None
 ) -> tuple[list[str], bool, int]:
     """The display text of one column for every row, cleaned and capped.
 
@@ -220,6 +218,9 @@ def column_cells(
 
     Returns:
         The cells, whether they are all ASCII, and the most characters in one.
+
+    Raises:
+        TypeError: Decimal cells to pad without ``width``.
     """
     cells: list[Any] = list(map(column.get, rows))
     try:
@@ -239,6 +240,8 @@ def column_cells(
         cells, widened = settle_cells(cells, joined)
         longest = max(longest, widened)
     if pad and column.align == "decimal":
+        if width is None:
+            raise TypeError("decimal cells are padded as the widget measures them: pass width")
         _, tail = decimal_width(column, *measure_decimals(column, cells, joined.isascii(), width))
         cells = align_decimals(cells, tail, width)
         longest = max(map(len, cells), default=0)
@@ -292,7 +295,7 @@ def settle_cells(cells: list[str], joined: str) -> tuple[list[str], int]:
     return settled, max(map(len, map(settled.__getitem__, places)), default=0)
 
 
-def decimal_tail(cell: str, width: Width = cell_len) -> int:
+def decimal_tail(cell: str, width: Width) -> int:
     """The terminal cells from the decimal point (the first ``.``) to the end, measured
     with ``width`` where they are not all ASCII (``日本円``: six); 0 without a point."""
     point = cell.find(".")
@@ -301,7 +304,7 @@ def decimal_tail(cell: str, width: Width = cell_len) -> int:
     return len(cell) - point if cell.isascii() else width(cell[point:])
 
 
-def align_decimals(cells: list[str], tail: int | None = None, width: Width = cell_len) -> list[str]:
+def align_decimals(cells: list[str], tail: int | None, width: Width) -> list[str]:
     """``cells`` padded on the right so that, right-aligned, their decimal points line up.
 
     Each ends ``tail`` terminal cells after its point (default: the longest tail of

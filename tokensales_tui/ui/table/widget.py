@@ -449,7 +449,9 @@ class ResourceTable(Following, ScrollView, can_focus=True):
             natural: list[int] = []
             content: list[int] = []
             for column in data.columns:
-                cells = [mask_text(cell) for cell in column_cells(column, sample)[0]]
+                cells = [
+                    mask_text(cell) for cell in column_cells(column, sample, width=data.width)[0]
+                ]
                 is_ascii = all(map(str.isascii, cells))
                 longest = max(map(len, cells), default=0)
                 both = measure_column(column, cells, is_ascii, longest, data.width)
