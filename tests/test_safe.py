@@ -435,3 +435,23 @@ async def test_a_text_area_draws_invisible_characters_marked_and_keeps_them() ->
         area.load_text("q\u200br")
         await pilot.pause()
         assert "q⸱r" in area.render_line(0).text and area.text == "q\u200br"
+
+
+def test_a_short_text_is_checked_without_the_table_and_as_the_table_would() -> None:
+    # The table of characters of disputed width takes about 20 ms to build: the first
+    # frame's footer ("⏎ Open") built it before anything was drawn.
+    from tokensales_tui import clean as clean_module
+
+    clean_module._settle_table.cache_clear()
+    assert not clean_module.unsettled("⏎ Open ▏ ^p palette — 例え.jp café")
+    assert clean_module._settle_table.cache_info().currsize == 0
+    assert clean_module.unsettled("pay\u200bpal")
+    table = clean_module._settle_table()[1]
+    spans = (range(0, 0x30000), range(0xE0000, 0xE0200))
+    wrong = [
+        hex(code)
+        for span in spans
+        for code in span
+        if clean_module._settled_char(code) != (code in table)
+    ]
+    assert wrong == []

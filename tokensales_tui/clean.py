@@ -24,11 +24,12 @@ the scripting commands print cleaned text. Nothing here imports Textual or Rich.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
@@ -150,6 +151,37 @@ def _ranges(codes: list[int]) -> str:
     return "".join(parts)
 
 
+_ZERO_WIDTH: Final = (
+    0x00AD, 0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D, 0x180E,
+    0x180F, 0x200B, 0x200C, 0x200D, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0x3164,
+    0xFE00, 0xFE01, 0xFE02, 0xFE03, 0xFE04, 0xFE05, 0xFE06, 0xFE07, 0xFE08, 0xFE09,
+    0xFE0A, 0xFE0B, 0xFE0C, 0xFE0D, 0xFE0E, 0xFE0F, 0xFEFF, 0xFFA0,
+)  # fmt: skip
+"""Zero-width format characters and fillers: Rich counts none of them, terminals differ
+(a ZWSP takes a cell in some, U+3164 two in glibc's table; a ZWJ glues emoji in some)."""
+
+_BY_CATEGORY: Final = (range(0x00A0, 0x20000), range(0xE0000, 0xE0080))
+"""Where the characters settled by their category lie: every format character and spacing
+mark but the tags (U+E00xx) lies below U+20000."""
+
+
+def _settled_char(code: int) -> bool:
+    """Whether :func:`_settle_table` holds ``code``, without building it (a text of a few
+    characters, met before the table: the app's first frame has ``⏎`` in its footer)."""
+    if code < 0xA0:
+        return False
+    if code in _ZERO_WIDTH or code in SKIN_TONES or 0xE0100 <= code < 0xE01F0:
+        return True
+    if not any(code in span for span in _BY_CATEGORY):
+        return False
+    kind = unicodedata.category(chr(code))
+    return kind == "Mc" or (kind in ("Cf", "Zl", "Zp") and code not in _TABLE)
+
+
+FEW_CHARACTERS: Final = 256
+"""Texts up to this long are checked a character at a time until the table is built."""
+
+
 @functools.cache
 def _settle_table() -> tuple[re.Pattern[str], dict[int, str]]:
     """Built at the first text that is not ASCII (about 20 ms), not at import."""
@@ -158,20 +190,15 @@ def _settle_table() -> tuple[re.Pattern[str], dict[int, str]]:
     # emoji in some). Spacing combining marks (category Mc, Devanagari's ा ि ी …): Rich
     # counts none, wcwidth-based terminals (xterm, tmux, VTE) one. Either way the
     # columns after them slide out of line. Each is written with one agreed width.
-    zero_width: list[int] = [
-        0x00AD, 0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D, 0x180E,
-        0x180F, 0x200B, 0x200C, 0x200D, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0x3164,
-        0xFE00, 0xFE01, 0xFE02, 0xFE03, 0xFE04, 0xFE05, 0xFE06, 0xFE07, 0xFE08, 0xFE09,
-        0xFE0A, 0xFE0B, 0xFE0C, 0xFE0D, 0xFE0E, 0xFE0F, 0xFEFF, 0xFFA0,
-    ]  # fmt: skip
     # Every format character (category Cf: ZWJ, word joiner, LRM, soft hyphen, the tag
     # characters of emoji flags…) and the line and paragraph separators U+2028/U+2029,
     # except the bidi controls :func:`clean` replaces, are zero-width too; so are the
-    # variation selectors beyond the BMP. All lie below U+20000 but the tags (U+E00xx).
-    # Every spacing mark lies below U+20000 too (the first is U+0903, the last U+1D172).
+    # variation selectors beyond the BMP. (:func:`_settled_char` says the same of one
+    # character without the table: a test holds the two to each other.)
+    zero_width: list[int] = [*_ZERO_WIDTH]
     spacing_marks: list[int] = []
     category = unicodedata.category
-    for code in (*range(0x00A0, 0x20000), *range(0xE0000, 0xE0080)):
+    for code in itertools.chain(*_BY_CATEGORY):
         kind = category(chr(code))
         if kind == "Mc":
             spacing_marks.append(code)
@@ -232,7 +259,12 @@ def unsettled(text: str) -> bool:
     False means none; true may also come from a letter beyond the BMP among such marks
     (settling leaves it as it is).
     """
-    return not text.isascii() and _settle_table()[0].search(text) is not None
+    if text.isascii():
+        return False
+    if len(text) <= FEW_CHARACTERS and not _settle_table.cache_info().currsize:
+        # The table takes about 20 ms to build: not for a short text that needs none.
+        return any(map(_settled_char, map(ord, text)))
+    return _settle_table()[0].search(text) is not None
 
 
 def unsettled_in(text: str) -> Iterator[re.Match[str]]:
