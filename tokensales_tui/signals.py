@@ -83,32 +83,54 @@ def ending_on(
         return
     taken: list[tuple[int, Any]] = []
     try:
-        for signum in signals:
-            try:
-                before = signal.getsignal(signum)
-                if before == signal.SIG_IGN:
-                    continue
-                if loop is None:
-                    signal.signal(signum, lambda number, _frame: on_signal(number))
-                else:
-                    _on_loop(loop, signum).append(on_signal)
-            except (NotImplementedError, RuntimeError, ValueError, OSError):
-                continue  # a number this system has no signal for, or a loop closed
-            taken.append((signum, before))
+        with _valid_signals_once():
+            for signum in signals:
+                try:
+                    before = signal.getsignal(signum)
+                    if before == signal.SIG_IGN:
+                        continue
+                    if loop is None:
+                        signal.signal(signum, lambda number, _frame: on_signal(number))
+                    else:
+                        _on_loop(loop, signum).append(on_signal)
+                except (NotImplementedError, RuntimeError, ValueError, OSError):
+                    continue  # a number this system has no signal for, or a loop closed
+                taken.append((signum, before))
         yield
     finally:
-        for signum, before in reversed(taken):
-            taken_on = _LOOP_CALLBACKS.get(signum)
-            if loop is not None and taken_on is not None and taken_on[0] is loop:
-                callbacks = taken_on[1]
-                del callbacks[len(callbacks) - 1 - callbacks[::-1].index(on_signal)]  # the last
-                if callbacks:  # an outer block's, on this loop: its turn again
-                    continue
-                del _LOOP_CALLBACKS[signum]
-                if not loop.is_closed():
-                    loop.remove_signal_handler(signum)
-            # None: a handler set outside Python, which cannot be put back; the default.
-            signal.signal(signum, signal.SIG_DFL if before is None else before)
+        with _valid_signals_once():
+            for signum, before in reversed(taken):
+                taken_on = _LOOP_CALLBACKS.get(signum)
+                if loop is not None and taken_on is not None and taken_on[0] is loop:
+                    callbacks = taken_on[1]
+                    last = len(callbacks) - 1 - callbacks[::-1].index(on_signal)
+                    del callbacks[last]
+                    if callbacks:  # an outer block's, on this loop: its turn again
+                        continue
+                    del _LOOP_CALLBACKS[signum]
+                    if not loop.is_closed():
+                        loop.remove_signal_handler(signum)
+                # None: a handler set outside Python, which cannot be put back; the default.
+                signal.signal(signum, signal.SIG_DFL if before is None else before)
+
+
+@contextlib.contextmanager
+def _valid_signals_once() -> Iterator[None]:
+    """While the block runs, ``signal.valid_signals()`` answers from one call.
+
+    asyncio checks every signal number a loop takes or lets go against it, and each call
+    builds the set anew, turning each of some 64 numbers into its enum member (an
+    exception for every real-time signal): a fifth of a millisecond a call, 8 ms for the
+    44 signals an app takes before its first frame, as many again as it quits. The set
+    cannot change while a process runs; each caller gets a copy of its own.
+    """
+    valid = signal.valid_signals()
+    original = signal.valid_signals
+    signal.valid_signals = lambda: set(valid)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        signal.valid_signals = original  # type: ignore[assignment]
 
 
 _LOOP_CALLBACKS: dict[int, tuple[asyncio.AbstractEventLoop, list[Callable[[int], Any]]]] = {}
