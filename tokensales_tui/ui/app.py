@@ -35,7 +35,6 @@ from .file_settings import SettingsApp
 from .key_frames import hold_frames_for_keys
 from .key_hints import key_for, key_in
 from .screens.browse import BrowseScreen
-from .screens.profiles import DEMO_CHOICE, PickerChoice, ProfileScreen, profile_summary
 from .served import served_fence
 from .tabs import ResourceTab
 from .widgets.header import StatusHeader
@@ -45,6 +44,8 @@ if TYPE_CHECKING:
     from textual.message import Message
     from textual.screen import Screen
     from textual.worker import Worker
+
+    from .screens.profiles import PickerChoice
 
 __all__ = ["TokenSalesApp", "screenshot_folder"]
 
@@ -429,6 +430,8 @@ class TokenSalesApp(SettingsApp[None]):
 
     async def switch_profile(self, name: str) -> None:
         """Switch to the named profile of the config file (or the demo)."""
+        from .screens.profiles import DEMO_CHOICE
+
         if name == DEMO_CHOICE:
             self.start_demo()
             return
@@ -567,6 +570,8 @@ class TokenSalesApp(SettingsApp[None]):
 
     async def action_switch_profile(self, highlight: str | None = None) -> None:
         """Pick another profile, or add or edit one (then the picker opens again)."""
+        from .screens.profiles import DEMO_CHOICE, ProfileScreen, profile_summary
+
         if self.launch.served:  # the palette's way in too
             self.notify(SERVED_PROFILE, severity="warning")
             return

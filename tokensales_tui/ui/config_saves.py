@@ -18,7 +18,6 @@ from typing import Any, Final
 from textual.app import App
 
 from .. import config
-from .screens.confirm import ConfirmScreen
 
 __all__ = ["WAITING", "ask_overwrite", "save_config_change"]
 
@@ -75,6 +74,8 @@ async def ask_overwrite(app: App[Any], conflict: config.ConfigConflict, since: s
     ``since`` ("this form opened"). Cancel is the default. Call it from a worker."""
     changed = "; ".join(each.theirs_text() for each in conflict.conflicts)
     yours = "; ".join(each.yours_text() for each in conflict.conflicts)
+    from .screens.confirm import ConfirmScreen
+
     dialog = ConfirmScreen(
         "Overwrite a change made in the config file?",
         f"Since {since}, another program changed the config file: {changed}",

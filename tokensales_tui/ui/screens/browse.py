@@ -28,7 +28,7 @@ from ..cancelling import being_cancelled
 from ..forms import CREATABLE, EDITABLE, edit_form, new_form
 from ..json_text import full_json
 from ..key_hints import action_name, key_for, press
-from ..keys import key_names
+from ..keys import key_display, key_names
 from ..resources import RESOURCES, Resource
 from ..safe import line
 from ..safe_app import COPY_LIMIT, GuardedApp, copy, copy_json, copy_lines, not_copied
@@ -40,8 +40,6 @@ from ..widgets.header import HeaderInfo, StatusHeader
 from ..widgets.tabs import FocusFollowingTabs
 from ..work_failures import WorkFailed, when_ended
 from .base import ScreenKeys
-from .confirm import ConfirmScreen
-from .help import Section, key_display, sections_from_bindings
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
@@ -50,6 +48,8 @@ if TYPE_CHECKING:
     from ..app import TokenSalesApp
     from ..forms.base import FormResult, FormScreen
     from ..worker import ApiWorker
+    from .confirm import ConfirmScreen
+    from .help import Section
 
 MUTATING_ACTIONS = {"delete": "deleting", "new": "creating", "edit": "editing"}
 """The actions that change data, and how a refusal names them."""
@@ -194,21 +194,12 @@ class BrowseScreen(ScreenKeys, Screen[None]):
         return cast("TokenSalesApp", self.app)
 
     def compose(self) -> ComposeResult:
-        self._tabs = {
-            resource.key: ResourceTab(
-                resource,
-                lambda: self.tsapp.api,
-                extra_rows=self.tsapp.added_payouts,
-                id=f"{resource.key}-tab",
-            )
-            for resource in RESOURCES
-        }
         yield StatusHeader()
         with FocusFollowingTabs(id="tabs"):
             for number, resource in enumerate(RESOURCES, start=1):
                 with TabPane(line(f"{number} {resource.title}"), id=resource.key):
                     if number == 1:  # the others after the first frame: see _begin
-                        yield self._tabs[resource.key]
+                        yield self.tab(resource.key)
         yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
@@ -222,8 +213,8 @@ class BrowseScreen(ScreenKeys, Screen[None]):
         wait for them, and for the session, as every key typed ahead does (see
         :mod:`..key_order`).
         """
-        for key, tab in self._tabs.items():
-            pane = self.query_one(f"#{key}", TabPane)
+        for tab in self.tabs:
+            pane = self.query_one(f"#{tab.resource.key}", TabPane)
             if not pane.is_attached:
                 return  # the app is closing (quit as it started): no session
             if not tab.is_attached:
@@ -407,6 +398,8 @@ class BrowseScreen(ScreenKeys, Screen[None]):
         ]
         if not app.read_only:
             groups.append(("In a form", app.bound(form_bindings())))
+        from .help import sections_from_bindings
+
         sections = sections_from_bindings(groups, app=app)
         sections.append(("Filter", FILTER_HELP))
         palette = key_for(self, "command_palette")
@@ -620,11 +613,26 @@ class BrowseScreen(ScreenKeys, Screen[None]):
     @property
     def tabs(self) -> list[ResourceTab]:
         """Every tab, in order (mounted or not yet: see :attr:`mounting`)."""
-        return list(self._tabs.values())
+        return [self.tab(resource.key) for resource in RESOURCES]
 
     def tab(self, key: str) -> ResourceTab:
-        """The tab of a resource (mounted or not yet: see :attr:`mounting`)."""
-        return self._tabs[key]
+        """The tab of a resource (mounted or not yet: see :attr:`mounting`).
+
+        Each is made when first asked for: the first frame makes the first tab alone
+        (each tab's widgets, its table and its filter take a millisecond or two).
+        """
+        tab = self._tabs.get(key)
+        if tab is None:
+            resource = next((each for each in RESOURCES if each.key == key), None)
+            if resource is None:
+                raise KeyError(key)
+            tab = self._tabs[key] = ResourceTab(
+                resource,
+                lambda: self.tsapp.api,
+                extra_rows=self.tsapp.added_payouts,
+                id=f"{key}-tab",
+            )
+        return tab
 
     def action_go_to(self) -> None:
         """Items: go to the highlighted item's payout setting; Payouts: to its items."""
@@ -785,6 +793,8 @@ class BrowseScreen(ScreenKeys, Screen[None]):
             if confirmed:
                 self.app.open_url(url)  # the driver's: a served app's opens in the browser
 
+        from .confirm import ConfirmScreen
+
         self.app.push_screen(
             ConfirmScreen(
                 "Open this address in your browser?",
@@ -837,6 +847,8 @@ class BrowseScreen(ScreenKeys, Screen[None]):
         if (listed := len(tab.table.model.rows_sharing([row]))) > 1:
             rows = "both rows" if listed == 2 else f"all {listed:,} rows"
             detail += f" — listed {listed:,} times: one request deletes it, and {rows} go"
+        from .confirm import ConfirmScreen
+
         self._ask_then_delete(
             tab,
             [object_id],
@@ -929,6 +941,8 @@ class BrowseScreen(ScreenKeys, Screen[None]):
             worker = self._delete_marked(tab, rows, bulk, api)
             when_ended(worker, partial(self._bulk_ended, tab, bulk))
             return worker
+
+        from .confirm import ConfirmScreen
 
         self._ask_then_delete(
             tab,
