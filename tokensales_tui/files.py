@@ -45,7 +45,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import hashlib
 import os
 import stat
 import sys
@@ -477,6 +476,8 @@ def lock_path(path: Path) -> Path:
     Lock files stay once made (removing one while another process waits on it would
     let two writers in); there they are out of the way and a cache cleaner may take them.
     """
+    import hashlib  # OpenSSL's, 2 ms: on the first lock, not at the app's start
+
     real = os.path.realpath(path.parent) + os.sep + path.name
     digest = hashlib.sha256(os.fsencode(real)).hexdigest()[:32]
     return platformdirs.user_cache_path("tokensales-tui") / "locks" / f"{digest}.lock"

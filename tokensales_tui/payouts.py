@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import os
 import re
 import threading
@@ -119,7 +118,7 @@ def safe_profile_name(profile: str) -> str:
     safe = _SAFE.sub("_", profile)[:48]
     if safe == profile and profile:
         return profile
-    digest = hashlib.sha256(profile.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    digest = _sha256(profile)[:10]
     return f"{safe}-{digest}"
 
 
@@ -150,7 +149,13 @@ def _payouts_dir() -> Path:
 
 
 def _service_hash(base_url: str) -> str:
-    return hashlib.sha256(service_of(base_url).encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return _sha256(service_of(base_url))[:12]
+
+
+def _sha256(text: str) -> str:
+    import hashlib  # OpenSSL's, 2 ms: when a record is first named, not at the app's start
+
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class PayoutRecord:

@@ -39,7 +39,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import email.utils
 import logging
 import math
 import mmap
@@ -990,6 +989,8 @@ def _retry_after(response: httpx.Response) -> float | None:
     try:
         seconds = float(value[:64])
     except ValueError:
+        import email.utils  # 3 ms: here, not at the app's start
+
         try:
             when = email.utils.parsedate_to_datetime(value[:64])
             seconds = when.timestamp() - time.time()

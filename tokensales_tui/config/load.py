@@ -13,9 +13,8 @@ import difflib
 import json
 import os
 import re
-import tomllib
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
@@ -38,6 +37,9 @@ from .schema import (
     validate_url,
 )
 
+if TYPE_CHECKING:
+    import tomllib
+
 __all__ = ["MAX_CONFIG_BYTES", "load_config", "parse_config", "permission_warnings"]
 
 MAX_CONFIG_BYTES: Final = 1024 * 1024
@@ -58,6 +60,8 @@ def load_config(path: Path | None = None) -> ConfigFile:
 
 def parse_config(data: bytes, *, path: Path | None = None) -> ConfigFile:
     """Parse and validate the bytes of a config file; ``path`` is only used in errors."""
+    import tomllib  # here: the app's first frame needs no config file read
+
     text = _decode(data, path)
     try:
         raw = tomllib.loads(text)

@@ -26,14 +26,12 @@ import contextlib
 import copy
 import re
 import threading
-import tomllib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 import msgspec
-import tomli_w
 
 from ..clean import quoted
 from ..files import (
@@ -406,7 +404,7 @@ def _edited(text: bytes, before: dict[str, Any], after: dict[str, Any]) -> bytes
     for key in sorted(changed):
         setting = re.compile(rb"^\s*" + re.escape(key.encode()) + rb"\s*=")
         found = [n for n in range(top) if setting.match(lines[n])]
-        value = tomli_w.dumps({key: after[key]}).encode().rstrip(b"\n")
+        value = _toml_dumps({key: after[key]}).encode().rstrip(b"\n")
         written = value + eol if key in after else b""
         if found:
             # A comment after the value stays (a "#" in a quoted value fails the check
@@ -430,6 +428,8 @@ def _trailing_comment(line: bytes) -> bytes:
     """The comment after a setting's value on ``line`` (with the blanks before it), or
     b"": the first ``#`` before which the line is a whole setting, so that one inside the
     value (``theme = "a#b"``) is not taken for it, and quotes in the comment are."""
+    import tomllib  # here, as tomli_w: see _toml_dumps
+
     for at in (n for n, byte in enumerate(line) if byte == ord("#")):
         try:
             tomllib.loads(line[:at].decode())
@@ -493,9 +493,16 @@ def edit_profile(name: str, changes: Profile) -> Callable[[ConfigFile], None]:
     return mutate
 
 
+def _toml_dumps(data: dict[str, Any]) -> str:
+    """``data`` as TOML; the writer is imported on the first save, not at the app's start."""
+    import tomli_w
+
+    return tomli_w.dumps(data)
+
+
 def _serialise(config: ConfigFile) -> bytes:
     try:
-        data = (_HEADER + tomli_w.dumps(msgspec.to_builtins(config, enc_hook=enc_hook))).encode()
+        data = (_HEADER + _toml_dumps(msgspec.to_builtins(config, enc_hook=enc_hook))).encode()
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"not saved: {exc}") from None
     try:
