@@ -880,10 +880,13 @@ the end of `App._display` including the ANSI text a terminal would receive):
     The target is on what the screen adds: a single longest stall swings with other work
     on the machine, for the screenless receiver too (4 ms to 80 ms between runs).
 17. `browser.py` (when Debian's Chromium is installed): one `serve --demo` and a
-    headless Chromium (Selenium); from asking for the page to the first poll (every
-    20 ms, through the page's screen-reader text) that finds a webhook row: the page,
-    its script, the websocket, a new app process and its first rows. One unmeasured
-    warm-up per browser. Reference: `startup_probe.py rows`, the same app headless from
+    headless Chromium (Selenium); from asking for the page to the animation frame that
+    draws the first frame holding a webhook row (seen by a script the benchmark puts in
+    the page, as its websocket's messages reach xterm.js): the page, its script, the
+    websocket, a new app process and its first rows. Not the page's screen-reader text,
+    which xterm.js refreshes at most once a second: rows reached it up to a second
+    after they were drawn (the runs fell into two groups a second apart); it only
+    confirms the rows. One unmeasured warm-up per browser. Reference: `startup_probe.py rows`, the same app headless from
     process start to the end of the first frame showing the Webhooks rows. Runs
     alternate; median of 5.
 18–21. `app_session.py`, first thing in a session: `2` as soon as the main screen is up

@@ -58,6 +58,18 @@ def chromium_missing() -> str | None:
     return None
 
 
+def require_chromium() -> None:
+    """Skip the calling test where the browser cannot run (saying how to install it);
+    in CI, where it must run, fail it."""
+    missing = chromium_missing()
+    if missing:
+        import pytest
+
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must run the browser test: {missing}")
+        pytest.skip(missing)
+
+
 @dataclass
 class Browser:
     """A Selenium-driven Chromium and the keys a person would press."""

@@ -12,7 +12,6 @@ page's accessibility tree: the test reads what a screen reader would.
 from __future__ import annotations
 
 import http.server
-import os
 import re
 import threading
 import time
@@ -24,7 +23,14 @@ from pathlib import Path
 
 import pytest
 
-from .browser import CHROMEDRIVER, Browser, chromium_missing, open_browser, start_serve
+from .browser import (
+    CHROMEDRIVER,
+    Browser,
+    chromium_missing,
+    open_browser,
+    require_chromium,
+    start_serve,
+)
 
 CTRL_U = "\ue009u\ue009"
 """ctrl+u as Selenium types it (a modifier key toggles): the field's text is cleared."""
@@ -34,11 +40,7 @@ SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[Browser]:
-    missing = chromium_missing()
-    if missing:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI must run the browser test: {missing}")
-        pytest.skip(missing)
+    require_chromium()
     with open_browser(tmp_path / "chromium", tmp_path / "downloads") as browser:
         yield browser
 
