@@ -86,14 +86,13 @@ def page_server() -> Iterator[str]:
         await sent.prepare(request)
         for message in MESSAGES[request.query["case"]]:
             await sent.send_bytes(message.encode())
-        async for _ in sent:  # until the page goes
-            pass
+        await sent.close()  # the page keeps what it was sent
         return sent
 
     loop = asyncio.new_event_loop()
     app = web.Application()
     app.add_routes([web.get("/", page), web.get("/ws", websocket)])
-    runner = web.AppRunner(app)
+    runner = web.AppRunner(app, shutdown_timeout=5.0)
     loop.run_until_complete(runner.setup())
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
