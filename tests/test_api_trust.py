@@ -35,7 +35,7 @@ from tokensales_tui.api import (
 )
 from tokensales_tui.api.auth import MAX_LIFETIME, TokenManager, lifetime_of
 from tokensales_tui.api.connection import Connection
-from tokensales_tui.api.models import WebhookUpdate
+from tokensales_tui.api.models import WebhookCreate, WebhookUpdate
 from tokensales_tui.api.secret import Secret
 from tokensales_tui.api.transport import ERROR_BODY_CAP, MAX_RETRY_AFTER
 
@@ -44,6 +44,7 @@ from .apphelpers import resident_bytes
 
 TOKEN_PATH = "/auth/getAccessToken"
 ITEM = {"id": "itm_1", "title": "t", "currency": "USD", "price": 1}
+NEW_WEBHOOK = WebhookCreate(url="https://hooks.example.com/in", events=["item.sold"])
 ESCAPES = "\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;title\x07\x1b[31m\x9b1m\x1bP1$r\x1b\\\u202e"
 
 
@@ -775,6 +776,40 @@ async def test_a_redirect_to_an_invalid_url_is_a_redirect_error() -> None:
             await client.list_items()
     assert_clean(caught.value.one_line)
     assert server.count("GET", "/v1/items") == 1
+
+
+@pytest.mark.parametrize(
+    "location",
+    ["http:127.0.0.2:10381/x", "ftp:x", "https:", "/\\127.0.0.2:10381/", "http://[::1/x"],
+    ids=["scheme-no-slashes", "ftp-no-host", "scheme-only", "backslash", "bracket"],
+)
+@pytest.mark.parametrize(
+    ("method", "path", "call"),
+    [
+        ("GET", "/v1/items", lambda c: c.list_items()),
+        ("POST", "/v1/platform-webhooks", lambda c: c.create_webhook(NEW_WEBHOOK)),
+        ("DELETE", "/v1/items/itm_1", lambda c: c.delete_item("itm_1")),
+        ("POST", TOKEN_PATH, lambda c: c.check_credentials()),
+    ],
+    ids=["read", "write", "delete", "token"],
+)
+async def test_a_redirect_to_a_malformed_location_is_described_never_raised(
+    location: str, method: str, path: str, call: Any
+) -> None:
+    # httpx built the next request from the Location even though it follows none, and
+    # raised for these: "the client failed unexpectedly (InvalidURL)", exit 1; the one
+    # with a \ (another host to a browser) was "another path on the same host".
+    server = FakeServer(
+        {(method, path): lambda r: httpx.Response(302, headers={"Location": location})}
+    )
+    async with server.client() as client:
+        with pytest.raises(RedirectError) as caught:
+            await call(client)
+    assert str(caught.value).endswith(
+        "redirected to an address that is not a valid URL (HTTP 302); not followed"
+    )
+    assert server.count(method, path) == 1
+    assert all(r.url.host.endswith("example.test") for r in server.seen)
 
 
 async def test_a_redirect_without_location_says_so() -> None:

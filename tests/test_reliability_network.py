@@ -503,7 +503,11 @@ async def test_an_unverifiable_certificate_is_named_not_retried_and_checks_stay_
     assert_one_line_without_secrets(error)
     assert len(made) == 1
     assert made[0].get("verify", True) is True  # httpx's default: verify against the CAs
-    assert made[0].get("transport") is None
+    # Both of the client's pools (kept-alive, and the writes' own connections) check.
+    transport = made[0]["transport"]
+    for pool in (transport.shared._pool, transport.own._pool):
+        assert pool._ssl_context.verify_mode is ssl.CERT_REQUIRED
+        assert pool._ssl_context.check_hostname
 
 
 # --- 3. a server that never answers, or trickles ---------------------------------------------

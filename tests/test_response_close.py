@@ -122,7 +122,8 @@ class HeldLock:
 
 
 def pool_of(client: ApiClient) -> httpcore.AsyncConnectionPool:
-    pool: httpcore.AsyncConnectionPool = client._http._transport._pool  # type: ignore[attr-defined]
+    # The kept-alive pool (reads, the token's request): writes go on their own connections.
+    pool: httpcore.AsyncConnectionPool = client._http._transport.shared._pool  # type: ignore[attr-defined]
     return pool
 
 

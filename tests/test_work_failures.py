@@ -7,7 +7,6 @@ import asyncio
 import importlib
 import inspect
 import pkgutil
-import re
 import webbrowser
 from functools import partial
 from pathlib import Path
@@ -33,6 +32,7 @@ from tokensales_tui.ui.tabs import ResourceTab
 
 from .apphelpers import loaded, screen_text, wait_for, wait_for_screen
 from .formhelpers import SIZE, demo, fill, open_form, status
+from .source_lines import lines_matching
 from .test_forms_collections import VALID, import_file
 from .test_forms_payout import ADD, entered_on_submit, rigged_app
 from .test_setup_screen import save_work
@@ -362,14 +362,9 @@ def test_textual_s_own_work_keeps_what_textual_started_it_with() -> None:
 def test_every_worker_of_the_app_is_made_by_its_manager() -> None:
     # A worker made any other way than by run_worker or @work (Worker(...) then
     # add_worker) would keep Textual's exit_on_error, and could end the app.
-    package = Path(ui.__file__).parent.parent
-    made_apart = [
-        f"{path.relative_to(package)}:{number}"
-        for path in sorted(package.rglob("*.py"))
-        if path.name != "work_failures.py"
-        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-        if re.search(r"(?<!\w)Worker\(|\badd_worker\(|\b_new_worker\(", text)
-    ]
+    made_apart = lines_matching(
+        r"(?<!\w)Worker\(|\badd_worker\(|\b_new_worker\(", except_in="work_failures.py"
+    )
     assert made_apart == []
 
 

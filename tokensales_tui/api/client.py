@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 import msgspec
 
 from ..clean import clean_line
+from ..http_clients import new_client
 from . import shapes
 from .auth import TokenGrant, TokenManager, TokenState
 from .closing import close_whatever_cancels, pool_closes_whatever_cancels
@@ -64,6 +65,7 @@ from .models import (
     WebhookUpdate,
     encode,
 )
+from .pools import pools
 from .secret import Secret
 from .stream import ListSplitter
 from .transport import (
@@ -233,14 +235,14 @@ class ApiClient:
         _read_larger_pieces()
         _close_after_extra_bytes()
         pool_closes_whatever_cancels()  # on its own: the patch above may find no hook
-        self._http = httpx.AsyncClient(
-            transport=transport,
+        # The profile's proxy is the only one (the environment names none for us).
+        proxy = connection.proxy or None
+        self._http = new_client(
+            # A write that cannot be repeated goes on a connection of its own (.pools).
+            transport=transport or pools(proxy),
             timeout=timeout or httpx.Timeout(**DEFAULT_TIMEOUTS),
-            follow_redirects=False,
-            # The environment names no proxy and no credentials for us (HTTP_PROXY,
-            # ALL_PROXY, .netrc, SSL_CERT_FILE): the profile says where requests go.
-            trust_env=False,
-            proxy=connection.proxy or None,
+            # A test's transport is handed the requests, the proxy's aside.
+            proxy=proxy if transport is not None else None,
             headers={
                 "Accept": "application/json",
                 "Accept-Encoding": ACCEPT_ENCODING,

@@ -6,7 +6,9 @@ nothing), are retried on connection errors, 429 (honouring ``Retry-After``, capp
 for the token) and an overall deadline. Any other POST is retried only when it
 certainly never reached the server (the connection could not be made); a POST whose
 answer never came raises :class:`~.errors.OutcomeUnknownError` and is never repeated.
-Redirects are never followed, so the token cannot travel to another host.
+Such a POST goes on a connection opened for it alone (:mod:`.pools`), so that one a
+server closed while it was idle never loses it. Redirects are never followed, so the
+token cannot travel to another host; every one is described by :meth:`Sender._redirect`.
 
 A DELETE repeated after an attempt that may have reached the server and been acted on
 (no answer in time, a connection broken once the request went, a gateway's 502 or 504)
@@ -54,6 +56,8 @@ from urllib.parse import urljoin, urlsplit
 import msgspec
 
 from ..digits import ascii_int
+from ..http_clients import location as location_of
+from ..web_urls import split_web_url
 from . import shapes
 from .auth import TokenManager
 from .closing import close_whatever_cancels
@@ -75,6 +79,7 @@ from .errors import (
     ValidationError,
 )
 from .models import set_aside_libraries
+from .pools import own_connection
 from .secret import Secret
 from .spool import folder_problem
 
@@ -330,7 +335,15 @@ class Sender:
         if token is not None:
             headers["Authorization"] = "Bearer " + token.reveal()
         started = time.perf_counter()
-        request = self._http.build_request(endpoint.method, url, content=content, headers=headers)
+        request = self._http.build_request(
+            endpoint.method,
+            url,
+            content=content,
+            headers=headers,
+            # One that cannot be repeated never goes on a connection the server may have
+            # closed while it was idle (see .pools).
+            extensions=None if _repeatable(endpoint) else own_connection(),
+        )
         ends = asyncio.get_running_loop().time() + budget
         try:
             async with asyncio.timeout_at(ends):
@@ -369,11 +382,6 @@ class Sender:
                 sent=not isinstance(error, httpx.PoolTimeout),  # waited for a connection
             ) from None
         except (httpx.TransportError, httpx.StreamError) as error:
-            if isinstance(error, httpx.RemoteProtocolError) and "location header" in str(error):
-                raise RedirectError(
-                    f"{endpoint.method} {endpoint.path}: {host_of(url)} redirected to an"
-                    " address that is not a valid URL; not followed"
-                ) from None
             if not _repeatable(endpoint):
                 raise self._outcome_unknown(endpoint, "the connection broke") from None
             raise _Transient(
@@ -512,23 +520,7 @@ class Sender:
                 status=status,
             )
         if 300 <= status < 400:
-            location = response.headers.get("location", "")
-            target = host_of(location) if location else ""
-            if status == 303 and _changes(endpoint):
-                # "See Other" answers a write that was done (and points to its result):
-                # not followed, but never "failed", which would invite sending it again.
-                return self._outcome_unknown(
-                    endpoint,
-                    f"{host} answered 303 See Other"
-                    + (f" to {location[:200]}" if location else "")
-                    + ", which says it was done",
-                )
-            if not target:
-                return RedirectError(
-                    f"{where}: {host} answered with a redirect (HTTP {status}) to no address",
-                    status=status,
-                )
-            return _redirect_error(where, response, location, status)
+            return self._redirect(endpoint, response)
         if status == 401:
             return AuthError(
                 f"{where}: the server refused the token of profile “{self.connection.profile}” twice"
@@ -583,6 +575,33 @@ class Sender:
             request=where,
         )
 
+    def _redirect(self, endpoint: Endpoint, response: httpx.Response) -> ApiError:
+        """The error of a redirect (never followed): every 3xx is described here, and
+        nothing in the describing raises, whatever its ``Location`` holds."""
+        status = response.status_code
+        where = f"{endpoint.method} {endpoint.path}"
+        url = str(response.request.url)
+        location = location_of(response)
+        if status == 303 and _changes(endpoint):
+            # "See Other" answers a write that was done (and points to its result):
+            # not followed, but never "failed", which would invite sending it again.
+            return self._outcome_unknown(
+                endpoint,
+                f"{host_of(url)} answered 303 See Other"
+                + (f" to {location[:200]}" if location else "")
+                + ", which says it was done",
+            )
+        if not location:
+            return RedirectError(
+                f"{where}: {host_of(url)} answered with a redirect (HTTP {status}) to no address",
+                status=status,
+            )
+        try:
+            return _redirect_error(where, url, location, status)
+        except Exception:  # what no rule below foresaw: still a redirect, not followed
+            log.debug("%s: describing a redirect failed", where, exc_info=True)
+            return _not_a_url(where, url, status)
+
     def _retry_delay(self, response: httpx.Response, attempt: int) -> tuple[float, float | None]:
         after = _retry_after(response)
         if after is None:
@@ -615,24 +634,34 @@ class Sender:
             )
 
 
-def _redirect_error(
-    where: str, response: httpx.Response, location: str, status: int
-) -> RedirectError:
-    """The error of a redirect to ``location``, saying what it changes: the host, or on
-    the same host the scheme (``http`` to ``https``) or the path, each with its own hint."""
-    url = str(response.request.url)
+def _redirect_error(where: str, url: str, location: str, status: int) -> RedirectError:
+    """The error of a redirect from ``url`` to ``location``, saying what it changes: the
+    host, or on the same host the scheme (``http`` to ``https``) or the path, each with
+    its own hint.
+
+    ``location`` is read as a browser would read it, relative to ``url``: an address a
+    browser reads otherwise than ``urlsplit`` (a ``\\``, which it takes for ``/``; see
+    :func:`~tokensales_tui.web_urls.split_web_url`), or one with a scheme and no
+    ``//host`` (``http:host:1/x``, ``ftp:x``: such a URL names no host), is no valid URL.
+    """
     said = f"{where}: {host_of(url)} redirected"
     try:
+        written = urlsplit(location[:2000])
+        if written.scheme and not written.netloc:
+            return _not_a_url(where, url, status)
         asked = urlsplit(url)
-        to = urlsplit(urljoin(url, location[:2000]))
+        to = split_web_url(urljoin(url, location[:2000]))
+        if not to.hostname:
+            return _not_a_url(where, url, status)
         same_host = to.hostname == asked.hostname and to.scheme in ("http", "https")
         same_port = to.port == asked.port
         other_scheme = to.scheme != asked.scheme
-    except ValueError:  # not a URL (a port of letters, a broken IPv6 address)
-        same_host = same_port = other_scheme = False
+    except ValueError:  # not a URL (a port of letters, a broken IPv6 address, a \ …)
+        return _not_a_url(where, url, status)
     if not same_host or not (same_port or other_scheme):
         return RedirectError(
-            f"{said} to {host_of(location)} (HTTP {status}); not followed", status=status
+            f"{said} to {to.netloc.rsplit('@', 1)[-1]} (HTTP {status}); not followed",
+            status=status,
         )
     if other_scheme:
         return RedirectError(
@@ -646,6 +675,14 @@ def _redirect_error(
         " not followed",
         status=status,
         hint="check the path of the profile's address",
+    )
+
+
+def _not_a_url(where: str, url: str, status: int) -> RedirectError:
+    return RedirectError(
+        f"{where}: {host_of(url)} redirected to an address that is not a valid URL"
+        f" (HTTP {status}); not followed",
+        status=status,
     )
 
 

@@ -5,7 +5,9 @@ endpoint and the collections endpoints), keeps its state for its own lifetime an
 inject named faults. Use it in-process::
 
     app = create_app(seed=0)
-    client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://emulator")
+    client = new_client(transport=httpx.ASGITransport(app=app), base_url="http://emulator")
+
+(``new_client`` from :mod:`tokensales_tui.http_clients`, as every client of the product.)
 
 or on a socket with :func:`tokensales_tui.emulator.server.serve`. Response shapes chosen
 where the interface is silent are listed in :mod:`tokensales_tui.emulator.app`.

@@ -25,6 +25,7 @@ import msgspec
 
 from ..clean import clean_line
 from ..console import OutputFailed
+from ..http_clients import new_client
 from ..script.output import encode_json
 from ..script.parser import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from .admin import DELIVERIES_PATH, EVENTS_PATH
@@ -125,9 +126,8 @@ async def _session(url: str, command: Callable[[httpx.AsyncClient], Awaitable[in
     where = clean_line(url)
     try:
         async with asyncio.timeout(DEADLINE):
-            async with httpx.AsyncClient(
+            async with new_client(
                 base_url=url,
-                trust_env=False,
                 timeout=10.0,
                 headers={"accept-encoding": "identity", "content-type": "application/json"},
             ) as client:

@@ -45,6 +45,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
+from ..http_clients import new_client
 from ..local import local_target
 from ..webhooks.signatures import standard_headers
 from .seed import iso_utc
@@ -196,7 +197,6 @@ class Deliverer:
         self, event: dict[str, Any], webhook: Mapping[str, Any], body: bytes
     ) -> None:
         """Deliver ``event`` to ``webhook``, attempt after attempt, logging each; never raises."""
-        import httpx
 
         number = 1
         try:
@@ -215,9 +215,7 @@ class Deliverer:
                 return
             msg_id = "msg_" + secrets.token_hex(8)
             delays = (0.0, *self.backoff)
-            async with httpx.AsyncClient(
-                transport=transport, trust_env=False, follow_redirects=False, timeout=self.timeout
-            ) as client:
+            async with new_client(transport=transport, timeout=self.timeout) as client:
                 for number, delay in enumerate(delays, start=1):
                     if delay:
                         await asyncio.sleep(delay)

@@ -38,6 +38,7 @@ from ..connections import (
 )
 from ..debug_log import foreign_logs_to, route_server_logs
 from ..digits import ascii_int
+from ..http_clients import new_client
 from ..local import bind, local_target
 from ..web_urls import UnclearAddress, split_web_url
 from .headers import Headers, Latin1Text, header_bytes, header_text
@@ -531,10 +532,8 @@ class Receiver:
         if url is None:
             raise _RelayRefused("not relayed: not a local address")
         if self._client is None:
-            self._client = httpx.AsyncClient(
+            self._client = new_client(
                 transport=self._transport,
-                trust_env=False,
-                follow_redirects=False,
                 timeout=self.relay_deadline,
                 limits=httpx.Limits(max_connections=RELAY_CONNECTIONS),
             )
