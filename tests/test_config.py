@@ -655,6 +655,32 @@ def test_plain_http_allowed_to_loopback(url: str) -> None:
     assert validate_url(url, field="base_url", allow_insecure_http=False) == url.rstrip("/")
 
 
+@pytest.mark.parametrize(
+    ("url", "kept"),
+    [
+        ("http://127.0.0.1.:10380", "http://127.0.0.1:10380"),
+        ("http://localhost.:10380/api/", "http://localhost:10380/api"),
+        ("http://LOCALHOST.", "http://LOCALHOST"),
+        ("http://127.1.2.3.:80", "http://127.1.2.3:80"),
+    ],
+)
+def test_plain_http_to_this_machine_named_with_a_final_dot_is_allowed_without_it(
+    url: str, kept: str
+) -> None:
+    # "localhost." and "127.0.0.1." (fully qualified) are this machine: they were refused
+    # as "plain http:// to another machine". The address kept names the host without the
+    # dot, so that requests go to the host judged, never to a look-up of the dotted name.
+    assert validate_url(url, field="base_url", allow_insecure_http=False) == kept
+
+
+@pytest.mark.parametrize(
+    "url", ["http://localhost..:1", "http://example.com.:1", "http://10.0.0.1.:1"]
+)
+def test_a_final_dot_makes_no_other_machine_this_one(url: str) -> None:
+    with pytest.raises(ConfigError, match="plain http:// to another machine"):
+        validate_url(url, field="base_url", allow_insecure_http=False)
+
+
 def test_plain_http_refused_elsewhere_unless_allowed() -> None:
     with pytest.raises(ConfigError) as caught:
         validate_url("http://api.example.com", field="--base-url", allow_insecure_http=False)

@@ -196,6 +196,13 @@ def test_local_targets() -> None:
     assert local_target("javascript:alert(1)") is None
 
 
+def test_a_local_target_named_with_a_final_dot_is_sent_to_the_host_without_it() -> None:
+    # This machine, fully qualified: relayed to, and never looked up with its dot.
+    assert local_target("http://localhost.:9/x") == "http://127.0.0.1:9/x"
+    assert local_target("http://127.0.0.1./") == "http://127.0.0.1/"
+    assert local_target("http://localhost../") is None
+
+
 async def test_a_bad_trigger_is_refused_with_the_catalogue() -> None:
     client = await api_client(create_app(seed=1, items=3))
     bad = await client.post("/_emulator/events", json={"type": "a b\x1b"})

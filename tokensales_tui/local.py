@@ -35,9 +35,17 @@ def ip_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | Non
         return None
 
 
+def without_root_dot(host: str) -> str:
+    """``host`` without the one dot a fully qualified name may end with (``localhost.``,
+    ``127.0.0.1.``): the same host, as browsers and resolvers read it."""
+    return host[:-1] if host.endswith(".") and not host.endswith("..") else host
+
+
 def is_loopback_host(host: str) -> bool:
     """Whether ``host`` is ``localhost`` or a loopback IP address (127.0.0.0/8, ::1, and
-    127.0.0.0/8 mapped into IPv6), in any form :func:`ip_address` reads."""
+    127.0.0.0/8 mapped into IPv6), in any form :func:`ip_address` reads, with or without
+    the dot of a fully qualified name (:func:`without_root_dot`)."""
+    host = without_root_dot(host)
     if host.lower() == "localhost":
         return True
     address = ip_address(host)
@@ -67,7 +75,8 @@ def reachable_url(url: str) -> str:
 def local_target(url: str) -> str | None:
     """The URL to connect to when ``url`` is http(s) on this machine, else None.
 
-    ``localhost`` becomes ``127.0.0.1``, so that no name is ever looked up.
+    ``localhost`` becomes ``127.0.0.1``, so that no name is ever looked up (and the dot
+    of a fully qualified name goes: ``127.0.0.1.`` is ``127.0.0.1``).
     """
     try:
         parts = split_web_url(url)  # a host other parsers read otherwise is not local
@@ -77,8 +86,11 @@ def local_target(url: str) -> str | None:
         return None
     if parts.scheme not in ("http", "https") or not is_loopback_host(host):
         return None
-    if host.lower() == "localhost":
-        netloc = "127.0.0.1" + (f":{port}" if port else "")
+    plain = without_root_dot(host)  # the name judged, never the dotted one looked up
+    if plain.lower() == "localhost":
+        plain = "127.0.0.1"
+    if plain != host:
+        netloc = plain + (f":{port}" if port else "")
         return urlunsplit(parts._replace(netloc=netloc))
     return url
 
@@ -145,7 +157,7 @@ def bind(host: str, port: int) -> tuple[socket.socket, str]:
     """
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
         raise OSError(errno.EINVAL, f"port {port}: choose 0 (a free port) to 65535")
-    host = host.strip("[]")
+    host = without_root_dot(host.strip("[]"))
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -28,15 +28,17 @@ No secret is ever put into a message, a repr or a log line by this package.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Final
+from urllib.parse import urlunsplit
 
 import msgspec
 import platformdirs
 
 from ..api.secret import Secret
 from ..clean import clean_line, cut_long_words, quoted
-from ..local import is_loopback_host
+from ..local import is_loopback_host, without_root_dot
 from ..web_urls import UnclearAddress, split_web_url, web_host
 
 APP_NAME: Final = "tokensales-tui"
@@ -226,6 +228,10 @@ def validate_url(
                 " machine, which would send the API secret to it unencrypted; use https://,"
                 " or set allow_insecure_http = true in the profile"
             )
+    if parts.hostname != without_root_dot(parts.hostname) and is_loopback_host(parts.hostname):
+        # This machine, named with the dot of a fully qualified name: requests go to the
+        # name judged, never to a look-up of the dotted one.
+        value = urlunsplit(parts._replace(netloc=re.sub(r"\.(?=(:\d*)?$)", "", parts.netloc)))
     return value.rstrip("/")
 
 
