@@ -628,3 +628,72 @@ def test_a_host_mixing_scripts_is_flagged_with_its_punycode(host: str, real: str
 )
 def test_one_script_per_name_is_fine(host: str) -> None:
     assert check_http_url(f"https://{host}/hook") is None
+
+
+# --- what separates the entries of a list ---------------------------------------------
+
+# The characters str.splitlines ends a line at, beside CR and LF.
+OTHER_LINE_ENDS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
+@pytest.mark.parametrize("end", OTHER_LINE_ENDS)
+def test_an_entry_holding_another_line_end_stays_one_entry(end: str) -> None:
+    # The events field made "item<VT>sold" two events, item and sold, from a paste: it
+    # split the paste at every line end of str.splitlines. A list's entries are separated
+    # by commas and CR, LF or CR LF alone; another line end is a character of the entry,
+    # which its check names.
+    from tokensales_tui.checks import split_lines
+    from tokensales_tui.ui.forms.collections import check_entries
+    from tokensales_tui.ui.forms.inputs import ListInput
+
+    name = f"item{end}sold"
+    pasted = ListInput().pasted(f"{name}\r\npayment.failed\n")
+    assert pasted == f"{name}, payment.failed"
+    assert parse_events(pasted) == [name, "payment.failed"]
+    assert check_events(pasted) is not None  # a control character, or a space
+    assert suggest_events(f"{name}, pay", ["payment.failed", "item"]) == ["payment.failed"]
+    assert split_lines(f"a{end}b\r\nc\rd\ne") == [f"a{end}b", "c", "d", "e"]
+    # A list kept whole is checked entry by entry as it is sent (parse_lines).
+    report = check_entries(f"0xab{end}cd\nok@example.com", lambda value: None)
+    assert report.valid == [f"0xab{end}cd", "ok@example.com"]
+    assert parse_lines(f"0xab{end}cd\nok@example.com") == report.valid
+
+
+def test_listen_reads_its_events_by_the_rule_of_the_form() -> None:
+    from tokensales_tui.cli import build_parser
+    from tokensales_tui.webhooks.listen import ListenError, options_from
+
+    def events(text: str) -> list[str]:
+        args = build_parser().parse_args(["listen", "--register", "https://a.example/h"])
+        args.events = text
+        return options_from(args).events
+
+    assert events("item.sold,\npayment.failed, item.sold") == ["item.sold", "payment.failed"]
+    with pytest.raises(ListenError, match="--events: .*control character"):
+        events("item\x0bsold")
+
+
+def test_what_a_person_types_is_split_into_lines_by_one_rule() -> None:
+    # str.splitlines ends a line at characters no editor shows as one (VT, NEL, U+2028…):
+    # what a person types or pastes is split by checks.split_lines / split_list only.
+    import inspect
+
+    import tokensales_tui
+
+    root = Path(inspect.getfile(tokensales_tui)).parent
+    places = [
+        *(root / "checks").glob("*.py"),
+        *(root / "ui" / "forms").glob("*.py"),
+        *(root / "ui" / "widgets").glob("*.py"),
+        *(root / "script").glob("*.py"),
+        root / "webhooks" / "listen.py",
+        root / "webhooks" / "listen_flags.py",
+        root / "ui" / "commands.py",
+    ]
+    found = [
+        f"{path.relative_to(root)}:{number}"
+        for path in places
+        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if ".splitlines(" in text and not text.lstrip().startswith("#")
+    ]
+    assert found == []

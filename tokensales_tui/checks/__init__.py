@@ -36,7 +36,7 @@ from .lists import (
     parse_lines,
 )
 from .payouts import DETAIL_FIELDS, PAYOUT_TYPES, check_payout_type, detail_fields
-from .text import check_collection_name, check_text, secret_as_given
+from .text import check_collection_name, check_text, secret_as_given, split_lines, split_list
 from .urls import check_events, check_http_url, look_alike_host, parse_events, suggest_events
 
 __all__ = [
@@ -64,6 +64,8 @@ __all__ = [
     "parse_events",
     "parse_lines",
     "secret_as_given",
+    "split_lines",
+    "split_list",
     "suggest_events",
     "to_checksum_address",
 ]

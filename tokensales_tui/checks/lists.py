@@ -13,17 +13,12 @@ from typing import Final
 
 from ..files import LocalFileError, read_local_file, typed_path
 from .addresses import EVM_ANY_CASE, SOLANA_LIKE
-from .text import clip
-
-
-def _split_lines(text: str) -> list[str]:
-    """Split on CRLF, CR or LF only, so numbers match what an editor shows."""
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+from .text import clip, split_lines
 
 
 def parse_lines(text: str) -> list[str]:
     """One value per line, trimmed; blank lines are skipped."""
-    return [stripped for line in _split_lines(text) if (stripped := line.strip())]
+    return [stripped for line in split_lines(text) if (stripped := line.strip())]
 
 
 def dedupe_key(value: str) -> str:
@@ -300,7 +295,7 @@ def load_list_file(
     except LocalFileError as error:
         raise ListFileError(f"cannot open {path}: {error}") from None
     text = _read_text(resolved) if data is None else _decoded(data, str(path))
-    lines = _split_lines(text)
+    lines = split_lines(text)
     names = _header_names(column_hint)
     start = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
     if start == len(lines):

@@ -10,6 +10,23 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _CONTROL_MULTILINE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
+def split_lines(text: str) -> list[str]:
+    """``text``'s lines: a line ends at CR LF, CR or LF only, what an editor, a file and a
+    terminal's paste end one with, so lines number as an editor shows them.
+
+    The other characters :meth:`str.splitlines` ends a line at (VT, FF, the separators
+    U+001C-U+001E, NEL, U+2028, U+2029) are characters of the line: an entry holding one
+    stays one entry, and its check names the character.
+    """
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def split_list(text: str) -> list[str]:
+    """The entries of a list typed on one line or in lines (event names): separated by
+    commas and line breaks (:func:`split_lines`), as they are, untrimmed."""
+    return [part for line in split_lines(text) for part in line.split(",")]
+
+
 def secret_as_given(text: str) -> str:
     """A secret as its owner gave it, typed, on stdin or in a file: the one line ending
     after it left out (what ``echo``, a here-string or an editor's last line adds), every

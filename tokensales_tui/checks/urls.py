@@ -7,7 +7,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from ..web_urls import UnclearAddress, split_web_url
-from .text import check_text, clip
+from .text import check_text, clip, split_list
 
 
 def check_http_url(value: str) -> str | None:
@@ -94,16 +94,13 @@ def _script(char: str) -> str:
 # --------------------------------------------------------------------------- events
 
 
-_EVENT_SEPARATOR = re.compile(r"[,\r\n]")
-
-
 def parse_events(text: str) -> list[str]:
-    """Split event names on commas and line breaks.
+    """Split event names on commas and line breaks (:func:`.text.split_list`).
 
     Names are trimmed, empty ones dropped, and repeats removed keeping the first occurrence.
     """
     names: dict[str, None] = {}
-    for part in _EVENT_SEPARATOR.split(text):
+    for part in split_list(text):
         name = part.strip()
         if name:
             names.setdefault(name, None)
@@ -132,7 +129,7 @@ def suggest_events(
     it (ignoring case) come first, then names that contain it, each group in the order of
     ``known``. Names already entered earlier in ``prefix_text`` are left out.
     """
-    parts = _EVENT_SEPARATOR.split(prefix_text)
+    parts = split_list(prefix_text)
     fragment = parts[-1].strip().casefold()
     taken = {part.strip().casefold() for part in parts[:-1]}
     starts: list[str] = []

@@ -36,6 +36,7 @@ from ...checks import (
     check_list,
     load_list_file,
     parse_lines,
+    split_lines,
 )
 from ...checks.forms import collection_problems
 from ..key_hints import hint, key_for
@@ -66,7 +67,7 @@ def check_entries(text: str, check: Callable[[str], str | None]) -> ListReport:
     """Check the non-blank lines of ``text``, numbered as the text area shows them."""
     values: list[str] = []
     numbers: list[int] = []
-    for number, entry in enumerate(text.splitlines(), start=1):
+    for number, entry in enumerate(split_lines(text), start=1):
         if stripped := entry.strip():
             values.append(stripped)
             numbers.append(number)

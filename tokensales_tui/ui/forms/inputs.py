@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from textual.suggester import Suggester
 
-from ...checks import suggest_events
+from ...checks import split_lines, split_list, suggest_events
 from ...files import typed_path
 from ..widgets.safe_input import SafeInput
 
 __all__ = ["ListInput", "ListSuggester", "PathSuggester", "choice_hint"]
-
-_SEPARATOR = re.compile(r"[,\r\n]")
 
 
 class ListInput(SafeInput):
@@ -23,8 +20,9 @@ class ListInput(SafeInput):
 
     def pasted(self, text: str) -> str:
         """A list of lines as one comma-separated line (each line trimmed, empty ones
-        left out); one line as it is."""
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        left out); one line as it is. Lines end where :func:`~tokensales_tui.checks.split_lines`
+        says (CR, LF), as the list is read back."""
+        lines = [line.strip() for line in split_lines(text) if line.strip()]
         if len(lines) > 1:
             return ", ".join(lines)
         return super().pasted(text)
@@ -41,7 +39,7 @@ class ListSuggester(Suggester):
         self.known = list(known)
 
     async def get_suggestion(self, value: str) -> str | None:
-        fragment = _SEPARATOR.split(value)[-1].lstrip()
+        fragment = split_list(value)[-1].lstrip()
         if not fragment:
             return None
         for name in suggest_events(value, self.known):

@@ -14,7 +14,7 @@ from ...api.body_paths import wire_paths
 from ...api.endpoints import Endpoint, webhook_endpoint
 from ...api.models import Webhook, WebhookCreate, WebhookUpdate
 from ...api.preview import Change
-from ...checks import parse_events, secret_as_given, suggest_events
+from ...checks import parse_events, secret_as_given, split_list, suggest_events
 from ...checks.forms import Problem, webhook_problems
 from ...clean import clean_line
 from ...mask import ELLIPSIS, shown
@@ -175,7 +175,7 @@ class WebhookForm(FormScreen):
     def _events_hint(self, typed: str) -> Any:
         if not self.known_events:
             return content("Separate names with commas. The service does not list event kinds.")
-        *before, fragment = typed.replace("\n", ",").split(",")
+        *before, fragment = split_list(typed)
         fragment = fragment.strip()
         earlier = {name.strip().casefold() for name in before}
         if fragment and fragment.casefold() in earlier:
