@@ -215,7 +215,7 @@ MOVES = ["enter", "escape", "tab", "shift+tab", "up", "down", "backspace", "spac
 LEAVE_CHANCE = {"BrowseScreen": 0.0, "DetailScreen": 0.12}
 """The chance that the next key leaves a screen (``DEFAULT_LEAVE`` for the others)."""
 DEFAULT_LEAVE = 0.2
-TYPING_LEAVE_CHANCE = {"BrowseScreen": 0.2, "CommandPalette": 0.3}
+TYPING_LEAVE_CHANCE = {"BrowseScreen": 0.2, "SafePalette": 0.3}
 """The chance that the next key leaves a text field (``TYPING_LEAVE`` for the others): the
 filter a few letters in, so that the main screen's keys go mostly to its tables."""
 TYPING_LEAVE = 0.06

@@ -240,7 +240,7 @@ async def test_a_theme_save_given_up_removes_its_question_even_under_another_scr
         await wait_for_screen(app, pilot, "ConfirmScreen")
         asked = app.screen
         await pilot.press("ctrl+p")
-        await wait_for(lambda: type(app.screen).__name__ == "CommandPalette", pilot)
+        await wait_for(lambda: type(app.screen).__name__ == "SafePalette", pilot)
         app.theme = "dracula"  # picked there: the gruvbox save is given up
         await wait_for(  # up and its Cancel focused, as a user sees it before a key
             lambda: (

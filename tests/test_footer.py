@@ -107,7 +107,7 @@ async def test_a_click_presses_a_key_and_a_disabled_key_rings_the_bell(
         assert bells == [1]
         await pilot.click(KeysFooter, offset=(plain.index("^p palette") + 1, 0))
         await pilot.pause()
-        assert app.screen.__class__.__name__ == "CommandPalette"
+        assert app.screen.__class__.__name__ == "SafePalette"
 
 
 async def test_the_key_under_the_pointer_is_highlighted_with_its_tooltip() -> None:

@@ -158,7 +158,7 @@ async def test_the_palette_turns_it_off_and_on(tmp_path: Path) -> None:
         assert full in screen_text(app)
         assert "MASKED" not in screen_text(app)
         await pilot.press("ctrl+p")
-        await wait_for_screen(app, pilot, "CommandPalette")
+        await wait_for_screen(app, pilot, "SafePalette")
         await pilot.press(*"mask mode", "enter")
         await wait_for(lambda: app.masked, pilot)
         await wait_for_screen(app, pilot, "BrowseScreen")

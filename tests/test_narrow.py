@@ -27,7 +27,7 @@ def test_text_is_wrapped_to_one_cell_at_least(no_wrap: bool) -> None:
 @pytest.mark.parametrize(
     ("key", "screen", "narrow"),
     [
-        ("ctrl+p", "CommandPalette", 6),
+        ("ctrl+p", "SafePalette", 6),
         ("p", "ProfileScreen", 7),
         ("p", "ProfileScreen", 3),
     ],
@@ -57,7 +57,7 @@ async def test_the_palette_opened_in_a_terminal_six_columns_wide() -> None:
     async with app.run_test(size=(6, 24)) as pilot:
         await pilot.pause(0.5)
         await pilot.press("ctrl+p")
-        await wait_for(lambda: type(app.screen).__name__ == "CommandPalette", pilot)
+        await wait_for(lambda: type(app.screen).__name__ == "SafePalette", pilot)
         await pilot.pause(0.2)
         assert app.is_running and app.return_code is None
 

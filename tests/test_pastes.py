@@ -147,6 +147,61 @@ async def test_a_paste_past_the_filters_bound_keeps_what_fits_once() -> None:
         assert sum("holds 10,000 characters at most" in m for m in said) == 1, said
 
 
+async def test_a_paste_too_long_and_refused_rings_the_bell_once() -> None:
+    # The field cut the paste to its bound and rang, then refused the rest (not digits)
+    # and rang again: two bells for one paste.
+    from textual.app import ComposeResult
+
+    from tokensales_tui.ui.widgets.safe_input import SafeInput
+
+    class Bounded(App[None]):
+        bells = 0
+
+        def compose(self) -> ComposeResult:
+            yield SafeInput(max_length=4, restrict=r"[0-9]*")
+
+        def bell(self) -> None:
+            self.bells += 1
+
+    app = Bounded()
+    async with app.run_test() as pilot:
+        field = app.query_one(SafeInput)
+        field.focus()
+        await pilot.pause()
+        field.take_paste("abcdefgh")  # too long, and refused
+        assert (field.value, app.bells) == ("", 1)
+        field.take_paste("123456")  # too long: what fits is kept
+        assert (field.value, app.bells) == ("1234", 2)
+        field.take_paste("x")  # refused
+        assert app.bells == 3
+
+
+async def test_a_paste_into_the_command_palette_is_one_line_of_text() -> None:
+    # Textual's palette put a paste's first line in its search field as it was (an ESC
+    # went to the terminal), and a first line blank put nothing, without a word.
+    from textual.command import CommandInput, CommandPalette
+
+    from .apphelpers import loaded
+
+    app = demo()
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("ctrl+p")
+        await wait_for(lambda: isinstance(app.focused, CommandInput), pilot)
+        field = app.focused
+        assert isinstance(field, CommandInput)
+        await _paste(app, pilot, field, "\r\nRefresh\nExport\n")
+        assert field.value == "Refresh"  # the first line that is not blank; nothing ran
+        assert isinstance(app.screen, CommandPalette)
+        said = [str(n.message) for n in app._notifications]
+        assert any("first was pasted, 1 more left out" in m for m in said), said
+        _set_value(field, "")
+        await _paste(app, pilot, field, "\x1b[31mRef\x07resh")
+        assert field.value == "\x1b[31mRef\x07resh"  # held as pasted, matching no command
+        drawn = app.export_screenshot()
+        assert "␛[31mRef␇resh" in drawn and "\x1b[31m" not in drawn
+
+
 # --- the mechanism ------------------------------------------------------------------
 
 

@@ -219,6 +219,16 @@ class GuardedApp(KeysInOrder[ReturnType]):
             return
         await super().on_event(event)
 
+    def action_command_palette(self) -> None:
+        """Show the command palette, whose search field takes a paste as one line
+        (:mod:`.palette`)."""
+        from textual.command import CommandPalette
+
+        from .palette import SafePalette
+
+        if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
+            self.push_screen(SafePalette(id="--command-palette"))
+
     def _ended_by(self, signum: int) -> None:
         self.exit(return_code=exit_status(signum))
 

@@ -13,6 +13,11 @@ the cursor, over the selection. A field says how a paste is cleaned by overridin
 :meth:`~TakesPastes.pasted`, never by handling the event. ``ctrl+v`` (the app's own
 clipboard) goes the same way: Textual's put the copied text, line breaks and all, into
 a single-line field.
+
+A paste is one edit, and a refusal of it is said once: a paste too long for a field
+whose rest the field also refused (a bounded field with a pattern) rang the bell twice,
+once for the cut and once for the refusal. While a paste is taken, the field's
+``restricted`` (Textual's bell) answers its first call only.
 """
 
 from __future__ import annotations
@@ -30,6 +35,9 @@ class TakesPastes:
     :meth:`take_paste` too.
     """
 
+    _taking_paste = False
+    _refusal_said = False
+
     def pasted(self, text: str) -> str:
         """What a paste of ``text`` puts into the field (as it is, unless a field says
         otherwise)."""
@@ -46,6 +54,20 @@ class TakesPastes:
         self.take_paste(event.text)
 
     def take_paste(self, text: str) -> None:
-        """Take ``text`` as pasted: :meth:`pasted` of it, put at the cursor once."""
+        """Take ``text`` as pasted: :meth:`pasted` of it, put at the cursor once, a refusal
+        of it said once."""
         if cleaned := self.pasted(text):
-            self.put_pasted(cleaned)
+            self._taking_paste, self._refusal_said = True, False
+            try:
+                self.put_pasted(cleaned)
+            finally:
+                self._taking_paste = False
+
+    def restricted(self) -> None:
+        """Say that what was typed or pasted was refused (Textual's ``Input`` rings the
+        bell): once for a paste, however many parts of it were refused."""
+        if self._taking_paste:
+            if self._refusal_said:
+                return
+            self._refusal_said = True
+        super().restricted()  # type: ignore[misc]
