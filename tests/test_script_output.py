@@ -253,3 +253,30 @@ def test_csv_a_table_and_fields_print_numbers_as_the_server_wrote_them() -> None
     Printer("table", stream=out).one(row)
     record = [line.split() for line in out.getvalue().decode().splitlines()[1:4]]
     assert record == [["x", "1.10"], ["y", "1.7e308"], ["z", "3.27e2"]]
+
+
+SEQUENCES = {
+    "a ZWJ emoji": "👩\u200d💻",
+    "a family": "👨\u200d👩\u200d👧\u200d👦",
+    "a skin tone": "👍🏽",
+    "a combining accent": "e\u0301",
+    "a flag": "🇫🇷",
+    "an emoji with VS16": "❤\ufe0f",
+}
+
+
+@pytest.mark.parametrize("name", list(SEQUENCES))
+def test_a_table_cell_cut_to_its_width_keeps_a_sequence_whole_or_leaves_it_out(name: str) -> None:
+    # A cell cut at 48 characters kept "👩" of "👩‍💻", "🇫" of "🇫🇷", an "e" without its
+    # accent: half of what the terminal draws as one character.
+    from tokensales_tui.clean import cell_text, settle_width
+    from tokensales_tui.script.output import CELL_WIDTH
+
+    sequence = SEQUENCES[name]
+    for lead in range(CELL_WIDTH - len(sequence) - 1, CELL_WIDTH):
+        text = "x" * lead + sequence + "yyyy"
+        (cell,) = [line.split("  ")[0] for line in _printed("table", [{"id": text}])[1:]]
+        assert cell.endswith("…")
+        kept = cell[: -len("…")]
+        assert kept in ("x" * lead, "x" * lead + settle_width(sequence)), (lead, kept)
+        assert cell == cell_text(text, CELL_WIDTH)

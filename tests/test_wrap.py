@@ -54,3 +54,51 @@ async def test_the_detail_view_at_80_columns_keeps_keys_and_addresses_readable()
         text = "\n".join(screen_lines(app))
         assert f'    "{URL}"' in text  # under its key, not at column 1
         assert "skyline-concert-vip-a\n" not in text
+
+
+def test_a_text_cut_to_a_width_keeps_each_character_as_drawn_whole() -> None:
+    # The tables cut a cell by code point and cell: "👩⸱💻" (a ZWJ sequence as the table
+    # shows it) in 4 cells kept "👩⸱", a flag in 1 cell half of it.
+    from rich.cells import cell_len
+
+    from tokensales_tui.clean import settle_width
+    from tokensales_tui.ui.table.lines import centred, fit
+    from tokensales_tui.ui.widgets.delivery_list import fit as fit_delivery
+    from tokensales_tui.ui.wrap import cut_to_cells
+
+    coder = settle_width("👩\u200d💻")
+    assert coder == "👩⸱💻"
+    assert cut_to_cells(f"ab{coder}cd", 6) == "ab    "
+    assert cut_to_cells(f"ab{coder}cd", 7) == f"ab{coder}"
+    assert cut_to_cells("ab🇫🇷🇩🇪", 5) == "ab🇫🇷 "
+    assert cut_to_cells("abe\u0301cd", 3) == "abe\u0301"
+    assert cut_to_cells("ab👍⸱cd", 4) == "ab  "
+    assert cut_to_cells("日本語", 5) == "日本 "
+    for width in range(1, 9):
+        for text in (f"ab{coder}cd", "ab🇫🇷🇩🇪", "ab👍⸱cd"):
+            for line in (fit(text, width, False), fit_delivery(text, width)):
+                assert cell_len(line) == width
+                assert coder not in text or coder in line or "👩" not in line, line
+                assert "⸱" not in line or "👍⸱" in line or coder in line, line
+            assert "💻" not in centred("x" + coder, width, None, None).text or width >= 6  # type: ignore[arg-type]
+
+
+def test_every_text_cut_to_a_length_or_a_width_is_cut_in_one_place() -> None:
+    # The cuts by code point left half a grapheme; each cut now goes through
+    # clean.shorten / clean.grapheme_cut or ui/wrap.cut_to_cells.
+    import inspect
+    import re
+    from pathlib import Path
+
+    import tokensales_tui
+
+    root = Path(inspect.getfile(tokensales_tui)).parent
+    cut = re.compile(r"\[:[^\]]*-\s*1\]\s*\+\s*(ELLIPSIS|\"…\")|set_cell_size\(")
+    found = [
+        f"{path.relative_to(root)}:{number}"
+        for path in root.rglob("*.py")
+        if path.relative_to(root).as_posix() not in ("ui/wrap.py", "clean.py")
+        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if cut.search(text) and "ASCII: each character is a cell" not in text
+    ]
+    assert found == []

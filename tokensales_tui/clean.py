@@ -42,6 +42,7 @@ __all__ = [
     "escape_unsafe",
     "escape_unsettled",
     "escapes_in",
+    "grapheme_cut",
     "guard_formula",
     "is_clean",
     "mark_controls",
@@ -49,6 +50,7 @@ __all__ = [
     "settle_all",
     "settle_in_place",
     "settle_width",
+    "shorten",
     "unsettled",
     "visible",
 ]
@@ -408,6 +410,80 @@ def escapes_in(text: str, *, line: bool = False) -> list[str]:
     return [_escape(found) for found in (_UNSAFE_LINE if line else _UNSAFE).findall(text)]
 
 
+# --------------------------------------------------------------------------- cutting
+
+
+_JOINER = "\u200d"
+
+
+def _continues(char: str) -> bool:
+    """Whether ``char`` is drawn as part of the character before it: a combining mark,
+    a joiner, a variation selector, a skin tone, an emoji tag, a Hangul vowel or final
+    consonant, or "⸱", the mark such a character shows as once settled."""
+    code = ord(char)
+    if code < 0x300:
+        return False
+    return (
+        char in (_JOINER, "\u200c", ZERO_WIDTH_MARK)
+        or 0xFE00 <= code <= 0xFE0F
+        or 0xE0020 <= code <= 0xE01EF  # emoji tags, then the variation selectors beyond
+        or code in SKIN_TONES
+        or 0x1160 <= code <= 0x11FF
+        or 0xD7B0 <= code <= 0xD7FF
+        or unicodedata.category(char) in ("Mn", "Me", "Mc")
+    )
+
+
+def _pictograph(char: str) -> bool:
+    return 0x1F000 <= ord(char) <= 0x1FAFF or unicodedata.category(char) == "So"
+
+
+def _regional(char: str) -> bool:
+    return "\U0001f1e6" <= char <= "\U0001f1ff"
+
+
+def _cut_allowed(text: str, index: int) -> bool:
+    """Whether ``text`` may be cut before ``text[index]`` (0 < index < len) without
+    leaving part of a character as the terminal draws it (a grapheme, near enough)."""
+    before, after = text[index - 1], text[index]
+    if _continues(after) or before == _JOINER:
+        return False
+    if _regional(before) and _regional(after):  # two make a flag: count them from the start
+        start = index - 1
+        while start > 0 and _regional(text[start - 1]):
+            start -= 1
+        return (index - start) % 2 == 0
+    if before == ZERO_WIDTH_MARK and _pictograph(after):
+        # Emoji joined by a joiner shown settled ("👩⸱💻"): one picture still.
+        base = index - 1
+        while base > 0 and _continues(text[base]):
+            base -= 1
+        return not _pictograph(text[base])
+    return True
+
+
+def grapheme_cut(text: str, end: int) -> int:
+    """The last place at or before ``end`` where ``text`` may be cut without splitting
+    what the terminal draws as one character: a letter and its combining marks, an emoji
+    and its skin tone or variation selector, emoji joined by zero-width joiners (a family,
+    "👩‍💻", settled or not), the two regional indicators of a flag. 0 when none is."""
+    end = max(0, min(end, len(text)))
+    while 0 < end < len(text) and not _cut_allowed(text, end):
+        end -= 1
+    return end
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` in ``limit`` characters at most: longer, cut between two characters as
+    drawn (:func:`grapheme_cut`), with "…" after it. Every text of the package cut to a
+    length is cut here (or, to a width in cells, by ``ui/wrap.cut_to_cells``)."""
+    if len(text) <= limit:
+        return text
+    if limit < 1:
+        return ""
+    return text[: grapheme_cut(text, limit - 1)] + ELLIPSIS
+
+
 LONG_WORD = 160
 """Characters of a run without a space (an address, a path, an id) a message shows; a
 longer one keeps its start and its end (:func:`cut_long_words`)."""
@@ -417,7 +493,8 @@ _HEAD = LONG_WORD * 2 // 3
 
 
 def _cut_middle(word: str) -> str:
-    return word[:_HEAD] + ELLIPSIS + word[len(word) - (LONG_WORD - _HEAD - 1) :]
+    tail = grapheme_cut(word, len(word) - (LONG_WORD - _HEAD - 1))
+    return word[: grapheme_cut(word, _HEAD)] + ELLIPSIS + word[tail:]
 
 
 def cut_long_words(text: str) -> str:
@@ -442,9 +519,7 @@ def quoted(text: str) -> str:
 
 
 def _truncate(value: str, limit: int | None) -> str:
-    if limit is None or len(value) <= limit:
-        return value
-    return value[: limit - 1] + ELLIPSIS if limit > 0 else ""
+    return value if limit is None else shorten(value, limit)
 
 
 def _float_text(value: float) -> str:

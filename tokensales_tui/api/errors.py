@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..clean import clean_line
+from ..clean import clean_line, shorten
 from .secret import redact
 
 MAX_MESSAGE = 1000
@@ -55,7 +55,7 @@ def _line(text: str) -> str:
     # text before any cut, so that no part of one is left (a server's text is read up to
     # 64 KB: transport.ERROR_BODY_CAP).
     text = clean_line(redact(text)[: MAX_MESSAGE + 1])
-    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"
+    return shorten(text, MAX_MESSAGE)
 
 
 class ApiError(Exception):

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import msgspec
 from msgspec.structs import astuple
 
+from ..clean import shorten
 from ..digits import ascii_int
 from .errors import UnexpectedResponse
 
@@ -917,4 +918,4 @@ def _entry_line(entry: Any) -> str | None:
 
 def _one_line(text: str) -> str:
     line = " ".join(text.split())
-    return line if len(line) <= MAX_MESSAGE else line[: MAX_MESSAGE - 1] + "…"
+    return shorten(line, MAX_MESSAGE)

@@ -6,6 +6,8 @@ import re
 import unicodedata
 from typing import Final
 
+from ..clean import shorten
+
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _CONTROL_MULTILINE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
@@ -87,7 +89,7 @@ def describe_char(ch: str) -> str:
 
 def clip(text: str, limit: int = 40) -> str:
     """Shorten ``text`` for a message."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return shorten(text, limit)
 
 
 def check_text(value: str, field: str, *, multiline: bool = False) -> str | None:

@@ -34,6 +34,7 @@ from ..checks import (
 )
 from ..checks.forms import Problems, collection_problems, payout_problems, webhook_problems
 from ..checks.lists import MAX_LIST_FILE_BYTES
+from ..clean import shorten
 from ..files import LocalFileError, read_local_file
 from ..signals import answered_then_finished
 from .output import encode_json
@@ -244,7 +245,7 @@ async def delete(context: Context) -> int:
 
 def _shown_id(object_id: str, most: int = 100) -> str:
     """An id as a message names it: cut to ``most`` characters (one may be of any length)."""
-    return object_id if len(object_id) <= most else object_id[: most - 1] + "…"
+    return shorten(object_id, most)
 
 
 def _not_found() -> ApiError:

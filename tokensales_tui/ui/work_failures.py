@@ -49,7 +49,7 @@ from textual.worker import Worker, WorkerState, WorkType
 from textual.worker_manager import WorkerManager
 
 from ..api.secret import redact
-from ..clean import clean_line
+from ..clean import clean_line, shorten
 from .cancelling import is_awaited
 
 __all__ = [
@@ -89,8 +89,7 @@ class WorkFailed(Message):
 def failure_text(error: BaseException) -> str:
     """``error`` in one line: its type, and its message cut short."""
     message = clean_line(str(error))
-    if len(message) > SHOWN_ERROR:
-        message = message[: SHOWN_ERROR - 1] + "…"
+    message = shorten(message, SHOWN_ERROR)
     name = type(error).__name__
     return f"{name}: {message}" if message else name
 

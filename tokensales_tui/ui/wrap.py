@@ -1,7 +1,9 @@
-"""Wrapping a line of text into rows of the screen, keeping what it is indented under.
+"""Wrapping a line of text into rows of the screen, keeping what it is indented under,
+and cutting a text to a width (:func:`cut_to_cells`).
 
 Plain Python, no widget: the JSON view (:mod:`.widgets.json_view`) and the detail view's
-key fields (:mod:`.widgets.field_value`) draw what it works out.
+key fields (:mod:`.widgets.field_value`) draw what it works out; the tables, the
+deliveries list and the fields' placeholders cut their text with it.
 """
 
 from __future__ import annotations
@@ -9,9 +11,11 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import accumulate
 
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 
-__all__ = ["BREAK_AFTER", "hanging_wrap", "wrapped_rows"]
+from ..clean import ELLIPSIS, grapheme_cut
+
+__all__ = ["BREAK_AFTER", "cut_to_cells", "fit_cells", "hanging_wrap", "wrapped_rows"]
 
 BREAK_AFTER = frozenset("/-_.,;:&?=#@")
 """Where a word too long for a row (an address, an id) is broken, where it can be."""
@@ -80,3 +84,27 @@ def wrapped_rows(text: str, width: int) -> list[str]:
         starts = [0, *offsets]
         rows += [line[a:b].rstrip(" ") for a, b in zip(starts, [*offsets, len(line)], strict=True)]
     return rows
+
+
+def cut_to_cells(text: str, cells: int) -> str:
+    """The start of ``text`` that takes ``cells`` cells at most, cut between two
+    characters as drawn (:func:`~tokensales_tui.clean.grapheme_cut`: never half an emoji
+    sequence, a flag or a letter without its accent), padded with spaces to ``cells``."""
+    if cells < 1:
+        return ""
+    # Rich cuts at a cell, and pads (a wide character across the cut becomes a space)...
+    shown = set_cell_size(text, cells)
+    kept = min(len(shown), len(text))
+    while kept and shown[kept - 1] != text[kept - 1]:
+        kept -= 1
+    # ...and knows nothing of the emoji joined by a joiner shown settled ("👩⸱💻").
+    start = text[: grapheme_cut(text, kept)]
+    return start + " " * (cells - cell_len(start))
+
+
+def fit_cells(text: str, cells: int) -> str:
+    """``text`` in exactly ``cells`` cells: padded, or cut (:func:`cut_to_cells`) with "…"."""
+    size = cell_len(text)
+    if size <= cells:
+        return text + " " * (cells - size)
+    return cut_to_cells(text, cells - 1) + ELLIPSIS if cells > 0 else ""

@@ -9,12 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
 from ...clean import ELLIPSIS
+from ..wrap import cut_to_cells
 from .numbers import fit_number
 
 __all__ = ["Palette", "centred", "crop", "join_cells"]
@@ -40,7 +41,9 @@ def fit(cell: str, width: int, right: bool) -> str:
     if cell.isascii():
         size = len(cell)
         if size > width:
-            return fit_right(cell, width, len) if right else cell[: width - 1] + ELLIPSIS
+            if right:
+                return fit_right(cell, width, len)
+            return cell[: width - 1] + ELLIPSIS  # ASCII: each character is a cell, and whole
         if size == width:
             return cell
         return cell.rjust(width) if right else cell.ljust(width)
@@ -48,7 +51,7 @@ def fit(cell: str, width: int, right: bool) -> str:
     if size > width:
         if right:
             return fit_right(cell, width, cell_len)
-        return set_cell_size(cell, width - 1) + ELLIPSIS
+        return cut_to_cells(cell, width - 1) + ELLIPSIS
     padding = " " * (width - size)
     return padding + cell if right else cell + padding
 
@@ -66,8 +69,8 @@ def fit_right(cell: str, width: int, measure: Callable[[str], int]) -> str:
     if fitted is not None:
         return " " * (width - measure(fitted)) + fitted
     if text.isascii():
-        return text[: width - 1] + ELLIPSIS
-    return set_cell_size(text, width - 1) + ELLIPSIS
+        return text[: width - 1] + ELLIPSIS  # ASCII: each character is a cell, and whole
+    return cut_to_cells(text, width - 1) + ELLIPSIS
 
 
 def join_cells(cells: Iterable[str], widths: Sequence[int], rights: Sequence[bool]) -> str:
@@ -96,7 +99,7 @@ def crop(line: str, style: Style, scroll_x: int, width: int, total_width: int) -
 def centred(message: str, width: int, base: Style, style: Style) -> Strip:
     """``message`` in ``style``, centred on a line of ``width`` cells (cut to fit)."""
     if cell_len(message) > width:
-        message = set_cell_size(message, max(width - 1, 0)) + ELLIPSIS if width else ""
+        message = cut_to_cells(message, width - 1) + ELLIPSIS if width else ""
     left = max(0, (width - cell_len(message)) // 2)
     return Strip([Segment(" " * left, base), Segment(message, style)]).extend_cell_length(
         width, base

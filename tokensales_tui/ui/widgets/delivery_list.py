@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -24,6 +23,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..safe import plain
+from ..wrap import fit_cells
 
 SIZE_WIDTH = len("0.98 MB")
 """The widest size :func:`size_cell` writes."""
@@ -103,10 +103,7 @@ def delivery_cells(delivery: Any) -> list[str]:
 
 def fit(text: str, width: int) -> str:
     """``text`` padded or cut to exactly ``width`` cells."""
-    size = cell_len(text)
-    if size > width:
-        return set_cell_size(text, max(width - 1, 0)) + "…"
-    return text + " " * (width - size)
+    return fit_cells(text, width)
 
 
 @dataclass

@@ -8,7 +8,7 @@ from textual.geometry import Size
 from textual.widgets import Static
 
 from ..safe import content
-from ..wrap import wrapped_rows
+from ..wrap import cut_to_cells, wrapped_rows
 
 __all__ = ["FieldValue", "FieldsRoom", "share_rows"]
 
@@ -94,7 +94,7 @@ class FieldValue(Static):
         if len(shown) < len(rows):  # cut: says so
             last = shown[-1]
             shown[-1] = (
-                last[: max(len(last) - 1, 0)] + "…" if cell_len(last) >= width else last + "…"
+                cut_to_cells(last, width - 1) + "…" if cell_len(last) >= width else last + "…"
             )
         return shown
 

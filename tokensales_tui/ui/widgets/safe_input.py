@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.dom import NoScreen
@@ -46,6 +46,7 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from ...clean import mark_controls, settle_in_place
+from ..wrap import cut_to_cells
 from .pasting import TakesPastes
 
 __all__ = ["SafeInput", "fit_words"]
@@ -164,5 +165,5 @@ def fit_words(text: str, width: int) -> str:
             break
         kept = text[: word.end()]
     if not kept:
-        kept = set_cell_size(text, room).rstrip()
+        kept = cut_to_cells(text, room).rstrip()
     return kept.rstrip(" ,;:—-·") + ELLIPSIS
