@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 from rich.console import Console
 
@@ -104,3 +105,53 @@ def test_a_crash_report_is_laid_out_as_it_shows() -> None:
     output = console.file.getvalue()  # type: ignore[attr-defined]
     assert output.count("ab⸱") == 50
     assert max(len(line) for line in output.splitlines()) <= 60
+
+
+def test_a_line_with_a_secret_masked_keeps_its_colours() -> None:
+    # The whole line was written again as one plain piece: "RuntimeError:" lost its red.
+    import re
+
+    console = Console(file=io.StringIO(), width=100, color_system="truecolor")
+    try:
+        raise RuntimeError("holding s3cr3t-value now")
+    except RuntimeError:
+        report = crash_report(console, ["s3cr3t-value"])
+    console.print(report)
+    output = console.file.getvalue()  # type: ignore[attr-defined]
+    (masked,) = [line for line in output.splitlines() if "holding" in line and "raise" not in line]
+    assert re.sub(r"\x1b\[[0-9;]*m", "", masked) == "RuntimeError: holding ******** now"
+    assert re.match(r"\x1b\[[0-9;]+mRuntimeError: \x1b\[0m", masked), repr(masked)
+
+
+def test_a_source_line_shown_otherwise_keeps_the_box_edge_in_line(tmp_path: Path) -> None:
+    # Rich measured a source line as it read it: each zero-width character shown "⸱"
+    # then pushed the box's right edge a cell out, and a secret masked pulled it in.
+    import importlib.util
+    import re
+
+    from rich.cells import cell_len
+
+    source = tmp_path / "failing.py"
+    source.write_text(
+        "def fail():\n"
+        '    raise RuntimeError("pay\\u200bpal")  # pay\u200bpal\u200b\u200b, sure\n'
+        "# the key s3cr3t-value-long was here\n",
+        encoding="utf-8",
+    )
+    spec = importlib.util.spec_from_file_location("failing", source)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    console = Console(file=io.StringIO(), width=60, color_system="truecolor")
+    try:
+        module.fail()
+    except RuntimeError:
+        report = crash_report(console, ["s3cr3t-value-long"])
+    console.print(report)
+    output = re.sub(r"\x1b\[[0-9;]*m", "", console.file.getvalue())  # type: ignore[attr-defined]
+    boxed = [line for line in output.splitlines() if line.startswith(("│", "╭", "╰"))]
+    assert any("pay⸱pal⸱⸱" in line for line in boxed), boxed
+    assert any("********" in line for line in boxed), boxed
+    assert "s3cr3t-value-long" not in output
+    assert {cell_len(line) for line in boxed} == {60}, boxed
+    assert all(line.endswith(("│", "╮", "╯")) for line in boxed), boxed
