@@ -120,7 +120,8 @@ def test_an_asset_number_a_float_cannot_stand_for_is_shown_as_written() -> None:
         ("1,234,567.89 EUR", 9, " ≈1e6 EUR"),  # the currency kept first
         ("1.2345678901234568e+29", 12, "≈1.234568e29"),
         ("-1,000,000.00 USD", 7, "  -1e6…"),
-        ("1,234.00 USD", 4, "   …"),
+        ("1,234.00 USD", 4, "≈1k…"),  # no scientific form fits: the short scale
+        ("1,234.00 USD", 3, "  …"),
     ],
 )
 def test_a_number_too_wide_keeps_its_magnitude(cell: str, width: int, shown: str) -> None:
@@ -140,21 +141,30 @@ def test_a_cut_that_keeps_the_magnitude_is_a_cut(cell: str, width: int, shown: s
     assert fit(cell, width, right=True) == shown
 
 
-SHOWN = re.compile(r"(≈?)(-?[\d,]+(?:\.\d*)?)(?:e(-?\d+))?")
+SHOWN = re.compile(r"(≈?)(-?[\d,]+(?:\.\d*)?)(?:e(-?\d+)|([kMBT]))?")
+SCALE = {"k": "3", "M": "6", "B": "9", "T": "12"}
 
 
 @pytest.mark.parametrize("width", range(3, 32))
 def test_no_number_is_ever_shown_as_another(width: int) -> None:
     """Whatever the width, a number cell shows the number's integer part whole (cut
     past it), or a scientific form of it, marked where rounded; or only "…"."""
-    for number in (Decimal(LONG), Decimal("1e308"), Decimal(2**63), Decimal("-1234567.5")):
+    for number in (
+        Decimal(LONG),
+        Decimal("1e308"),
+        Decimal(2**63),
+        Decimal("-1234567.5"),
+        Decimal("999999.5"),
+        Decimal("123456789012"),
+    ):
         cell = f"{number:,f} USD"
         shown = fit(cell, width, right=True).strip()
         if shown == "…":
             continue
         found = SHOWN.match(shown)
         assert found is not None, shown
-        mark, digits, exponent = found.groups()
+        mark, digits, exponent, scale = found.groups()
+        exponent = SCALE[scale] if scale else exponent
         if exponent is None:  # as written, cut past its integer part only
             assert cell.startswith(shown.rstrip("…")), shown
             assert found.end() < len(shown) and shown[found.end(2) - 1] != ",", shown
@@ -164,6 +174,24 @@ def test_no_number_is_ever_shown_as_another(width: int) -> None:
         places = len(value.as_tuple().digits)
         assert abs(value - number) <= Decimal(10) ** (value.adjusted() - places + 1) / 2, shown
         assert bool(mark) == (value != number), shown
+
+
+@pytest.mark.parametrize(
+    ("cell", "shown"),
+    [
+        ("1,234,567", ["≈1M", "≈1e6", "≈1e6", "≈1.2e6"]),
+        ("-1,234,567", ["…", "≈-1M", "≈-1e6", "≈-1e6"]),
+        ("999,999,999", ["≈1B", "≈1e9", "≈1e9", "≈1e9"]),
+        ("45,000,000,000,000 USD", ["…", "45T…", "45T…", "≈4e13…"]),
+        ("2,000 USD", ["2k…", "2e3…", "2e3…", "2e3…"]),
+    ],
+)
+def test_a_number_in_a_cell_three_to_six_wide_keeps_its_magnitude(
+    cell: str, shown: list[str]
+) -> None:
+    # Three or four cells held no scientific form (≈1e6 is four, ≈-1e6 five): the cell
+    # showed "…" alone where a thousand and a trillion look alike.
+    assert [fit(cell, width, right=True).strip() for width in range(3, 7)] == shown
 
 
 def test_fit_number_leaves_what_is_no_number_to_be_cut() -> None:

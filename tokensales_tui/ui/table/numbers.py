@@ -2,8 +2,11 @@
 
 A number too wide for its cell is written again in a short scientific form that fits
 (:func:`fit_number`), marked :data:`ROUNDED` where that form dropped digits: cut from
-the right, ``1,000,000,000`` in six cells would read ``1,000…``, a thousand. No Textual,
-no Rich: how many terminal cells a text takes is the caller's to say.
+the right, ``1,000,000,000`` in six cells would read ``1,000…``, a thousand. Where no
+scientific form fits (a cell three or four wide), a thousand to a thousand trillion are
+written with k, M, B or T (:func:`compact`: ``≈1M``, ``≈-12B``): such a cell showed
+only "…". No Textual, no Rich: how many terminal cells a text takes is the caller's to
+say.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import re
 from collections.abc import Callable
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal, InvalidOperation
 
-__all__ = ["ROUNDED", "fit_number", "scientific"]
+__all__ = ["ROUNDED", "compact", "fit_number", "scientific"]
 
 ROUNDED = "≈"
 """Put before a number written with fewer digits than it has."""
@@ -24,16 +27,19 @@ fraction, the exponent; what follows, if anything, after a space (a currency).""
 _ELLIPSIS = "…"
 
 
+def _rounded(number: Decimal, digits: int | None) -> Decimal:
+    """``number`` with at most ``digits`` significant digits (None: all of them)."""
+    if digits is None or len(number.as_tuple().digits) <= digits:
+        return number
+    step = Decimal(1).scaleb(number.adjusted() - digits + 1)
+    return number.quantize(step, context=Context(prec=digits + 2, Emax=MAX_EMAX, Emin=MIN_EMIN))
+
+
 def scientific(number: Decimal, digits: int | None = None) -> tuple[str, bool]:
     """``number`` as ``1.2345e29`` (``-5e-7``; no ``+``, no trailing zeros) with at most
     ``digits`` significant digits (None: all of them), and whether it was rounded."""
-    sign, numerals, _ = number.as_tuple()
-    shown = number
-    if digits is not None and len(numerals) > digits:
-        step = Decimal(1).scaleb(number.adjusted() - digits + 1)
-        shown = number.quantize(
-            step, context=Context(prec=digits + 2, Emax=MAX_EMAX, Emin=MIN_EMIN)
-        )
+    sign = number.as_tuple().sign
+    shown = _rounded(number, digits)
     rounded = shown != number
     _, numerals, _ = shown.as_tuple()
     text = "".join(map(str, numerals)).rstrip("0") or "0"
@@ -43,6 +49,22 @@ def scientific(number: Decimal, digits: int | None = None) -> tuple[str, bool]:
     return f"{'-' if sign else ''}{mantissa}e{exponent}", rounded
 
 
+_SUFFIXES = {3: "k", 6: "M", 9: "B", 12: "T"}
+"""Thousands, millions, billions, trillions: the short scale of prices and supplies."""
+
+
+def compact(number: Decimal, digits: int) -> tuple[str, bool] | None:
+    """``number`` as ``1.2M`` (``-12B``, ``950k``) with at most ``digits`` significant
+    digits, and whether it was rounded; None where it is not from a thousand to a
+    thousand trillion once rounded."""
+    shown = _rounded(number, digits)
+    exponent = shown.adjusted() if shown else 0
+    if not 3 <= exponent < 15:
+        return None
+    power = exponent - exponent % 3
+    return f"{shown.scaleb(-power).normalize():f}{_SUFFIXES[power]}", shown != number
+
+
 def fit_number(cell: str, width: int, measure: Callable[[str], int] = len) -> str | None:
     """``cell`` (a number, and what follows it: ``123,456.00 USD``) written to fit
     ``width`` cells, or None where cutting it from the right is truthful: the cell is
@@ -50,8 +72,10 @@ def fit_number(cell: str, width: int, measure: Callable[[str], int] = len) -> st
     (``123,456.7…``, ``1.5 U…``).
 
     Else the number is written in scientific notation with as many digits as fit,
-    what follows it kept whole (``≈1.2346e29 USD``), else cut (``1e308…``); a cell no
-    such form fits is ``…``: never digits that would read as another number.
+    what follows it kept whole (``≈1.2346e29 USD``), else cut (``1e308…``); where none
+    fits, from a thousand to a thousand trillion with k, M, B or T (:func:`compact`:
+    ``≈1M``, ``≈-1M…``); a cell no such form fits is ``…``: never digits that would
+    read as another number.
     """
     found = _NUMBER.match(cell)
     if found is None:
@@ -68,10 +92,14 @@ def fit_number(cell: str, width: int, measure: Callable[[str], int] = len) -> st
     except InvalidOperation:  # pragma: no cover - the pattern reads only numbers
         return None
     digits = len(number.as_tuple().digits)
-    for tail, cut in ((rest, ""), ("", _ELLIPSIS if rest else "")):
-        for kept in range(min(digits, width), 0, -1):
-            text, rounded = scientific(number, kept)
-            candidate = (ROUNDED if mark or rounded else "") + text + tail + cut
-            if measure(candidate) <= width:
-                return candidate
+    for form in (scientific, compact):  # the short scale where no scientific form fits
+        for tail, cut in ((rest, ""), ("", _ELLIPSIS if rest else "")):
+            for kept in range(min(digits, width), 0, -1):
+                written = form(number, kept)
+                if written is None:
+                    break
+                text, rounded = written
+                candidate = (ROUNDED if mark or rounded else "") + text + tail + cut
+                if measure(candidate) <= width:
+                    return candidate
     return _ELLIPSIS if width >= 1 else ""
