@@ -107,7 +107,7 @@ async def test_a_click_presses_a_key_and_a_disabled_key_rings_the_bell(
         assert bells == [1]
         await pilot.click(KeysFooter, offset=(plain.index("^p palette") + 1, 0))
         await pilot.pause()
-        assert app.screen.__class__.__name__ == "SafePalette"
+        assert app.screen.__class__.__name__ == "CommandPalette"  # a plain App: Textual's
 
 
 async def test_the_key_under_the_pointer_is_highlighted_with_its_tooltip() -> None:
@@ -261,10 +261,14 @@ def test_every_screen_of_the_app_has_its_own_footer_of_keys() -> None:
             if sub.__module__.startswith("tokensales_tui."):
                 screens.add(sub)
     assert len(screens) >= 10
+    # Textual's command palette, with only its search field replaced (ui/palette.py):
+    # a screen of Textual's, drawn over the keys of the screen it opened on.
+    textuals = {"SafePalette"}
     footless = [
         cls.__qualname__
         for cls in screens
-        if not any(
+        if cls.__qualname__ not in textuals
+        and not any(
             "KeysFooter(" in inspect.getsource(base)
             for base in cls.__mro__
             if base.__module__.startswith("tokensales_tui.")
