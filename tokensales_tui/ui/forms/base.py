@@ -59,6 +59,7 @@ from ...api.preview import Change, RequestPreview
 from ...api.transport import noting_attempts
 from ...checks.forms import Problem, Problems
 from ...clean import clean_line
+from ..closing import close
 from ..key_hints import error_said, hint, press
 from ..lifetime import is_gone, while_shown
 from ..safe import line, show
@@ -546,12 +547,12 @@ class FormScreen(ScreenKeys, ModalScreen[FormResult | None]):
                 self._set_sending(False)
             return
         if not self.dirty:
-            self.dismiss(None)
+            close(self, None)
             return
 
         def answered(discard: bool | None) -> None:
             if discard:
-                self.dismiss(None)
+                close(self, None)
 
         self.app.push_screen(
             DiscardScreen(self.discard_question, "What you typed will be lost."),
@@ -589,7 +590,7 @@ class FormScreen(ScreenKeys, ModalScreen[FormResult | None]):
             return
         planned = self.outgoing()
         if planned is None:
-            self.dismiss(self.nothing_to_send())
+            close(self, self.nothing_to_send())
             return
         outgoing: Outgoing = planned
         again = self._unknown_post and outgoing.endpoint.method == "POST"
@@ -641,7 +642,7 @@ class FormScreen(ScreenKeys, ModalScreen[FormResult | None]):
         result = self.succeeded(outgoing, answer)
         if isinstance(answer, Done):  # with its note (its answer's body unread)
             result = replace(result, summary=answer.said(result.summary))
-        self.dismiss(result)
+        close(self, result)
 
     async def _send_again_confirmed(self) -> bool:
         """Ask before a POST goes again after one whose outcome is unknown: the first may

@@ -11,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from ..closing import close
 from ..safe import content, line
 from ..screens.base import ScreenKeys
 from ..widgets.button_row import ButtonRow
@@ -74,9 +75,9 @@ class ImportListScreen(ScreenKeys, ModalScreen[str | None]):
     def _import(self) -> None:
         path = self.query_one("#path", Input).value.strip()
         if path:
-            self.dismiss(path)
+            close(self, path)
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
         """Close without importing."""
-        self.dismiss(None)
+        close(self, None)

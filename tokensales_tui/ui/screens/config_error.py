@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Static
 
 from ... import config
+from ..closing import close
 from ..safe import content
 from ..widgets.footer import KeysFooter
 from .base import ScreenKeys
@@ -87,9 +88,9 @@ class ConfigErrorScreen(ScreenKeys, Screen[ConfigErrorChoice]):
     @on(Button.Pressed, "#demo")
     def action_demo(self) -> None:
         """Open the embedded demo; the config file stays as it is."""
-        self.dismiss("demo")
+        close(self, "demo")
 
     @on(Button.Pressed, "#quit")
     def action_quit(self) -> None:
         """Leave the app."""
-        self.dismiss("quit")
+        close(self, "quit")

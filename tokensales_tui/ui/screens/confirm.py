@@ -9,6 +9,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from ..closing import close
 from ..safe import clamped, line
 from ..widgets.button_row import ButtonRow
 from ..widgets.footer import KeysFooter
@@ -84,22 +85,11 @@ class ConfirmScreen(ScreenKeys, ModalScreen[bool]):
             event.prevent_default()
 
     def withdraw(self) -> None:
-        """Take the question back unanswered (what asked it gave up): gone now when it is
-        on top, else the moment it is back on top; no key or button answers it meanwhile.
-
-        Textual removes only the top screen: one under another (a newer question, the
-        command palette) would otherwise stay, its answer heard by no one."""
+        """Take the question back unanswered (what asked it gave up): gone now, under
+        another screen too (a newer question, the command palette); no key or button
+        answers it any more."""
         self._withdrawn = True
-        self._leave_if_withdrawn()
-
-    def on_screen_resume(self) -> None:
-        self._leave_if_withdrawn()
-
-    def _leave_if_withdrawn(self) -> None:
-        # is_active, not is_current: that holds under a modal screen too, and
-        # pop_screen takes whatever is on top
-        if self._withdrawn and self.is_active:
-            self.app.pop_screen()  # its result callback dropped, never called
+        close(self, answer=False)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -109,10 +99,8 @@ class ConfirmScreen(ScreenKeys, ModalScreen[bool]):
         self._answer(False)
 
     def _answer(self, answer: bool) -> None:
-        if self._withdrawn:
-            self._leave_if_withdrawn()
-            return
-        self.dismiss(answer)
+        if not self._withdrawn:
+            close(self, answer)
 
     def action_toggle_focus(self) -> None:
         self.focus_next(Button)

@@ -29,6 +29,7 @@ from ...clean import clean_line
 from ...digits import ascii_int
 from ...webhooks.headers import Latin1Text
 from ...webhooks.receiver import shown_headers
+from ..closing import close
 from ..key_hints import hint, hints, spoken
 from ..safe import content, line, show
 from ..safe_app import copy
@@ -281,7 +282,7 @@ class DeliveriesScreen(ScreenKeys, Screen[None]):
         if self._quit_on_back:
             self.app.exit()
         else:
-            self.dismiss()
+            close(self)
 
     def action_replay(self) -> None:
         """Send the highlighted delivery again to its target, signed anew if possible."""

@@ -22,6 +22,7 @@ from textual.widgets import Input, Static
 
 from ...api import ApiError
 from ...clean import clean_line
+from ..closing import close
 from ..json_text import preview_json
 from ..key_hints import error_said, key_for, key_in, press
 from ..lifetime import is_gone, while_shown
@@ -361,7 +362,7 @@ class DetailScreen(ScreenKeys, Screen[None]):
             self.json_view.focus()
             self.refresh_bindings()
         else:
-            self.dismiss()
+            close(self)
 
     def action_copy_id(self) -> None:
         """Copy the object's id to the clipboard."""

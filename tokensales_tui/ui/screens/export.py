@@ -29,6 +29,7 @@ from ...api.models import raw_texts
 from ...download_names import browser_change
 from ...files import typed_path
 from ...mask import masking
+from ..closing import close
 from ..export import FORMATS, ExportStopped, default_path, export_rows, with_extension
 from ..key_hints import hint
 from ..resources import Resource
@@ -306,12 +307,12 @@ class ExportScreen(ScreenKeys, ModalScreen[Path | None]):
         self._writing = False
         self.app.deliver_binary(handle, save_filename=name)  # it closes the handle
         self.app.notify(f"{self._exported()}: your browser downloads {name}", markup=False)
-        self.dismiss(None)
+        close(self, None)
 
     def _done(self, path: Path) -> None:
         self._writing = False
         self.app.notify(f"{self._exported()} to {path}")
-        self.dismiss(path)
+        close(self, path)
 
     def _exported(self) -> str:
         """``Exported 40 items`` (``, masked as shown (mask mode)``)."""
@@ -337,7 +338,7 @@ class ExportScreen(ScreenKeys, ModalScreen[Path | None]):
         if self._writing:
             self._halt.set()
             return
-        self.dismiss(None)
+        close(self, None)
 
 
 SHOWN_PATH = 60

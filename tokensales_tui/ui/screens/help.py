@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Static
 
+from ..closing import close
 from ..key_hints import either
 from ..keys import bound, key_display, shown_keys
 from ..safe import line
@@ -277,7 +278,7 @@ class HelpScreen(ScreenKeys, ModalScreen[None]):
 
     def action_close(self) -> None:
         """Close the help."""
-        self.dismiss()
+        close(self)
 
 
 def _widest(sections: list[Section]) -> int:

@@ -14,6 +14,7 @@ from textual.widgets.option_list import Option
 
 from ... import config
 from ...api.connection import host_of
+from ..closing import close
 from ..following import Following
 from ..key_hints import follow_keys, hint, hints
 from ..safe import line, show
@@ -127,11 +128,11 @@ class ProfileScreen(Following, ScreenKeys, ModalScreen[PickerChoice | None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.dismiss(PickerChoice("switch", event.option.id))
+        close(self, PickerChoice("switch", event.option.id))
 
     def action_add(self) -> None:
         """Open the form for a new profile."""
-        self.dismiss(PickerChoice("add"))
+        close(self, PickerChoice("add"))
 
     def action_edit(self) -> None:
         """Open the form on the highlighted profile."""
@@ -145,7 +146,7 @@ class ProfileScreen(Following, ScreenKeys, ModalScreen[PickerChoice | None]):
                 severity="warning",
             )
             return
-        self.dismiss(PickerChoice("edit", name))
+        close(self, PickerChoice("edit", name))
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        close(self, None)

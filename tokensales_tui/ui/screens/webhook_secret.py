@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from ...checks import secret_as_given
+from ..closing import close
 from ..following import Following
 from ..key_hints import follow_keys, hints
 from ..safe import content, show
@@ -70,8 +71,8 @@ class WebhookSecretScreen(Following, ScreenKeys, ModalScreen[str | None]):
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.dismiss(secret_as_given(event.value) or None)
+        close(self, secret_as_given(event.value) or None)
 
     def action_cancel(self) -> None:
         """Close without a secret."""
-        self.dismiss(None)
+        close(self, None)
