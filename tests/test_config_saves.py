@@ -12,8 +12,10 @@ import msgspec
 import pytest
 
 import tokensales_tui.files
+import tokensales_tui.ui.screens.setup
 from tokensales_tui import config
 from tokensales_tui.api import Secret
+from tokensales_tui.config import store as config_store
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET
 from tokensales_tui.files import locked
 from tokensales_tui.session import Launch
@@ -189,7 +191,7 @@ async def test_a_held_lock_never_freezes_the_form(
             await pilot.press("ctrl+s")
             await wait_for(lambda: "waiting for the config file's lock" in screen_text(app), pilot)
             await pilot.press("escape")  # stops waiting; the form stays as typed
-            await wait_for(lambda: "stopped waiting" in screen_text(app), pilot)
+            await wait_for(lambda: "not saved: stopped" in screen_text(app), pilot)
             assert type(app.screen).__name__ == "ProfileFormScreen"
             assert field(app, "base_url") == "https://mine.example"
             await pilot.press("ctrl+s")  # waited for a bounded time, then said
@@ -203,6 +205,99 @@ async def test_a_held_lock_never_freezes_the_form(
             app.screen.query_one("#confirm").press()  # type: ignore[attr-defined]
             await wait_for(lambda: not app.is_running, pilot)
     assert config.config_path().read_bytes() == written
+
+
+@contextlib.contextmanager
+def writes_held(
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[tuple[threading.Event, threading.Event]]:
+    """Each write of the config file waits, in its thread, until the test lets it go:
+    (the write has begun, let it go)."""
+    begun, release = threading.Event(), threading.Event()
+    real = config_store._write
+
+    def held(target: Any, data: bytes) -> None:
+        begun.set()
+        release.wait(20)
+        real(target, data)
+
+    monkeypatch.setattr(config_store, "_write", held)
+    try:
+        yield begun, release
+    finally:
+        release.set()
+
+
+async def escape_while_written(app: TokenSalesApp, pilot: Any, begun: threading.Event) -> None:
+    """Save a change of prod from the picker's form, and press escape once its file is
+    being written."""
+    await open_profile_form(app, pilot, "down", "e")  # prod
+    fill(app, base_url="https://mine.example")
+    await pilot.press("ctrl+s")
+    await wait_for(begun.is_set, pilot)
+    await pilot.press("escape")
+
+
+async def test_escape_while_the_profile_is_written_waits_for_it_and_says_it_was_saved(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Escape cancelled the save and said "not saved: stopped waiting for the config file's
+    # lock" while its thread, past the lock, went on and wrote the profile.
+    two_profiles()
+    app, _transport = rigged_app(env={})
+    async with app.run_test(size=SIZE) as pilot:
+        with writes_held(monkeypatch) as (begun, release):
+            await escape_while_written(app, pilot, begun)
+            await wait_for(lambda: "too late to stop" in screen_text(app), pilot)
+            assert "not saved" not in screen_text(app)
+            assert type(app.screen).__name__ == "ProfileFormScreen"
+            release.set()
+            await wait_for_screen(app, pilot, "ProfileScreen")  # saved, as any save ends
+        assert any("Profile prod saved" in n.message for n in app._notifications)
+    assert config.load_config().profiles["prod"].base_url == "https://mine.example"
+
+
+async def test_escape_before_the_profile_is_written_writes_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The stop is honoured up to the write itself, the lock taken or not.
+    two_profiles()
+    written = config.config_path().read_bytes()
+    reading, go_on = threading.Event(), threading.Event()
+    real = config_store.read_local_file
+
+    def slow_read(*args: Any, **kwargs: Any) -> bytes:
+        reading.set()  # the lock is held from here
+        go_on.wait(20)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(config_store, "read_local_file", slow_read)
+    app, _transport = rigged_app(env={})
+    async with app.run_test(size=SIZE) as pilot:
+        await open_profile_form(app, pilot, "down", "e")  # prod
+        fill(app, base_url="https://mine.example")
+        await pilot.press("ctrl+s")
+        await wait_for(reading.is_set, pilot)
+        await pilot.press("escape")
+        await wait_for(lambda: "not saved: stopped" in screen_text(app), pilot)
+        go_on.set()
+        await pilot.pause(0.3)
+        assert type(app.screen).__name__ == "ProfileFormScreen"
+        assert field(app, "base_url") == "https://mine.example"
+    assert config.config_path().read_bytes() == written
+
+
+async def test_a_save_stopped_while_it_writes_for_too_long_is_said_unknown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(tokensales_tui.ui.screens.setup, "WRITE_WAIT", 0.2)
+    two_profiles()
+    app, _transport = rigged_app(env={})
+    async with app.run_test(size=SIZE) as pilot:
+        with writes_held(monkeypatch) as (begun, _release):
+            await escape_while_written(app, pilot, begun)
+            await wait_for(lambda: "outcome unknown" in screen_text(app), pilot)
+            assert "check it" in screen_text(app) and "not saved" not in screen_text(app)
 
 
 async def test_a_theme_another_program_saved_meanwhile_is_written_over_only_once_asked() -> None:

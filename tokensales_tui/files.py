@@ -67,6 +67,7 @@ __all__ = [
     "LockWaitStopped",
     "NotRegular",
     "TooLarge",
+    "WriteStop",
     "atomic_write",
     "atomic_writer",
     "check_size",
@@ -134,6 +135,53 @@ class LockWaitStopped(LockError):
 
     def __init__(self, lock: Path) -> None:
         super().__init__(lock, "stopped waiting for it", err=errno.ECANCELED)
+
+
+class WriteStop:
+    """A stop for a write, honoured only before the write's point of no return.
+
+    Given as ``stop`` to :func:`locked` it ends the wait for the lock, as an event
+    would; the writer calls :meth:`pass_point` right before it writes. From then on
+    :meth:`stop` refuses: the write goes on to its end, and whoever stopped it learns
+    so, to wait for its real outcome instead of saying "not saved" of a file written.
+    Safe between threads: the writer's and the stopper's calls take one lock.
+    """
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._guard = threading.Lock()
+        self._passed = False
+
+    def stop(self) -> bool:
+        """Stop the write: True when it will write nothing; False when it is past its
+        point of no return (it goes on, and ends as it ends)."""
+        with self._guard:
+            if self._passed:
+                return False
+            self._event.set()
+            return True
+
+    def pass_point(self) -> bool:
+        """For the writer, right before it writes: True to go on (no stop can come
+        between), False when stopped (it must write nothing)."""
+        with self._guard:
+            if self._event.is_set():
+                return False
+            self._passed = True
+            return True
+
+    @property
+    def passed(self) -> bool:
+        """Whether the writer has passed its point of no return."""
+        return self._passed
+
+    def is_set(self) -> bool:
+        """Whether the write was stopped (as a ``threading.Event``, for a lock's wait)."""
+        return self._event.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Sleep until stopped, ``timeout`` seconds at most (as ``threading.Event``)."""
+        return self._event.wait(timeout)
 
 
 def refused_by_system(error: OSError | ValueError) -> str:
@@ -337,7 +385,7 @@ def locked(
     *,
     wait: float | None = None,
     waiting: Callable[[Path], object] | None = None,
-    stop: threading.Event | None = None,
+    stop: threading.Event | WriteStop | None = None,
 ) -> Iterator[None]:
     """Hold an exclusive lock for ``path`` while in the block.
 
@@ -380,7 +428,7 @@ def _take(
     lock: Path,
     wait: float,
     waiting: Callable[[Path], object] | None,
-    stop: threading.Event | None,
+    stop: threading.Event | WriteStop | None,
 ) -> None:
     # Tried without blocking, again and again: a blocking flock cannot be given up on.
     started = time.monotonic()

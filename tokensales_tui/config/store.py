@@ -39,6 +39,7 @@ from ..files import (
     LockError,
     LockWaitStopped,
     TooLarge,
+    WriteStop,
     atomic_write,
     check_size,
     lock_path,
@@ -207,7 +208,7 @@ def update_config(
     path: Path | None = None,
     *,
     waiting: Callable[[Path], object] | None = None,
-    stop: threading.Event | None = None,
+    stop: threading.Event | WriteStop | None = None,
     own: OwnWrites | None = None,
 ) -> Saved:
     """Lock, re-read the file and write into it what ``change`` changes.
@@ -222,7 +223,8 @@ def update_config(
 
     The lock is waited for :data:`~tokensales_tui.files.LOCK_WAIT` seconds at most;
     ``waiting`` is called (with the lock file) once the wait lasts, and setting ``stop``
-    ends it (``ConfigError``, nothing written). ``own``: the writer's earlier writes,
+    ends it (``ConfigError``, nothing written); a :class:`~tokensales_tui.files.WriteStop`
+    is honoured up to the moment the file is written, and refused from then on. ``own``: the writer's earlier writes,
     whose values in the file are not another program's change; this one is added to
     them. Blocks: call it off the event loop.
     """
@@ -253,6 +255,8 @@ def update_config(
             raise ConfigConflict(conflicts, change, target)
         if text and after == before:
             return Saved(config)  # the file holds it already: left as written
+        if isinstance(stop, WriteStop) and not stop.pass_point():
+            raise ConfigError("not saved: stopped before the config file was written", path=target)
         config = _config(after)
         data = _edited(text, before, after)
         _refuse_read_only(target)
@@ -566,7 +570,7 @@ def _config_lock(
     target: Path,
     *,
     waiting: Callable[[Path], object] | None = None,
-    stop: threading.Event | None = None,
+    stop: threading.Event | WriteStop | None = None,
 ) -> Iterator[None]:
     with contextlib.ExitStack() as stack:
         try:

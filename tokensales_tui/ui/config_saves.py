@@ -3,14 +3,15 @@
 A save writes only what the person changed (see :mod:`tokensales_tui.config.store`), in a
 thread: the event loop never waits for the file's lock, which another program may hold
 (a second instance, ``flock``). The wait is bounded, said after a moment, and ends when
-the save is cancelled (escape, the app quitting). A setting changed both in the file and
+the save is stopped (escape, the app quitting). A stop is honoured up to the moment the
+file is written (:class:`~tokensales_tui.files.WriteStop`), never after: a save
+stopped while it writes ends as it ends, and is said so. A setting changed both in the file and
 here is written over only once the person chose "Overwrite".
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Final
@@ -18,10 +19,14 @@ from typing import Any, Final
 from textual.app import App
 
 from .. import config
+from ..files import WriteStop
 
-__all__ = ["WAITING", "ask_overwrite", "save_config_change"]
+__all__ = ["WAITING", "WRITE_WAIT", "ask_overwrite", "save_config_change"]
 
 WAITING: Final = "waiting for the config file's lock (held by another tokensales-tui?)…"
+WRITE_WAIT: Final = 10.0
+"""Most seconds a save stopped past its point of no return is waited for, to say how it
+ended; past that its outcome is said to be unknown."""
 
 
 async def save_config_change(
@@ -31,6 +36,7 @@ async def save_config_change(
     waiting: Callable[[str], object],
     overwrite: Callable[[config.ConfigConflict], Awaitable[bool]],
     own: config.OwnWrites | None = None,
+    stop: WriteStop | None = None,
 ) -> config.Saved:
     """Write ``change`` off the event loop; ask ``overwrite`` about each conflict.
 
@@ -43,6 +49,9 @@ async def save_config_change(
         own: The saves of the same app: what they wrote, a save given up included (its
             thread may have held the lock already, and written), is never asked about
             as another program's change.
+        stop: What stops the save (see :class:`~tokensales_tui.files.WriteStop`): until
+            the file is written, it ends the save with ``ConfigError``; from then on it
+            is refused, and the save ends as it ends. Cancelling the caller stops it too.
 
     Raises:
         config.ConfigConflict: The answer was no; nothing was written.
@@ -50,7 +59,7 @@ async def save_config_change(
             its message says why.
     """
     loop = asyncio.get_running_loop()
-    stop = threading.Event()
+    stop = stop or WriteStop()
 
     def lock_waited(lock: Path) -> None:
         loop.call_soon_threadsafe(waiting, WAITING)
@@ -66,7 +75,9 @@ async def save_config_change(
                     raise
                 change = conflict.overwriting()
     finally:
-        stop.set()  # cancelled (escape, the app quitting): the thread stops waiting
+        # Cancelled (the app quitting, the screen gone): the thread stops, unless it is
+        # writing already; then it ends its write, the executor's threads waited for.
+        stop.stop()
 
 
 async def ask_overwrite(app: App[Any], conflict: config.ConfigConflict, since: str) -> bool:

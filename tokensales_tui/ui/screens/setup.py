@@ -28,7 +28,9 @@ from textual.worker import WorkerState
 from ... import config
 from ...api import ApiClient, Connection, Secret
 from ...api.connection import DEFAULT_MAX_BODY, host_of
-from ..config_saves import ask_overwrite, save_config_change
+from ...files import WriteStop
+from ..closing import close
+from ..config_saves import WRITE_WAIT, ask_overwrite, save_config_change
 from ..key_hints import hint, key_for, key_in
 from ..keys import bound
 from ..lifetime import is_gone, while_shown
@@ -255,6 +257,8 @@ class SetupScreen(ScreenKeys, Screen[SetupResult]):
         """The config file as the form read it: what Save's changes are made from."""
         self._transport_factory = transport_factory
         self.config_path = config_path or config.config_path()
+        self._save_stop = WriteStop()
+        """What stops the save running (each save has its own)."""
         self.stored: config.Profile | None = None
         """The profile being edited, as the file had it; ``None`` for a new one."""
         self._initial: list[str] = []
@@ -452,11 +456,12 @@ class SetupScreen(ScreenKeys, Screen[SetupResult]):
             self._not_saved(error)
             return
         self._set_status("Saving…", "busy")
-        self._save(change, form.name)
+        self._save_stop = WriteStop()
+        self._save(change, form.name, self._save_stop)
 
     @work(exclusive=True, group="setup-save", exit_on_error=False)
     @while_shown
-    async def _save(self, change: config.ConfigChange, name: str) -> None:
+    async def _save(self, change: config.ConfigChange, name: str, stop: WriteStop) -> None:
         # In a thread: another program may hold the file's lock (see config_saves).
         try:
             saved = await save_config_change(
@@ -464,6 +469,7 @@ class SetupScreen(ScreenKeys, Screen[SetupResult]):
                 self.config_path,
                 waiting=self._waiting,
                 overwrite=lambda conflict: ask_overwrite(self.app, conflict, "this form opened"),
+                stop=stop,
             )
         except config.ConfigConflict as conflict:
             # The advice first: a long value cuts the line's end.
@@ -476,7 +482,7 @@ class SetupScreen(ScreenKeys, Screen[SetupResult]):
             return
         if saved.kept is not None:
             self.app.notify(config.kept_note(saved.kept), markup=False, timeout=15)
-        self.dismiss(SetupResult.saved(name))
+        close(self, SetupResult.saved(name))
 
     def _waiting(self, text: str) -> None:
         if not is_gone(self) and self._saving_now():
@@ -506,13 +512,35 @@ class SetupScreen(ScreenKeys, Screen[SetupResult]):
         )
 
     def _stop_saving(self) -> bool:
-        """Stop a save waiting for the file's lock; whether there was one. What was
-        typed stays."""
+        """Stop a save; whether there was one. What was typed stays.
+
+        A save stopped before the file is written writes nothing: "not saved". One past
+        that point writes on: it is waited for, :data:`WRITE_WAIT` seconds at most, and
+        its real outcome said (saved, the screen closing as after any save; or why not).
+        """
         if not self._saving_now():
             return False
-        self.workers.cancel_group(self, "setup-save")
-        self._set_status("not saved: stopped waiting for the config file's lock", "error")
+        stop = self._save_stop
+        if stop.stop():
+            self.workers.cancel_group(self, "setup-save")
+            self._set_status("not saved: stopped before the config file was written", "error")
+            return True
+        self._set_status(
+            f"Writing {self.config_path}: too late to stop, waiting for it to end…", "busy"
+        )
+        self.set_timer(WRITE_WAIT, lambda: self._written_too_long(stop))
         return True
+
+    def _written_too_long(self, stop: WriteStop) -> None:
+        """A save stopped while it wrote has not ended within :data:`WRITE_WAIT`."""
+        if stop is not self._save_stop or not self._saving_now() or is_gone(self):
+            return
+        self.workers.cancel_group(self, "setup-save")
+        self._set_status(
+            f"outcome unknown: {self.config_path} was being written when the save was"
+            f" stopped, and has not finished within {WRITE_WAIT:g} s — check it",
+            "error",
+        )
 
     def _saving(self, name: str, profile: config.Profile) -> Callable[[config.ConfigFile], None]:
         """How Save changes the file: the profile is added, and made the default."""
@@ -521,7 +549,7 @@ class SetupScreen(ScreenKeys, Screen[SetupResult]):
     @on(Button.Pressed, "#demo")
     def action_demo(self) -> None:
         """Close the screen and open the embedded demo."""
-        self.dismiss(SetupResult.demo())
+        close(self, SetupResult.demo())
 
     def help_sections(self, keymap: Mapping[str, str]) -> list[Section]:
         """This screen's keys, as bound now, for the help."""
@@ -627,12 +655,12 @@ class ProfileFormScreen(SetupScreen, inherit_bindings=False):
         if self._stop_saving():
             return
         if not self.dirty:
-            self.dismiss(SetupResult.cancelled())
+            close(self, SetupResult.cancelled())
             return
 
         def answered(discard: bool | None) -> None:
             if discard:
-                self.dismiss(SetupResult.cancelled())
+                close(self, SetupResult.cancelled())
 
         self.app.push_screen(
             DiscardScreen(
