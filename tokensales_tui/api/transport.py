@@ -97,6 +97,7 @@ __all__ = [
     "UnreadableBody",
     "describe_wait",
     "noting_attempts",
+    "noting_changes",
     "size_text",
     "unexpected",
     "unread_why",
@@ -159,6 +160,23 @@ def noting_attempts(attempted: Callable[[], None]) -> Iterator[None]:
         yield
     finally:
         _ATTEMPTED.reset(reset)
+
+
+_CHANGING: contextvars.ContextVar[Callable[[Endpoint], None] | None] = contextvars.ContextVar(
+    "tokensales_changing", default=None
+)
+
+
+@contextlib.contextmanager
+def noting_changes(changing: Callable[[Endpoint], None]) -> Iterator[None]:
+    """Call ``changing(endpoint)`` as each request made within this block (in this task)
+    that may change something on the service is handed to the connection: every method
+    but GET and HEAD, the token request aside."""
+    reset = _CHANGING.set(changing)
+    try:
+        yield
+    finally:
+        _CHANGING.reset(reset)
 
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
@@ -276,6 +294,8 @@ class Sender:
             token = await self.tokens.token() if authorised else None
             if authorised and (attempted := _ATTEMPTED.get()) is not None:
                 attempted()
+            if _changes(endpoint) and (changing := _CHANGING.get()) is not None:
+                changing(endpoint)
             try:
                 budget = self._deadline - (self._clock() - started)
                 response = await self._once(endpoint, content, token, max(budget, 0.5), consume)

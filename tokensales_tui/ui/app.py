@@ -26,14 +26,17 @@ from textual.signal import Signal
 from .. import config
 from ..api import Connection
 from ..api.models import restore_collections
+from ..clean import clean_line
 from ..debug_log import disable_debug_log, enable_debug_log
 from ..files import atomic_write
 from ..mask import masking, set_masking
 from ..payouts import PayoutAdd, PayoutRecord, PayoutRecordError
 from ..session import Launch, Session, demo_session, profile_session
 from .file_settings import SettingsApp
+from .in_flight import QUIT_WAIT, Change, InFlight, unknown_outcomes
 from .key_frames import hold_frames_for_keys
 from .key_hints import key_for, key_in
+from .safe import text
 from .screens.browse import BrowseScreen
 from .served import served_fence
 from .tabs import ResourceTab
@@ -68,9 +71,6 @@ FRAME_LATEST = 0.05
 keys come meanwhile (keys arriving one after another do not hold the screen); after a
 pause, this long after the frame slot before the first that waited."""
 
-QUIT_WAIT = 10.0
-"""Most seconds quitting waits for the answer to a payout definition sent, to record it."""
-
 SERVED_OFF = frozenset({"switch_profile"})
 """The app's actions a tab served to a browser goes without (see ``Launch.served``)."""
 SERVED_PROFILE = (
@@ -94,6 +94,34 @@ def screenshot_folder() -> Path:
     return Path.home()
 
 
+QUIT_SHOWN = 3
+"""Changes a quit names while it waits for them (the rest counted)."""
+
+
+class _Recording:
+    """A payout definition's add into a record kept in a file, as a change under way:
+    from the record made ready (its request may go) to the record written or let go."""
+
+    def __init__(self, add: PayoutAdd) -> None:
+        self._add = add
+
+    @property
+    def what(self) -> str:
+        name = clean_line(str(self._add.definition.get("name", "")))
+        return f"payout definition {name}, its record in {self._add.record.path}"
+
+    @property
+    def in_flight(self) -> bool:
+        return self._add.in_flight
+
+    @property
+    def done(self) -> bool:
+        return self._add.done
+
+    async def over(self) -> None:
+        await self._add.over()
+
+
 class TokenSalesApp(SettingsApp[None]):
     """Browse and edit the data of a Token Sales Management Service."""
 
@@ -114,6 +142,8 @@ class TokenSalesApp(SettingsApp[None]):
         self._payout_adds: set[PayoutAdd] = set()
         """The payout definitions being added, until their record is written or let go."""
         self._quitting = False
+        self.changes = InFlight()
+        """The changes under way: quitting waits for them (see :mod:`.in_flight`)."""
         self._log_handler = enable_debug_log(self.launch.log_file) if self.launch.log_file else None
         self.mask_changed_signal: Signal[bool] = Signal(self, "mask-changed")
         """Published with the new state when mask mode is turned on or off."""
@@ -472,7 +502,9 @@ class TokenSalesApp(SettingsApp[None]):
             if session.demo or self.launch.served
             else PayoutRecord.for_session(session)
         )
-        self._api = ApiWorker(self, session.connection, session.transport)
+        # The demo's service ends with the app: nothing of it outlives a quit to check.
+        changes = None if session.demo else self.changes
+        self._api = ApiWorker(self, session.connection, session.transport, changes)
         self._api.start()
         if self.browse.is_attached:  # not while the app shuts down
             self.browse.session_started()
@@ -521,6 +553,8 @@ class TokenSalesApp(SettingsApp[None]):
             written=lambda error: self._payout_written(definition, error),
         )
         self._payout_adds.add(add)
+        if record.path is not None:  # one in memory ends with the app whatever comes
+            self.changes.follow(_Recording(add))
         return add
 
     def _payout_written(self, definition: dict[str, Any], error: PayoutRecordError | None) -> None:
@@ -535,33 +569,27 @@ class TokenSalesApp(SettingsApp[None]):
             markup=False,
         )
 
-    def _adds_to_record(self) -> list[PayoutAdd]:
-        """The payout adds whose request may be out, into a record kept in a file: those
-        a quit waits for. A record kept in memory (the demo's, a browser tab's of serve)
-        ends with the app whatever comes."""
-        return [add for add in self._payout_adds if add.in_flight and add.record.path is not None]
-
-    async def _payout_adds_over(self) -> None:
-        """Let the payout definitions whose request is out be answered and recorded,
-        waiting at most :data:`QUIT_WAIT` seconds: the service lists none, so one cut off
-        now could never be found from here."""
-        waits = [asyncio.ensure_future(add.over()) for add in self._adds_to_record()]
-        if not waits:
-            return
+    async def _changes_over(self) -> list[Change]:
+        """Let the changes under way end, waiting at most :data:`QUIT_WAIT` seconds and
+        saying what for; those still under way then."""
+        pending = self.changes.pending()
+        if not pending:
+            return []
         # The app's own ctrl+q (under the keymap): a form's keys do not list it. Every
         # class's keys, as Textual merges them: the nearest BINDINGS holds ctrl+z alone.
         merged = [b for cls in type(self).__mro__ for b in vars(cls).get("BINDINGS", ())]
         key = key_for(self.screen, "quit") or key_in(merged, "quit", self.screen)
+        shown = "; ".join(change.what for change in pending[:QUIT_SHOWN])
+        if len(pending) > QUIT_SHOWN:
+            shown += f"; and {len(pending) - QUIT_SHOWN:,} more"
         self.notify(
-            f"Waiting up to {QUIT_WAIT:g} s for the answer to the payout definition sent,"
-            " to record it" + (f" — press {key} again to quit now" if key else ""),
+            f"Waiting up to {QUIT_WAIT:g} s for what was sent to end: {shown}"
+            + (f" — press {key} again to quit now" if key else ""),
             title="Quitting",
+            markup=False,
+            timeout=QUIT_WAIT,
         )
-        try:
-            await asyncio.wait(waits, timeout=QUIT_WAIT)
-        finally:
-            for wait in waits:
-                wait.cancel()
+        return await self.changes.settle(QUIT_WAIT)
 
     # --- the actions behind the main screen's help, profile and quit keys ------------
 
@@ -670,8 +698,8 @@ class TokenSalesApp(SettingsApp[None]):
     async def action_quit(self) -> None:
         from .screens.confirm import DiscardScreen
 
-        if self._quitting:  # asked again while a payout definition's answer is waited for
-            self.exit()
+        if self._quitting:  # asked again while the changes under way are waited for
+            self._exit_saying(self.changes.pending())
             return
         if any(getattr(screen, "dirty", False) for screen in self.screen_stack):
             # ctrl+q quits from anywhere: a form's typed values (a webhook's, a profile's,
@@ -681,14 +709,11 @@ class TokenSalesApp(SettingsApp[None]):
                     self._quit_in_worker()
 
             lost = "What you typed in the form will be lost."
-            if self._adds_to_record():
-                lost += (
-                    " The payout definition sent is recorded if its answer comes within"
-                    f" {QUIT_WAIT:g} s."
-                )
+            if self.changes.pending():
+                lost += f" What was sent is waited for, {QUIT_WAIT:g} s at most."
             self.push_screen(DiscardScreen("Quit the app?", lost, confirm_label="Quit"), answered)
             return
-        if self._adds_to_record():
+        if self.changes.pending():
             self._quit_in_worker()  # waits: the app keeps taking keys meanwhile
             return
         await self._quit()
@@ -698,10 +723,18 @@ class TokenSalesApp(SettingsApp[None]):
 
     async def _quit(self) -> None:
         self._quitting = True
-        await self._payout_adds_over()
+        unfinished = await self._changes_over()
         if self._api is not None:
             await self._api.stop()
-        self.exit()
+        self._exit_saying(unfinished)
+
+    def _exit_saying(self, unfinished: list[Change]) -> None:
+        """End the app; each change still under way is said once the terminal is back,
+        and the app exits 1 (see :mod:`.in_flight`)."""
+        if not unfinished:
+            self.exit()
+            return
+        self.exit(return_code=1, message=text(unknown_outcomes(unfinished)))
 
     # --- crash reports -------------------------------------------------------------
 

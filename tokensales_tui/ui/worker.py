@@ -20,8 +20,12 @@ from textual.worker import Worker
 
 from ..api import ApiClient, ApiError, Connection, RetryNotice
 from ..api.auth import TokenState
+from ..api.endpoints import Endpoint
 from ..api.listing import StreamedList
+from ..api.transport import noting_changes
+from ..clean import clean_line
 from .cancelling import wait_for_worker
+from .in_flight import InFlight, Write
 from .turns import keys_drawn
 
 if TYPE_CHECKING:
@@ -55,6 +59,8 @@ class ApiWorker:
         app: the app whose worker manager runs the worker and receives its messages.
         connection: addresses and credentials.
         transport: optional httpx transport (the demo passes the in-process emulator).
+        changes: told of each call that sends a change to the service, from its first
+            such request to the call's end (see :mod:`.in_flight`).
     """
 
     def __init__(
@@ -62,11 +68,15 @@ class ApiWorker:
         app: App[Any],
         connection: Connection,
         transport: httpx.AsyncBaseTransport | None = None,
+        changes: InFlight | None = None,
     ) -> None:
         self._app = app
+        self._changes = changes
         self.connection = connection
         self._transport = transport
         self._queue: asyncio.Queue[tuple[Operation[Any], asyncio.Future[Any]]] = asyncio.Queue()
+        self._what: dict[asyncio.Future[Any], str] = {}
+        """What each call asked with a name of it is, for :attr:`changes`."""
         self._client: ApiClient | None = None
         self._worker: Worker[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -127,8 +137,13 @@ class ApiWorker:
         token = self._client.tokens.current if self._client is not None else None
         return [token.reveal()] if token is not None else []
 
-    async def call(self, operation: Operation[T], *, shared: bool = False) -> T:
+    async def call(
+        self, operation: Operation[T], *, shared: bool = False, what: str | None = None
+    ) -> T:
         """Run ``operation(client)`` in the worker and return its result.
+
+        ``what``: the call in a person's words ("New webhook"), said with its request
+        when the app quits before a change it sent has ended.
 
         With ``shared``, callers asking for the same operation while it is in flight
         share one request (the Items and Payouts tabs both list items at start-up).
@@ -145,6 +160,9 @@ class ApiWorker:
         if shared:
             return await self._call_shared(operation)
         own: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        if what is not None:
+            self._what[own] = what
+            own.add_done_callback(self._what.pop)
         self._queue.put_nowait((operation, own))
         return await own
 
@@ -240,8 +258,18 @@ class ApiWorker:
     async def _run(
         self, client: ApiClient, operation: Operation[Any], future: asyncio.Future[Any]
     ) -> None:
+        change: Write | None = None
+
+        def changing(endpoint: Endpoint) -> None:
+            nonlocal change
+            if change is None and self._changes is not None:
+                request = f"{endpoint.method} {clean_line(endpoint.path)}"
+                what = self._what.get(future)
+                change = self._changes.begin(f"{what} ({request})" if what else request)
+
         try:
-            result = await operation(client)
+            with noting_changes(changing):
+                result = await operation(client)
         except asyncio.CancelledError:
             if not future.done():
                 future.cancel()
@@ -252,6 +280,9 @@ class ApiWorker:
         else:
             if not future.done():
                 future.set_result(result)
+        finally:
+            if change is not None:
+                change.end()
 
     def watch_rows(self, what: str, watcher: Callable[[StreamedList], None]) -> Callable[[], None]:
         """Show ``watcher`` the list ``what`` ("items") each time its rows grow while its

@@ -614,7 +614,7 @@ class FormScreen(ScreenKeys, ModalScreen[FormResult | None]):
                 return
             outgoing = ready
             self._say_sending(outgoing)
-            answer = await self.api.call(send)
+            answer = await self.api.call(send, what=self.form_title)
         except asyncio.CancelledError:
             self._set_sending(False)
             self._unknown_post = attempted and outgoing.endpoint.method == "POST"

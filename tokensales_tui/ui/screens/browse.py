@@ -864,7 +864,9 @@ class BrowseScreen(ScreenKeys, Screen[None]):
         label = _named(resource, row)
         session = self.tsapp.session
         try:
-            done = await api.call(lambda client: delete(client, object_id))
+            done = await api.call(
+                lambda client: delete(client, object_id), what=f"Delete {resource.noun} {label}"
+            )
         except asyncio.CancelledError:
             if being_cancelled() or session is None:
                 raise  # this delete's own end (the app quits)
@@ -1023,7 +1025,10 @@ class BrowseScreen(ScreenKeys, Screen[None]):
                     failed.append(f"{label}: its id {problem}")
                     continue
                 try:
-                    done = await api.call(partial(_delete_one, delete, object_id))
+                    done = await api.call(
+                        partial(_delete_one, delete, object_id),
+                        what=f"Delete {resource.noun} {label}",
+                    )
                 except asyncio.CancelledError:
                     if being_cancelled():
                         raise  # this delete's own end (the app quits)

@@ -1,0 +1,100 @@
+"""Quitting waits for the changes under way, and says those it could not wait for
+(``ui/in_flight.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+import tokensales_tui.ui.app
+from tokensales_tui.ui.app import TokenSalesApp
+
+from .apphelpers import delete_held, loaded, rigged_app, wait_for
+from .formhelpers import SIZE, messages
+
+WAITING = "Waiting up to 10 s for what was sent to end: Delete webhook"
+
+
+def exits(app: TokenSalesApp) -> list[tuple[int, str]]:
+    """Each exit the app is asked for: its return code and the text said after it."""
+    asked: list[tuple[int, str]] = []
+    real = app.exit
+
+    def exit(result: Any = None, return_code: int = 0, message: Any = None) -> None:
+        asked.append((return_code, str(message or "")))
+        real(result, return_code, message)
+
+    app.exit = exit  # type: ignore[method-assign]
+    return asked
+
+
+async def quit_while_deleting(
+    app: TokenSalesApp, pilot: Any, transport: Any
+) -> tuple[str, asyncio.Event]:
+    """Delete the highlighted webhook, its answer held, and press q: the quit waits.
+    The webhook's id, and what lets its answer go."""
+    await loaded(app, pilot)
+    target: str = app.active_tab.highlighted.id  # type: ignore[union-attr]
+    release = await delete_held(app, pilot, transport)
+    await wait_for(lambda: bool(app.changes.pending()), pilot)
+    await pilot.press("q")
+    await wait_for(lambda: any(WAITING in m for m in messages(app)), pilot)
+    return target, release
+
+
+async def test_quitting_while_a_delete_is_in_flight_waits_for_its_answer() -> None:
+    # The app exited 0 at once and its outcome was never said (the server did delete).
+    app, transport = rigged_app()
+    asked = exits(app)
+    async with app.run_test(size=SIZE) as pilot:
+        target, release = await quit_while_deleting(app, pilot, transport)
+        assert f"(DELETE /v1/platform-webhooks/{target})" in messages(app)[-1]
+        assert app.is_running
+        release.set()
+        await wait_for(lambda: not app.is_running, pilot)
+    assert asked == [(0, "")]
+    assert target not in app.rigged_emulator.webhooks  # type: ignore[attr-defined]
+
+
+async def test_quitting_again_while_waiting_quits_and_says_each_change_unknown() -> None:
+    app, transport = rigged_app()
+    asked = exits(app)
+    async with app.run_test(size=SIZE) as pilot:
+        target, _release = await quit_while_deleting(app, pilot, transport)  # never answered
+        await pilot.press("ctrl+q")
+        await wait_for(lambda: not app.is_running, pilot)
+    [(code, said)] = asked
+    assert code == 1
+    assert said.startswith("tokensales-tui quit with 1 change under way:")
+    assert f"(DELETE /v1/platform-webhooks/{target}): outcome unknown — check it" in said
+
+
+async def test_a_change_unanswered_within_the_wait_is_said_unknown_after_the_quit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(tokensales_tui.ui.app, "QUIT_WAIT", 0.3)
+    app, transport = rigged_app()
+    asked = exits(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await delete_held(app, pilot, transport)  # never answered
+        await wait_for(lambda: bool(app.changes.pending()), pilot)
+        await pilot.press("q")
+        await wait_for(lambda: not app.is_running, pilot)
+    [(code, said)] = asked
+    assert code == 1 and "outcome unknown — check it" in said
+
+
+async def test_a_change_waiting_to_be_sent_is_not_waited_for() -> None:
+    # Held before its request went (its token awaited): nothing was sent, nothing to check.
+    app, transport = rigged_app()
+    asked = exits(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        transport.held["/v1/token"] = asyncio.Event()
+        app.api._client.tokens._token = None  # type: ignore[union-attr]
+        await pilot.press("q")
+        await wait_for(lambda: not app.is_running, pilot)
+    assert asked == [(0, "")]

@@ -1,0 +1,121 @@
+"""Every change under way — a request that changes something on the service, a local
+record being written — known to one place, so that quitting can wait for it and say
+what it could not wait for.
+
+The session's :class:`~.worker.ApiWorker` adds each call the moment its first request
+that changes something (any method but GET and HEAD, the token's aside) is handed to
+the connection, and takes it off once the call has ended however it ended: a create,
+an edit, a delete, each delete of a bulk delete, a payout definition's add. A call still
+waiting for a token, a connection or a retry's back-off sent nothing yet and is not
+counted. The app adds each payout definition's write into a record kept in a file
+(:class:`~tokensales_tui.payouts.PayoutAdd`).
+
+Quitting waits for them, :data:`QUIT_WAIT` seconds at most, saying what it waits for;
+each one not ended then is printed once the terminal is back, with "outcome unknown —
+check it", and the app exits 1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from typing import Protocol
+
+__all__ = ["QUIT_WAIT", "Change", "InFlight", "Write", "unknown_outcomes"]
+
+QUIT_WAIT = 10.0
+"""Most seconds quitting waits for the changes under way."""
+
+
+class Change(Protocol):
+    """A change under way: what it is, whether it still is, and a wait for its end."""
+
+    @property
+    def what(self) -> str:
+        """What the change is, in a person's words (cleaned: may hold server text)."""
+        ...
+
+    @property
+    def in_flight(self) -> bool:
+        """Whether it is under way now (what is waited for and said)."""
+        ...
+
+    @property
+    def done(self) -> bool:
+        """Whether it has ended for good (no longer followed)."""
+        ...
+
+    async def over(self) -> None:
+        """Wait until it has ended."""
+        ...
+
+
+class Write:
+    """A change under way that its owner ends (:meth:`end`) when it is over."""
+
+    def __init__(self, what: str) -> None:
+        self._what = what
+        self._ended = asyncio.Event()
+
+    @property
+    def what(self) -> str:
+        return self._what
+
+    @property
+    def in_flight(self) -> bool:
+        return not self._ended.is_set()
+
+    @property
+    def done(self) -> bool:
+        return self._ended.is_set()
+
+    def end(self) -> None:
+        """The change is over (done, failed or given up)."""
+        self._ended.set()
+
+    async def over(self) -> None:
+        await self._ended.wait()
+
+
+class InFlight:
+    """The changes under way of one app (see the module)."""
+
+    def __init__(self) -> None:
+        self._changes: list[Change] = []
+
+    def begin(self, what: str) -> Write:
+        """A change that begins now; its owner ends it."""
+        write = Write(what)
+        self.follow(write)
+        return write
+
+    def follow(self, change: Change) -> None:
+        """Count ``change`` while it is in flight, until it is done."""
+        self._changes = [*(c for c in self._changes if not c.done), change]
+
+    def pending(self) -> list[Change]:
+        """The changes still under way, oldest first."""
+        return [change for change in self._changes if change.in_flight]
+
+    async def settle(self, seconds: float) -> list[Change]:
+        """Wait until no change is under way, ``seconds`` at most; those still under way."""
+        waits = [asyncio.ensure_future(change.over()) for change in self.pending()]
+        if waits:
+            try:
+                await asyncio.wait(waits, timeout=seconds)
+            finally:
+                for wait in waits:
+                    wait.cancel()
+        return self.pending()
+
+
+def unknown_outcomes(changes: Iterable[Change]) -> str:
+    """What is said, once the app has ended, of the changes it did not wait for."""
+    lines = [f"  {change.what}: outcome unknown — check it" for change in changes]
+    count = len(lines)
+    head = (
+        "tokensales-tui quit with 1 change under way:"
+        if count == 1
+        else f"tokensales-tui quit with {count} changes under way:"
+    )
+    return "\n".join([head, *lines])
