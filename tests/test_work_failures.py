@@ -449,12 +449,12 @@ async def test_a_theme_save_that_fails_unforeseen_is_said_and_the_app_goes_on(
 async def test_a_quit_that_fails_unforeseen_is_said_and_quit_again_ends_the_app(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # Waiting for the payout definitions sent failed: the app ended with a traceback.
+    # Waiting for the changes sent failed: the app ended with a traceback.
     app = TokenSalesApp(Launch(demo=True))
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        monkeypatch.setattr(app, "_payout_adds_over", unforeseen)
-        app._quit_in_worker()  # as quitting with a payout definition's answer awaited
+        monkeypatch.setattr(app, "_changes_over", unforeseen)
+        app._quit_in_worker()  # as quitting with a change awaited
         await wait_for(lambda: bool(something_failed(app)), pilot)
         assert app.is_running and app.return_code is None
         await pilot.press("ctrl+q")
