@@ -44,12 +44,12 @@ def counting(transport: object, path: str) -> list[str]:
         ),
         (
             "ctrl+p",
-            "CommandPalette",
+            "SafePalette",
             "1",
             HOOKS,
             {"url": "https://a.example/h", "events": "item.sold"},
         ),
-        ("ctrl+p", "CommandPalette", "4", PAYOUTS, {"name": "Over", "type": "free"}),
+        ("ctrl+p", "SafePalette", "4", PAYOUTS, {"name": "Over", "type": "free"}),
     ],
 )
 async def test_a_form_answered_under_another_screen_closes_itself_and_leaves_that_screen(

@@ -17,7 +17,7 @@ A test refuses ``httpx.AsyncClient(`` and ``httpx.Client(`` anywhere else in the
 
 from __future__ import annotations
 
-import http.cookiejar
+import functools
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -29,26 +29,35 @@ _LOCATION = "tokensales_location"
 """The response extension that holds a redirect's ``Location``, set aside."""
 
 
-class _NoCookies(http.cookiejar.DefaultCookiePolicy):
-    """A cookie policy that accepts no cookie and returns none."""
+@functools.cache
+def _no_cookies() -> type:
+    """A cookie policy that accepts no cookie and returns none. Made when the first
+    client is (``http.cookiejar`` loads ``urllib.request``, ``hashlib`` and ``email``,
+    which the first frame does without)."""
+    import http.cookiejar
 
-    def set_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
-        return False
+    class NoCookies(http.cookiejar.DefaultCookiePolicy):
+        def set_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+            return False
 
-    def return_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
-        return False
+        def return_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+            return False
+
+    return NoCookies
 
 
 def new_client(**options: Any) -> httpx.AsyncClient:
     """An ``httpx.AsyncClient`` with ``options`` (``transport``, ``timeout``, ``headers``,
     ``proxy``, ``base_url``, ``limits`` …) that keeps the rules of this module."""
+    import http.cookiejar
+
     import httpx
 
     return httpx.AsyncClient(
         **options,
         trust_env=False,
         follow_redirects=False,
-        cookies=http.cookiejar.CookieJar(policy=_NoCookies()),
+        cookies=http.cookiejar.CookieJar(policy=_no_cookies()()),
         event_hooks={"response": [_set_location_aside]},
     )
 
