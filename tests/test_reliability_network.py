@@ -46,6 +46,7 @@ from tokensales_tui.api import (
     TimeoutError_,
     UnexpectedResponse,
     ValidationError,
+    transport,
 )
 from tokensales_tui.api.models import PayoutDefinition, WebhookCreate, WebhookUpdate
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
@@ -792,6 +793,56 @@ async def test_a_write_answered_2xx_whose_body_is_cut_or_stalls_is_done_and_sent
         assert server.count(method, path) == 1
     assert done.note.startswith(f"its answer's body could not be read: {why}"), done.note
     assert not getattr(done, "already_gone", False)
+
+
+@pytest.mark.parametrize("write", list(WRITES))
+async def test_a_write_answered_2xx_whose_body_stalls_is_done_within_its_own_bound(
+    write: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The status said done; the body was waited for the whole read time-out (20 s)
+    # before the write was reported done.
+    monkeypatch.setattr(transport, "DETAIL_BODY_WAIT", 0.3)
+    method, path, status, call = WRITES[write]
+    with ScriptedServer() as server:
+        server.routes[(method, path)] = Reply(status, TROUBLED_BODY, stall=True)
+        async with ApiClient(connection(server.url), backoff=0.05) as client:  # read: 20 s
+            done = await bounded(call(client), 10)
+        assert server.count(method, path) == 1
+    assert done.note == (
+        "its answer's body could not be read: the body did not finish arriving within 0.3 s"
+        " of its status"
+    )
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+async def test_an_error_answer_whose_body_stalls_keeps_its_status_within_a_bound(
+    method: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The status decides; its message was waited for the whole read time-out (20 s).
+    monkeypatch.setattr(transport, "DETAIL_BODY_WAIT", 0.3)
+    body = json.dumps({"message": "url is not valid", "pad": "x" * 60}).encode()
+    with ScriptedServer() as server:
+        server.routes[(method, "/v1/platform-webhooks")] = Reply(422, body, stall=True)
+        async with ApiClient(connection(server.url), backoff=0.05) as client:
+            send = client.list_webhooks() if method == "GET" else client.create_webhook(NEW_WEBHOOK)
+            with pytest.raises(ValidationError) as caught:
+                await bounded(send, 10)
+        assert server.count(method, "/v1/platform-webhooks") == 1
+    assert caught.value.status == 422
+    assert "pad" not in str(caught.value)
+
+
+async def test_a_read_answered_200_whose_body_stalls_waits_the_read_time_out_not_the_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A read's answer is its body: it is given the read time-out, not the short bound.
+    monkeypatch.setattr(transport, "DETAIL_BODY_WAIT", 0.01)
+    body = json.dumps([{"id": "wh_1", "url": "https://a.test"}]).encode()
+    with ScriptedServer() as server:
+        server.routes[("GET", "/v1/platform-webhooks")] = Reply(200, body, trickle=0.02)
+        async with ApiClient(connection(server.url), timeout=FAST) as client:
+            listed = await bounded(client.list_webhooks())
+    assert [webhook.id for webhook in listed] == ["wh_1"]
 
 
 @pytest.mark.parametrize("trouble", ["cut", "trickled"])

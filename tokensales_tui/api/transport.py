@@ -29,7 +29,8 @@ its body (cut short by a closed connection, stalled past the read time-out or th
 deadline, an encoding not asked for, gzip that is not gzip or is cut short, over the
 limit): an error answer keeps its error, its body unquoted; a write answered 2xx was
 done, never "outcome unknown" and never repeated, and its response says why its body
-could not be read (:func:`unread_why`). Only the success of a read, whose body is the
+could not be read (:func:`unread_why`). Such a body, as an error answer's, is waited for
+:data:`DETAIL_BODY_WAIT` at most once its status has arrived. Only the success of a read, whose body is the
 answer, fails with its body (an :class:`UnreadableBody`, or a broken connection retried).
 
 Every failure leaves :meth:`Sender.send` as an :class:`~.errors.ApiError`: the expected
@@ -89,6 +90,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ACCEPT_ENCODING",
     "DEFAULT_TIMEOUTS",
+    "DETAIL_BODY_WAIT",
     "ERROR_BODY_CAP",
     "MAX_RETRY_AFTER",
     "RetryNotice",
@@ -107,6 +109,11 @@ log = logging.getLogger("tokensales_tui.api")
 
 DEFAULT_TIMEOUTS = {"connect": 5.0, "read": 20.0, "write": 20.0, "pool": 5.0}
 """Seconds allowed to connect, to read, to write and to wait for a pooled connection."""
+DETAIL_BODY_WAIT = 5.0
+"""Most seconds the body of an answer whose status decides (a write's success, an error)
+is waited for once its status has arrived: the body is only a detail of it (the object as
+written, an error's message), and one that stalls must not keep the user waiting for the
+read time-out (20 s by default) or the deadline."""
 Consumer = Callable[["httpx.Response", AsyncIterator[bytes]], Awaitable[None]]
 """Reads a successful response's body from the decoded pieces it is handed."""
 
@@ -431,8 +438,8 @@ class Sender:
         event loop's time ``ends``.
 
         Once the status line has arrived, the status decides, whatever becomes of the
-        body (cut short, stalled past the read time-out or past ``ends``, not decodable,
-        over the limit): a write answered 2xx was done, and reporting a failure (or
+        body (cut short, stalled past the read time-out, past ``ends`` or past
+        :data:`DETAIL_BODY_WAIT`, not decodable, over the limit): a write answered 2xx was done, and reporting a failure (or
         "outcome unknown") would invite sending it again (a second webhook, a second
         payout definition); an error status keeps its error. Such a body is left empty,
         and why it went unread is kept for :func:`unread_why`. Only the body of a read's
@@ -442,6 +449,13 @@ class Sender:
 
         where = f"{endpoint.method} {endpoint.path}"
         done = 200 <= response.status_code < 300
+        # The deadline's seconds, or, for a body the status decides without, its own
+        # bound where that comes first.
+        within = f"{self._deadline:.0f} s"
+        if not done or _changes(endpoint):
+            own = asyncio.get_running_loop().time() + DETAIL_BODY_WAIT
+            if own < ends:
+                ends, within = own, f"{DETAIL_BODY_WAIT:g} s of its status"
         try:
             async with asyncio.timeout_at(ends):
                 if consume is not None and done:
@@ -452,7 +466,7 @@ class Sender:
         except (TimeoutError, httpx.TransportError, httpx.StreamError, UnreadableBody) as error:
             if done and not _changes(endpoint):
                 raise  # a read's answer is its body
-            why = self._unread(error, response)
+            why = _unread(error, response, within)
             if done:
                 log.warning(
                     "%s: done, but its answer's body could not be read: %s (%s)",
@@ -464,21 +478,6 @@ class Sender:
             else:
                 log.debug("%s: HTTP %s, its body unread: %s", where, response.status_code, why)
             response._content = b""
-
-    def _unread(self, error: Exception, response: httpx.Response) -> str:
-        """Why the body of ``response`` could not be read, in words that quote nothing of it."""
-        import httpx
-
-        if isinstance(error, UnreadableBody):
-            return error.why
-        if isinstance(error, TimeoutError):  # the call's deadline passed
-            return f"the body did not finish arriving within {self._deadline:.0f} s"
-        if isinstance(error, httpx.TimeoutException):
-            waited = response.request.extensions.get("timeout", {}).get("read")
-            return "the body stopped arriving" + (
-                f": nothing more came for {waited:g} s" if isinstance(waited, int | float) else ""
-            )
-        return "the connection broke before the body ended"
 
     def _outcome_unknown(self, endpoint: Endpoint, why: str) -> OutcomeUnknownError:
         # The advice is in the message (forms show the message alone), so no hint repeats it.
@@ -717,6 +716,23 @@ class _Transient(Exception):
         super().__init__(error.message)
         self.error = error
         self.sent = sent
+
+
+def _unread(error: Exception, response: httpx.Response, within: str) -> str:
+    """Why the body of ``response`` could not be read, in words that quote nothing of it;
+    ``within``: the time it was given in all, for a :class:`TimeoutError`."""
+    import httpx
+
+    if isinstance(error, UnreadableBody):
+        return error.why
+    if isinstance(error, TimeoutError):
+        return f"the body did not finish arriving within {within}"
+    if isinstance(error, httpx.TimeoutException):
+        waited = response.request.extensions.get("timeout", {}).get("read")
+        return "the body stopped arriving" + (
+            f": nothing more came for {waited:g} s" if isinstance(waited, int | float) else ""
+        )
+    return "the connection broke before the body ended"
 
 
 def _changes(endpoint: Endpoint) -> bool:
