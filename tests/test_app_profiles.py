@@ -16,6 +16,7 @@ from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.widgets.footer import KeysFooter
 
 from .apphelpers import EMULATOR_URL, loaded, rigged_app, screen_text, wait_for, wait_for_screen
+from .hung_files import hung
 
 SIZE = (120, 40)
 
@@ -277,6 +278,26 @@ async def test_corrupt_config_shows_where_and_offers_the_demo() -> None:
         await pilot.press("d")
         await wait_for(lambda: app.session is not None and app.session.demo, pilot)
     assert path.read_bytes() == before
+
+
+async def test_a_config_file_whose_file_system_does_not_answer_is_said_and_offers_the_demo(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A home on a network gone away: the app waited for its config file for good, its
+    # main screen drawn and empty, and quitting waited for the read too.
+    from tokensales_tui import files
+
+    monkeypatch.setattr(files, "FILE_WAIT", 0.3)
+    config.save_config(config.ConfigFile(theme="nord"))
+    app = TokenSalesApp(Launch())
+    with hung(monkeypatch, config.config_path()):
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for_screen(app, pilot, "ConfigErrorScreen")
+            await wait_for(lambda: "did not answer within 0.3 s" in screen_text(app), pilot)
+            assert "could not be read" in screen_text(app)
+            await pilot.press("d")
+            await wait_for(lambda: app.session is not None and app.session.demo, pilot)
+            assert app.theme != "nord"
 
 
 async def test_the_theme_chosen_is_saved_and_used_at_the_next_start() -> None:

@@ -303,3 +303,29 @@ def test_emulator_flags_out_of_range_are_refused_at_parsing(
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert says in err and "Traceback" not in err
+
+
+COMMANDS_THAT_READ_THE_CONFIG = {
+    "get": ["get", "items"],
+    "token": ["token"],
+    "profiles": ["profiles"],
+    "serve": ["serve", "--port", "0"],
+}
+
+
+@pytest.mark.parametrize("command", list(COMMANDS_THAT_READ_THE_CONFIG))
+def test_a_config_file_whose_file_system_does_not_answer_ends_a_command_in_one_line(
+    command: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A home on a network gone away: each command waited for its config file for good.
+    from tokensales_tui import config, files
+
+    from .hung_files import hung
+
+    monkeypatch.setattr(files, "FILE_WAIT", 0.3)
+    config.save_config(config.ConfigFile(theme="nord"))
+    with hung(monkeypatch, config.config_path()):
+        assert main(COMMANDS_THAT_READ_THE_CONFIG[command]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert f"{config.config_path()}: cannot read the file: its file system did not answer" in err

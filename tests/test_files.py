@@ -32,6 +32,8 @@ from tokensales_tui.files import (
 )
 from tokensales_tui.payouts import PayoutRecord, PayoutRecordError
 
+from .hung_files import hung
+
 
 def test_a_regular_file_is_read_and_a_link_to_one_is_followed(tmp_path: Path) -> None:
     target = tmp_path / "real"
@@ -83,6 +85,73 @@ def test_a_payout_record_that_is_a_fifo_is_reported(tmp_path: Path) -> None:
     os.mkfifo(path)
     with pytest.raises(PayoutRecordError, match="cannot be read: not a regular file"):
         PayoutRecord(path).load()
+
+
+# --- a file system that does not answer ---------------------------------------------------
+
+
+@pytest.fixture
+def short_wait(monkeypatch: pytest.MonkeyPatch) -> float:
+    """A file system's step is waited for 0.3 s (5 s in use)."""
+    monkeypatch.setattr(tokensales_tui.files, "FILE_WAIT", 0.3)
+    return 0.3
+
+
+def test_a_file_whose_file_system_does_not_answer_is_given_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, short_wait: float
+) -> None:
+    # A network home gone away: opening the file never returned, nor did the app.
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"x")
+    with hung(monkeypatch, path), pytest.raises(tokensales_tui.files.Stalled) as stalled:
+        read_local_file(path, limit=1024)
+    assert str(stalled.value) == (
+        "its file system did not answer within 0.3 s (a network mount gone away?)"
+    )
+    assert read_local_file(path, limit=1024) == b"x"  # answered again: read as ever
+
+
+def test_a_file_read_slowly_a_piece_at_a_time_is_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each piece comes within the wait; the whole takes longer than it: the wait is for
+    # a step of the read, not for the read.
+    monkeypatch.setattr(tokensales_tui.files, "FILE_WAIT", 1.0)
+    path = tmp_path / "list.csv"
+    path.write_bytes(b"x" * (3 * 1024 * 1024 + 1))
+    real_read = os.read
+
+    def slow_read(handle: int, size: int) -> bytes:
+        if threading.current_thread().name == "file-read":
+            time.sleep(0.4)
+        return real_read(handle, size)
+
+    monkeypatch.setattr(os, "read", slow_read)
+    assert len(read_local_file(path, limit=4 * 1024 * 1024)) == 3 * 1024 * 1024 + 1
+
+
+def test_a_config_file_whose_file_system_does_not_answer_is_an_error_not_a_hang(
+    monkeypatch: pytest.MonkeyPatch, short_wait: float
+) -> None:
+    path = config.config_path()
+    config.save_config(config.ConfigFile(theme="nord"))
+    with hung(monkeypatch, path), pytest.raises(config.ConfigUnanswered) as unanswered:
+        config.load_config()
+    assert str(unanswered.value) == (
+        f"{path}: cannot read the file: its file system did not answer within 0.3 s"
+        " (a network mount gone away?)"
+    )
+
+
+def test_the_config_folders_modes_on_a_file_system_that_does_not_answer_are_not_waited_for(
+    monkeypatch: pytest.MonkeyPatch, short_wait: float
+) -> None:
+    path = config.config_path()
+    config.save_config(config.ConfigFile(theme="nord"))
+    path.chmod(0o644)
+    assert "chmod 600" in config.permission_warnings()[0]
+    with hung(monkeypatch, path, "stat"):
+        assert config.permission_warnings() == []
 
 
 # --- what every write keeps: limits, ownership, folders, leftovers ----------------------

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from tokensales_tui import config
@@ -114,33 +112,45 @@ async def test_a_config_file_listen_cannot_read_is_said_and_listen_goes_on() -> 
     assert '"deliveries.copy_body" = \n' in path.read_text(encoding="utf-8")  # left as it was
 
 
+@pytest.mark.parametrize("stuck", ["the read", "its file system"])
 async def test_a_config_file_that_is_never_read_is_said_in_a_bounded_time(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, stuck: str
 ) -> None:
-    # A home on a network gone away: reading the file never returns.
+    # A home on a network gone away: reading the file never returns. Where the read gave
+    # up on its own (its file system left a step unanswered), listen took it for a file
+    # that cannot be read, and went on to save a theme chosen over a file it never read.
+    from tokensales_tui import files
+
+    from .hung_files import hung
+
     config.save_config(config.ConfigFile(keymap={"deliveries.copy_body": "b"}))
-    stuck = threading.Event()
+    with hung(monkeypatch, config.config_path()) as answering:
+        if stuck == "the read":
+            load = config.load_config
 
-    def hangs(path: object = None) -> config.ConfigFile:
-        stuck.wait(30)
-        return config.ConfigFile(keymap={"deliveries.copy_body": "b"})
+            def hangs(path: object = None) -> config.ConfigFile:
+                answering.wait(30)
+                return load()
 
-    monkeypatch.setattr(config, "load_config", hangs)
-    monkeypatch.setattr(listen_app, "CONFIG_WAIT", 0.3)
-    try:
+            monkeypatch.setattr(config, "load_config", hangs)
+            monkeypatch.setattr(listen_app, "CONFIG_WAIT", 0.3)
+            said = "not read within 0.3 s"
+        else:
+            monkeypatch.setattr(files, "FILE_WAIT", 0.3)
+            said = "did not answer within 0.3 s"
         async with Listening(ListenOptions()) as listening:
             app = ListenApp(listening)
             async with app.run_test(size=(120, 40)) as pilot:
-                await wait_for(
-                    lambda: any("not read within 0.3 s" in m for m in messages(app)),
-                    pilot,
-                    timeout=10,
-                )
+                await wait_for(lambda: any(said in m for m in messages(app)), pilot, timeout=10)
+                assert any("saves no theme chosen" in m for m in messages(app))
                 assert "c Copy body" in footer(app)
-                await pilot.press("escape")  # and the app ends, the read still stuck
+                answering.set()  # the file system is back
+                app.theme = "gruvbox"  # as the palette's "Change theme" does
                 await pilot.pause()
-    finally:
-        stuck.set()
+                await app.workers.wait_for_complete()
+                await pilot.press("escape")  # and the app ends
+                await pilot.pause()
+    assert config.load_config().theme is None
 
 
 async def test_a_theme_chosen_in_listen_is_saved_for_the_next_start() -> None:

@@ -83,8 +83,10 @@ def _refuse_own(path: str, opened: os.stat_result | None = None) -> None:
             )
     if opened is None:
         return
-    with contextlib.suppress(OSError):
-        if os.path.samestat(opened, os.stat(config.config_path())):
+    from .files import answered
+
+    with contextlib.suppress(OSError):  # a config file not there (or stalled) is not this one
+        if os.path.samestat(opened, answered(lambda: os.stat(config.config_path()))):
             raise DebugLogError(
                 f"{path}: the config file of tokensales-tui; give a log file elsewhere"
             )

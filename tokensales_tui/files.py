@@ -7,7 +7,12 @@ bytes for (given to the system, they raised ``ValueError``, which no ``except OS
 took: the app ended).
 
 Reading: :func:`read_local_file` accepts only a regular file (following a symbolic link
-to one) under a size limit, and never blocks on a FIFO or a device.
+to one) under a size limit, and never blocks on a FIFO or a device. Nor does it wait
+without end for a file system that does not answer (a network home gone away, a hung
+mount): it reads in a thread of its own, and gives up once a step of the read (opening
+the file, a look at it, a piece of its bytes) takes longer than :data:`FILE_WAIT`
+(:class:`Stalled`). :func:`answered` runs any other look at a file (a ``stat``) under
+the same bound.
 
 Writing: :func:`atomic_write` replaces a file so that readers see the old bytes or the
 new, never half, as mode 0600; :func:`locked` serialises writers, between processes too,
@@ -53,11 +58,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO, Final
+from typing import BinaryIO, Final, TypeVar
 
 import platformdirs
 
 __all__ = [
+    "FILE_WAIT",
     "LOCK_NOTICE",
     "LOCK_WAIT",
     "STALE_TEMP_SECONDS",
@@ -66,8 +72,10 @@ __all__ = [
     "LockError",
     "LockWaitStopped",
     "NotRegular",
+    "Stalled",
     "TooLarge",
     "WriteStop",
+    "answered",
     "atomic_write",
     "atomic_writer",
     "check_size",
@@ -79,6 +87,13 @@ __all__ = [
     "writable_target",
 ]
 
+
+FILE_WAIT: Final = 5.0
+"""Seconds a file system may take over one step of a read (opening the file, a look at
+it, a piece of its bytes) before the file counts as stalled. A local disk answers in
+milliseconds; a network mount whose server has gone away, never."""
+
+Result = TypeVar("Result")
 
 STALE_TEMP_SECONDS: Final = 600
 """Age past which a temp file whose file's lock is free is a dead writer's leftover."""
@@ -102,6 +117,16 @@ class LocalFileError(OSError):
 
 class NotRegular(LocalFileError):
     """A folder, a FIFO, a device or a socket where a regular file is read."""
+
+
+class Stalled(LocalFileError):
+    """The file's system did not answer within :data:`FILE_WAIT`; the read was given up
+    (its thread left to end whenever the system answers)."""
+
+    def __init__(self, waited: float) -> None:
+        super().__init__(
+            f"its file system did not answer within {waited:g} s (a network mount gone away?)"
+        )
 
 
 class TooLarge(LocalFileError):
@@ -222,13 +247,77 @@ def read_local_file(path: Path, *, limit: int) -> bytes:
     Raises:
         FileNotFoundError: There is no such file.
         LocalFileError: It is a folder, a FIFO, a device or a socket, or it is larger
-            than ``limit``.
+            than ``limit``; :class:`Stalled`: its file system left a step of the read
+            unanswered for :data:`FILE_WAIT`.
         OSError: It cannot be read (permissions, I/O).
     """
+    return _in_steps(lambda step: _read_regular(path, limit, step), FILE_WAIT)
+
+
+def answered(look: Callable[[], Result], wait: float | None = None) -> Result:
+    """``look()`` (a ``stat``, a ``realpath``: one step of a file system), or
+    :class:`Stalled` once it has taken ``wait`` seconds (:data:`FILE_WAIT`)."""
+    return _in_steps(lambda step: look(), FILE_WAIT if wait is None else wait)
+
+
+class _GivenUp(Exception):
+    """Raised in a read's thread at its next step once its caller has stopped waiting."""
+
+
+def _in_steps(work: Callable[[Callable[[], None]], Result], wait: float) -> Result:
+    """``work(step)`` in a daemon thread, waited for as long as each of its steps (the
+    time between two calls of ``step``, its start and its end) takes ``wait`` seconds at
+    most; then :class:`Stalled`, and its next ``step`` ends it.
+
+    A daemon thread, not an executor's: one stuck in the system for good must hold
+    neither the caller nor the end of the process.
+    """
+    changed = threading.Condition()
+    steps = 0
+    given_up = False
+    outcome: list[tuple[Result | None, BaseException | None]] = []
+
+    def step() -> None:
+        nonlocal steps
+        with changed:
+            if given_up:
+                raise _GivenUp
+            steps += 1
+            changed.notify_all()
+
+    def run() -> None:
+        try:
+            ended: tuple[Result | None, BaseException | None] = (work(step), None)
+        except BaseException as error:  # handed to the caller, who raises it
+            ended = (None, error)
+        with changed:
+            outcome.append(ended)
+            changed.notify_all()
+
+    threading.Thread(target=run, name="file-read", daemon=True).start()
+
+    def moved(seen: int) -> Callable[[], bool]:
+        return lambda: bool(outcome) or steps != seen
+
+    with changed:
+        while not outcome:
+            if not changed.wait_for(moved(steps), wait):
+                given_up = True
+                raise Stalled(wait)
+    result, error = outcome[0]
+    if error is not None:
+        raise error
+    return result  # type: ignore[return-value]  # None only when ``work`` returned it
+
+
+def _read_regular(path: Path, limit: int, step: Callable[[], None]) -> bytes:
+    """:func:`read_local_file`'s read, calling ``step`` after each call of the system."""
     # O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever.
     handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
+        step()
         info = os.fstat(handle)
+        step()
         if not stat.S_ISREG(info.st_mode):
             raise NotRegular("not a regular file")
         if info.st_size > limit:
@@ -237,6 +326,7 @@ def read_local_file(path: Path, *, limit: int) -> bytes:
         chunks: list[bytes] = []
         left = limit + 1  # the file may grow while it is read
         while left > 0 and (chunk := os.read(handle, min(left, 1024 * 1024))):
+            step()
             chunks.append(chunk)
             left -= len(chunk)
         data = b"".join(chunks)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
-from ..files import read_local_file
+from ..files import Stalled, answered, read_local_file
 from .schema import (
     BOOL_FIELDS,
     INT_FIELDS,
@@ -29,6 +29,7 @@ from .schema import (
     URL_FIELDS,
     ConfigError,
     ConfigFile,
+    ConfigUnanswered,
     Profile,
     TopLevel,
     config_path,
@@ -47,12 +48,20 @@ MAX_CONFIG_BYTES: Final = 1024 * 1024
 
 
 def load_config(path: Path | None = None) -> ConfigFile:
-    """Read and validate the config file; a missing file gives an empty :class:`ConfigFile`."""
+    """Read and validate the config file; a missing file gives an empty :class:`ConfigFile`.
+
+    Every entry point reads the file through here (the apps off their event loop, through
+    ``ui.file_settings.read_config_within``): a FIFO, a device or a folder is refused at
+    once, and a file system that leaves a step of the read unanswered for
+    :data:`~..files.FILE_WAIT` is :class:`ConfigUnanswered`, never waited on for good.
+    """
     target = path or config_path()
     try:
         data = read_local_file(target, limit=MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return ConfigFile()
+    except Stalled as exc:
+        raise ConfigUnanswered(f"cannot read the file: {exc}", path=target) from None
     except OSError as exc:
         raise ConfigError(f"cannot read the file: {exc.strerror or exc}", path=target) from None
     return parse_config(data, path=target)
@@ -74,20 +83,31 @@ def permission_warnings(path: Path | None = None) -> list[str]:
     """Warnings, one line each, when the config file or its folder is open to other users.
 
     The next save writes the file as 0600; the folder is only changed when the app created it.
+    A file system that does not answer within :data:`~..files.FILE_WAIT` (a hung mount)
+    gives none: reading the file says so.
     """
     target = path or config_path()
-    warnings = []
+    try:
+        modes = answered(lambda: _modes(target))
+    except Stalled:
+        return []
+    return [
+        f"{item} can be accessed by other users (mode {mode:04o}) and holds API"
+        f" secrets; run: chmod {fix} {item}"
+        for item, fix, mode in modes
+        if mode & 0o077
+    ]
+
+
+def _modes(target: Path) -> list[tuple[Path, str, int]]:
+    """The config file and its folder, each with the ``chmod`` that mends it and its mode."""
+    found = []
     for item, fix in ((target, "600"), (Path(os.path.realpath(target)).parent, "700")):
         try:
-            mode = item.stat().st_mode & 0o777
+            found.append((item, fix, item.stat().st_mode & 0o777))
         except OSError:
             continue
-        if mode & 0o077:
-            warnings.append(
-                f"{item} can be accessed by other users (mode {mode:04o}) and holds API"
-                f" secrets; run: chmod {fix} {item}"
-            )
-    return warnings
+    return found
 
 
 def _decode(data: bytes, path: Path | None) -> str:

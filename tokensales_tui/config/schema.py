@@ -97,6 +97,11 @@ MAX_BODY_MB: Final = 65536
 """The highest ``max_body_mb`` a profile may set (64 GB)."""
 
 
+class ConfigUnanswered(ConfigError):
+    """The file's system did not answer in time (a network home gone away, a hung mount):
+    nothing is known of the file, so nothing should be written over it either."""
+
+
 class NoConfiguration(ConfigError):
     """Neither the file nor the environment configures anything: time for first-run setup."""
 

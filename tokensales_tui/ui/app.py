@@ -32,7 +32,7 @@ from ..files import atomic_write
 from ..mask import masking, set_masking
 from ..payouts import PayoutAdd, PayoutRecord, PayoutRecordError
 from ..session import Launch, Session, demo_session, profile_session
-from .file_settings import SettingsApp
+from .file_settings import CONFIG_WAIT, SettingsApp, read_config_within
 from .in_flight import QUIT_WAIT, Change, InFlight, unknown_outcomes
 from .key_frames import hold_frames_for_keys
 from .key_hints import key_for, key_in
@@ -349,12 +349,13 @@ class TokenSalesApp(SettingsApp[None]):
     # --- start-up ------------------------------------------------------------------
 
     async def _read_config(self) -> config.ConfigFile:
-        """The config file, read in a thread (a slow disk or a network home must not freeze).
+        """The config file, read in a thread (a slow disk or a network home must not freeze)
+        and waited for :data:`CONFIG_WAIT` at most.
 
         Raises:
-            config.ConfigError: it cannot be read or does not parse.
+            config.ConfigError: it cannot be read, is not read in time or does not parse.
         """
-        return await asyncio.to_thread(config.load_config, self.launch.config_path)
+        return await read_config_within(self.launch.config_path, CONFIG_WAIT)
 
     async def begin(self) -> None:
         """Read the config file and start a session, or show the setup or the error screen.
@@ -377,7 +378,9 @@ class TokenSalesApp(SettingsApp[None]):
         # Served, the one who could mend the folder is not the one reading the tab (who
         # would learn the serving machine's paths): serve's own terminal says it.
         for warning in (
-            () if self.launch.served else config.permission_warnings(self.launch.config_path)
+            ()
+            if self.launch.served
+            else await asyncio.to_thread(config.permission_warnings, self.launch.config_path)
         ):
             self.notify(warning, severity="warning", markup=False, timeout=10)
         if self.launch.demo:

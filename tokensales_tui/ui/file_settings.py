@@ -32,21 +32,29 @@ from .keys import (
 )
 from .safe_app import GuardedApp
 
-__all__ = ["SettingsApp", "read_config_within"]
+__all__ = ["CONFIG_WAIT", "SettingsApp", "read_config_within"]
 
 ReturnType = TypeVar("ReturnType")
 
 
+CONFIG_WAIT = 5.0
+"""Most seconds an app waits for the config file to be read at its start (a network home
+gone away); the read itself gives up sooner on a step its file system leaves unanswered
+(``files.FILE_WAIT``)."""
+
+
 async def read_config_within(path: Path | None, seconds: float) -> config.ConfigFile:
-    """The config file at ``path`` (None: the usual one), read off the event loop.
+    """The config file at ``path`` (None: the usual one), read off the event loop: how
+    every app of this package reads it at its start.
 
     Read in a daemon thread: a read that hangs (a network home gone away) costs that thread
     only, and an app that ends meanwhile ends (a thread of asyncio's executor would be
     waited for at the end of ``asyncio.run``).
 
     Raises:
+        config.ConfigUnanswered: It was not read within ``seconds``, or its file system
+            did not answer (nothing is known of it: nothing should be saved over it).
         config.ConfigError: It cannot be read or does not parse.
-        TimeoutError: It was not read within ``seconds``.
     """
     loop = asyncio.get_running_loop()
     answer: asyncio.Future[config.ConfigFile] = loop.create_future()
@@ -69,7 +77,14 @@ async def read_config_within(path: Path | None, seconds: float) -> config.Config
             loop.call_soon_threadsafe(settle, result, error)
 
     threading.Thread(target=read, name="read-config", daemon=True).start()
-    return await asyncio.wait_for(answer, seconds)
+    try:
+        return await asyncio.wait_for(answer, seconds)
+    except TimeoutError:
+        raise config.ConfigUnanswered(
+            f"cannot read the file: it was not read within {seconds:g} s"
+            " (a network mount gone away?)",
+            path=path or config.config_path(),
+        ) from None
 
 
 class SettingsApp(GuardedApp[ReturnType]):

@@ -3,7 +3,8 @@
 It follows the config file as the main app does (:mod:`.file_settings`): its ``[keymap]``
 moves the keys here too, its theme shows, and a theme chosen here is saved. Nothing else
 of the file is used; a file that cannot be read, or is not read within
-:data:`CONFIG_WAIT`, is said in a toast and listen goes on with the default keys.
+:data:`~.file_settings.CONFIG_WAIT`, is said in a toast and listen goes on with the default
+keys.
 """
 
 from __future__ import annotations
@@ -16,13 +17,10 @@ from textual.binding import Binding, BindingType
 
 from .. import config
 from ..webhooks.listen import Ending, Listening, ListenOptions, describe, run_listening
-from .file_settings import SettingsApp, read_config_within
+from .file_settings import CONFIG_WAIT, SettingsApp, read_config_within
 from .key_hints import either, hint, hint_in, key_in, keys_for
 from .screens.deliveries import DeliveriesScreen
 from .screens.detail import DetailScreen
-
-CONFIG_WAIT = 5.0
-"""Most seconds listen waits for the config file to be read (a network home gone away)."""
 
 
 class ListenApp(SettingsApp[None]):
@@ -55,18 +53,20 @@ class ListenApp(SettingsApp[None]):
     async def _use_config_file(self) -> None:
         try:
             loaded = await read_config_within(self.config_file, CONFIG_WAIT)
+        except config.ConfigUnanswered as error:
+            # Nothing is known of the file: nothing is saved over it.
+            self.notify(
+                f"{error}: listen goes on with the default keys and theme, and saves no"
+                " theme chosen",
+                title="Config file",
+                severity="warning",
+                markup=False,
+            )
+            return
         except config.ConfigError as error:
             # Listen needs nothing else of the file: it goes on, as the demo does.
             self.notify(str(error), title="Config file ignored", severity="warning", markup=False)
             loaded = config.ConfigFile()
-        except TimeoutError:
-            self.notify(
-                f"The config file was not read within {CONFIG_WAIT:g} s: listen goes on with"
-                " the default keys and theme, and saves no theme chosen",
-                title="Config file",
-                severity="warning",
-            )
-            return
         self.use_keymap(loaded.keymap)
         self.use_theme(loaded.theme)
 
