@@ -65,6 +65,7 @@ from .models import (
     WebhookUpdate,
     encode,
 )
+from .names import look_up_in_own_threads
 from .pools import pools
 from .secret import Secret
 from .stream import ListSplitter
@@ -235,6 +236,7 @@ class ApiClient:
         _read_larger_pieces()
         _close_after_extra_bytes()
         pool_closes_whatever_cancels()  # on its own: the patch above may find no hook
+        look_up_in_own_threads()  # a resolver that never answers holds no thread waited for
         # The profile's proxy is the only one (the environment names none for us).
         proxy = connection.proxy or None
         self._http = new_client(

@@ -123,6 +123,9 @@ def _run(url: str, command: Callable[[httpx.AsyncClient], Awaitable[int]]) -> in
 async def _session(url: str, command: Callable[[httpx.AsyncClient], Awaitable[int]]) -> int:
     import httpx
 
+    from ..api.names import look_up_in_own_threads
+
+    look_up_in_own_threads()  # a resolver that never answers holds no thread waited for
     where = clean_line(url)
     try:
         async with asyncio.timeout(DEADLINE):
