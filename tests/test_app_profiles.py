@@ -280,6 +280,21 @@ async def test_corrupt_config_shows_where_and_offers_the_demo() -> None:
     assert path.read_bytes() == before
 
 
+async def test_a_config_nested_too_deep_shows_the_config_error_screen() -> None:
+    # The TOML reader's RecursionError left the main screen empty (r did nothing), then
+    # ended the app with a traceback.
+    path = config.config_path()
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"x = " + b"[" * 600 + b"]" * 600 + b"\n")
+    app = TokenSalesApp(Launch())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_screen(app, pilot, "ConfigErrorScreen")
+        await wait_for(lambda: "too deep for the TOML reader" in screen_text(app), pilot)
+        assert "config.toml:1:604" in "".join(screen_text(app).split())
+        await pilot.press("d")
+        await wait_for(lambda: app.session is not None and app.session.demo, pilot)
+
+
 async def test_a_config_file_whose_file_system_does_not_answer_is_said_and_offers_the_demo(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

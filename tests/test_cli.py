@@ -329,3 +329,19 @@ def test_a_config_file_whose_file_system_does_not_answer_ends_a_command_in_one_l
     err = capsys.readouterr().err
     assert err.count("\n") == 1, err
     assert f"{config.config_path()}: cannot read the file: its file system did not answer" in err
+
+
+@pytest.mark.parametrize("command", list(COMMANDS_THAT_READ_THE_CONFIG))
+def test_a_config_file_nested_too_deep_ends_a_command_in_one_line(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The TOML reader ran out of stack: a 3,000-line RecursionError traceback, exit 1.
+    from tokensales_tui import config
+
+    path = config.config_path()
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"x = " + b"[" * 600 + b"]" * 600 + b"\n")
+    assert main(COMMANDS_THAT_READ_THE_CONFIG[command]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err[-500:]
+    assert f"{path}:1:604: a value nests lists or tables 600 deep" in err

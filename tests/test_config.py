@@ -304,6 +304,20 @@ CORRUPT = [
         'default_profile "stage" is not a profile in this file; existing profiles: prod, dev',
         id="missing-default",
     ),
+    # Nested deeper than the TOML reader's recursion goes: a RecursionError's traceback
+    # of 3,000 lines ended every command, serve and the app.
+    pytest.param(
+        b'theme = "[[[ { #"  # [[[\nx = ' + b"[" * 600 + b"]" * 600 + b"\n",
+        (2, 604),
+        "a value nests lists or tables 600 deep, too deep for the TOML reader",
+        id="lists-nested-too-deep",
+    ),
+    pytest.param(
+        b"[keymap]\nx = " + b"{a = " * 600 + b"1" + b"}" * 600 + b"\n",
+        (2, 3000),
+        "a value nests lists or tables 600 deep",
+        id="tables-nested-too-deep",
+    ),
 ]
 
 
@@ -330,6 +344,34 @@ def test_corrupt_file_is_located_and_never_overwritten(
 
     save_config(full, path, force=True)
     assert load_config(path) == full
+
+
+@pytest.mark.parametrize(
+    ("raised", "message"),
+    [
+        (None, "not valid TOML: Exceeds the limit (4300 digits) for integer string conversion"),
+        (MemoryError(), "cannot read the file: out of memory"),
+        (TypeError("\x1b[2Jodd"), "not valid TOML: \u241b[2Jodd"),
+    ],
+)
+def test_any_failure_of_the_toml_reader_is_a_config_error_naming_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, raised: Exception | None, message: str
+) -> None:
+    # A number past Python's 4,300 digits raised a ValueError no one caught: a traceback.
+    path = tmp_path / "config.toml"
+    path.write_text("[profiles.p]\nbase_url = 'https://a.example'\nmax_body_mb = " + "1" * 5000)
+    if raised is not None:
+
+        def fails(text: str) -> dict[str, Any]:
+            raise raised
+
+        monkeypatch.setattr(cfg.load.tomllib, "loads", fails)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert caught.value.path == path
+    assert caught.value.message.startswith(message), caught.value.message
+    with pytest.raises(ConfigError, match="not saved"):
+        update(lambda seen: None, path, ConfigFile(theme="x"))
 
 
 def test_wrong_typed_secret_is_not_echoed(tmp_path: Path) -> None:

@@ -112,6 +112,21 @@ async def test_a_config_file_listen_cannot_read_is_said_and_listen_goes_on() -> 
     assert '"deliveries.copy_body" = \n' in path.read_text(encoding="utf-8")  # left as it was
 
 
+async def test_a_read_of_the_config_file_that_fails_is_said_as_what_it_is_not_a_time_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A failure other than a ConfigError was left in the reading thread: listen waited
+    # the whole CONFIG_WAIT, then said "the config file was not read within 5 s".
+    from tokensales_tui.ui.file_settings import read_config_within
+
+    def fails(path: object = None) -> config.ConfigFile:
+        raise MemoryError("no room")
+
+    monkeypatch.setattr(config, "load_config", fails)
+    with pytest.raises(MemoryError, match="no room"):
+        await read_config_within(None, 60)
+
+
 @pytest.mark.parametrize("stuck", ["the read", "its file system"])
 async def test_a_config_file_that_is_never_read_is_said_in_a_bounded_time(
     monkeypatch: pytest.MonkeyPatch, stuck: str

@@ -78,6 +78,11 @@ def test_other_names_are_made_safe_and_distinct(name: str) -> None:
     [
         b'{"version": 1, "definitions": [',
         b'{"version": 1, "definitions": [{"type": "free", "name": "\xff\xfe"}]}',  # not UTF-8
+        # Nested deeper than the decoder goes: its RecursionError ended the add.
+        pytest.param(
+            b'{"version": 1, "definitions": [{"x": ' + b"[" * 5000 + b"]" * 5000 + b"}]}",
+            id="nested-too-deep",
+        ),
     ],
 )
 def test_a_damaged_file_is_reported_and_never_overwritten(damage: bytes) -> None:

@@ -57,6 +57,7 @@ import msgspec
 
 from . import config
 from .api.models import Item, ItemPayout
+from .clean import clean_line
 from .config.schema import ENV_BASE_URL
 from .files import (
     LockBusy,
@@ -354,9 +355,12 @@ class PayoutRecord:
             ) from None
         try:
             stored = msgspec.json.decode(data, type=_File)
-        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError) as error:
+        except Exception as error:  # any failure of the decoder on these bytes
+            # Not only a mistake in the JSON: a value nested too deeply for the decoder
+            # (a RecursionError), memory running out.
+            why = clean_line(str(error))[:200] or type(error).__name__
             raise PayoutRecordError(
-                f"the payout record {path} is damaged ({error}) — fix or move it;"
+                f"the payout record {path} is damaged ({why}) — fix or move it;"
                 " it is not overwritten"
             ) from None
         if stored.version != VERSION:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from ..clean import clean_line
 from ..files import Stalled, answered, read_local_file
 from .schema import (
     BOOL_FIELDS,
@@ -41,7 +42,13 @@ from .schema import (
 if TYPE_CHECKING:
     import tomllib
 
-__all__ = ["MAX_CONFIG_BYTES", "load_config", "parse_config", "permission_warnings"]
+__all__ = [
+    "MAX_CONFIG_BYTES",
+    "load_config",
+    "parse_config",
+    "permission_warnings",
+    "toml_table",
+]
 
 MAX_CONFIG_BYTES: Final = 1024 * 1024
 """Largest config file read; a bigger one is refused with a message, not read."""
@@ -69,14 +76,39 @@ def load_config(path: Path | None = None) -> ConfigFile:
 
 def parse_config(data: bytes, *, path: Path | None = None) -> ConfigFile:
     """Parse and validate the bytes of a config file; ``path`` is only used in errors."""
+    text = _decode(data, path)
+    return _Validator(text, path).config(toml_table(text, path=path))
+
+
+def toml_table(text: str, *, path: Path | None = None) -> dict[str, Any]:
+    """The table a config file's ``text`` holds: the one place its text becomes data.
+
+    Every failure of the parser is a :class:`ConfigError` naming ``path`` and, where it
+    can be told, the line and column: not only a TOML mistake, but a value nested too
+    deeply for it (``x = [[[…]]]`` some 500 deep ran out of Python's stack), a number
+    too long for Python to convert (over 4,300 digits), memory running out. Each of
+    those ended every entry point with a traceback.
+    """
     import tomllib  # here: the app's first frame needs no config file read
 
-    text = _decode(data, path)
     try:
-        raw = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise _toml_error(exc, text, path) from None
-    return _Validator(text, path).config(raw)
+    except RecursionError:
+        depth, line, column = _deepest(text)
+        raise ConfigError(
+            f"a value nests lists or tables {depth} deep, too deep for the TOML reader;"
+            " nest them less",
+            path=path,
+            line=line,
+            column=column,
+        ) from None
+    except MemoryError:
+        raise ConfigError("cannot read the file: out of memory", path=path) from None
+    except Exception as exc:  # a failure of the parser on this text, whatever it is
+        said = clean_line(str(exc).split(";", 1)[0])[:200] or type(exc).__name__
+        raise ConfigError(f"not valid TOML: {said}", path=path) from None
 
 
 def permission_warnings(path: Path | None = None) -> list[str]:
@@ -129,6 +161,40 @@ def _decode(data: bytes, path: Path | None) -> str:
             line=data.count(b"\n", 0, exc.start) + 1,
             column=len(data[line_start : exc.start].decode("utf-8")) + 1,
         ) from None
+
+
+_TOML_TOKEN: Final = re.compile(
+    "|".join(
+        (
+            r"#[^\n]*",  # a comment
+            r'"""(?:[^\\]|\\.)*?"""',  # a multi-line basic string
+            r"'''.*?'''",  # a multi-line literal string
+            r'"(?:[^"\\\n]|\\.)*"',  # a basic string
+            r"'[^'\n]*'",  # a literal string
+            r"[\[{\]}]",  # what nests
+        )
+    ),
+    re.DOTALL,
+)
+
+
+def _deepest(text: str) -> tuple[int, int | None, int | None]:
+    """How deep ``text`` nests its brackets and braces at most, and the line and column
+    where it first gets that deep (strings and comments skipped; best effort, for a
+    message only)."""
+    depth = deepest = 0
+    at: int | None = None
+    for token in _TOML_TOKEN.finditer(text):
+        if token[0] in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, at = depth, token.start()
+        elif token[0] in "]}":
+            depth = max(depth - 1, 0)
+    if at is None:
+        return deepest, None, None
+    line_start = text.rfind("\n", 0, at) + 1
+    return deepest, text.count("\n", 0, at) + 1, at - line_start + 1
 
 
 _TOML_WHERE: Final = re.compile(r"(?s)(.*) \(at (?:line (\d+), column (\d+)|end of document)\)")

@@ -46,7 +46,7 @@ from ..files import (
     locked,
     read_local_file,
 )
-from .load import MAX_CONFIG_BYTES, load_config, parse_config
+from .load import MAX_CONFIG_BYTES, load_config, parse_config, toml_table
 from .schema import (
     SECRET_FIELDS,
     ConfigError,
@@ -432,12 +432,11 @@ def _trailing_comment(line: bytes) -> bytes:
     """The comment after a setting's value on ``line`` (with the blanks before it), or
     b"": the first ``#`` before which the line is a whole setting, so that one inside the
     value (``theme = "a#b"``) is not taken for it, and quotes in the comment are."""
-    import tomllib  # here, as tomli_w: see _toml_dumps
 
     for at in (n for n, byte in enumerate(line) if byte == ord("#")):
         try:
-            tomllib.loads(line[:at].decode())
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            toml_table(line[:at].decode())
+        except (ConfigError, UnicodeDecodeError):
             continue
         start = len(line[:at].rstrip())
         return line[start:]

@@ -55,11 +55,12 @@ async def read_config_within(path: Path | None, seconds: float) -> config.Config
         config.ConfigUnanswered: It was not read within ``seconds``, or its file system
             did not answer (nothing is known of it: nothing should be saved over it).
         config.ConfigError: It cannot be read or does not parse.
+        Exception: Any other failure of the read, raised as it is (never a time-out).
     """
     loop = asyncio.get_running_loop()
     answer: asyncio.Future[config.ConfigFile] = loop.create_future()
 
-    def settle(result: config.ConfigFile | None, error: config.ConfigError | None) -> None:
+    def settle(result: config.ConfigFile | None, error: Exception | None) -> None:
         if answer.done():  # given up on
             return
         if error is not None:
@@ -69,9 +70,11 @@ async def read_config_within(path: Path | None, seconds: float) -> config.Config
             answer.set_result(result)
 
     def read() -> None:
+        # Whatever the read raises is handed over as it is: a failure left in this thread
+        # was waited for until the time-out, then said to be one ("not read within 5 s").
         try:
             result, error = config.load_config(path), None
-        except config.ConfigError as failed:
+        except Exception as failed:  # raised again on the loop
             result, error = None, failed
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
             loop.call_soon_threadsafe(settle, result, error)
