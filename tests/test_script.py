@@ -723,6 +723,8 @@ def test_profiles_say_where_each_setting_came_from(served: Served) -> None:
     )
     table = served.run("profiles", "-o", "table", "--read-only")
     assert b"--read-only" in table.stdout
+    # No profile has a label: its column was warned of as a --fields no one gave.
+    assert b"--fields" not in table.stderr and b"label" not in table.stderr, table.stderr
     for secret in (b"file-secret-value", DEMO_API_SECRET.encode(), DEMO_API_KEY.encode()):
         assert secret not in result.stdout + table.stdout
 

@@ -210,6 +210,21 @@ def test_a_field_no_row_has_a_value_for_is_warned_of_once(
     assert capsys.readouterr().err == ""
 
 
+def test_columns_a_command_chose_itself_are_never_warned_of(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # `profiles` warned "--fields: no row has a value for label" when no profile had a
+    # label: its own columns were taken for ones the user had typed.
+    for fmt in ("table", "csv", "json"):
+        out = io.BytesIO()
+        printer = Printer(fmt, columns=("name", "label"), stream=out)
+        printer.rows([{"name": "emu", "label": None}])
+        printer.end()
+        assert b"emu" in out.getvalue()
+        Printer(fmt, columns=("name", "label"), stream=io.BytesIO()).one({"name": "emu"})
+    assert capsys.readouterr().err == ""
+
+
 @pytest.mark.parametrize(
     "program", [".[0] | debug | .id", "map(.id | stderr) | length", 'debug("x") | length']
 )

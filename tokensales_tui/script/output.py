@@ -193,9 +193,13 @@ class Printer:
 
     Args:
         fmt: ``table``, ``json``, ``jsonl`` or ``csv``.
-        fields: the keys to keep (``a.b`` reaches inside, unless a key is named
-            ``a.b``: see :func:`pick`); empty keeps every field, except that a table
-            and CSV then show the resource's usual columns.
+        fields: the keys the user typed to keep (``--fields``; ``a.b`` reaches inside,
+            unless a key is named ``a.b``: see :func:`pick`); empty keeps every field,
+            except that a table and CSV then show the resource's usual columns. One no
+            row has a value for is warned of: its name may be misspelt.
+        columns: the keys a command chose to keep itself, kept as ``fields`` are but
+            never warned of (the user typed nothing: an optional field, a profile's
+            ``label``, may be empty in every row); not with ``fields``.
         jq: a jq program run over the whole output, or ``None``.
         kind: the resource, for the default columns.
         stream: where to write; ``sys.stdout.buffer`` by default.
@@ -206,12 +210,14 @@ class Printer:
         fmt: str,
         *,
         fields: Sequence[str] = (),
+        columns: Sequence[str] = (),
         jq: str | None = None,
         kind: str = "",
         stream: IO[bytes] | None = None,
     ) -> None:
+        assert not (fields and columns), "the user's fields or the command's columns"
         self.fmt = fmt
-        self.fields = tuple(fields)
+        self.fields = tuple(fields) or tuple(columns)
         self.kind = kind
         self.stream = stream if stream is not None else sys.stdout.buffer
         self._program = _compile(jq) if jq else None
@@ -221,8 +227,9 @@ class Printer:
         self._as_sent = fmt in ("csv", "table") or bool(self.fields)
         """Numbers are printed as the server wrote them (:func:`_decode`); a list streamed
         whole to JSON or JSON lines decodes them as floats, which costs half as much."""
-        self._unfound = dict.fromkeys(self.fields)
-        """The fields of ``--fields`` no row has shown a value for yet (see :meth:`_said_unfound`)."""
+        self._unfound = dict.fromkeys(fields)
+        """The fields the user typed that no row has shown a value for yet (see
+        :meth:`_said_unfound`); never a command's own :attr:`columns`."""
         self._looked = False  # at an object, for those fields
         self._keys_named = not (self.fields or DEFAULT_FIELDS.get(kind))
         """The columns are the rows' own keys (:meth:`_column_names`), not paths: a

@@ -188,7 +188,7 @@ def _print_profiles(rows: list[dict[str, Any]] | None) -> None:
     if rows is None:
         sys.stdout.write("the config file cannot be read\n")
     elif rows:
-        printer = Printer("table", fields=("name", "default", "baseUrl", "readOnly", "label"))
+        printer = Printer("table", columns=("name", "default", "baseUrl", "readOnly", "label"))
         printer.rows(rows)
         printer.end()
     else:
@@ -219,7 +219,7 @@ async def profiles(context: Context) -> int:
         return EXIT_OK
     _print_profiles(rows)
     sys.stdout.write(f"\nin use: {clean_line(session.name)}\n")
-    printer = Printer("table", fields=("setting", "value", "from"))
+    printer = Printer("table", columns=("setting", "value", "from"))
     printer.rows(settings)
     printer.end()
     return EXIT_OK
