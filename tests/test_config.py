@@ -800,6 +800,25 @@ def test_plain_http_to_this_machine_through_a_proxy_elsewhere_is_refused() -> No
         resolve_profile(resolved_from, cli=Overrides(), env={"TOKENSALES_API_KEY": "k"})
 
 
+@pytest.mark.parametrize("base_url", ["http://127.0.0.1:10350", "https://api.example.com"])
+@pytest.mark.parametrize("proxy", ['""', '"ftp://p.example"', '"http://"'])
+def test_a_proxy_that_is_no_address_is_said_at_its_own_line_whatever_the_base_url(
+    tmp_path: Path, base_url: str, proxy: str
+) -> None:
+    # With an http:// base_url, `proxy = ""` was blamed on the base_url's line as "plain
+    # http:// through the profile's proxy on another machine".
+    path = tmp_path / "config.toml"
+    path.write_text(f'[profiles.emu]\nbase_url = "{base_url}"\napi_key = "k"\nproxy = {proxy}\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert (caught.value.line, caught.value.column) == (4, 1)
+    assert caught.value.message == (
+        "[profiles.emu] proxy needs an http:// or https:// address with a host"
+    )
+    # Judged alone, an empty proxy is none, as the client reads it.
+    assert validate_url(base_url, field="b", allow_insecure_http=False, proxy="")
+
+
 # -- Choosing a profile ------------------------------------------------------------------
 
 

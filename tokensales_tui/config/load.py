@@ -267,6 +267,14 @@ class _Validator:
             profile = msgspec.convert(raw, Profile, dec_hook=dec_hook)
         except msgspec.ValidationError as exc:
             raise self._translate(exc, raw, table) from None
+        # The proxy first: each address is judged by the proxy it goes through, and a
+        # proxy that is no address (``proxy = ""``) was blamed on base_url as a proxy on
+        # another machine.
+        if profile.proxy is not None:
+            try:
+                validate_proxy(profile.proxy, field=f"{table_title(name)} proxy")
+            except ConfigError as exc:
+                raise self.error(exc.message, table, "proxy") from None
         urls = {}
         for field in URL_FIELDS:
             value = getattr(profile, field)
@@ -281,11 +289,6 @@ class _Validator:
                 )
             except ConfigError as exc:
                 raise self.error(exc.message, table, field) from None
-        if profile.proxy is not None:
-            try:
-                validate_proxy(profile.proxy, field=f"{table_title(name)} proxy")
-            except ConfigError as exc:
-                raise self.error(exc.message, table, "proxy") from None
         return msgspec.structs.replace(profile, **urls)
 
     def error(self, message: str, table: tuple[str, ...], key: str | None = None) -> ConfigError:

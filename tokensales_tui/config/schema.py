@@ -189,7 +189,8 @@ def validate_url(
 
     ``field`` names the setting in messages (``[profiles.prod] base_url``, ``--base-url``).
     Plain ``http://`` is refused unless the host is this machine, and the requests do not
-    go through ``proxy`` on another machine, or ``allow_insecure_http``. A value holding
+    go through ``proxy`` on another machine (None or ``""``: no proxy, as the client
+    reads it), or ``allow_insecure_http``. A value holding
     ``@`` is never repeated in a message: the part before it may be a password.
     """
     shown = quoted(value) if "@" not in value else "(not repeated: it holds an @)"
@@ -227,7 +228,7 @@ def validate_url(
                 " the API secret unencrypted; use https://, or set allow_insecure_http = true"
                 " in the profile"
             )
-        if proxy is not None and not is_loopback_host(_host_or_none(proxy)):
+        if proxy and not is_loopback_host(_host_or_none(proxy)):
             raise ConfigError(
                 f"{field} {shown} uses plain http:// through the profile's proxy on another"
                 " machine, which would send the API secret to it unencrypted; use https://,"
