@@ -1074,3 +1074,64 @@ def test_white_space_around_a_value_is_said_where_it_is_left_out(
     assert 'warning: --name: " EU " is sent as "EU"' in text(result)[1]
     result = served.run("add", "payout", "--name", "EU", "--type", "free", "--dry-run")
     assert "warning" not in text(result)[1]
+
+
+# Every subcommand, and what it is run with here to read the config file; those that do
+# not read it say why. A new subcommand fails the test until it is put in one of them.
+READS_THE_CONFIG = {
+    "get": ["get", "webhooks"],
+    "token": ["token"],
+    "profiles": ["profiles"],
+    "api": ["api", "GET", "/v1/items"],
+    "create": ["create", "webhook", "--url", "https://a.example", "--event", "e"],
+    "update": ["update", "webhook", "wh_1", "--url", "https://a.example"],
+    "delete": ["delete", "webhook", "wh_1", "--yes"],
+    "add": ["add", "payout", "--name", "Free", "--type", "free"],
+    "listen": [
+        *("listen", "--print", "--port", "0"),
+        *("--register", "https://tunnel.example", "--events", "e"),
+    ],
+}
+READS_NO_CONFIG = {
+    "emulator": "the demo service: no profile",
+    "completion": "prints a script; completing a --profile never prints a word",
+    "serve": "warns in its own terminal (test_serve.py), as it always did",
+}
+
+
+def test_every_subcommand_that_reads_the_config_warns_once_of_a_file_others_may_read(
+    served: Served,
+) -> None:
+    # Only the app and serve said it: `get`, `token`, `profiles`, `listen --register`…
+    # read a file of API secrets others could read without a word.
+    from tokensales_tui.cli import build_parser
+
+    (commands,) = [
+        action
+        for action in build_parser()._actions
+        if isinstance(action.choices, dict) and "get" in action.choices
+    ]
+    assert set(commands.choices) == set(READS_THE_CONFIG) | set(READS_NO_CONFIG)
+    path = config_path()
+    path.parent.mkdir(parents=True, mode=0o700)
+    path.write_text(
+        f'[profiles.prod]\nbase_url = "{served.server.url}"\napi_key = "{DEMO_API_KEY}"\n'
+        f'api_secret = "{DEMO_API_SECRET}"\nread_only = true\n'
+    )
+    path.chmod(0o644)
+    env = {"TOKENSALES_BASE_URL": "", "TOKENSALES_API_KEY": "", "TOKENSALES_API_SECRET": ""}
+    warning = (
+        f"tokensales-tui: warning: {path} can be accessed by other users (mode 0644) and"
+        f" holds API secrets; run: chmod 600 {path}\n"
+    )
+    for name, args in READS_THE_CONFIG.items():
+        result = served.run(*args, env=env)
+        assert result.returncode in (0, 5), (name, result.stderr)  # 5: read-only, refused
+        assert result.stderr.decode().count(warning) == 1, (name, result.stderr)
+    assert served.changes_sent() == {}
+
+    path.chmod(0o600)
+    assert warning not in served.run("profiles", env=env).stderr.decode()
+    path.write_text(f'[profiles.prod]\nbase_url = "{served.server.url}"\n')  # no secret
+    path.chmod(0o644)
+    assert b"other users" not in served.run("profiles", env=env).stderr

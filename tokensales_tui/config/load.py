@@ -13,6 +13,7 @@ import difflib
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -54,8 +55,14 @@ MAX_CONFIG_BYTES: Final = 1024 * 1024
 """Largest config file read; a bigger one is refused with a message, not read."""
 
 
-def load_config(path: Path | None = None) -> ConfigFile:
+def load_config(
+    path: Path | None = None, *, loose: Callable[[str], None] | None = None
+) -> ConfigFile:
     """Read and validate the config file; a missing file gives an empty :class:`ConfigFile`.
+
+    ``loose``: told each of :func:`permission_warnings` once the file is read, when it
+    holds an ``api_secret``. Every entry point passes its way of saying them (a command,
+    stderr): a file others may read was said by the app and ``serve`` only.
 
     Every entry point reads the file through here (the apps off their event loop, through
     ``ui.file_settings.read_config_within``): a FIFO, a device or a folder is refused at
@@ -71,7 +78,11 @@ def load_config(path: Path | None = None) -> ConfigFile:
         raise ConfigUnanswered(f"cannot read the file: {exc}", path=target) from None
     except OSError as exc:
         raise ConfigError(f"cannot read the file: {exc.strerror or exc}", path=target) from None
-    return parse_config(data, path=target)
+    loaded = parse_config(data, path=target)
+    if loose is not None and any(p.api_secret is not None for p in loaded.profiles.values()):
+        for warning in permission_warnings(target):
+            loose(warning)
+    return loaded
 
 
 def parse_config(data: bytes, *, path: Path | None = None) -> ConfigFile:

@@ -22,6 +22,7 @@ from .run import (
     UsageError,
     decode_input,
     preview,
+    read_config,
     read_input,
     say,
     unknown_if_interrupted,
@@ -168,7 +169,7 @@ def _stored_profiles() -> tuple[list[dict[str, Any]] | None, str | None]:
     from .. import config
 
     try:
-        stored = config.load_config()
+        stored = read_config()
     except config.ConfigError:
         return None, None
     rows = [

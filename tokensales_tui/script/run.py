@@ -48,6 +48,22 @@ def say(message: str) -> None:
     print(f"tokensales-tui: {clean_line(message)}", file=sys.stderr, flush=True)
 
 
+_SAID_ONCE: set[str] = set()
+
+
+def say_once(message: str) -> None:
+    """:func:`say`, unless this process has said ``message`` already."""
+    if message not in _SAID_ONCE:
+        _SAID_ONCE.add(message)
+        say(message)
+
+
+def read_config() -> config.ConfigFile:
+    """The config file, as every command reads it: a file others may read while it
+    holds an API secret is warned of on stderr, once however often it is read."""
+    return config.load_config(loose=lambda warning: say_once(f"warning: {warning}"))
+
+
 class Context:
     """What a command works with: its arguments, its session and (on demand) its client."""
 
@@ -131,7 +147,7 @@ def open_session(args: argparse.Namespace) -> tuple[Session, Mapping[str, str]]:
         sources |= {"api_key": "--demo", "api_secret": "--demo"}
         sources["read_only"] = "--read-only" if session.read_only else "default"
         return session, sources
-    resolved = config.resolve_profile(config.load_config(), cli=overrides, env=launch.env)
+    resolved = config.resolve_profile(read_config(), cli=overrides, env=launch.env)
     return profile_session(resolved, launch), resolved.sources
 
 
