@@ -85,6 +85,12 @@ def test_token_shapes(body: object) -> None:
     assert expires in (None, 30.0)
 
 
+@pytest.mark.parametrize("expiry", ["\u0663\u0660", "\uff13\uff10", "3_0", "\u00b3\u2070"])
+def test_a_token_lifetime_written_as_text_is_read_from_ascii_digits_only(expiry: str) -> None:
+    assert shapes.extract_token({"accessToken": "T", "expiresIn": expiry}) == ("T", None)
+    assert shapes.extract_token({"accessToken": "T", "expiresIn": " 30 "}) == ("T", 30.0)
+
+
 def test_token_shape_without_token_is_rejected() -> None:
     with pytest.raises(ValueError):
         shapes.extract_token({"ok": True})
@@ -423,7 +429,7 @@ def test_an_argument_built_into_no_member_or_two_is_refused() -> None:
             "not valid JSON (HTTP 200, text/html",
         ),
         (b"", "application/json", "empty body"),
-        (b"\xff\xfe\xfa", "application/json", "not valid JSON"),
+        (b"\xff\xfe\xfa", "application/json", "the body is not UTF-8"),
         (b"[" * 10_000 + b"]" * 10_000, "application/json", "body is nested too deeply to read"),
         (b'{"items": "nope"}', "application/json", "no list in it"),
         (b'["a", "b"]', "application/json", "entry 0 is not an object"),

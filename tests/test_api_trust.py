@@ -7,6 +7,7 @@ the bodies without a length, which need a socket on 127.0.0.1.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import gzip
 import math
@@ -15,6 +16,7 @@ import threading
 import tracemalloc
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -366,6 +368,71 @@ async def test_retry_after_is_clamped_and_said_in_words(header: str, waited: flo
     if notice.capped_from is not None:
         assert math.isfinite(notice.capped_from) and notice.capped_from <= MAX_RETRY_AFTER
         assert notice.asked == "more than a day"
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "\u0661\u0662",  # Arabic-Indic 12: float() reads it
+        "\uff11\uff12",  # full-width 12
+        "1_2",
+        "\u00b9\u00b2",
+        "Fri, \u0663\u0661 Dec 9999 23:59:59 GMT",  # the date parser reads ٣١ as 31
+    ],
+)
+async def test_retry_after_is_read_from_ascii_digits_only(header: str) -> None:
+    clock = FakeClock()
+    calls = {"n": 0}
+
+    def limited(request: httpx.Request) -> httpx.Response:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            return httpx.Response(429, json={}, headers={"Retry-After": header.encode()})
+        return httpx.Response(200, json=[])
+
+    server = FakeServer({("GET", "/v1/items"): limited})
+    async with server.client(clock, deadline=1e9) as client:
+        assert await client.list_items() == []
+    assert clock.slept == [0.5]  # no value: the backoff, as without a Retry-After
+
+
+def test_no_header_value_becomes_a_number_but_through_digits() -> None:
+    # int() and float() read other scripts' digits (float("١٢") is 12.0): in a function
+    # that reads headers, text becomes a number only through digits.ascii_int or
+    # digits.ascii_number.
+    package = Path(__file__).resolve().parent.parent / "tokensales_tui"
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if path.name == "digits.py":
+            continue
+        source = path.read_text(encoding="utf-8")
+        for function in ast.walk(ast.parse(source)):
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            text = ast.get_source_segment(source, function) or ""
+            if "headers" not in text and ".header(" not in text:
+                continue
+            found += [
+                f"{path.relative_to(package)}:{call.lineno}"
+                for call in ast.walk(function)
+                if isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Name)
+                and call.func.id in ("int", "float", "Decimal")
+                and call.args
+                and _may_be_text(call.args[0])
+            ]
+    assert found == []
+
+
+def _may_be_text(node: ast.expr) -> bool:
+    """Whether an argument may be text: a name, a slice, a method that gives text."""
+    if isinstance(node, ast.Name | ast.Subscript | ast.JoinedStr | ast.BoolOp):
+        return True
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("get", "strip", "lstrip", "rstrip", "header", "decode", "group")
+    )
 
 
 @pytest.mark.parametrize("header", ["inf", "1e999", "9" * 500, "Fri, 31 Dec 9999 23:59:59 GMT"])

@@ -47,6 +47,8 @@ class Refusing:
     def __init__(self) -> None:
         self.status = 422
         self.body: Any = {"message": "refused"}
+        """Sent as JSON; bytes are sent as they are, with :attr:`content_type`."""
+        self.content_type = "application/json"
         self.writes = 0
         owner = self
 
@@ -62,9 +64,9 @@ class Refusing:
                 else:
                     owner.writes += 1
                     status, body = owner.status, owner.body
-                data = json.dumps(body).encode()
+                data = body if isinstance(body, bytes) else json.dumps(body).encode()
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", owner.content_type)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
@@ -180,6 +182,41 @@ async def test_the_webhook_form_marks_every_field_refused(
             assert form.text("events") == WEBHOOK["events"]
             await fill(pilot, url="https://b.example/h")  # changed: its mark goes
             assert problem(form, "url") == "" and problem(form, "events") == said[1]
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "said"),
+    [
+        (
+            b'{"message":"URL r\xe9fus\xe9e","field":"url"}',
+            "application/json; charset=iso-8859-1",
+            "URL réfusée",
+        ),
+        (
+            b'\xef\xbb\xbf{"message":"url must be an URL address","field":"url"}',
+            "application/json",
+            "must be an URL address",
+        ),
+        (
+            b'{"message":"URL r\xe9fus\xe9e","field":"url"}',
+            "application/json",
+            "URL r\ufffdfus\ufffde",
+        ),
+    ],
+    ids=["declared latin-1", "after a BOM", "not UTF-8"],
+)
+async def test_the_webhook_form_marks_the_field_of_a_refusal_in_any_charset(
+    body: bytes, content_type: str, said: str
+) -> None:
+    with refusing(422, body) as server:
+        server.content_type = content_type
+        app = server.app()
+        async with app.run_test(size=SIZE) as pilot:
+            form = await open_form(app, pilot, "1")
+            await fill(pilot, **WEBHOOK)
+            await refused(form, pilot, server)
+            assert said in problem(form, "url")
+            assert said in status(form) and "{" not in status(form)
 
 
 async def test_a_field_the_webhook_form_has_not_stays_in_the_status_line() -> None:

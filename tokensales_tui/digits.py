@@ -1,15 +1,23 @@
-"""Whole numbers in text we did not write (header values): ASCII digits only.
+"""Numbers in text we did not write (header values): ASCII digits only.
 
-``str.isdigit`` and ``int`` both read digits of other scripts, and they disagree:
-``"²".isdigit()`` is true but ``int("²")`` raises, while ``int("١٢")`` (Arabic-Indic) is 12.
-``int`` also takes ``"1_000"`` and signs. A header that holds a number holds ASCII digits,
-so every header read as a number goes through :func:`ascii_int`, which says yes or no
-once and never raises.
+``str.isdigit``, ``int`` and ``float`` all read digits of other scripts, and they
+disagree: ``"²".isdigit()`` is true but ``int("²")`` raises, while ``int("١٢")`` and
+``float("١٢")`` (Arabic-Indic) are 12, as is ``float("１２")`` (full-width). They also take
+``"1_000"``, and ``int`` signs. A header that holds a number holds ASCII digits, so every
+header read as a number goes through :func:`ascii_int` (a whole number) or
+:func:`ascii_number` (one that may have a sign, a fraction, an exponent), which say yes
+or no once and never raise.
 """
 
 from __future__ import annotations
 
+import re
+
 _ASCII_DIGITS = frozenset("0123456789")
+_ASCII_NUMBER = re.compile(
+    r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)",
+    re.IGNORECASE,
+)
 
 
 def ascii_int(text: str, max_digits: int) -> int | None:
@@ -23,3 +31,14 @@ def ascii_int(text: str, max_digits: int) -> int | None:
     if not digits or len(digits) > max_digits or not _ASCII_DIGITS.issuperset(digits):
         return None
     return int(digits)
+
+
+def ascii_number(text: str) -> float | None:
+    """The number ``text`` writes in ASCII as ``float`` reads one (``12``, ``-5``,
+    ``1.5``, ``1e999``, ``inf``, ``NaN``), or None.
+
+    Spaces and tabs around it are allowed; another script's digit, a full-width one or an
+    underscore makes it no number. The caller bounds the length and clamps the value.
+    """
+    number = text.strip(" \t")
+    return float(number) if _ASCII_NUMBER.fullmatch(number) else None

@@ -31,6 +31,7 @@ from ..clean import clean_line
 from ..http_clients import new_client
 from . import shapes
 from .auth import TokenGrant, TokenManager, TokenState
+from .body_text import DataPieces, describe_body
 from .closing import close_whatever_cancels, pool_closes_whatever_cancels
 from .connection import Connection, host_of
 from .decode import convert, looks_like, optional_json
@@ -377,13 +378,15 @@ class ApiClient:
         async def consume(response: httpx.Response, pieces: AsyncIterator[bytes]) -> None:
             import httpx
 
+            content_type = response.headers.get("content-type", "")
+            status = response.status_code
             splitter = ListSplitter(
-                (what, *shapes.LIST_KEYS),
-                status=response.status_code,
-                content_type=response.headers.get("content-type", ""),
+                (what, *shapes.LIST_KEYS), status=status, content_type=content_type
             )
+            text = DataPieces(what, status=status, content_type=content_type)
             try:
                 async for chunk in pieces:
+                    text(chunk)
                     if elements := splitter.feed(chunk):
                         hand(elements)
             except httpx.HTTPError as error:
@@ -393,6 +396,7 @@ class ApiClient:
                     f" ({type(error).__name__})",
                     host=host,
                 ) from None
+            text.end()
             if elements := splitter.close():
                 hand(elements)
 
@@ -458,7 +462,7 @@ class ApiClient:
         except ValueError:
             raise UnexpectedResponse(
                 "token response: no access token in it "
-                f"({shapes.describe_body(response.status_code, response.headers.get('content-type', ''), len(response.content))})",
+                f"({describe_body(response.status_code, response.headers.get('content-type', ''), len(response.content))})",
                 status=response.status_code,
             ) from None
         if problem := _header_problem(token):
@@ -513,7 +517,7 @@ class ApiClient:
                     break
         if not isinstance(payload, dict):
             raise UnexpectedResponse(
-                f"{what}: expected an object ({shapes.describe_body(response.status_code, content_type, len(response.content))})",
+                f"{what}: expected an object ({describe_body(response.status_code, content_type, len(response.content))})",
                 status=response.status_code,
             )
         return convert(payload, model, what, response.status_code, text)

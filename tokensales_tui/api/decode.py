@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from . import shapes
+from .body_text import describe_body, without_bom
 from .errors import UnexpectedResponse
 from .models import (
     Asset,
@@ -115,8 +116,9 @@ class ListParser:
     to the event loop every few milliseconds. Anything else (another shape, a broken
     entry, invalid JSON) goes to the generic path, which names the problem exactly.
 
-    Skipped JSON text is checked for syntax but not for UTF-8; an invalid byte in a
-    field the model does not name shows as U+FFFD in the detail view.
+    Skipped JSON text is checked for syntax here, not for UTF-8: every route checks the
+    whole body is UTF-8 as it arrives (:mod:`.body_text`), a field the model does not
+    name included.
     """
 
     def __init__(self, model: type[Model], what: str, status: int, content_type: str) -> None:
@@ -127,7 +129,7 @@ class ListParser:
         self._elements: ElementDecoder | None = None
 
     def __call__(self, body: bytes) -> list[Any]:
-        body = shapes.without_bom(body)  # as every route reads a body (RFC 8259)
+        body = without_bom(body)  # as every route reads a body (RFC 8259)
         with paused_gc():
             try:
                 return self._fast(body)
@@ -307,7 +309,7 @@ class ListParser:
                 if not isinstance(row, dict):
                     raise UnexpectedResponse(
                         f"{self.what}: entry {index} is not an object "
-                        f"({shapes.describe_body(self.status, self.content_type, len(body))})",
+                        f"({describe_body(self.status, self.content_type, len(body))})",
                         status=self.status,
                     )
                 out.append(convert(row, self.model, f"{self.what}[{index}]", self.status, text))
@@ -486,7 +488,7 @@ def looks_like(payload: dict[str, Any], model: type[Model]) -> bool:
 
 def optional_json(content: bytes) -> Any:
     """The decoded body when it is JSON, else None (an answer the interface leaves open)."""
-    content = shapes.without_bom(content)
+    content = without_bom(content)
     if not content.strip(shapes.JSON_SPACE):
         return None
     try:

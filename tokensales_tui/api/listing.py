@@ -18,6 +18,10 @@ items took 4.7 s alone and 49 s beside a thread decoding without pause. Decoded 
 two reads, one stretch (:data:`~.stream.SPLIT_BYTES`, a few milliseconds) at a time,
 nothing waits for a turn, and keys and frames take theirs between two stretches.
 
+Every piece is first checked to be UTF-8 (:class:`~.body_text.DataPieces`): a body that
+is not is refused as it arrives, as every route refuses it, even where its text is not
+decoded then (a list of items only counted, a member the model skips).
+
 Anything the splitter or the decoder does not read plainly (another shape, an entry
 that is no object of the model, invalid JSON, too many entries) stops the decoding;
 the body keeps going to the spool, and once it has ended :class:`~.decode.ListParser`
@@ -38,6 +42,7 @@ import msgspec
 
 from . import shapes
 from .arriving import ArrivingRows
+from .body_text import DataPieces
 from .decode import OFF_LOOP_BYTES, ListParser, NoFastPath
 from .errors import UnexpectedResponse
 from .models import Model, never_walked
@@ -89,6 +94,8 @@ class StreamedList:
     ) -> None:
         content_type = response.headers.get("content-type", "")
         self.parser = parser = ListParser(model, what, response.status_code, content_type)
+        self.text = DataPieces(what, status=response.status_code, content_type=content_type)
+        """Checks that the body is UTF-8 as it arrives, whether it is decoded then or not."""
         counted = parser.counts and watch is not None
         self.splitter = ListSplitter(
             (what, *shapes.LIST_KEYS),
@@ -126,12 +133,14 @@ class StreamedList:
         between_reads = self._between_reads
         try:
             async for piece in pieces:
+                self.text(piece)
                 self.spool.append_soon(piece)  # written by the spool's own thread
                 self.length += len(piece)
                 if self._plain:
                     self._take(piece)
                     if between_reads is not None:
                         await between_reads()
+            self.text.end()
             if self._plain:
                 try:
                     rows = self.splitter.close()

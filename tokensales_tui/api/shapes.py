@@ -20,7 +20,8 @@ import msgspec
 from msgspec.structs import astuple
 
 from ..clean import shorten
-from ..digits import ascii_int
+from ..digits import ascii_int, ascii_number
+from .body_text import data_body, describe_body, without_bom
 from .errors import UnexpectedResponse
 
 TOKEN_KEYS = ("accessToken", "access_token", "token", "jwt")
@@ -35,20 +36,12 @@ ERROR_MARKS = ("success", "error", "errors")
 JSON_SPACE = b" \t\n\r"
 """The only white space JSON allows around a value (RFC 8259): nothing else may come
 before or after a body's value, in any route that reads one."""
-BOM = b"\xef\xbb\xbf"
-"""A UTF-8 byte order mark, which RFC 8259 lets a reader skip before a body."""
 
 T = TypeVar("T")
 
 
 class ErrorInBody(ValueError):
     """A successful answer whose body reports a failure (:func:`carried_error`)."""
-
-
-def without_bom(body: bytes) -> bytes:
-    """``body`` without a leading UTF-8 byte order mark; every route that decodes a body
-    skips it, so that none reads it as "not valid JSON" while another reads the list."""
-    return body[len(BOM) :] if body[: len(BOM)] == BOM else body
 
 
 def as_read(body: bytes) -> bytes:
@@ -58,20 +51,6 @@ def as_read(body: bytes) -> bytes:
     if body.find(b"\\u") < 0:
         return body
     return repair_surrogates(body) or body
-
-
-def describe_body(status: int, content_type: str, size: int) -> str:
-    """What arrived, for an :class:`UnexpectedResponse` message."""
-    kind = content_type.split(";", 1)[0].strip() or "no content type"
-    return f"HTTP {status}, {kind}, {_size(size)}"
-
-
-def _size(size: int) -> str:
-    if size < 1024:
-        return f"{size} bytes"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.1f} KB"
-    return f"{size / 1024 / 1024:.1f} MB"
 
 
 # A \uXXXX escape of a surrogate, or a pair of them, not itself escaped (\\ud800 is text).
@@ -221,7 +200,8 @@ def decode_json(
 ) -> Any:
     """Decode a JSON body, or raise :class:`UnexpectedResponse` naming what arrived.
 
-    Invalid UTF-8, HTML, truncated documents and absurd nesting all end here. Lone
+    A body that is not UTF-8 (:func:`.body_text.data_body`), HTML, truncated documents
+    and absurd nesting all end here. Lone
     surrogates are read as U+FFFD (:func:`repair_surrogates`). An object that gives one
     of ``noting`` more than once is a :class:`Members` saying so (the values are the
     last of each, as without ``noting``).
@@ -242,7 +222,7 @@ def decode_json(
 
 
 def _decode_json(body: bytes, *, status: int, content_type: str, what: str) -> Any:
-    body = without_bom(body)
+    body = data_body(body, what=what, status=status, content_type=content_type)
     if not body.strip(JSON_SPACE):
         raise UnexpectedResponse(
             f"{what}: expected JSON, got an empty body ({describe_body(status, content_type, 0)})",
@@ -361,11 +341,8 @@ def _expiry(obj: Any) -> float | None:
         if isinstance(value, float) and value > 0:
             return value
         if isinstance(value, str):
-            try:
-                number = float(value)
-            except ValueError:
-                continue
-            if number > 0:
+            number = ascii_number(value[:64])  # "3600"; not "٣٦٠٠"
+            if number is not None and number > 0:
                 return number
     return None
 

@@ -56,11 +56,12 @@ from urllib.parse import urljoin, urlsplit
 
 import msgspec
 
-from ..digits import ascii_int
+from ..digits import ascii_int, ascii_number
 from ..http_clients import location as location_of
 from ..web_urls import split_web_url
 from . import shapes
 from .auth import TokenManager
+from .body_text import reason_text
 from .closing import close_whatever_cancels
 from .connection import Connection, host_of
 from .decode import OFF_LOOP_BYTES
@@ -1027,20 +1028,21 @@ def _inflater(response: httpx.Response, where: str) -> _Inflater | None:
 
 
 def _server_payload(response: httpx.Response) -> Any:
-    """The error body as JSON, as text when it is not JSON, or ``None`` (empty, HTML, bytes)."""
-    body = bytes(response.content[:ERROR_BODY_CAP])
-    if not body.strip():
-        return None
+    """The error body as JSON, as text when it is not JSON, or ``None`` (empty, HTML).
+
+    Its text is read by :func:`.body_text.reason_text`: a byte order mark skipped, the
+    charset it declares honoured, a byte that is no UTF-8 marked, so that the server's
+    reason is never lost for how it was written."""
     content_type = response.headers.get("content-type", "")
+    text = reason_text(bytes(response.content[:ERROR_BODY_CAP]), content_type)
+    if not text.strip():
+        return None
     try:
-        return msgspec.json.decode(body)
+        return msgspec.json.decode(text)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError):
-        if "html" in content_type or body.lstrip()[:1] == b"<":
+        if "html" in content_type or text.lstrip()[:1] == "<":
             return None
-        try:
-            return body.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
+        return text
 
 
 def _finite(value: float, low: float, high: float) -> float:
@@ -1054,14 +1056,16 @@ def _retry_after(response: httpx.Response) -> float | None:
     """The server's ``Retry-After`` in seconds, within ``[0, MAX_RETRY_AFTER]``.
 
     Negative waits are 0; infinite ones, and more than a day, are a day; a value that
-    is neither a number nor an HTTP date (``NaN`` included) is no value.
+    is neither a number in ASCII (:func:`~tokensales_tui.digits.ascii_number`: not
+    ``١٢``) nor an HTTP date (``NaN`` included) is no value.
     """
     value = response.headers.get("retry-after", "").strip()
     if not value:
         return None
-    try:
-        seconds = float(value[:64])
-    except ValueError:
+    seconds = ascii_number(value[:64])
+    if seconds is None:
+        if not value.isascii():  # an HTTP date is ASCII; its parser reads ٣١ as 31
+            return None
         import email.utils  # 3 ms: here, not at the app's start
 
         try:

@@ -108,11 +108,11 @@ def _decode(raw: Any, *, as_sent: bool = False) -> Any:
     if isinstance(raw, msgspec.Raw | bytes):
         try:
             return (_DECODE_AS_SENT if as_sent else _DECODE)(raw)
-        except (msgspec.DecodeError, UnicodeDecodeError):
-            # A lone surrogate, a byte that is not UTF-8, a number beyond a float: what
-            # the stdlib makes of it, the number kept as it was written.
-            text = bytes(raw).decode("utf-8", "replace")
-            return json.loads(text, parse_float=_number_text if as_sent else _float)
+        except msgspec.DecodeError:
+            # A lone surrogate, a number beyond a float: what the stdlib makes of it, the
+            # number kept as it was written. The body was checked to be UTF-8 as it
+            # arrived (:mod:`..api.body_text`): nothing here is replaced.
+            return json.loads(bytes(raw), parse_float=_number_text if as_sent else _float)
     return raw
 
 
