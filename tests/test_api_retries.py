@@ -426,7 +426,7 @@ async def test_a_delete_answered_at_once_is_deleted_and_not_already_gone(
     server = FakeServer({("DELETE", path): in_turn(json_response(200, {}), GONE)})
     async with server.client() as client:
         done = await getattr(client, method)("x_1")
-    assert done == Deleted() and done.note == ""
+    assert done == Deleted(status=200) and done.note == ""
     assert server.count("DELETE", path) == 1
 
 

@@ -114,6 +114,18 @@ async def test_listen_register_says_the_note_of_its_create_and_of_its_delete() -
             200, BROTLI, json_type, "Content-Encoding: br"
         ),
     }
+    said, rest = await listen_registering(routes, public)
+    assert said[-1] == (
+        f"registered webhook wh_1 for {public} (item.sold); deleted when listen stops ({NOTE})"
+    )
+    assert f"tokensales-tui: deleted webhook wh_1 ({NOTE})" in rest
+
+
+async def listen_registering(
+    routes: dict[tuple[str, str], bytes | list[bytes]], public: str
+) -> tuple[list[str], list[str]]:
+    """``listen --register public`` against ``routes``: what it said up to its line
+    "registered webhook …", and what it said once stopped."""
     with KeptAlive(routes) as server:
         env = {
             **os.environ,
@@ -144,10 +156,7 @@ async def test_listen_register_says_the_note_of_its_create_and_of_its_delete() -
                 await listen.wait()
         assert server.count("POST", "/v1/platform-webhooks") == 1
         assert server.count("DELETE", "/v1/platform-webhooks/wh_1") == 1
-    assert said[-1] == (
-        f"registered webhook wh_1 for {public} (item.sold); deleted when listen stops ({NOTE})"
-    )
-    assert f"tokensales-tui: deleted webhook wh_1 ({NOTE})" in rest
+    return said, rest
 
 
 async def test_the_demo_webhook_says_the_note_of_its_create(

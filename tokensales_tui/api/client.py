@@ -102,33 +102,54 @@ PAYOUT_UNKNOWN_ADVICE = (
 """What to do when a payout add got no answer: no refresh shows whether it was added, and
 the local record is written only on success."""
 
+ACCEPTED = 202
+ACCEPTED_NOTE = "only accepted by the server, HTTP 202: not yet done, and it may still fail"
+"""Said of a write answered 202: the server took it to be processed later."""
+
 
 @dataclass(frozen=True, slots=True)
 class Done:
-    """A write the server answered 2xx: done.
+    """A write the server answered 2xx: done, or (a 202) accepted to be done later.
 
     ``unread``: why its answer's body could not be read (an encoding not asked for, gzip
     that is not gzip or is cut short); empty when it was, or there was none. The status
     says the write was done, so it is reported done, never failed (which would invite
     sending it again), and what a success records locally is recorded.
+
+    ``status``: the answer's status (0: not known). A 202 Accepted says the server took
+    the write to be processed later, not that it is done: :meth:`said` says so.
     """
 
     unread: str = ""
+    status: int = 0
+
+    @property
+    def accepted(self) -> bool:
+        """Whether the server only accepted the write, to do it later (HTTP 202)."""
+        return self.status == ACCEPTED
 
     @property
     def note(self) -> str:
         """Said after "done …": empty, or what was not as it should be."""
         return _unread_note(self.unread)
 
+    @property
+    def unusual(self) -> bool:
+        """Whether :meth:`said` says more than the caller's words: a report that is
+        otherwise left out (one delete of many) is made then."""
+        return self.accepted or bool(self.note)
+
     def said(self, what: str, *notes: str) -> str:
-        """``what`` (this write, done) as every place that reports one says it: the
-        caller's own ``notes`` and then this answer's :attr:`note`, in brackets after it.
+        """``what`` (this write, done) as every place that reports one says it: that the
+        server only accepted it (a 202), the caller's own ``notes`` and then this
+        answer's :attr:`note`, in brackets after it.
 
         Every report of a write goes through here, so none can leave the note out (a
         test holds every reader of ``note`` to this one). The note holds the server's
         words (an encoding it named): it is cleaned into one line of plain text here.
         """
-        shown = [*notes, self.note] if self.note else list(notes)
+        pending = ACCEPTED_NOTE if self.accepted else ""
+        shown = [note for note in (pending, *notes, self.note) if note]
         if not shown:
             return what
         return f"{what} ({clean_line('; '.join(shown))})"
@@ -290,13 +311,11 @@ class ApiClient:
 
     async def create_webhook(self, body: WebhookCreate) -> Done:
         """``POST /v1/platform-webhooks``."""
-        return Done(
-            (await self._send(Endpoint("POST", "base", "/v1/platform-webhooks"), body)).unread
-        )
+        return (await self._send(Endpoint("POST", "base", "/v1/platform-webhooks"), body)).done
 
     async def update_webhook(self, webhook_id: str, body: WebhookUpdate) -> Done:
         """``PUT /v1/platform-webhooks/{id}`` with only the fields that change."""
-        return Done((await self._send(webhook_endpoint("PUT", webhook_id), body)).unread)
+        return (await self._send(webhook_endpoint("PUT", webhook_id), body)).done
 
     async def delete_webhook(self, webhook_id: str) -> Deleted:
         """``DELETE /v1/platform-webhooks/{id}``; see :class:`Deleted`."""
@@ -339,7 +358,7 @@ class ApiClient:
             answer = await self._send(Endpoint("POST", "base", "/v1/payouts/add"), body)
         except OutcomeUnknownError as unknown:
             raise unknown.advising(PAYOUT_UNKNOWN_ADVICE) from None
-        return Done(answer.unread)
+        return answer.done
 
     # --- collections ----------------------------------------------------------------
 
@@ -350,7 +369,12 @@ class ApiClient:
     async def add_collections(self, bodies: Sequence[NewCollection]) -> Created:
         """``POST {console_url}/collections`` with a JSON array; see :class:`Created`."""
         answer = await self._send(Endpoint("POST", "console", "/collections"), list(bodies))
-        return Created(answer.unread, optional_json(answer.body), shapes.created_ids(answer.body))
+        return Created(
+            answer.unread,
+            answer.status,
+            answer=optional_json(answer.body),
+            ids=shapes.created_ids(answer.body),
+        )
 
     async def delete_collection(self, collection_id: str) -> Deleted:
         """``DELETE {console_url}/collection/{token_Id}``; see :class:`Deleted`."""
@@ -531,7 +555,7 @@ class ApiClient:
             if not error.after_unknown_outcome:
                 raise
             return Deleted(already_gone=True)
-        return Deleted(answer.unread)
+        return Deleted(answer.unread, answer.status)
 
     async def _send(self, endpoint: Endpoint, body: Any = None) -> _Answer:
         """A write (POST, PUT, DELETE); its answer's first :data:`WRITE_ANSWER_CAP` bytes.
@@ -555,7 +579,7 @@ class ApiClient:
 
         response = await self._sender.send(endpoint, content, consume=keep)
         unread = unread_why(response)
-        answer = _Answer(b"" if unread else bytes(kept), unread)
+        answer = _Answer(b"" if unread else bytes(kept), unread, response.status_code)
         if refused := shapes.written_refusal(answer.body):
             # A 2xx whose body says it failed: refused, as the same body under a 4xx is.
             problem, payload = refused
@@ -573,10 +597,16 @@ class ApiClient:
 
 @dataclass(frozen=True, slots=True)
 class _Answer:
-    """A write's successful answer: its body, or why it could not be read."""
+    """A write's successful answer: its body, or why it could not be read; its status."""
 
     body: bytes
     unread: str
+    status: int
+
+    @property
+    def done(self) -> Done:
+        """What the write did, as reported."""
+        return Done(self.unread, self.status)
 
 
 _SCHEME = re.compile(r"(basic|digest|jwt|mac|negotiate|oauth|token)\s", re.IGNORECASE)

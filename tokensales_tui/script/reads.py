@@ -265,9 +265,11 @@ async def api(context: Context) -> int:
     with unknown_if_interrupted(f"{args.method} {args.path}") if changing else nullcontext():
         response = await context.client.request(endpoint, content)
     if unread := unread_why(response):  # a write answered 2xx: done, its body unread
-        done = Done(unread)
+        done = Done(unread, response.status_code)
         say(done.said(f"{args.method} {args.path}: done", f"HTTP {response.status_code}"))
         return EXIT_OK
+    if changing and (done := Done(status=response.status_code)).accepted:
+        say(done.said(f"{args.method} {args.path}: answered"))  # its body on stdout, as any
     # A large body is a memory map (see api.transport): read through the buffer protocol.
     body = memoryview(response.content)
     if _BLANK.fullmatch(body):

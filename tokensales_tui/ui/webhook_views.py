@@ -126,7 +126,7 @@ async def open_demo_deliveries(app: TokenSalesApp) -> None:
         app.notify(
             done.said(what, stays(app)),
             title="Webhook added",
-            severity="warning" if done.unread else "information",
+            severity="warning" if done.unusual else "information",
             timeout=12,
         )
         app.browse.active_tab.reload()

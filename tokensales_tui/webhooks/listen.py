@@ -190,7 +190,7 @@ class Registration:
             except ApiError:
                 left.append(webhook_id)
                 continue
-            if done.unread:  # a delete done says nothing, unless its answer went unread
+            if done.unusual:  # a delete done says nothing, unless only accepted or unread
                 self.deleted.append(done.said(f"deleted webhook {webhook_id}"))
         self.webhook_ids = left
         return left

@@ -1044,7 +1044,7 @@ class BrowseScreen(ScreenKeys, Screen[None]):
                     continue
                 deleted.append(row)
                 already_gone += done.already_gone
-                if done.unread:
+                if done.unusual:
                     noted.append(done.said(label))
         finally:
             if deleted:  # with any other row of the same id
