@@ -64,6 +64,7 @@ class ArrivingRows(list[Any]):
         "_starts",
         "_waiters",
         "failed",
+        "paging",
     )
 
     def __init__(
@@ -88,6 +89,8 @@ class ArrivingRows(list[Any]):
         self.failed: Exception | None = None
         """Why a stretch could not be decoded (its rows are blank): the list must be read
         whole, which names the problem."""
+        self.paging: Any = None
+        """What the body said of more on the server (:func:`~.paging.with_paging`)."""
 
     def add(self, region: Region, count: int) -> None:
         """Append the ``count`` rows of ``region``, to be decoded when first read."""

@@ -67,6 +67,7 @@ from .models import (
     encode,
 )
 from .names import look_up_in_own_threads
+from .paging import Paging, with_paging
 from .pools import pools
 from .secret import Secret
 from .stream import ListSplitter
@@ -382,9 +383,12 @@ class ApiClient:
 
     # --- any request ----------------------------------------------------------------
 
-    async def stream_list(self, what: str, sink: Callable[[list[msgspec.Raw]], None]) -> None:
+    async def stream_list(
+        self, what: str, sink: Callable[[list[msgspec.Raw]], None]
+    ) -> Paging | None:
         """``GET`` the list ``what`` (a key of :data:`~.endpoints.LISTS`) and hand its
-        elements to ``sink``, as JSON text, a batch at a time as the body arrives.
+        elements to ``sink``, as JSON text, a batch at a time as the body arrives; what
+        the body said of more on the server beside its list (:mod:`.paging`), if anything.
 
         The list is never held whole: a list of 1,000,000 items takes no more memory
         than one of a thousand. Elements already handed over are not handed again: a
@@ -392,6 +396,7 @@ class ApiClient:
         reaches the caller as it is, not as an :class:`ApiError`.
         """
         endpoint = LISTS[what]
+        said: Paging | None = None
 
         def hand(elements: list[msgspec.Raw]) -> None:
             try:
@@ -402,6 +407,7 @@ class ApiClient:
         async def consume(response: httpx.Response, pieces: AsyncIterator[bytes]) -> None:
             import httpx
 
+            nonlocal said
             content_type = response.headers.get("content-type", "")
             status = response.status_code
             splitter = ListSplitter(
@@ -423,8 +429,10 @@ class ApiClient:
             text.end()
             if elements := splitter.close():
                 hand(elements)
+            said = splitter.paging
 
         await self._sender.send(endpoint, None, consume=consume)
+        return said
 
     async def request(self, endpoint: Endpoint, content: bytes | None) -> httpx.Response:
         """Send any request of the interface with the profile's token; the answer, read.
@@ -502,7 +510,9 @@ class ApiClient:
 
     async def _list(self, endpoint: Endpoint, model: type[M], what: str) -> list[M]:
         """A list, decoded as its body arrives (see :mod:`.listing`); ``watch_rows`` sees
-        its rows grow. An attempt that fails is retried from the start, with new rows."""
+        its rows grow. An attempt that fails is retried from the start, with new rows.
+        What the body said of more on the server is read back by
+        :func:`~.paging.paging_of`."""
         attempt: StreamedList | None = None
 
         async def consume(response: httpx.Response, pieces: AsyncIterator[bytes]) -> None:
@@ -518,7 +528,8 @@ class ApiClient:
             await self._sender.send(endpoint, None, consume=consume)
             if attempt is None:  # a success without a body to consume (a test transport)
                 raise UnexpectedResponse(f"{what}: the answer had no body")
-            return await attempt.result()
+            rows = await attempt.result()
+            return with_paging(rows, attempt.paging)
         except BaseException:
             if attempt is not None:
                 attempt.close()

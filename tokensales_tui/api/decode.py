@@ -13,12 +13,12 @@ import contextlib
 import functools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 import msgspec
 
-from . import shapes
+from . import paging, shapes
 from .body_text import describe_body, without_bom
 from .errors import UnexpectedResponse
 from .models import (
@@ -126,6 +126,8 @@ class ListParser:
         self.what = what
         self.status = status
         self.content_type = content_type
+        self.paging: paging.Paging | None = None
+        """What the body last read whole said of more on the server (:mod:`.paging`)."""
         self._elements: ElementDecoder | None = None
 
     def __call__(self, body: bytes) -> list[Any]:
@@ -263,8 +265,9 @@ class ListParser:
             )
 
     def _fast(self, body: bytes) -> list[Any]:
-        elements = list_elements(body, (self.what, *shapes.LIST_KEYS))
+        elements, beside = list_and_members(body, (self.what, *shapes.LIST_KEYS))
         self._too_many(len(elements))
+        self.paging = paging.read_paging(beside, len(elements))
         out: list[Any] = []
         append = out.append
         if self.model is Asset:
@@ -300,6 +303,7 @@ class ListParser:
                 size=len(body),
             ) from None
         self._too_many(len(rows))
+        self.paging = paging.read_paging(payload, len(rows)) if isinstance(payload, dict) else None
         texts = _texts_of(body, keys, len(rows))
         out = []
         problems: list[UnexpectedResponse] = []  # the first few
@@ -325,8 +329,17 @@ class ListParser:
 
 
 def list_elements(body: bytes, keys: Sequence[str]) -> list[msgspec.Raw]:
+    """:func:`list_and_members`'s list alone."""
+    return list_and_members(body, keys)[0]
+
+
+def list_and_members(
+    body: bytes, keys: Sequence[str]
+) -> tuple[list[msgspec.Raw], Mapping[str, msgspec.Raw]]:
     """The elements of the list in a list body, as JSON text, by the rules of
-    :func:`shapes.extract_list` (:func:`shapes.list_key` among them); raises
+    :func:`shapes.extract_list` (:func:`shapes.list_key` among them), and the members
+    of the object beside it that may say there is more (:mod:`.paging`), as JSON text
+    (none beside a bare array); raises
     :class:`NoFastPath` where those rules fail, and the generic path says why.
 
     Raises:
@@ -335,7 +348,7 @@ def list_elements(body: bytes, keys: Sequence[str]) -> list[msgspec.Raw]:
     start = _JSON_START.search(body)
     first = body[start.start()] if start else 0
     if first == ord("["):
-        return _ELEMENTS.decode(body)
+        return _ELEMENTS.decode(body), {}
     if first != ord("{"):
         raise NoFastPath
     keys = tuple(dict.fromkeys(keys))
@@ -354,7 +367,12 @@ def list_elements(body: bytes, keys: Sequence[str]) -> list[msgspec.Raw]:
                 if (value := getattr(envelope, name)) is not None
             }
             _list_member({keys[0]: msgspec.Raw(b"[]"), **besides}, keys, body)
-            return listed
+            beside = {
+                name: value
+                for name in paging.MEMBERS
+                if (value := getattr(envelope, name, None)) is not None
+            }
+            return listed, beside
     members = _MEMBERS.decode(body)
     found = _list_member(members, keys, body)
     if found is None:
@@ -366,14 +384,14 @@ def list_elements(body: bytes, keys: Sequence[str]) -> list[msgspec.Raw]:
         if len(lists) != 1:
             raise NoFastPath
         found = lists[0]
-    return _ELEMENTS.decode(found)
+    return _ELEMENTS.decode(found), members
 
 
 @functools.cache
 def _envelope(keys: tuple[str, ...]) -> msgspec.json.Decoder[Any]:
     """A decoder of an object holding a list under ``keys[0]``, its elements as JSON
     text, and as JSON text the other ``keys`` and :data:`shapes.ERROR_MARKS`."""
-    others = dict.fromkeys((*keys[1:], *shapes.ERROR_MARKS))
+    others = dict.fromkeys((*keys[1:], *shapes.ERROR_MARKS, *paging.MEMBERS))
     struct = msgspec.defstruct(
         "Envelope",
         [(keys[0], list[msgspec.Raw] | None, None)]

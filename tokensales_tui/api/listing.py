@@ -46,6 +46,7 @@ from .body_text import DataPieces
 from .decode import OFF_LOOP_BYTES, ListParser, NoFastPath
 from .errors import UnexpectedResponse
 from .models import Model, never_walked
+from .paging import Paging
 from .spool import Region, Spool
 from .stream import ListSplitter
 
@@ -158,6 +159,12 @@ class StreamedList:
             self.rows, self._pending, self._counted = [], [], []  # kept alive by the error
             self.close()
             raise
+
+    @property
+    def paging(self) -> Paging | None:
+        """Once the rows are read (:meth:`result`): what the body said of more on the
+        server beside its list (:mod:`.paging`), if anything."""
+        return self.splitter.paging if self._plain else self.parser.paging
 
     def close(self) -> None:
         """Give back the spool (its file and writing thread) now: for an attempt that

@@ -30,6 +30,7 @@ import msgspec
 from . import shapes
 from .decode import list_texts
 from .errors import UnexpectedResponse
+from .paging import Paging, read_paging
 
 __all__ = ["SPLIT_BYTES", "SPLIT_EVERY", "ListSplitter"]
 
@@ -106,6 +107,10 @@ class ListSplitter:
         self.region: tuple[int, int] = (0, 0)
         """Where the text of what was last handed back lies in the body: offset, length
         (elements separated by commas)."""
+        self.paging: Paging | None = None
+        """Once :meth:`close` has returned: what the members beside the list said of
+        more on the server (:mod:`.paging`), if anything."""
+        self._handed = 0  # elements handed back so far
 
     @property
     def streaming(self) -> bool:
@@ -176,6 +181,7 @@ class ListSplitter:
             cut = separator.end() if separator else end
             del self._buffer[:cut]
             self._dropped += cut
+            self._handed += len(elements)
             return elements
         return []
 
@@ -254,6 +260,7 @@ class ListSplitter:
                 except msgspec.DecodeError:
                     continue
                 self._judge(rest, rest_text)
+                self.paging = read_paging(rest, self._handed + len(elements))
                 self.region = (self._dropped, end)
                 if self._raw:
                     elements = list(elements)
@@ -308,6 +315,8 @@ class ListSplitter:
             rows = shapes.extract_list(payload, self._keys)
         except ValueError as error:
             raise self._unexpected(error) from None
+        if isinstance(payload, dict):
+            self.paging = read_paging(payload, len(rows))
         # Their text as the server wrote it, where an id is read from (``1e+20``, not
         # ``1e20``); the decoded rows written again only where it cannot be told.
         texts = list_texts(body, self._keys, len(rows))

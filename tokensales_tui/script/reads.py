@@ -11,6 +11,7 @@ import msgspec
 
 from ..api import Done, NotFoundError, UnexpectedResponse, shapes
 from ..api.endpoints import Endpoint, id_problem, raw_endpoint
+from ..api.paging import Paging, paging_of
 from ..api.secret import hide_secrets
 from ..api.transport import unread_why
 from ..api.written import read_written
@@ -99,14 +100,23 @@ async def get(context: Context) -> int:
         def keep(batch: list[msgspec.Raw]) -> None:
             matches.extend(element for element in batch if reader(element) == wanted)
 
-        await client.stream_list(kind, keep)
+        say_paging(await client.stream_list(kind, keep), kind)
         if not matches:
             raise NotFoundError(f"there is no {kind.removesuffix('s')} {wanted}")
         printer.one(msgspec.Raw(bytes(matches[0])))
         return EXIT_OK
-    await client.stream_list(kind, printer.rows)
+    paging = await client.stream_list(kind, printer.rows)
     printer.end()
+    say_paging(paging, kind)
     return EXIT_OK
+
+
+def say_paging(paging: Paging | None, kind: str) -> None:
+    """Warn, on stderr, that the list's answer says the server holds more than it did
+    (:mod:`~tokensales_tui.api.paging`); the exit code stays as it is: what was listed
+    is what the server answered."""
+    if paging is not None:
+        say(f"warning: {paging.said(kind)}")
 
 
 def _find(rows: list[Any], wanted: str, keys: tuple[str, ...], noun: str) -> Any:
@@ -131,6 +141,7 @@ async def _payout_rows(context: Context) -> list[dict[str, Any]]:
     items = await context.client.list_items()
     if short := left_out(items):  # the other items' payouts are still worth listing
         say(f"warning: {short.summary('items')}; their payouts are left out")
+    say_paging(paging_of(items), "items")
     return [
         {
             "id": row.id,

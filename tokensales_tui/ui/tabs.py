@@ -39,6 +39,7 @@ from ..api.models import (
     settle_collections,
     walk_everything,
 )
+from ..api.paging import Paging, paging_of
 from ..clean import clean_line
 from ..payouts import payout_rows
 from .cancelling import awaited, wait_for_worker
@@ -346,6 +347,8 @@ class ResourceTab(Following, Vertical):
         self._flash_timer: Timer | None = None
         self._walk_timer: Timer | None = None  # asks for the walk of everything set aside
         self._changes = ""  # what the last reload changed, for the count line
+        self._paging: Paging | None = None
+        """What the last load's answer said of more on the server than it held."""
         self._whole: Sequence[Any] | None = None
         """The rows a load showed whole (less the rows deleted since): what the next load
         compares with, while the table shows them. Rows let go of before a reload, or
@@ -504,6 +507,7 @@ class ResourceTab(Following, Vertical):
         self.end_deleting(list(self.deleting))  # the new session's objects are others
         self._loaded_at = None  # ... and the age of its rows
         self._whole = None
+        self._paging = None
         if self._flash_timer is not None:
             self._flash_timer.stop()
             self._flash_timer = None
@@ -554,6 +558,7 @@ class ResourceTab(Following, Vertical):
             try:
                 rows = await self._api().call(self.resource.load, shared=True)
                 short = left_out(rows)  # entries of the list that could not be read
+                paging = paging_of(rows)  # more on the server than the answer held
             finally:
                 self._requesting -= 1
                 if stop_watching is not None:
@@ -624,6 +629,7 @@ class ResourceTab(Following, Vertical):
         # line above it says which entries are left out and why, until the next load.
         listed = ITEMS if self.resource is PAYOUTS else self.resource  # payouts group items
         self._show_problem(short.summary(listed.nouns(2)) if short else None, of="load")
+        self._paging = paging
         self.error = None
         self.loaded_once = True
         table.set_prepared(prepared)
@@ -1384,6 +1390,8 @@ class ResourceTab(Following, Vertical):
             text = f"{shown:,} of {total:,}"
         else:
             text = self.resource.counted(total)
+        if self._paging is not None and not unknown:
+            text += f" · {self._paging.counted}"  # the list is one answer, not all there is
         scope = table.model.scope
         if scope is not None:
             text += f" · {scope.label}"
