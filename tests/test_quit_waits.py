@@ -10,8 +10,9 @@ import pytest
 
 import tokensales_tui.ui.app
 from tokensales_tui.ui.app import TokenSalesApp
+from tokensales_tui.ui.in_flight import InFlight
 
-from .apphelpers import delete_held, loaded, rigged_app, wait_for
+from .apphelpers import delete_held, loaded, rigged_app, wait_for, wait_for_screen
 from .formhelpers import SIZE, messages
 
 WAITING = "Waiting up to 10 s for what was sent to end: Delete webhook"
@@ -98,3 +99,48 @@ async def test_a_change_waiting_to_be_sent_is_not_waited_for() -> None:
         await pilot.press("q")
         await wait_for(lambda: not app.is_running, pilot)
     assert asked == [(0, "")]
+
+
+async def test_nothing_more_is_sent_once_the_quit_has_begun() -> None:
+    # A bulk delete went on while the quit waited: it sent its next row's DELETE, which
+    # the quit then cut off and called "outcome unknown" (the quit's wait took the
+    # changes under way when it began, and those begun during it were never waited for).
+    app, transport = rigged_app()
+    asked = exits(app)
+    sent: list[str] = []
+    transport.hook = lambda request: (
+        sent.append(request.url.path) if request.method == "DELETE" else None
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        webhooks = list(app.rigged_emulator.webhooks)  # type: ignore[attr-defined]
+        release = asyncio.Event()
+        for webhook in webhooks:
+            transport.held[f"/v1/platform-webhooks/{webhook}"] = release
+        await pilot.press("ctrl+a", "d")
+        await wait_for_screen(app, pilot, "ConfirmScreen")
+        await pilot.press("tab", "enter")
+        await wait_for(lambda: bool(app.changes.pending()), pilot)
+        await pilot.press("q")
+        await wait_for(lambda: any("Waiting up to 10 s" in m for m in messages(app)), pilot)
+        release.set()
+        await wait_for(lambda: not app.is_running, pilot)
+    assert len(sent) == 1
+    assert asked == [(0, "")]
+    assert len(app.rigged_emulator.webhooks) == len(webhooks) - 1  # type: ignore[attr-defined]
+
+
+async def test_the_quit_waits_for_a_change_that_began_while_it_waited() -> None:
+    changes = InFlight()
+    first = changes.begin("first")
+
+    async def relay() -> None:
+        await asyncio.sleep(0.05)
+        second = changes.begin("second")  # begun before the first ends
+        first.end()
+        await asyncio.sleep(0.05)
+        second.end()
+
+    task = asyncio.ensure_future(relay())
+    assert await changes.settle(5) == []
+    await task

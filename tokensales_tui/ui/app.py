@@ -726,6 +726,7 @@ class TokenSalesApp(SettingsApp[None]):
 
     async def _quit(self) -> None:
         self._quitting = True
+        self.changes.close()  # nothing more is sent: a bulk delete's next row, a form
         unfinished = await self._changes_over()
         if self._api is not None:
             await self._api.stop()

@@ -12,7 +12,8 @@ counted. The app adds each payout definition's write into a record kept in a fil
 
 Quitting waits for them, :data:`QUIT_WAIT` seconds at most, saying what it waits for;
 each one not ended then is printed once the terminal is back, with "outcome unknown —
-check it", and the app exits 1.
+check it", and the app exits 1. Once quitting has begun no new change is sent
+(:meth:`InFlight.close`): a bulk delete's next row, a form submitted during the wait.
 """
 
 from __future__ import annotations
@@ -21,10 +22,16 @@ import asyncio
 from collections.abc import Iterable
 from typing import Protocol
 
-__all__ = ["QUIT_WAIT", "Change", "InFlight", "Write", "unknown_outcomes"]
+from ..api.errors import ApiError
+
+__all__ = ["QUIT_WAIT", "Change", "InFlight", "QuittingError", "Write", "unknown_outcomes"]
 
 QUIT_WAIT = 10.0
 """Most seconds quitting waits for the changes under way."""
+
+
+class QuittingError(ApiError):
+    """A change not sent because the app is quitting (see :meth:`InFlight.close`)."""
 
 
 class Change(Protocol):
@@ -82,6 +89,13 @@ class InFlight:
 
     def __init__(self) -> None:
         self._changes: list[Change] = []
+        self.closed = False
+        """No new change may be sent (the app is quitting): see :meth:`close`."""
+
+    def close(self) -> None:
+        """From now on no new change is sent: each caller about to send one checks
+        :attr:`closed` and sends nothing (those under way go on, and are waited for)."""
+        self.closed = True
 
     def begin(self, what: str) -> Write:
         """A change that begins now; its owner ends it."""
@@ -98,11 +112,15 @@ class InFlight:
         return [change for change in self._changes if change.in_flight]
 
     async def settle(self, seconds: float) -> list[Change]:
-        """Wait until no change is under way, ``seconds`` at most; those still under way."""
-        waits = [asyncio.ensure_future(change.over()) for change in self.pending()]
-        if waits:
+        """Wait until no change is under way, ``seconds`` at most; those still under way.
+
+        Changes that begin meanwhile are waited for too (within the same bound)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while (pending := self.pending()) and (left := deadline - loop.time()) > 0:
+            waits = [asyncio.ensure_future(change.over()) for change in pending]
             try:
-                await asyncio.wait(waits, timeout=seconds)
+                await asyncio.wait(waits, timeout=left)
             finally:
                 for wait in waits:
                     wait.cancel()

@@ -25,7 +25,7 @@ from ..api.listing import StreamedList
 from ..api.transport import noting_changes
 from ..clean import clean_line
 from .cancelling import wait_for_worker
-from .in_flight import InFlight, Write
+from .in_flight import InFlight, QuittingError, Write
 from .turns import keys_drawn
 
 if TYPE_CHECKING:
@@ -264,6 +264,8 @@ class ApiWorker:
             nonlocal change
             if change is None and self._changes is not None:
                 request = f"{endpoint.method} {clean_line(endpoint.path)}"
+                if self._changes.closed:  # raised before the request is handed over
+                    raise QuittingError(f"not sent: the app is quitting ({request})")
                 what = self._what.get(future)
                 change = self._changes.begin(f"{what} ({request})" if what else request)
 

@@ -26,6 +26,7 @@ from ...api.endpoints import id_problem
 from ...clean import clean_line, display_value
 from ..cancelling import being_cancelled
 from ..forms import CREATABLE, EDITABLE, edit_form, new_form
+from ..in_flight import QuittingError
 from ..json_text import full_json
 from ..key_hints import action_name, key_for, press
 from ..keys import key_display, key_names
@@ -1039,6 +1040,8 @@ class BrowseScreen(ScreenKeys, Screen[None]):
                 except OutcomeUnknownError as error:
                     unsure.append(f"{label}: {error.one_line}")
                     continue
+                except QuittingError:
+                    break  # the app quits: the rest are not sent
                 except ApiError as error:
                     failed.append(f"{label}: {error.one_line}")
                     continue
