@@ -7,6 +7,7 @@ import os
 import stat
 import threading
 import time
+import tomllib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -365,7 +366,7 @@ def test_any_failure_of_the_toml_reader_is_a_config_error_naming_the_file(
         def fails(text: str) -> dict[str, Any]:
             raise raised
 
-        monkeypatch.setattr(cfg.load.tomllib, "loads", fails)
+        monkeypatch.setattr(tomllib, "loads", fails)
     with pytest.raises(ConfigError) as caught:
         load_config(path)
     assert caught.value.path == path
