@@ -45,6 +45,15 @@ def no_secret_of_another_test() -> None:
 
 
 @pytest.fixture(autouse=True)
+def no_write_left_unknown_by_another_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with no file whose write was left unknown: a quit says those of
+    the whole process (``files.unknown_writes``)."""
+    import tokensales_tui.files
+
+    monkeypatch.setattr(tokensales_tui.files, "_unknown", [])
+
+
+@pytest.fixture(autouse=True)
 def terminal_tripwire(monkeypatch: pytest.MonkeyPatch) -> Iterator[Tripwire]:
     """Fail any test whose app would write a foreign control sequence to a terminal.
 

@@ -19,12 +19,26 @@ HUNG_FOR = 30.0
 @contextmanager
 def hung(monkeypatch: pytest.MonkeyPatch, path: Path, *calls: str) -> Iterator[threading.Event]:
     """Within the block, each of ``calls`` (names in :mod:`os`: ``open`` unless given) on
-    ``path`` waits until the event yielded is set (at the block's end at the latest)."""
+    ``path`` waits until the event yielded is set (at the block's end at the latest).
+
+    A call given two paths (``replace``) waits when either is ``path``. A call given a
+    file descriptor (``write``, ``fsync``) waits when its file is ``path``
+    or, ``path`` being a folder, a file in it (a temp file of a write there)."""
     released = threading.Event()
+
+    def on_path(target: Any) -> bool:
+        if isinstance(target, int):
+            try:
+                named = os.readlink(f"/proc/self/fd/{target}")
+            except OSError:
+                return False
+            return named == str(path) or os.path.dirname(named) == str(path)
+        return isinstance(target, str | bytes | os.PathLike) and os.fsdecode(target) == str(path)
 
     def stuck(real: Callable[..., Any]) -> Callable[..., Any]:
         def call(target: Any, *args: Any, **kwargs: Any) -> Any:
-            if isinstance(target, str | bytes | os.PathLike) and os.fsdecode(target) == str(path):
+            named = [each for each in args if isinstance(each, str | os.PathLike)]
+            if on_path(target) or any(map(on_path, named)):  # a rename's target too
                 released.wait(HUNG_FOR)
             return real(target, *args, **kwargs)
 

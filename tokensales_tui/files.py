@@ -17,7 +17,16 @@ the same bound.
 Writing: :func:`atomic_write` replaces a file so that readers see the old bytes or the
 new, never half, as mode 0600; :func:`locked` serialises writers, between processes too,
 on a lock file in the user's cache folder, so that the folders of the files it guards
-hold only those files. POSIX only (``fcntl``).
+hold only those files. POSIX only (``fcntl``). Neither waits without end for a file
+system that does not answer: each call of the system they make (making the temp file, a
+piece of its bytes, its fsync, the rename, opening a lock file) runs in a daemon thread
+of the write's own, and one left unanswered for :data:`FILE_WAIT` is given up
+(:class:`Stalled`; :class:`OutcomeUnknown` for the rename, which may have happened).
+The bound is per call: a big file written steadily is never cut off. The caller's
+thread (an executor's, which the end of the process waits for) is back within the
+bound, and the daemon thread, stuck in the system, holds nothing: the process ends
+without it. :func:`writes_under_way` and :func:`unknown_writes` say, at the end, what
+was being written and what was left unknown.
 
 Locks: every wait for one is bounded (:data:`LOCK_WAIT`), said once it lasts
 (:data:`LOCK_NOTICE`) and can be stopped, so a process that holds one for good (a hung
@@ -50,7 +59,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import io
 import os
+import queue
 import stat
 import sys
 import tempfile
@@ -58,7 +69,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO, Final, TypeVar
+from typing import Any, BinaryIO, Final, TypeVar, cast
 
 import platformdirs
 
@@ -72,19 +83,24 @@ __all__ = [
     "LockError",
     "LockWaitStopped",
     "NotRegular",
+    "OutcomeUnknown",
     "Stalled",
     "TooLarge",
     "WriteStop",
     "answered",
     "atomic_write",
     "atomic_writer",
+    "check_regular",
     "check_size",
     "lock_path",
     "locked",
     "read_local_file",
     "refused_by_system",
+    "said",
     "typed_path",
+    "unknown_writes",
     "writable_target",
+    "writes_under_way",
 ]
 
 
@@ -120,13 +136,27 @@ class NotRegular(LocalFileError):
 
 
 class Stalled(LocalFileError):
-    """The file's system did not answer within :data:`FILE_WAIT`; the read was given up
-    (its thread left to end whenever the system answers)."""
+    """The file's system did not answer within :data:`FILE_WAIT`; the read or write was
+    given up (its thread left to end whenever the system answers). A write given up so
+    wrote nothing: the old file is as it was."""
 
-    def __init__(self, waited: float) -> None:
+    def __init__(self, waited: float, doing: str = "") -> None:
         super().__init__(
-            f"its file system did not answer within {waited:g} s (a network mount gone away?)"
+            f"its file system did not answer within {waited:g} s{doing}"
+            " (a network mount gone away?)"
         )
+
+
+class OutcomeUnknown(Stalled):
+    """The file's system did not answer within :data:`FILE_WAIT` while the new file was
+    put in the old one's place: it may hold the new bytes or the old (``path``). Its path
+    stays in :func:`unknown_writes`."""
+
+    def __init__(self, waited: float, path: Path) -> None:
+        super().__init__(
+            waited, " as it was being replaced: it may or may not hold what was written"
+        )
+        self.path = path
 
 
 class TooLarge(LocalFileError):
@@ -310,6 +340,156 @@ def _in_steps(work: Callable[[Callable[[], None]], Result], wait: float) -> Resu
     return result  # type: ignore[return-value]  # None only when ``work`` returned it
 
 
+class _Call:
+    """One call of the system handed to a write's thread, and what it gave."""
+
+    def __init__(self, call: Callable[[], object], undo: Callable[[object], object] | None) -> None:
+        self.call = call
+        self.undo = undo
+        self.ended = threading.Event()
+        self.result: object = None
+        self.error: BaseException | None = None
+        self.waited_for = True
+
+
+class _Steps:
+    """The calls of the system of one write, run one after another in a daemon thread
+    of the write's own; the caller waits for each :data:`FILE_WAIT` at most.
+
+    Once a call was given up (:class:`Stalled`) the thread is left stuck in it: every
+    later call is refused at once, and what :meth:`later` hands over (closing the temp
+    file, removing it) runs once the system answers, if ever. A daemon thread: the end
+    of the process never waits for it.
+    """
+
+    def __init__(self, target: Path) -> None:
+        self.target = target
+        self.wait = FILE_WAIT
+        self.stalled = False
+        self._calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
+        self._guard = threading.Lock()
+        threading.Thread(target=self._run, name="file-write", daemon=True).start()
+        with _WRITES_GUARD:
+            _under_way.append(target)
+
+    def __call__(
+        self, call: Callable[[], Result], *, undo: Callable[[Result], object] | None = None
+    ) -> Result:
+        """``call()`` in the write's thread, waited for :data:`FILE_WAIT` at most.
+
+        ``undo``: run in that thread with what a call given up returned, once it does
+        (a temp file made too late is closed and removed)."""
+        if self.stalled:
+            raise Stalled(self.wait)
+        job = _Call(call, undo)  # type: ignore[arg-type]
+        self._calls.put(job)
+        if not job.ended.wait(self.wait):
+            with self._guard:
+                if not job.ended.is_set():
+                    job.waited_for = False
+                    self.stalled = True
+                    raise Stalled(self.wait)
+        if job.error is not None:
+            raise job.error
+        return job.result  # type: ignore[return-value]
+
+    def later(self, call: Callable[[], object]) -> None:
+        """``call()`` in the write's thread after the calls before it, not waited for;
+        its failure is dropped (a clean-up)."""
+        job = _Call(call, None)
+        job.waited_for = False
+        self._calls.put(job)
+
+    def tidy(self, call: Callable[[], object]) -> None:
+        """``call()`` (a clean-up) waited for when the file system answers, else left to
+        run whenever it does; its failure is dropped."""
+        if self.stalled:
+            self.later(call)
+            return
+        with contextlib.suppress(OSError):
+            self(call)
+
+    def end(self) -> None:
+        """No more calls: the thread ends after those handed over."""
+        self._calls.put(None)
+        with _WRITES_GUARD, contextlib.suppress(ValueError):
+            _under_way.remove(self.target)
+
+    def _run(self) -> None:
+        while (job := self._calls.get()) is not None:
+            try:
+                job.result = job.call()
+            except BaseException as error:  # handed to the caller, who raises it
+                job.error = error
+            with self._guard:
+                job.ended.set()
+                given_up = not job.waited_for
+            if given_up and job.undo is not None and job.error is None:
+                with contextlib.suppress(OSError):
+                    job.undo(job.result)
+
+
+_WRITES_GUARD: Final = threading.Lock()
+_under_way: list[Path] = []
+_unknown: list[Path] = []
+
+
+def writes_under_way() -> list[Path]:
+    """The files being written now (by :func:`atomic_writer` or under :func:`locked`)."""
+    with _WRITES_GUARD:
+        return list(dict.fromkeys(_under_way))
+
+
+def unknown_writes() -> list[Path]:
+    """The files whose replacement was given up with its outcome unknown
+    (:class:`OutcomeUnknown`), in this process, first given up first."""
+    with _WRITES_GUARD:
+        return list(dict.fromkeys(_unknown))
+
+
+def _outcome_unknown(steps: _Steps, target: Path) -> OutcomeUnknown:
+    with _WRITES_GUARD:
+        _unknown.append(target)
+    return OutcomeUnknown(steps.wait, target)
+
+
+class _StepsFile(io.RawIOBase):
+    """The temp file of a write: each piece written is one call of the write's thread."""
+
+    def __init__(self, handle: int, steps: _Steps) -> None:
+        super().__init__()
+        self._handle = handle
+        self._steps = steps
+        self._abandoned = False
+        self.written = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def abandon(self) -> None:
+        """Write nothing more: what is still buffered is dropped."""
+        self._abandoned = True
+
+    def fileno(self) -> int:
+        return self._handle
+
+    def write(self, data: Any) -> int:
+        if self._abandoned:
+            return len(data)
+        piece = bytes(data)  # a copy: a call given up may read it after this returns
+        count = self._steps(lambda: os.write(self._handle, piece))
+        self.written += count
+        return count
+
+    def close(self) -> None:
+        # The write's own code closes the handle, in the write's thread.
+        super().close()
+
+
+_PIECE: Final = 1024 * 1024
+"""Bytes gathered before a piece is handed to the write's thread."""
+
+
 def _read_regular(path: Path, limit: int, step: Callable[[], None]) -> bytes:
     """:func:`read_local_file`'s read, calling ``step`` after each call of the system."""
     # O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever.
@@ -381,29 +561,77 @@ def atomic_writer(
 
     The temp file is made on entry, so a folder that takes no file fails before the
     block runs.
+
+    Each call of the system (making the temp file, a piece of
+    :data:`_PIECE` bytes, the fsync, the rename) is given :data:`FILE_WAIT`
+    (see the module): :class:`Stalled` when one is left unanswered, nothing written;
+    :class:`OutcomeUnknown` when it is the rename.
     """
+    steps = _Steps(path)
+    try:
+        target, handle, temp = steps(lambda: _made_temp(path), undo=_drop_temp)
+        raw = _StepsFile(handle, steps)
+        try:
+            file = io.BufferedWriter(raw, _PIECE)
+            try:
+                yield cast(BinaryIO, file)
+                file.flush()
+            finally:
+                raw.abandon()  # nothing more reaches the file, not a collector's flush
+                with contextlib.suppress(Exception):
+                    file.close()
+            check_size(raw.written, limit)
+            steps(lambda: os.fchmod(handle, mode))
+            steps(lambda: os.fsync(handle))
+            closing, handle = handle, -1
+            steps(lambda: os.close(closing))
+            try:
+                steps(lambda: os.replace(temp, target) if replace else _link(temp, target))
+            except Stalled:
+                raise _outcome_unknown(steps, target) from None
+        except BaseException:
+            if handle >= 0:
+                steps.tidy(lambda: os.close(handle))
+            steps.tidy(lambda: os.unlink(temp))
+            raise
+        with contextlib.suppress(Stalled):  # written: only its lasting is not known
+            steps(lambda: _fsync_folder(target.parent))
+    finally:
+        steps.end()
+
+
+def _made_temp(path: Path) -> tuple[Path, int, str]:
+    """The file a write to ``path`` replaces, and a temp file beside it (its handle, its
+    name), its folder made."""
     target = writable_target(path)
     _make_folder(target.parent)
-    handle, temp = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=_TEMP_SUFFIX
-    )
     try:
-        with os.fdopen(handle, "wb") as file:
-            yield file
-            file.flush()
-            check_size(file.tell(), limit)
-            os.fchmod(file.fileno(), mode)
-            os.fsync(file.fileno())
-        if replace:
-            os.replace(temp, target)
-        else:
-            os.link(temp, target)  # fails if the target exists, unlike a rename
-            os.unlink(temp)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    _fsync_folder(target.parent)
+        handle, temp = tempfile.mkstemp(
+            dir=target.parent, prefix=f".{target.name}.", suffix=_TEMP_SUFFIX
+        )
+    except OSError as error:  # the folder refused it: named, not the temp file
+        raise _naming(error, target.parent) from None
+    return target, handle, temp
+
+
+def _drop_temp(made: tuple[Path, int, str]) -> None:
+    """Undo :func:`_made_temp` done after its caller gave up."""
+    _target, handle, temp = made
+    os.close(handle)
+    os.unlink(temp)
+
+
+def _link(temp: str, target: Path) -> None:
+    os.link(temp, target)  # fails if the target exists, unlike a rename
+    os.unlink(temp)
+
+
+def _naming(error: OSError, path: Path) -> OSError:
+    """``error`` as the system would have given it about ``path``."""
+    if error.errno is None:
+        return error
+    named = OSError(error.errno, error.strerror, str(path))  # the subclass of its errno
+    return named
 
 
 def writable_target(path: Path) -> Path:
@@ -420,9 +648,39 @@ def writable_target(path: Path) -> Path:
         info = os.lstat(target)
     except FileNotFoundError:
         return target
+    if not stat.S_ISREG(info.st_mode):
+        raise NotRegular("not a regular file; not replaced")
     if info.st_uid != os.geteuid():
         raise LocalFileError(f"a file of another user (uid {info.st_uid}); not replaced")
     return target
+
+
+def check_regular(path: Path | str) -> None:
+    """Refuse a ``path`` given to write into that is there and not a regular file (a
+    FIFO, a device, a folder, a socket), looked at (links followed) before it is opened:
+    opening a FIFO to write fails without a reader ("No such device or address") and
+    waits for one otherwise, and a device takes what is written.
+
+    Raises:
+        NotRegular: It is not a regular file.
+        OSError: It cannot be looked at (:class:`Stalled`: not within :data:`FILE_WAIT`).
+    """
+    try:
+        info = answered(lambda: os.stat(path))
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(info.st_mode):
+        raise NotRegular("not a regular file")
+
+
+def said(error: OSError, path: Path | str | None = None) -> str:
+    """What went wrong with a file, on one line that names it: the file the system named
+    (``error.filename``), else ``path``, cleaned as the data it is."""
+    from .clean import clean_line
+
+    name = error.filename if error.filename is not None else path
+    why = error.strerror or str(error)
+    return why if name is None else f"{clean_line(os.fsdecode(name))}: {why}"
 
 
 _MAX_LINKS: Final = 40
@@ -498,23 +756,46 @@ def locked(
         LockError: The lock file cannot be made or opened.
         OSError: ``path``'s folder cannot be made.
     """
-    _make_folder(path.parent)
-    lock = lock_path(path)
+    steps = _Steps(path)
     try:
-        _make_folder(lock.parent)
-        handle = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    except OSError as error:
-        raise LockError(lock, error.strerror or str(error), err=error.errno or 0) from None
-    try:
-        _take(handle, lock, LOCK_WAIT if wait is None else wait, waiting, stop)
-        _remove_leftovers(path.parent, held=path.name)
-        yield
+        lock = steps(lambda: _made_folder_lock(path))
+        try:
+            handle = steps(lambda: _open_lock(lock), undo=os.close)
+        except OSError as error:
+            raise LockError(lock, error.strerror or str(error), err=error.errno or 0) from None
+        try:
+            tried = lambda: _stepped(steps, lock, lambda: _try_flock(handle))  # noqa: E731
+            _take(tried, lock, LOCK_WAIT if wait is None else wait, waiting, stop)
+            with contextlib.suppress(Stalled):  # a clean-up: the write says what hangs
+                steps(lambda: _remove_leftovers(path.parent, held=path.name))
+            yield
+        finally:
+            steps.tidy(lambda: os.close(handle))  # closing releases the lock
     finally:
-        os.close(handle)  # closing releases the lock
+        steps.end()
+
+
+def _made_folder_lock(path: Path) -> Path:
+    """The lock file of ``path``, its folder made."""
+    _make_folder(path.parent)
+    return lock_path(path)
+
+
+def _open_lock(lock: Path) -> int:
+    _make_folder(lock.parent)
+    return os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+
+
+def _stepped(steps: _Steps, lock: Path, try_lock: Callable[[], bool]) -> bool:
+    """A try of the lock as a call of ``steps``; given up on, a :class:`LockError`."""
+    try:
+        return steps(try_lock)
+    except Stalled as stalled:
+        raise LockError(lock, str(stalled), err=errno.ETIMEDOUT) from None
 
 
 def _take(
-    handle: int,
+    try_lock: Callable[[], bool],
     lock: Path,
     wait: float,
     waiting: Callable[[Path], object] | None,
@@ -528,7 +809,7 @@ def _take(
     while True:
         if stop is not None and stop.is_set():  # checked first: a stop means write nothing
             raise LockWaitStopped(lock)
-        if _try_flock(handle):
+        if try_lock():
             return
         waited = time.monotonic() - started
         if not told and waited >= LOCK_NOTICE:

@@ -575,6 +575,7 @@ class TokenSalesApp(SettingsApp[None]):
     async def _changes_over(self) -> list[Change]:
         """Let the changes under way end, waiting at most :data:`QUIT_WAIT` seconds and
         saying what for; those still under way then."""
+        self.changes.follow_files()
         pending = self.changes.pending()
         if not pending:
             return []
@@ -702,6 +703,7 @@ class TokenSalesApp(SettingsApp[None]):
         from .screens.confirm import DiscardScreen
 
         if self._quitting:  # asked again while the changes under way are waited for
+            self.changes.follow_files()
             self._exit_saying(self.changes.pending())
             return
         if any(getattr(screen, "dirty", False) for screen in self.screen_stack):
@@ -716,6 +718,7 @@ class TokenSalesApp(SettingsApp[None]):
                 lost += f" What was sent is waited for, {QUIT_WAIT:g} s at most."
             self.push_screen(DiscardScreen("Quit the app?", lost, confirm_label="Quit"), answered)
             return
+        self.changes.follow_files()
         if self.changes.pending():
             self._quit_in_worker()  # waits: the app keeps taking keys meanwhile
             return

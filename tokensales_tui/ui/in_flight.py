@@ -8,7 +8,10 @@ the connection, and takes it off once the call has ended however it ended: a cre
 an edit, a delete, each delete of a bulk delete, a payout definition's add. A call still
 waiting for a token, a connection or a retry's back-off sent nothing yet and is not
 counted. The app adds each payout definition's write into a record kept in a file
-(:class:`~tokensales_tui.payouts.PayoutAdd`).
+(:class:`~tokensales_tui.payouts.PayoutAdd`). Each local file being written (a config
+save, an export, a theme, a record: :func:`~tokensales_tui.files.writes_under_way`) is
+followed as quitting begins (:meth:`InFlight.follow_files`), and so is each whose
+replacement its file system left unanswered (:func:`~tokensales_tui.files.unknown_writes`).
 
 Quitting waits for them, :data:`QUIT_WAIT` seconds at most, saying what it waits for;
 each one not ended then is printed once the terminal is back, with "outcome unknown —
@@ -20,11 +23,22 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
-from typing import Protocol
+from pathlib import Path
+from typing import Final, Protocol
 
+from .. import files
 from ..api.errors import ApiError
+from ..clean import clean_line
 
-__all__ = ["QUIT_WAIT", "Change", "InFlight", "QuittingError", "Write", "unknown_outcomes"]
+__all__ = [
+    "QUIT_WAIT",
+    "Change",
+    "FileWrite",
+    "InFlight",
+    "QuittingError",
+    "Write",
+    "unknown_outcomes",
+]
 
 QUIT_WAIT = 10.0
 """Most seconds quitting waits for the changes under way."""
@@ -84,6 +98,40 @@ class Write:
         await self._ended.wait()
 
 
+_FILE_POLL: Final = 0.05
+"""Seconds between two looks at whether a file is still being written."""
+
+
+class FileWrite:
+    """A local file being written, as a change under way until its write ends; one
+    whose file system left its replacement unanswered stays under way: it may or may
+    not hold what was written (:class:`~tokensales_tui.files.OutcomeUnknown`)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @property
+    def what(self) -> str:
+        return f"the file {clean_line(str(self.path))}"
+
+    @property
+    def in_flight(self) -> bool:
+        return self._writing() or self.path in files.unknown_writes()
+
+    @property
+    def done(self) -> bool:
+        return not self.in_flight
+
+    def _writing(self) -> bool:
+        return self.path in files.writes_under_way()
+
+    async def over(self) -> None:
+        # Each call of the system a write makes is bounded (files.FILE_WAIT): a write
+        # ends, written or given up, within that much of its last progress.
+        while self._writing():
+            await asyncio.sleep(_FILE_POLL)
+
+
 class InFlight:
     """The changes under way of one app (see the module)."""
 
@@ -107,6 +155,14 @@ class InFlight:
         """Count ``change`` while it is in flight, until it is done."""
         self._changes = [*(c for c in self._changes if not c.done), change]
 
+    def follow_files(self) -> None:
+        """Count each local file being written now, or left unknown, while it is."""
+        followed = {c.path for c in self._changes if isinstance(c, FileWrite) and not c.done}
+        for path in [*files.writes_under_way(), *files.unknown_writes()]:
+            if path not in followed:
+                followed.add(path)
+                self.follow(FileWrite(path))
+
     def pending(self) -> list[Change]:
         """The changes still under way, oldest first."""
         return [change for change in self._changes if change.in_flight]
@@ -124,6 +180,9 @@ class InFlight:
             finally:
                 for wait in waits:
                     wait.cancel()
+            if self.pending() == pending:  # each wait over, each still under way (a
+                # file left unknown): only time tells, looked at now and then
+                await asyncio.sleep(min(_FILE_POLL, max(deadline - loop.time(), 0)))
         return self.pending()
 
 
