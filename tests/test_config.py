@@ -186,33 +186,14 @@ def test_failed_save_keeps_old_bytes_and_no_temp_file(
     def boom(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
-    if failing == "write":
-        monkeypatch.setattr(os, "fdopen", lambda fd, mode: _FailingFile(fd))
-    else:
-        monkeypatch.setattr(os, failing, boom)
+    monkeypatch.setattr(os, failing, boom)
 
     with pytest.raises(ConfigError) as caught:
         save_config(full, path)
 
-    assert caught.value.message == "not saved: No space left on device"
+    assert caught.value.message == f"not saved: {path}: No space left on device"
     assert path.read_bytes() == VALID
     assert leftovers(tmp_path) == []
-
-
-class _FailingFile:
-    """Stands in for the temp file object: closes the descriptor, fails to write."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-
-    def __enter__(self) -> _FailingFile:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        os.close(self.fd)
-
-    def write(self, data: bytes) -> int:
-        raise OSError(28, "No space left on device")
 
 
 def test_serialisation_failure_touches_nothing(

@@ -67,6 +67,7 @@ from .files import (
     check_size,
     locked,
     read_local_file,
+    said,
 )
 
 if TYPE_CHECKING:
@@ -308,9 +309,10 @@ class PayoutRecord:
             yield
 
     def _not_written(self, error: OSError) -> PayoutRecordError:
-        return PayoutRecordError(
-            f"the payout record {self.path} could not be written: {error.strerror or error}"
-        )
+        # The file or folder the system named, when another than the record (its folder).
+        other = error.filename is not None and error.filename != str(self.path)
+        why = said(error) if other else error.strerror or str(error)
+        return PayoutRecordError(f"the payout record {self.path} could not be written: {why}")
 
     def _check_fits(self, definitions: list[dict[str, Any]]) -> None:
         try:

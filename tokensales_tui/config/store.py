@@ -33,18 +33,20 @@ from typing import Any, Final
 
 import msgspec
 
-from ..clean import quoted
+from ..clean import clean_line, quoted
 from ..files import (
     LockBusy,
     LockError,
     LockWaitStopped,
     TooLarge,
     WriteStop,
+    answered,
     atomic_write,
     check_size,
     lock_path,
     locked,
     read_local_file,
+    said,
 )
 from .load import MAX_CONFIG_BYTES, load_config, parse_config, toml_table
 from .schema import (
@@ -236,7 +238,7 @@ def update_config(
         except FileNotFoundError:
             text = b""
         except OSError as exc:
-            raise ConfigError(f"not saved: {exc.strerror or exc}", path=target) from None
+            raise ConfigError(f"not saved: {said(exc, target)}", path=target) from None
         try:
             config = parse_config(text, path=target)
         except ConfigError as exc:
@@ -535,11 +537,15 @@ def _refuse_read_only(target: Path) -> None:
     """A file whose mode lets no one write it is not replaced: the atomic write's rename
     would take its place whatever its mode says (for root too)."""
     try:
-        mode = target.stat().st_mode
+        mode = answered(lambda: target.stat().st_mode)
     except OSError:
         return  # none yet (or unreadable: the write says why)
     if not mode & 0o222:
-        raise ConfigError("not saved: the file is read-only (no write permission set)", path=target)
+        raise ConfigError(
+            f"not saved: {clean_line(str(target))}: the file is read-only"
+            " (no write permission set)",
+            path=target,
+        )
 
 
 def _refuse_too_large(target: Path, data: bytes) -> None:
@@ -561,7 +567,7 @@ def _write(target: Path, data: bytes) -> None:
     except TooLarge as exc:
         raise _too_large(target, exc) from None
     except OSError as exc:
-        raise ConfigError(f"not saved: {exc.strerror or exc}", path=target) from None
+        raise ConfigError(f"not saved: {said(exc, target)}", path=target) from None
 
 
 @contextlib.contextmanager
@@ -586,8 +592,8 @@ def _config_lock(
             ) from None
         except LockError as exc:  # the lock file cannot be made: named, not the config
             raise ConfigError(
-                f"not saved: cannot lock the config file: {exc}", path=target
+                f"not saved: cannot lock the config file: {clean_line(str(exc))}", path=target
             ) from None
         except OSError as exc:
-            raise ConfigError(f"not saved: {exc.strerror or exc}", path=target) from None
+            raise ConfigError(f"not saved: {said(exc, target)}", path=target) from None
         yield

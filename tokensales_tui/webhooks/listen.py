@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..clean import clean_line
 from ..console import OutputFailed
+from ..files import NotRegular, said
 from ..local import is_loopback_host, reaches
 from ..signals import ENDING_BUT_SIGINT, StoppedBy, ended_by, ending_on, raising_on
 from .listen_flags import BODY_LIMIT, KEEP
@@ -217,7 +218,7 @@ class Listening:
         try:
             self.receiver = self._receiver(options, secret, on_change, transport)
         except OSError as error:
-            raise ListenError(f"--save {options.save}: {_unsaveable(error)}") from None
+            raise ListenError(f"--save {_unsaveable(error, options.save)}") from None
         self.server: ReceiverServer | None = None
         self.registration: Registration | None = None
         self.session: Any = None
@@ -477,8 +478,14 @@ def run_print(args: argparse.Namespace) -> int:
     return run_listening(args, functools.partial(_print_until_stopped, args=args))
 
 
-def _unsaveable(error: OSError) -> str:
-    """Why ``--save`` cannot take its file, as its user would put it."""
+def _unsaveable(error: OSError, path: str | None) -> str:
+    """Why ``--save`` cannot take its file, as its user would put it, the file named."""
+    name = clean_line(path or "")
     if error.errno == errno.ELOOP:  # O_NOFOLLOW met a link
-        return "a symbolic link; deliveries are never written through one: give the file itself"
-    return error.strerror or str(error)
+        return (
+            f"{name}: a symbolic link; deliveries are never written through one:"
+            " give the file itself"
+        )
+    if isinstance(error, NotRegular):
+        return f"{name} is not a regular file"
+    return said(error, path)

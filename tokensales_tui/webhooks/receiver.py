@@ -20,6 +20,7 @@ import json
 import logging
 import os
 import socket
+import stat
 import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
@@ -38,6 +39,7 @@ from ..connections import (
 )
 from ..debug_log import foreign_logs_to, route_server_logs
 from ..digits import ascii_int
+from ..files import NotRegular, check_regular
 from ..http_clients import new_client
 from ..local import bind, local_target
 from ..web_urls import UnclearAddress, split_web_url
@@ -685,12 +687,20 @@ def _path_of(scope: Scope) -> str:
 
 
 def _open_append(path: str) -> int:
-    """A file descriptor appending to ``path``: created 0600, never through a link."""
+    """A file descriptor appending to ``path``: created 0600, never through a link.
+
+    Raises:
+        files.NotRegular: ``path`` is a FIFO, a device, a folder or a socket, looked at
+            before it is opened (opening a FIFO without a reader failed as "No such
+            device or address", and waited for one with ``O_NONBLOCK`` gone).
+        OSError: It cannot be opened.
+    """
+    check_regular(path)
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0), 0o600)
     try:
-        if not os.path.isfile(path):
-            raise OSError(f"{path} is not a regular file")
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # put in its place meanwhile
+            raise NotRegular("not a regular file")
         os.fchmod(fd, 0o600)
     except OSError:
         os.close(fd)

@@ -27,7 +27,7 @@ from textual.widgets import Button, Input, ProgressBar, RadioButton, RadioSet, S
 
 from ...api.models import raw_texts
 from ...download_names import browser_change
-from ...files import typed_path
+from ...files import said, typed_path
 from ...mask import masking
 from ..closing import close
 from ..export import FORMATS, ExportStopped, default_path, export_rows, with_extension
@@ -275,9 +275,10 @@ class ExportScreen(ScreenKeys, ModalScreen[Path | None]):
             self.app.call_from_thread(
                 self._failed, f"{path} appeared meanwhile: not replaced, nothing was written"
             )
-        except OSError as error:
-            reason = error.strerror or str(error)
-            self.app.call_from_thread(self._failed, f"Not exported: {reason} ({shown})")
+        except OSError as error:  # the file or folder the system named, else the export's
+            named = said(error) if error.filename is not None and not self.served else None
+            reason = named or f"{error.strerror or error} ({shown})"
+            self.app.call_from_thread(self._failed, f"Not exported: {reason}")
         except (RecursionError, ValueError, TypeError) as error:
             self.app.call_from_thread(
                 self._failed, f"Not exported: an object cannot be written as JSON ({error})"
