@@ -378,6 +378,8 @@ async def test_retry_after_is_clamped_and_said_in_words(header: str, waited: flo
         "1_2",
         "\u00b9\u00b2",
         "Fri, \u0663\u0661 Dec 9999 23:59:59 GMT",  # the date parser reads ٣١ as 31
+        "\u0131nf",  # a dotless i: case-blind but not ASCII, it passed as "inf", then float() raised
+        "\u0130NF",
     ],
 )
 async def test_retry_after_is_read_from_ascii_digits_only(header: str) -> None:
@@ -1005,6 +1007,20 @@ async def test_a_lifetime_beyond_any_number_still_gives_a_bounded_one(lifetime: 
         assert await asyncio.wait_for(client.list_items(), 5) == []
         expires_in = client.token_state.expires_in
         assert expires_in is None or 0 <= expires_in <= MAX_LIFETIME
+
+
+@pytest.mark.parametrize("lifetime", ["\u0131nf", "\u0130nfinity"])
+async def test_a_lifetime_in_letters_outside_ascii_is_none_and_the_token_still_serves(
+    lifetime: str,
+) -> None:
+    # "ınf" once passed the number pattern, made float() raise and the whole answer read
+    # as "no access token in it".
+    body = {"accessToken": "tok-0123456789abcdef", "expires_in": lifetime}
+    server = FakeServer({("GET", "/v1/items"): json_response(200, [])})
+    server.routes[("POST", TOKEN_PATH)] = lambda _request: httpx.Response(200, json=body)
+    async with server.client() as client:
+        assert await asyncio.wait_for(client.list_items(), 5) == []
+        assert client.token_state.expires_in is None or client.token_state.expires_in > 0
 
 
 async def test_a_server_that_quotes_the_credentials_or_token_it_was_sent_shows_neither() -> None:

@@ -7,6 +7,10 @@ disagree: ``"²".isdigit()`` is true but ``int("²")`` raises, while ``int("١٢
 header read as a number goes through :func:`ascii_int` (a whole number) or
 :func:`ascii_number` (one that may have a sign, a fraction, an exponent), which say yes
 or no once and never raise.
+
+A pattern that reads them is ASCII too (``re.ASCII``): under ``re.IGNORECASE`` alone,
+``ı`` and ``İ`` match ``i``, ``ſ`` matches ``s`` and the Kelvin sign matches ``k``, so
+``"ınf"`` would pass the pattern and then fail ``float``.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import re
 _ASCII_DIGITS = frozenset("0123456789")
 _ASCII_NUMBER = re.compile(
     r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,
 )
 
 
@@ -41,4 +45,9 @@ def ascii_number(text: str) -> float | None:
     underscore makes it no number. The caller bounds the length and clamps the value.
     """
     number = text.strip(" \t")
-    return float(number) if _ASCII_NUMBER.fullmatch(number) else None
+    if not _ASCII_NUMBER.fullmatch(number):
+        return None
+    try:
+        return float(number)
+    except ValueError:  # the pattern is meant to rule this out; a no, never a raise
+        return None

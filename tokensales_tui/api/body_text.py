@@ -38,10 +38,12 @@ BOM = codecs.BOM_UTF8
 """A UTF-8 byte order mark, which RFC 8259 lets a reader skip before a body."""
 
 _CHARSET = re.compile(
-    r"""(?:^|;)[ \t]*charset[ \t]*=[ \t]*"?([A-Za-z0-9_-]{1,40})"?[ \t]*(?:;|$)""", re.I
+    r"""(?:^|;)[ \t]*charset[ \t]*=[ \t]*"?([A-Za-z0-9_-]{1,40})"?[ \t]*(?:;|$)""",
+    re.IGNORECASE | re.ASCII,
 )
 """A ``charset`` parameter of a ``Content-Type``. Only letters, digits, ``-`` and ``_``:
-the name is handed to :func:`codecs.lookup`, which imports the codec's module by it."""
+the name is handed to :func:`codecs.lookup`, which imports the codec's module by it.
+ASCII: under ``re.IGNORECASE`` alone ``ſ`` would match ``s`` and ``ı`` the ``i`` of a name."""
 
 _NO_CHARSETS = frozenset(
     {"unicode-escape", "raw-unicode-escape", "idna", "punycode", "undefined", "mbcs", "oem"}

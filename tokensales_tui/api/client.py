@@ -620,10 +620,11 @@ class _Answer:
         return Done(self.unread, self.status)
 
 
-_SCHEME = re.compile(r"(basic|digest|jwt|mac|negotiate|oauth|token)\s", re.IGNORECASE)
+_SCHEME = re.compile(r"(basic|digest|jwt|mac|negotiate|oauth|token)\s", re.IGNORECASE | re.ASCII)
 """An authorization scheme's name before a token (``Bearer`` is taken off: see
 :func:`.shapes.extract_token`); a name of this list only, so that no part of a token
-that merely holds a space is ever quoted."""
+that merely holds a space is ever quoted. ASCII, so that ``toKen`` with a Kelvin sign is
+no scheme's name."""
 
 
 def _header_problem(token: str) -> str:

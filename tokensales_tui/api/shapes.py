@@ -319,7 +319,7 @@ def extract_token(payload: Any) -> tuple[str, float | None]:
     raise ValueError("no access token in the response")
 
 
-_BEARER = re.compile(r"bearer[ \t]+(?=\S)", re.IGNORECASE)
+_BEARER = re.compile(r"bearer[ \t]+(?=\S)", re.IGNORECASE | re.ASCII)
 
 
 def _without_bearer(token: str) -> str:
