@@ -74,6 +74,41 @@ async def test_a_write_whose_2xx_body_says_it_failed_is_refused_in_its_words(
 
 
 @pytest.mark.parametrize(
+    ("content_type", "said"),
+    [
+        ("application/json; charset=iso-8859-1", "Quota dépassée"),
+        ("application/json", "Quota d\ufffdpass\ufffde"),  # undeclared: UTF-8, marked
+    ],
+    ids=["declared latin-1", "undeclared"],
+)
+async def test_a_write_whose_2xx_body_says_it_failed_in_latin_1_is_refused_as_an_error_body_reads(
+    content_type: str, said: str
+) -> None:
+    # Read strictly as UTF-8, the body was no JSON, so no refusal: "created".
+    body = '{"success": false, "error": "Quota dépassée"}'.encode("latin-1")
+    answer = raw_answer(201, body, f"Content-Type: {content_type}")
+    with KeptAlive({("POST", "/v1/platform-webhooks"): answer}) as server:
+        *_route, call = WRITES["create_webhook"]
+        async with ApiClient(connection(server.url), sleep=no_wait) as client:
+            with pytest.raises(ValidationError) as caught:
+                await bounded(call(client))
+    assert caught.value.message == (f"the server reported an error in a successful answer: {said}")
+
+
+async def test_the_ids_a_latin_1_answer_to_adding_collections_gives_are_read_in_its_charset() -> (
+    None
+):
+    body = '{"created": [{"id": "col_é"}]}'.encode("latin-1")
+    answer = raw_answer(201, body, "Content-Type: application/json; charset=iso-8859-1")
+    with KeptAlive({("POST", "/collections"): answer}) as server:
+        *_route, call = WRITES["add_collections"]
+        async with ApiClient(connection(server.url), sleep=no_wait) as client:
+            created = await bounded(call(client))
+    assert created.ids == {"col_é"}
+    assert created.answer == {"created": [{"id": "col_é"}]}
+
+
+@pytest.mark.parametrize(
     "body",
     [{"success": True, "error": None, "errors": []}, {"id": "wh_9"}, [], "done", ""],
     ids=["marks of no error", "an object", "a list", "text", "nothing"],

@@ -14,6 +14,8 @@
   (``charset=iso-8859-1``, ``windows-1252``), else as UTF-8 with each byte that is not
   marked (U+FFFD), so that the reason is shown and its field marked rather than lost.
   What it returns is still text we did not write: every sink cleans it.
+- A write's successful answer is read by that same rule (:func:`read_as_utf8`): the
+  failure it may report is a reason too, whatever charset it came in.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ __all__ = [
     "declared_charset",
     "describe_body",
     "not_utf8",
+    "read_as_utf8",
     "reason_text",
     "without_bom",
 ]
@@ -166,3 +169,16 @@ def reason_text(body: bytes, content_type: str) -> str:
             except UnicodeDecodeError:
                 pass
     return body.decode("utf-8", "replace")
+
+
+def read_as_utf8(body: bytes, content_type: str) -> bytes:
+    """``body`` in UTF-8 as :func:`reason_text` reads it (its declared charset, else
+    UTF-8 with each byte that is not as U+FFFD), without a byte order mark.
+
+    A write's answer is read so: the failure it may report is a reason, like an error
+    body's, and ``{"success": false, "error": "Quota dépassée"}`` in Latin-1 is a refusal
+    as much as in UTF-8 (read strictly, it was no JSON, so no refusal: done).
+    """
+    if declared_charset(content_type) in (None, "utf-8", "utf8") and body.isascii():
+        return without_bom(body)
+    return reason_text(body, content_type).encode("utf-8", "replace")

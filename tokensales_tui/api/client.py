@@ -31,7 +31,7 @@ from ..clean import clean_line
 from ..http_clients import new_client
 from . import shapes
 from .auth import TokenGrant, TokenManager, TokenState
-from .body_text import DataPieces, describe_body
+from .body_text import DataPieces, describe_body, read_as_utf8
 from .closing import close_whatever_cancels, pool_closes_whatever_cancels
 from .connection import Connection, host_of
 from .decode import convert, looks_like, optional_json
@@ -576,7 +576,9 @@ class ApiClient:
         (a compressed megabyte inflating to a gigabyte once cost two). A 2xx whose body
         cannot be read is done, with no body and why (see :mod:`.transport`); one whose
         body reports a failure (``{"success": false, "error": …}``, read as a list's is:
-        :func:`.shapes.written_refusal`) is a :class:`ValidationError` in its words.
+        :func:`.shapes.written_refusal`) is a :class:`ValidationError` in its words. The
+        body is read as an error body is, in the charset it declares
+        (:func:`.body_text.read_as_utf8`).
         """
         content = encode(body) if body is not None else None
         kept = bytearray()
@@ -590,7 +592,11 @@ class ApiClient:
 
         response = await self._sender.send(endpoint, content, consume=keep)
         unread = unread_why(response)
-        answer = _Answer(b"" if unread else bytes(kept), unread, response.status_code)
+        # Read as an error body is: a refusal in Latin-1 is a refusal, not an unread "done".
+        read = (
+            b"" if unread else read_as_utf8(bytes(kept), response.headers.get("content-type", ""))
+        )
+        answer = _Answer(read, unread, response.status_code)
         if refused := shapes.written_refusal(answer.body):
             # A 2xx whose body says it failed: refused, as the same body under a 4xx is.
             problem, payload = refused
