@@ -13,6 +13,7 @@ import pytest
 
 from tokensales_tui.api import (
     ApiClient,
+    ApiError,
     Deleted,
     Endpoint,
     NetworkError,
@@ -320,6 +321,32 @@ async def test_a_write_answered_303_see_other_is_outcome_unknown_not_followed() 
     assert "answered 303 See Other to /v1/platform-webhooks/wh_new" in str(caught.value)
     assert server.count("POST", "/v1/platform-webhooks") == 1
     assert all(r.url.path != "/v1/platform-webhooks/wh_new" for r in server.seen)
+
+
+SIGNED = "admin:hunter2@{host}/r/wh_new?sig=SECRETSIG#frag"
+
+
+@pytest.mark.parametrize("status", [300, 301, 302, 303, 307, 308])
+@pytest.mark.parametrize("host", ["other.example", "api.example.test", "api.example.test:8443"])
+@pytest.mark.parametrize("scheme", ["https", "http"])
+@pytest.mark.parametrize("write", [True, False], ids=["POST", "GET"])
+async def test_no_redirect_is_described_with_the_password_or_query_of_its_location(
+    status: int, host: str, scheme: str, write: bool
+) -> None:
+    # A write's 303 quoted its Location whole: user, password and signature went to the
+    # toast and to stderr.
+    location = f"{scheme}://{SIGNED.format(host=host)}"
+    answer = lambda r: httpx.Response(status, headers={"Location": location})  # noqa: E731
+    server = FakeServer({("POST", "/v1/platform-webhooks"): answer, ("GET", "/v1/items"): answer})
+    async with server.client() as client:
+        with pytest.raises(ApiError) as caught:
+            await (client.create_webhook(NEW) if write else client.list_items())
+    said = f"{caught.value} {caught.value.hint}"
+    for secret in ("admin", "hunter2", "SECRETSIG", "sig=", "frag"):
+        assert secret not in said
+    if status == 303 and write:
+        same = (scheme, host) == ("https", "api.example.test")  # the profile's own
+        assert f"303 See Other to {'/r/wh_new' if same else scheme + '://' + host}," in said
 
 
 async def test_connection_refused_names_the_host() -> None:

@@ -52,7 +52,7 @@ import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import SplitResult, urljoin, urlsplit
 
 import msgspec
 
@@ -608,7 +608,7 @@ class Sender:
             return self._outcome_unknown(
                 endpoint,
                 f"{host_of(url)} answered 303 See Other"
-                + (f" to {location[:200]}" if location else "")
+                + (f" to {_named(url, location)}" if location else "")
                 + ", which says it was done",
             )
         if not location:
@@ -654,39 +654,66 @@ class Sender:
             )
 
 
-def _redirect_error(where: str, url: str, location: str, status: int) -> RedirectError:
-    """The error of a redirect from ``url`` to ``location``, saying what it changes: the
-    host, or on the same host the scheme (``http`` to ``https``) or the path, each with
-    its own hint.
+def _target(url: str, location: str) -> SplitResult | None:
+    """Where ``location`` sends a request to ``url``, read as a browser would read it,
+    relative to ``url``; None when it is no valid URL with a host.
 
-    ``location`` is read as a browser would read it, relative to ``url``: an address a
-    browser reads otherwise than ``urlsplit`` (a ``\\``, which it takes for ``/``; see
-    :func:`~tokensales_tui.web_urls.split_web_url`), or one with a scheme and no
-    ``//host`` (``http:host:1/x``, ``ftp:x``: such a URL names no host), is no valid URL.
+    An address a browser reads otherwise than ``urlsplit`` (a ``\\``, which it takes for
+    ``/``; see :func:`~tokensales_tui.web_urls.split_web_url`), or one with a scheme and no
+    ``//host`` (``http:host:1/x``, ``ftp:x``: such a URL names no host), is none.
     """
-    said = f"{where}: {host_of(url)} redirected"
     try:
         written = urlsplit(location[:2000])
         if written.scheme and not written.netloc:
-            return _not_a_url(where, url, status)
-        asked = urlsplit(url)
+            return None
         to = split_web_url(urljoin(url, location[:2000]))
-        if not to.hostname:
-            return _not_a_url(where, url, status)
-        same_host = to.hostname == asked.hostname and to.scheme in ("http", "https")
-        same_port = to.port == asked.port
-        other_scheme = to.scheme != asked.scheme
+        _port = to.port  # a port of letters raises here, not later
     except ValueError:  # not a URL (a port of letters, a broken IPv6 address, a \ …)
+        return None
+    return to if to.hostname else None
+
+
+def _host(to: SplitResult) -> str:
+    """The host and port of ``to``: never the user name and password written before them."""
+    return to.netloc.rpartition("@")[2]
+
+
+def _named(url: str, location: str) -> str:
+    """Where a redirect from ``url`` points, as every redirect's description names it: the
+    path on the same scheme, host and port, else the scheme, host and port; never a user
+    name or password, a query or a fragment (a server's ``Location`` may carry a signed
+    link's secret)."""
+    to = _target(url, location)
+    if to is None:
+        return "an address that is not a valid URL"
+    asked = urlsplit(url)
+    if (to.scheme, to.hostname, to.port) == (asked.scheme, asked.hostname, asked.port):
+        return to.path[:200] or "/"
+    return f"{to.scheme}://{_host(to)}"
+
+
+def _redirect_error(where: str, url: str, location: str, status: int) -> RedirectError:
+    """The error of a redirect from ``url`` to ``location`` (read by :func:`_target`),
+    saying what it changes: the host, or on the same host the scheme (``http`` to
+    ``https``) or the path, each with its own hint. It names no more than :func:`_named`
+    does."""
+    said = f"{where}: {host_of(url)} redirected"
+    to = _target(url, location)
+    if to is None:
         return _not_a_url(where, url, status)
+    asked = urlsplit(url)
+    same_host = to.hostname == asked.hostname and to.scheme in ("http", "https")
+    same_port = to.port == asked.port
+    other_scheme = to.scheme != asked.scheme
     if not same_host or not (same_port or other_scheme):
         return RedirectError(
-            f"{said} to {to.netloc.rsplit('@', 1)[-1]} (HTTP {status}); not followed",
+            f"{said} to {_host(to)} (HTTP {status}); not followed",
             status=status,
         )
     if other_scheme:
         return RedirectError(
             f"{said} from {asked.scheme} to {to.scheme} on the same host"
-            f" ({to.scheme}://{to.netloc.rsplit('@', 1)[-1]}, HTTP {status}); not followed",
+            f" ({to.scheme}://{_host(to)}, HTTP {status}); not followed",
             status=status,
             hint=f"the server asks for {to.scheme}: use {to.scheme}:// in the profile's address",
         )
