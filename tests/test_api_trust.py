@@ -785,6 +785,27 @@ async def test_a_proxy_named_by_the_profile_is_used() -> None:
     )
 
 
+async def test_a_given_transport_is_handed_every_request_whatever_proxy_the_profile_names() -> None:
+    # httpx mounted a transport of its own for the profile's proxy in front of the given
+    # one, which then saw nothing: every request went to the proxy.
+    seen: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url.path)
+        if request.url.path == TOKEN_PATH:
+            return httpx.Response(200, json={"accessToken": make_jwt()})
+        return httpx.Response(200, json=[])
+
+    with RawServer() as proxy:
+        url = "https://api.example.test"
+        named = Connection(url, url, url, Secret("k"), Secret("s"), proxy=proxy.url)
+        transport = httpx.MockTransport(answer)
+        async with ApiClient(named, transport=transport, max_attempts=1) as client:
+            assert await asyncio.wait_for(client.list_webhooks(), 10) == []
+    assert seen == [TOKEN_PATH, "/v1/platform-webhooks"]
+    assert proxy.received == []
+
+
 # --- 6. messages that say what happened ------------------------------------------------------
 
 

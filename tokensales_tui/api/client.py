@@ -263,11 +263,12 @@ class ApiClient:
         # The profile's proxy is the only one (the environment names none for us).
         proxy = connection.proxy or None
         self._http = new_client(
-            # A write that cannot be repeated goes on a connection of its own (.pools).
+            # A write that cannot be repeated goes on a connection of its own (.pools),
+            # through the profile's proxy. A given transport (a test's, the demo's
+            # emulator) is handed every request: no proxy= to httpx, which would mount a
+            # transport of its own for it and route every request past the given one.
             transport=transport or pools(proxy),
             timeout=timeout or httpx.Timeout(**DEFAULT_TIMEOUTS),
-            # A test's transport is handed the requests, the proxy's aside.
-            proxy=proxy if transport is not None else None,
             headers={
                 "Accept": "application/json",
                 "Accept-Encoding": ACCEPT_ENCODING,
