@@ -164,6 +164,7 @@ def app_on_terminal(
     drawing_apart: bool = False,
     extra: Sequence[str] = (),
     job: Sequence[str] | None = None,
+    demo: bool = True,
     **env: str,
 ) -> Iterator[OnTerminal]:
     """The app on a pty of its own (the leader of its own session, so no SIGHUP reaches
@@ -171,13 +172,13 @@ def app_on_terminal(
     (columns, lines) set on the pty, which has none otherwise; with ``drawing_apart``,
     stderr, where Textual draws, on a second pty, whose controller is
     ``OnTerminal.controller`` (and the first's ``OnTerminal.input``); ``extra`` arguments
-    after ``--demo``. With ``job``, the pty's session is that of :data:`JOB_CONTROL`, which
+    after ``--demo`` (without ``demo``, the profile the environment gives). With ``job``, the pty's session is that of :data:`JOB_CONTROL`, which
     runs ``job`` (the app's command line after it) as a job in the foreground."""
     controller, terminal = pty.openpty()
     drawing, drawn_on = pty.openpty() if drawing_apart else (controller, terminal)
     if size is not None:
         set_size(terminal, *size)
-    command = [sys.executable, "-m", "tokensales_tui", "--demo", *extra]
+    command = [sys.executable, "-m", "tokensales_tui", *(["--demo"] if demo else []), *extra]
     if job is not None:
         command = [sys.executable, "-c", JOB_CONTROL, *job, *command]
     process = subprocess.Popen(

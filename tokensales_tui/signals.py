@@ -22,6 +22,7 @@ __all__ = [
     "exit_status",
     "left_to_default",
     "raising_on",
+    "signal_name",
 ]
 
 _T = TypeVar("_T")
@@ -58,6 +59,18 @@ def exit_status(signum: int) -> int:
     """The exit status of a program of this package that signal ``signum`` ended: 128 + its
     number, as a shell gives a process the signal killed (130 SIGINT, 143 SIGTERM)."""
     return 128 + signum
+
+
+def signal_name(signum: int) -> str:
+    """How a person names signal ``signum``: ``SIGTERM``, ``SIGHUP``; a real-time one,
+    which has no name of its own, ``SIGRTMIN+3``."""
+    rtmin = getattr(signal, "SIGRTMIN", None)
+    if rtmin is not None and rtmin < signum <= getattr(signal, "SIGRTMAX", rtmin):
+        return f"SIGRTMIN+{signum - rtmin}"
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
 
 
 @contextlib.contextmanager

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
@@ -32,6 +33,7 @@ from ..files import atomic_write
 from ..mask import masking, set_masking
 from ..payouts import PayoutAdd, PayoutRecord, PayoutRecordError
 from ..session import Launch, Session, demo_session, profile_session
+from ..signals import exit_status, signal_name
 from .file_settings import CONFIG_WAIT, SettingsApp, read_config_within
 from .in_flight import QUIT_WAIT, Change, InFlight, unknown_outcomes
 from .key_frames import hold_frames_for_keys
@@ -51,6 +53,8 @@ if TYPE_CHECKING:
     from .screens.profiles import PickerChoice
 
 __all__ = ["TokenSalesApp", "screenshot_folder"]
+
+log = logging.getLogger(__name__)
 
 KEY_FRAME_WAIT = 0.025
 """Longest wait of a step of work on the event loop for the frame after a key (the
@@ -735,13 +739,25 @@ class TokenSalesApp(SettingsApp[None]):
             await self._api.stop()
         self._exit_saying(unfinished)
 
-    def _exit_saying(self, unfinished: list[Change]) -> None:
+    def end_by_signal(self, signum: int) -> None:
+        """End the app at once, as signal ``signum`` asks (exit status 128 + its number):
+        nothing is waited for, and each change under way now is said once the terminal
+        is back (the SSH session dropped, the pane killed, ``kill``)."""
+        self._exit_saying(self.changes.pending(), ended_by=signum)
+
+    def _exit_saying(self, unfinished: list[Change], *, ended_by: int | None = None) -> None:
         """End the app; each change still under way is said once the terminal is back,
-        and the app exits 1 (see :mod:`.in_flight`)."""
+        on stderr, and in the ``--log`` file, which a terminal gone leaves to read it in.
+        The app exits 1 then, or as the signal ``ended_by`` asks (see :mod:`.in_flight`)."""
+        code = 0 if ended_by is None else exit_status(ended_by)
         if not unfinished:
-            self.exit()
+            self.exit(return_code=code)
             return
-        self.exit(return_code=1, message=text(unknown_outcomes(unfinished)))
+        said = unknown_outcomes(
+            unfinished, ended="quit" if ended_by is None else f"ended by {signal_name(ended_by)}"
+        )
+        log.warning("%s", said)
+        self.exit(return_code=code or 1, message=text(said))
 
     # --- crash reports -------------------------------------------------------------
 

@@ -17,6 +17,10 @@ Quitting waits for them, :data:`QUIT_WAIT` seconds at most, saying what it waits
 each one not ended then is printed once the terminal is back, with "outcome unknown —
 check it", and the app exits 1. Once quitting has begun no new change is sent
 (:meth:`InFlight.close`): a bulk delete's next row, a form submitted during the wait.
+A signal that ends the app (the terminal closed, the SSH session dropped, ``kill``)
+waits for nothing: each change under way as it comes is said the same way, and the app
+exits with the signal's status. Either way the same lines go to the ``--log`` file,
+where a terminal gone leaves them to be read.
 """
 
 from __future__ import annotations
@@ -186,13 +190,14 @@ class InFlight:
         return self.pending()
 
 
-def unknown_outcomes(changes: Iterable[Change]) -> str:
-    """What is said, once the app has ended, of the changes it did not wait for."""
+def unknown_outcomes(changes: Iterable[Change], ended: str = "quit") -> str:
+    """What is said, once the app has ended (``ended``: "quit", "ended by SIGHUP"), of
+    the changes it did not wait for."""
     lines = [f"  {change.what}: outcome unknown — check it" for change in changes]
     count = len(lines)
     head = (
-        "tokensales-tui quit with 1 change under way:"
+        f"tokensales-tui {ended} with 1 change under way:"
         if count == 1
-        else f"tokensales-tui quit with {count} changes under way:"
+        else f"tokensales-tui {ended} with {count} changes under way:"
     )
     return "\n".join([head, *lines])

@@ -203,7 +203,7 @@ class GuardedApp(KeysInOrder[ReturnType]):
         it as quitting does, the terminal put back as it was (their default killed the
         process mid-frame: the alternate screen, mouse reporting and raw mode stayed, and
         an export's temporary file too)."""
-        with ending_on(self._ended_by, loop=asyncio.get_running_loop()):
+        with ending_on(self.end_by_signal, loop=asyncio.get_running_loop()):
             return await super().run_async(*args, **kwargs)
 
     async def on_event(self, event: events.Event) -> None:
@@ -229,8 +229,20 @@ class GuardedApp(KeysInOrder[ReturnType]):
         if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
             self.push_screen(SafePalette(id="--command-palette"))
 
-    def _ended_by(self, signum: int) -> None:
+    def end_by_signal(self, signum: int) -> None:
+        """End the app at once, as signal ``signum`` asks (a hang-up too when the terminal
+        is gone without one), with exit status 128 + its number. An app that leaves work
+        under way says what it leaves (:meth:`.app.TokenSalesApp.end_by_signal`)."""
         self.exit(return_code=exit_status(signum))
+
+    def _print_error_renderables(self) -> None:
+        """What is said once the terminal is back goes to stderr, which may be gone by
+        then (the terminal closed: EIO; a closed stream): said where it can be
+        (the ``--log`` file), it never turns the app's end into a crash."""
+        try:
+            super()._print_error_renderables()
+        except (OSError, ValueError):
+            self._exit_renderables.clear()
 
     def panic(self, *renderables: RenderableType) -> None:
         """End the app showing ``renderables``, with exit status 1: Textual's ``panic``

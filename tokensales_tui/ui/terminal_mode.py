@@ -71,8 +71,6 @@ DRAIN_LIMIT = 3.0
 be written, the sequences that put its modes back last: at the end, a terminal that took
 nothing for that long counts as gone, and the app ends all the same."""
 
-HANG_UP = 128 + signal.SIGHUP
-
 
 class TerminalCaughtUp(events.Event):
     """The terminal took the frames held for it after frames were dropped: the app draws
@@ -367,7 +365,7 @@ def keeping_the_terminal(driver_class: type[DriverT]) -> type[DriverT]:
             return
         if output:
             _to_null(self._file)
-        self._on_loop(functools.partial(self._app.exit, return_code=HANG_UP))
+        self._on_loop(functools.partial(self._app.end_by_signal, signal.SIGHUP))
 
     def _caught_up(self: Any) -> None:
         """Have the app draw all of its screen; called from the output thread."""
