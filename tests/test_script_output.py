@@ -284,14 +284,110 @@ SEQUENCES = {
 def test_a_table_cell_cut_to_its_width_keeps_a_sequence_whole_or_leaves_it_out(name: str) -> None:
     # A cell cut at 48 characters kept "👩" of "👩‍💻", "🇫" of "🇫🇷", an "e" without its
     # accent: half of what the terminal draws as one character.
-    from tokensales_tui.clean import cell_text, settle_width
+    from tokensales_tui.clean import cell_text_in, cell_width, settle_width
     from tokensales_tui.script.output import CELL_WIDTH
 
     sequence = SEQUENCES[name]
-    for lead in range(CELL_WIDTH - len(sequence) - 1, CELL_WIDTH):
+    for lead in range(CELL_WIDTH - len(sequence) - 3, CELL_WIDTH):
         text = "x" * lead + sequence + "yyyy"
+        shown = "x" * lead + settle_width(sequence) + "yyyy"
         (cell,) = [line.split("  ")[0] for line in _printed("table", [{"id": text}])[1:]]
+        if cell == shown:  # it fits
+            assert cell_width(shown) <= CELL_WIDTH
+            continue
         assert cell.endswith("…")
         kept = cell[: -len("…")]
-        assert kept in ("x" * lead, "x" * lead + settle_width(sequence)), (lead, kept)
-        assert cell == cell_text(text, CELL_WIDTH)
+        assert shown.startswith(kept)
+        assert kept == "x" * lead or kept.startswith("x" * lead + settle_width(sequence))
+        assert cell == cell_text_in(text, CELL_WIDTH)
+
+
+WIDE = {
+    "Japanese": "東京都渋谷区のトークン販売サービス用の長い説明文がここに続きます。まだ続きます。さらに続きます。",
+    "emoji": "🎉" * 40,
+    "ZWJ emoji": "👩\u200d💻" * 30,
+    "mixed": "Token 限定版 🎨 アート NFT — édition spéciale 東京 " * 3,
+}
+
+
+def _ends_at(line: str, text: str) -> int:
+    """The cell (as a terminal counts, Rich's measure) where ``text`` starts in ``line``."""
+    from rich.cells import cell_len
+
+    return cell_len(line[: line.index(text)])
+
+
+@pytest.mark.parametrize("name", list(WIDE))
+def test_a_table_cell_of_wide_text_is_cut_to_the_column_width_in_cells(name: str) -> None:
+    # Cut at 48 characters, a column of Japanese or emoji took 96 cells: the table ran
+    # past the terminal, and wrapped rows broke every column after it.
+    from rich.cells import cell_len
+
+    from tokensales_tui.clean import settle_width
+    from tokensales_tui.script.output import CELL_WIDTH
+
+    text = WIDE[name]
+    rows = [
+        {"id": "c1", "name": text, "blockchain": "ethereum"},
+        {"id": "c2", "name": "plain", "blockchain": "polygon"},
+        {"id": "c3", "name": text[:7], "blockchain": "solana"},
+    ]
+    lines = _printed("table", rows, kind="collections")
+    cell = lines[1].split("  ")[1]
+    assert cell.endswith("…")
+    # As wide as it holds whole characters as drawn (a settled "👩⸱💻" takes 5 cells).
+    assert CELL_WIDTH - 5 <= cell_len(cell) <= CELL_WIDTH, (cell, cell_len(cell))
+    assert settle_width(text).startswith(cell[: -len("…")])  # a whole sequence, or none
+    # The columns after it line up, as a terminal counts the cells.
+    starts = {
+        _ends_at(line, chain)
+        for line, chain in zip(lines[1:], ("ethereum", "polygon", "solana"), strict=True)
+    }
+    assert starts == {_ends_at(lines[0], "BLOCKCHAIN")}, lines
+
+
+def test_one_objects_keys_of_wide_text_are_cut_in_cells_and_their_values_line_up() -> None:
+    from rich.cells import cell_len
+
+    from tokensales_tui.script.output import CELL_WIDTH
+
+    out = io.BytesIO()
+    Printer("table", stream=out).one({WIDE["Japanese"]: "a", "id": "b", "名前": "c"})
+    lines = out.getvalue().decode().splitlines()
+    assert cell_len(lines[0].split("  ")[0]) <= CELL_WIDTH
+    assert len({cell_len(line) - 1 for line in lines}) == 1, lines  # each value at one cell
+
+
+def test_the_profiles_table_lines_up_labels_of_wide_text(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # `profiles`: its table is the commands' table.
+    import argparse
+    import os
+    from pathlib import Path
+
+    from rich.cells import cell_len
+
+    from tokensales_tui.script.output import CELL_WIDTH
+    from tokensales_tui.script.reads import profiles_without_session
+
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "tokensales-tui" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(
+        f'[profiles.tokyo]\nbase_url = "https://a.example"\nlabel = "{WIDE["Japanese"]}"\n'
+        '[profiles.paris]\nbase_url = "https://b.example"\nlabel = "Paris"\n'
+    )
+    config.chmod(0o600)
+    profiles_without_session(argparse.Namespace(output="table"))
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == ["NAME", "tokyo", "paris"]
+    label = lines[1].index("東")
+    assert cell_len(lines[1][label:]) <= CELL_WIDTH, lines
+    refs = ("BASEURL", "https", "https")
+    assert len({_ends_at(line, ref) for line, ref in zip(lines, refs, strict=True)}) == 1
+    assert (
+        len(
+            {_ends_at(line, ref) for line, ref in zip(lines, ("LABEL", "東", "Paris"), strict=True)}
+        )
+        == 1
+    )

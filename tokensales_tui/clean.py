@@ -12,7 +12,8 @@ sees). This module turns such text into something that is safe to display:
 * :func:`settle_width` writes the characters whose width terminals and Rich count
   differently (zero-width and format ones, spacing vowel signs) in a form of one
   agreed width.
-* :func:`cell_text` is what a table cell shows of a value: both of the above.
+* :func:`cell_text` is what a table cell shows of a value: both of the above;
+  :func:`cell_text_in` the same in a number of terminal cells (:func:`cell_width`).
 * :func:`visible` is what the screen shows of any text: :func:`clean` (or
   :func:`clean_line`) and :func:`settle_width`, so that nothing reaches it that a
   terminal acts on, hides, or counts another width than Rich.
@@ -35,6 +36,8 @@ import msgspec
 
 __all__ = [
     "cell_text",
+    "cell_text_in",
+    "cell_width",
     "clean",
     "clean_line",
     "cut_long_words",
@@ -51,6 +54,7 @@ __all__ = [
     "settle_in_place",
     "settle_width",
     "shorten",
+    "shorten_cells",
     "unsettled",
     "visible",
 ]
@@ -476,12 +480,57 @@ def grapheme_cut(text: str, end: int) -> int:
 def shorten(text: str, limit: int) -> str:
     """``text`` in ``limit`` characters at most: longer, cut between two characters as
     drawn (:func:`grapheme_cut`), with "…" after it. Every text of the package cut to a
-    length is cut here (or, to a width in cells, by ``ui/wrap.cut_to_cells``)."""
+    length is cut here (or, to a width in cells, by :func:`shorten_cells`, or by
+    ``ui/wrap.cut_to_cells`` where Rich measures)."""
     if len(text) <= limit:
         return text
     if limit < 1:
         return ""
     return text[: grapheme_cut(text, limit - 1)] + ELLIPSIS
+
+
+_NO_CELL = frozenset(("Mn", "Me", "Cf"))
+"""Categories of the characters that take no cell of their own: combining marks (many
+of them of class 0, which :func:`unicodedata.combining` does not see) and the format
+characters (:func:`cell_text` has made each of them a visible mark already)."""
+
+
+def cell_width(text: str) -> int:
+    """Terminal cells ``text`` takes, as terminals and Rich count the text of a cell
+    (:func:`cell_text`): East Asian wide and full-width characters take two, combining
+    marks and Hangul's conjoining vowels and final consonants none. (The commands do not
+    load Rich, which measures the app's tables.)"""
+    if text.isascii():
+        return len(text)
+    return sum(map(_char_cells, text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _char_cells(char: str) -> int:
+    if (
+        unicodedata.category(char) in _NO_CELL
+        or "\u1160" <= char <= "\u11ff"
+        or "\ud7b0" <= char <= "\ud7ff"
+    ):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in "WF" else 1
+
+
+def shorten_cells(text: str, cells: int) -> str:
+    """``text`` in ``cells`` terminal cells at most (:func:`cell_width`): wider, cut
+    between two characters as drawn (:func:`grapheme_cut`: a ZWJ sequence, a flag, a
+    letter and its accent stay whole or go), with "…" after it. What :func:`shorten`
+    is to a length, for text laid out in columns: 48 Japanese characters take 96 cells."""
+    if cell_width(text) <= cells:
+        return text
+    if cells < 1:
+        return ""
+    room = cells - 1  # the ellipsis takes one
+    end = 0
+    while (taken := _char_cells(text[end])) <= room:  # to the first character past it
+        room -= taken
+        end += 1
+    return text[: grapheme_cut(text, end)] + ELLIPSIS
 
 
 LONG_WORD = 160
@@ -643,6 +692,19 @@ def cell_text(value: object, limit: int | None = None) -> str:
     the commands' tables count the same cells (:func:`settle_width`). The app's tables
     and the commands' are made of it; exports keep the text unsettled."""
     return settle_width(display_value(value, limit))
+
+
+_CHARS_A_CELL = 4
+"""Characters kept per cell before a text is cut to its cells (:func:`cell_text_in`):
+past that many, a text is mostly marks that take no cell, and its cut says so."""
+
+
+def cell_text_in(value: object, cells: int) -> str:
+    """:func:`cell_text` of ``value`` in ``cells`` terminal cells at most
+    (:func:`shorten_cells`): a column of the commands' tables."""
+    # Cut to a length first, so that a huge string costs no more than a short one: no
+    # character takes more than two cells, and marks of none come a few to a letter.
+    return shorten_cells(cell_text(value, _CHARS_A_CELL * cells), cells)
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")

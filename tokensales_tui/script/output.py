@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import functools
 import io
 import json
 import math
@@ -31,12 +30,11 @@ import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, Any
-from unicodedata import category, east_asian_width
 
 import msgspec
 
 from ..api import shapes
-from ..clean import cell_text, clean, guard_formula
+from ..clean import cell_text, cell_text_in, cell_width, clean, guard_formula
 from ..signals import left_to_default, raising_on
 
 __all__ = ["DEFAULT_FIELDS", "Halted", "OutputError", "Printer", "encode_json", "interruptible"]
@@ -54,7 +52,10 @@ ID_READERS = {"collections": shapes.COLLECTION_IDS, "assets": shapes.ASSET_IDS}
 (a collection's ``_id`` or ``tokenId``; a number as written), as the app reads it."""
 
 CELL_WIDTH = 48
-"""Widest table column; longer text ends with an ellipsis."""
+"""Widest table column, in terminal cells (a wide character takes two); longer text
+ends with an ellipsis."""
+VALUE_WIDTH = 200
+"""Most terminal cells of a value on one object's ``key  value`` line."""
 COLUMN_SAMPLE = 500
 """Rows whose keys make the columns of a resource that has no usual ones (assets): CSV
 holds this many before its header, so a list of any length still streams."""
@@ -130,31 +131,8 @@ def _number_text(text: str) -> msgspec.Raw:
 _DECODE_AS_SENT = msgspec.json.Decoder(float_hook=_number_text).decode
 
 
-_NO_CELL = frozenset(("Mn", "Me", "Cf"))
-"""Categories of the characters that take no cell of their own: combining marks (many
-of them of class 0, which :func:`unicodedata.combining` does not see) and the format
-characters (:func:`.clean.cell_text` has made each of them a visible mark already)."""
-
-
-def width(text: str) -> int:
-    """Terminal cells ``text`` takes, as terminals and Rich count the text of a cell
-    (:func:`.clean.cell_text`): East Asian wide and full-width characters take two,
-    combining marks and Hangul's conjoining vowels and final consonants none. (The
-    commands do not load Rich, which measures the app's tables.)"""
-    if text.isascii():
-        return len(text)
-    return sum(map(_char_cells, text))
-
-
-@functools.lru_cache(maxsize=4096)
-def _char_cells(char: str) -> int:
-    if category(char) in _NO_CELL or "\u1160" <= char <= "\u11ff" or "\ud7b0" <= char <= "\ud7ff":
-        return 0
-    return 2 if east_asian_width(char) in "WF" else 1
-
-
 def _pad(text: str, cells: int) -> str:
-    return text + " " * (cells - width(text))
+    return text + " " * (cells - cell_width(text))
 
 
 def pick(row: Any, path: str) -> Any:
@@ -349,16 +327,16 @@ class Printer:
         """A row's cells, made as the app's tables make theirs (:func:`.clean.cell_text`):
         one line, cleaned, every character of disputed width settled."""
         if not isinstance(row, dict):  # an entry that is no object: in the first column
-            return [cell_text(row, CELL_WIDTH), *([""] * (len(columns) - 1))]
-        return [cell_text(self._pick(row, name), CELL_WIDTH) for name in columns]
+            return [cell_text_in(row, CELL_WIDTH), *([""] * (len(columns) - 1))]
+        return [cell_text_in(self._pick(row, name), CELL_WIDTH) for name in columns]
 
     def _table(self, rows: Sequence[Any]) -> None:
         columns = self._column_names(rows)
-        header = [cell_text(name, CELL_WIDTH).upper() for name in columns]
+        header = [cell_text_in(name.upper(), CELL_WIDTH) for name in columns]
         body = [self._cells(row, columns) for row in rows]
-        widths = [width(cell) for cell in header]
+        widths = [cell_width(cell) for cell in header]
         for cells in body:
-            widths = [max(w, width(cell)) for w, cell in zip(widths, cells, strict=True)]
+            widths = [max(w, cell_width(cell)) for w, cell in zip(widths, cells, strict=True)]
         out = io.StringIO()
         for cells in (header, *body):
             out.write("  ".join(_pad(c, w) for c, w in zip(cells, widths, strict=True)).rstrip())
@@ -370,10 +348,10 @@ class Printer:
         if not isinstance(row, dict):
             self.stream.write(cell_text(row).encode("utf-8", "replace") + b"\n")
             return
-        keys = [cell_text(key, CELL_WIDTH) for key in row]
-        widest = max((width(key) for key in keys), default=0)
+        keys = [cell_text_in(key, CELL_WIDTH) for key in row]
+        widest = max((cell_width(key) for key in keys), default=0)
         lines = [
-            f"{_pad(key, widest)}  {cell_text(value, 200)}"
+            f"{_pad(key, widest)}  {cell_text_in(value, VALUE_WIDTH)}"
             for key, value in zip(keys, row.values(), strict=True)
         ]
         self.stream.write(("\n".join(lines) + "\n").encode("utf-8", "replace"))
