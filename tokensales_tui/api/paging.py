@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-from ..clean import clean_line
+from ..clean import clean_line, shorten
 
 __all__ = [
     "MEMBERS",
@@ -174,4 +174,4 @@ def _count(value: Any) -> int | None:
 
 def _short(text: str) -> str:
     text = clean_line(text)
-    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+    return shorten(text, SHOWN_CHARS)
