@@ -14,6 +14,7 @@ import pytest
 import tokensales_tui.files
 from tokensales_tui import config
 from tokensales_tui.files import (
+    LockBusy,
     LockError,
     OutcomeUnknown,
     Stalled,
@@ -252,3 +253,45 @@ def test_a_payout_record_whose_folder_is_a_file_names_it(tmp_path: Path) -> None
 def test_a_file_name_in_a_message_is_cleaned_as_data(tmp_path: Path) -> None:
     error = PermissionError(13, "Permission denied", str(tmp_path / "a\x1b[2Jb"))
     assert "\x1b" not in said(error) and said(error).endswith(": Permission denied")
+
+
+def test_a_lock_is_let_go_only_after_a_rename_made_under_it_has_ended(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, short_wait: float
+) -> None:
+    # The lock was let go while the rename given up on still waited in the system: the
+    # next writer took it and wrote, and the late rename then put the older file back.
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"old")
+    with hung(monkeypatch, path, "replace") as released:
+        with pytest.raises(OutcomeUnknown), locked(path):
+            atomic_write(path, b"older")
+        with pytest.raises(LockBusy), locked(path, wait=0.5):
+            pass  # another writer waits: the older rename may still land
+        released.set()
+        assert _eventually(lambda: path.read_bytes() == b"older" and not _stuck_threads())
+    assert path not in unknown_writes()  # the rename ended: its outcome is known now
+    with locked(path, wait=2):
+        atomic_write(path, b"newer")
+    assert path.read_bytes() == b"newer"
+
+
+def test_one_large_write_is_handed_to_the_system_a_piece_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A buffered file hands a write larger than its buffer on whole: 4 MB was one call,
+    # given the bound of one, and a disk slow but steady (here 0.3 s a megabyte) cut off.
+    monkeypatch.setattr(tokensales_tui.files, "FILE_WAIT", 1.0)
+    real_write = os.write
+    sizes: list[int] = []
+
+    def slow_write(handle: int, data: bytes) -> int:
+        if threading.current_thread().name == "file-write":
+            sizes.append(len(data))
+            time.sleep(0.3 * len(data) / (1024 * 1024))
+        return real_write(handle, data)
+
+    monkeypatch.setattr(os, "write", slow_write)
+    path = tmp_path / "record.json"
+    atomic_write(path, b"x" * (4 * 1024 * 1024))
+    assert path.stat().st_size == 4 * 1024 * 1024
+    assert max(sizes) <= 1024 * 1024

@@ -368,6 +368,8 @@ class _Steps:
         self.stalled = False
         self._calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
         self._guard = threading.Lock()
+        self._finished = False
+        """The thread has run every call handed to it and ended."""
         threading.Thread(target=self._run, name="file-write", daemon=True).start()
         with _WRITES_GUARD:
             _under_way.append(target)
@@ -395,10 +397,16 @@ class _Steps:
 
     def later(self, call: Callable[[], object]) -> None:
         """``call()`` in the write's thread after the calls before it, not waited for;
-        its failure is dropped (a clean-up)."""
-        job = _Call(call, None)
-        job.waited_for = False
-        self._calls.put(job)
+        its failure is dropped (a clean-up). Handed over after :meth:`end` too: run
+        there before the thread ends, or here once it has (every call before it over)."""
+        with self._guard:
+            if not self._finished:
+                job = _Call(call, None)
+                job.waited_for = False
+                self._calls.put(job)
+                return
+        with contextlib.suppress(Exception):
+            call()
 
     def tidy(self, call: Callable[[], object]) -> None:
         """``call()`` (a clean-up) waited for when the file system answers, else left to
@@ -416,7 +424,17 @@ class _Steps:
             _under_way.remove(self.target)
 
     def _run(self) -> None:
-        while (job := self._calls.get()) is not None:
+        ending = False
+        while True:
+            if ending:  # past the end: only the clean-ups handed over after it (later)
+                with self._guard:
+                    if self._calls.empty():
+                        self._finished = True
+                        return
+            job = self._calls.get()
+            if job is None:
+                ending = True
+                continue
             try:
                 job.result = job.call()
             except BaseException as error:  # handed to the caller, who raises it
@@ -450,7 +468,26 @@ def unknown_writes() -> list[Path]:
 def _outcome_unknown(steps: _Steps, target: Path) -> OutcomeUnknown:
     with _WRITES_GUARD:
         _unknown.append(target)
+    steps.later(lambda: _resolved(target))  # once the rename has ended, however
     return OutcomeUnknown(steps.wait, target)
+
+
+def _resolved(target: Path) -> None:
+    """The rename of ``target`` given up on has ended, at last: no longer unknown to
+    this process (the file is what it holds now)."""
+    with _WRITES_GUARD, contextlib.suppress(ValueError):
+        _unknown.remove(target)
+
+
+_locks_held = threading.local()
+"""Per thread, for each lock it holds (:func:`locked`), the writes made under it."""
+
+
+def _writes_under_locks() -> list[list[_Steps]]:
+    held: list[list[_Steps]] | None = getattr(_locks_held, "writes", None)
+    if held is None:
+        held = _locks_held.writes = []
+    return held
 
 
 class _StepsFile(io.RawIOBase):
@@ -476,9 +513,18 @@ class _StepsFile(io.RawIOBase):
     def write(self, data: Any) -> int:
         if self._abandoned:
             return len(data)
-        piece = bytes(data)  # a copy: a call given up may read it after this returns
-        count = self._steps(lambda: os.write(self._handle, piece))
-        self.written += count
+        # A copy (a call given up may read it after this returns), handed over a piece
+        # at a time: a buffered file passes a write larger than its buffer on whole, and
+        # 16 MB in one call would be one step, cut off on a disk slow but steady.
+        data = bytes(data)
+        count = 0
+        for start in range(0, len(data), _PIECE):
+            piece = data[start : start + _PIECE]
+            wrote = self._steps(lambda piece=piece: os.write(self._handle, piece))  # type: ignore[misc]
+            count += wrote
+            self.written += wrote
+            if wrote < len(piece):  # a short write: the buffered file writes the rest
+                break
         return count
 
     def close(self) -> None:
@@ -568,6 +614,8 @@ def atomic_writer(
     :class:`OutcomeUnknown` when it is the rename.
     """
     steps = _Steps(path)
+    for writes in _writes_under_locks():  # a lock held is let go after this write
+        writes.append(steps)
     try:
         target, handle, temp = steps(lambda: _made_temp(path), undo=_drop_temp)
         raw = _StepsFile(handle, steps)
@@ -757,6 +805,7 @@ def locked(
         OSError: ``path``'s folder cannot be made.
     """
     steps = _Steps(path)
+    writes: list[_Steps] = []
     try:
         lock = steps(lambda: _made_folder_lock(path))
         try:
@@ -768,9 +817,21 @@ def locked(
             _take(tried, lock, LOCK_WAIT if wait is None else wait, waiting, stop)
             with contextlib.suppress(Stalled):  # a clean-up: the write says what hangs
                 steps(lambda: _remove_leftovers(path.parent, held=path.name))
-            yield
+            _writes_under_locks().append(writes)
+            try:
+                yield
+            finally:
+                held = _writes_under_locks()
+                del held[next(n for n, each in enumerate(held) if each is writes)]
         finally:
-            steps.tidy(lambda: os.close(handle))  # closing releases the lock
+            # Closing releases the lock. A write made under it and left stuck in the
+            # system (its rename, above all) may still replace the file: the lock is
+            # let go only after it, in its thread, so that no later writer's file is
+            # replaced by this older one.
+            if stuck := next((write for write in writes if write.stalled), None):
+                stuck.later(lambda: os.close(handle))
+            else:
+                steps.tidy(lambda: os.close(handle))
     finally:
         steps.end()
 
