@@ -4,11 +4,15 @@
 from __future__ import annotations
 
 import asyncio
+import signal
+import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import tokensales_tui.ui.app
+from tokensales_tui.files import atomic_writer
 from tokensales_tui.ui.app import TokenSalesApp
 from tokensales_tui.ui.in_flight import InFlight
 
@@ -144,3 +148,37 @@ async def test_the_quit_waits_for_a_change_that_began_while_it_waited() -> None:
     task = asyncio.ensure_future(relay())
     assert await changes.settle(5) == []
     await task
+
+
+async def test_a_signal_says_a_file_being_written_and_only_the_first_signal_counts(
+    tmp_path: Path,
+) -> None:
+    # A signal said no file being written (the quit looked at them; the signal did not),
+    # and a second signal (the hang-up after a terminal gone, a TERM after it) changed
+    # the exit status and said it all again.
+    app, _transport = rigged_app()
+    asked = exits(app)
+    holding, let_go = threading.Event(), threading.Event()
+
+    def write() -> None:
+        with atomic_writer(tmp_path / "export.csv") as file:
+            file.write(b"id\n")
+            holding.set()
+            let_go.wait(10)
+
+    writer = threading.Thread(target=write)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        writer.start()
+        try:
+            assert holding.wait(10)
+            app.end_by_signal(signal.SIGHUP)
+            app.end_by_signal(signal.SIGTERM)
+            await wait_for(lambda: not app.is_running, pilot)
+        finally:
+            let_go.set()
+            writer.join(10)
+    [(code, text)] = asked
+    assert code == 128 + signal.SIGHUP
+    assert text.startswith("tokensales-tui ended by SIGHUP with 1 change under way:")
+    assert f"the file {tmp_path / 'export.csv'}: outcome unknown — check it" in text

@@ -739,10 +739,12 @@ class TokenSalesApp(SettingsApp[None]):
             await self._api.stop()
         self._exit_saying(unfinished)
 
-    def end_by_signal(self, signum: int) -> None:
+    def _end_for_signal(self, signum: int) -> None:
         """End the app at once, as signal ``signum`` asks (exit status 128 + its number):
-        nothing is waited for, and each change under way now is said once the terminal
-        is back (the SSH session dropped, the pane killed, ``kill``)."""
+        nothing is waited for, and each change under way now, a file being written
+        among them, is said once the terminal is back (the SSH session dropped, the
+        pane killed, ``kill``)."""
+        self.changes.follow_files()
         self._exit_saying(self.changes.pending(), ended_by=signum)
 
     def _exit_saying(self, unfinished: list[Change], *, ended_by: int | None = None) -> None:

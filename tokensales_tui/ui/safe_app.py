@@ -153,6 +153,8 @@ class GuardedApp(KeysInOrder[ReturnType]):
         read_escape_apart()
         super().__init__(*args, **kwargs)
         self._workers = ReportingWorkers(self)  # a failure nobody reads is said
+        self._signal_ended: int | None = None
+        """The signal that ended the app, the first one (see :meth:`end_by_signal`)."""
         if "TEXTUAL_ANIMATIONS" not in os.environ:
             self.animation_level = "none"
         if self.console.color_system is None:
@@ -231,8 +233,17 @@ class GuardedApp(KeysInOrder[ReturnType]):
 
     def end_by_signal(self, signum: int) -> None:
         """End the app at once, as signal ``signum`` asks (a hang-up too when the terminal
-        is gone without one), with exit status 128 + its number. An app that leaves work
-        under way says what it leaves (:meth:`.app.TokenSalesApp.end_by_signal`)."""
+        is gone without one), with exit status 128 + its number. The first signal
+        decides: one after it (the hang-up that follows a terminal gone, a TERM after a
+        HUP) changes neither the status nor what is said."""
+        if self._signal_ended is not None:
+            return
+        self._signal_ended = signum
+        self._end_for_signal(signum)
+
+    def _end_for_signal(self, signum: int) -> None:
+        """How :meth:`end_by_signal` ends the app; one that leaves work under way says
+        what it leaves (:meth:`.app.TokenSalesApp._end_for_signal`)."""
         self.exit(return_code=exit_status(signum))
 
     def _print_error_renderables(self) -> None:
