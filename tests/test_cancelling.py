@@ -27,6 +27,7 @@ WAITS = {
     ("ui/cancelling.py", "wait_for_worker"): "the one wait for a worker",
     ("ui/app.py", "_follow_keys"): "an asyncio.Event (a key's frame)",
     ("ui/frame_slots.py", "_run"): "an asyncio.Event",
+    ("ui/in_flight.py", "over"): "an asyncio.Event (a change under way ended)",
     ("ui/index_process.py", "close"): "an asyncio subprocess",
     ("ui/links.py", "start_browser"): "the browser's opener, bounded, in a thread of its own",
     ("ui/tabs.py", "_drawn"): "an asyncio.Event (a frame drawn)",
