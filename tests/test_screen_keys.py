@@ -19,6 +19,7 @@ from tokensales_tui.ui.forms.payout import PayoutForm
 from tokensales_tui.ui.forms.webhook import WebhookForm
 from tokensales_tui.ui.key_hints import spoken
 from tokensales_tui.ui.keys import binding_classes, every_binding_id
+from tokensales_tui.ui.palette import SafePalette
 from tokensales_tui.ui.screens.base import ScreenKeys
 from tokensales_tui.ui.screens.browse import BrowseScreen
 from tokensales_tui.ui.screens.config_error import ConfigErrorScreen
@@ -85,7 +86,10 @@ help lists the detail view's and the forms' too)."""
 
 def _screen_classes() -> set[type[Screen[Any]]]:
     every_binding_id()  # imports every screen
-    return set(binding_classes([Screen], ("tokensales_tui.",)))  # type: ignore[arg-type]
+    found = set(binding_classes([Screen], ("tokensales_tui.",)))  # type: ignore[arg-type]
+    # Textual's command palette, its search field made safe: its keys are Textual's (it
+    # is imported when first opened, so whether it is found depended on the tests run).
+    return found - {SafePalette}
 
 
 def test_every_screen_is_made_with_the_keys_of_every_screen() -> None:

@@ -479,15 +479,9 @@ def _resolved(target: Path) -> None:
         _unknown.remove(target)
 
 
-_locks_held = threading.local()
-"""Per thread, for each lock it holds (:func:`locked`), the writes made under it."""
-
-
-def _writes_under_locks() -> list[list[_Steps]]:
-    held: list[list[_Steps]] | None = getattr(_locks_held, "writes", None)
-    if held is None:
-        held = _locks_held.writes = []
-    return held
+_locks_held: dict[Path, list[_Steps]] = {}
+"""For each path whose lock this process holds (:func:`locked`), the writes made to it
+meanwhile, whatever thread makes them (under :data:`_WRITES_GUARD`)."""
 
 
 class _StepsFile(io.RawIOBase):
@@ -614,8 +608,9 @@ def atomic_writer(
     :class:`OutcomeUnknown` when it is the rename.
     """
     steps = _Steps(path)
-    for writes in _writes_under_locks():  # a lock held is let go after this write
-        writes.append(steps)
+    with _WRITES_GUARD:  # the lock held for the path is let go after this write
+        if (writes := _locks_held.get(path)) is not None:
+            writes.append(steps)
     try:
         target, handle, temp = steps(lambda: _made_temp(path), undo=_drop_temp)
         raw = _StepsFile(handle, steps)
@@ -817,12 +812,14 @@ def locked(
             _take(tried, lock, LOCK_WAIT if wait is None else wait, waiting, stop)
             with contextlib.suppress(Stalled):  # a clean-up: the write says what hangs
                 steps(lambda: _remove_leftovers(path.parent, held=path.name))
-            _writes_under_locks().append(writes)
+            with _WRITES_GUARD:
+                _locks_held[path] = writes
             try:
                 yield
             finally:
-                held = _writes_under_locks()
-                del held[next(n for n, each in enumerate(held) if each is writes)]
+                with _WRITES_GUARD:
+                    if _locks_held.get(path) is writes:
+                        del _locks_held[path]
         finally:
             # Closing releases the lock. A write made under it and left stuck in the
             # system (its rename, above all) may still replace the file: the lock is

@@ -20,6 +20,7 @@ from typing import Any
 import msgspec
 
 from ..clean import clean_line, shorten
+from ..digits import ascii_int
 
 __all__ = [
     "MEMBERS",
@@ -165,8 +166,8 @@ def _value(members: Mapping[str, Any], key: str) -> Any:
 def _count(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
-    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= _MAX_DIGITS:
-        value = int(value)
+    if isinstance(value, str):
+        value = ascii_int(value, _MAX_DIGITS)
     if isinstance(value, int) and 0 <= value < 10**_MAX_DIGITS:
         return value
     return None
