@@ -210,6 +210,31 @@ async def test_keys_typed_ahead_of_the_delete_dialog_never_answer_it(
         assert row.id in app.emulator.webhooks
 
 
+async def test_a_key_typed_once_the_dialog_has_the_focus_answers_it_though_not_yet_mounted() -> (
+    None
+):
+    # On a loaded machine a dialog's Cancel had the focus a moment before the dialog's
+    # mount ended: escape typed then was taken for a key typed ahead and dropped, and
+    # the question stayed up, what asked it waiting for ever.
+    class SlowToMount(ConfirmScreen):
+        async def _compose(self) -> None:
+            await super()._compose()  # Cancel has the focus from here
+            await asyncio.sleep(0.3)  # other tasks run before the mount, as on a busy loop
+
+    answers: list[bool | None] = []
+    app = GuardedApp[None]()
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(SlowToMount("Delete?", "a thing"), answers.append)
+
+        async def focused() -> None:  # not the pilot's pause: it waits for the mount
+            while not (isinstance(app.screen, SlowToMount) and app.screen.focused is not None):
+                await asyncio.sleep(0.01)
+
+        await asyncio.wait_for(focused(), 10)
+        burst(app, "escape")  # typed with the dialog up, its Cancel focused
+        await wait_for(lambda: answers == [False], pilot)
+
+
 async def test_a_secret_typed_before_a_save_that_fails_stays_in_the_secret_field(
     tmp_path: Path,
 ) -> None:

@@ -58,7 +58,7 @@ class ConfirmScreen(ScreenKeys, ModalScreen[bool]):
         self.detail = detail
         self.confirm_label = confirm_label
         self._opened_at = float("inf")
-        """When the dialog was mounted, on the clock of Textual's events."""
+        """When the dialog was composed, on the clock of Textual's events."""
         self._withdrawn = False
 
     def compose(self) -> ComposeResult:
@@ -73,8 +73,13 @@ class ConfirmScreen(ScreenKeys, ModalScreen[bool]):
                 yield Button(line(self.confirm_label), id="confirm", variant="error")
         yield KeysFooter(compact=True)  # this dialog's keys, not the screen's behind it
 
-    def on_mount(self, event: events.Mount) -> None:
+    def on_compose(self, event: events.Compose) -> None:
+        # Opened as it is composed, before Cancel takes the focus (at the end of the
+        # compose, a moment before the mount on a busy loop): a key read from then on is
+        # one typed with the dialog there, to answer it.
         self._opened_at = event.time
+
+    def on_mount(self) -> None:
         self.query_one("#cancel", Button).focus()
 
     def on_key(self, event: events.Key) -> None:
