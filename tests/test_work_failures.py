@@ -4,9 +4,11 @@ no screen stays on "Reading …" for good, no path or address typed ends the app
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import inspect
 import pkgutil
+import warnings
 import webbrowser
 from functools import partial
 from pathlib import Path
@@ -17,6 +19,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Input, Static
+from textual.worker import WorkerState
 
 from tokensales_tui import config, ui
 from tokensales_tui.session import Launch
@@ -60,6 +63,34 @@ async def test_a_failure_nobody_reads_is_said_in_a_toast() -> None:
         (toast,) = app._notifications
         assert (toast.title, toast.message) == ("Something failed", "KeyError: 'the unforeseen'")
         assert toast.severity == "error"
+
+
+async def test_work_cancelled_before_it_began_leaves_no_coroutine_never_awaited() -> None:
+    # A load replaced in the turn it was asked for (exclusive), a tab forgotten at once:
+    # the worker ended before it ran, and its coroutine, dropped unstarted, printed
+    # "coroutine … was never awaited" when collected.
+    app = Working()
+    ran: list[int] = []
+
+    async def step(number: int) -> None:
+        ran.append(number)
+
+    async with app.run_test() as pilot:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            first = [app.run_worker(step(1), group="load", exclusive=True)]
+            app.run_worker(step(2), group="load", exclusive=True)  # the first: cancelled
+            await wait_for(lambda: ran == [2], pilot)
+            await wait_for(lambda: first[0].state is WorkerState.CANCELLED, pilot)
+            await pilot.pause()
+            first.clear()  # the worker and its coroutine: collected
+            gc.collect()
+        assert never_awaited(caught) == []
+
+
+def never_awaited(caught: list[warnings.WarningMessage]) -> list[str]:
+    """The warnings of a coroutine dropped without being run."""
+    return [str(w.message) for w in caught if "never awaited" in str(w.message)]
 
 
 async def test_a_failure_its_waiter_reads_is_the_waiter_s() -> None:

@@ -32,14 +32,18 @@ app says them: a test holds each to it.
 What shows work under way (a row's "⌫ deleting" mark, a progress line) is taken off by
 :func:`when_ended`, which the manager runs however the worker ends: done, failed,
 cancelled, even before it ran. A mark undone in the worker's own ``finally`` stayed for
-good when it failed before reaching it.
+good when it failed before reaching it. A worker cancelled before it ran (replaced in
+the turn it was asked for) ends cancelled, where Textual left it "running" for good,
+and the coroutine it was given, never begun, is closed: dropped unclosed, it warned
+that it was never awaited.
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from functools import partial
 from typing import Any, Final
 
@@ -115,13 +119,18 @@ class ReportingWorkers(WorkerManager):
     def __init__(self, app: Any) -> None:
         super().__init__(app)
         self._endings: dict[Worker[Any], list[Callable[[], object]]] = {}
+        self._coroutines: dict[Worker[Any], Coroutine[Any, Any, Any]] = {}
+        """The coroutine each worker started with one runs (closed if it never began)."""
 
     def _new_worker(
         self, work: WorkType[Any], node: DOMNode, *, exit_on_error: bool = True, **options: Any
     ) -> Worker[Any]:
         if not written_by_textual(work) and options.get("group") not in ENDS_THE_APP:
             exit_on_error = False  # the app's work: failed, it is said, the app goes on
-        return super()._new_worker(work, node, exit_on_error=exit_on_error, **options)
+        worker = super()._new_worker(work, node, exit_on_error=exit_on_error, **options)
+        if inspect.iscoroutine(work) and not worker.is_finished:
+            self._coroutines[worker] = work
+        return worker
 
     def when_ended(self, worker: Worker[Any], ending: Callable[[], object]) -> None:
         """Run ``ending`` once ``worker`` has ended, however it ends (now, if it has)."""
@@ -132,6 +141,14 @@ class ReportingWorkers(WorkerManager):
 
     def _remove_worker(self, worker: Worker[Any]) -> None:
         super()._remove_worker(worker)
+        coroutine = self._coroutines.pop(worker, None)
+        if not worker.is_finished:
+            # Cancelled before it began (replaced in the turn it was asked for, its tab
+            # forgotten at once): Textual left it "running" for good, and its coroutine,
+            # never run, warned that it was never awaited once collected.
+            worker.state = WorkerState.CANCELLED
+        if coroutine is not None and inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED:
+            coroutine.close()
         for ending in self._endings.pop(worker, ()):
             try:
                 ending()
