@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import contextlib
+import gc
+import weakref
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
 import pytest
 from textual.app import App
 
+from tokensales_tui.api.transport import noting_attempts, noting_changes
 from tokensales_tui.emulator import create_app
 from tokensales_tui.session import demo_connection
 from tokensales_tui.ui.worker import ApiWorker
@@ -148,3 +152,46 @@ async def test_a_request_given_up_is_cancelled_once(worker: ApiWorker, shared: b
     await settle()
     await settle()
     assert cancels == ["while reading"]
+
+
+class Rows(list[int]):
+    """A result whose end can be watched (a plain list has no weak references)."""
+
+
+async def test_a_call_s_result_is_let_go_of_though_a_task_it_started_outlives_it(
+    worker: ApiWorker,
+) -> None:
+    # A list load starts tasks that outlive it, each with a copy of the call's context:
+    # the hook set there held the call's future, and so the rows it returned, as long as
+    # the last of them. A reload held two lists of a million rows at its peak.
+    lingering: list[asyncio.Task[None]] = []
+
+    async def operation(_client: Any) -> Rows:
+        lingering.append(asyncio.create_task(asyncio.sleep(3600)))  # the context copied
+        return Rows(range(3))
+
+    rows = await worker.call(operation)
+    gone = weakref.ref(rows)
+    del rows
+    await settle()
+    gc.collect()
+    try:
+        assert gone() is None
+    finally:
+        lingering[0].cancel()
+
+
+@pytest.mark.parametrize("noting", [noting_attempts, noting_changes])
+async def test_what_a_noting_block_s_hook_holds_is_let_go_of_at_its_end(
+    noting: Callable[[Callable[..., None]], contextlib.AbstractContextManager[None]],
+) -> None:
+    held = Rows(range(3))
+    gone = weakref.ref(held)
+    with noting(lambda *_, held=held: held.append(0)):
+        lingering = asyncio.create_task(asyncio.sleep(3600))  # outlives the block
+    del held
+    gc.collect()
+    try:
+        assert gone() is None
+    finally:
+        lingering.cancel()

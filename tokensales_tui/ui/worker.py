@@ -214,20 +214,26 @@ class ApiWorker:
         self._client = client
         try:
             while True:
-                operation, future = await self._queue.get()
-                if future.cancelled():
-                    continue
-                task = asyncio.create_task(self._run(client, operation, future))
-                self._tasks.add(task)
-                self._running[future] = task
-                task.add_done_callback(partial(self._ran, future))
-                future.add_done_callback(self._cancel_request)
+                # Started from a frame of its own: one kept here held the last call, its
+                # answer with it (a million rows), until the next call came.
+                self._start_call(client, *await self._queue.get())
         finally:
             self._refuse_queued()
             for task in list(self._tasks):
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
             await client.aclose()
+
+    def _start_call(
+        self, client: ApiClient, operation: Operation[Any], future: asyncio.Future[Any]
+    ) -> None:
+        if future.cancelled():
+            return
+        task = asyncio.create_task(self._run(client, operation, future))
+        self._tasks.add(task)
+        self._running[future] = task
+        task.add_done_callback(partial(self._ran, future))
+        future.add_done_callback(self._cancel_request)
 
     def _cancel_request(self, future: asyncio.Future[Any]) -> None:
         """A call given up (cancelled) cancels its request, once: a second cancellation
