@@ -343,13 +343,15 @@ async def quit_while_sending(app: Any, pilot: Any, name: str) -> None:
     await wait_for(lambda: "Sending POST" in status(form), pilot)
     await pilot.press("ctrl+q")
     await wait_for_screen(app, pilot, "DiscardScreen")
-    assert "What was sent is waited for, 10 s at most" in app.screen.subject
+    assert "The changes under way are waited for, 10 s at most" in app.screen.subject
     await pilot.press("right", "enter")  # Quit
-    waiting = "Waiting up to 10 s for what was sent to end: "
+    waiting = "Waiting up to 10 s for the changes under way to end: "
     await wait_for(lambda: any(waiting in m for m in messages(app)), pilot)
     [said] = [m for m in messages(app) if waiting in m]
     assert f"payout definition {name}, its record in" in said
     assert "(POST /v1/payouts/add)" in said
+    # The record's file, being written meanwhile, is the definition's: said once.
+    assert said.count(str(record_path("default", EMULATOR_URL))) == 1, said
     assert app.is_running
 
 

@@ -19,7 +19,7 @@ from tokensales_tui.ui.in_flight import InFlight
 from .apphelpers import delete_held, loaded, rigged_app, wait_for, wait_for_screen
 from .formhelpers import SIZE, messages
 
-WAITING = "Waiting up to 10 s for what was sent to end: Delete webhook"
+WAITING = "Waiting up to 10 s for the changes under way to end: Delete webhook"
 
 
 def exits(app: TokenSalesApp) -> list[tuple[int, str]]:

@@ -115,6 +115,11 @@ class _Recording:
         return f"payout definition {name}, its record in {self._add.record.path}"
 
     @property
+    def path(self) -> Path | None:
+        """The record's file: its write is this change's, not one of its own."""
+        return self._add.record.path
+
+    @property
     def in_flight(self) -> bool:
         return self._add.in_flight
 
@@ -591,7 +596,7 @@ class TokenSalesApp(SettingsApp[None]):
         if len(pending) > QUIT_SHOWN:
             shown += f"; and {len(pending) - QUIT_SHOWN:,} more"
         self.notify(
-            f"Waiting up to {QUIT_WAIT:g} s for what was sent to end: {shown}"
+            f"Waiting up to {QUIT_WAIT:g} s for the changes under way to end: {shown}"
             + (f" — press {key} again to quit now" if key else ""),
             title="Quitting",
             markup=False,
@@ -719,7 +724,7 @@ class TokenSalesApp(SettingsApp[None]):
 
             lost = "What you typed in the form will be lost."
             if self.changes.pending():
-                lost += f" What was sent is waited for, {QUIT_WAIT:g} s at most."
+                lost += f" The changes under way are waited for, {QUIT_WAIT:g} s at most."
             self.push_screen(DiscardScreen("Quit the app?", lost, confirm_label="Quit"), answered)
             return
         self.changes.follow_files()

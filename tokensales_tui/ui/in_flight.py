@@ -160,8 +160,14 @@ class InFlight:
         self._changes = [*(c for c in self._changes if not c.done), change]
 
     def follow_files(self) -> None:
-        """Count each local file being written now, or left unknown, while it is."""
-        followed = {c.path for c in self._changes if isinstance(c, FileWrite) and not c.done}
+        """Count each local file being written now, or left unknown, while it is; a file
+        a change under way names as its own (its ``path``: a payout definition's record)
+        is that change's, not counted again."""
+        followed = {
+            path
+            for change in self._changes
+            if not change.done and (path := getattr(change, "path", None)) is not None
+        }
         for path in [*files.writes_under_way(), *files.unknown_writes()]:
             if path not in followed:
                 followed.add(path)
