@@ -59,7 +59,7 @@ TOUCHING = frozenset(
 """Names of what touches the machine: its files, its browser, its ports."""
 
 KNOWN = {
-    ("app.py", "save_screenshot_file", "atomic_write"): "served: the browser downloads it",
+    ("app.py", "_write_screenshot", "atomic_write"): "served: the browser downloads it",
     ("config_saves.py", "save_config_change", "update_config"): "served: no form, no theme save",
     ("app.py", "_replace_session", "PayoutRecord"): "served: a record in memory only",
     ("app.py", "payout_add", "PayoutAdd"): "served: into the record in memory",

@@ -686,27 +686,32 @@ class TokenSalesApp(SettingsApp[None]):
                 )
             yield command
 
-    def save_screenshot_file(self) -> Path | None:
-        """Save an SVG of the screen in a folder that exists; say where, or why not.
+    def save_screenshot_file(self) -> None:
+        """Save an SVG of the screen in a folder that exists; say where, or why not. The
+        file is written in a thread: a slow disk never holds a frame.
 
         Served to a browser, the browser downloads it: nothing is written on the serving
         machine."""
         if self.launch.served:
             self.deliver_screenshot()
-            return None
+            return
         folder = screenshot_folder()
         path = folder / f"tokensales-tui_{datetime.now():%Y-%m-%dT%H_%M_%S_%f}.svg"
+        data = self.export_screenshot().encode()  # the screen as it is now
+        self.run_worker(self._write_screenshot(path, data), group="screenshot")
+
+    async def _write_screenshot(self, path: Path, data: bytes) -> None:
         try:
-            atomic_write(path, self.export_screenshot().encode())
+            await asyncio.to_thread(atomic_write, path, data)
         except OSError as error:
             self.notify(
-                f"Not saved in {folder}: {error.strerror or error}",
+                f"Not saved in {path.parent}: {error.strerror or error}",
                 title="Screenshot",
                 severity="error",
+                markup=False,
             )
-            return None
-        self.notify(f"Saved in {path}", title="Screenshot")
-        return path
+            return
+        self.notify(f"Saved in {path}", title="Screenshot", markup=False)
 
     async def action_quit(self) -> None:
         from .screens.confirm import DiscardScreen
