@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
+import pytest
 from textual import events
 
 from tokensales_tui.emulator import DEMO_API_KEY, DEMO_API_SECRET, create_app
@@ -165,3 +168,24 @@ async def delete_held(app: TokenSalesApp, pilot: Any, transport: Rigged) -> asyn
     await pilot.press("tab", "enter")  # Cancel is the default
     await wait_for(lambda: bool(tab.deleting), pilot)
     return release
+
+
+@contextlib.contextmanager
+def calls_held(
+    monkeypatch: pytest.MonkeyPatch, owner: object, name: str, most: float = 20.0
+) -> Iterator[tuple[threading.Event, threading.Event]]:
+    """Each call of ``owner.name`` (a write, in its thread) waits until the test lets it
+    go, ``most`` seconds at most, then runs: (a call has begun, let them go)."""
+    begun, release = threading.Event(), threading.Event()
+    real = getattr(owner, name)
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        begun.set()
+        release.wait(most)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, held)
+    try:
+        yield begun, release
+    finally:
+        release.set()

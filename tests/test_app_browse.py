@@ -26,6 +26,7 @@ from tokensales_tui.ui.widgets.footer import KeysFooter
 from .apphelpers import (
     Rigged,
     burst,
+    calls_held,
     delete_held,
     emulator_env,
     loaded,
@@ -867,26 +868,18 @@ async def test_a_screenshot_written_to_a_slow_disk_holds_no_frame(
 ) -> None:
     # The file was written on the event loop: a slow or hung disk held every key and
     # frame as long as each step of the write waited (5 s at most each).
-    held, release = threading.Event(), threading.Event()
-    real = app_module.atomic_write
-
-    def slow_write(path: Path, data: bytes) -> None:
-        held.set()
-        release.wait(5)
-        real(path, data)
-
-    monkeypatch.setattr(app_module, "atomic_write", slow_write)
     app = demo()
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
         (command,) = [c for c in app.get_system_commands(app.screen) if c.title == "Screenshot"]
-        command.callback()
-        await wait_for(held.is_set, pilot)
-        tab = app.active_tab
-        await pilot.press("2")  # taken while the file is written
-        await wait_for(lambda: app.active_tab is not tab, pilot)
-        assert not release.is_set() and not app._notifications
-        release.set()
+        with calls_held(monkeypatch, app_module, "atomic_write", most=5) as (held, release):
+            command.callback()
+            await wait_for(held.is_set, pilot)
+            tab = app.active_tab
+            await pilot.press("2")  # taken while the file is written
+            await wait_for(lambda: app.active_tab is not tab, pilot)
+            assert not release.is_set() and not app._notifications
+            release.set()
         await wait_for(lambda: bool(app._notifications), pilot)
         (saved,) = Path.cwd().glob("tokensales-tui_*.svg")
         assert [n.message for n in app._notifications] == [f"Saved in {saved}"]
