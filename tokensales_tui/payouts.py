@@ -423,6 +423,9 @@ class PayoutAdd:
         self._writing = False
         self._over = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.followed = False
+        """Whether this add is followed as a change under way, its request included (the
+        app's quit waits for it): its request is then no change of its own."""
 
     @property
     def in_flight(self) -> bool:

@@ -115,9 +115,12 @@ class _Recording:
         return f"payout definition {name}, its record in {self._add.record.path}"
 
     @property
-    def path(self) -> Path | None:
-        """The record's file: its write is this change's, not one of its own."""
-        return self._add.record.path
+    def paths(self) -> tuple[Path, ...]:
+        """The record's files, its own and those under an earlier name it takes over
+        (their locks held while its request is out): their writes are this change's."""
+        record = self._add.record
+        own = () if record.path is None else (record.path,)
+        return (*own, *(earlier for earlier, _service in record.earlier))
 
     @property
     def in_flight(self) -> bool:
@@ -567,6 +570,7 @@ class TokenSalesApp(SettingsApp[None]):
         self._payout_adds.add(add)
         if record.path is not None:  # one in memory ends with the app whatever comes
             self.changes.follow(_Recording(add))
+            add.followed = True
         return add
 
     def _payout_written(self, definition: dict[str, Any], error: PayoutRecordError | None) -> None:

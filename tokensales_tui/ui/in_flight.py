@@ -115,6 +115,11 @@ class FileWrite:
         self.path = path
 
     @property
+    def paths(self) -> tuple[Path]:
+        """The file it is (see :meth:`InFlight.follow_files`)."""
+        return (self.path,)
+
+    @property
     def what(self) -> str:
         return f"the file {clean_line(str(self.path))}"
 
@@ -161,12 +166,13 @@ class InFlight:
 
     def follow_files(self) -> None:
         """Count each local file being written now, or left unknown, while it is; a file
-        a change under way names as its own (its ``path``: a payout definition's record)
+        a change under way names as its own (its ``paths``: a payout definition's record)
         is that change's, not counted again."""
         followed = {
             path
             for change in self._changes
-            if not change.done and (path := getattr(change, "path", None)) is not None
+            if not change.done
+            for path in getattr(change, "paths", ())
         }
         for path in [*files.writes_under_way(), *files.unknown_writes()]:
             if path not in followed:

@@ -76,6 +76,8 @@ class ApiWorker:
         self._transport = transport
         self._queue: asyncio.Queue[tuple[Operation[Any], asyncio.Future[Any]]] = asyncio.Queue()
         self._what: dict[asyncio.Future[Any], str] = {}
+        self._followed: set[asyncio.Future[Any]] = set()
+        """The calls whose change their caller has followed already (see :meth:`call`)."""
         """What each call asked with a name of it is, for :attr:`changes`."""
         self._client: ApiClient | None = None
         self._worker: Worker[None] | None = None
@@ -138,12 +140,19 @@ class ApiWorker:
         return [token.reveal()] if token is not None else []
 
     async def call(
-        self, operation: Operation[T], *, shared: bool = False, what: str | None = None
+        self,
+        operation: Operation[T],
+        *,
+        shared: bool = False,
+        what: str | None = None,
+        followed: bool = False,
     ) -> T:
         """Run ``operation(client)`` in the worker and return its result.
 
         ``what``: the call in a person's words ("New webhook"), said with its request
-        when the app quits before a change it sent has ended.
+        when the app quits before a change it sent has ended. ``followed``: the caller
+        has the change followed as one under way already, its request included (a
+        payout definition's add into its record): none is added for the call.
 
         With ``shared``, callers asking for the same operation while it is in flight
         share one request (the Items and Payouts tabs both list items at start-up).
@@ -163,6 +172,9 @@ class ApiWorker:
         if what is not None:
             self._what[own] = what
             own.add_done_callback(self._what.pop)
+        if followed:
+            self._followed.add(own)
+            own.add_done_callback(self._followed.discard)
         self._queue.put_nowait((operation, own))
         return await own
 
@@ -272,6 +284,8 @@ class ApiWorker:
                 request = f"{endpoint.method} {clean_line(endpoint.path)}"
                 if self._changes.closed:  # raised before the request is handed over
                     raise QuittingError(f"not sent: the app is quitting ({request})")
+                if future in self._followed:
+                    return
                 what = self._what.get(future)
                 change = self._changes.begin(f"{what} ({request})" if what else request)
 

@@ -279,6 +279,12 @@ class FormScreen(ScreenKeys, ModalScreen[FormResult | None]):
         ``None`` to send nothing (having said why). An edit reads the server's copy here."""
         return outgoing
 
+    def change_followed(self) -> bool:
+        """Whether the change about to be sent is followed already as one under way,
+        its request included (:mod:`~tokensales_tui.ui.in_flight`): a quit then names it
+        once, not again as a request."""
+        return False
+
     def sending_over(self) -> None:
         """Called once a submit that reached :meth:`before_sending` is over, however it
         ended: answered, refused, stopped, failed, or nothing sent. What was made ready
@@ -614,7 +620,9 @@ class FormScreen(ScreenKeys, ModalScreen[FormResult | None]):
                 return
             outgoing = ready
             self._say_sending(outgoing)
-            answer = await self.api.call(send, what=self.form_title)
+            answer = await self.api.call(
+                send, what=self.form_title, followed=self.change_followed()
+            )
         except asyncio.CancelledError:
             self._set_sending(False)
             self._unknown_post = attempted and outgoing.endpoint.method == "POST"

@@ -226,6 +226,9 @@ class PayoutForm(FormScreen):
             add.answered()  # written from now on, whatever comes next
         return done
 
+    def change_followed(self) -> bool:
+        return self._add is not None and self._add.followed
+
     def sending_over(self) -> None:
         if self._add is not None:
             self._add.abandon()  # nothing once answered
