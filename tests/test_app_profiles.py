@@ -605,7 +605,8 @@ async def test_an_app_served_to_a_browser_stays_on_its_profile_and_writes_nothin
         app.theme = "nord"  # the browser's choice, for its tab alone
         delivered: list[str] = []
         app.deliver_screenshot = lambda *a, **k: delivered.append("svg")  # type: ignore[method-assign]
-        assert app.save_screenshot_file() is None and delivered == ["svg"]
+        app.save_screenshot_file()
+        assert delivered == ["svg"]
         assert app._payout_record is not None and app._payout_record.path is None  # memory
         await pilot.pause(0.3)
     assert config.config_path().read_bytes() == written

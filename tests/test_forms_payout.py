@@ -31,6 +31,7 @@ from .formhelpers import (
     status,
     submit_and_close,
 )
+from .hung_files import hung
 from .test_quit_waits import exits
 
 SPENDER = "0x39e61A1Ea7BC4554B59455b94AcC848F13AaD484"
@@ -384,6 +385,26 @@ async def test_quitting_again_while_the_answer_is_awaited_quits_at_once() -> Non
     assert code == 1
     assert said.startswith("tokensales-tui quit with 1 change under way:"), said
     assert "payout definition Never answered, its record in" in said
+
+
+async def test_a_record_left_unknown_by_its_file_system_at_the_quit_is_said_after_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The answer came during the quit and the record's rename was left unanswered: the
+    # add had ended, its file was the definition's own, and the quit said nothing, exit 0.
+    monkeypatch.setattr(files, "FILE_WAIT", 1.0)
+    app, transport = rigged_app()
+    asked = exits(app)
+    transport.held[ADD[1]] = release = asyncio.Event()
+    with hung(monkeypatch, record_path("default", EMULATOR_URL), "replace"):
+        async with app.run_test(size=SIZE) as pilot:
+            await quit_while_sending(app, pilot, "Stuck record")
+            release.set()
+            await wait_for(lambda: not app.is_running, pilot, timeout=30)
+    [(code, said)] = asked
+    assert code == 1
+    assert "payout definition Stuck record, its record in" in said
+    assert said.endswith("outcome unknown — check it") and said.count("check it") == 1, said
 
 
 async def test_quitting_never_waits_for_a_record_kept_in_memory_only() -> None:

@@ -24,7 +24,7 @@ from textual.app import ScreenStackError, SystemCommand
 from textual.screen import UPDATE_PERIOD
 from textual.signal import Signal
 
-from .. import config
+from .. import config, files
 from ..api import Connection
 from ..api.models import restore_collections
 from ..clean import clean_line
@@ -104,10 +104,12 @@ QUIT_SHOWN = 3
 
 class _Recording:
     """A payout definition's add into a record kept in a file, as a change under way:
-    from the record made ready (its request may go) to the record written or let go."""
+    from the record made ready (its request may go) to the record written or let go,
+    and on while its file system leaves the record's replacement unanswered."""
 
-    def __init__(self, add: PayoutAdd) -> None:
+    def __init__(self, add: PayoutAdd, path: Path) -> None:
         self._add = add
+        self._path = path  # the record's file
 
     @property
     def what(self) -> str:
@@ -118,17 +120,17 @@ class _Recording:
     def paths(self) -> tuple[Path, ...]:
         """The record's files, its own and those under an earlier name it takes over
         (their locks held while its request is out): their writes are this change's."""
-        record = self._add.record
-        own = () if record.path is None else (record.path,)
-        return (*own, *(earlier for earlier, _service in record.earlier))
+        earlier = (path for path, _service in self._add.record.earlier)
+        return (self._path, *earlier)
 
     @property
     def in_flight(self) -> bool:
-        return self._add.in_flight
+        unknown = files.unknown_writes()
+        return self._add.in_flight or any(path in unknown for path in self.paths)
 
     @property
     def done(self) -> bool:
-        return self._add.done
+        return not self.in_flight
 
     async def over(self) -> None:
         await self._add.over()
@@ -569,7 +571,7 @@ class TokenSalesApp(SettingsApp[None]):
         )
         self._payout_adds.add(add)
         if record.path is not None:  # one in memory ends with the app whatever comes
-            self.changes.follow(_Recording(add))
+            self.changes.follow(_Recording(add, record.path))
             add.followed = True
         return add
 

@@ -5,13 +5,16 @@ what it could not wait for.
 The session's :class:`~.worker.ApiWorker` adds each call the moment its first request
 that changes something (any method but GET and HEAD, the token's aside) is handed to
 the connection, and takes it off once the call has ended however it ended: a create,
-an edit, a delete, each delete of a bulk delete, a payout definition's add. A call still
-waiting for a token, a connection or a retry's back-off sent nothing yet and is not
-counted. The app adds each payout definition's write into a record kept in a file
-(:class:`~tokensales_tui.payouts.PayoutAdd`). Each local file being written (a config
-save, an export, a theme, a record: :func:`~tokensales_tui.files.writes_under_way`) is
-followed as quitting begins (:meth:`InFlight.follow_files`), and so is each whose
-replacement its file system left unanswered (:func:`~tokensales_tui.files.unknown_writes`).
+an edit, a delete, each delete of a bulk delete. A call still waiting for a token, a
+connection or a retry's back-off sent nothing yet and is not counted. A payout
+definition's add into a record kept in a file is one change, the app's
+(:class:`~tokensales_tui.payouts.PayoutAdd`), from the record made ready to its write
+ended, its request and the record's files included: its call is not added again, nor
+its files, and it stays under way while the record's replacement is left unanswered.
+Each other local file being written (a config save, an export, a theme:
+:func:`~tokensales_tui.files.writes_under_way`) is followed as quitting begins
+(:meth:`InFlight.follow_files`), and so is each whose replacement its file system left
+unanswered (:func:`~tokensales_tui.files.unknown_writes`).
 
 Quitting waits for them, :data:`QUIT_WAIT` seconds at most, saying what it waits for;
 each one not ended then is printed once the terminal is back, with "outcome unknown —
@@ -70,6 +73,12 @@ class Change(Protocol):
         """Whether it has ended for good (no longer followed)."""
         ...
 
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        """The local files whose writes are this change's own: never followed as changes
+        of their own (:meth:`InFlight.follow_files`)."""
+        ...
+
     async def over(self) -> None:
         """Wait until it has ended."""
         ...
@@ -94,6 +103,10 @@ class Write:
     def done(self) -> bool:
         return self._ended.is_set()
 
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        return ()
+
     def end(self) -> None:
         """The change is over (done, failed or given up)."""
         self._ended.set()
@@ -115,8 +128,7 @@ class FileWrite:
         self.path = path
 
     @property
-    def paths(self) -> tuple[Path]:
-        """The file it is (see :meth:`InFlight.follow_files`)."""
+    def paths(self) -> tuple[Path, ...]:
         return (self.path,)
 
     @property
@@ -167,13 +179,9 @@ class InFlight:
     def follow_files(self) -> None:
         """Count each local file being written now, or left unknown, while it is; a file
         a change under way names as its own (its ``paths``: a payout definition's record)
-        is that change's, not counted again."""
-        followed = {
-            path
-            for change in self._changes
-            if not change.done
-            for path in getattr(change, "paths", ())
-        }
+        is that change's, not counted again: the change stays under way while the file
+        is left unknown."""
+        followed = {path for change in self._changes if not change.done for path in change.paths}
         for path in [*files.writes_under_way(), *files.unknown_writes()]:
             if path not in followed:
                 followed.add(path)

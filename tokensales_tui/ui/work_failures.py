@@ -128,7 +128,7 @@ class ReportingWorkers(WorkerManager):
         if not written_by_textual(work) and options.get("group") not in ENDS_THE_APP:
             exit_on_error = False  # the app's work: failed, it is said, the app goes on
         worker = super()._new_worker(work, node, exit_on_error=exit_on_error, **options)
-        if inspect.iscoroutine(work) and not worker.is_finished:
+        if inspect.iscoroutine(work):
             self._coroutines[worker] = work
         return worker
 

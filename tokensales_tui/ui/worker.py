@@ -60,7 +60,8 @@ class ApiWorker:
         connection: addresses and credentials.
         transport: optional httpx transport (the demo passes the in-process emulator).
         changes: told of each call that sends a change to the service, from its first
-            such request to the call's end (see :mod:`.in_flight`).
+            such request to the call's end, but a call its caller follows already (see
+            :meth:`call` and :mod:`.in_flight`).
     """
 
     def __init__(
@@ -76,9 +77,9 @@ class ApiWorker:
         self._transport = transport
         self._queue: asyncio.Queue[tuple[Operation[Any], asyncio.Future[Any]]] = asyncio.Queue()
         self._what: dict[asyncio.Future[Any], str] = {}
+        """What each call asked with a name of it is, for :attr:`changes`."""
         self._followed: set[asyncio.Future[Any]] = set()
         """The calls whose change their caller has followed already (see :meth:`call`)."""
-        """What each call asked with a name of it is, for :attr:`changes`."""
         self._client: ApiClient | None = None
         self._worker: Worker[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -151,8 +152,9 @@ class ApiWorker:
 
         ``what``: the call in a person's words ("New webhook"), said with its request
         when the app quits before a change it sent has ended. ``followed``: the caller
-        has the change followed as one under way already, its request included (a
-        payout definition's add into its record): none is added for the call.
+        has the change followed as one under way already (a payout definition's add
+        into its record), and keeps it under way for as long as this call's request
+        may be out: none is added for the call. Neither counts with ``shared`` (a read).
 
         With ``shared``, callers asking for the same operation while it is in flight
         share one request (the Items and Payouts tabs both list items at start-up).
