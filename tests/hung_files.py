@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -50,3 +51,23 @@ def hung(monkeypatch: pytest.MonkeyPatch, path: Path, *calls: str) -> Iterator[t
         yield released
     finally:
         released.set()
+
+
+def slowed(
+    monkeypatch: pytest.MonkeyPatch, call: str, seconds: Callable[[int], float]
+) -> list[int]:
+    """``os.<call>`` (``read`` or ``write``), made in a thread the files module names for it
+    (``file-read``, ``file-write``), takes ``seconds(size)`` more, ``size`` the bytes asked
+    for or handed over: a disk slow but steady. The sizes, as they come."""
+    real = getattr(os, call)
+    sizes: list[int] = []
+
+    def slow(handle: int, size_or_data: Any) -> Any:
+        if threading.current_thread().name == f"file-{call}":
+            size = size_or_data if isinstance(size_or_data, int) else len(size_or_data)
+            sizes.append(size)
+            time.sleep(seconds(size))
+        return real(handle, size_or_data)
+
+    monkeypatch.setattr(os, call, slow)
+    return sizes

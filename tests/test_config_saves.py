@@ -215,22 +215,24 @@ async def test_a_held_lock_never_freezes_the_form(
     assert config.config_path().read_bytes() == written
 
 
-def writes_held(
-    monkeypatch: pytest.MonkeyPatch,
-) -> contextlib.AbstractContextManager[tuple[threading.Event, threading.Event]]:
-    """Each write of the config file waits, in its thread, until the test lets it go:
-    (the write has begun, let it go)."""
-    return calls_held(monkeypatch, config_store, "_write")
-
-
-async def escape_while_written(app: TokenSalesApp, pilot: Any, begun: threading.Event) -> None:
-    """Save a change of prod from the picker's form, and press escape once its file is
-    being written."""
-    await open_profile_form(app, pilot, "down", "e")  # prod
-    fill(app, base_url="https://mine.example")
-    await pilot.press("ctrl+s")
-    await wait_for(begun.is_set, pilot)
-    await pilot.press("escape")
+@contextlib.asynccontextmanager
+async def escaped_while_held(
+    monkeypatch: pytest.MonkeyPatch, call: str = "_write"
+) -> AsyncIterator[tuple[TokenSalesApp, Any, threading.Event]]:
+    """The app on two profiles: a change of prod saved from the picker's form, and escape
+    pressed once the save is in ``call`` of the config store (``_write``: the file is
+    being written), held there in its thread until the test lets it go: (the app, its
+    pilot, let the call go)."""
+    two_profiles()
+    app, _transport = rigged_app(env={})
+    async with app.run_test(size=SIZE) as pilot:
+        with calls_held(monkeypatch, config_store, call) as (begun, release):
+            await open_profile_form(app, pilot, "down", "e")  # prod
+            fill(app, base_url="https://mine.example")
+            await pilot.press("ctrl+s")
+            await wait_for(begun.is_set, pilot)
+            await pilot.press("escape")
+            yield app, pilot, release
 
 
 async def test_escape_while_the_profile_is_written_waits_for_it_and_says_it_was_saved(
@@ -238,16 +240,12 @@ async def test_escape_while_the_profile_is_written_waits_for_it_and_says_it_was_
 ) -> None:
     # Escape cancelled the save and said "not saved: stopped waiting for the config file's
     # lock" while its thread, past the lock, went on and wrote the profile.
-    two_profiles()
-    app, _transport = rigged_app(env={})
-    async with app.run_test(size=SIZE) as pilot:
-        with writes_held(monkeypatch) as (begun, release):
-            await escape_while_written(app, pilot, begun)
-            await wait_for(lambda: "too late to stop" in screen_text(app), pilot)
-            assert "not saved" not in screen_text(app)
-            assert type(app.screen).__name__ == "ProfileFormScreen"
-            release.set()
-            await wait_for_screen(app, pilot, "ProfileScreen")  # saved, as any save ends
+    async with escaped_while_held(monkeypatch) as (app, pilot, release):
+        await wait_for(lambda: "too late to stop" in screen_text(app), pilot)
+        assert "not saved" not in screen_text(app)
+        assert type(app.screen).__name__ == "ProfileFormScreen"
+        release.set()
+        await wait_for_screen(app, pilot, "ProfileScreen")  # saved, as any save ends
         assert any("Profile prod saved" in n.message for n in app._notifications)
     assert config.load_config().profiles["prod"].base_url == "https://mine.example"
 
@@ -256,24 +254,9 @@ async def test_escape_before_the_profile_is_written_writes_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # The stop is honoured up to the write itself, the lock taken or not.
-    two_profiles()
-    written = config.config_path().read_bytes()
-    reading, go_on = threading.Event(), threading.Event()
-    real = config_store.read_local_file
-
-    def slow_read(*args: Any, **kwargs: Any) -> bytes:
-        reading.set()  # the lock is held from here
-        go_on.wait(20)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(config_store, "read_local_file", slow_read)
-    app, _transport = rigged_app(env={})
-    async with app.run_test(size=SIZE) as pilot:
-        await open_profile_form(app, pilot, "down", "e")  # prod
-        fill(app, base_url="https://mine.example")
-        await pilot.press("ctrl+s")
-        await wait_for(reading.is_set, pilot)
-        await pilot.press("escape")
+    # The save waits in its read of the file: the lock is held from there, nothing written.
+    async with escaped_while_held(monkeypatch, "read_local_file") as (app, pilot, go_on):
+        written = config.config_path().read_bytes()
         await wait_for(lambda: "not saved: stopped" in screen_text(app), pilot)
         go_on.set()
         await pilot.pause(0.3)
@@ -286,15 +269,11 @@ async def test_a_save_stopped_while_it_writes_for_too_long_is_said_unknown(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(tokensales_tui.ui.screens.setup, "WRITE_WAIT", 0.2)
-    two_profiles()
-    app, _transport = rigged_app(env={})
-    async with app.run_test(size=SIZE) as pilot:
-        with writes_held(monkeypatch) as (begun, _release):
-            await escape_while_written(app, pilot, begun)
-            await wait_for(lambda: "outcome unknown" in screen_text(app), pilot)
-            # As read, whatever line the temporary folder's length ends at.
-            shown = " ".join(screen_text(app).split())
-            assert "— check it" in shown and "not saved" not in shown
+    async with escaped_while_held(monkeypatch) as (app, pilot, _release):
+        await wait_for(lambda: "outcome unknown" in screen_text(app), pilot)
+        # As read, whatever line the temporary folder's length ends at.
+        shown = " ".join(screen_text(app).split())
+        assert "— check it" in shown and "not saved" not in shown
 
 
 async def test_a_theme_another_program_saved_meanwhile_is_written_over_only_once_asked() -> None:

@@ -32,7 +32,7 @@ from tokensales_tui.files import (
 )
 from tokensales_tui.payouts import PayoutRecord, PayoutRecordError
 
-from .hung_files import hung
+from .hung_files import hung, slowed
 
 
 def test_a_regular_file_is_read_and_a_link_to_one_is_followed(tmp_path: Path) -> None:
@@ -119,14 +119,7 @@ def test_a_file_read_slowly_a_piece_at_a_time_is_read_whole(
     monkeypatch.setattr(tokensales_tui.files, "FILE_WAIT", 1.0)
     path = tmp_path / "list.csv"
     path.write_bytes(b"x" * (3 * 1024 * 1024 + 1))
-    real_read = os.read
-
-    def slow_read(handle: int, size: int) -> bytes:
-        if threading.current_thread().name == "file-read":
-            time.sleep(0.4)
-        return real_read(handle, size)
-
-    monkeypatch.setattr(os, "read", slow_read)
+    slowed(monkeypatch, "read", lambda _size: 0.4)
     assert len(read_local_file(path, limit=4 * 1024 * 1024)) == 3 * 1024 * 1024 + 1
 
 

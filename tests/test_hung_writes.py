@@ -28,7 +28,7 @@ from tokensales_tui.files import (
 )
 from tokensales_tui.payouts import PayoutRecord, PayoutRecordError
 
-from .hung_files import hung
+from .hung_files import hung, slowed
 
 
 @pytest.fixture
@@ -101,14 +101,7 @@ def test_a_big_write_that_keeps_progressing_is_never_cut_off(
     # Each piece comes within the wait; the whole takes longer than it: the bound is per
     # call of the system, not for the write.
     monkeypatch.setattr(tokensales_tui.files, "FILE_WAIT", 1.0)
-    real_write = os.write
-
-    def slow_write(handle: int, data: bytes) -> int:
-        if threading.current_thread().name == "file-write":
-            time.sleep(0.4)
-        return real_write(handle, data)
-
-    monkeypatch.setattr(os, "write", slow_write)
+    slowed(monkeypatch, "write", lambda _size: 0.4)
     path = tmp_path / "export.jsonl"
     piece = b"x" * (1024 * 1024)
     with atomic_writer(path) as file:
@@ -281,16 +274,7 @@ def test_one_large_write_is_handed_to_the_system_a_piece_at_a_time(
     # A buffered file hands a write larger than its buffer on whole: 4 MB was one call,
     # given the bound of one, and a disk slow but steady (here 0.3 s a megabyte) cut off.
     monkeypatch.setattr(tokensales_tui.files, "FILE_WAIT", 1.0)
-    real_write = os.write
-    sizes: list[int] = []
-
-    def slow_write(handle: int, data: bytes) -> int:
-        if threading.current_thread().name == "file-write":
-            sizes.append(len(data))
-            time.sleep(0.3 * len(data) / (1024 * 1024))
-        return real_write(handle, data)
-
-    monkeypatch.setattr(os, "write", slow_write)
+    sizes = slowed(monkeypatch, "write", lambda size: 0.3 * size / (1024 * 1024))
     path = tmp_path / "record.json"
     atomic_write(path, b"x" * (4 * 1024 * 1024))
     assert path.stat().st_size == 4 * 1024 * 1024
